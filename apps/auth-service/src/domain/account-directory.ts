@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { status } from '@grpc/grpc-js';
+import { RpcError } from '@gw/service-kit';
+import { AccountRecord, KeyRecord, ModelRecord } from '../store/identity-records';
+import { IdentityStore } from '../store/identity-store';
+import { generateApiKey } from './api-key';
+import { LastUsedRecorder } from './last-used-recorder';
+
+const MAX_KEY_NAME = 64;
+
+/** Who a key belongs to, when it is accepted. */
+export interface KeyOwner {
+  account: AccountRecord;
+  keyId: string;
+  models: ModelRecord[];
+}
+
+const newId = (kind: string) => `${kind}_${randomBytes(12).toString('hex')}`;
+
+/** True while a suspension applies: set, and with no end or an end still ahead. */
+export function isSuspendedNow(account: AccountRecord, now: Date): boolean {
+  return account.suspended && (account.suspendedUntil === null || account.suspendedUntil > now);
+}
+
+/** The rules of accounts and keys (SPEC sections 2, 3 and 5). */
+export class AccountDirectory {
+  constructor(
+    private readonly store: IdentityStore,
+    private readonly lastUsed: LastUsedRecorder,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  createAccount(name: string): Promise<AccountRecord> {
+    return this.store.createAccount(newId('acct'), name.trim() || 'Account');
+  }
+
+  async getAccount(accountId: string): Promise<AccountRecord> {
+    const account = await this.store.getAccount(accountId);
+    if (!account) throw new RpcError(status.NOT_FOUND, `account ${accountId} not found`);
+    return account;
+  }
+
+  /** Creates a key; refused for an account that is suspended or scheduled for deletion. */
+  async createKey(accountId: string, name: string): Promise<{ record: KeyRecord; value: string }> {
+    const account = await this.getAccount(accountId);
+    if (isSuspendedNow(account, this.now())) throw new RpcError(status.FAILED_PRECONDITION, 'account is suspended');
+    if (account.deletionScheduledAt) throw new RpcError(status.FAILED_PRECONDITION, 'account is scheduled for deletion');
+    if (name.length > MAX_KEY_NAME) throw new RpcError(status.INVALID_ARGUMENT, `key name longer than ${MAX_KEY_NAME} characters`);
+    const key = generateApiKey();
+    const id = newId('key');
+    const record = await this.store.insertKey({ id, accountId, prefix: key.prefix, name: name || `Key ${key.prefix}` }, key.sha256);
+    return { record, value: key.value };
+  }
+
+  async listKeys(accountId: string): Promise<KeyRecord[]> {
+    await this.getAccount(accountId);
+    return this.store.listActiveKeys(accountId);
+  }
+
+  async revokeKey(keyId: string): Promise<void> {
+    if (!(await this.store.revokeKey(keyId))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
+  }
+
+  /** The owner of an active key, or undefined for an unknown or revoked one. Records the use. */
+  async authenticate(keySha256: string): Promise<KeyOwner | undefined> {
+    const key = await this.store.findActiveKey(keySha256);
+    if (!key) return undefined;
+    const [account, models] = await Promise.all([this.getAccount(key.accountId), this.store.listModels(key.accountId)]);
+    if (!isSuspendedNow(account, this.now())) this.lastUsed.record(key.id, this.now());
+    return { account, keyId: key.id, models };
+  }
+
+  listModels(accountId: string): Promise<ModelRecord[]> {
+    return this.store.listModels(accountId);
+  }
+}

@@ -1,0 +1,67 @@
+import { authV1 } from '@gw/contracts';
+import { Logger, unaryHandler } from '@gw/service-kit';
+import { AccountDirectory, isSuspendedNow } from '../domain/account-directory';
+import { AccountRecord, KeyRecord, ModelRecord } from '../store/identity-records';
+
+const toKeyInfo = (k: KeyRecord): authV1.KeyInfo => ({
+  id: k.id,
+  prefix: k.prefix,
+  name: k.name,
+  created: k.createdAt.toISOString(),
+  lastUsed: k.lastUsedAt ? k.lastUsedAt.toISOString() : '',
+});
+const toModel = (m: ModelRecord): authV1.Model => ({
+  id: m.id,
+  vision: m.vision,
+  created: Math.floor(m.createdAt.getTime() / 1000),
+  public: m.public,
+});
+
+/** The grpc-js implementation of auth.v1.Auth: translation only, the rules are in AccountDirectory. */
+export function authGrpc(directory: AccountDirectory, whatsapp: string, logger: Logger, now: () => Date = () => new Date()): authV1.AuthServer {
+  const suspensionOf = (a: AccountRecord): authV1.Suspension | undefined =>
+    isSuspendedNow(a, now())
+      ? { until: a.suspendedUntil ? a.suspendedUntil.toISOString() : '', reason: a.suspensionReason ?? '', whatsapp }
+      : undefined;
+  const toAccount = (a: AccountRecord): authV1.Account => ({
+    accountId: a.id,
+    name: a.name,
+    suspension: suspensionOf(a),
+    grantedModels: a.grantedModels,
+    deletionScheduled: a.deletionScheduledAt !== null,
+  });
+
+  return {
+    authenticate: unaryHandler(logger, 'Authenticate', async (req: authV1.AuthenticateRequest): Promise<authV1.AuthenticateResponse> => {
+      const owner = await directory.authenticate(req.keySha256);
+      if (!owner) return { found: false, accountId: '', keyId: '', models: [] };
+      return {
+        found: true,
+        accountId: owner.account.id,
+        keyId: owner.keyId,
+        suspension: suspensionOf(owner.account),
+        models: owner.models.map(toModel),
+      };
+    }),
+    createAccount: unaryHandler(logger, 'CreateAccount', async (req: authV1.CreateAccountRequest) => ({
+      account: toAccount(await directory.createAccount(req.name)),
+    })),
+    getAccount: unaryHandler(logger, 'GetAccount', async (req: authV1.GetAccountRequest) => ({
+      account: toAccount(await directory.getAccount(req.accountId)),
+    })),
+    createKey: unaryHandler(logger, 'CreateKey', async (req: authV1.CreateKeyRequest) => {
+      const { record, value } = await directory.createKey(req.accountId, req.name);
+      return { info: toKeyInfo(record), key: value };
+    }),
+    listKeys: unaryHandler(logger, 'ListKeys', async (req: authV1.ListKeysRequest) => ({
+      keys: (await directory.listKeys(req.accountId)).map(toKeyInfo),
+    })),
+    revokeKey: unaryHandler(logger, 'RevokeKey', async (req: authV1.RevokeKeyRequest) => {
+      await directory.revokeKey(req.keyId);
+      return { keyId: req.keyId };
+    }),
+    listModels: unaryHandler(logger, 'ListModels', async (req: authV1.ListModelsRequest) => ({
+      models: (await directory.listModels(req.accountId)).map(toModel),
+    })),
+  };
+}

@@ -1,0 +1,112 @@
+import { Database } from '@gw/service-kit';
+import { AccountRecord, KeyRecord, ModelRecord } from './identity-records';
+import { IdentityStore } from './identity-store';
+
+interface AccountRow {
+  id: string;
+  name: string;
+  suspended: boolean;
+  suspended_until: Date | null;
+  suspension_reason: string | null;
+  deletion_scheduled_at: Date | null;
+  granted: string[] | null;
+}
+interface KeyRow {
+  id: string;
+  account_id: string;
+  prefix: string;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+interface ModelRow {
+  id: string;
+  vision: boolean;
+  public: boolean;
+  created_at: Date;
+}
+
+const ACCOUNT_SELECT = `
+  SELECT a.id, a.name, a.suspended, a.suspended_until, a.suspension_reason, a.deletion_scheduled_at,
+         (SELECT array_agg(m.model_id ORDER BY m.model_id) FROM auth.account_models m WHERE m.account_id = a.id) AS granted
+  FROM auth.accounts a`;
+const KEY_COLUMNS = 'id, account_id, prefix, name, created_at, last_used_at';
+
+const toAccount = (r: AccountRow): AccountRecord => ({
+  id: r.id,
+  name: r.name,
+  suspended: r.suspended,
+  suspendedUntil: r.suspended_until,
+  suspensionReason: r.suspension_reason,
+  deletionScheduledAt: r.deletion_scheduled_at,
+  grantedModels: r.granted ?? [],
+});
+const toKey = (r: KeyRow): KeyRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  name: r.name,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+});
+const toModel = (r: ModelRow): ModelRecord => ({ id: r.id, vision: r.vision, public: r.public, createdAt: r.created_at });
+
+/** IdentityStore on Postgres (server or PGlite), schema `auth`. */
+export class PgIdentityStore implements IdentityStore {
+  constructor(private readonly db: Database) {}
+
+  async createAccount(id: string, name: string): Promise<AccountRecord> {
+    await this.db.query('INSERT INTO auth.accounts (id, name) VALUES ($1, $2)', [id, name]);
+    return (await this.getAccount(id)) as AccountRecord;
+  }
+
+  async getAccount(id: string): Promise<AccountRecord | undefined> {
+    const { rows } = await this.db.query<AccountRow>(`${ACCOUNT_SELECT} WHERE a.id = $1`, [id]);
+    return rows[0] && toAccount(rows[0]);
+  }
+
+  async insertKey(key: Omit<KeyRecord, 'createdAt' | 'lastUsedAt'>, keySha256: string): Promise<KeyRecord> {
+    const { rows } = await this.db.query<KeyRow>(
+      `INSERT INTO auth.api_keys (id, account_id, key_sha256, prefix, name) VALUES ($1, $2, $3, $4, $5) RETURNING ${KEY_COLUMNS}`,
+      [key.id, key.accountId, keySha256, key.prefix, key.name],
+    );
+    return toKey(rows[0]);
+  }
+
+  async findActiveKey(keySha256: string): Promise<KeyRecord | undefined> {
+    const { rows } = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM auth.api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL`, [keySha256]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async listActiveKeys(accountId: string): Promise<KeyRecord[]> {
+    const { rows } = await this.db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM auth.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`,
+      [accountId],
+    );
+    return rows.map(toKey);
+  }
+
+  async revokeKey(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+    return rowCount > 0;
+  }
+
+  async touchKeys(usedAt: Map<string, Date>): Promise<void> {
+    if (usedAt.size === 0) return;
+    await this.db.query(
+      `UPDATE auth.api_keys k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.t), u.t)
+       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, t) WHERE k.id = u.id`,
+      [[...usedAt.keys()], [...usedAt.values()].map((d) => d.toISOString())],
+    );
+  }
+
+  async listModels(accountId: string): Promise<ModelRecord[]> {
+    const { rows } = await this.db.query<ModelRow>(
+      `SELECT id, vision, public, created_at FROM auth.models m
+       WHERE m.public OR EXISTS (SELECT 1 FROM auth.account_models g WHERE g.account_id = $1 AND g.model_id = m.id)
+       ORDER BY m.public DESC, m.id`,
+      [accountId],
+    );
+    return rows.map(toModel);
+  }
+}

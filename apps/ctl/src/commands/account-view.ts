@@ -1,0 +1,20 @@
+import { microToLyd } from '@gw/money';
+import { unaryCall } from '@gw/service-kit';
+import { CtlClients } from '../ctl-clients';
+
+/** An account as `account show` prints it: identity from auth-service, balance from billing-service. */
+export async function accountView(accountId: string, c: CtlClients): Promise<unknown> {
+  const [{ account }, { balanceMicroLyd }, { models }] = await Promise.all([
+    unaryCall(c.auth.getAccount.bind(c.auth), { accountId }, c.timeoutMs),
+    unaryCall(c.billing.getBalance.bind(c.billing), { accountId }, c.timeoutMs),
+    unaryCall(c.auth.listModels.bind(c.auth), { accountId }, c.timeoutMs),
+  ]);
+  const s = account?.suspension;
+  return {
+    accountId,
+    name: account?.name ?? '',
+    balance: microToLyd(balanceMicroLyd),
+    suspension: s ? { until: s.until || null, reason: s.reason || null, whatsapp: s.whatsapp } : null,
+    models: models.map((m) => m.id),
+  };
+}

@@ -1,0 +1,12 @@
+import { CtlClients } from '../ctl-clients';
+import { CtlUsageError } from '../parse-args';
+
+/** One `NOUN VERB`: takes the flags, returns the JSON document to print. */
+export type Command = (flags: Map<string, string>, clients: CtlClients) => Promise<unknown>;
+
+/** The value of a required flag. */
+export function required(flags: Map<string, string>, name: string): string {
+  const value = flags.get(name);
+  if (value === undefined || value === 'true') throw new CtlUsageError(`--${name} is required`);
+  return value;
+}

@@ -1,0 +1,21 @@
+import { unaryCall } from '@gw/service-kit';
+import { Command, required } from './command';
+
+/** `key create --account ID [--name N]`: the only time the key is shown. */
+export const keyCreate: Command = async (flags, c) => {
+  const res = await unaryCall(c.auth.createKey.bind(c.auth), { accountId: required(flags, 'account'), name: flags.get('name') ?? '' }, c.timeoutMs);
+  const info = res.info;
+  return { id: info?.id, key: res.key, prefix: info?.prefix, name: info?.name, created: info?.created };
+};
+
+/** `key list --account ID` */
+export const keyList: Command = async (flags, c) => {
+  const { keys } = await unaryCall(c.auth.listKeys.bind(c.auth), { accountId: required(flags, 'account') }, c.timeoutMs);
+  return keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, created: k.created, lastUsed: k.lastUsed || 'Never' }));
+};
+
+/** `key revoke --id KEY_ID` */
+export const keyRevoke: Command = async (flags, c) => {
+  const { keyId } = await unaryCall(c.auth.revokeKey.bind(c.auth), { keyId: required(flags, 'id') }, c.timeoutMs);
+  return { id: keyId, revoked: true };
+};

@@ -1,0 +1,34 @@
+import { microToLyd, parseLyd } from '@gw/money';
+import { unaryCall } from '@gw/service-kit';
+import { CtlUsageError } from '../parse-args';
+import { Command, required } from './command';
+
+function amount(flags: Map<string, string>, name: string): number {
+  const micro = parseLyd(required(flags, name));
+  if (micro === undefined) throw new CtlUsageError(`--${name} must be an amount in LYD with at most 6 decimals`);
+  return micro;
+}
+
+/** `balance add --account ID --amount LYD` (the amount may be negative) */
+export const balanceAdd: Command = async (flags, c) => {
+  const req = { accountId: required(flags, 'account'), amountMicroLyd: amount(flags, 'amount') };
+  const { balanceMicroLyd } = await unaryCall(c.billing.addBalance.bind(c.billing), req, c.timeoutMs);
+  return { balance: microToLyd(balanceMicroLyd) };
+};
+
+/** `price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION` */
+export const priceSet: Command = async (flags, c) => {
+  const input = amount(flags, 'input');
+  const output = amount(flags, 'output');
+  if (input < 0 || output < 0) throw new CtlUsageError('prices cannot be negative');
+  const price = { model: required(flags, 'model'), inputMicroLydPerMillion: input, outputMicroLydPerMillion: output };
+  const res = await unaryCall(c.billing.setPrice.bind(c.billing), { price }, c.timeoutMs);
+  const p = res.price ?? price;
+  return { model: p.model, input: microToLyd(p.inputMicroLydPerMillion), output: microToLyd(p.outputMicroLydPerMillion) };
+};
+
+/** `usage show --account ID` */
+export const usageShow: Command = async (flags, c) => {
+  const res = await unaryCall(c.quota.getUsage.bind(c.quota), { accountId: required(flags, 'account') }, c.timeoutMs);
+  return { todayTokens: res.todayTokens, totalTokens: res.totalTokens };
+};

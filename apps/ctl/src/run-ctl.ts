@@ -1,0 +1,32 @@
+import { ServiceError, status } from '@grpc/grpc-js';
+import { COMMANDS } from './commands/command-table';
+import { CtlConfig } from './config';
+import { connectClients } from './ctl-clients';
+import { CtlUsageError, parseArgs } from './parse-args';
+
+/** What a run prints on stdout and its exit code. */
+export interface CtlOutcome {
+  output: string;
+  exitCode: number;
+}
+
+const isServiceError = (err: unknown): err is ServiceError => typeof err === 'object' && err !== null && 'code' in err && 'details' in err;
+
+/** Runs one command: one JSON document out, exit 0; on a refusal `{"error":{code,message}}`, exit 1. */
+export async function runCtl(argv: readonly string[], config: CtlConfig): Promise<CtlOutcome> {
+  const fail = (code: string, message: string): CtlOutcome => ({ output: JSON.stringify({ error: { code, message } }), exitCode: 1 });
+  let clients: ReturnType<typeof connectClients> | undefined;
+  try {
+    const { noun, verb, flags } = parseArgs(argv);
+    const command = COMMANDS[`${noun} ${verb}`];
+    if (!command) return fail('USAGE', `unknown command "${noun} ${verb}"; known: ${Object.keys(COMMANDS).join(', ')}`);
+    clients = connectClients(config);
+    return { output: JSON.stringify(await command(flags, clients)), exitCode: 0 };
+  } catch (err) {
+    if (err instanceof CtlUsageError) return fail(err.code, err.message);
+    if (isServiceError(err)) return fail(status[err.code] ?? 'UNKNOWN', err.details || err.message);
+    return fail('INTERNAL', err instanceof Error ? err.message : String(err));
+  } finally {
+    clients?.close();
+  }
+}

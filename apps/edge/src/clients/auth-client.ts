@@ -1,0 +1,24 @@
+import { credentials } from '@grpc/grpc-js';
+import { authV1 } from '@gw/contracts';
+import { unaryCall } from '@gw/service-kit';
+
+/** The edge's calls to auth-service, each with a deadline. */
+export class AuthClient {
+  private readonly client: authV1.AuthClient;
+
+  constructor(address: string, private readonly timeoutMs: number) {
+    this.client = new authV1.AuthClient(address, credentials.createInsecure());
+  }
+
+  authenticate(keySha256: string): Promise<authV1.AuthenticateResponse> {
+    return unaryCall(this.client.authenticate.bind(this.client), { keySha256 }, this.timeoutMs);
+  }
+
+  listModels(accountId: string): Promise<authV1.ListModelsResponse> {
+    return unaryCall(this.client.listModels.bind(this.client), { accountId }, this.timeoutMs);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

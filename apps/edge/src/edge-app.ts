@@ -1,0 +1,75 @@
+import { Server } from 'node:http';
+import express from 'express';
+import { Logger } from '@gw/service-kit';
+import { AuthClient } from './clients/auth-client';
+import { BillingClient } from './clients/billing-client';
+import { QuotaClient } from './clients/quota-client';
+import { EdgeConfig } from './config';
+import { Settlement } from './domain/settlement';
+import { startAdminServer } from './http/admin-server';
+import { errorHandler } from './http/error-handler';
+import { methodNotAllowed, notFound } from './http/not-served';
+import { requestId } from './http/request-id';
+import { chatCompletionsRoute } from './routes/chat-completions';
+import { getModelRoute, listModelsRoute } from './routes/models';
+import { usageRoute } from './routes/usage';
+import { ProviderClient } from './upstream/provider-client';
+
+/** A running edge. */
+export interface EdgeApp {
+  port: number;
+  adminPort: number;
+  /** Not ready, stop accepting, let requests finish, settle their bills, close connections. */
+  stop(): Promise<void>;
+}
+
+/** Starts the public HTTP API and the probe endpoints. */
+export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<EdgeApp> {
+  const auth = new AuthClient(config.authAddr, config.grpcTimeoutMs);
+  const quota = new QuotaClient(config.quotaAddr, config.grpcTimeoutMs);
+  const billing = new BillingClient(config.billingAddr, config.grpcTimeoutMs);
+  const provider = new ProviderClient(config.providerBaseUrl, config.providerApiKey, config.providerSilenceMs);
+  const settlement = new Settlement(billing, quota, logger);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(requestId);
+  app.post('/v1/chat/completions', chatCompletionsRoute({ auth, quota, billing, provider, settlement, bodyLimitBytes: config.bodyLimitBytes, logger }));
+  app.all('/v1/chat/completions', methodNotAllowed('POST'));
+  app.get('/v1/models', listModelsRoute(auth));
+  app.all('/v1/models', methodNotAllowed('GET'));
+  app.get('/v1/models/:id', getModelRoute(auth));
+  app.all('/v1/models/:id', methodNotAllowed('GET'));
+  app.get('/v1/usage', usageRoute(auth, quota));
+  app.all('/v1/usage', methodNotAllowed('GET'));
+  app.use(notFound);
+  app.use(errorHandler(logger));
+
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const admin = await startAdminServer(config.host, config.adminPort);
+  logger.info('listening', { port, adminPort: admin.port, provider: config.providerBaseUrl });
+
+  return {
+    port,
+    adminPort: admin.port,
+    stop: async () => {
+      admin.setNotReady();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await closed;
+      clearTimeout(grace);
+      await settlement.drain();
+      await Promise.all([provider.close(), admin.close()]);
+      auth.close();
+      quota.close();
+      billing.close();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import { NextFunction, Request, Response } from 'express';
+
+const SAFE_ID = /^[\x21-\x7e]{1,200}$/;
+
+/** Gives every reply an x-request-id: the caller's own when it sent a usable one, else a new one. */
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
+  res.locals.requestId = id;
+  res.setHeader('x-request-id', id);
+  next();
+}

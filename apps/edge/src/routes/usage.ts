@@ -1,0 +1,13 @@
+import { Request, RequestHandler, Response } from 'express';
+import { AuthClient } from '../clients/auth-client';
+import { QuotaClient } from '../clients/quota-client';
+import { authenticateCaller } from '../http/authenticate-caller';
+
+/** GET /v1/usage (SPEC 4): the account's tokens today and in all; key required, not counted. */
+export function usageRoute(auth: AuthClient, quota: QuotaClient): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const caller = await authenticateCaller(req.headers.authorization, auth);
+    const usage = await quota.getUsage(caller.accountId);
+    res.json({ todayTokens: usage.todayTokens, totalTokens: usage.totalTokens });
+  };
+}

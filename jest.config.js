@@ -1,0 +1,9 @@
+/** One Jest run over every project: unit specs beside the code, integration and e2e tests under test/. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
+  testMatch: ['**/*.spec.ts', '**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  moduleNameMapper: { '^@gw/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
+  testTimeout: 30000,
+};

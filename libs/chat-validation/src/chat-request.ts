@@ -1,0 +1,24 @@
+/** A model a caller may use, as far as the checks need it. */
+export interface UsableModel {
+  id: string;
+  vision: boolean;
+}
+
+/** Reply length limits of SPEC section 4. */
+export const DEFAULT_MAX_TOKENS = 8192;
+export const MAX_TOKENS_CEILING = 32768;
+/** Images per request (SPEC section 8). */
+export const MAX_IMAGES = 32;
+
+/** A chat request that passed the gateway's own checks, ready to forward. */
+export interface CheckedChatRequest {
+  /** The body to send to the provider: the caller's, with max_tokens settled. */
+  body: Record<string, unknown>;
+  model: string;
+  stream: boolean;
+  /** The reply limit the provider gets (default 8,192, at most 32,768). */
+  maxTokens: number;
+  /** Whether the caller asked for the usage chunk of a stream. */
+  includeUsage: boolean;
+  imageCount: number;
+}

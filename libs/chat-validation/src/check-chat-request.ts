@@ -1,0 +1,55 @@
+import { AppError } from '@gw/errors';
+import { CheckedChatRequest, DEFAULT_MAX_TOKENS, MAX_TOKENS_CEILING, UsableModel } from './chat-request';
+import { countImages } from './count-images';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function invalid(param: string, message: string): AppError {
+  return new AppError('INVALID_PARAMETER', message, { param });
+}
+
+function tokenLimit(body: Record<string, unknown>, field: 'max_tokens' | 'max_completion_tokens'): number | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalid(field, `${field} must be a whole number >= 1`);
+  return value;
+}
+
+/**
+ * The gateway's own checks of a chat request (SPEC sections 4 and 7), in the spec's order.
+ * Everything else is the provider's to refuse. Throws AppError; returns the body to forward.
+ */
+export function checkChatRequest(rawBody: string, models: readonly UsableModel[]): CheckedChatRequest {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody);
+  } catch {
+    throw new AppError('INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  if (!isObject(parsed)) throw new AppError('INVALID_JSON', 'The request body must be a JSON object.');
+  const body = parsed;
+
+  if (typeof body.model !== 'string') throw invalid('model', 'model must be a string');
+  const model = models.find((m) => m.id === body.model);
+  if (!model) throw new AppError('MODEL_NOT_FOUND', `The model ${body.model} does not exist or you do not have access to it.`, { param: 'model' });
+
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalid('stream', 'stream must be true or false');
+  for (const legacy of ['functions', 'function_call']) {
+    if (body[legacy] !== undefined) throw invalid(legacy, `${legacy} is not supported; use tools and tool_choice`);
+  }
+  const maxTokens = tokenLimit(body, 'max_tokens');
+  const maxCompletionTokens = tokenLimit(body, 'max_completion_tokens');
+  if (isObject(body.response_format) && body.response_format.type === 'json_schema') {
+    throw invalid('response_format', 'response_format json_schema is not supported; use json_object');
+  }
+
+  const imageCount = countImages(body.messages, model);
+  const limit = Math.min(maxCompletionTokens ?? maxTokens ?? DEFAULT_MAX_TOKENS, MAX_TOKENS_CEILING);
+  const forwarded: Record<string, unknown> = { ...body };
+  if (maxCompletionTokens !== undefined) forwarded.max_completion_tokens = limit;
+  if (maxTokens !== undefined || maxCompletionTokens === undefined) forwarded.max_tokens = limit;
+
+  const stream = body.stream === true;
+  const includeUsage = stream && isObject(body.stream_options) && body.stream_options.include_usage === true;
+  return { body: forwarded, model: model.id, stream, maxTokens: limit, includeUsage, imageCount };
+}

@@ -1,0 +1,3 @@
+export { checkChatRequest } from './check-chat-request';
+export { DEFAULT_MAX_TOKENS, MAX_IMAGES, MAX_TOKENS_CEILING } from './chat-request';
+export type { CheckedChatRequest, UsableModel } from './chat-request';

@@ -1,0 +1,6 @@
+export { ERROR_CODES } from './error-codes';
+export type { ErrorCode } from './error-codes';
+export { errorTypeForStatus } from './error-type';
+export { buildErrorBody } from './error-body';
+export type { ErrorBody, ErrorDescription, ErrorExtras, SuspensionInfo } from './error-body';
+export { AppError } from './app-error';

@@ -1,0 +1,1 @@
+export { microToLyd, parseLyd } from './lyd';

@@ -1,0 +1,45 @@
+import { Server, ServerCredentials, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { healthV1 } from '@gw/contracts';
+import { HealthService } from './health-service';
+
+/** One service to serve: its generated definition, full name and implementation. */
+export interface ServedService {
+  name: string;
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+}
+
+/** A running gRPC server. */
+export interface RunningGrpcServer {
+  port: number;
+  health: HealthService;
+  /** Stops taking calls, lets running ones finish for up to `graceMs`, then cuts the rest. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** Starts a gRPC server with the given services plus grpc.health.v1 on host:port (0 picks a port). */
+export async function startGrpcServer(host: string, port: number, services: ServedService[]): Promise<RunningGrpcServer> {
+  const server = new Server();
+  const health = new HealthService(services.map((s) => s.name));
+  for (const s of services) server.addService(s.definition, s.implementation);
+  server.addService(healthV1.HealthService, health.implementation() as unknown as UntypedServiceImplementation);
+  const boundPort = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+  });
+  return {
+    port: boundPort,
+    health,
+    stop: (graceMs) =>
+      new Promise<void>((resolve) => {
+        health.endWatches();
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,16 @@
+export { readBool, readInt, readOptional, readString } from './env-readers';
+export type { Env } from './env-readers';
+export { createLogger } from './logger';
+export type { Logger, LogFields, LogLevel } from './logger';
+export { RpcError } from './rpc-error';
+export { unaryHandler } from './unary-handler';
+export { HealthService } from './health-service';
+export { startGrpcServer } from './grpc-server';
+export type { RunningGrpcServer, ServedService } from './grpc-server';
+export { unaryCall } from './unary-call';
+export type { UnaryMethod } from './unary-call';
+export { onShutdown } from './shutdown';
+export type { Database, Queryable, QueryResult } from './database';
+export { openDatabase } from './open-database';
+export { runMigrations } from './migrations';
+export type { Migration } from './migrations';

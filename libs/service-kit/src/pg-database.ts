@@ -1,0 +1,33 @@
+import { Pool } from 'pg';
+import { Database, QueryResult } from './database';
+
+/** A Database on a PostgreSQL server through a `pg` pool; every query has a statement timeout. */
+export function openPgDatabase(url: string, options: { max?: number; statementTimeoutMs?: number } = {}): Database {
+  const pool = new Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    statement_timeout: options.statementTimeoutMs ?? 5000,
+    connectionTimeoutMillis: 5000,
+  });
+  // A server restart surfaces here on idle clients; the pool replaces them, the next query reconnects.
+  pool.on('error', () => undefined);
+  const toResult = <R>(r: { rows: unknown[]; rowCount: number | null }): QueryResult<R> => ({ rows: r.rows as R[], rowCount: r.rowCount ?? 0 });
+  return {
+    query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await pool.query(sql, params)),
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await client.query(sql, params)) });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

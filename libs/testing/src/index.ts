@@ -1,0 +1,3 @@
+/** Per-test-file PostgreSQL databases and Redis key spaces on shared (or container) servers. */
+export { createTestDatabase, type TestDatabase } from './test-database';
+export { createTestRedis, type TestRedis } from './test-redis';

@@ -1,0 +1,70 @@
+import { Env, readInt, readOptional, readString } from '@gw/service-kit';
+
+/** How the launcher knows a process is up. */
+export type Readiness = { kind: 'grpc'; address: string } | { kind: 'http'; url: string };
+
+/** One process to start. */
+export interface PlannedProcess {
+  app: string;
+  readiness: Readiness;
+}
+
+/** Everything `npm start` starts, in order, and the environment they all get. */
+export interface LaunchPlan {
+  processes: PlannedProcess[];
+  env: Record<string, string>;
+  edgeUrl: string;
+  dataDir: string;
+  authAddr: string;
+  billingAddr: string;
+}
+
+/**
+ * Plans the local stack on embedded defaults: provider-sim only when no PROVIDER_BASE_URL is set,
+ * then the three services, then the edge, all on 127.0.0.1.
+ */
+export function planLaunch(env: Env): LaunchPlan {
+  const ports = {
+    edge: readInt(env, 'EDGE_PORT', 8080),
+    edgeAdmin: readInt(env, 'EDGE_ADMIN_PORT', 9080),
+    auth: readInt(env, 'AUTH_PORT', 50051),
+    quota: readInt(env, 'QUOTA_PORT', 50052),
+    billing: readInt(env, 'BILLING_PORT', 50053),
+    sim: readInt(env, 'PROVIDER_SIM_PORT', 8090),
+  };
+  const host = '127.0.0.1';
+  const authAddr = `${host}:${ports.auth}`;
+  const quotaAddr = `${host}:${ports.quota}`;
+  const billingAddr = `${host}:${ports.billing}`;
+  const providerBaseUrl = readOptional(env, 'PROVIDER_BASE_URL');
+  const childEnv: Record<string, string> = {
+    ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>),
+    BIND_HOST: readString(env, 'BIND_HOST', host),
+    EDGE_PORT: String(ports.edge),
+    EDGE_ADMIN_PORT: String(ports.edgeAdmin),
+    AUTH_PORT: String(ports.auth),
+    QUOTA_PORT: String(ports.quota),
+    BILLING_PORT: String(ports.billing),
+    PROVIDER_SIM_PORT: String(ports.sim),
+    AUTH_ADDR: authAddr,
+    QUOTA_ADDR: quotaAddr,
+    BILLING_ADDR: billingAddr,
+    PROVIDER_BASE_URL: providerBaseUrl ?? `http://${host}:${ports.sim}/v1`,
+  };
+  const processes: PlannedProcess[] = [];
+  if (!providerBaseUrl) processes.push({ app: 'provider-sim', readiness: { kind: 'http', url: `http://${host}:${ports.sim}/healthz` } });
+  processes.push(
+    { app: 'auth-service', readiness: { kind: 'grpc', address: authAddr } },
+    { app: 'quota-service', readiness: { kind: 'grpc', address: quotaAddr } },
+    { app: 'billing-service', readiness: { kind: 'grpc', address: billingAddr } },
+    { app: 'edge', readiness: { kind: 'http', url: `http://${host}:${ports.edgeAdmin}/readyz` } },
+  );
+  return {
+    processes,
+    env: childEnv,
+    edgeUrl: `http://${host}:${ports.edge}/v1`,
+    dataDir: readString(env, 'DATA_DIR', '.data'),
+    authAddr,
+    billingAddr,
+  };
+}
