@@ -5,5 +5,6 @@ module.exports = {
   testMatch: ['**/*.spec.ts', '**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
   moduleNameMapper: { '^@gw/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
+  globalSetup: '<rootDir>/tools/jest-global-setup.js',
   testTimeout: 30000,
 };

@@ -1,13 +1,5 @@
-import { createLogger, onShutdown } from '@gw/service-kit';
-import { startAuthApp } from './auth-app';
+import { runService } from '@gw/service-kit';
 import { loadConfig } from './config';
+import { startAuthApp } from './auth-app';
 
-const config = loadConfig(process.env);
-const logger = createLogger('auth-service', config.logLevel);
-startAuthApp(config, logger).then(
-  (app) => onShutdown(logger, app.stop),
-  (err: unknown) => {
-    logger.error('start failed', { err });
-    process.exit(1);
-  },
-);
+runService('auth-service', loadConfig(process.env), startAuthApp);

@@ -1,13 +1,5 @@
-import { createLogger, onShutdown } from '@gw/service-kit';
+import { runService } from '@gw/service-kit';
 import { loadConfig } from './config';
 import { startEdgeApp } from './edge-app';
 
-const config = loadConfig(process.env);
-const logger = createLogger('edge', config.logLevel);
-startEdgeApp(config, logger).then(
-  (app) => onShutdown(logger, app.stop),
-  (err: unknown) => {
-    logger.error('start failed', { err });
-    process.exit(1);
-  },
-);
+runService('edge', loadConfig(process.env), startEdgeApp);

@@ -14,3 +14,7 @@ export type { Database, Queryable, QueryResult } from './database';
 export { openDatabase } from './open-database';
 export { runMigrations } from './migrations';
 export type { Migration } from './migrations';
+export { waitReady } from './wait-ready';
+export type { Readiness } from './wait-ready';
+export { runService } from './run-service';
+export type { Stoppable } from './run-service';

@@ -2,15 +2,22 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Database, Queryable, QueryResult } from './database';
 
+interface PgliteResult<R> {
+  rows: R[];
+  affectedRows?: number;
+}
 interface PgliteQueryable {
-  query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+  query<R>(sql: string, params?: unknown[]): Promise<PgliteResult<R>>;
+  exec(sql: string): Promise<PgliteResult<unknown>[]>;
 }
 
+// Parameterless SQL goes through exec, which (unlike a prepared statement) takes several statements,
+// as migrations have; the last statement's result is returned, as pg does.
 function wrap(q: PgliteQueryable): Queryable {
   return {
     query: async <R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> => {
-      const r = await q.query<R>(sql, params);
-      return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
+      const r = params?.length ? await q.query<R>(sql, params) : ((await q.exec(sql)).at(-1) as PgliteResult<R> | undefined);
+      return { rows: r?.rows ?? [], rowCount: r ? r.affectedRows || r.rows.length : 0 };
     },
   };
 }

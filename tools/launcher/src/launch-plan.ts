@@ -1,7 +1,4 @@
-import { Env, readInt, readOptional, readString } from '@gw/service-kit';
-
-/** How the launcher knows a process is up. */
-export type Readiness = { kind: 'grpc'; address: string } | { kind: 'http'; url: string };
+import { Env, Readiness, readInt, readOptional, readString } from '@gw/service-kit';
 
 /** One process to start. */
 export interface PlannedProcess {

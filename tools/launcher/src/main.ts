@@ -1,8 +1,8 @@
 import { join } from 'node:path';
+import { waitReady } from '@gw/service-kit';
 import { ensureDemoAccount } from './demo-account';
 import { planLaunch } from './launch-plan';
 import { ProcessGroup } from './process-group';
-import { waitReady } from './wait-ready';
 
 const READY_TIMEOUT_MS = 60_000;
 const say = (line: string) => process.stdout.write(`[launcher       ] ${line}\n`);

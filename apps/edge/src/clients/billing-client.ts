@@ -18,6 +18,10 @@ export class BillingClient {
     return unaryCall(this.client.settle.bind(this.client), request, this.timeoutMs);
   }
 
+  releaseHold(requestId: string): Promise<billingV1.ReleaseHoldResponse> {
+    return unaryCall(this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
+  }
+
   close(): void {
     this.client.close();
   }

@@ -57,7 +57,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
 
     const place = await deps.quota.acquirePlace(caller.accountId, requestId);
     if (!place.granted) {
-      await deps.billing.settle({ requestId, promptTokens: 0, completionTokens: 0, usageEstimated: true });
+      await deps.billing.releaseHold(requestId);
       throw new AppError('concurrency_limit', `Too many requests at once: at most ${place.limit}.`);
     }
 

@@ -73,6 +73,21 @@ export interface SettleResponse {
   balanceMicroLyd: number;
 }
 
+/**
+ * Gives back the hold of a request that will not call the model after all (for example one
+ * refused a concurrency place). Nothing is charged and no ledger row is written.
+ */
+export interface ReleaseHoldRequest {
+  /** The request id given to Authorize. */
+  requestId: string;
+}
+
+/** Whether a hold was given back. */
+export interface ReleaseHoldResponse {
+  /** True when the request still had a hold; false when it had none (unknown, released or settled). */
+  released: boolean;
+}
+
 /** Adds to (or, with a negative amount, takes from) an account's balance. */
 export interface AddBalanceRequest {
   /** The account. */
@@ -601,6 +616,146 @@ export const SettleResponse: MessageFns<SettleResponse> = {
     const message = createBaseSettleResponse();
     message.chargedMicroLyd = object.chargedMicroLyd ?? 0;
     message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
+  return { requestId: "" };
+}
+
+export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
+  encode(message: ReleaseHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseHoldRequest {
+    return {
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReleaseHoldRequest): unknown {
+    const obj: any = {};
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseHoldRequest>, I>>(base?: I): ReleaseHoldRequest {
+    return ReleaseHoldRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseHoldRequest>, I>>(object: I): ReleaseHoldRequest {
+    const message = createBaseReleaseHoldRequest();
+    message.requestId = object.requestId ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
+  return { released: false };
+}
+
+export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
+  encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.released !== false) {
+      writer.uint32(8).bool(message.released);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.released = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseHoldResponse {
+    return { released: isSet(object.released) ? globalThis.Boolean(object.released) : false };
+  },
+
+  toJSON(message: ReleaseHoldResponse): unknown {
+    const obj: any = {};
+    if (message.released !== false) {
+      obj.released = message.released;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseHoldResponse>, I>>(base?: I): ReleaseHoldResponse {
+    return ReleaseHoldResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseHoldResponse>, I>>(object: I): ReleaseHoldResponse {
+    const message = createBaseReleaseHoldResponse();
+    message.released = object.released ?? false;
     return message;
   },
 };
@@ -1183,6 +1338,16 @@ export const BillingService = {
     responseSerialize: (value: SettleResponse): Buffer => Buffer.from(SettleResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SettleResponse => SettleResponse.decode(value),
   },
+  /** Gives back a hold without charging. */
+  releaseHold: {
+    path: "/billing.v1.Billing/ReleaseHold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReleaseHoldRequest): Buffer => Buffer.from(ReleaseHoldRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReleaseHoldRequest => ReleaseHoldRequest.decode(value),
+    responseSerialize: (value: ReleaseHoldResponse): Buffer => Buffer.from(ReleaseHoldResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
+  },
   /** Changes a balance. */
   addBalance: {
     path: "/billing.v1.Billing/AddBalance" as const,
@@ -1220,6 +1385,8 @@ export interface BillingServer extends UntypedServiceImplementation {
   authorize: handleUnaryCall<AuthorizeRequest, AuthorizeResponse>;
   /** Charges a request exactly once after its reply ended. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
+  /** Gives back a hold without charging. */
+  releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
   /** Changes a balance. */
   addBalance: handleUnaryCall<AddBalanceRequest, AddBalanceResponse>;
   /** Reads a balance. */
@@ -1260,6 +1427,22 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SettleResponse) => void,
+  ): ClientUnaryCall;
+  /** Gives back a hold without charging. */
+  releaseHold(
+    request: ReleaseHoldRequest,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  releaseHold(
+    request: ReleaseHoldRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  releaseHold(
+    request: ReleaseHoldRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
   ): ClientUnaryCall;
   /** Changes a balance. */
   addBalance(

@@ -1,7 +1,9 @@
 import { credentials } from '@grpc/grpc-js';
 import { healthV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
-import { Readiness } from './launch-plan';
+import { unaryCall } from './unary-call';
+
+/** How to tell that a process is up: its gRPC health check, or an HTTP URL answering 200. */
+export type Readiness = { kind: 'grpc'; address: string } | { kind: 'http'; url: string };
 
 async function isReady(readiness: Readiness): Promise<boolean> {
   if (readiness.kind === 'http') {

@@ -1,0 +1,43 @@
+import { billingV1 } from '@gw/contracts';
+import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
+import { BillingConfig } from './config';
+import { BillingLedger } from './domain/billing-ledger';
+import { HoldSweeper } from './domain/hold-sweeper';
+import { billingGrpc } from './grpc/billing-grpc';
+import { BILLING_MIGRATIONS } from './store/billing-migrations';
+import { PgBillingStore } from './store/pg-billing-store';
+
+/** A running billing-service. */
+export interface BillingApp {
+  port: number;
+  /** Health to NOT_SERVING, stop the sweeper, finish running calls, close the database. */
+  stop(): Promise<void>;
+}
+
+/** Opens the store, applies migrations, starts the hold sweeper and serves billing.v1.Billing plus health. */
+export async function startBillingApp(config: BillingConfig, logger: Logger): Promise<BillingApp> {
+  const db = await openDatabase(config.databaseUrl, config.dataDir);
+  try {
+    const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
+    if (applied.length) logger.info('migrations applied', { applied });
+    const store = new PgBillingStore(db);
+    const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
+    const server = await startGrpcServer(config.host, config.port, [
+      { name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: billingGrpc(new BillingLedger(store), logger) },
+    ]);
+    sweeper.start();
+    logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
+    return {
+      port: server.port,
+      stop: async () => {
+        server.health.setNotServing();
+        await sweeper.stop();
+        await server.stop(config.shutdownGraceMs);
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,26 @@
+import { loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('has a default beside every variable', () => {
+    expect(loadConfig({})).toEqual({
+      host: '0.0.0.0',
+      port: 50053,
+      databaseUrl: undefined,
+      dataDir: '.data/billing',
+      holdTtlSeconds: 900,
+      holdSweepIntervalMs: 60000,
+      shutdownGraceMs: 10000,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads the environment and freezes the result', () => {
+    const config = loadConfig({ BILLING_PORT: '0', DATA_DIR: '/var/lib/gw', HOLD_TTL_SECONDS: '60', HOLD_SWEEP_INTERVAL_MS: '500', DATABASE_URL: 'postgres://db/gw' });
+    expect(config).toMatchObject({ port: 0, dataDir: '/var/lib/gw/billing', holdTtlSeconds: 60, holdSweepIntervalMs: 500, databaseUrl: 'postgres://db/gw' });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('stops on a number that is not one', () => {
+    expect(() => loadConfig({ HOLD_TTL_SECONDS: '15m' })).toThrow(/HOLD_TTL_SECONDS/);
+  });
+});

@@ -1,0 +1,30 @@
+import { Env, LogLevel, readInt, readOptional, readString } from '@gw/service-kit';
+
+/** billing-service settings, each default beside its variable. */
+export interface BillingConfig {
+  host: string;
+  port: number;
+  /** Postgres URL; unset selects the embedded PGlite under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Holds older than this are released by the sweeper (the request is presumed lost). */
+  holdTtlSeconds: number;
+  /** How often the sweeper looks for stale holds. */
+  holdSweepIntervalMs: number;
+  shutdownGraceMs: number;
+  logLevel: LogLevel;
+}
+
+/** Reads the configuration; the only reader of the environment. */
+export function loadConfig(env: Env): Readonly<BillingConfig> {
+  return Object.freeze({
+    host: readString(env, 'BIND_HOST', '0.0.0.0'),
+    port: readInt(env, 'BILLING_PORT', 50053),
+    databaseUrl: readOptional(env, 'DATABASE_URL'),
+    dataDir: `${readString(env, 'DATA_DIR', '.data')}/billing`,
+    holdTtlSeconds: readInt(env, 'HOLD_TTL_SECONDS', 900),
+    holdSweepIntervalMs: readInt(env, 'HOLD_SWEEP_INTERVAL_MS', 60000),
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
+    logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
+  });
+}

@@ -1,0 +1,153 @@
+import { status } from '@grpc/grpc-js';
+import { RpcError } from '@gw/service-kit';
+import { HoldRecord, PriceRecord } from '../store/billing-records';
+import { BillingStore } from '../store/billing-store';
+import { tokenCostMicro } from './token-cost';
+
+/** A request to hold the worst case of a paid request. */
+export interface AuthorizeParams {
+  requestId: string;
+  accountId: string;
+  model: string;
+  promptTokens: number;
+  maxTokens: number;
+}
+
+/** Whether the worst case is held; amounts in micro-LYD. */
+export interface AuthorizeDecision {
+  approved: boolean;
+  /** The balance minus what the account's other requests hold. */
+  availableMicro: number;
+  /** The worst case: the smallest available balance that would run the request as paid. */
+  requiredMicro: number;
+}
+
+/** The real usage of an authorized request. */
+export interface SettleParams {
+  requestId: string;
+  promptTokens: number;
+  completionTokens: number;
+  usageEstimated: boolean;
+}
+
+/** The charge of a request and the balance after it, micro-LYD. */
+export interface SettleResult {
+  chargedMicro: number;
+  balanceMicro: number;
+}
+
+function requireId(field: string, value: string): void {
+  if (!value) throw new RpcError(status.INVALID_ARGUMENT, `${field} is required`);
+}
+
+function requireCount(field: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RpcError(status.INVALID_ARGUMENT, `${field} must be a whole number >= 0`);
+}
+
+function toSafeMicro(amount: bigint): number {
+  if (amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new RpcError(status.OUT_OF_RANGE, 'amount too large');
+  return Number(amount);
+}
+
+/** The real cost of the usage, but never more than was held: a low prompt estimate costs the account nothing extra. */
+function chargeWithinHold(usage: SettleParams, hold: HoldRecord): number {
+  const cost = tokenCostMicro(usage.promptTokens, usage.completionTokens, hold);
+  const held = BigInt(hold.amountMicro);
+  return Number(cost < held ? cost : held);
+}
+
+/**
+ * The rules of money: worst-case holds before a request, one charge after it, balances and
+ * prices. All amounts are integer micro-LYD.
+ */
+export class BillingLedger {
+  constructor(private readonly store: BillingStore) {}
+
+  /**
+   * Holds ceil(prompt × input + max_tokens × output) / 1e6 when the available balance covers
+   * it. The same request id always gets the decision it first got, without a second hold.
+   */
+  async authorize(params: AuthorizeParams): Promise<AuthorizeDecision> {
+    requireId('request_id', params.requestId);
+    requireId('account_id', params.accountId);
+    requireId('model', params.model);
+    requireCount('prompt_tokens', params.promptTokens);
+    requireCount('max_tokens', params.maxTokens);
+    const price = await this.store.getPrice(params.model);
+    if (!price) throw new RpcError(status.FAILED_PRECONDITION, `model ${params.model} has no price`);
+    const requiredMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
+    const outcome = await this.store.placeHold({
+      requestId: params.requestId,
+      accountId: params.accountId,
+      model: params.model,
+      amountMicro: requiredMicro,
+      inputMicroPerMillion: price.inputMicroPerMillion,
+      outputMicroPerMillion: price.outputMicroPerMillion,
+    });
+    switch (outcome.kind) {
+      case 'held':
+      case 'refused':
+        return { approved: outcome.kind === 'held', availableMicro: outcome.availableMicro, requiredMicro };
+      case 'already-held':
+        this.requireSameAccount(params, outcome.hold.accountId);
+        return { approved: true, availableMicro: outcome.availableMicro, requiredMicro: outcome.hold.amountMicro };
+      case 'already-settled':
+        this.requireSameAccount(params, outcome.entry.accountId);
+        return {
+          approved: true,
+          availableMicro: outcome.availableMicro,
+          requiredMicro: toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, outcome.entry)),
+        };
+    }
+  }
+
+  /**
+   * Charges the real usage at the prices of the hold, capped by the hold, and releases the
+   * rest; exactly once per request id (a repeat returns the first charge).
+   */
+  async settle(params: SettleParams): Promise<SettleResult> {
+    requireId('request_id', params.requestId);
+    requireCount('prompt_tokens', params.promptTokens);
+    requireCount('completion_tokens', params.completionTokens);
+    const outcome = await this.store.settle(params, (hold) => chargeWithinHold(params, hold));
+    if (!outcome) throw new RpcError(status.NOT_FOUND, `request ${params.requestId} has no hold to settle`);
+    return { chargedMicro: outcome.entry.amountMicro, balanceMicro: outcome.balanceMicro };
+  }
+
+  /** Gives back the hold of a request that will not run; nothing is charged. */
+  releaseHold(requestId: string): Promise<boolean> {
+    requireId('request_id', requestId);
+    return this.store.releaseHold(requestId);
+  }
+
+  /** Adds to (or takes from) a balance; refused when it would take money that is not there. */
+  async addBalance(accountId: string, amountMicro: number): Promise<number> {
+    requireId('account_id', accountId);
+    if (!Number.isSafeInteger(amountMicro)) throw new RpcError(status.INVALID_ARGUMENT, 'amount must be a whole number of micro-LYD');
+    const balance = await this.store.addBalance(accountId, amountMicro);
+    if (balance !== undefined) return balance;
+    const current = (await this.store.getBalance(accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
+    throw new RpcError(
+      status.FAILED_PRECONDITION,
+      `balance ${current.balanceMicro} micro-LYD (${current.heldMicro} held for running requests) cannot take ${amountMicro}`,
+    );
+  }
+
+  /** The balance; 0 for an account that never had money. */
+  async getBalance(accountId: string): Promise<number> {
+    requireId('account_id', accountId);
+    return (await this.store.getBalance(accountId))?.balanceMicro ?? 0;
+  }
+
+  /** Sets a model's price; holds already placed keep the prices they were placed at. */
+  async setPrice(price: PriceRecord): Promise<PriceRecord> {
+    requireId('model', price.model);
+    requireCount('input price', price.inputMicroPerMillion);
+    requireCount('output price', price.outputMicroPerMillion);
+    return this.store.setPrice(price);
+  }
+
+  private requireSameAccount(params: AuthorizeParams, holder: string): void {
+    if (holder !== params.accountId) throw new RpcError(status.ALREADY_EXISTS, `request id ${params.requestId} belongs to another account`);
+  }
+}

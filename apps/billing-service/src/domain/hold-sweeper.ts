@@ -1,0 +1,58 @@
+import { Logger } from '@gw/service-kit';
+import { BillingStore } from '../store/billing-store';
+
+// Upper bound of holds released by one sweep, so a sweep never runs unbounded.
+const MAX_RELEASED_PER_SWEEP = 1000;
+
+/**
+ * Releases holds older than the TTL on a timer. A hold that old belongs to a request whose
+ * settle will never come (its edge replica died, say); releasing it frees the balance again.
+ */
+export class HoldSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly store: Pick<BillingStore, 'releaseHoldsOlderThan'>,
+    private readonly ttlSeconds: number,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Sweeps every `intervalMs` until stopped. */
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Releases the stale holds now; returns how many. */
+  async sweepOnce(): Promise<number> {
+    const released = await this.store.releaseHoldsOlderThan(this.ttlSeconds, MAX_RELEASED_PER_SWEEP);
+    if (released > 0) this.logger.info('stale holds released', { released, ttlSeconds: this.ttlSeconds });
+    return released;
+  }
+
+  /** Stops the timer and waits for a sweep that is running. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.running = this.sweepOnce()
+        .then(
+          () => undefined,
+          (err: unknown) => this.logger.warn('hold sweep failed, will retry', { err }),
+        )
+        .finally(() => {
+          this.running = undefined;
+          if (!this.stopped) this.schedule();
+        });
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+}

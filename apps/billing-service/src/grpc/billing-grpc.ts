@@ -1,0 +1,42 @@
+import { billingV1 } from '@gw/contracts';
+import { Logger, unaryHandler } from '@gw/service-kit';
+import { BillingLedger } from '../domain/billing-ledger';
+import { PriceRecord } from '../store/billing-records';
+
+const toPrice = (p: PriceRecord): billingV1.Price => ({
+  model: p.model,
+  inputMicroLydPerMillion: p.inputMicroPerMillion,
+  outputMicroLydPerMillion: p.outputMicroPerMillion,
+});
+
+/** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in BillingLedger. */
+export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.BillingServer {
+  return {
+    authorize: unaryHandler(logger, 'Authorize', async (req: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> => {
+      const decision = await ledger.authorize(req);
+      return { approved: decision.approved, balanceMicroLyd: decision.availableMicro, requiredMicroLyd: decision.requiredMicro };
+    }),
+    settle: unaryHandler(logger, 'Settle', async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
+      const result = await ledger.settle(req);
+      return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
+    }),
+    releaseHold: unaryHandler(logger, 'ReleaseHold', async (req: billingV1.ReleaseHoldRequest): Promise<billingV1.ReleaseHoldResponse> => ({
+      released: await ledger.releaseHold(req.requestId),
+    })),
+    addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest): Promise<billingV1.AddBalanceResponse> => ({
+      balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd),
+    })),
+    getBalance: unaryHandler(logger, 'GetBalance', async (req: billingV1.GetBalanceRequest): Promise<billingV1.GetBalanceResponse> => ({
+      balanceMicroLyd: await ledger.getBalance(req.accountId),
+    })),
+    setPrice: unaryHandler(logger, 'SetPrice', async (req: billingV1.SetPriceRequest): Promise<billingV1.SetPriceResponse> => {
+      const price = req.price ?? { model: '', inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 };
+      const stored = await ledger.setPrice({
+        model: price.model,
+        inputMicroPerMillion: price.inputMicroLydPerMillion,
+        outputMicroPerMillion: price.outputMicroLydPerMillion,
+      });
+      return { price: toPrice(stored) };
+    }),
+  };
+}

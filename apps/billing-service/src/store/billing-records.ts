@@ -1,0 +1,50 @@
+/** A model's price, micro-LYD per million tokens. */
+export interface PriceRecord {
+  model: string;
+  inputMicroPerMillion: number;
+  outputMicroPerMillion: number;
+}
+
+/** An account's money: the balance and the part of it held for running requests. */
+export interface BalanceRecord {
+  balanceMicro: number;
+  heldMicro: number;
+}
+
+/** An open hold: the worst case of one authorized request, with the prices it was priced at. */
+export interface HoldRecord {
+  requestId: string;
+  accountId: string;
+  model: string;
+  amountMicro: number;
+  inputMicroPerMillion: number;
+  outputMicroPerMillion: number;
+  createdAt: Date;
+}
+
+/** A hold about to be placed. */
+export type NewHold = Omit<HoldRecord, 'createdAt'>;
+
+/** One billed request. */
+export interface LedgerRecord {
+  requestId: string;
+  accountId: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  inputMicroPerMillion: number;
+  outputMicroPerMillion: number;
+  amountMicro: number;
+  /** Charged to the API balance (as opposed to a free request). */
+  paid: boolean;
+  usageEstimated: boolean;
+  createdAt: Date;
+}
+
+/** The usage a request is settled with. */
+export interface SettleUsage {
+  requestId: string;
+  promptTokens: number;
+  completionTokens: number;
+  usageEstimated: boolean;
+}

@@ -1,0 +1,45 @@
+import { BalanceRecord, HoldRecord, LedgerRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
+
+/**
+ * What placing a hold came to. `availableMicro` is always the balance minus what other requests
+ * hold: for a new hold, what was available just before it.
+ */
+export type HoldOutcome =
+  | { kind: 'held'; availableMicro: number }
+  | { kind: 'refused'; availableMicro: number }
+  /** The request id already has an open hold: nothing changed. */
+  | { kind: 'already-held'; hold: HoldRecord; availableMicro: number }
+  /** The request id is already settled: nothing changed. */
+  | { kind: 'already-settled'; entry: LedgerRecord; availableMicro: number };
+
+/** What settling came to (the first settle's ledger row, for a repeat) and the balance now. */
+export interface SettleOutcome {
+  entry: LedgerRecord;
+  balanceMicro: number;
+}
+
+/** Persistence of balances, prices, holds and the ledger. Every method is atomic. */
+export interface BillingStore {
+  getPrice(model: string): Promise<PriceRecord | undefined>;
+  /** Inserts or replaces a price. */
+  setPrice(price: PriceRecord): Promise<PriceRecord>;
+  /** The account's money, or undefined when it never had any. */
+  getBalance(accountId: string): Promise<BalanceRecord | undefined>;
+  /**
+   * Adds `amountMicro` (may be negative) to the balance, creating the row. Undefined (and no
+   * change) when the balance would drop below what is held.
+   */
+  addBalance(accountId: string, amountMicro: number): Promise<number | undefined>;
+  /** Places the hold if the available balance covers it, once per request id. */
+  placeHold(hold: NewHold): Promise<HoldOutcome>;
+  /**
+   * Exactly once per request id: takes the hold, charges `chargeFor(hold)` (at most the hold),
+   * writes the ledger row and releases the hold. A settled id returns its first outcome;
+   * undefined when the id has neither a hold nor a ledger row.
+   */
+  settle(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined>;
+  /** Deletes one request's hold and gives its amount back; false when it had none. */
+  releaseHold(requestId: string): Promise<boolean>;
+  /** Releases holds created more than `ttlSeconds` ago; returns how many. */
+  releaseHoldsOlderThan(ttlSeconds: number, limit: number): Promise<number>;
+}

@@ -1,0 +1,191 @@
+import { Database, Queryable } from '@gw/service-kit';
+import { BalanceRecord, HoldRecord, LedgerRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
+import { BillingStore, HoldOutcome, SettleOutcome } from './billing-store';
+import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
+
+async function readBalance(q: Queryable, accountId: string): Promise<BalanceRecord | undefined> {
+  const { rows } = await q.query<{ balance_micro: Int8; held_micro: Int8 }>(
+    'SELECT balance_micro, held_micro FROM billing.balances WHERE account_id = $1',
+    [accountId],
+  );
+  return rows[0] && { balanceMicro: toSafeInt(rows[0].balance_micro), heldMicro: toSafeInt(rows[0].held_micro) };
+}
+
+async function readAvailable(q: Queryable, accountId: string): Promise<number> {
+  const balance = await readBalance(q, accountId);
+  return balance ? balance.balanceMicro - balance.heldMicro : 0;
+}
+
+async function readLedger(q: Queryable, requestId: string): Promise<LedgerRecord | undefined> {
+  const { rows } = await q.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM billing.ledger WHERE request_id = $1`, [requestId]);
+  return rows[0] && toLedger(rows[0]);
+}
+
+async function readHold(q: Queryable, requestId: string): Promise<HoldRecord | undefined> {
+  const { rows } = await q.query<HoldRow>(`SELECT ${HOLD_COLUMNS} FROM billing.holds WHERE request_id = $1`, [requestId]);
+  return rows[0] && toHold(rows[0]);
+}
+
+/** Settle's answer for a request id already in the ledger. */
+async function earlierSettle(q: Queryable, requestId: string): Promise<SettleOutcome | undefined> {
+  const entry = await readLedger(q, requestId);
+  if (!entry) return undefined;
+  return { entry, balanceMicro: (await readBalance(q, entry.accountId))?.balanceMicro ?? 0 };
+}
+
+/** Authorize's answer for a request id already in the ledger. */
+async function alreadySettled(q: Queryable, requestId: string): Promise<HoldOutcome | undefined> {
+  const entry = await readLedger(q, requestId);
+  return entry && { kind: 'already-settled', entry, availableMicro: await readAvailable(q, entry.accountId) };
+}
+
+// One stale hold per statement: deleting it and giving its amount back is one atomic step, and
+// SKIP LOCKED lets replicas sweep side by side without waiting on each other or on a settle.
+const RELEASE_ONE_STALE_HOLD = `
+  WITH gone AS (
+    DELETE FROM billing.holds WHERE request_id = (
+      SELECT request_id FROM billing.holds WHERE created_at < now() - $1::float8 * interval '1 second'
+      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING account_id, amount_micro),
+  released AS (
+    UPDATE billing.balances b SET held_micro = b.held_micro - gone.amount_micro, updated_at = now()
+    FROM gone WHERE b.account_id = gone.account_id RETURNING b.account_id)
+  SELECT count(*)::int AS n FROM gone`;
+
+// Deleting a hold and giving its amount back is one atomic statement.
+const RELEASE_ONE_HOLD = `
+  WITH gone AS (DELETE FROM billing.holds WHERE request_id = $1 RETURNING account_id, amount_micro),
+  released AS (
+    UPDATE billing.balances b SET held_micro = b.held_micro - gone.amount_micro, updated_at = now()
+    FROM gone WHERE b.account_id = gone.account_id RETURNING b.account_id)
+  SELECT count(*)::int AS n FROM gone`;
+
+/** BillingStore on Postgres (server or PGlite), schema `billing`. */
+export class PgBillingStore implements BillingStore {
+  constructor(private readonly db: Database) {}
+
+  async getPrice(model: string): Promise<PriceRecord | undefined> {
+    const { rows } = await this.db.query<PriceRow>(`SELECT ${PRICE_COLUMNS} FROM billing.prices WHERE model = $1`, [model]);
+    return rows[0] && toPrice(rows[0]);
+  }
+
+  async setPrice(price: PriceRecord): Promise<PriceRecord> {
+    const { rows } = await this.db.query<PriceRow>(
+      `INSERT INTO billing.prices (${PRICE_COLUMNS}) VALUES ($1, $2, $3)
+       ON CONFLICT (model) DO UPDATE SET input_micro_per_million = EXCLUDED.input_micro_per_million,
+         output_micro_per_million = EXCLUDED.output_micro_per_million, updated_at = now()
+       RETURNING ${PRICE_COLUMNS}`,
+      [price.model, price.inputMicroPerMillion, price.outputMicroPerMillion],
+    );
+    return toPrice(rows[0]);
+  }
+
+  getBalance(accountId: string): Promise<BalanceRecord | undefined> {
+    return readBalance(this.db, accountId);
+  }
+
+  async addBalance(accountId: string, amountMicro: number): Promise<number | undefined> {
+    const { rows } =
+      amountMicro >= 0
+        ? await this.db.query<{ balance_micro: Int8 }>(
+            `INSERT INTO billing.balances AS b (account_id, balance_micro) VALUES ($1, $2)
+             ON CONFLICT (account_id) DO UPDATE SET balance_micro = b.balance_micro + EXCLUDED.balance_micro, updated_at = now()
+             RETURNING balance_micro`,
+            [accountId, amountMicro],
+          )
+        : await this.db.query<{ balance_micro: Int8 }>(
+            `UPDATE billing.balances SET balance_micro = balance_micro + $2, updated_at = now()
+             WHERE account_id = $1 AND balance_micro + $2 >= held_micro RETURNING balance_micro`,
+            [accountId, amountMicro],
+          );
+    return rows[0] && toSafeInt(rows[0].balance_micro);
+  }
+
+  placeHold(hold: NewHold): Promise<HoldOutcome> {
+    return this.db.transaction(async (tx) => {
+      // The primary key serializes two authorizations of one request id: the second waits here.
+      const inserted = await tx.query(
+        `INSERT INTO billing.holds (request_id, account_id, model, amount_micro, input_micro_per_million, output_micro_per_million)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (request_id) DO NOTHING RETURNING request_id`,
+        [hold.requestId, hold.accountId, hold.model, hold.amountMicro, hold.inputMicroPerMillion, hold.outputMicroPerMillion],
+      );
+      if (inserted.rows.length === 0) {
+        const existing = await readHold(tx, hold.requestId);
+        if (existing) {
+          return { kind: 'already-held', hold: existing, availableMicro: (await readAvailable(tx, existing.accountId)) + existing.amountMicro };
+        }
+        const settled = await alreadySettled(tx, hold.requestId);
+        if (settled) return settled;
+        throw new Error(`hold ${hold.requestId} vanished while being authorized`);
+      }
+      // Checked after the insert, which waited for any settle of this id that was committing.
+      const settled = await alreadySettled(tx, hold.requestId);
+      if (settled) {
+        await tx.query('DELETE FROM billing.holds WHERE request_id = $1', [hold.requestId]);
+        return settled;
+      }
+      if (hold.amountMicro === 0) {
+        await tx.query('INSERT INTO billing.balances (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [hold.accountId]);
+      }
+      const covered = await tx.query<{ available: Int8 }>(
+        `UPDATE billing.balances SET held_micro = held_micro + $2, updated_at = now()
+         WHERE account_id = $1 AND balance_micro - held_micro >= $2
+         RETURNING balance_micro - held_micro + $2 AS available`,
+        [hold.accountId, hold.amountMicro],
+      );
+      if (covered.rows[0]) return { kind: 'held', availableMicro: toSafeInt(covered.rows[0].available) };
+      await tx.query('DELETE FROM billing.holds WHERE request_id = $1', [hold.requestId]);
+      return { kind: 'refused', availableMicro: await readAvailable(tx, hold.accountId) };
+    });
+  }
+
+  settle(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined> {
+    return this.db.transaction(async (tx) => {
+      const before = await earlierSettle(tx, usage.requestId);
+      if (before) return before;
+      const taken = await tx.query<HoldRow>(`DELETE FROM billing.holds WHERE request_id = $1 RETURNING ${HOLD_COLUMNS}`, [usage.requestId]);
+      // No hold: unknown, or a concurrent settle took it and has committed its ledger row by now.
+      if (!taken.rows[0]) return earlierSettle(tx, usage.requestId);
+      const hold = toHold(taken.rows[0]);
+      const amountMicro = chargeFor(hold);
+      const { rows } = await tx.query<LedgerRow>(
+        `INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
+           output_micro_per_million, amount_micro, paid, usage_estimated)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9) RETURNING ${LEDGER_COLUMNS}`,
+        [
+          hold.requestId,
+          hold.accountId,
+          hold.model,
+          usage.promptTokens,
+          usage.completionTokens,
+          hold.inputMicroPerMillion,
+          hold.outputMicroPerMillion,
+          amountMicro,
+          usage.usageEstimated,
+        ],
+      );
+      const balance = await tx.query<{ balance_micro: Int8 }>(
+        `UPDATE billing.balances SET balance_micro = balance_micro - $2, held_micro = held_micro - $3, updated_at = now()
+         WHERE account_id = $1 RETURNING balance_micro`,
+        [hold.accountId, amountMicro, hold.amountMicro],
+      );
+      if (!balance.rows[0]) throw new Error(`hold ${hold.requestId} has no balance row`);
+      return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(balance.rows[0].balance_micro) };
+    });
+  }
+
+  async releaseHold(requestId: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ n: number }>(RELEASE_ONE_HOLD, [requestId]);
+    return rows[0].n > 0;
+  }
+
+  async releaseHoldsOlderThan(ttlSeconds: number, limit: number): Promise<number> {
+    let released = 0;
+    while (released < limit) {
+      const { rows } = await this.db.query<{ n: number }>(RELEASE_ONE_STALE_HOLD, [ttlSeconds]);
+      if (rows[0].n === 0) break;
+      released += rows[0].n;
+    }
+    return released;
+  }
+}

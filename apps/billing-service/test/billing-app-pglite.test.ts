@@ -1,0 +1,111 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { credentials } from '@grpc/grpc-js';
+import { billingV1 } from '@gw/contracts';
+import { unaryCall } from '@gw/service-kit';
+import { build } from 'esbuild';
+
+// PGlite loads Node built-ins with dynamic import(), which Jest's module sandbox cannot run, so
+// the embedded store is tested the way it runs in production: main.ts bundled, in its own process.
+const REPO = path.resolve(__dirname, '../../..');
+const DEADLINE_MS = 10_000;
+
+interface RunningService {
+  port: number;
+  store: string;
+  child: ChildProcess;
+}
+
+function startService(mainJs: string, dataDir: string): Promise<RunningService> {
+  const child = spawn(process.execPath, [mainJs], {
+    cwd: path.dirname(dataDir),
+    // DATABASE_URL is left out on purpose: unset selects PGlite under DATA_DIR.
+    env: { PATH: process.env.PATH, NODE_PATH: path.join(REPO, 'node_modules'), DATA_DIR: dataDir, BILLING_PORT: '0', BIND_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let pending = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        const event = JSON.parse(line) as { msg?: string; port?: number; store?: string };
+        if (event.msg === 'listening' && event.port) resolve({ port: event.port, store: event.store ?? '', child });
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`billing-service exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+function stopService(service: RunningService): Promise<number | null> {
+  return new Promise((resolve) => {
+    service.child.once('exit', (code) => resolve(code));
+    service.child.kill('SIGTERM');
+  });
+}
+
+describe('billing-service on the embedded PGlite', () => {
+  let workDir: string;
+  let mainJs: string;
+  let running: RunningService | undefined;
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(path.join(tmpdir(), 'billing-pglite-'));
+    mainJs = path.join(workDir, 'bundle', 'main.js');
+    await build({
+      entryPoints: [path.join(REPO, 'apps/billing-service/src/main.ts')],
+      outfile: mainJs,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      packages: 'external',
+      tsconfig: path.join(REPO, 'tsconfig.base.json'),
+      logLevel: 'error',
+    });
+  });
+
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) await stopService(running);
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  const withClient = async <T>(port: number, fn: (client: billingV1.BillingClient) => Promise<T>): Promise<T> => {
+    const client = new billingV1.BillingClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    try {
+      return await fn(client);
+    } finally {
+      client.close();
+    }
+  };
+
+  it('keeps balances, prices and holds across a stop and a new start on the same directory', async () => {
+    const dataDir = path.join(workDir, 'data');
+    running = await startService(mainJs, dataDir);
+    expect(running.store).toBe('pglite');
+    await withClient(running.port, async (client) => {
+      await unaryCall(client.addBalance.bind(client), { accountId: 'acct_p', amountMicroLyd: 1_000_000 }, DEADLINE_MS);
+      const price = { model: 'vendor-v4-lite', inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000 };
+      await unaryCall(client.setPrice.bind(client), { price }, DEADLINE_MS);
+      const request = { requestId: 'req_p', accountId: 'acct_p', model: 'vendor-v4-lite', promptTokens: 2000, maxTokens: 1000 };
+      expect(await unaryCall(client.authorize.bind(client), request, DEADLINE_MS)).toMatchObject({ approved: true, requiredMicroLyd: 3000 });
+    });
+    expect(await stopService(running)).toBe(0);
+    expect(existsSync(path.join(dataDir, 'billing', 'PG_VERSION'))).toBe(true);
+
+    running = await startService(mainJs, dataDir);
+    await withClient(running.port, async (client) => {
+      expect(await unaryCall(client.getBalance.bind(client), { accountId: 'acct_p' }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 1_000_000 });
+      const usage = { requestId: 'req_p', promptTokens: 2000, completionTokens: 100, usageEstimated: false };
+      expect(await unaryCall(client.settle.bind(client), usage, DEADLINE_MS)).toEqual({ chargedMicroLyd: 1200, balanceMicroLyd: 998_800 });
+    });
+    expect(await stopService(running)).toBe(0);
+  }, 120_000);
+});

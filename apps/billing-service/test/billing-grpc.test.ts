@@ -1,0 +1,82 @@
+import { credentials, status } from '@grpc/grpc-js';
+import { billingV1, healthV1 } from '@gw/contracts';
+import { createLogger, unaryCall } from '@gw/service-kit';
+import { createTestDatabase, TestDatabase } from '@gw/testing';
+import { BillingApp, startBillingApp } from '../src/billing-app';
+import { loadConfig } from '../src/config';
+import { codeOf } from './billing-test-db';
+
+const DEADLINE_MS = 5000;
+
+describe('billing.v1.Billing over gRPC', () => {
+  let testDb: TestDatabase;
+  let app: BillingApp;
+  let client: billingV1.BillingClient;
+  let health: healthV1.HealthClient;
+
+  const call = {
+    authorize: (r: billingV1.AuthorizeRequest) => unaryCall(client.authorize.bind(client), r, DEADLINE_MS),
+    settle: (r: billingV1.SettleRequest) => unaryCall(client.settle.bind(client), r, DEADLINE_MS),
+    addBalance: (r: billingV1.AddBalanceRequest) => unaryCall(client.addBalance.bind(client), r, DEADLINE_MS),
+    getBalance: (r: billingV1.GetBalanceRequest) => unaryCall(client.getBalance.bind(client), r, DEADLINE_MS),
+    setPrice: (r: billingV1.SetPriceRequest) => unaryCall(client.setPrice.bind(client), r, DEADLINE_MS),
+    releaseHold: (r: billingV1.ReleaseHoldRequest) => unaryCall(client.releaseHold.bind(client), r, DEADLINE_MS),
+  };
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    const config = loadConfig({ BILLING_PORT: '0', BIND_HOST: '127.0.0.1', DATABASE_URL: testDb.url, SHUTDOWN_GRACE_MS: '1000' });
+    app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
+    client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+  });
+
+  afterAll(async () => {
+    client?.close();
+    health?.close();
+    try {
+      await app?.stop();
+    } finally {
+      await testDb?.drop();
+    }
+  });
+
+  it('reports SERVING for billing.v1.Billing', async () => {
+    const res = await unaryCall(health.check.bind(health), { service: 'billing.v1.Billing' }, DEADLINE_MS);
+    expect(res.status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
+  });
+
+  it('serves every method: price, balance, authorize, settle, release', async () => {
+    const price = { model: 'vendor-v4-test', inputMicroLydPerMillion: 2_000_000, outputMicroLydPerMillion: 8_000_000 };
+    expect(await call.setPrice({ price })).toEqual({ price });
+
+    expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
+    expect(await call.addBalance({ accountId: 'acct_grpc', amountMicroLyd: 50_000 })).toEqual({ balanceMicroLyd: 50_000 });
+
+    const request = { requestId: 'req_grpc_1', accountId: 'acct_grpc', model: 'vendor-v4-test', promptTokens: 1001, maxTokens: 5000 };
+    const decision = { approved: true, balanceMicroLyd: 50_000, requiredMicroLyd: 2002 + 40_000 };
+    expect(await call.authorize(request)).toEqual(decision);
+    expect(await call.authorize(request)).toEqual(decision);
+
+    const refused = await call.authorize({ ...request, requestId: 'req_grpc_2' });
+    expect(refused).toEqual({ approved: false, balanceMicroLyd: 50_000 - 42_002, requiredMicroLyd: 42_002 });
+
+    const usage = { requestId: 'req_grpc_1', promptTokens: 1001, completionTokens: 250, usageEstimated: false };
+    expect(await call.settle(usage)).toEqual({ chargedMicroLyd: 2002 + 2000, balanceMicroLyd: 50_000 - 4002 });
+    expect(await call.settle(usage)).toEqual({ chargedMicroLyd: 4002, balanceMicroLyd: 45_998 });
+    expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 45_998 });
+    expect(await call.authorize({ ...request, requestId: 'req_grpc_3', maxTokens: 1 })).toMatchObject({ approved: true });
+    expect(await call.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: true });
+    expect(await call.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: false });
+    expect(await call.addBalance({ accountId: 'acct_grpc', amountMicroLyd: -45_998 })).toEqual({ balanceMicroLyd: 0 });
+  });
+
+  it('sends refusals as gRPC statuses', async () => {
+    expect(await codeOf(call.authorize({ requestId: 'r', accountId: 'a', model: 'no-such-model', promptTokens: 1, maxTokens: 1 }))).toBe(
+      status.FAILED_PRECONDITION,
+    );
+    expect(await codeOf(call.settle({ requestId: 'never-authorized', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(call.addBalance({ accountId: 'acct_empty', amountMicroLyd: -1 }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(call.setPrice({ price: undefined }))).toBe(status.INVALID_ARGUMENT);
+  });
+});

@@ -1,0 +1,108 @@
+import OpenAI from 'openai';
+import { createTestDatabase, createTestRedis, RunningStack, startStack, TestDatabase, TestRedis } from '@gw/testing';
+
+interface KeyCreated {
+  id: string;
+  key: string;
+  prefix: string;
+  name: string;
+  created: string;
+}
+
+describe('one request through every service (real processes, Postgres, Redis, provider-sim)', () => {
+  let db: TestDatabase;
+  let redis: TestRedis;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+  }, 90_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await Promise.all([db?.drop(), redis?.cleanup()]);
+  }, 60_000);
+
+  async function newAccountWithKey(balance: string): Promise<{ accountId: string; key: KeyCreated }> {
+    const account = await stack.ctl('account', 'create', '--name', 'E2E', '--balance', balance);
+    expect(account.exitCode).toBe(0);
+    const { accountId } = account.json as { accountId: string };
+    const key = await stack.ctl('key', 'create', '--account', accountId, '--name', 'e2e key');
+    expect(key.exitCode).toBe(0);
+    return { accountId, key: key.json as KeyCreated };
+  }
+
+  it('ctl prints what DESIGN.md pins for account create, key create and balance add', async () => {
+    const account = await stack.ctl('account', 'create', '--name', 'Pinned');
+    expect(account).toEqual({ exitCode: 0, json: { accountId: expect.any(String) } });
+    const { accountId } = account.json as { accountId: string };
+
+    const key = await stack.ctl('key', 'create', '--account', accountId);
+    expect(key.exitCode).toBe(0);
+    const created = key.json as KeyCreated;
+    expect(Object.keys(created).sort()).toEqual(['created', 'id', 'key', 'name', 'prefix']);
+    expect(created.key).toMatch(/^sk-shfr-[0-9a-f]{40}$/);
+    expect(created.prefix).toBe(created.key.slice(0, 12));
+    expect(created.name.length).toBeGreaterThan(0);
+    expect(new Date(created.created).toString()).not.toBe('Invalid Date');
+
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '12.5')).toEqual({ exitCode: 0, json: { balance: 12.5 } });
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-2.25')).toEqual({ exitCode: 0, json: { balance: 10.25 } });
+
+    const refused = await stack.ctl('key', 'revoke', '--id', 'key_does_not_exist');
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.json).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+  });
+
+  it('answers the openai client with the provider reply, bills it and counts its tokens', async () => {
+    const { accountId, key } = await newAccountWithKey('5');
+    const client = new OpenAI({ baseURL: stack.baseUrl, apiKey: key.key, maxRetries: 0 });
+
+    const { data: completion, response } = await client.chat.completions
+      .create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'Hello there' }] })
+      .withResponse();
+
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.model).toBe('vendor-v4-flash');
+    expect(typeof completion.choices[0].message.content).toBe('string');
+    expect(completion.usage?.prompt_tokens).toBeGreaterThan(0);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('30');
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('29');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+
+    const usage = completion.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
+    const tokens = usage.prompt_tokens + usage.completion_tokens;
+    // vendor-v4-flash is seeded at 1 LYD per million prompt tokens and 4 per million completion tokens.
+    const chargedMicro = Math.ceil(usage.prompt_tokens * 1 + usage.completion_tokens * 4);
+    await waitFor(async () => ((await stack.ctl('usage', 'show', '--account', accountId)).json as { totalTokens: number }).totalTokens === tokens);
+    expect((await stack.ctl('usage', 'show', '--account', accountId)).json).toEqual({ todayTokens: tokens, totalTokens: tokens });
+    const shown = (await stack.ctl('account', 'show', '--account', accountId)).json as { balance: number };
+    expect(Math.round(shown.balance * 1e6)).toBe(5_000_000 - chargedMicro);
+  });
+
+  it('refuses a key that does not exist with 401 INVALID_API_KEY through the openai client', async () => {
+    const client = new OpenAI({ baseURL: stack.baseUrl, apiKey: `sk-shfr-${'0'.repeat(40)}`, maxRetries: 0 });
+    await expect(client.chat.completions.create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      status: 401,
+      code: 'INVALID_API_KEY',
+    });
+  });
+
+  it('never forwards the caller key to the provider', async () => {
+    const { key } = await newAccountWithKey('1');
+    const client = new OpenAI({ baseURL: stack.baseUrl, apiKey: key.key, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'vendor-v4-pro', messages: [{ role: 'user', content: 'hi' }] });
+    const stats = (await (await fetch(`${stack.providerUrl.replace(/\/v1$/, '')}/sim/stats`)).json()) as { lastAuthorization: string };
+    expect(stats.lastAuthorization).toBe('Bearer gateway-');
+    expect(stack.logs.join('\n')).not.toContain(key.key.slice(12));
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

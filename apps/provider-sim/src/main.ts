@@ -1,0 +1,5 @@
+import { runService } from '@gw/service-kit';
+import { loadConfig } from './config';
+import { startProviderSimApp } from './provider-sim-app';
+
+runService('provider-sim', loadConfig(process.env), startProviderSimApp);

@@ -1,0 +1,53 @@
+import { status } from '@grpc/grpc-js';
+import { RpcError } from '@gw/service-kit';
+import { InMemoryLimitStore } from '../store/in-memory-limit-store';
+import { MAX_ID_LENGTH, QuotaLedger } from './quota-ledger';
+
+const MINUTE_START = Date.UTC(2031, 4, 6, 10, 0, 0);
+
+describe('QuotaLedger', () => {
+  let nowMs: number;
+  let ledger: QuotaLedger;
+
+  beforeEach(() => {
+    nowMs = MINUTE_START + 20_000;
+    ledger = new QuotaLedger(new InMemoryLimitStore({ requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 }, () => nowMs));
+  });
+
+  const rejectsWith = async (work: Promise<unknown>, code: status) => {
+    const err: unknown = await work.then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(RpcError);
+    expect((err as RpcError).code).toBe(code);
+  };
+
+  it('counts down remaining to 0 and gives retry-after only on the refusal', async () => {
+    const first = await ledger.countRequest('a');
+    expect(first).toEqual({ allowed: true, limit: 30, remaining: 29, resetUnixSeconds: MINUTE_START / 1000 + 60, retryAfterSeconds: 0 });
+    for (let i = 0; i < 28; i++) await ledger.countRequest('a');
+    expect(await ledger.countRequest('a')).toMatchObject({ allowed: true, remaining: 0, retryAfterSeconds: 0 });
+    expect(await ledger.countRequest('a')).toEqual({ allowed: false, limit: 30, remaining: 0, resetUnixSeconds: MINUTE_START / 1000 + 60, retryAfterSeconds: 40 });
+    expect(await ledger.countRequest('a')).toMatchObject({ allowed: false, remaining: 0 });
+  });
+
+  it('adds prompt and completion tokens to the usage', async () => {
+    await ledger.acquirePlace('a', 'r1');
+    expect(await ledger.releasePlace('a', 'r1', 100, 23)).toEqual({ released: true });
+    expect(await ledger.releasePlace('a', 'r1', 7, 0)).toEqual({ released: false });
+    expect(await ledger.getUsage('a')).toEqual({ todayTokens: 130, totalTokens: 130 });
+  });
+
+  it('refuses empty or overlong ids with INVALID_ARGUMENT', async () => {
+    await rejectsWith(ledger.countRequest(''), status.INVALID_ARGUMENT);
+    await rejectsWith(ledger.acquirePlace('a', ''), status.INVALID_ARGUMENT);
+    await rejectsWith(ledger.acquirePlace('x'.repeat(MAX_ID_LENGTH + 1), 'r1'), status.INVALID_ARGUMENT);
+    await rejectsWith(ledger.releasePlace('', 'r1', 1, 1), status.INVALID_ARGUMENT);
+    await rejectsWith(ledger.getUsage(''), status.INVALID_ARGUMENT);
+  });
+
+  it('refuses negative or unsafe token counts with INVALID_ARGUMENT and records nothing', async () => {
+    await rejectsWith(ledger.releasePlace('a', 'r1', -1, 5), status.INVALID_ARGUMENT);
+    await rejectsWith(ledger.releasePlace('a', 'r1', 5, 1.5), status.INVALID_ARGUMENT);
+    await rejectsWith(ledger.releasePlace('a', 'r1', Number.MAX_SAFE_INTEGER, 1), status.INVALID_ARGUMENT);
+    expect(await ledger.getUsage('a')).toEqual({ todayTokens: 0, totalTokens: 0 });
+  });
+});

@@ -1,0 +1,69 @@
+import { status } from '@grpc/grpc-js';
+import { RpcError } from '@gw/service-kit';
+import { LimitStore, PlaceGrant, UsageTotals } from '../store/limit-store';
+
+/** Longest account or request id accepted; ids are part of Redis keys. */
+export const MAX_ID_LENGTH = 200;
+
+/** The answer to counting a request; feeds the X-RateLimit-* and Retry-After headers. */
+export interface CountOutcome {
+  allowed: boolean;
+  limit: number;
+  /** Left in the current minute after this request; never negative. */
+  remaining: number;
+  resetUnixSeconds: number;
+  /** Seconds until the minute ends when refused; 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+function requireId(name: string, value: string): string {
+  if (value.length === 0) throw new RpcError(status.INVALID_ARGUMENT, `${name} is required`);
+  if (value.length > MAX_ID_LENGTH) throw new RpcError(status.INVALID_ARGUMENT, `${name} longer than ${MAX_ID_LENGTH} characters`);
+  return value;
+}
+
+function requireTokens(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RpcError(status.INVALID_ARGUMENT, `${name} must be a whole number >= 0`);
+  return value;
+}
+
+/**
+ * The rules of per-account limits and usage (SPEC sections 3 and 8): one count per request in
+ * the UTC clock minute, a fixed number of concurrency places, usage by UTC day and all time.
+ * Being over a limit is an answer, not an error; the store's own failures pass through.
+ */
+export class QuotaLedger {
+  constructor(private readonly store: LimitStore) {}
+
+  /** Counts a request; a refused request is not counted, so it cannot make a later minute worse. */
+  async countRequest(accountId: string): Promise<CountOutcome> {
+    const counted = await this.store.countRequest(requireId('account_id', accountId));
+    return {
+      allowed: counted.allowed,
+      limit: counted.limit,
+      remaining: Math.max(0, counted.limit - counted.count),
+      resetUnixSeconds: counted.resetUnixSeconds,
+      retryAfterSeconds: counted.allowed ? 0 : counted.retryAfterSeconds,
+    };
+  }
+
+  /** Takes a place for the request just before the provider call. */
+  async acquirePlace(accountId: string, requestId: string): Promise<PlaceGrant> {
+    return this.store.acquirePlace(requireId('account_id', accountId), requireId('request_id', requestId));
+  }
+
+  /**
+   * Gives the place back after billing and records prompt plus completion tokens; the tokens
+   * count even when the place had already cleared, or was never taken (the chat product path).
+   */
+  async releasePlace(accountId: string, requestId: string, promptTokens: number, completionTokens: number): Promise<{ released: boolean }> {
+    const tokens = requireTokens('prompt_tokens', promptTokens) + requireTokens('completion_tokens', completionTokens);
+    if (!Number.isSafeInteger(tokens)) throw new RpcError(status.INVALID_ARGUMENT, 'token count too large');
+    return this.store.releasePlace(requireId('account_id', accountId), requireId('request_id', requestId), tokens);
+  }
+
+  /** Today's (UTC) and all-time tokens. */
+  async getUsage(accountId: string): Promise<UsageTotals> {
+    return this.store.getUsage(requireId('account_id', accountId));
+  }
+}

@@ -1,0 +1,36 @@
+import { status } from '@grpc/grpc-js';
+import { quotaV1 } from '@gw/contracts';
+import { Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { QuotaLedger } from '../domain/quota-ledger';
+import { StoreUnavailableError } from '../store/store-unavailable-error';
+
+/**
+ * The grpc-js implementation of quota.v1.Quota: translation only, the rules are in QuotaLedger.
+ * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
+ */
+export function quotaGrpc(ledger: QuotaLedger, logger: Logger): quotaV1.QuotaServer {
+  const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      logger.warn('store unavailable', { method, err: err.cause });
+      throw new RpcError(status.UNAVAILABLE, 'quota store unavailable');
+    }
+  };
+
+  return {
+    countRequest: unaryHandler(logger, 'CountRequest', (req: quotaV1.CountRequestRequest): Promise<quotaV1.CountRequestResponse> =>
+      decide('CountRequest', () => ledger.countRequest(req.accountId)),
+    ),
+    acquirePlace: unaryHandler(logger, 'AcquirePlace', (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> =>
+      decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId)),
+    ),
+    releasePlace: unaryHandler(logger, 'ReleasePlace', (req: quotaV1.ReleasePlaceRequest): Promise<quotaV1.ReleasePlaceResponse> =>
+      decide('ReleasePlace', () => ledger.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens)),
+    ),
+    getUsage: unaryHandler(logger, 'GetUsage', (req: quotaV1.GetUsageRequest): Promise<quotaV1.GetUsageResponse> =>
+      decide('GetUsage', () => ledger.getUsage(req.accountId)),
+    ),
+  };
+}

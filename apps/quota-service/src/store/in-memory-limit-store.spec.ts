@@ -1,0 +1,4 @@
+import { InMemoryLimitStore } from './in-memory-limit-store';
+import { describeLimitStoreContract } from './limit-store.contract';
+
+describeLimitStoreContract('in memory', async (settings, now) => new InMemoryLimitStore(settings, now));

@@ -1,0 +1,60 @@
+/** The limits a store enforces; the same for every account (SPEC section 8, rule 7). */
+export interface LimitSettings {
+  /** Requests counted per account and UTC clock minute. */
+  requestsPerMinute: number;
+  /** Concurrency places per account. */
+  concurrentPlaces: number;
+  /** All places of an account clear when none was granted for this long. */
+  placeRecoveryMs: number;
+}
+
+/** The outcome of counting one request in the account's current clock minute. */
+export interface MinuteCount {
+  /** False when the minute's limit was already reached; a refused call is not counted. */
+  allowed: boolean;
+  /** Requests counted in this minute, this one included when allowed; never above `limit`. */
+  count: number;
+  limit: number;
+  /** End of the current minute, Unix seconds. */
+  resetUnixSeconds: number;
+  /** Whole seconds (at least 1) until the minute ends. */
+  retryAfterSeconds: number;
+}
+
+/** The outcome of asking for a concurrency place. */
+export interface PlaceGrant {
+  granted: boolean;
+  limit: number;
+}
+
+/** Tokens (prompt plus completion) of an account. */
+export interface UsageTotals {
+  /** Since 00:00 UTC of the store's current day. */
+  todayTokens: number;
+  /** All time. */
+  totalTokens: number;
+}
+
+/**
+ * Per-account counters behind quota.v1.Quota. Every operation is atomic per account and takes
+ * its time from the store's own clock, so that all replicas agree. Implementations must behave
+ * identically (see limit-store.contract.ts); a store that cannot answer rejects with
+ * StoreUnavailableError.
+ */
+export interface LimitStore {
+  /** Counts a request in the account's current UTC clock minute, unless the limit is reached. */
+  countRequest(accountId: string): Promise<MinuteCount>;
+  /**
+   * Takes a place for `requestId` when fewer than the limit are held. Asking again with a
+   * request id that holds a place grants it again. A refusal changes nothing.
+   */
+  acquirePlace(accountId: string, requestId: string): Promise<PlaceGrant>;
+  /**
+   * Frees the place of `requestId` (released=false when it held none, or the places had
+   * cleared) and always adds `tokens` to today's and the all-time usage.
+   */
+  releasePlace(accountId: string, requestId: string, tokens: number): Promise<{ released: boolean }>;
+  getUsage(accountId: string): Promise<UsageTotals>;
+  /** Releases connections; the store is unusable afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,94 @@
+import { credentials, ServiceError, status } from '@grpc/grpc-js';
+import { quotaV1 } from '@gw/contracts';
+import { createLogger, unaryCall } from '@gw/service-kit';
+import { createTestRedis, TestRedis } from '@gw/testing';
+import { loadConfig } from '../src/config';
+import { QuotaApp, startQuotaApp } from '../src/quota-app';
+import { PausableProxy, startPausableProxy } from './pausable-proxy';
+
+const silent = createLogger('quota-service-test', 'error', () => undefined);
+const REDIS_TIMEOUT_MS = 200;
+/** Far longer than an answer may take; a call still running then has hung. */
+const CLIENT_DEADLINE_MS = 5000;
+/** An UNAVAILABLE must come within this: a command deadline or two plus scheduling. */
+const QUICK_MS = 1500;
+/** Reconnection after the network heals: socket timeout, then a back-off of at most 2 s. */
+const RECOVERY_MS = 8000;
+
+async function startApp(redisUrl: string, redisKeyPrefix: string): Promise<{ app: QuotaApp; quota: quotaV1.QuotaClient }> {
+  const config = loadConfig({
+    QUOTA_PORT: '0',
+    BIND_HOST: '127.0.0.1',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: redisKeyPrefix,
+    REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS),
+    SHUTDOWN_GRACE_MS: '1000',
+  });
+  const app = await startQuotaApp(config, silent);
+  return { app, quota: new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure()) };
+}
+
+/** Calls every method once; each must fail with UNAVAILABLE, quickly, without the store's error text. */
+async function expectEveryMethodUnavailable(quota: quotaV1.QuotaClient): Promise<void> {
+  const accountId = 'acct_down';
+  const calls: Array<() => Promise<unknown>> = [
+    () => unaryCall(quota.countRequest.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
+    () => unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'r1' }, CLIENT_DEADLINE_MS),
+    () => unaryCall(quota.releasePlace.bind(quota), { accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }, CLIENT_DEADLINE_MS),
+    () => unaryCall(quota.getUsage.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
+  ];
+  for (const call of calls) {
+    const started = Date.now();
+    const err = (await call().then(() => undefined, (e: unknown) => e)) as ServiceError | undefined;
+    expect(Date.now() - started).toBeLessThan(QUICK_MS);
+    expect(err).toMatchObject({ code: status.UNAVAILABLE, details: 'quota store unavailable' });
+  }
+}
+
+describe('quota-service when Redis cannot answer', () => {
+  it('answers UNAVAILABLE at once when nothing listens at REDIS_URL', async () => {
+    const { app, quota } = await startApp('redis://127.0.0.1:1', 'gw-test-down:');
+    try {
+      await expectEveryMethodUnavailable(quota);
+    } finally {
+      quota.close();
+      await app.stop();
+    }
+  });
+
+  describe('when a connected Redis stops answering (black hole)', () => {
+    let redis: TestRedis;
+    let proxy: PausableProxy;
+
+    beforeAll(async () => {
+      redis = await createTestRedis();
+      proxy = await startPausableProxy(redis.url);
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await redis?.cleanup();
+    });
+
+    it('answers normally, then UNAVAILABLE within the Redis deadline instead of hanging, then recovers', async () => {
+      const { app, quota } = await startApp(proxy.url, redis.keyPrefix);
+      const count = () => unaryCall(quota.countRequest.bind(quota), { accountId: 'acct_hole' }, CLIENT_DEADLINE_MS);
+      try {
+        expect(await count()).toMatchObject({ allowed: true, remaining: 29 });
+        proxy.stall();
+        await expectEveryMethodUnavailable(quota);
+        await expectEveryMethodUnavailable(quota);
+        proxy.resume();
+        const recovered = Date.now() + RECOVERY_MS;
+        let answer = await count().catch(() => undefined);
+        while (!answer && Date.now() < recovered) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          answer = await count().catch(() => undefined);
+        }
+        expect(answer).toMatchObject({ allowed: true });
+      } finally {
+        quota.close();
+        await app.stop();
+      }
+    });
+  });
+});
