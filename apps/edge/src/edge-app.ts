@@ -6,6 +6,7 @@ import { BillingClient } from './clients/billing-client';
 import { QuotaClient } from './clients/quota-client';
 import { EdgeConfig } from './config';
 import { Settlement } from './domain/settlement';
+import { accessLog } from './http/access-log';
 import { startAdminServer } from './http/admin-server';
 import { errorHandler } from './http/error-handler';
 import { methodNotAllowed, notFound } from './http/not-served';
@@ -35,6 +36,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(requestId);
+  app.use(accessLog(logger));
   app.post('/v1/chat/completions', chatCompletionsRoute({ auth, quota, billing, provider, settlement, bodyLimitBytes: config.bodyLimitBytes, logger }));
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
   app.get('/v1/models', listModelsRoute(auth));

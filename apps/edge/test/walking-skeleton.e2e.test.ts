@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
-import { createTestDatabase, createTestRedis, RunningStack, startStack, TestDatabase, TestRedis } from '@gw/testing';
+import { RunningStack, startStack } from '@gw/test-stack';
+import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 
 interface KeyCreated {
   id: string;
@@ -96,6 +97,35 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     const stats = (await (await fetch(`${stack.providerUrl.replace(/\/v1$/, '')}/sim/stats`)).json()) as { lastAuthorization: string };
     expect(stats.lastAuthorization).toBe('Bearer gateway-');
     expect(stack.logs.join('\n')).not.toContain(key.key.slice(12));
+  });
+
+  it('echoes the caller x-request-id and writes one JSON log line for the request with it', async () => {
+    const res = await fetch(`${stack.baseUrl}/models`, { headers: { 'x-request-id': 'skeleton-trace-1' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('skeleton-trace-1');
+    await waitFor(async () => stack.logs.some((l) => l.includes('"requestId":"skeleton-trace-1"')));
+    const line = JSON.parse(stack.logs.find((l) => l.includes('"requestId":"skeleton-trace-1"')) ?? '{}');
+    expect(line).toMatchObject({ service: 'edge', msg: 'request', status: 200, path: '/v1/models' });
+  });
+
+  it('answers paths it does not serve with 404 NOT_FOUND and wrong methods with 405 and Allow', async () => {
+    const missing = await fetch(`${stack.baseUrl}/embeddings`, { method: 'POST' });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'NOT_FOUND', type: 'invalid_request_error' });
+    const wrong = await fetch(`${stack.baseUrl}/chat/completions`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('POST');
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('answers a missing key with 401 MISSING_API_KEY and a body over 2 MB with a 413 HTML page', async () => {
+    const noKey = await fetch(`${stack.baseUrl}/chat/completions`, { method: 'POST', body: '{}' });
+    expect(noKey.status).toBe(401);
+    expect(((await noKey.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'MISSING_API_KEY', type: 'authentication_error' });
+    const big = await fetch(`${stack.baseUrl}/chat/completions`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024 + 1) });
+    expect(big.status).toBe(413);
+    expect(big.headers.get('content-type')).toContain('text/html');
+    expect(big.headers.get('x-request-id')).toBeNull();
   });
 });
 

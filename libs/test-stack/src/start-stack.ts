@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readiness, waitReady } from '@gw/service-kit';
-import { freePort } from './free-port';
+import { freePort } from '@gw/testing';
 
 const DIST = join(__dirname, '..', '..', '..', 'dist', 'apps');
 

@@ -1,0 +1,126 @@
+import { credentials, status } from '@grpc/grpc-js';
+import { Client as PgClient } from 'pg';
+import { authV1, healthV1 } from '@gw/contracts';
+import { createLogger, unaryCall } from '@gw/service-kit';
+import { createTestDatabase, TestDatabase } from '@gw/testing';
+import { AuthApp, startAuthApp } from '../src/auth-app';
+import { loadConfig } from '../src/config';
+import { sha256Hex } from '../src/domain/api-key';
+
+const DEADLINE_MS = 5000;
+
+describe('auth.v1.Auth over gRPC on Postgres', () => {
+  let db: TestDatabase;
+  let app: AuthApp;
+  let auth: authV1.AuthClient;
+  let health: healthV1.HealthClient;
+
+  const call = {
+    createAccount: (name: string) => unaryCall(auth.createAccount.bind(auth), { name }, DEADLINE_MS),
+    getAccount: (accountId: string) => unaryCall(auth.getAccount.bind(auth), { accountId }, DEADLINE_MS),
+    createKey: (accountId: string, name = '') => unaryCall(auth.createKey.bind(auth), { accountId, name }, DEADLINE_MS),
+    listKeys: (accountId: string) => unaryCall(auth.listKeys.bind(auth), { accountId }, DEADLINE_MS),
+    revokeKey: (keyId: string) => unaryCall(auth.revokeKey.bind(auth), { keyId }, DEADLINE_MS),
+    authenticate: (key: string) => unaryCall(auth.authenticate.bind(auth), { keySha256: sha256Hex(key) }, DEADLINE_MS),
+    listModels: (accountId: string) => unaryCall(auth.listModels.bind(auth), { accountId }, DEADLINE_MS),
+  };
+  const codeOf = (p: Promise<unknown>) => p.then(() => undefined, (err: { code: number }) => err.code);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const config = loadConfig({ AUTH_PORT: '0', BIND_HOST: '127.0.0.1', DATABASE_URL: db.url, LAST_USED_FLUSH_MS: '50', SHUTDOWN_GRACE_MS: '1000' });
+    app = await startAuthApp(config, createLogger('auth-service', 'error', () => undefined));
+    auth = new authV1.AuthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+  });
+
+  afterAll(async () => {
+    auth?.close();
+    health?.close();
+    await app?.stop();
+    await db?.drop();
+  });
+
+  it('reports SERVING for auth.v1.Auth and for the server', async () => {
+    for (const service of ['', 'auth.v1.Auth']) {
+      expect((await unaryCall(health.check.bind(health), { service }, DEADLINE_MS)).status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
+    }
+    expect(await codeOf(unaryCall(health.check.bind(health), { service: 'nope.v1.Nope' }, DEADLINE_MS))).toBe(status.NOT_FOUND);
+  });
+
+  it('creates an account and reads it back, with a default name when none is given', async () => {
+    const { account } = await call.createAccount('');
+    expect(account).toMatchObject({ accountId: expect.stringMatching(/^acct_/), name: 'Account', grantedModels: [], deletionScheduled: false });
+    expect(account?.suspension).toBeUndefined();
+    expect((await call.getAccount(account?.accountId ?? '')).account).toEqual(account);
+    expect(await codeOf(call.getAccount('acct_missing'))).toBe(status.NOT_FOUND);
+  });
+
+  it('creates a key shown once, lists it by prefix, and finds its owner by SHA-256', async () => {
+    const accountId = (await call.createAccount('Keys')).account?.accountId ?? '';
+    const created = await call.createKey(accountId, 'ci');
+    expect(created.key).toMatch(/^sk-shfr-[0-9a-f]{40}$/);
+    expect(created.info).toMatchObject({ prefix: created.key.slice(0, 12), name: 'ci', lastUsed: '' });
+
+    const unnamed = await call.createKey(accountId);
+    expect(unnamed.info?.name).toBeTruthy();
+    expect((await call.listKeys(accountId)).keys.map((k) => k.id)).toEqual([created.info?.id, unnamed.info?.id]);
+
+    const owner = await call.authenticate(created.key);
+    expect(owner).toMatchObject({ found: true, accountId, keyId: created.info?.id });
+    expect(owner.models.map((m) => [m.id, m.vision])).toEqual([
+      ['vendor-v4-flash', true],
+      ['vendor-v4-pro', false],
+    ]);
+    expect(await call.authenticate(`sk-shfr-${'f'.repeat(40)}`)).toMatchObject({ found: false });
+  });
+
+  it('refuses a key name over 64 characters and a key for an unknown account', async () => {
+    const accountId = (await call.createAccount('Names')).account?.accountId ?? '';
+    expect((await call.createKey(accountId, 'n'.repeat(64))).info?.name).toHaveLength(64);
+    expect(await codeOf(call.createKey(accountId, 'n'.repeat(65)))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(call.createKey('acct_missing'))).toBe(status.NOT_FOUND);
+  });
+
+  it('revokes a key for good: the next lookup finds nothing and the list no longer shows it', async () => {
+    const accountId = (await call.createAccount('Revoke')).account?.accountId ?? '';
+    const { key, info } = await call.createKey(accountId);
+    expect((await call.authenticate(key)).found).toBe(true);
+    expect(await call.revokeKey(info?.id ?? '')).toEqual({ keyId: info?.id });
+    expect((await call.authenticate(key)).found).toBe(false);
+    expect((await call.listKeys(accountId)).keys).toEqual([]);
+    expect(await codeOf(call.revokeKey(info?.id ?? ''))).toBe(status.NOT_FOUND);
+  });
+
+  it('records last use after an accepted lookup, off the request path', async () => {
+    const accountId = (await call.createAccount('Used')).account?.accountId ?? '';
+    const { key } = await call.createKey(accountId);
+    const before = Date.now();
+    await call.authenticate(key);
+    let lastUsed = '';
+    for (let i = 0; i < 50 && !lastUsed; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      lastUsed = (await call.listKeys(accountId)).keys[0].lastUsed;
+    }
+    expect(new Date(lastUsed).getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  it('lists the public models for a caller without an account', async () => {
+    expect((await call.listModels('')).models.map((m) => m.id)).toEqual(['vendor-v4-flash', 'vendor-v4-pro']);
+  });
+
+  it('keeps only the SHA-256 and the prefix of a key in the database', async () => {
+    const accountId = (await call.createAccount('Hash only')).account?.accountId ?? '';
+    const { key } = await call.createKey(accountId);
+    const pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query<{ dump: string }>("SELECT string_agg(t::text, ' ') AS dump FROM auth.api_keys t");
+      expect(rows[0].dump).toContain(sha256Hex(key));
+      expect(rows[0].dump).toContain(key.slice(0, 12));
+      expect(rows[0].dump).not.toContain(key.slice(12));
+    } finally {
+      await pg.end();
+    }
+  });
+});

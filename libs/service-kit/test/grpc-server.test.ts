@@ -1,0 +1,55 @@
+import { credentials, status, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { healthV1, quotaV1 } from '@gw/contracts';
+import { createLogger, RpcError, RunningGrpcServer, startGrpcServer, unaryCall, unaryHandler } from '../src';
+
+describe('gRPC server: unaryHandler is the one place errors become statuses; health', () => {
+  let server: RunningGrpcServer;
+  let client: quotaV1.QuotaClient;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    const logger = createLogger('test', 'info', (line) => logged.push(line));
+    const implementation = {
+      countRequest: unaryHandler(logger, 'CountRequest', async (req: quotaV1.CountRequestRequest) => {
+        if (req.accountId === 'refuse') throw new RpcError(status.FAILED_PRECONDITION, 'refused on purpose');
+        if (req.accountId === 'crash') throw new Error('secret detail: database password is hunter2');
+        return { allowed: true, limit: 1, remaining: 0, resetUnixSeconds: 60, retryAfterSeconds: 0 };
+      }),
+    };
+    server = await startGrpcServer('127.0.0.1', 0, [
+      { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: implementation as unknown as UntypedServiceImplementation },
+    ]);
+    client = new quotaV1.QuotaClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+  });
+
+  afterAll(async () => {
+    client.close();
+    await server.stop(1000);
+  });
+
+  const count = (accountId: string) => unaryCall(client.countRequest.bind(client), { accountId }, 2000);
+
+  it('answers normally', async () => {
+    expect(await count('ok')).toMatchObject({ allowed: true, limit: 1 });
+  });
+
+  it('keeps the code and message of an RpcError', async () => {
+    await expect(count('refuse')).rejects.toMatchObject({ code: status.FAILED_PRECONDITION, details: 'refused on purpose' });
+  });
+
+  it('answers INTERNAL without the text of any other error, and logs it', async () => {
+    await expect(count('crash')).rejects.toMatchObject({ code: status.INTERNAL, details: 'internal error' });
+    expect(logged.some((l) => l.includes('hunter2') && l.includes('"method":"CountRequest"'))).toBe(true);
+  });
+
+  it('turns health NOT_SERVING when asked, for probes to see before the drain', async () => {
+    server.health.setNotServing();
+    const health = new healthV1.HealthClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+    try {
+      const res = await unaryCall(health.check.bind(health), { service: 'quota.v1.Quota' }, 2000);
+      expect(res.status).toBe(healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING);
+    } finally {
+      health.close();
+    }
+  });
+});
