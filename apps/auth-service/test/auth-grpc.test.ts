@@ -23,6 +23,11 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     revokeKey: (keyId: string) => unaryCall(auth.revokeKey.bind(auth), { keyId }, DEADLINE_MS),
     authenticate: (key: string) => unaryCall(auth.authenticate.bind(auth), { keySha256: sha256Hex(key) }, DEADLINE_MS),
     listModels: (accountId: string) => unaryCall(auth.listModels.bind(auth), { accountId }, DEADLINE_MS),
+    suspend: (accountId: string, until = '', reason = '') => unaryCall(auth.suspendAccount.bind(auth), { accountId, until, reason }, DEADLINE_MS),
+    unsuspend: (accountId: string) => unaryCall(auth.unsuspendAccount.bind(auth), { accountId }, DEADLINE_MS),
+    scheduleDeletion: (accountId: string) => unaryCall(auth.scheduleAccountDeletion.bind(auth), { accountId }, DEADLINE_MS),
+    grantModel: (accountId: string, modelId: string) => unaryCall(auth.grantModel.bind(auth), { accountId, modelId }, DEADLINE_MS),
+    addModel: (id: string, vision: boolean) => unaryCall(auth.addModel.bind(auth), { id, vision }, DEADLINE_MS),
   };
   const codeOf = (p: Promise<unknown>) => p.then(() => undefined, (err: { code: number }) => err.code);
 
@@ -107,6 +112,46 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
 
   it('lists the public models for a caller without an account', async () => {
     expect((await call.listModels('')).models.map((m) => m.id)).toEqual(['vendor-v4-flash', 'vendor-v4-pro']);
+  });
+
+  it('suspends with or without an end, reports it on lookup, and lifts it', async () => {
+    const accountId = (await call.createAccount('Suspended')).account?.accountId ?? '';
+    const { key } = await call.createKey(accountId);
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await call.suspend(accountId, until, 'fraud check')).account?.suspension).toEqual({ until, reason: 'fraud check', whatsapp: '+218910000000' });
+    expect((await call.authenticate(key)).suspension).toEqual({ until, reason: 'fraud check', whatsapp: '+218910000000' });
+    expect(await codeOf(call.createKey(accountId))).toBe(status.FAILED_PRECONDITION);
+    expect((await call.unsuspend(accountId)).account?.suspension).toBeUndefined();
+    expect((await call.authenticate(key)).suspension).toBeUndefined();
+    expect(await codeOf(call.suspend(accountId, 'next tuesday'))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(call.suspend('acct_missing'))).toBe(status.NOT_FOUND);
+  });
+
+  it('treats a suspension whose end has passed as lifted', async () => {
+    const accountId = (await call.createAccount('Lapsed')).account?.accountId ?? '';
+    const { key } = await call.createKey(accountId);
+    await call.suspend(accountId, new Date(Date.now() - 1000).toISOString());
+    expect((await call.authenticate(key)).suspension).toBeUndefined();
+    expect((await call.createKey(accountId)).key).toMatch(/^sk-shfr-/);
+  });
+
+  it('refuses keys once an account is scheduled for deletion', async () => {
+    const accountId = (await call.createAccount('Leaving')).account?.accountId ?? '';
+    expect((await call.scheduleDeletion(accountId)).account?.deletionScheduled).toBe(true);
+    expect(await codeOf(call.createKey(accountId))).toBe(status.FAILED_PRECONDITION);
+  });
+
+  it('adds models once and grants them only to the accounts named', async () => {
+    const [a, b] = await Promise.all([call.createAccount('A'), call.createAccount('B')]);
+    const id = `grpc-model-${process.pid}`;
+    expect((await call.addModel(id, false)).model).toMatchObject({ id, vision: false, public: false });
+    expect(await codeOf(call.addModel(id, true))).toBe(status.ALREADY_EXISTS);
+    expect(await codeOf(call.addModel('has space', true))).toBe(status.INVALID_ARGUMENT);
+    expect((await call.grantModel(a.account?.accountId ?? '', id)).account?.grantedModels).toEqual([id]);
+    expect(await codeOf(call.grantModel(a.account?.accountId ?? '', 'no-such-model'))).toBe(status.NOT_FOUND);
+    expect((await call.listModels(a.account?.accountId ?? '')).models.map((m) => m.id)).toContain(id);
+    expect((await call.listModels(b.account?.accountId ?? '')).models.map((m) => m.id)).not.toContain(id);
+    expect((await call.listModels('')).models.map((m) => m.id)).not.toContain(id);
   });
 
   it('keeps only the SHA-256 and the prefix of a key in the database', async () => {

@@ -7,36 +7,57 @@ import { freePort } from '@gw/testing';
 
 const DIST = join(__dirname, '..', '..', '..', 'dist', 'apps');
 
-/** Where the stack's stores are. */
+/** Where the stack's stores are, and how many replicas of the scalable processes to run. */
 export interface StackOptions {
   databaseUrl: string;
   redisUrl: string;
   redisKeyPrefix: string;
   /** Extra environment for every process (limits, timeouts...). */
   env?: Record<string, string>;
+  /** Replicas (default 1 each); edge replica i talks to auth and quota replica i modulo their count. */
+  replicas?: { edge?: number; auth?: number; quota?: number };
 }
 
 /** A running stack of real processes on loopback. */
 export interface RunningStack {
-  /** The client base address, `http://127.0.0.1:<port>/v1`. */
+  /** The client base address of the first edge, `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
+  /** The base address of every edge replica. */
+  baseUrls: string[];
   providerUrl: string;
   env: Record<string, string>;
   /** Every log line the processes wrote, for assertions about what is (not) logged. */
   logs: string[];
   /** Runs the operator CLI against this stack: parsed JSON output and exit code. */
   ctl(...args: string[]): Promise<{ json: unknown; exitCode: number }>;
-  /** SIGTERM to every process (edge first), waiting for each to exit. */
+  /** SIGTERM to every process (edges first), waiting for each to exit. */
   stop(): Promise<void>;
 }
 
+interface PlannedProcess {
+  app: string;
+  env: Record<string, string>;
+  readiness: Readiness;
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
 /**
- * Starts provider-sim, auth-, quota- and billing-service and the edge from `dist/` (built by
- * the Jest global setup) as separate processes, on free ports, against the given stores.
+ * Starts provider-sim, auth-, quota- and billing-service and the edge from `dist/` (built by the
+ * Jest global setup) as separate processes, on free ports, against the given stores.
  */
 export async function startStack(options: StackOptions): Promise<RunningStack> {
-  const [edge, admin, auth, quota, billing, sim] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const count = { edge: options.replicas?.edge ?? 1, auth: options.replicas?.auth ?? 1, quota: options.replicas?.quota ?? 1 };
+  const ports = async (n: number) => Promise.all(range(n).map(() => freePort()));
+  const [edgePorts, adminPorts, authPorts, quotaPorts, [billing, sim]] = await Promise.all([
+    ports(count.edge),
+    ports(count.edge),
+    ports(count.auth),
+    ports(count.quota),
+    ports(2),
+  ]);
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-stack-'));
+  const addr = (port: number) => `127.0.0.1:${port}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'info',
@@ -45,30 +66,36 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,
     REDIS_KEY_PREFIX: options.redisKeyPrefix,
-    EDGE_PORT: String(edge),
-    EDGE_ADMIN_PORT: String(admin),
-    AUTH_PORT: String(auth),
-    QUOTA_PORT: String(quota),
     BILLING_PORT: String(billing),
     PROVIDER_SIM_PORT: String(sim),
-    AUTH_ADDR: `127.0.0.1:${auth}`,
-    QUOTA_ADDR: `127.0.0.1:${quota}`,
-    BILLING_ADDR: `127.0.0.1:${billing}`,
+    AUTH_ADDR: addr(authPorts[0]),
+    QUOTA_ADDR: addr(quotaPorts[0]),
+    BILLING_ADDR: addr(billing),
     PROVIDER_BASE_URL: `http://127.0.0.1:${sim}/v1`,
     PROVIDER_API_KEY: 'gateway-own-provider-key',
     ...options.env,
   };
-  const plan: [string, Readiness][] = [
-    ['provider-sim', { kind: 'http', url: `http://127.0.0.1:${sim}/healthz` }],
-    ['auth-service', { kind: 'grpc', address: env.AUTH_ADDR }],
-    ['quota-service', { kind: 'grpc', address: env.QUOTA_ADDR }],
-    ['billing-service', { kind: 'grpc', address: env.BILLING_ADDR }],
-    ['edge', { kind: 'http', url: `http://127.0.0.1:${admin}/readyz` }],
+  const plan: PlannedProcess[] = [
+    { app: 'provider-sim', env: {}, readiness: { kind: 'http', url: `http://127.0.0.1:${sim}/healthz` } },
+    ...authPorts.map((p) => ({ app: 'auth-service', env: { AUTH_PORT: String(p) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
+    ...quotaPorts.map((p) => ({ app: 'quota-service', env: { QUOTA_PORT: String(p) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
+    { app: 'billing-service', env: {}, readiness: { kind: 'grpc', address: env.BILLING_ADDR } },
+    ...edgePorts.map((p, i) => ({
+      app: 'edge',
+      env: {
+        EDGE_PORT: String(p),
+        EDGE_ADMIN_PORT: String(adminPorts[i]),
+        AUTH_ADDR: addr(authPorts[i % authPorts.length]),
+        QUOTA_ADDR: addr(quotaPorts[i % quotaPorts.length]),
+      },
+      readiness: { kind: 'http', url: `http://127.0.0.1:${adminPorts[i]}/readyz` } as Readiness,
+    })),
   ];
+
   const logs: string[] = [];
-  const children: [string, ChildProcess][] = [];
+  const children: ChildProcess[] = [];
   const stop = async () => {
-    for (const [, child] of [...children].reverse()) {
+    for (const child of [...children].reverse()) {
       if (child.exitCode !== null || child.signalCode !== null) continue;
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
@@ -79,11 +106,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   };
   try {
     await Promise.all(
-      plan.map(async ([app, readiness]) => {
-        const child = spawn(process.execPath, [join(DIST, app, 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        children.push([app, child]);
-        child.stdout?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
-        child.stderr?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
+      plan.map(async ({ app, env: own, readiness }) => {
+        const child = spawn(process.execPath, [join(DIST, app, 'main.js')], { env: { ...env, ...own }, stdio: ['ignore', 'pipe', 'pipe'] });
+        children.push(child);
+        for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
         await waitReady(readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
           throw new Error(`${app} did not start: ${err.message}\n${logs.slice(-20).join('\n')}`);
         });
@@ -93,8 +119,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await stop();
     throw err;
   }
+  const baseUrls = edgePorts.map((p) => `http://127.0.0.1:${p}/v1`);
   return {
-    baseUrl: `http://127.0.0.1:${edge}/v1`,
+    baseUrl: baseUrls[0],
+    baseUrls,
     providerUrl: env.PROVIDER_BASE_URL,
     env,
     logs,

@@ -40,6 +40,10 @@ export class AccountDirectory {
     return account;
   }
 
+  private async mustExist(changed: Promise<boolean>, accountId: string): Promise<void> {
+    if (!(await changed)) throw new RpcError(status.NOT_FOUND, `account ${accountId} not found`);
+  }
+
   /** Creates a key; refused for an account that is suspended or scheduled for deletion. */
   async createKey(accountId: string, name: string): Promise<{ record: KeyRecord; value: string }> {
     const account = await this.getAccount(accountId);
@@ -68,6 +72,38 @@ export class AccountDirectory {
     const [account, models] = await Promise.all([this.getAccount(key.accountId), this.store.listModels(key.accountId)]);
     if (!isSuspendedNow(account, this.now())) this.lastUsed.record(key.id, this.now());
     return { account, keyId: key.id, models };
+  }
+
+  /** Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason. */
+  async suspend(accountId: string, until: string, reason: string): Promise<AccountRecord> {
+    const end = until ? new Date(until) : null;
+    if (end && Number.isNaN(end.getTime())) throw new RpcError(status.INVALID_ARGUMENT, `until is not an ISO-8601 time: ${until}`);
+    await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: reason || null }), accountId);
+    return this.getAccount(accountId);
+  }
+
+  async unsuspend(accountId: string): Promise<AccountRecord> {
+    await this.mustExist(this.store.setSuspension(accountId, null), accountId);
+    return this.getAccount(accountId);
+  }
+
+  async scheduleDeletion(accountId: string): Promise<AccountRecord> {
+    await this.mustExist(this.store.scheduleDeletion(accountId), accountId);
+    return this.getAccount(accountId);
+  }
+
+  async grantModel(accountId: string, modelId: string): Promise<AccountRecord> {
+    await this.getAccount(accountId);
+    if ((await this.store.grantModel(accountId, modelId)) === 'no-model') throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
+    return this.getAccount(accountId);
+  }
+
+  /** Adds a model only granted accounts may use. */
+  async addModel(id: string, vision: boolean): Promise<ModelRecord> {
+    if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new RpcError(status.INVALID_ARGUMENT, 'a model id is 1 to 128 visible ASCII characters');
+    const model = await this.store.insertModel(id, vision);
+    if (!model) throw new RpcError(status.ALREADY_EXISTS, `model ${id} already exists`);
+    return model;
   }
 
   listModels(accountId: string): Promise<ModelRecord[]> {

@@ -63,5 +63,20 @@ export function authGrpc(directory: AccountDirectory, whatsapp: string, logger: 
     listModels: unaryHandler(logger, 'ListModels', async (req: authV1.ListModelsRequest) => ({
       models: (await directory.listModels(req.accountId)).map(toModel),
     })),
+    suspendAccount: unaryHandler(logger, 'SuspendAccount', async (req: authV1.SuspendAccountRequest) => ({
+      account: toAccount(await directory.suspend(req.accountId, req.until, req.reason)),
+    })),
+    unsuspendAccount: unaryHandler(logger, 'UnsuspendAccount', async (req: authV1.UnsuspendAccountRequest) => ({
+      account: toAccount(await directory.unsuspend(req.accountId)),
+    })),
+    scheduleAccountDeletion: unaryHandler(logger, 'ScheduleAccountDeletion', async (req: authV1.ScheduleAccountDeletionRequest) => ({
+      account: toAccount(await directory.scheduleDeletion(req.accountId)),
+    })),
+    grantModel: unaryHandler(logger, 'GrantModel', async (req: authV1.GrantModelRequest) => ({
+      account: toAccount(await directory.grantModel(req.accountId, req.modelId)),
+    })),
+    addModel: unaryHandler(logger, 'AddModel', async (req: authV1.AddModelRequest) => ({
+      model: toModel(await directory.addModel(req.id, req.vision)),
+    })),
   };
 }

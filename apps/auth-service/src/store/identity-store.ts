@@ -12,6 +12,14 @@ export interface IdentityStore {
   revokeKey(id: string): Promise<boolean>;
   /** Records the time of the last accepted request for each key id. */
   touchKeys(usedAt: Map<string, Date>): Promise<void>;
+  /** Sets or clears the suspension; false for an unknown account. */
+  setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null): Promise<boolean>;
+  /** Marks the account as scheduled for deletion (once); false for an unknown account. */
+  scheduleDeletion(accountId: string): Promise<boolean>;
+  /** Adds a model; false when the id is taken. */
+  insertModel(id: string, vision: boolean): Promise<ModelRecord | undefined>;
+  /** Grants a model; 'no-model' for an unknown model id (an unknown account is the caller's to check). */
+  grantModel(accountId: string, modelId: string): Promise<'granted' | 'no-model'>;
   /** Public models plus those granted to the account (public only when accountId is empty). */
   listModels(accountId: string): Promise<ModelRecord[]>;
 }

@@ -100,6 +100,37 @@ export class PgIdentityStore implements IdentityStore {
     );
   }
 
+  async setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      'UPDATE auth.accounts SET suspended = $2, suspended_until = $3, suspension_reason = $4 WHERE id = $1',
+      [accountId, suspension !== null, suspension?.until?.toISOString() ?? null, suspension?.reason ?? null],
+    );
+    return rowCount > 0;
+  }
+
+  async scheduleDeletion(accountId: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      'UPDATE auth.accounts SET deletion_scheduled_at = COALESCE(deletion_scheduled_at, now()) WHERE id = $1',
+      [accountId],
+    );
+    return rowCount > 0;
+  }
+
+  async insertModel(id: string, vision: boolean): Promise<ModelRecord | undefined> {
+    const { rows } = await this.db.query<ModelRow>(
+      'INSERT INTO auth.models (id, vision, public) VALUES ($1, $2, false) ON CONFLICT (id) DO NOTHING RETURNING id, vision, public, created_at',
+      [id, vision],
+    );
+    return rows[0] && toModel(rows[0]);
+  }
+
+  async grantModel(accountId: string, modelId: string): Promise<'granted' | 'no-model'> {
+    const { rowCount } = await this.db.query('SELECT 1 FROM auth.models WHERE id = $1', [modelId]);
+    if (rowCount === 0) return 'no-model';
+    await this.db.query('INSERT INTO auth.account_models (account_id, model_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, modelId]);
+    return 'granted';
+  }
+
   async listModels(accountId: string): Promise<ModelRecord[]> {
     const { rows } = await this.db.query<ModelRow>(
       `SELECT id, vision, public, created_at FROM auth.models m

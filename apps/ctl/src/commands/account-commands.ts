@@ -17,3 +17,40 @@ export const accountCreate: Command = async (flags, c) => {
 
 /** `account show --account ID` */
 export const accountShow: Command = (flags, c) => accountView(required(flags, 'account'), c);
+
+/** `account suspend --account ID [--until ISO-8601] [--reason TEXT]` */
+export const accountSuspend: Command = async (flags, c) => {
+  const accountId = required(flags, 'account');
+  const req = { accountId, until: flags.get('until') ?? '', reason: flags.get('reason') ?? '' };
+  await unaryCall(c.auth.suspendAccount.bind(c.auth), req, c.timeoutMs);
+  return accountView(accountId, c);
+};
+
+/** `account unsuspend --account ID` */
+export const accountUnsuspend: Command = async (flags, c) => {
+  const accountId = required(flags, 'account');
+  await unaryCall(c.auth.unsuspendAccount.bind(c.auth), { accountId }, c.timeoutMs);
+  return accountView(accountId, c);
+};
+
+/** `account schedule-deletion --account ID` */
+export const accountScheduleDeletion: Command = async (flags, c) => {
+  const accountId = required(flags, 'account');
+  await unaryCall(c.auth.scheduleAccountDeletion.bind(c.auth), { accountId }, c.timeoutMs);
+  return accountView(accountId, c);
+};
+
+/** `account grant-model --account ID --model M` */
+export const accountGrantModel: Command = async (flags, c) => {
+  const accountId = required(flags, 'account');
+  await unaryCall(c.auth.grantModel.bind(c.auth), { accountId, modelId: required(flags, 'model') }, c.timeoutMs);
+  return accountView(accountId, c);
+};
+
+/** `model add --id M [--vision]`: a model only granted accounts may use. */
+export const modelAdd: Command = async (flags, c) => {
+  const vision = flags.get('vision');
+  if (vision !== undefined && vision !== 'true' && vision !== 'false') throw new CtlUsageError('--vision takes no value, or true/false');
+  const { model } = await unaryCall(c.auth.addModel.bind(c.auth), { id: required(flags, 'id'), vision: vision === 'true' }, c.timeoutMs);
+  return { id: model?.id, vision: model?.vision };
+};

@@ -1,4 +1,4 @@
-import { accountCreate, accountShow } from './account-commands';
+import { accountCreate, accountGrantModel, accountScheduleDeletion, accountShow, accountSuspend, accountUnsuspend, modelAdd } from './account-commands';
 import { Command } from './command';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
 import { balanceAdd, priceSet, usageShow } from './money-commands';
@@ -7,6 +7,11 @@ import { balanceAdd, priceSet, usageShow } from './money-commands';
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'account create': accountCreate,
   'account show': accountShow,
+  'account suspend': accountSuspend,
+  'account unsuspend': accountUnsuspend,
+  'account schedule-deletion': accountScheduleDeletion,
+  'account grant-model': accountGrantModel,
+  'model add': modelAdd,
   'key create': keyCreate,
   'key list': keyList,
   'key revoke': keyRevoke,

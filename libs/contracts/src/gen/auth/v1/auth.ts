@@ -180,6 +180,74 @@ export interface ListModelsResponse {
   models: Model[];
 }
 
+/** Suspends an account: every request with any of its keys is refused until the end, if any. */
+export interface SuspendAccountRequest {
+  /** The account to suspend. */
+  accountId: string;
+  /** End of the suspension as an ISO-8601 time; empty for no end. */
+  until: string;
+  /** Free text shown to the owner; may be empty. */
+  reason: string;
+}
+
+/** The account after the change. */
+export interface SuspendAccountResponse {
+  /** The account as stored. */
+  account: Account | undefined;
+}
+
+/** Lifts a suspension. */
+export interface UnsuspendAccountRequest {
+  /** The account. */
+  accountId: string;
+}
+
+/** The account after the change. */
+export interface UnsuspendAccountResponse {
+  /** The account as stored. */
+  account: Account | undefined;
+}
+
+/** Schedules an account for deletion: it can no longer create keys. */
+export interface ScheduleAccountDeletionRequest {
+  /** The account. */
+  accountId: string;
+}
+
+/** The account after the change. */
+export interface ScheduleAccountDeletionResponse {
+  /** The account as stored. */
+  account: Account | undefined;
+}
+
+/** Lets an account use a model that not every caller may use. */
+export interface GrantModelRequest {
+  /** The account. */
+  accountId: string;
+  /** An id added with AddModel. */
+  modelId: string;
+}
+
+/** The account after the change. */
+export interface GrantModelResponse {
+  /** The account as stored. */
+  account: Account | undefined;
+}
+
+/** Adds a model that only accounts granted it may use. */
+export interface AddModelRequest {
+  /** Exact model id; ALREADY_EXISTS when it is taken. */
+  id: string;
+  /** Whether the model reads images. */
+  vision: boolean;
+}
+
+/** The model as stored. */
+export interface AddModelResponse {
+  /** The new model. */
+  model: Model | undefined;
+}
+
 function createBaseSuspension(): Suspension {
   return { until: "", reason: "", whatsapp: "" };
 }
@@ -1776,6 +1844,782 @@ export const ListModelsResponse: MessageFns<ListModelsResponse> = {
   },
 };
 
+function createBaseSuspendAccountRequest(): SuspendAccountRequest {
+  return { accountId: "", until: "", reason: "" };
+}
+
+export const SuspendAccountRequest: MessageFns<SuspendAccountRequest> = {
+  encode(message: SuspendAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.until !== "") {
+      writer.uint32(18).string(message.until);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SuspendAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSuspendAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.until = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SuspendAccountRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      until: isSet(object.until) ? globalThis.String(object.until) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: SuspendAccountRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.until !== "") {
+      obj.until = message.until;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SuspendAccountRequest>, I>>(base?: I): SuspendAccountRequest {
+    return SuspendAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SuspendAccountRequest>, I>>(object: I): SuspendAccountRequest {
+    const message = createBaseSuspendAccountRequest();
+    message.accountId = object.accountId ?? "";
+    message.until = object.until ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseSuspendAccountResponse(): SuspendAccountResponse {
+  return { account: undefined };
+}
+
+export const SuspendAccountResponse: MessageFns<SuspendAccountResponse> = {
+  encode(message: SuspendAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SuspendAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSuspendAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SuspendAccountResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: SuspendAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SuspendAccountResponse>, I>>(base?: I): SuspendAccountResponse {
+    return SuspendAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SuspendAccountResponse>, I>>(object: I): SuspendAccountResponse {
+    const message = createBaseSuspendAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUnsuspendAccountRequest(): UnsuspendAccountRequest {
+  return { accountId: "" };
+}
+
+export const UnsuspendAccountRequest: MessageFns<UnsuspendAccountRequest> = {
+  encode(message: UnsuspendAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnsuspendAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnsuspendAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnsuspendAccountRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: UnsuspendAccountRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnsuspendAccountRequest>, I>>(base?: I): UnsuspendAccountRequest {
+    return UnsuspendAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnsuspendAccountRequest>, I>>(object: I): UnsuspendAccountRequest {
+    const message = createBaseUnsuspendAccountRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseUnsuspendAccountResponse(): UnsuspendAccountResponse {
+  return { account: undefined };
+}
+
+export const UnsuspendAccountResponse: MessageFns<UnsuspendAccountResponse> = {
+  encode(message: UnsuspendAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnsuspendAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnsuspendAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnsuspendAccountResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: UnsuspendAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnsuspendAccountResponse>, I>>(base?: I): UnsuspendAccountResponse {
+    return UnsuspendAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnsuspendAccountResponse>, I>>(object: I): UnsuspendAccountResponse {
+    const message = createBaseUnsuspendAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseScheduleAccountDeletionRequest(): ScheduleAccountDeletionRequest {
+  return { accountId: "" };
+}
+
+export const ScheduleAccountDeletionRequest: MessageFns<ScheduleAccountDeletionRequest> = {
+  encode(message: ScheduleAccountDeletionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScheduleAccountDeletionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScheduleAccountDeletionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScheduleAccountDeletionRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ScheduleAccountDeletionRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScheduleAccountDeletionRequest>, I>>(base?: I): ScheduleAccountDeletionRequest {
+    return ScheduleAccountDeletionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScheduleAccountDeletionRequest>, I>>(
+    object: I,
+  ): ScheduleAccountDeletionRequest {
+    const message = createBaseScheduleAccountDeletionRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseScheduleAccountDeletionResponse(): ScheduleAccountDeletionResponse {
+  return { account: undefined };
+}
+
+export const ScheduleAccountDeletionResponse: MessageFns<ScheduleAccountDeletionResponse> = {
+  encode(message: ScheduleAccountDeletionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScheduleAccountDeletionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScheduleAccountDeletionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScheduleAccountDeletionResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: ScheduleAccountDeletionResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScheduleAccountDeletionResponse>, I>>(base?: I): ScheduleAccountDeletionResponse {
+    return ScheduleAccountDeletionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScheduleAccountDeletionResponse>, I>>(
+    object: I,
+  ): ScheduleAccountDeletionResponse {
+    const message = createBaseScheduleAccountDeletionResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGrantModelRequest(): GrantModelRequest {
+  return { accountId: "", modelId: "" };
+}
+
+export const GrantModelRequest: MessageFns<GrantModelRequest> = {
+  encode(message: GrantModelRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.modelId !== "") {
+      writer.uint32(18).string(message.modelId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GrantModelRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGrantModelRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.modelId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GrantModelRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      modelId: isSet(object.modelId)
+        ? globalThis.String(object.modelId)
+        : isSet(object.model_id)
+        ? globalThis.String(object.model_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GrantModelRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.modelId !== "") {
+      obj.modelId = message.modelId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GrantModelRequest>, I>>(base?: I): GrantModelRequest {
+    return GrantModelRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GrantModelRequest>, I>>(object: I): GrantModelRequest {
+    const message = createBaseGrantModelRequest();
+    message.accountId = object.accountId ?? "";
+    message.modelId = object.modelId ?? "";
+    return message;
+  },
+};
+
+function createBaseGrantModelResponse(): GrantModelResponse {
+  return { account: undefined };
+}
+
+export const GrantModelResponse: MessageFns<GrantModelResponse> = {
+  encode(message: GrantModelResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GrantModelResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGrantModelResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GrantModelResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: GrantModelResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GrantModelResponse>, I>>(base?: I): GrantModelResponse {
+    return GrantModelResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GrantModelResponse>, I>>(object: I): GrantModelResponse {
+    const message = createBaseGrantModelResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAddModelRequest(): AddModelRequest {
+  return { id: "", vision: false };
+}
+
+export const AddModelRequest: MessageFns<AddModelRequest> = {
+  encode(message: AddModelRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.vision !== false) {
+      writer.uint32(16).bool(message.vision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddModelRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddModelRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.vision = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddModelRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      vision: isSet(object.vision) ? globalThis.Boolean(object.vision) : false,
+    };
+  },
+
+  toJSON(message: AddModelRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.vision !== false) {
+      obj.vision = message.vision;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddModelRequest>, I>>(base?: I): AddModelRequest {
+    return AddModelRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddModelRequest>, I>>(object: I): AddModelRequest {
+    const message = createBaseAddModelRequest();
+    message.id = object.id ?? "";
+    message.vision = object.vision ?? false;
+    return message;
+  },
+};
+
+function createBaseAddModelResponse(): AddModelResponse {
+  return { model: undefined };
+}
+
+export const AddModelResponse: MessageFns<AddModelResponse> = {
+  encode(message: AddModelResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== undefined) {
+      Model.encode(message.model, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddModelResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddModelResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = Model.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddModelResponse {
+    return { model: isSet(object.model) ? Model.fromJSON(object.model) : undefined };
+  },
+
+  toJSON(message: AddModelResponse): unknown {
+    const obj: any = {};
+    if (message.model !== undefined) {
+      obj.model = Model.toJSON(message.model);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddModelResponse>, I>>(base?: I): AddModelResponse {
+    return AddModelResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddModelResponse>, I>>(object: I): AddModelResponse {
+    const message = createBaseAddModelResponse();
+    message.model = (object.model !== undefined && object.model !== null) ? Model.fromPartial(object.model) : undefined;
+    return message;
+  },
+};
+
 /** Identity service used by the edge and the operator CLI. */
 export type AuthService = typeof AuthService;
 export const AuthService = {
@@ -1851,6 +2695,63 @@ export const AuthService = {
     responseSerialize: (value: ListModelsResponse): Buffer => Buffer.from(ListModelsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListModelsResponse => ListModelsResponse.decode(value),
   },
+  /** Suspends an account (its keys are refused from the next request on). */
+  suspendAccount: {
+    path: "/auth.v1.Auth/SuspendAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SuspendAccountRequest): Buffer =>
+      Buffer.from(SuspendAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SuspendAccountRequest => SuspendAccountRequest.decode(value),
+    responseSerialize: (value: SuspendAccountResponse): Buffer =>
+      Buffer.from(SuspendAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SuspendAccountResponse => SuspendAccountResponse.decode(value),
+  },
+  /** Lifts a suspension. */
+  unsuspendAccount: {
+    path: "/auth.v1.Auth/UnsuspendAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnsuspendAccountRequest): Buffer =>
+      Buffer.from(UnsuspendAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnsuspendAccountRequest => UnsuspendAccountRequest.decode(value),
+    responseSerialize: (value: UnsuspendAccountResponse): Buffer =>
+      Buffer.from(UnsuspendAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnsuspendAccountResponse => UnsuspendAccountResponse.decode(value),
+  },
+  /** Schedules an account for deletion. */
+  scheduleAccountDeletion: {
+    path: "/auth.v1.Auth/ScheduleAccountDeletion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ScheduleAccountDeletionRequest): Buffer =>
+      Buffer.from(ScheduleAccountDeletionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ScheduleAccountDeletionRequest => ScheduleAccountDeletionRequest.decode(value),
+    responseSerialize: (value: ScheduleAccountDeletionResponse): Buffer =>
+      Buffer.from(ScheduleAccountDeletionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ScheduleAccountDeletionResponse =>
+      ScheduleAccountDeletionResponse.decode(value),
+  },
+  /** Grants an account a model. */
+  grantModel: {
+    path: "/auth.v1.Auth/GrantModel" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GrantModelRequest): Buffer => Buffer.from(GrantModelRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GrantModelRequest => GrantModelRequest.decode(value),
+    responseSerialize: (value: GrantModelResponse): Buffer => Buffer.from(GrantModelResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GrantModelResponse => GrantModelResponse.decode(value),
+  },
+  /** Adds a model to the catalogue, usable only by accounts granted it. */
+  addModel: {
+    path: "/auth.v1.Auth/AddModel" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddModelRequest): Buffer => Buffer.from(AddModelRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddModelRequest => AddModelRequest.decode(value),
+    responseSerialize: (value: AddModelResponse): Buffer => Buffer.from(AddModelResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddModelResponse => AddModelResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServer extends UntypedServiceImplementation {
@@ -1868,6 +2769,16 @@ export interface AuthServer extends UntypedServiceImplementation {
   revokeKey: handleUnaryCall<RevokeKeyRequest, RevokeKeyResponse>;
   /** Lists the models an account (or any caller) may use. */
   listModels: handleUnaryCall<ListModelsRequest, ListModelsResponse>;
+  /** Suspends an account (its keys are refused from the next request on). */
+  suspendAccount: handleUnaryCall<SuspendAccountRequest, SuspendAccountResponse>;
+  /** Lifts a suspension. */
+  unsuspendAccount: handleUnaryCall<UnsuspendAccountRequest, UnsuspendAccountResponse>;
+  /** Schedules an account for deletion. */
+  scheduleAccountDeletion: handleUnaryCall<ScheduleAccountDeletionRequest, ScheduleAccountDeletionResponse>;
+  /** Grants an account a model. */
+  grantModel: handleUnaryCall<GrantModelRequest, GrantModelResponse>;
+  /** Adds a model to the catalogue, usable only by accounts granted it. */
+  addModel: handleUnaryCall<AddModelRequest, AddModelResponse>;
 }
 
 export interface AuthClient extends Client {
@@ -1982,6 +2893,86 @@ export interface AuthClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListModelsResponse) => void,
+  ): ClientUnaryCall;
+  /** Suspends an account (its keys are refused from the next request on). */
+  suspendAccount(
+    request: SuspendAccountRequest,
+    callback: (error: ServiceError | null, response: SuspendAccountResponse) => void,
+  ): ClientUnaryCall;
+  suspendAccount(
+    request: SuspendAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SuspendAccountResponse) => void,
+  ): ClientUnaryCall;
+  suspendAccount(
+    request: SuspendAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SuspendAccountResponse) => void,
+  ): ClientUnaryCall;
+  /** Lifts a suspension. */
+  unsuspendAccount(
+    request: UnsuspendAccountRequest,
+    callback: (error: ServiceError | null, response: UnsuspendAccountResponse) => void,
+  ): ClientUnaryCall;
+  unsuspendAccount(
+    request: UnsuspendAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnsuspendAccountResponse) => void,
+  ): ClientUnaryCall;
+  unsuspendAccount(
+    request: UnsuspendAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnsuspendAccountResponse) => void,
+  ): ClientUnaryCall;
+  /** Schedules an account for deletion. */
+  scheduleAccountDeletion(
+    request: ScheduleAccountDeletionRequest,
+    callback: (error: ServiceError | null, response: ScheduleAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  scheduleAccountDeletion(
+    request: ScheduleAccountDeletionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ScheduleAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  scheduleAccountDeletion(
+    request: ScheduleAccountDeletionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ScheduleAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  /** Grants an account a model. */
+  grantModel(
+    request: GrantModelRequest,
+    callback: (error: ServiceError | null, response: GrantModelResponse) => void,
+  ): ClientUnaryCall;
+  grantModel(
+    request: GrantModelRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GrantModelResponse) => void,
+  ): ClientUnaryCall;
+  grantModel(
+    request: GrantModelRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GrantModelResponse) => void,
+  ): ClientUnaryCall;
+  /** Adds a model to the catalogue, usable only by accounts granted it. */
+  addModel(
+    request: AddModelRequest,
+    callback: (error: ServiceError | null, response: AddModelResponse) => void,
+  ): ClientUnaryCall;
+  addModel(
+    request: AddModelRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddModelResponse) => void,
+  ): ClientUnaryCall;
+  addModel(
+    request: AddModelRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddModelResponse) => void,
   ): ClientUnaryCall;
 }
 
