@@ -7,7 +7,7 @@ interface ErrorBody {
   error: { code: string; type: string; param: string | null; suspension?: unknown };
 }
 
-const CHAT = { model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'hi' }] };
+const CHAT = { model: 'vendor-v4-flash', messages: [{ role: 'user' as const, content: 'hi' }] };
 
 describe('authentication surface (SPEC 4 models and usage, SPEC 5), two edges and two auth-services', () => {
   let db: TestDatabase;
