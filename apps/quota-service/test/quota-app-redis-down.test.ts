@@ -1,10 +1,9 @@
 import { credentials, ServiceError, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { createLogger, unaryCall } from '@gw/service-kit';
-import { createTestRedis, TestRedis } from '@gw/testing';
+import { createTestRedis, PausableProxy, startPausableProxy, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
-import { PausableProxy, startPausableProxy } from './pausable-proxy';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const REDIS_TIMEOUT_MS = 200;

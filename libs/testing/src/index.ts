@@ -2,3 +2,4 @@
 export { createTestDatabase, type TestDatabase } from './test-database';
 export { createTestRedis, type TestRedis } from './test-redis';
 export { freePort } from './free-port';
+export { startPausableProxy, type PausableProxy } from './pausable-proxy';
