@@ -21,6 +21,7 @@ describe('billing.v1.Billing over gRPC', () => {
     getBalance: (r: billingV1.GetBalanceRequest) => unaryCall(client.getBalance.bind(client), r, DEADLINE_MS),
     setPrice: (r: billingV1.SetPriceRequest) => unaryCall(client.setPrice.bind(client), r, DEADLINE_MS),
     releaseHold: (r: billingV1.ReleaseHoldRequest) => unaryCall(client.releaseHold.bind(client), r, DEADLINE_MS),
+    recordFree: (r: billingV1.RecordFreeRequest) => unaryCall(client.recordFree.bind(client), r, DEADLINE_MS),
   };
 
   beforeAll(async () => {
@@ -46,7 +47,7 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(res.status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
   });
 
-  it('serves every method: price, balance, authorize, settle, release', async () => {
+  it('serves every method: price, balance, authorize, settle, release, record free', async () => {
     const price = { model: 'vendor-v4-test', inputMicroLydPerMillion: 2_000_000, outputMicroLydPerMillion: 8_000_000 };
     expect(await call.setPrice({ price })).toEqual({ price });
 
@@ -59,7 +60,7 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(await call.authorize(request)).toEqual(decision);
 
     const refused = await call.authorize({ ...request, requestId: 'req_grpc_2' });
-    expect(refused).toEqual({ approved: false, balanceMicroLyd: 50_000 - 42_002, requiredMicroLyd: 42_002 });
+    expect(refused).toEqual({ approved: false, balanceMicroLyd: 50_000, requiredMicroLyd: 42_002 + 42_002 });
 
     const usage = { requestId: 'req_grpc_1', promptTokens: 1001, completionTokens: 250, usageEstimated: false };
     expect(await call.settle(usage)).toEqual({ chargedMicroLyd: 2002 + 2000, balanceMicroLyd: 50_000 - 4002 });
@@ -69,6 +70,11 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(await call.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: true });
     expect(await call.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: false });
     expect(await call.addBalance({ accountId: 'acct_grpc', amountMicroLyd: -45_998 })).toEqual({ balanceMicroLyd: 0 });
+
+    const free = { requestId: 'req_grpc_free', accountId: 'acct_grpc', model: 'vendor-v4-flash', promptTokens: 10, completionTokens: 5, usageEstimated: false };
+    expect(await call.recordFree(free)).toEqual({ recorded: true });
+    expect(await call.recordFree(free)).toEqual({ recorded: false });
+    expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
   });
 
   it('sends refusals as gRPC statuses', async () => {
@@ -78,5 +84,7 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(await codeOf(call.settle({ requestId: 'never-authorized', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(status.NOT_FOUND);
     expect(await codeOf(call.addBalance({ accountId: 'acct_empty', amountMicroLyd: -1 }))).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(call.setPrice({ price: undefined }))).toBe(status.INVALID_ARGUMENT);
+    const free = { requestId: 'r_free', accountId: 'a', model: '', promptTokens: 1, completionTokens: 1, usageEstimated: false };
+    expect(await codeOf(call.recordFree(free))).toBe(status.INVALID_ARGUMENT);
   });
 });

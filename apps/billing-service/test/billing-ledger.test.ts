@@ -34,11 +34,11 @@ describe('BillingLedger on Postgres', () => {
   describe('Authorize', () => {
     it('holds the worst case, rounded up, and reports it as required', async () => {
       const account = await funded(1_000_000);
-      expect(await t.ledger.authorize(flash(account))).toEqual({ approved: true, availableMicro: 1_000_000, requiredMicro: FLASH_WORST });
+      expect(await t.ledger.authorize(flash(account))).toEqual({ approved: true, balanceMicro: 1_000_000, requiredMicro: FLASH_WORST });
       const pro = await t.ledger.authorize({ ...flash(account), model: 'vendor-v4-pro' });
-      expect(pro).toEqual({ approved: true, availableMicro: 1_000_000 - FLASH_WORST, requiredMicro: 4000 + 8192 * 16 });
+      expect(pro).toEqual({ approved: true, balanceMicro: 1_000_000, requiredMicro: 4000 + 8192 * 16 + FLASH_WORST });
       const odd = await t.ledger.authorize({ requestId: newRequest(), accountId: account, model: 'odd', promptTokens: 333_334, maxTokens: 1 });
-      expect(odd.requiredMicro).toBe(2); // 333,334 × 3 + 7 = 1,000,009 micro-LYD per million → 2
+      expect(odd.requiredMicro).toBe(2 + FLASH_WORST + 135_072); // 333,334 × 3 + 7 = 1,000,009 micro-LYD per million → 2, plus the two holds
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: FLASH_WORST + 135_072 + 2 });
     });
 
@@ -49,7 +49,7 @@ describe('BillingLedger on Postgres', () => {
 
       const short = await funded(FLASH_WORST - 1);
       const request = flash(short);
-      expect(await t.ledger.authorize(request)).toEqual({ approved: false, availableMicro: FLASH_WORST - 1, requiredMicro: FLASH_WORST });
+      expect(await t.ledger.authorize(request)).toEqual({ approved: false, balanceMicro: FLASH_WORST - 1, requiredMicro: FLASH_WORST });
       expect(await t.store.getBalance(short)).toEqual({ balanceMicro: FLASH_WORST - 1, heldMicro: 0 });
       expect(await codeOf(t.ledger.settle({ requestId: request.requestId, promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(
         status.NOT_FOUND,
@@ -57,7 +57,19 @@ describe('BillingLedger on Postgres', () => {
     });
 
     it('refuses an account that has no balance at all', async () => {
-      expect(await t.ledger.authorize(flash(newAccount()))).toEqual({ approved: false, availableMicro: 0, requiredMicro: FLASH_WORST });
+      expect(await t.ledger.authorize(flash(newAccount()))).toEqual({ approved: false, balanceMicro: 0, requiredMicro: FLASH_WORST });
+    });
+
+    it('shows the whole balance and counts what other requests hold in required, so that approved = balance >= required', async () => {
+      const account = await funded(3 * FLASH_WORST - 1);
+      const [first, second, third] = [flash(account), flash(account), flash(account)];
+      expect(await t.ledger.authorize(first)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: FLASH_WORST });
+      expect(await t.ledger.authorize(second)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 2 * FLASH_WORST });
+      expect(await t.ledger.authorize(third)).toEqual({ approved: false, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 3 * FLASH_WORST });
+      expect(await t.ledger.authorize(first)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 2 * FLASH_WORST });
+
+      await t.ledger.releaseHold(second.requestId);
+      expect(await t.ledger.authorize(third)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 2 * FLASH_WORST });
     });
 
     it('answers a model without a price with FAILED_PRECONDITION and bad counts with INVALID_ARGUMENT', async () => {

@@ -11,9 +11,56 @@ describe('loadConfig', () => {
       requestsPerMinute: 30,
       concurrentPlaces: 3,
       placeRecoveryMs: 130_000,
+      freeTierDefaults: { dailyTokens: 200_000, poolTokens: 50_000_000, paused: false, enabled: true },
+      freeTierLimits: {
+        freeModel: 'vendor-v4-flash',
+        replyMaxTokens: 2048,
+        promptMaxTokens: 80_000,
+        jsonMaxBytes: 320_000,
+        newMessageMaxTokens: 65_000,
+        newMessagePeakMaxTokens: 25_000,
+        peakHours: { startHour: 0, endHour: 17 },
+        reservationTtlMs: 900_000,
+      },
+      settleDelivery: { billingAddr: '127.0.0.1:50053', grpcTimeoutMs: 1000, pollMs: 250, maxBackoffMs: 5000, batchSize: 50, claimIdleMs: 30_000 },
       shutdownGraceMs: 10_000,
       logLevel: 'info',
     });
+  });
+
+  it('reads the free tier and the delivery of bills', () => {
+    const config = loadConfig({
+      FREE_DAILY_TOKENS: '1000',
+      FREE_POOL_TOKENS: '0',
+      FREE_TIER_PAUSED: 'true',
+      FREE_TIER_ENABLED: 'false',
+      FREE_MODEL: 'vendor-v5-mini',
+      FREE_REPLY_MAX_TOKENS: '512',
+      FREE_PROMPT_MAX_TOKENS: '4000',
+      FREE_JSON_MAX_BYTES: '9000',
+      FREE_NEW_MESSAGE_MAX_TOKENS: '3000',
+      FREE_NEW_MESSAGE_PEAK_MAX_TOKENS: '1000',
+      FREE_PEAK_HOURS_UTC: '22-6',
+      FREE_RESERVATION_TTL_SECONDS: '60',
+      BILLING_ADDR: 'billing:50053',
+      GRPC_TIMEOUT_MS: '300',
+      SETTLE_POLL_MS: '10',
+      SETTLE_MAX_BACKOFF_MS: '100',
+      SETTLE_CLAIM_IDLE_MS: '2000',
+    });
+    expect(config.freeTierDefaults).toEqual({ dailyTokens: 1000, poolTokens: 0, paused: true, enabled: false });
+    expect(config.freeTierLimits).toEqual({
+      freeModel: 'vendor-v5-mini',
+      replyMaxTokens: 512,
+      promptMaxTokens: 4000,
+      jsonMaxBytes: 9000,
+      newMessageMaxTokens: 3000,
+      newMessagePeakMaxTokens: 1000,
+      peakHours: { startHour: 22, endHour: 6 },
+      reservationTtlMs: 60_000,
+    });
+    expect(config.settleDelivery).toEqual({ billingAddr: 'billing:50053', grpcTimeoutMs: 300, pollMs: 10, maxBackoffMs: 100, batchSize: 50, claimIdleMs: 2000 });
+    expect(Object.isFrozen(config.freeTierLimits)).toBe(true);
   });
 
   it('reads every variable and returns a frozen object', () => {
@@ -38,5 +85,8 @@ describe('loadConfig', () => {
   it('stops the start on a limit that is not a positive whole number', () => {
     expect(() => loadConfig({ CONCURRENCY_LIMIT: '0' })).toThrow('CONCURRENCY_LIMIT must be at least 1');
     expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: 'many' })).toThrow('RATE_LIMIT_PER_MINUTE must be a whole number');
+    expect(() => loadConfig({ FREE_DAILY_TOKENS: '-1' })).toThrow('FREE_DAILY_TOKENS must be at least 0');
+    expect(() => loadConfig({ FREE_TIER_PAUSED: 'yes' })).toThrow('FREE_TIER_PAUSED must be true or false');
+    expect(() => loadConfig({ FREE_PEAK_HOURS_UTC: '9am-5pm' })).toThrow('FREE_PEAK_HOURS_UTC must be START-END');
   });
 });

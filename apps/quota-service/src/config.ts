@@ -1,4 +1,17 @@
-import { Env, LogLevel, readInt, readOptional, readString } from '@gw/service-kit';
+import { Env, LogLevel, readBool, readInt, readOptional, readString } from '@gw/service-kit';
+import { FreeTierLimits } from './domain/free-request';
+import { ForwarderOptions } from './domain/settle-forwarder';
+import { parsePeakHours } from './domain/peak-hours';
+import { FreeTierSettings } from './store/free-tier-store';
+
+/** Where and how the bills of finished requests reach billing-service. */
+export interface SettleDelivery extends ForwarderOptions {
+  billingAddr: string;
+  /** Deadline of each call to billing-service. */
+  grpcTimeoutMs: number;
+  /** Bills another replica was handed this long ago, unacknowledged, are taken over. */
+  claimIdleMs: number;
+}
 
 /** quota-service settings, each default beside its variable. */
 export interface QuotaConfig {
@@ -12,6 +25,10 @@ export interface QuotaConfig {
   requestsPerMinute: number;
   concurrentPlaces: number;
   placeRecoveryMs: number;
+  /** The free tier's settings until an operator changes them (`ctl freetier set`). */
+  freeTierDefaults: FreeTierSettings;
+  freeTierLimits: FreeTierLimits;
+  settleDelivery: SettleDelivery;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -32,6 +49,30 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
     requestsPerMinute: atLeast('RATE_LIMIT_PER_MINUTE', readInt(env, 'RATE_LIMIT_PER_MINUTE', 30), 1),
     concurrentPlaces: atLeast('CONCURRENCY_LIMIT', readInt(env, 'CONCURRENCY_LIMIT', 3), 1),
     placeRecoveryMs: atLeast('PLACE_RECOVERY_SECONDS', readInt(env, 'PLACE_RECOVERY_SECONDS', 130), 1) * 1000,
+    freeTierDefaults: Object.freeze({
+      dailyTokens: atLeast('FREE_DAILY_TOKENS', readInt(env, 'FREE_DAILY_TOKENS', 200_000), 0),
+      poolTokens: atLeast('FREE_POOL_TOKENS', readInt(env, 'FREE_POOL_TOKENS', 50_000_000), 0),
+      paused: readBool(env, 'FREE_TIER_PAUSED', false),
+      enabled: readBool(env, 'FREE_TIER_ENABLED', true),
+    }),
+    freeTierLimits: Object.freeze({
+      freeModel: readString(env, 'FREE_MODEL', 'vendor-v4-flash'),
+      replyMaxTokens: atLeast('FREE_REPLY_MAX_TOKENS', readInt(env, 'FREE_REPLY_MAX_TOKENS', 2048), 1),
+      promptMaxTokens: atLeast('FREE_PROMPT_MAX_TOKENS', readInt(env, 'FREE_PROMPT_MAX_TOKENS', 80_000), 0),
+      jsonMaxBytes: atLeast('FREE_JSON_MAX_BYTES', readInt(env, 'FREE_JSON_MAX_BYTES', 320_000), 0),
+      newMessageMaxTokens: atLeast('FREE_NEW_MESSAGE_MAX_TOKENS', readInt(env, 'FREE_NEW_MESSAGE_MAX_TOKENS', 65_000), 0),
+      newMessagePeakMaxTokens: atLeast('FREE_NEW_MESSAGE_PEAK_MAX_TOKENS', readInt(env, 'FREE_NEW_MESSAGE_PEAK_MAX_TOKENS', 25_000), 0),
+      peakHours: parsePeakHours('FREE_PEAK_HOURS_UTC', readString(env, 'FREE_PEAK_HOURS_UTC', '0-17')),
+      reservationTtlMs: atLeast('FREE_RESERVATION_TTL_SECONDS', readInt(env, 'FREE_RESERVATION_TTL_SECONDS', 900), 1) * 1000,
+    }),
+    settleDelivery: Object.freeze({
+      billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
+      grpcTimeoutMs: atLeast('GRPC_TIMEOUT_MS', readInt(env, 'GRPC_TIMEOUT_MS', 1000), 1),
+      pollMs: atLeast('SETTLE_POLL_MS', readInt(env, 'SETTLE_POLL_MS', 250), 1),
+      maxBackoffMs: atLeast('SETTLE_MAX_BACKOFF_MS', readInt(env, 'SETTLE_MAX_BACKOFF_MS', 5000), 1),
+      batchSize: 50,
+      claimIdleMs: atLeast('SETTLE_CLAIM_IDLE_MS', readInt(env, 'SETTLE_CLAIM_IDLE_MS', 30_000), 1),
+    }),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
     logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
   });

@@ -1,51 +1,51 @@
 import { quotaV1 } from '@gw/contracts';
 import { Logger, startGrpcServer } from '@gw/service-kit';
+import { BillingClient } from './clients/billing-client';
 import { QuotaConfig } from './config';
+import { FreeTierGate } from './domain/free-tier-gate';
 import { QuotaLedger } from './domain/quota-ledger';
+import { RequestFinisher } from './domain/request-finisher';
+import { SettleForwarder } from './domain/settle-forwarder';
 import { quotaGrpc } from './grpc/quota-grpc';
-import { InMemoryLimitStore } from './store/in-memory-limit-store';
-import { loadLimitScripts } from './store/limit-scripts';
-import { LimitSettings, LimitStore } from './store/limit-store';
-import { openRedisClient } from './store/open-redis-client';
-import { RedisLimitStore } from './store/redis-limit-store';
+import { openQuotaStores } from './quota-stores';
 
 /** A running quota-service. */
 export interface QuotaApp {
   port: number;
-  /** Health to NOT_SERVING, finish running calls, then close the store. */
+  /** Health to NOT_SERVING, finish running calls, stop forwarding bills, then close the store. */
   stop(): Promise<void>;
 }
 
-async function openStore(config: QuotaConfig, logger: Logger): Promise<LimitStore> {
-  const settings: LimitSettings = {
-    requestsPerMinute: config.requestsPerMinute,
-    concurrentPlaces: config.concurrentPlaces,
-    placeRecoveryMs: config.placeRecoveryMs,
-  };
-  if (!config.redisUrl) {
-    logger.warn('REDIS_URL unset: limits are kept in memory, correct for one replica only');
-    return new InMemoryLimitStore(settings);
-  }
-  const client = await openRedisClient({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, onReady: loadLimitScripts }, logger);
-  return new RedisLimitStore(client, settings, { keyPrefix: config.redisKeyPrefix });
-}
-
-/** Opens the limit store (Redis, or memory when REDIS_URL is unset) and serves quota.v1.Quota plus health. */
+/**
+ * Opens the stores (Redis, or memory when REDIS_URL is unset), serves quota.v1.Quota plus
+ * health, and forwards the bills of finished requests to billing-service.
+ */
 export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promise<QuotaApp> {
-  const store = await openStore(config, logger);
+  const stores = await openQuotaStores(config, logger);
+  const domain = {
+    ledger: new QuotaLedger(stores.limits),
+    freeTier: new FreeTierGate(stores.freeTier, config.freeTierLimits),
+    finisher: new RequestFinisher(stores.limits, stores.freeTier, stores.outbox),
+  };
   const server = await startGrpcServer(config.host, config.port, [
-    { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(new QuotaLedger(store), logger) },
+    { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },
   ]).catch(async (err: unknown) => {
-    await store.close();
+    await stores.close();
     throw err;
   });
+  const billing = new BillingClient(config.settleDelivery.billingAddr, config.settleDelivery.grpcTimeoutMs);
+  const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger);
+  forwarder.start();
   logger.info('listening', { port: server.port, store: config.redisUrl ? 'redis' : 'memory' });
   return {
     port: server.port,
     stop: async () => {
       server.health.setNotServing();
       await server.stop(config.shutdownGraceMs);
-      await store.close();
+      // Bills in memory would be lost with this process: try to deliver them first.
+      await forwarder.stop(stores.durable ? 0 : config.shutdownGraceMs);
+      billing.close();
+      await stores.close();
     },
   };
 }

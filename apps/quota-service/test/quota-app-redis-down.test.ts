@@ -35,6 +35,19 @@ async function expectEveryMethodUnavailable(quota: quotaV1.QuotaClient): Promise
     () => unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'r1' }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.releasePlace.bind(quota), { accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.getUsage.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
+    () => unaryCall(quota.setFreeTierSettings.bind(quota), { paused: true }, CLIENT_DEADLINE_MS),
+    () =>
+      unaryCall(
+        quota.reserveFree.bind(quota),
+        { accountId, requestId: 'r1', model: 'vendor-v4-flash', thinking: false, textPromptTokens: 1, imageCount: 0, newMessageTokens: 1, jsonBytes: 1, maxTokens: 1 },
+        CLIENT_DEADLINE_MS,
+      ),
+    () =>
+      unaryCall(
+        quota.finishRequest.bind(quota),
+        { accountId, requestId: 'r1', model: 'm', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1, completionTokens: 1, usageEstimated: false },
+        CLIENT_DEADLINE_MS,
+      ),
   ];
   for (const call of calls) {
     const started = Date.now();

@@ -13,12 +13,12 @@ export interface AuthorizeParams {
   maxTokens: number;
 }
 
-/** Whether the worst case is held; amounts in micro-LYD. */
+/** Whether the worst case is held; amounts in micro-LYD, as a 402 shows them. */
 export interface AuthorizeDecision {
   approved: boolean;
-  /** The balance minus what the account's other requests hold. */
-  availableMicro: number;
-  /** The worst case: the smallest available balance that would run the request as paid. */
+  /** The account's balance, holds of running requests not subtracted. */
+  balanceMicro: number;
+  /** The smallest balance that would run the request now: its worst case plus what the account's other requests hold. */
   requiredMicro: number;
 }
 
@@ -28,6 +28,12 @@ export interface SettleParams {
   promptTokens: number;
   completionTokens: number;
   usageEstimated: boolean;
+}
+
+/** The usage of a free request, for its ledger row. */
+export interface FreeParams extends SettleParams {
+  accountId: string;
+  model: string;
 }
 
 /** The charge of a request and the balance after it, micro-LYD. */
@@ -64,8 +70,9 @@ export class BillingLedger {
   constructor(private readonly store: BillingStore) {}
 
   /**
-   * Holds ceil(prompt × input + max_tokens × output) / 1e6 when the available balance covers
-   * it. The same request id always gets the decision it first got, without a second hold.
+   * Holds the worst case, ceil(prompt × input + max_tokens × output) / 1e6, when the balance
+   * minus what the account's other requests hold covers it. A repeated request id is approved
+   * again when it holds (or has settled) without a second hold.
    */
   async authorize(params: AuthorizeParams): Promise<AuthorizeDecision> {
     requireId('request_id', params.requestId);
@@ -75,29 +82,31 @@ export class BillingLedger {
     requireCount('max_tokens', params.maxTokens);
     const price = await this.store.getPrice(params.model);
     if (!price) throw new RpcError(status.FAILED_PRECONDITION, `model ${params.model} has no price`);
-    const requiredMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
+    const worstMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
     const outcome = await this.store.placeHold({
       requestId: params.requestId,
       accountId: params.accountId,
       model: params.model,
-      amountMicro: requiredMicro,
+      amountMicro: worstMicro,
       inputMicroPerMillion: price.inputMicroPerMillion,
       outputMicroPerMillion: price.outputMicroPerMillion,
+    });
+    const othersHold = outcome.balance.heldMicro;
+    const decide = (approved: boolean, worst: number): AuthorizeDecision => ({
+      approved,
+      balanceMicro: outcome.balance.balanceMicro,
+      requiredMicro: toSafeMicro(BigInt(worst) + BigInt(othersHold)),
     });
     switch (outcome.kind) {
       case 'held':
       case 'refused':
-        return { approved: outcome.kind === 'held', availableMicro: outcome.availableMicro, requiredMicro };
+        return decide(outcome.kind === 'held', worstMicro);
       case 'already-held':
         this.requireSameAccount(params, outcome.hold.accountId);
-        return { approved: true, availableMicro: outcome.availableMicro, requiredMicro: outcome.hold.amountMicro };
+        return decide(true, outcome.hold.amountMicro);
       case 'already-settled':
         this.requireSameAccount(params, outcome.entry.accountId);
-        return {
-          approved: true,
-          availableMicro: outcome.availableMicro,
-          requiredMicro: toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, outcome.entry)),
-        };
+        return decide(true, toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, outcome.entry)));
     }
   }
 
@@ -112,6 +121,22 @@ export class BillingLedger {
     const outcome = await this.store.settle(params, (hold) => chargeWithinHold(params, hold));
     if (!outcome) throw new RpcError(status.NOT_FOUND, `request ${params.requestId} has no hold to settle`);
     return { chargedMicro: outcome.entry.amountMicro, balanceMicro: outcome.balanceMicro };
+  }
+
+  /**
+   * Writes a free request's ledger row (amount 0, paid=false) exactly once per request id;
+   * true when this call wrote it. Refused when the id has a paid hold or is another account's.
+   */
+  async recordFree(params: FreeParams): Promise<boolean> {
+    requireId('request_id', params.requestId);
+    requireId('account_id', params.accountId);
+    requireId('model', params.model);
+    requireCount('prompt_tokens', params.promptTokens);
+    requireCount('completion_tokens', params.completionTokens);
+    const outcome = await this.store.recordFree(params);
+    if (outcome.kind === 'has-hold') throw new RpcError(status.FAILED_PRECONDITION, `request ${params.requestId} is a paid request: settle it`);
+    if (outcome.entry.accountId !== params.accountId) throw new RpcError(status.ALREADY_EXISTS, `request id ${params.requestId} belongs to another account`);
+    return outcome.kind === 'recorded';
   }
 
   /** Gives back the hold of a request that will not run; nothing is charged. */

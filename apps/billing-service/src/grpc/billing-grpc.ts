@@ -14,7 +14,7 @@ export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.Bi
   return {
     authorize: unaryHandler(logger, 'Authorize', async (req: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> => {
       const decision = await ledger.authorize(req);
-      return { approved: decision.approved, balanceMicroLyd: decision.availableMicro, requiredMicroLyd: decision.requiredMicro };
+      return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
     }),
     settle: unaryHandler(logger, 'Settle', async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
       const result = await ledger.settle(req);
@@ -22,6 +22,9 @@ export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.Bi
     }),
     releaseHold: unaryHandler(logger, 'ReleaseHold', async (req: billingV1.ReleaseHoldRequest): Promise<billingV1.ReleaseHoldResponse> => ({
       released: await ledger.releaseHold(req.requestId),
+    })),
+    recordFree: unaryHandler(logger, 'RecordFree', async (req: billingV1.RecordFreeRequest): Promise<billingV1.RecordFreeResponse> => ({
+      recorded: await ledger.recordFree(req),
     })),
     addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest): Promise<billingV1.AddBalanceResponse> => ({
       balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd),

@@ -48,3 +48,9 @@ export interface SettleUsage {
   completionTokens: number;
   usageEstimated: boolean;
 }
+
+/** The usage of a free request, as its ledger row records it. */
+export interface FreeUsage extends SettleUsage {
+  accountId: string;
+  model: string;
+}

@@ -1,16 +1,23 @@
-import { BalanceRecord, HoldRecord, LedgerRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
+import { BalanceRecord, FreeUsage, HoldRecord, LedgerRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
 
 /**
- * What placing a hold came to. `availableMicro` is always the balance minus what other requests
- * hold: for a new hold, what was available just before it.
+ * What placing a hold came to. `balance` is always the account's balance and what its OTHER
+ * requests hold (this request's own hold not included); both 0 for an account without money.
  */
 export type HoldOutcome =
-  | { kind: 'held'; availableMicro: number }
-  | { kind: 'refused'; availableMicro: number }
+  | { kind: 'held'; balance: BalanceRecord }
+  | { kind: 'refused'; balance: BalanceRecord }
   /** The request id already has an open hold: nothing changed. */
-  | { kind: 'already-held'; hold: HoldRecord; availableMicro: number }
+  | { kind: 'already-held'; hold: HoldRecord; balance: BalanceRecord }
   /** The request id is already settled: nothing changed. */
-  | { kind: 'already-settled'; entry: LedgerRecord; availableMicro: number };
+  | { kind: 'already-settled'; entry: LedgerRecord; balance: BalanceRecord };
+
+/** What recording a free request came to: the ledger row (the first one, for a repeat). */
+export type FreeOutcome =
+  | { kind: 'recorded'; entry: LedgerRecord }
+  | { kind: 'already-recorded'; entry: LedgerRecord }
+  /** The request id has an open paid hold: nothing written. */
+  | { kind: 'has-hold' };
 
 /** What settling came to (the first settle's ledger row, for a repeat) and the balance now. */
 export interface SettleOutcome {
@@ -38,6 +45,8 @@ export interface BillingStore {
    * undefined when the id has neither a hold nor a ledger row.
    */
   settle(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined>;
+  /** Writes the ledger row of a free request (amount 0, paid=false), once per request id. */
+  recordFree(usage: FreeUsage): Promise<FreeOutcome>;
   /** Deletes one request's hold and gives its amount back; false when it had none. */
   releaseHold(requestId: string): Promise<boolean>;
   /** Releases holds created more than `ttlSeconds` ago; returns how many. */

@@ -1,29 +1,14 @@
 import { Database, Queryable } from '@gw/service-kit';
-import { BalanceRecord, HoldRecord, LedgerRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
-import { BillingStore, HoldOutcome, SettleOutcome } from './billing-store';
+import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
+import { BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
+import { readBalance, readHold, readLedger } from './pg-billing-reads';
 import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
+import { recordFreeUsage } from './pg-free-usage';
 
-async function readBalance(q: Queryable, accountId: string): Promise<BalanceRecord | undefined> {
-  const { rows } = await q.query<{ balance_micro: Int8; held_micro: Int8 }>(
-    'SELECT balance_micro, held_micro FROM billing.balances WHERE account_id = $1',
-    [accountId],
-  );
-  return rows[0] && { balanceMicro: toSafeInt(rows[0].balance_micro), heldMicro: toSafeInt(rows[0].held_micro) };
-}
-
-async function readAvailable(q: Queryable, accountId: string): Promise<number> {
-  const balance = await readBalance(q, accountId);
-  return balance ? balance.balanceMicro - balance.heldMicro : 0;
-}
-
-async function readLedger(q: Queryable, requestId: string): Promise<LedgerRecord | undefined> {
-  const { rows } = await q.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM billing.ledger WHERE request_id = $1`, [requestId]);
-  return rows[0] && toLedger(rows[0]);
-}
-
-async function readHold(q: Queryable, requestId: string): Promise<HoldRecord | undefined> {
-  const { rows } = await q.query<HoldRow>(`SELECT ${HOLD_COLUMNS} FROM billing.holds WHERE request_id = $1`, [requestId]);
-  return rows[0] && toHold(rows[0]);
+/** The balance and what is held, zeros for an account without a row; `ownHoldMicro` is not counted as held. */
+async function balanceBeside(q: Queryable, accountId: string, ownHoldMicro = 0): Promise<BalanceRecord> {
+  const balance = (await readBalance(q, accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
+  return { balanceMicro: balance.balanceMicro, heldMicro: balance.heldMicro - ownHoldMicro };
 }
 
 /** Settle's answer for a request id already in the ledger. */
@@ -36,7 +21,7 @@ async function earlierSettle(q: Queryable, requestId: string): Promise<SettleOut
 /** Authorize's answer for a request id already in the ledger. */
 async function alreadySettled(q: Queryable, requestId: string): Promise<HoldOutcome | undefined> {
   const entry = await readLedger(q, requestId);
-  return entry && { kind: 'already-settled', entry, availableMicro: await readAvailable(q, entry.accountId) };
+  return entry && { kind: 'already-settled', entry, balance: await balanceBeside(q, entry.accountId) };
 }
 
 // One stale hold per statement: deleting it and giving its amount back is one atomic step, and
@@ -112,7 +97,7 @@ export class PgBillingStore implements BillingStore {
       if (inserted.rows.length === 0) {
         const existing = await readHold(tx, hold.requestId);
         if (existing) {
-          return { kind: 'already-held', hold: existing, availableMicro: (await readAvailable(tx, existing.accountId)) + existing.amountMicro };
+          return { kind: 'already-held', hold: existing, balance: await balanceBeside(tx, existing.accountId, existing.amountMicro) };
         }
         const settled = await alreadySettled(tx, hold.requestId);
         if (settled) return settled;
@@ -127,15 +112,16 @@ export class PgBillingStore implements BillingStore {
       if (hold.amountMicro === 0) {
         await tx.query('INSERT INTO billing.balances (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [hold.accountId]);
       }
-      const covered = await tx.query<{ available: Int8 }>(
+      const covered = await tx.query<{ balance_micro: Int8; held_by_others: Int8 }>(
         `UPDATE billing.balances SET held_micro = held_micro + $2, updated_at = now()
          WHERE account_id = $1 AND balance_micro - held_micro >= $2
-         RETURNING balance_micro - held_micro + $2 AS available`,
+         RETURNING balance_micro, held_micro - $2 AS held_by_others`,
         [hold.accountId, hold.amountMicro],
       );
-      if (covered.rows[0]) return { kind: 'held', availableMicro: toSafeInt(covered.rows[0].available) };
+      const row = covered.rows[0];
+      if (row) return { kind: 'held', balance: { balanceMicro: toSafeInt(row.balance_micro), heldMicro: toSafeInt(row.held_by_others) } };
       await tx.query('DELETE FROM billing.holds WHERE request_id = $1', [hold.requestId]);
-      return { kind: 'refused', availableMicro: await readAvailable(tx, hold.accountId) };
+      return { kind: 'refused', balance: await balanceBeside(tx, hold.accountId) };
     });
   }
 
@@ -172,6 +158,10 @@ export class PgBillingStore implements BillingStore {
       if (!balance.rows[0]) throw new Error(`hold ${hold.requestId} has no balance row`);
       return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(balance.rows[0].balance_micro) };
     });
+  }
+
+  recordFree(usage: FreeUsage): Promise<FreeOutcome> {
+    return this.db.transaction((tx) => recordFreeUsage(tx, usage));
   }
 
   async releaseHold(requestId: string): Promise<boolean> {

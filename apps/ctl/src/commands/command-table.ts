@@ -1,5 +1,6 @@
 import { accountCreate, accountGrantModel, accountScheduleDeletion, accountShow, accountSuspend, accountUnsuspend, modelAdd } from './account-commands';
 import { Command } from './command';
+import { freeTierSet } from './free-tier-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
 import { balanceAdd, priceSet, usageShow } from './money-commands';
 
@@ -18,4 +19,5 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'balance add': balanceAdd,
   'price set': priceSet,
   'usage show': usageShow,
+  'freetier set': freeTierSet,
 };

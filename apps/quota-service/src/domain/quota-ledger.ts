@@ -1,9 +1,5 @@
-import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
 import { LimitStore, PlaceGrant, UsageTotals } from '../store/limit-store';
-
-/** Longest account or request id accepted; ids are part of Redis keys. */
-export const MAX_ID_LENGTH = 200;
+import { requireId, requireTokenSum } from './field-checks';
 
 /** The answer to counting a request; feeds the X-RateLimit-* and Retry-After headers. */
 export interface CountOutcome {
@@ -14,17 +10,6 @@ export interface CountOutcome {
   resetUnixSeconds: number;
   /** Seconds until the minute ends when refused; 0 when allowed. */
   retryAfterSeconds: number;
-}
-
-function requireId(name: string, value: string): string {
-  if (value.length === 0) throw new RpcError(status.INVALID_ARGUMENT, `${name} is required`);
-  if (value.length > MAX_ID_LENGTH) throw new RpcError(status.INVALID_ARGUMENT, `${name} longer than ${MAX_ID_LENGTH} characters`);
-  return value;
-}
-
-function requireTokens(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RpcError(status.INVALID_ARGUMENT, `${name} must be a whole number >= 0`);
-  return value;
 }
 
 /**
@@ -57,8 +42,7 @@ export class QuotaLedger {
    * count even when the place had already cleared, or was never taken (the chat product path).
    */
   async releasePlace(accountId: string, requestId: string, promptTokens: number, completionTokens: number): Promise<{ released: boolean }> {
-    const tokens = requireTokens('prompt_tokens', promptTokens) + requireTokens('completion_tokens', completionTokens);
-    if (!Number.isSafeInteger(tokens)) throw new RpcError(status.INVALID_ARGUMENT, 'token count too large');
+    const tokens = requireTokenSum({ prompt_tokens: promptTokens, completion_tokens: completionTokens });
     return this.store.releasePlace(requireId('account_id', accountId), requireId('request_id', requestId), tokens);
   }
 

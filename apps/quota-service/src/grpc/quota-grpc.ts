@@ -1,14 +1,24 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { FreeTierGate } from '../domain/free-tier-gate';
 import { QuotaLedger } from '../domain/quota-ledger';
+import { RequestFinisher } from '../domain/request-finisher';
 import { StoreUnavailableError } from '../store/store-unavailable-error';
+import { toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
+
+/** The rules quota.v1.Quota serves. */
+export interface QuotaDomain {
+  ledger: QuotaLedger;
+  freeTier: FreeTierGate;
+  finisher: RequestFinisher;
+}
 
 /**
- * The grpc-js implementation of quota.v1.Quota: translation only, the rules are in QuotaLedger.
+ * The grpc-js implementation of quota.v1.Quota: translation only, the rules are in the domain.
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
  */
-export function quotaGrpc(ledger: QuotaLedger, logger: Logger): quotaV1.QuotaServer {
+export function quotaGrpc({ ledger, freeTier, finisher }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -31,6 +41,19 @@ export function quotaGrpc(ledger: QuotaLedger, logger: Logger): quotaV1.QuotaSer
     ),
     getUsage: unaryHandler(logger, 'GetUsage', (req: quotaV1.GetUsageRequest): Promise<quotaV1.GetUsageResponse> =>
       decide('GetUsage', () => ledger.getUsage(req.accountId)),
+    ),
+    reserveFree: unaryHandler(logger, 'ReserveFree', async (req: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> =>
+      toReserveFreeResponse(await decide('ReserveFree', () => freeTier.reserve(req))),
+    ),
+    finishRequest: unaryHandler(logger, 'FinishRequest', (req: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> =>
+      decide('FinishRequest', () => finisher.finish(toSettleRecord(req))),
+    ),
+    setFreeTierSettings: unaryHandler(
+      logger,
+      'SetFreeTierSettings',
+      async (req: quotaV1.SetFreeTierSettingsRequest): Promise<quotaV1.SetFreeTierSettingsResponse> => ({
+        settings: await decide('SetFreeTierSettings', () => freeTier.updateSettings(toSettingsChange(req))),
+      }),
     ),
   };
 }

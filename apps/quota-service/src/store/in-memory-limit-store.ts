@@ -1,5 +1,5 @@
 import { dayOf, minuteEndUnixSeconds, minuteOf, secondsToMinuteEnd } from './clock-windows';
-import { LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
+import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
 
 interface MinuteState {
   minute: number;
@@ -26,6 +26,8 @@ export class InMemoryLimitStore implements LimitStore {
   private readonly minutes = new Map<string, MinuteState>();
   private readonly places = new Map<string, PlaceState>();
   private readonly usage = new Map<string, UsageState>();
+  /** Account -> request id -> time it was finished. */
+  private readonly finished = new Map<string, Map<string, number>>();
   private sweptMinute = -1;
 
   constructor(
@@ -67,17 +69,21 @@ export class InMemoryLimitStore implements LimitStore {
 
   async releasePlace(accountId: string, requestId: string, tokens: number): Promise<{ released: boolean }> {
     const now = this.now();
-    const released = this.livePlaces(accountId, now)?.held.delete(requestId) ?? false;
-    const day = dayOf(now);
-    const usage = this.usage.get(accountId) ?? { day, todayTokens: 0, totalTokens: 0 };
-    if (usage.day !== day) {
-      usage.day = day;
-      usage.todayTokens = 0;
-    }
-    usage.todayTokens += tokens;
-    usage.totalTokens += tokens;
-    this.usage.set(accountId, usage);
+    const released = this.freePlace(accountId, requestId, now);
+    this.addUsage(accountId, tokens, now);
     return { released };
+  }
+
+  async finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest> {
+    const now = this.now();
+    const finished = this.finished.get(accountId) ?? new Map<string, number>();
+    const before = finished.get(requestId);
+    if (before !== undefined && now - before < FINISH_MEMORY_MS) return { released: false, repeated: true };
+    finished.set(requestId, now);
+    this.finished.set(accountId, finished);
+    const released = this.freePlace(accountId, requestId, now);
+    this.addUsage(accountId, tokens, now);
+    return { released, repeated: false };
   }
 
   async getUsage(accountId: string): Promise<UsageTotals> {
@@ -90,6 +96,23 @@ export class InMemoryLimitStore implements LimitStore {
     this.minutes.clear();
     this.places.clear();
     this.usage.clear();
+    this.finished.clear();
+  }
+
+  private freePlace(accountId: string, requestId: string, now: number): boolean {
+    return this.livePlaces(accountId, now)?.held.delete(requestId) ?? false;
+  }
+
+  private addUsage(accountId: string, tokens: number, now: number): void {
+    const day = dayOf(now);
+    const usage = this.usage.get(accountId) ?? { day, todayTokens: 0, totalTokens: 0 };
+    if (usage.day !== day) {
+      usage.day = day;
+      usage.todayTokens = 0;
+    }
+    usage.todayTokens += tokens;
+    usage.totalTokens += tokens;
+    this.usage.set(accountId, usage);
   }
 
   /** The account's places, or undefined when none was granted within the recovery time (they cleared). */
@@ -100,12 +123,16 @@ export class InMemoryLimitStore implements LimitStore {
     return undefined;
   }
 
-  /** Once per minute, forgets past minutes and cleared places so that memory stays bounded. */
+  /** Once per minute, forgets past minutes, cleared places and old finished ids so that memory stays bounded. */
   private sweep(now: number): void {
     const minute = minuteOf(now);
     if (minute === this.sweptMinute) return;
     this.sweptMinute = minute;
     for (const [id, state] of this.minutes) if (state.minute !== minute) this.minutes.delete(id);
     for (const id of [...this.places.keys()]) this.livePlaces(id, now);
+    for (const [id, finished] of this.finished) {
+      for (const [requestId, at] of finished) if (now - at >= FINISH_MEMORY_MS) finished.delete(requestId);
+      if (finished.size === 0) this.finished.delete(id);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { NOW } from './lua-clock';
 import { LuaScript } from './lua-script';
 
 /*
@@ -8,14 +9,6 @@ import { LuaScript } from './lua-script';
  * every key a script touches is declared in KEYS (as Redis Cluster requires). Expiry is only
  * clean-up: the rules compare stored times, so a test clock ahead of Redis still behaves.
  */
-const NOW = `
-local function now_ms(arg)
-  local given = tonumber(arg)
-  if given then return given end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-`;
 
 /** Places clear when the last grant is at least `recovery` ms old. Returns true when they are live. */
 const LIVE_PLACES = `
@@ -70,28 +63,61 @@ return {1}
 );
 
 /**
+ * Adds `tokens` to today (restarting it on a new UTC day; the key lives 2 days past its last
+ * write) and to the total.
+ */
+const ADD_USAGE = `
+local function add_usage(today, total, tokens, now)
+  local day = math.floor(now / 86400000)
+  if tonumber(redis.call('HGET', today, 'day')) ~= day then
+    redis.call('HSET', today, 'day', day, 'tokens', 0)
+  end
+  redis.call('HINCRBY', today, 'tokens', tokens)
+  redis.call('EXPIRE', today, 172800)
+  redis.call('INCRBY', total, tokens)
+end
+`;
+
+/**
  * KEYS: places hash, last-grant string, today hash {day, tokens}, total string.
  * ARGV: request id, tokens, recovery ms, [now ms].
- * Frees the request's place if the places are still live, and always adds the tokens to today
- * (restarting it on a new UTC day; the key lives 2 days past its last write) and to the total.
+ * Frees the request's place if the places are still live, and always adds the tokens to the usage.
  * Returns {released 0/1}.
  */
 export const RELEASE_PLACE = new LuaScript(
   'release_place',
-  `${NOW}${LIVE_PLACES}
+  `${NOW}${LIVE_PLACES}${ADD_USAGE}
 local now = now_ms(ARGV[4])
 local released = 0
 if live_places(KEYS[1], KEYS[2], now, tonumber(ARGV[3])) then
   released = redis.call('HDEL', KEYS[1], ARGV[1])
 end
-local day = math.floor(now / 86400000)
-if tonumber(redis.call('HGET', KEYS[3], 'day')) ~= day then
-  redis.call('HSET', KEYS[3], 'day', day, 'tokens', 0)
-end
-redis.call('HINCRBY', KEYS[3], 'tokens', ARGV[2])
-redis.call('EXPIRE', KEYS[3], 172800)
-redis.call('INCRBY', KEYS[4], ARGV[2])
+add_usage(KEYS[3], KEYS[4], ARGV[2], now)
 return {released}
+`,
+);
+
+/**
+ * KEYS: places hash, last-grant string, today hash, total string, finished sorted set {request id: ms}.
+ * ARGV: request id, tokens, recovery ms, memory ms, [now ms].
+ * RELEASE_PLACE once per request id: an id finished less than `memory` ms ago changes nothing.
+ * Returns {released 0/1, repeated 0/1}.
+ */
+export const FINISH_REQUEST = new LuaScript(
+  'finish_request',
+  `${NOW}${LIVE_PLACES}${ADD_USAGE}
+local now = now_ms(ARGV[5])
+local memory = tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - memory)
+if redis.call('ZSCORE', KEYS[5], ARGV[1]) then return {0, 1} end
+redis.call('ZADD', KEYS[5], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[5], memory)
+local released = 0
+if live_places(KEYS[1], KEYS[2], now, tonumber(ARGV[3])) then
+  released = redis.call('HDEL', KEYS[1], ARGV[1])
+end
+add_usage(KEYS[3], KEYS[4], ARGV[2], now)
+return {released, 0}
 `,
 );
 
@@ -112,5 +138,5 @@ return {tokens, tonumber(redis.call('GET', KEYS[2])) or 0}
 
 /** SCRIPT LOAD of every script above; run on each new connection (EVALSHA falls back to EVAL anyway). */
 export async function loadLimitScripts(redis: Redis): Promise<void> {
-  await Promise.all([COUNT_REQUEST, ACQUIRE_PLACE, RELEASE_PLACE, GET_USAGE].map((script) => script.load(redis)));
+  await Promise.all([COUNT_REQUEST, ACQUIRE_PLACE, RELEASE_PLACE, FINISH_REQUEST, GET_USAGE].map((script) => script.load(redis)));
 }

@@ -27,6 +27,17 @@ export interface PlaceGrant {
   limit: number;
 }
 
+/** What finishing an API request did to the account's places and usage. */
+export interface FinishedRequest {
+  /** True when the request still held its place and it is now free. */
+  released: boolean;
+  /** True when the request id was finished before, within FINISH_MEMORY_MS: nothing changed. */
+  repeated: boolean;
+}
+
+/** How long a finished request id is remembered, so that a retried FinishRequest counts nothing twice. */
+export const FINISH_MEMORY_MS = 3_600_000;
+
 /** Tokens (prompt plus completion) of an account. */
 export interface UsageTotals {
   /** Since 00:00 UTC of the store's current day. */
@@ -54,6 +65,11 @@ export interface LimitStore {
    * cleared) and always adds `tokens` to today's and the all-time usage.
    */
   releasePlace(accountId: string, requestId: string, tokens: number): Promise<{ released: boolean }>;
+  /**
+   * The API's end of a request: like releasePlace, but once per request id. A request id
+   * finished within FINISH_MEMORY_MS changes nothing and answers repeated=true.
+   */
+  finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest>;
   getUsage(accountId: string): Promise<UsageTotals>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;

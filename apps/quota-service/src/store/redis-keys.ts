@@ -10,6 +10,14 @@ export interface AccountKeys {
   usageToday: string;
   /** String: all-time tokens. */
   usageTotal: string;
+  /** Sorted set {request id: ms}: requests finished in the last hour. */
+  finished: string;
+  /** Hash {day, used}: the free allowance used on the UTC day `day`, reservations included. */
+  freeBudget: string;
+  /** Hash {request id: tokens}: the free reservations of that day (0 once expired). */
+  freeHolds: string;
+  /** Sorted set {request id: expiry ms}: when each live free reservation expires. */
+  freeExpiry: string;
 }
 
 /**
@@ -24,5 +32,32 @@ export function accountKeys(prefix: string, accountId: string): AccountKeys {
     lastGrant: `${base}places:last`,
     usageToday: `${base}usage:today`,
     usageTotal: `${base}usage:total`,
+    finished: `${base}finished`,
+    freeBudget: `${base}free`,
+    freeHolds: `${base}free:holds`,
+    freeExpiry: `${base}free:expiry`,
   };
+}
+
+/** The keys of the free tier as a whole, under one hash tag `{freetier}` (one slot, one script). */
+export interface FreeTierKeys {
+  /** Hash {daily_tokens, pool_tokens, paused, enabled}: the settings an operator changed. */
+  settings: string;
+  /** Hash {day, used}: the pool used on the UTC day `day`, reservations included. */
+  poolBudget: string;
+  /** Hash {account+request: tokens}: the pool's reservations of that day (0 once expired). */
+  poolHolds: string;
+  /** Sorted set {account+request: expiry ms}. */
+  poolExpiry: string;
+}
+
+/** The free tier's global keys. */
+export function freeTierKeys(prefix: string): FreeTierKeys {
+  const base = `${prefix}{freetier}:`;
+  return { settings: `${base}settings`, poolBudget: `${base}pool`, poolHolds: `${base}pool:holds`, poolExpiry: `${base}pool:expiry` };
+}
+
+/** The stream of bills waiting for billing-service (its own slot). */
+export function settleOutboxKey(prefix: string): string {
+  return `${prefix}{outbox}:settles`;
 }

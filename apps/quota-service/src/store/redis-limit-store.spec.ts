@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
 import { loadLimitScripts } from './limit-scripts';
+import { describeFinishRequestContract } from './finish-request.contract';
 import { describeLimitStoreContract } from './limit-store.contract';
 import { LuaScript } from './lua-script';
 import { openRedisClient } from './open-redis-client';
@@ -33,6 +34,7 @@ afterAll(async () => {
 });
 
 describeLimitStoreContract('redis', async (settings, now) => openStore(await connect(), settings, now));
+describeFinishRequestContract('redis', async (settings, now) => openStore(await connect(), settings, now));
 
 describe('RedisLimitStore', () => {
   let redis: Redis;

@@ -1,10 +1,10 @@
 import type Redis from 'ioredis';
 import { minuteEndUnixSeconds, secondsToMinuteEnd } from './clock-windows';
-import { ACQUIRE_PLACE, COUNT_REQUEST, GET_USAGE, RELEASE_PLACE } from './limit-scripts';
-import { LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
+import { ACQUIRE_PLACE, COUNT_REQUEST, FINISH_REQUEST, GET_USAGE, RELEASE_PLACE } from './limit-scripts';
+import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
 import { LuaScript } from './lua-script';
 import { accountKeys } from './redis-keys';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { runScript } from './run-script';
 
 /** Options of a RedisLimitStore. */
 export interface RedisLimitStoreOptions {
@@ -12,16 +12,6 @@ export interface RedisLimitStoreOptions {
   keyPrefix: string;
   /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
   now?: () => number;
-}
-
-/** Reads a script reply that must be an array of at least `length` whole numbers. */
-function numbers(reply: unknown, length: number): number[] {
-  if (!Array.isArray(reply) || reply.length < length) throw new Error('unexpected script reply');
-  return reply.map((value: unknown) => {
-    const n = typeof value === 'number' ? value : Number(value);
-    if (!Number.isSafeInteger(n)) throw new Error('unexpected script reply');
-    return n;
-  });
 }
 
 /**
@@ -66,6 +56,14 @@ export class RedisLimitStore implements LimitStore {
     return { released: released === 1 };
   }
 
+  async finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest> {
+    const keys = accountKeys(this.options.keyPrefix, accountId);
+    const args = [requestId, tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS];
+    const scriptKeys = [keys.places, keys.lastGrant, keys.usageToday, keys.usageTotal, keys.finished];
+    const [released, repeated] = await this.run(FINISH_REQUEST, scriptKeys, args, 2);
+    return { released: released === 1, repeated: repeated === 1 };
+  }
+
   async getUsage(accountId: string): Promise<UsageTotals> {
     const keys = accountKeys(this.options.keyPrefix, accountId);
     const [todayTokens, totalTokens] = await this.run(GET_USAGE, [keys.usageToday, keys.usageTotal], [], 2);
@@ -90,13 +88,7 @@ export class RedisLimitStore implements LimitStore {
     if (this.redis.status !== 'end') this.redis.disconnect();
   }
 
-  private async run(script: LuaScript, keys: string[], args: (string | number)[], replyLength: number): Promise<number[]> {
-    const now = this.options.now;
-    const withClock = now ? [...args, Math.floor(now())] : args;
-    try {
-      return numbers(await script.run(this.redis, keys, withClock), replyLength);
-    } catch (err) {
-      throw new StoreUnavailableError(err);
-    }
+  private run(script: LuaScript, keys: string[], args: (string | number)[], replyLength: number): Promise<number[]> {
+    return runScript(this.redis, script, keys, args, replyLength, this.options.now);
   }
 }

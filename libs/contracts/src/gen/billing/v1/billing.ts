@@ -43,13 +43,24 @@ export interface AuthorizeRequest {
   maxTokens: number;
 }
 
-/** Whether the balance covers the worst case. */
+/**
+ * Whether the balance covers the worst case. The two amounts are what a 402 shows (SPEC
+ * section 2: `balance` and `requiredLyd`), and they agree with each other while other requests
+ * of the account hold money: approved is false exactly when balance < required.
+ */
 export interface AuthorizeResponse {
   /** True when the worst case is now held against the balance. */
   approved: boolean;
-  /** The balance before this request, micro-LYD. */
+  /**
+   * The account's API balance, micro-LYD: what it owns, holds of running requests NOT
+   * subtracted (the figure `ctl account show` prints); 0 for an account that never had money.
+   */
   balanceMicroLyd: number;
-  /** The worst-case cost: the smallest balance that would run this request as paid, micro-LYD. */
+  /**
+   * The smallest balance that would run this request as paid right now, micro-LYD: its worst
+   * case (prompt × input price + max_tokens × output price, rounded up) plus what the
+   * account's other running requests hold. Without running requests, the worst case alone.
+   */
   requiredMicroLyd: number;
 }
 
@@ -86,6 +97,33 @@ export interface ReleaseHoldRequest {
 export interface ReleaseHoldResponse {
   /** True when the request still had a hold; false when it had none (unknown, released or settled). */
   released: boolean;
+}
+
+/**
+ * Writes the ledger row of a free request: amount 0, paid=false, prices 0, the usage as given.
+ * Exactly once per request id: a repeat writes nothing and answers recorded=false. A request id
+ * that has a paid hold is refused with FAILED_PRECONDITION; one already in the ledger for
+ * another account with ALREADY_EXISTS.
+ */
+export interface RecordFreeRequest {
+  /** Unique id of the request. */
+  requestId: string;
+  /** The account that made it. */
+  accountId: string;
+  /** The model that answered. */
+  model: string;
+  /** Prompt tokens used. */
+  promptTokens: number;
+  /** Completion tokens used. */
+  completionTokens: number;
+  /** True when the provider reported no usage and the tokens are an estimate. */
+  usageEstimated: boolean;
+}
+
+/** Whether this call wrote the row. */
+export interface RecordFreeResponse {
+  /** True when the row was written now; false when the request id was already in the ledger. */
+  recorded: boolean;
 }
 
 /** Adds to (or, with a negative amount, takes from) an account's balance. */
@@ -760,6 +798,242 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   },
 };
 
+function createBaseRecordFreeRequest(): RecordFreeRequest {
+  return { requestId: "", accountId: "", model: "", promptTokens: 0, completionTokens: 0, usageEstimated: false };
+}
+
+export const RecordFreeRequest: MessageFns<RecordFreeRequest> = {
+  encode(message: RecordFreeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(32).int64(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      writer.uint32(40).int64(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(48).bool(message.usageEstimated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordFreeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.completionTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordFreeRequest {
+    return {
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      promptTokens: isSet(object.promptTokens)
+        ? globalThis.Number(object.promptTokens)
+        : isSet(object.prompt_tokens)
+        ? globalThis.Number(object.prompt_tokens)
+        : 0,
+      completionTokens: isSet(object.completionTokens)
+        ? globalThis.Number(object.completionTokens)
+        : isSet(object.completion_tokens)
+        ? globalThis.Number(object.completion_tokens)
+        : 0,
+      usageEstimated: isSet(object.usageEstimated)
+        ? globalThis.Boolean(object.usageEstimated)
+        : isSet(object.usage_estimated)
+        ? globalThis.Boolean(object.usage_estimated)
+        : false,
+    };
+  },
+
+  toJSON(message: RecordFreeRequest): unknown {
+    const obj: any = {};
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.promptTokens !== 0) {
+      obj.promptTokens = Math.round(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      obj.completionTokens = Math.round(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      obj.usageEstimated = message.usageEstimated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordFreeRequest>, I>>(base?: I): RecordFreeRequest {
+    return RecordFreeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordFreeRequest>, I>>(object: I): RecordFreeRequest {
+    const message = createBaseRecordFreeRequest();
+    message.requestId = object.requestId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.model = object.model ?? "";
+    message.promptTokens = object.promptTokens ?? 0;
+    message.completionTokens = object.completionTokens ?? 0;
+    message.usageEstimated = object.usageEstimated ?? false;
+    return message;
+  },
+};
+
+function createBaseRecordFreeResponse(): RecordFreeResponse {
+  return { recorded: false };
+}
+
+export const RecordFreeResponse: MessageFns<RecordFreeResponse> = {
+  encode(message: RecordFreeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recorded !== false) {
+      writer.uint32(8).bool(message.recorded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordFreeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recorded = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordFreeResponse {
+    return { recorded: isSet(object.recorded) ? globalThis.Boolean(object.recorded) : false };
+  },
+
+  toJSON(message: RecordFreeResponse): unknown {
+    const obj: any = {};
+    if (message.recorded !== false) {
+      obj.recorded = message.recorded;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordFreeResponse>, I>>(base?: I): RecordFreeResponse {
+    return RecordFreeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordFreeResponse>, I>>(object: I): RecordFreeResponse {
+    const message = createBaseRecordFreeResponse();
+    message.recorded = object.recorded ?? false;
+    return message;
+  },
+};
+
 function createBaseAddBalanceRequest(): AddBalanceRequest {
   return { accountId: "", amountMicroLyd: 0 };
 }
@@ -1348,6 +1622,16 @@ export const BillingService = {
     responseSerialize: (value: ReleaseHoldResponse): Buffer => Buffer.from(ReleaseHoldResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
   },
+  /** Records a free request in the ledger exactly once. */
+  recordFree: {
+    path: "/billing.v1.Billing/RecordFree" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordFreeRequest): Buffer => Buffer.from(RecordFreeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordFreeRequest => RecordFreeRequest.decode(value),
+    responseSerialize: (value: RecordFreeResponse): Buffer => Buffer.from(RecordFreeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordFreeResponse => RecordFreeResponse.decode(value),
+  },
   /** Changes a balance. */
   addBalance: {
     path: "/billing.v1.Billing/AddBalance" as const,
@@ -1387,6 +1671,8 @@ export interface BillingServer extends UntypedServiceImplementation {
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
   /** Gives back a hold without charging. */
   releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
+  /** Records a free request in the ledger exactly once. */
+  recordFree: handleUnaryCall<RecordFreeRequest, RecordFreeResponse>;
   /** Changes a balance. */
   addBalance: handleUnaryCall<AddBalanceRequest, AddBalanceResponse>;
   /** Reads a balance. */
@@ -1443,6 +1729,22 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  /** Records a free request in the ledger exactly once. */
+  recordFree(
+    request: RecordFreeRequest,
+    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
+  ): ClientUnaryCall;
+  recordFree(
+    request: RecordFreeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
+  ): ClientUnaryCall;
+  recordFree(
+    request: RecordFreeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
   ): ClientUnaryCall;
   /** Changes a balance. */
   addBalance(

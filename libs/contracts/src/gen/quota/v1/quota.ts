@@ -25,7 +25,7 @@ export const protobufFileName = "quota/v1/quota.proto";
 
 /**
  * Limits and usage counters of an account, shared by the public API (through the edge) and
- * the company's own chat product, which calls this service directly.
+ * the company's own chat product, which calls this service directly; and the free tier of the API.
  *
  * This is a public contract: fields are only ever added; removed ones are `reserved`.
  *
@@ -35,9 +35,167 @@ export const protobufFileName = "quota/v1/quota.proto";
  *   3. ...run the turn...
  *   4. ReleasePlace       -- gives the place back and adds the tokens used to the usage counters.
  * The API and the chat product share the same minute count, the same places and the same usage.
+ * The chat product never touches the free tier: ReleasePlace counts usage only.
+ *
+ * How the edge (the public API) uses it, for each chat request:
+ *   1. CountRequest.
+ *   2. (billing.v1.Authorize holds the worst case against the balance; when it is refused:)
+ *      ReserveFree         -- decides whether the request runs as a free request, and reserves it.
+ *   3. AcquirePlace.
+ *   4. ...call the model...
+ *   5. FinishRequest       -- once per request that got past step 2, also when it never ran:
+ *      gives the place back, adds the usage, settles the free reservation and queues the
+ *      request's bill for billing-service durably. Safe to retry with the same request id.
+ * SetFreeTierSettings is the operator's (ctl freetier set).
+ *
  * A gRPC error means the service could not decide (for example its store was unreachable);
  * being over a limit is never an error, it is a normal response with allowed/granted false.
  */
+
+/**
+ * Why a free request was refused. Each cause is one 402 of the public API (SPEC section 7): the
+ * edge answers with the code and reason named beside each value, plus the balance and
+ * requiredLyd of billing.v1.Authorize.
+ *
+ * The checks run in this order and the first that fails is the answer:
+ *   1. SWITCHED_OFF       free tier switched off (enabled=false)
+ *   2. PAUSED             free requests paused
+ *   3. MODEL              a model other than the free model
+ *   4. THINKING           thinking asked for
+ *   5. REQUEST_TOO_LARGE  prompt, JSON or new message over the free size limits
+ *   6. ALLOWANCE_USED_UP  the account's allowance for today is used up
+ *   7. ALLOWANCE_TOO_SMALL  what is left cannot cover prompt plus the reply at full max_tokens
+ *   8. POOL_EXHAUSTED     the free tier's pool for today cannot cover it
+ * Switched off and paused come first because no change to the request would help; the
+ * request's own shape next (the caller can fix it); then the account's allowance; the shared
+ * pool last, so that refusals the account causes itself never touch the one global counter.
+ */
+export enum FreeRefusal {
+  /** FREE_REFUSAL_UNSPECIFIED - Not refused: the free request was granted. */
+  FREE_REFUSAL_UNSPECIFIED = 0,
+  /** FREE_REFUSAL_SWITCHED_OFF - FREE_TIER_EXHAUSTED, no reason, with the insufficient-balance message: the free tier is off. */
+  FREE_REFUSAL_SWITCHED_OFF = 1,
+  /** FREE_REFUSAL_PAUSED - FREE_TIER_EXHAUSTED with reason "paused". */
+  FREE_REFUSAL_PAUSED = 2,
+  /** FREE_REFUSAL_MODEL - FREE_TIER_MODEL. */
+  FREE_REFUSAL_MODEL = 3,
+  /** FREE_REFUSAL_THINKING - FREE_TIER_THINKING. */
+  FREE_REFUSAL_THINKING = 4,
+  /** FREE_REFUSAL_REQUEST_TOO_LARGE - FREE_TIER_DAILY_LIMIT with reason "request_too_large". */
+  FREE_REFUSAL_REQUEST_TOO_LARGE = 5,
+  /** FREE_REFUSAL_ALLOWANCE_USED_UP - FREE_TIER_DAILY_LIMIT, no reason: today's allowance is used up. */
+  FREE_REFUSAL_ALLOWANCE_USED_UP = 6,
+  /** FREE_REFUSAL_ALLOWANCE_TOO_SMALL - FREE_TIER_DAILY_LIMIT with reason "allowance": the rest of today's allowance is too small. */
+  FREE_REFUSAL_ALLOWANCE_TOO_SMALL = 7,
+  /** FREE_REFUSAL_POOL_EXHAUSTED - FREE_TIER_EXHAUSTED, no reason: the free tier as a whole is used up for the day. */
+  FREE_REFUSAL_POOL_EXHAUSTED = 8,
+  UNRECOGNIZED = -1,
+}
+
+export function freeRefusalFromJSON(object: any): FreeRefusal {
+  switch (object) {
+    case 0:
+    case "FREE_REFUSAL_UNSPECIFIED":
+      return FreeRefusal.FREE_REFUSAL_UNSPECIFIED;
+    case 1:
+    case "FREE_REFUSAL_SWITCHED_OFF":
+      return FreeRefusal.FREE_REFUSAL_SWITCHED_OFF;
+    case 2:
+    case "FREE_REFUSAL_PAUSED":
+      return FreeRefusal.FREE_REFUSAL_PAUSED;
+    case 3:
+    case "FREE_REFUSAL_MODEL":
+      return FreeRefusal.FREE_REFUSAL_MODEL;
+    case 4:
+    case "FREE_REFUSAL_THINKING":
+      return FreeRefusal.FREE_REFUSAL_THINKING;
+    case 5:
+    case "FREE_REFUSAL_REQUEST_TOO_LARGE":
+      return FreeRefusal.FREE_REFUSAL_REQUEST_TOO_LARGE;
+    case 6:
+    case "FREE_REFUSAL_ALLOWANCE_USED_UP":
+      return FreeRefusal.FREE_REFUSAL_ALLOWANCE_USED_UP;
+    case 7:
+    case "FREE_REFUSAL_ALLOWANCE_TOO_SMALL":
+      return FreeRefusal.FREE_REFUSAL_ALLOWANCE_TOO_SMALL;
+    case 8:
+    case "FREE_REFUSAL_POOL_EXHAUSTED":
+      return FreeRefusal.FREE_REFUSAL_POOL_EXHAUSTED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return FreeRefusal.UNRECOGNIZED;
+  }
+}
+
+export function freeRefusalToJSON(object: FreeRefusal): string {
+  switch (object) {
+    case FreeRefusal.FREE_REFUSAL_UNSPECIFIED:
+      return "FREE_REFUSAL_UNSPECIFIED";
+    case FreeRefusal.FREE_REFUSAL_SWITCHED_OFF:
+      return "FREE_REFUSAL_SWITCHED_OFF";
+    case FreeRefusal.FREE_REFUSAL_PAUSED:
+      return "FREE_REFUSAL_PAUSED";
+    case FreeRefusal.FREE_REFUSAL_MODEL:
+      return "FREE_REFUSAL_MODEL";
+    case FreeRefusal.FREE_REFUSAL_THINKING:
+      return "FREE_REFUSAL_THINKING";
+    case FreeRefusal.FREE_REFUSAL_REQUEST_TOO_LARGE:
+      return "FREE_REFUSAL_REQUEST_TOO_LARGE";
+    case FreeRefusal.FREE_REFUSAL_ALLOWANCE_USED_UP:
+      return "FREE_REFUSAL_ALLOWANCE_USED_UP";
+    case FreeRefusal.FREE_REFUSAL_ALLOWANCE_TOO_SMALL:
+      return "FREE_REFUSAL_ALLOWANCE_TOO_SMALL";
+    case FreeRefusal.FREE_REFUSAL_POOL_EXHAUSTED:
+      return "FREE_REFUSAL_POOL_EXHAUSTED";
+    case FreeRefusal.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** How a finished request is paid for. */
+export enum Payment {
+  /** PAYMENT_UNSPECIFIED - Not given: refused with INVALID_ARGUMENT. */
+  PAYMENT_UNSPECIFIED = 0,
+  /** PAYMENT_PAID - Paid from the API balance: billing.v1.Authorize approved it. */
+  PAYMENT_PAID = 1,
+  /** PAYMENT_FREE - A free request: ReserveFree granted it. */
+  PAYMENT_FREE = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function paymentFromJSON(object: any): Payment {
+  switch (object) {
+    case 0:
+    case "PAYMENT_UNSPECIFIED":
+      return Payment.PAYMENT_UNSPECIFIED;
+    case 1:
+    case "PAYMENT_PAID":
+      return Payment.PAYMENT_PAID;
+    case 2:
+    case "PAYMENT_FREE":
+      return Payment.PAYMENT_FREE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return Payment.UNRECOGNIZED;
+  }
+}
+
+export function paymentToJSON(object: Payment): string {
+  switch (object) {
+    case Payment.PAYMENT_UNSPECIFIED:
+      return "PAYMENT_UNSPECIFIED";
+    case Payment.PAYMENT_PAID:
+      return "PAYMENT_PAID";
+    case Payment.PAYMENT_FREE:
+      return "PAYMENT_FREE";
+    case Payment.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /** Counts one request against the per-minute limit. */
 export interface CountRequestRequest {
@@ -105,6 +263,123 @@ export interface GetUsageResponse {
   todayTokens: number;
   /** All time. */
   totalTokens: number;
+}
+
+/**
+ * Asks whether a request the balance does not cover may run as a free request, and if so
+ * reserves prompt plus reply tokens against the account's daily allowance and the daily pool
+ * (both reset at 00:00 UTC; a reservation belongs to the day it was made on). Asking again with
+ * the same request id while its reservation stands grants it again without a second
+ * reservation. A reservation that FinishRequest has not settled within 15 minutes (configurable)
+ * is returned; a later FinishRequest still counts the real tokens.
+ */
+export interface ReserveFreeRequest {
+  /** The account making the request. */
+  accountId: string;
+  /** Unique id of the request; FinishRequest with the same id settles the reservation. */
+  requestId: string;
+  /** The model asked for. */
+  model: string;
+  /** True when the request asks for thinking (thinking not disabled, or reasoning_effort other than none). */
+  thinking: boolean;
+  /** Estimated prompt tokens of the text, images NOT included (the service adds 10% and 1,024 per image). */
+  textPromptTokens: number;
+  /** Images in the request. */
+  imageCount: number;
+  /** Estimated tokens of the newest message (the one the caller adds to the conversation). */
+  newMessageTokens: number;
+  /** Size of the request body in bytes, image data not counted. */
+  jsonBytes: number;
+  /** The max_tokens the request asks for (after the API's own default and upper bound); at least 1. */
+  maxTokens: number;
+}
+
+/** The decision on a free request. */
+export interface ReserveFreeResponse {
+  /** True when the request runs as a free request and its tokens are reserved. */
+  granted: boolean;
+  /** Why not, when granted is false; FREE_REFUSAL_UNSPECIFIED when granted. */
+  refusal: FreeRefusal;
+  /** When granted: the max_tokens to send to the model, min(requested, the free reply cap). */
+  maxTokens: number;
+  /** When granted: tokens reserved (prompt with its margin plus max_tokens), returned by FinishRequest. */
+  reservedTokens: number;
+}
+
+/**
+ * The end of one API request: called once per request that was authorized (paid) or reserved
+ * (free), after its reply ended, or when it will not run after all (refused a place). It
+ *   - gives back the request's place (when it held one),
+ *   - adds prompt plus completion tokens to the usage counters,
+ *   - settles a free request's reservation with the real tokens (the unused part returns to the
+ *     account's allowance and to the pool),
+ *   - queues the request's bill in a durable outbox, from which billing-service receives it
+ *     (billing.v1.Settle for a paid request, billing.v1.RecordFree for a free one,
+ *     billing.v1.ReleaseHold for a paid request with no tokens), retried until it lands.
+ * A request with no tokens at all (prompt_tokens and completion_tokens both 0) is not billed:
+ * no ledger row, its hold released or its reservation returned whole, no usage.
+ * Exactly once per request id: a repeat (a retry after a lost answer) changes no counter
+ * again and queues the same bill again, which billing-service applies only once.
+ */
+export interface FinishRequestRequest {
+  /** The account of the request. */
+  accountId: string;
+  /** The request id given to AcquirePlace, billing.v1.Authorize or ReserveFree. */
+  requestId: string;
+  /** The model that was called (recorded in the ledger). */
+  model: string;
+  /** Paid or free. */
+  payment: Payment;
+  /** Prompt tokens to bill and count (the provider's, or the edge's estimate). */
+  promptTokens: number;
+  /** Completion tokens to bill and count. */
+  completionTokens: number;
+  /** True when the provider reported no usage and the tokens are an estimate. */
+  usageEstimated: boolean;
+}
+
+/** What finishing did. */
+export interface FinishRequestResponse {
+  /** True when the request still held its place and it is now given back. */
+  released: boolean;
+  /** True when this request id was finished before (within the last hour): no counter changed. */
+  repeated: boolean;
+}
+
+/** The free tier's settings, the same for every replica. */
+export interface FreeTierSettings {
+  /** Each account's free allowance per UTC day, in tokens. */
+  dailyTokens: number;
+  /** Tokens all free requests together may use per UTC day. */
+  poolTokens: number;
+  /** True while free requests are paused (FREE_TIER_EXHAUSTED with reason paused). */
+  paused: boolean;
+  /** False when the free tier is switched off. */
+  enabled: boolean;
+}
+
+/** Changes the fields that are set and leaves the others; with none set, only reads. */
+export interface SetFreeTierSettingsRequest {
+  /** New daily allowance per account, tokens, at least 0. */
+  dailyTokens?:
+    | number
+    | undefined;
+  /** New daily pool, tokens, at least 0. */
+  poolTokens?:
+    | number
+    | undefined;
+  /** Pause or resume free requests. */
+  paused?:
+    | boolean
+    | undefined;
+  /** Switch the free tier on or off. */
+  enabled?: boolean | undefined;
+}
+
+/** The settings after the change. */
+export interface SetFreeTierSettingsResponse {
+  /** All settings as they now stand. */
+  settings: FreeTierSettings | undefined;
 }
 
 function createBaseCountRequestRequest(): CountRequestRequest {
@@ -865,7 +1140,964 @@ export const GetUsageResponse: MessageFns<GetUsageResponse> = {
   },
 };
 
-/** Per-account limits and usage counters. */
+function createBaseReserveFreeRequest(): ReserveFreeRequest {
+  return {
+    accountId: "",
+    requestId: "",
+    model: "",
+    thinking: false,
+    textPromptTokens: 0,
+    imageCount: 0,
+    newMessageTokens: 0,
+    jsonBytes: 0,
+    maxTokens: 0,
+  };
+}
+
+export const ReserveFreeRequest: MessageFns<ReserveFreeRequest> = {
+  encode(message: ReserveFreeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.thinking !== false) {
+      writer.uint32(32).bool(message.thinking);
+    }
+    if (message.textPromptTokens !== 0) {
+      writer.uint32(40).int64(message.textPromptTokens);
+    }
+    if (message.imageCount !== 0) {
+      writer.uint32(48).int32(message.imageCount);
+    }
+    if (message.newMessageTokens !== 0) {
+      writer.uint32(56).int64(message.newMessageTokens);
+    }
+    if (message.jsonBytes !== 0) {
+      writer.uint32(64).int64(message.jsonBytes);
+    }
+    if (message.maxTokens !== 0) {
+      writer.uint32(72).int64(message.maxTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveFreeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReserveFreeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.thinking = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.textPromptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.imageCount = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.newMessageTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.jsonBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.maxTokens = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReserveFreeRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      thinking: isSet(object.thinking) ? globalThis.Boolean(object.thinking) : false,
+      textPromptTokens: isSet(object.textPromptTokens)
+        ? globalThis.Number(object.textPromptTokens)
+        : isSet(object.text_prompt_tokens)
+        ? globalThis.Number(object.text_prompt_tokens)
+        : 0,
+      imageCount: isSet(object.imageCount)
+        ? globalThis.Number(object.imageCount)
+        : isSet(object.image_count)
+        ? globalThis.Number(object.image_count)
+        : 0,
+      newMessageTokens: isSet(object.newMessageTokens)
+        ? globalThis.Number(object.newMessageTokens)
+        : isSet(object.new_message_tokens)
+        ? globalThis.Number(object.new_message_tokens)
+        : 0,
+      jsonBytes: isSet(object.jsonBytes)
+        ? globalThis.Number(object.jsonBytes)
+        : isSet(object.json_bytes)
+        ? globalThis.Number(object.json_bytes)
+        : 0,
+      maxTokens: isSet(object.maxTokens)
+        ? globalThis.Number(object.maxTokens)
+        : isSet(object.max_tokens)
+        ? globalThis.Number(object.max_tokens)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReserveFreeRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.thinking !== false) {
+      obj.thinking = message.thinking;
+    }
+    if (message.textPromptTokens !== 0) {
+      obj.textPromptTokens = Math.round(message.textPromptTokens);
+    }
+    if (message.imageCount !== 0) {
+      obj.imageCount = Math.round(message.imageCount);
+    }
+    if (message.newMessageTokens !== 0) {
+      obj.newMessageTokens = Math.round(message.newMessageTokens);
+    }
+    if (message.jsonBytes !== 0) {
+      obj.jsonBytes = Math.round(message.jsonBytes);
+    }
+    if (message.maxTokens !== 0) {
+      obj.maxTokens = Math.round(message.maxTokens);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReserveFreeRequest>, I>>(base?: I): ReserveFreeRequest {
+    return ReserveFreeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReserveFreeRequest>, I>>(object: I): ReserveFreeRequest {
+    const message = createBaseReserveFreeRequest();
+    message.accountId = object.accountId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.model = object.model ?? "";
+    message.thinking = object.thinking ?? false;
+    message.textPromptTokens = object.textPromptTokens ?? 0;
+    message.imageCount = object.imageCount ?? 0;
+    message.newMessageTokens = object.newMessageTokens ?? 0;
+    message.jsonBytes = object.jsonBytes ?? 0;
+    message.maxTokens = object.maxTokens ?? 0;
+    return message;
+  },
+};
+
+function createBaseReserveFreeResponse(): ReserveFreeResponse {
+  return { granted: false, refusal: 0, maxTokens: 0, reservedTokens: 0 };
+}
+
+export const ReserveFreeResponse: MessageFns<ReserveFreeResponse> = {
+  encode(message: ReserveFreeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.granted !== false) {
+      writer.uint32(8).bool(message.granted);
+    }
+    if (message.refusal !== 0) {
+      writer.uint32(16).int32(message.refusal);
+    }
+    if (message.maxTokens !== 0) {
+      writer.uint32(24).int64(message.maxTokens);
+    }
+    if (message.reservedTokens !== 0) {
+      writer.uint32(32).int64(message.reservedTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveFreeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReserveFreeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.granted = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.refusal = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.reservedTokens = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReserveFreeResponse {
+    return {
+      granted: isSet(object.granted) ? globalThis.Boolean(object.granted) : false,
+      refusal: isSet(object.refusal) ? freeRefusalFromJSON(object.refusal) : 0,
+      maxTokens: isSet(object.maxTokens)
+        ? globalThis.Number(object.maxTokens)
+        : isSet(object.max_tokens)
+        ? globalThis.Number(object.max_tokens)
+        : 0,
+      reservedTokens: isSet(object.reservedTokens)
+        ? globalThis.Number(object.reservedTokens)
+        : isSet(object.reserved_tokens)
+        ? globalThis.Number(object.reserved_tokens)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReserveFreeResponse): unknown {
+    const obj: any = {};
+    if (message.granted !== false) {
+      obj.granted = message.granted;
+    }
+    if (message.refusal !== 0) {
+      obj.refusal = freeRefusalToJSON(message.refusal);
+    }
+    if (message.maxTokens !== 0) {
+      obj.maxTokens = Math.round(message.maxTokens);
+    }
+    if (message.reservedTokens !== 0) {
+      obj.reservedTokens = Math.round(message.reservedTokens);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReserveFreeResponse>, I>>(base?: I): ReserveFreeResponse {
+    return ReserveFreeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReserveFreeResponse>, I>>(object: I): ReserveFreeResponse {
+    const message = createBaseReserveFreeResponse();
+    message.granted = object.granted ?? false;
+    message.refusal = object.refusal ?? 0;
+    message.maxTokens = object.maxTokens ?? 0;
+    message.reservedTokens = object.reservedTokens ?? 0;
+    return message;
+  },
+};
+
+function createBaseFinishRequestRequest(): FinishRequestRequest {
+  return {
+    accountId: "",
+    requestId: "",
+    model: "",
+    payment: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    usageEstimated: false,
+  };
+}
+
+export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
+  encode(message: FinishRequestRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.payment !== 0) {
+      writer.uint32(32).int32(message.payment);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(40).int64(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      writer.uint32(48).int64(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(56).bool(message.usageEstimated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishRequestRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishRequestRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.payment = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.completionTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishRequestRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      payment: isSet(object.payment) ? paymentFromJSON(object.payment) : 0,
+      promptTokens: isSet(object.promptTokens)
+        ? globalThis.Number(object.promptTokens)
+        : isSet(object.prompt_tokens)
+        ? globalThis.Number(object.prompt_tokens)
+        : 0,
+      completionTokens: isSet(object.completionTokens)
+        ? globalThis.Number(object.completionTokens)
+        : isSet(object.completion_tokens)
+        ? globalThis.Number(object.completion_tokens)
+        : 0,
+      usageEstimated: isSet(object.usageEstimated)
+        ? globalThis.Boolean(object.usageEstimated)
+        : isSet(object.usage_estimated)
+        ? globalThis.Boolean(object.usage_estimated)
+        : false,
+    };
+  },
+
+  toJSON(message: FinishRequestRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.payment !== 0) {
+      obj.payment = paymentToJSON(message.payment);
+    }
+    if (message.promptTokens !== 0) {
+      obj.promptTokens = Math.round(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      obj.completionTokens = Math.round(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      obj.usageEstimated = message.usageEstimated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FinishRequestRequest>, I>>(base?: I): FinishRequestRequest {
+    return FinishRequestRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinishRequestRequest>, I>>(object: I): FinishRequestRequest {
+    const message = createBaseFinishRequestRequest();
+    message.accountId = object.accountId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.model = object.model ?? "";
+    message.payment = object.payment ?? 0;
+    message.promptTokens = object.promptTokens ?? 0;
+    message.completionTokens = object.completionTokens ?? 0;
+    message.usageEstimated = object.usageEstimated ?? false;
+    return message;
+  },
+};
+
+function createBaseFinishRequestResponse(): FinishRequestResponse {
+  return { released: false, repeated: false };
+}
+
+export const FinishRequestResponse: MessageFns<FinishRequestResponse> = {
+  encode(message: FinishRequestResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.released !== false) {
+      writer.uint32(8).bool(message.released);
+    }
+    if (message.repeated !== false) {
+      writer.uint32(16).bool(message.repeated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishRequestResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishRequestResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.released = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.repeated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishRequestResponse {
+    return {
+      released: isSet(object.released) ? globalThis.Boolean(object.released) : false,
+      repeated: isSet(object.repeated) ? globalThis.Boolean(object.repeated) : false,
+    };
+  },
+
+  toJSON(message: FinishRequestResponse): unknown {
+    const obj: any = {};
+    if (message.released !== false) {
+      obj.released = message.released;
+    }
+    if (message.repeated !== false) {
+      obj.repeated = message.repeated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FinishRequestResponse>, I>>(base?: I): FinishRequestResponse {
+    return FinishRequestResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinishRequestResponse>, I>>(object: I): FinishRequestResponse {
+    const message = createBaseFinishRequestResponse();
+    message.released = object.released ?? false;
+    message.repeated = object.repeated ?? false;
+    return message;
+  },
+};
+
+function createBaseFreeTierSettings(): FreeTierSettings {
+  return { dailyTokens: 0, poolTokens: 0, paused: false, enabled: false };
+}
+
+export const FreeTierSettings: MessageFns<FreeTierSettings> = {
+  encode(message: FreeTierSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dailyTokens !== 0) {
+      writer.uint32(8).int64(message.dailyTokens);
+    }
+    if (message.poolTokens !== 0) {
+      writer.uint32(16).int64(message.poolTokens);
+    }
+    if (message.paused !== false) {
+      writer.uint32(24).bool(message.paused);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(32).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FreeTierSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFreeTierSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.dailyTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.poolTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.paused = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FreeTierSettings {
+    return {
+      dailyTokens: isSet(object.dailyTokens)
+        ? globalThis.Number(object.dailyTokens)
+        : isSet(object.daily_tokens)
+        ? globalThis.Number(object.daily_tokens)
+        : 0,
+      poolTokens: isSet(object.poolTokens)
+        ? globalThis.Number(object.poolTokens)
+        : isSet(object.pool_tokens)
+        ? globalThis.Number(object.pool_tokens)
+        : 0,
+      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : false,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+    };
+  },
+
+  toJSON(message: FreeTierSettings): unknown {
+    const obj: any = {};
+    if (message.dailyTokens !== 0) {
+      obj.dailyTokens = Math.round(message.dailyTokens);
+    }
+    if (message.poolTokens !== 0) {
+      obj.poolTokens = Math.round(message.poolTokens);
+    }
+    if (message.paused !== false) {
+      obj.paused = message.paused;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FreeTierSettings>, I>>(base?: I): FreeTierSettings {
+    return FreeTierSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FreeTierSettings>, I>>(object: I): FreeTierSettings {
+    const message = createBaseFreeTierSettings();
+    message.dailyTokens = object.dailyTokens ?? 0;
+    message.poolTokens = object.poolTokens ?? 0;
+    message.paused = object.paused ?? false;
+    message.enabled = object.enabled ?? false;
+    return message;
+  },
+};
+
+function createBaseSetFreeTierSettingsRequest(): SetFreeTierSettingsRequest {
+  return { dailyTokens: undefined, poolTokens: undefined, paused: undefined, enabled: undefined };
+}
+
+export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> = {
+  encode(message: SetFreeTierSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dailyTokens !== undefined) {
+      writer.uint32(8).int64(message.dailyTokens);
+    }
+    if (message.poolTokens !== undefined) {
+      writer.uint32(16).int64(message.poolTokens);
+    }
+    if (message.paused !== undefined) {
+      writer.uint32(24).bool(message.paused);
+    }
+    if (message.enabled !== undefined) {
+      writer.uint32(32).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetFreeTierSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetFreeTierSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.dailyTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.poolTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.paused = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetFreeTierSettingsRequest {
+    return {
+      dailyTokens: isSet(object.dailyTokens)
+        ? globalThis.Number(object.dailyTokens)
+        : isSet(object.daily_tokens)
+        ? globalThis.Number(object.daily_tokens)
+        : undefined,
+      poolTokens: isSet(object.poolTokens)
+        ? globalThis.Number(object.poolTokens)
+        : isSet(object.pool_tokens)
+        ? globalThis.Number(object.pool_tokens)
+        : undefined,
+      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : undefined,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+    };
+  },
+
+  toJSON(message: SetFreeTierSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.dailyTokens !== undefined) {
+      obj.dailyTokens = Math.round(message.dailyTokens);
+    }
+    if (message.poolTokens !== undefined) {
+      obj.poolTokens = Math.round(message.poolTokens);
+    }
+    if (message.paused !== undefined) {
+      obj.paused = message.paused;
+    }
+    if (message.enabled !== undefined) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetFreeTierSettingsRequest>, I>>(base?: I): SetFreeTierSettingsRequest {
+    return SetFreeTierSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetFreeTierSettingsRequest>, I>>(object: I): SetFreeTierSettingsRequest {
+    const message = createBaseSetFreeTierSettingsRequest();
+    message.dailyTokens = object.dailyTokens ?? undefined;
+    message.poolTokens = object.poolTokens ?? undefined;
+    message.paused = object.paused ?? undefined;
+    message.enabled = object.enabled ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetFreeTierSettingsResponse(): SetFreeTierSettingsResponse {
+  return { settings: undefined };
+}
+
+export const SetFreeTierSettingsResponse: MessageFns<SetFreeTierSettingsResponse> = {
+  encode(message: SetFreeTierSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      FreeTierSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetFreeTierSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetFreeTierSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = FreeTierSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetFreeTierSettingsResponse {
+    return { settings: isSet(object.settings) ? FreeTierSettings.fromJSON(object.settings) : undefined };
+  },
+
+  toJSON(message: SetFreeTierSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settings !== undefined) {
+      obj.settings = FreeTierSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetFreeTierSettingsResponse>, I>>(base?: I): SetFreeTierSettingsResponse {
+    return SetFreeTierSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetFreeTierSettingsResponse>, I>>(object: I): SetFreeTierSettingsResponse {
+    const message = createBaseSetFreeTierSettingsResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? FreeTierSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+/** Per-account limits and usage counters, and the API's free tier. */
 export type QuotaService = typeof QuotaService;
 export const QuotaService = {
   /** Counts a request in the account's current clock minute. */
@@ -911,6 +2143,39 @@ export const QuotaService = {
     responseSerialize: (value: GetUsageResponse): Buffer => Buffer.from(GetUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetUsageResponse => GetUsageResponse.decode(value),
   },
+  /** The edge: decides and reserves a free request. */
+  reserveFree: {
+    path: "/quota.v1.Quota/ReserveFree" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReserveFreeRequest): Buffer => Buffer.from(ReserveFreeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReserveFreeRequest => ReserveFreeRequest.decode(value),
+    responseSerialize: (value: ReserveFreeResponse): Buffer => Buffer.from(ReserveFreeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReserveFreeResponse => ReserveFreeResponse.decode(value),
+  },
+  /** The edge: ends a request (place, usage, free reservation, durable bill). */
+  finishRequest: {
+    path: "/quota.v1.Quota/FinishRequest" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FinishRequestRequest): Buffer => Buffer.from(FinishRequestRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FinishRequestRequest => FinishRequestRequest.decode(value),
+    responseSerialize: (value: FinishRequestResponse): Buffer =>
+      Buffer.from(FinishRequestResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FinishRequestResponse => FinishRequestResponse.decode(value),
+  },
+  /** The operator: reads or changes the free tier's settings. */
+  setFreeTierSettings: {
+    path: "/quota.v1.Quota/SetFreeTierSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetFreeTierSettingsRequest): Buffer =>
+      Buffer.from(SetFreeTierSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetFreeTierSettingsRequest => SetFreeTierSettingsRequest.decode(value),
+    responseSerialize: (value: SetFreeTierSettingsResponse): Buffer =>
+      Buffer.from(SetFreeTierSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetFreeTierSettingsResponse => SetFreeTierSettingsResponse.decode(value),
+  },
 } as const;
 
 export interface QuotaServer extends UntypedServiceImplementation {
@@ -922,6 +2187,12 @@ export interface QuotaServer extends UntypedServiceImplementation {
   releasePlace: handleUnaryCall<ReleasePlaceRequest, ReleasePlaceResponse>;
   /** Reads the usage counters. */
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
+  /** The edge: decides and reserves a free request. */
+  reserveFree: handleUnaryCall<ReserveFreeRequest, ReserveFreeResponse>;
+  /** The edge: ends a request (place, usage, free reservation, durable bill). */
+  finishRequest: handleUnaryCall<FinishRequestRequest, FinishRequestResponse>;
+  /** The operator: reads or changes the free tier's settings. */
+  setFreeTierSettings: handleUnaryCall<SetFreeTierSettingsRequest, SetFreeTierSettingsResponse>;
 }
 
 export interface QuotaClient extends Client {
@@ -988,6 +2259,54 @@ export interface QuotaClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  /** The edge: decides and reserves a free request. */
+  reserveFree(
+    request: ReserveFreeRequest,
+    callback: (error: ServiceError | null, response: ReserveFreeResponse) => void,
+  ): ClientUnaryCall;
+  reserveFree(
+    request: ReserveFreeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReserveFreeResponse) => void,
+  ): ClientUnaryCall;
+  reserveFree(
+    request: ReserveFreeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReserveFreeResponse) => void,
+  ): ClientUnaryCall;
+  /** The edge: ends a request (place, usage, free reservation, durable bill). */
+  finishRequest(
+    request: FinishRequestRequest,
+    callback: (error: ServiceError | null, response: FinishRequestResponse) => void,
+  ): ClientUnaryCall;
+  finishRequest(
+    request: FinishRequestRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FinishRequestResponse) => void,
+  ): ClientUnaryCall;
+  finishRequest(
+    request: FinishRequestRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FinishRequestResponse) => void,
+  ): ClientUnaryCall;
+  /** The operator: reads or changes the free tier's settings. */
+  setFreeTierSettings(
+    request: SetFreeTierSettingsRequest,
+    callback: (error: ServiceError | null, response: SetFreeTierSettingsResponse) => void,
+  ): ClientUnaryCall;
+  setFreeTierSettings(
+    request: SetFreeTierSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetFreeTierSettingsResponse) => void,
+  ): ClientUnaryCall;
+  setFreeTierSettings(
+    request: SetFreeTierSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetFreeTierSettingsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,24 @@
+import { Queryable } from '@gw/service-kit';
+import { BalanceRecord, HoldRecord, LedgerRecord } from './billing-records';
+import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, toHold, toLedger, toSafeInt } from './pg-billing-rows';
+
+/** An account's balance row, or undefined when it never had money. */
+export async function readBalance(q: Queryable, accountId: string): Promise<BalanceRecord | undefined> {
+  const { rows } = await q.query<{ balance_micro: Int8; held_micro: Int8 }>(
+    'SELECT balance_micro, held_micro FROM billing.balances WHERE account_id = $1',
+    [accountId],
+  );
+  return rows[0] && { balanceMicro: toSafeInt(rows[0].balance_micro), heldMicro: toSafeInt(rows[0].held_micro) };
+}
+
+/** The ledger row of a request id. */
+export async function readLedger(q: Queryable, requestId: string): Promise<LedgerRecord | undefined> {
+  const { rows } = await q.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM billing.ledger WHERE request_id = $1`, [requestId]);
+  return rows[0] && toLedger(rows[0]);
+}
+
+/** The open hold of a request id. */
+export async function readHold(q: Queryable, requestId: string): Promise<HoldRecord | undefined> {
+  const { rows } = await q.query<HoldRow>(`SELECT ${HOLD_COLUMNS} FROM billing.holds WHERE request_id = $1`, [requestId]);
+  return rows[0] && toHold(rows[0]);
+}

@@ -1,0 +1,87 @@
+import { status } from '@grpc/grpc-js';
+import { RpcError } from '@gw/service-kit';
+import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
+import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
+import { InMemoryLimitStore } from '../store/in-memory-limit-store';
+import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
+import { SettleRecord } from '../store/settle-outbox';
+import { FreeTierGate } from './free-tier-gate';
+import { RequestFinisher } from './request-finisher';
+
+describe('RequestFinisher', () => {
+  let limits: InMemoryLimitStore;
+  let freeTier: InMemoryFreeTierStore;
+  let outbox: InMemorySettleOutbox;
+  let finisher: RequestFinisher;
+  let gate: FreeTierGate;
+  const now = () => EVENING;
+  const bill = (overrides: Partial<SettleRecord> = {}): SettleRecord => ({
+    requestId: 'r1',
+    accountId: 'a',
+    model: 'vendor-v4-flash',
+    payment: 'paid',
+    promptTokens: 1000,
+    completionTokens: 200,
+    usageEstimated: false,
+    ...overrides,
+  });
+  const queued = async () => (await outbox.claim(100)).map((c) => c.record);
+
+  beforeEach(async () => {
+    limits = new InMemoryLimitStore({ requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 }, now);
+    freeTier = new InMemoryFreeTierStore({ ...TEST_DEFAULTS, dailyTokens: RESERVED }, now);
+    outbox = new InMemorySettleOutbox();
+    finisher = new RequestFinisher(limits, freeTier, outbox);
+    gate = new FreeTierGate(freeTier, TEST_LIMITS);
+  });
+
+  it('queues the bill of a paid request, frees its place and counts its tokens', async () => {
+    await limits.acquirePlace('a', 'r1');
+    expect(await finisher.finish(bill())).toEqual({ released: true, repeated: false });
+    expect(await queued()).toEqual([bill()]);
+    expect(await limits.getUsage('a')).toEqual({ todayTokens: 1200, totalTokens: 1200 });
+  });
+
+  it('on a repeat, queues the same bill again (billing applies it once) and counts nothing twice', async () => {
+    await finisher.finish(bill());
+    expect(await finisher.finish(bill())).toEqual({ released: false, repeated: true });
+    expect(await queued()).toEqual([bill(), bill()]);
+    expect(await limits.getUsage('a')).toEqual({ todayTokens: 1200, totalTokens: 1200 });
+  });
+
+  it('settles a free request with its real tokens, once', async () => {
+    const request = freeRequest('a');
+    expect(await gate.reserve(request)).toMatchObject({ granted: true });
+    const free = bill({ requestId: request.requestId, payment: 'free', promptTokens: 1000, completionTokens: 48 });
+    await finisher.finish(free);
+    await finisher.finish(free);
+    expect(await queued()).toEqual([free, free]);
+    // 3,148 - 1,048 = 2,100 left: exactly a request of 1,100 + 1,000.
+    expect(await gate.reserve(freeRequest('a', { maxTokens: 1001 }))).toMatchObject({ granted: false, refusal: 'allowance-too-small' });
+    expect(await gate.reserve(freeRequest('a', { maxTokens: 1000 }))).toMatchObject({ granted: true });
+  });
+
+  it('does not bill a request without tokens: a free one queues nothing and gets its reservation back', async () => {
+    const request = freeRequest('a');
+    await gate.reserve(request);
+    await finisher.finish(bill({ requestId: request.requestId, payment: 'free', promptTokens: 0, completionTokens: 0 }));
+    expect(await queued()).toEqual([]);
+    expect(await gate.reserve(freeRequest('a'))).toMatchObject({ granted: true });
+    expect(await limits.getUsage('a')).toEqual({ todayTokens: 0, totalTokens: 0 });
+  });
+
+  it('queues a paid request without tokens, so that its hold is released', async () => {
+    const unbilled = bill({ promptTokens: 0, completionTokens: 0 });
+    await finisher.finish(unbilled);
+    expect(await queued()).toEqual([unbilled]);
+  });
+
+  it('refuses missing ids or model and bad token counts with INVALID_ARGUMENT, changing nothing', async () => {
+    for (const bad of [bill({ accountId: '' }), bill({ requestId: '' }), bill({ model: '' }), bill({ promptTokens: -1 }), bill({ completionTokens: 0.5 })]) {
+      const err: unknown = await finisher.finish(bad).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(RpcError);
+      expect((err as RpcError).code).toBe(status.INVALID_ARGUMENT);
+    }
+    expect(await queued()).toEqual([]);
+  });
+});

@@ -1,0 +1,124 @@
+import { status } from '@grpc/grpc-js';
+import { Logger } from '@gw/service-kit';
+import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
+
+/** billing-service as the forwarder sees it; each call is idempotent per request id. */
+export interface BillingSink {
+  /** billing.v1.Settle: charges a paid request against its hold. */
+  settle(record: SettleRecord): Promise<void>;
+  /** billing.v1.RecordFree: the ledger row of a free request. */
+  recordFree(record: SettleRecord): Promise<void>;
+  /** billing.v1.ReleaseHold: a paid request that used no tokens is not billed. */
+  releaseHold(requestId: string): Promise<void>;
+}
+
+/** Timing of the forwarder. */
+export interface ForwarderOptions {
+  /** Wait between looks at an empty outbox, and the first wait after a failure. */
+  pollMs: number;
+  /** Longest wait after failures in a row (the wait doubles from pollMs). */
+  maxBackoffMs: number;
+  /** Records delivered at once. */
+  batchSize: number;
+}
+
+// billing-service's answers that no retry can change: the record is dropped, with an error log
+// carrying all of it so that an operator can apply it by hand. Any other failure (UNAVAILABLE,
+// DEADLINE_EXCEEDED, INTERNAL when Postgres is down, UNIMPLEMENTED during a rollout...) is retried.
+const FINAL = new Set<number>([status.INVALID_ARGUMENT, status.NOT_FOUND, status.FAILED_PRECONDITION, status.ALREADY_EXISTS, status.OUT_OF_RANGE]);
+
+const isFinal = (err: unknown) => typeof err === 'object' && err !== null && FINAL.has((err as { code?: number }).code ?? -1);
+
+/** What one pass did. */
+export interface ForwardPass {
+  delivered: number;
+  failed: number;
+}
+
+/**
+ * Delivers the bills of finished requests from the outbox to billing-service, until each
+ * lands: a paid request is settled (or its hold released when it used no tokens), a free one
+ * recorded. Delivery is at least once; billing-service applies each request id once, so a
+ * record delivered twice (a lost answer, a replica taking over) is never billed twice.
+ */
+export class SettleForwarder {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<ForwardPass> | undefined;
+  private stopped = true;
+  private backoffMs: number;
+
+  constructor(
+    private readonly outbox: SettleOutbox,
+    private readonly billing: BillingSink,
+    private readonly options: ForwarderOptions,
+    private readonly logger: Logger,
+  ) {
+    this.backoffMs = options.pollMs;
+  }
+
+  /** Forwards until stopped. */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /**
+   * Stops the loop after the running pass; then, for up to `drainMs`, keeps delivering while
+   * records remain and delivery works (for an outbox that a restart would lose).
+   */
+  async stop(drainMs = 0): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    const until = Date.now() + drainMs;
+    while (Date.now() < until) {
+      const pass = await this.forwardOnce();
+      if (pass.delivered === 0 || pass.failed > 0) return;
+    }
+  }
+
+  /** Delivers one batch; the outbox's own failure counts as one failed record. */
+  async forwardOnce(): Promise<ForwardPass> {
+    try {
+      const batch = await this.outbox.claim(this.options.batchSize);
+      const retries = await Promise.all(batch.map(({ record }) => this.deliver(record)));
+      const done = batch.filter((_, i) => retries[i] === undefined).map((claimed) => claimed.id);
+      await this.outbox.ack(done);
+      const failed = batch.length - done.length;
+      if (failed > 0) this.logger.warn('bills not delivered, will retry', { failed, err: retries.find((r) => r !== undefined)?.err });
+      return { delivered: done.length, failed };
+    } catch (err) {
+      this.logger.warn('settle outbox unavailable', { err });
+      return { delivered: 0, failed: 1 };
+    }
+  }
+
+  /** Undefined when the record is done with (delivered, or refused for good and logged); else why to retry it. */
+  private async deliver(record: SettleRecord): Promise<{ err: unknown } | undefined> {
+    try {
+      const tokens = record.promptTokens + record.completionTokens;
+      if (record.payment === 'free') await this.billing.recordFree(record);
+      else if (tokens > 0) await this.billing.settle(record);
+      else await this.billing.releaseHold(record.requestId);
+      return undefined;
+    } catch (err) {
+      if (!isFinal(err)) return { err };
+      this.logger.error('bill refused by billing-service, dropped', { record, err });
+      return undefined;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.forwardOnce();
+      void this.running.then((pass) => {
+        this.running = undefined;
+        if (this.stopped) return;
+        this.backoffMs = pass.failed > 0 ? Math.min(this.backoffMs * 2, this.options.maxBackoffMs) : this.options.pollMs;
+        if (pass.failed > 0) this.schedule(this.backoffMs);
+        else this.schedule(pass.delivered === this.options.batchSize ? 0 : this.options.pollMs);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,55 @@
+import { status } from '@grpc/grpc-js';
+import { quotaV1 } from '@gw/contracts';
+import { RpcError } from '@gw/service-kit';
+import { FreeDecision } from '../domain/free-tier-gate';
+import { FreeRefusal } from '../domain/free-request';
+import { FreeTierSettings } from '../store/free-tier-store';
+import { Payment, SettleRecord } from '../store/settle-outbox';
+
+const REFUSALS: Record<FreeRefusal, quotaV1.FreeRefusal> = {
+  'switched-off': quotaV1.FreeRefusal.FREE_REFUSAL_SWITCHED_OFF,
+  paused: quotaV1.FreeRefusal.FREE_REFUSAL_PAUSED,
+  model: quotaV1.FreeRefusal.FREE_REFUSAL_MODEL,
+  thinking: quotaV1.FreeRefusal.FREE_REFUSAL_THINKING,
+  'request-too-large': quotaV1.FreeRefusal.FREE_REFUSAL_REQUEST_TOO_LARGE,
+  'allowance-used-up': quotaV1.FreeRefusal.FREE_REFUSAL_ALLOWANCE_USED_UP,
+  'allowance-too-small': quotaV1.FreeRefusal.FREE_REFUSAL_ALLOWANCE_TOO_SMALL,
+  'pool-exhausted': quotaV1.FreeRefusal.FREE_REFUSAL_POOL_EXHAUSTED,
+};
+
+const PAYMENTS: Partial<Record<quotaV1.Payment, Payment>> = {
+  [quotaV1.Payment.PAYMENT_PAID]: 'paid',
+  [quotaV1.Payment.PAYMENT_FREE]: 'free',
+};
+
+/** A free-tier decision as quota.v1 sends it. */
+export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFreeResponse {
+  return decision.granted
+    ? { granted: true, refusal: quotaV1.FreeRefusal.FREE_REFUSAL_UNSPECIFIED, maxTokens: decision.maxTokens, reservedTokens: decision.reservedTokens }
+    : { granted: false, refusal: REFUSALS[decision.refusal], maxTokens: 0, reservedTokens: 0 };
+}
+
+/** A FinishRequest as the bill it queues; INVALID_ARGUMENT without a payment. */
+export function toSettleRecord(req: quotaV1.FinishRequestRequest): SettleRecord {
+  const payment = PAYMENTS[req.payment];
+  if (!payment) throw new RpcError(status.INVALID_ARGUMENT, 'payment must be PAYMENT_PAID or PAYMENT_FREE');
+  return {
+    requestId: req.requestId,
+    accountId: req.accountId,
+    model: req.model,
+    payment,
+    promptTokens: req.promptTokens,
+    completionTokens: req.completionTokens,
+    usageEstimated: req.usageEstimated,
+  };
+}
+
+/** The fields of a SetFreeTierSettingsRequest that are set. */
+export function toSettingsChange(req: quotaV1.SetFreeTierSettingsRequest): Partial<FreeTierSettings> {
+  const change: Partial<FreeTierSettings> = {};
+  if (req.dailyTokens !== undefined) change.dailyTokens = req.dailyTokens;
+  if (req.poolTokens !== undefined) change.poolTokens = req.poolTokens;
+  if (req.paused !== undefined) change.paused = req.paused;
+  if (req.enabled !== undefined) change.enabled = req.enabled;
+  return change;
+}

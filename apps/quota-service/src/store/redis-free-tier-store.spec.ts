@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { createLogger } from '@gw/service-kit';
+import { createTestRedis, TestRedis } from '@gw/testing';
+import { FreeTierGate } from '../domain/free-tier-gate';
+import { describeFreeTierBudget } from './free-tier-budget.contract';
+import { describeFreeTierDecisions } from './free-tier-decisions.contract';
+import { EVENING, freeRequest, FreeTierStoreFactory, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from './free-tier-fixtures';
+import { loadFreeTierScripts } from './free-tier-scripts';
+import { openRedisClient } from './open-redis-client';
+import { accountKeys, freeTierKeys } from './redis-keys';
+import { RedisFreeTierStore } from './redis-free-tier-store';
+import { StoreUnavailableError } from './store-unavailable-error';
+
+const silent = createLogger('quota-service-test', 'error', () => undefined);
+let testRedis: TestRedis;
+let redis: Redis;
+const connect = (url: string, commandTimeoutMs = 1000) => openRedisClient({ url, commandTimeoutMs, onReady: loadFreeTierScripts }, silent);
+
+beforeAll(async () => {
+  testRedis = await createTestRedis();
+  redis = await connect(testRedis.url);
+});
+afterAll(async () => {
+  await redis.quit();
+  await testRedis.cleanup();
+});
+
+/** Each store gets a key space of its own inside the test file's, so that each has its own pool. */
+const open: FreeTierStoreFactory = async (defaults, now) => new RedisFreeTierStore(redis, defaults, { keyPrefix: `${testRedis.keyPrefix}${randomUUID()}:`, now });
+
+describeFreeTierDecisions('redis', open);
+describeFreeTierBudget('redis', open);
+
+describe('RedisFreeTierStore', () => {
+  it('shows a change of the settings to every replica', async () => {
+    const keyPrefix = `${testRedis.keyPrefix}${randomUUID()}:`;
+    const [one, two] = [0, 1].map(() => new RedisFreeTierStore(redis, TEST_DEFAULTS, { keyPrefix }));
+    await one.updateSettings({ paused: true, dailyTokens: 1234 });
+    const { settings, nowMs } = await two.snapshot();
+    expect(settings).toEqual({ ...TEST_DEFAULTS, paused: true, dailyTokens: 1234 });
+    expect(Math.abs(nowMs - Date.now())).toBeLessThan(5000);
+  });
+
+  it('keeps an account under its hash tag and the pool under {freetier}, every key expiring', async () => {
+    const keyPrefix = `${testRedis.keyPrefix}${randomUUID()}:`;
+    const store = new RedisFreeTierStore(redis, TEST_DEFAULTS, { keyPrefix, now: () => EVENING });
+    const account = `acct_${randomUUID()}`;
+    expect(await new FreeTierGate(store, TEST_LIMITS).reserve(freeRequest(account))).toMatchObject({ reservedTokens: RESERVED });
+    const own = accountKeys(keyPrefix, account);
+    const pool = freeTierKeys(keyPrefix);
+    for (const key of [own.freeBudget, own.freeHolds, own.freeExpiry]) {
+      expect(key).toContain(`{${account}}`);
+      expect(await redis.pttl(key)).toBeGreaterThan(0);
+    }
+    for (const key of [pool.poolBudget, pool.poolHolds, pool.poolExpiry]) {
+      expect(key).toContain('{freetier}');
+      expect(await redis.pttl(key)).toBeGreaterThan(0);
+    }
+  });
+
+  it('rejects with StoreUnavailableError, at once, when Redis cannot be reached', async () => {
+    const down = await connect('redis://127.0.0.1:1', 200);
+    const store = new RedisFreeTierStore(down, TEST_DEFAULTS, { keyPrefix: testRedis.keyPrefix });
+    const started = Date.now();
+    await expect(store.snapshot()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.updateSettings({ paused: true })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.reserve({ accountId: 'a', requestId: 'r', tokens: 1, dailyTokens: 9, poolTokens: 9, ttlMs: 1000 })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    await expect(store.settle('a', 'r', 1)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(Date.now() - started).toBeLessThan(1000);
+    down.disconnect();
+  });
+});

@@ -1,0 +1,35 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitReady } from '@gw/service-kit';
+import { freePort } from '@gw/testing';
+
+const MAIN = join(__dirname, '..', '..', '..', 'dist', 'apps', 'billing-service', 'main.js');
+
+/** A billing-service process (the bundle the Jest global setup built) on a free port. */
+export interface BillingProcess {
+  address: string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts billing-service on `databaseUrl` and waits until its health check answers SERVING. */
+export async function startBillingProcess(databaseUrl: string): Promise<BillingProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-billing-'));
+  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BILLING_PORT: String(port), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' };
+  const child = spawn(process.execPath, [MAIN], { env, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const address = `127.0.0.1:${port}`;
+  await waitReady({ kind: 'grpc', address }, 30_000, () => child.exitCode === null).catch(async (err: unknown) => {
+    await stop();
+    throw err;
+  });
+  return { address, stop };
+}

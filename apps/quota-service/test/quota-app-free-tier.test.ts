@@ -1,0 +1,143 @@
+import { credentials, status } from '@grpc/grpc-js';
+import { billingV1, quotaV1 } from '@gw/contracts';
+import { createLogger, Database, Env, openDatabase, unaryCall } from '@gw/service-kit';
+import { createTestDatabase, createTestRedis, freePort, TestDatabase, TestRedis } from '@gw/testing';
+import { loadConfig } from '../src/config';
+import { QuotaApp, startQuotaApp } from '../src/quota-app';
+import { BillingProcess, startBillingProcess } from './billing-process';
+
+const silent = createLogger('quota-service-test', 'error', () => undefined);
+const DEADLINE_MS = 3000;
+const { PAYMENT_PAID, PAYMENT_FREE, PAYMENT_UNSPECIFIED } = quotaV1.Payment;
+const Refusal = quotaV1.FreeRefusal;
+
+describe('quota-service over gRPC: free tier and the end of a request, billed through the outbox', () => {
+  let redis: TestRedis;
+  let testDb: TestDatabase;
+  let db: Database;
+  let billingService: BillingProcess;
+  let billing: billingV1.BillingClient;
+  const apps: QuotaApp[] = [];
+  const clients: quotaV1.QuotaClient[] = [];
+  let seq = 0;
+
+  const startApp = async (env: Env = {}) => {
+    const config = loadConfig({
+      QUOTA_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.keyPrefix,
+      BILLING_ADDR: billingService.address,
+      SETTLE_POLL_MS: '20',
+      SETTLE_MAX_BACKOFF_MS: '100',
+      SETTLE_CLAIM_IDLE_MS: '200',
+      SHUTDOWN_GRACE_MS: '1000',
+      ...env,
+    });
+    const app = await startQuotaApp(config, silent);
+    const client = new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    apps.push(app);
+    clients.push(client);
+    return { app, quota: client };
+  };
+  const ledger = async (requestId: string) =>
+    (await db.query('SELECT account_id, amount_micro::int AS amount, paid, prompt_tokens::int AS prompt FROM billing.ledger WHERE request_id = $1', [requestId])).rows;
+  const eventually = async <T>(read: () => Promise<T>, expected: T) => {
+    const deadline = Date.now() + 5000;
+    let value = await read();
+    while (JSON.stringify(value) !== JSON.stringify(expected) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      value = await read();
+    }
+    expect(value).toEqual(expected);
+  };
+  const freeRequest = (accountId: string, overrides: Partial<quotaV1.ReserveFreeRequest> = {}): quotaV1.ReserveFreeRequest => ({
+    accountId,
+    requestId: `req_${++seq}`,
+    model: 'vendor-v4-flash',
+    thinking: false,
+    textPromptTokens: 1000,
+    imageCount: 0,
+    newMessageTokens: 10,
+    jsonBytes: 2000,
+    maxTokens: 8192,
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    [redis, testDb] = await Promise.all([createTestRedis(), createTestDatabase()]);
+    billingService = await startBillingProcess(testDb.url);
+    billing = new billingV1.BillingClient(billingService.address, credentials.createInsecure());
+    db = await openDatabase(testDb.url, '');
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    for (const app of apps) await app.stop();
+    billing?.close();
+    await db?.close();
+    await billingService?.stop();
+    await Promise.all([redis?.cleanup(), testDb?.drop()]);
+  });
+
+  it('reads and changes the free-tier settings', async () => {
+    const { quota } = await startApp({ FREE_DAILY_TOKENS: '5000' });
+    const set = (req: quotaV1.SetFreeTierSettingsRequest) => unaryCall(quota.setFreeTierSettings.bind(quota), req, DEADLINE_MS);
+    expect(await set({})).toEqual({ settings: { dailyTokens: 5000, poolTokens: 50_000_000, paused: false, enabled: true } });
+    expect(await set({ paused: true, poolTokens: 10 })).toEqual({ settings: { dailyTokens: 5000, poolTokens: 10, paused: true, enabled: true } });
+    expect(await set({ paused: false, poolTokens: 50_000_000 })).toMatchObject({ settings: { paused: false } });
+    await expect(set({ dailyTokens: -1 })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+  });
+
+  it('grants a free request with max_tokens 2,048, refuses with the cause, and settles it with FinishRequest', async () => {
+    const { quota } = await startApp();
+    const reserve = (req: quotaV1.ReserveFreeRequest) => unaryCall(quota.reserveFree.bind(quota), req, DEADLINE_MS);
+    const accountId = `acct_free_${Date.now()}`;
+    const request = freeRequest(accountId);
+    expect(await reserve(request)).toEqual({ granted: true, refusal: Refusal.FREE_REFUSAL_UNSPECIFIED, maxTokens: 2048, reservedTokens: 1100 + 2048 });
+    expect(await reserve(freeRequest(accountId, { model: 'vendor-v4-pro' }))).toEqual({ granted: false, refusal: Refusal.FREE_REFUSAL_MODEL, maxTokens: 0, reservedTokens: 0 });
+    expect(await reserve(freeRequest(accountId, { thinking: true }))).toMatchObject({ refusal: Refusal.FREE_REFUSAL_THINKING });
+    expect(await reserve(freeRequest(accountId, { jsonBytes: 320_001 }))).toMatchObject({ refusal: Refusal.FREE_REFUSAL_REQUEST_TOO_LARGE });
+    await expect(reserve(freeRequest(accountId, { maxTokens: 0 }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+
+    await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: request.requestId }, DEADLINE_MS);
+    const finish = { accountId, requestId: request.requestId, model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 1000, completionTokens: 234, usageEstimated: false };
+    expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: true, repeated: false });
+    expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: false, repeated: true });
+    expect(await unaryCall(quota.getUsage.bind(quota), { accountId }, DEADLINE_MS)).toEqual({ todayTokens: 1234, totalTokens: 1234 });
+    await eventually(() => ledger(request.requestId), [{ account_id: accountId, amount: 0, paid: false, prompt: 1000 }]);
+  });
+
+  it('settles a paid request in billing-service once, from the one FinishRequest', async () => {
+    const { quota } = await startApp();
+    const accountId = `acct_paid_${Date.now()}`;
+    const requestId = `req_${++seq}`;
+    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
+    await unaryCall(billing.authorize.bind(billing), { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }, DEADLINE_MS);
+    const finish = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 1000, completionTokens: 250, usageEstimated: true };
+    await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
+    await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
+    await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
+    expect(await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 98_000 });
+    await expect(unaryCall(quota.finishRequest.bind(quota), { ...finish, payment: PAYMENT_UNSPECIFIED }, DEADLINE_MS)).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+  });
+
+  it('keeps a bill in Redis while billing-service is unreachable, and a restarted quota-service delivers it', async () => {
+    // A key space of its own, so that no replica started by another test delivers the bill.
+    const REDIS_KEY_PREFIX = `${redis.keyPrefix}outage:`;
+    const { app, quota } = await startApp({ REDIS_KEY_PREFIX, BILLING_ADDR: `127.0.0.1:${await freePort()}` });
+    const accountId = `acct_outage_${Date.now()}`;
+    const requestId = `req_${++seq}`;
+    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
+    await unaryCall(billing.authorize.bind(billing), { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }, DEADLINE_MS);
+    const finish = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 3000, completionTokens: 0, usageEstimated: false };
+    await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await app.stop();
+    expect(await ledger(requestId)).toEqual([]);
+
+    await startApp({ REDIS_KEY_PREFIX });
+    await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 3000, paid: true, prompt: 3000 }]);
+  });
+});

@@ -1,0 +1,125 @@
+import { credentials } from '@grpc/grpc-js';
+import { billingV1 } from '@gw/contracts';
+import { createLogger, Database, openDatabase, unaryCall } from '@gw/service-kit';
+import { createTestDatabase, freePort, TestDatabase } from '@gw/testing';
+import { BillingClient } from '../src/clients/billing-client';
+import { SettleForwarder } from '../src/domain/settle-forwarder';
+import { InMemorySettleOutbox } from '../src/store/in-memory-settle-outbox';
+import { settleRecord } from '../src/store/settle-outbox.contract';
+import { BillingProcess, startBillingProcess } from './billing-process';
+
+const DEADLINE_MS = 5000;
+const OPTIONS = { pollMs: 10, maxBackoffMs: 50, batchSize: 50 };
+
+describe('SettleForwarder delivering to a real billing-service (its own process, Postgres)', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let billingService: BillingProcess;
+  let billing: billingV1.BillingClient;
+  let sink: BillingClient;
+  let outbox: InMemorySettleOutbox;
+  let logs: string[];
+  let forwarder: SettleForwarder;
+  let seq = 0;
+
+  const logger = () => createLogger('quota-service-test', 'warn', (line) => logs.push(line));
+  const balance = async (accountId: string) => (await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).balanceMicroLyd;
+  const ledger = async (requestId: string) =>
+    (await db.query('SELECT amount_micro::int AS amount, paid, usage_estimated FROM billing.ledger WHERE request_id = $1', [requestId])).rows;
+  /** A funded account with a paid request authorized for 1,000 prompt + 1,000 reply tokens of vendor-v4-flash (5,000 micro-LYD). */
+  const authorized = async () => {
+    const accountId = `acct_fwd_${++seq}`;
+    const requestId = `req_fwd_${seq}`;
+    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
+    const request = { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 };
+    expect(await unaryCall(billing.authorize.bind(billing), request, DEADLINE_MS)).toMatchObject({ approved: true });
+    return { accountId, requestId };
+  };
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    billingService = await startBillingProcess(testDb.url);
+    billing = new billingV1.BillingClient(billingService.address, credentials.createInsecure());
+    sink = new BillingClient(billingService.address, DEADLINE_MS);
+    db = await openDatabase(testDb.url, '');
+  });
+  beforeEach(() => {
+    logs = [];
+    outbox = new InMemorySettleOutbox();
+    forwarder = new SettleForwarder(outbox, sink, OPTIONS, logger());
+  });
+  afterAll(async () => {
+    sink?.close();
+    billing?.close();
+    await db?.close();
+    await billingService?.stop();
+    await testDb?.drop();
+  });
+
+  it('settles a paid request once, however often its bill is queued', async () => {
+    const { accountId, requestId } = await authorized();
+    const bill = settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 500 });
+    await outbox.append(bill);
+    await outbox.append(bill);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 2, failed: 0 });
+    await outbox.append(bill);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 1, failed: 0 });
+    expect(await balance(accountId)).toBe(100_000 - 3000);
+    expect(await ledger(requestId)).toEqual([{ amount: 3000, paid: true, usage_estimated: false }]);
+    expect(await outbox.claim(10)).toEqual([]);
+  });
+
+  it('records a free request in the ledger once, with its estimated flag', async () => {
+    const bill = settleRecord({ accountId: 'acct_free', requestId: `req_free_${++seq}`, payment: 'free', usageEstimated: true });
+    await outbox.append(bill);
+    await outbox.append(bill);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 2, failed: 0 });
+    expect(await ledger(bill.requestId)).toEqual([{ amount: 0, paid: false, usage_estimated: true }]);
+  });
+
+  it('releases the hold of a paid request that used no tokens, without a ledger row', async () => {
+    const { accountId, requestId } = await authorized();
+    await outbox.append(settleRecord({ accountId, requestId, promptTokens: 0, completionTokens: 0 }));
+    await forwarder.forwardOnce();
+    expect(await ledger(requestId)).toEqual([]);
+    const whole = { requestId: `${requestId}-all`, accountId, model: 'vendor-v4-flash', promptTokens: 100_000, maxTokens: 0 };
+    expect(await unaryCall(billing.authorize.bind(billing), whole, DEADLINE_MS)).toMatchObject({ approved: true, requiredMicroLyd: 100_000 });
+  });
+
+  it('keeps the bill while billing-service cannot be reached, and delivers it once it can', async () => {
+    const { accountId, requestId } = await authorized();
+    const unreachable = new BillingClient(`127.0.0.1:${await freePort()}`, 300);
+    const blocked = new SettleForwarder(outbox, unreachable, OPTIONS, logger());
+    await outbox.append(settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
+    expect(await blocked.forwardOnce()).toEqual({ delivered: 0, failed: 1 });
+    expect(await blocked.forwardOnce()).toEqual({ delivered: 0, failed: 1 });
+    unreachable.close();
+    expect(logs.some((line) => line.includes('will retry'))).toBe(true);
+    expect(await outbox.claim(10)).toHaveLength(1);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 1, failed: 0 });
+    expect(await balance(accountId)).toBe(100_000 - 1000);
+  });
+
+  it('drops a bill billing-service refuses for good, logging all of it', async () => {
+    const bill = settleRecord({ requestId: 'req_never_authorized' });
+    await outbox.append(bill);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 1, failed: 0 });
+    const dropped = logs.map((line) => JSON.parse(line)).find((event) => event.msg === 'bill refused by billing-service, dropped');
+    expect(dropped).toMatchObject({ level: 'error', record: bill });
+  });
+
+  it('runs on its own once started, and delivers what is left when stopped', async () => {
+    const { accountId, requestId } = await authorized();
+    forwarder.start();
+    await outbox.append(settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
+    const deadline = Date.now() + 5000;
+    while ((await balance(accountId)) === 100_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await balance(accountId)).toBe(99_000);
+
+    const second = await authorized();
+    await forwarder.stop();
+    await outbox.append(settleRecord({ ...second, promptTokens: 2000, completionTokens: 0 }));
+    await forwarder.stop(5000);
+    expect(await balance(second.accountId)).toBe(98_000);
+  });
+});

@@ -1,0 +1,25 @@
+import { demoCompanions, demoDeployment } from './fixtures';
+import { schemaErrors } from './schema-errors';
+
+describe('schemaErrors', () => {
+  it('accepts valid objects', () => {
+    expect([demoDeployment(), ...demoCompanions()].flatMap(schemaErrors)).toEqual([]);
+  });
+
+  it('refuses a Deployment with a field of the wrong type, naming the field', () => {
+    const broken = demoDeployment();
+    (broken.spec as { template: { spec: Record<string, unknown> } }).template.spec.terminationGracePeriodSeconds = '30';
+    expect(schemaErrors(broken)).toEqual(['Deployment/demo: data/spec/template/spec/terminationGracePeriodSeconds must be integer']);
+  });
+
+  it('refuses a Deployment without its required selector', () => {
+    const broken = demoDeployment();
+    delete (broken.spec as Record<string, unknown>).selector;
+    expect(schemaErrors(broken)).toEqual(['Deployment/demo: data/spec must have required property selector']);
+  });
+
+  it('refuses a kind or version it has no schema for, rather than passing it unchecked', () => {
+    const pdb = { ...demoCompanions()[2], apiVersion: 'policy/v1beta1' };
+    expect(schemaErrors(pdb)).toEqual(['PodDisruptionBudget/demo: no schema for policy/v1beta1 PodDisruptionBudget']);
+  });
+});

@@ -1,0 +1,15 @@
+import { demoCompanions, demoDeployment } from './fixtures';
+import { unknownFieldErrors } from './unknown-field-errors';
+
+describe('unknownFieldErrors', () => {
+  it('names a misspelt field of one object and passes the valid ones', () => {
+    const broken = demoDeployment();
+    broken.metadata.name = 'typo';
+    const container = (broken.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0];
+    container.readinessprobe = container.readinessProbe;
+    delete container.readinessProbe;
+    const errors = unknownFieldErrors([demoDeployment(), broken, ...demoCompanions()]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^Deployment\/typo: .*'"readinessprobe"' does not exist in type 'IContainer'/);
+  });
+});

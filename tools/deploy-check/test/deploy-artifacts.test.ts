@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { readAppEnv } from '../src/app-env';
+import { composeErrors, readCompose } from '../src/compose-errors';
+import { AppSpec, appProblems } from '../src/deploy-rules';
+import { describe as describeObject, K8sObject, objectId } from '../src/k8s-object';
+import { kustomizeBuild, readManifests, splitImage } from '../src/kustomize-build';
+import { schemaErrors } from '../src/schema-errors';
+import { unknownFieldErrors } from '../src/unknown-field-errors';
+import { containerEnv, findObject, podTemplate } from '../src/workload';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const k8s = (path: string) => join(ROOT, 'k8s', path);
+const env = (app: string) => readAppEnv(ROOT, app);
+const GRACE = 'SHUTDOWN_GRACE_MS';
+
+const APPS: AppSpec[] = [
+  { name: 'edge', env: env('edge'), portVar: 'EDGE_PORT', health: 'edge', required: ['AUTH_ADDR', 'QUOTA_ADDR', 'BILLING_ADDR', 'PROVIDER_BASE_URL', 'PROVIDER_API_KEY', GRACE], autoscaled: true },
+  { name: 'auth-service', env: env('auth-service'), portVar: 'AUTH_PORT', health: 'grpc', required: ['DATABASE_URL', GRACE], autoscaled: false },
+  { name: 'quota-service', env: env('quota-service'), portVar: 'QUOTA_PORT', health: 'grpc', required: ['REDIS_URL', GRACE], autoscaled: true, sharedStateVars: ['REDIS_URL'] },
+  { name: 'billing-service', env: env('billing-service'), portVar: 'BILLING_PORT', health: 'grpc', required: ['DATABASE_URL', GRACE], autoscaled: false },
+  { name: 'provider-sim', env: env('provider-sim'), portVar: 'PROVIDER_SIM_PORT', health: 'http', required: [GRACE], autoscaled: false },
+];
+const PROD_APPS = APPS.filter((a) => a.name !== 'provider-sim');
+
+const secretTemplate = readManifests(k8s('base/secrets/gateway-secrets.yaml'))[0];
+const SECRET_KEYS = new Set(Object.keys(secretTemplate.stringData as Record<string, string>));
+
+const OVERLAYS: Record<string, { objects: K8sObject[]; namespace: string; apps: AppSpec[] }> = {
+  prod: { objects: kustomizeBuild(k8s('overlays/prod')), namespace: 'chat-gateway', apps: PROD_APPS },
+  dev: { objects: kustomizeBuild(k8s('overlays/dev')), namespace: 'chat-gateway-dev', apps: APPS },
+};
+const overlayNames = Object.keys(OVERLAYS);
+
+/** The names of the variables the app's container gets in an overlay. */
+function k8sEnvNames(objects: K8sObject[], app: string): string[] {
+  const deployment = findObject(objects, 'Deployment', app);
+  if (!deployment) return [];
+  return [...containerEnv(podTemplate(deployment).spec.containers[0], objects).keys()].sort();
+}
+
+describe('config.ts parsing', () => {
+  it.each(APPS.map((a) => [a.name, a] as const))('finds the variables %s reads, with the default drain time', (_name, app) => {
+    expect(app.env.names).toContain(app.portVar);
+    expect(app.env.names).toContain('LOG_LEVEL');
+    expect(app.env.intDefaults.get(GRACE)).toBeGreaterThan(0);
+  });
+});
+
+describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
+  const { objects, namespace, apps } = OVERLAYS[overlay];
+
+  it('renders, and every object passes the Kubernetes schema of kubernetes-models', () => {
+    expect(objects.length).toBeGreaterThan(15);
+    expect(objects.flatMap(schemaErrors)).toEqual([]);
+  });
+
+  it('puts every object in its namespace', () => {
+    const namespaces = objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name);
+    expect(namespaces).toEqual([namespace]);
+    expect(objects.filter((o) => o.kind !== 'Namespace' && o.metadata.namespace !== namespace).map(describeObject)).toEqual([]);
+  });
+
+  it('runs exactly its apps', () => {
+    const deployments = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
+    expect(deployments.sort()).toEqual(apps.map((a) => a.name).sort());
+  });
+
+  it.each(apps.map((a) => [a.name, a] as const))('%s: hardened, probed on its health checks, drains within its grace, reads only its own variables', (_name, app) => {
+    expect(appProblems(objects, app, SECRET_KEYS)).toEqual([]);
+  });
+
+  it('sends the edge to provider-sim in dev only', () => {
+    const edge = containerEnv(podTemplate(findObject(objects, 'Deployment', 'edge') as K8sObject).spec.containers[0], objects);
+    const source = edge.get('PROVIDER_BASE_URL');
+    const provider = new URL(source && 'value' in source ? source.value : '');
+    const servicePorts = ((findObject(objects, 'Service', provider.hostname)?.spec as { ports?: { port: number }[] } | undefined)?.ports ?? []).map((p) => String(p.port));
+    if (overlay === 'dev') expect({ host: provider.hostname, ports: servicePorts }).toEqual({ host: 'provider-sim', ports: [provider.port] });
+    else expect({ host: provider.hostname, protocol: provider.protocol }).toEqual({ host: expect.not.stringMatching(/provider-sim/), protocol: 'https:' });
+  });
+
+  it('reaches Postgres and Redis through the ExternalName Services the secret URLs name', () => {
+    const { DATABASE_URL, REDIS_URL } = secretTemplate.stringData as Record<string, string>;
+    for (const url of [DATABASE_URL, REDIS_URL]) {
+      const service = findObject(objects, 'Service', new URL(url).hostname);
+      expect((service?.spec as { type?: string } | undefined)?.type).toBe('ExternalName');
+    }
+  });
+});
+
+describe('k8s, between the overlays', () => {
+  it('has no field the Kubernetes API does not define (kubectl refuses those)', () => {
+    expect(unknownFieldErrors([...OVERLAYS.prod.objects, ...OVERLAYS.dev.objects])).toEqual([]);
+  });
+
+  it('gives each app the same variable names in prod as in dev', () => {
+    for (const { name } of PROD_APPS) expect({ name, env: k8sEnvNames(OVERLAYS.prod.objects, name) }).toEqual({ name, env: k8sEnvNames(OVERLAYS.dev.objects, name) });
+  });
+
+  it('ships the placeholder Secret in dev only; prod expects gateway-secrets to exist', () => {
+    expect(OVERLAYS.prod.objects.filter((o) => o.kind === 'Secret')).toEqual([]);
+    expect(OVERLAYS.dev.objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual(['gateway-secrets']);
+  });
+
+  it('prod: each app applies alone, with its own image tag, and the parts add up to the whole overlay', () => {
+    const parts = ['shared', ...PROD_APPS.map((a) => a.name)].map((part) => ({ part, objects: kustomizeBuild(k8s(`overlays/prod/${part}`)) }));
+    const ids = (objects: K8sObject[]) => objects.map(objectId).sort();
+    expect(ids(parts.flatMap((p) => p.objects))).toEqual(ids(OVERLAYS.prod.objects));
+    for (const { part, objects } of parts.filter((p) => p.part !== 'shared')) {
+      expect({ part, apps: [...new Set(objects.map((o) => o.metadata.labels?.['app.kubernetes.io/name']))] }).toEqual({ part, apps: [part] });
+      const images = parse(readFileSync(k8s(`overlays/prod/${part}/kustomization.yaml`), 'utf8')).images as { name: string; newTag?: string }[];
+      expect(images.map((i) => i.name)).toEqual([`chat-gateway/${part}`]);
+      const image = podTemplate(findObject(objects, 'Deployment', part) as K8sObject).spec.containers[0].image as string;
+      expect(splitImage(image)).toEqual({ name: expect.stringMatching(new RegExp(`/chat-gateway/${part}$`)), suffix: `:${images[0].newTag}` });
+      expect(images[0].newTag).not.toBe('latest');
+    }
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'));
+  const services = compose.services as Record<string, Record<string, unknown>>;
+  const envOf = (name: string) => Object.keys((services[name]?.environment as Record<string, string> | undefined) ?? {}).sort();
+  const seconds = (duration: unknown) => [...String(duration).matchAll(/(\d+)(h|m|s)/g)].reduce((sum, [, n, unit]) => sum + Number(n) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's'], 0);
+
+  it('passes the compose-spec schema', () => {
+    expect(composeErrors(compose)).toEqual([]);
+  });
+
+  it('runs Postgres and Redis with their data on volumes, Redis with its append-only file', () => {
+    expect(services.postgres.volumes).toEqual(['postgres-data:/var/lib/postgresql/data']);
+    expect(services.redis.volumes).toEqual(['redis-data:/data']);
+    expect((services.redis.command as string[]).join(' ')).toContain('--appendonly yes');
+  });
+
+  it.each(APPS.map((a) => [a.name, a] as const))('%s: built from the Dockerfile, read-only, setting the variables its Deployment sets', (name, app) => {
+    const service = services[name];
+    expect(service.build).toEqual({ context: '.', args: { APP: name } });
+    expect(service.read_only).toBe(true);
+    expect(service.healthcheck).toBeDefined();
+    const names = envOf(name);
+    expect(names.filter((n) => !app.env.names.has(n))).toEqual([]);
+    expect(names).toEqual(k8sEnvNames(OVERLAYS.dev.objects, name));
+    const drainMs = Number((service.environment as Record<string, string>)[GRACE]);
+    expect(seconds(service.stop_grace_period)).toBeGreaterThan(drainMs / 1000);
+  });
+
+  it('starts provider-sim only with --profile sim and keeps every other app in the default profile', () => {
+    expect(services['provider-sim'].profiles).toEqual(['sim']);
+    for (const { name } of PROD_APPS) expect({ name, profiles: services[name].profiles }).toEqual({ name, profiles: undefined });
+  });
+
+  it('offers ctl with the variables ctl reads', () => {
+    const ctl = env('ctl');
+    expect(envOf('ctl').filter((n) => !ctl.names.has(n))).toEqual([]);
+    expect(envOf('ctl')).toEqual(['AUTH_ADDR', 'BILLING_ADDR', 'QUOTA_ADDR']);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const stages = dockerfile.split(/^FROM /m).slice(1);
+
+  it('builds in stages and runs the app as a numeric non-root user', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(3);
+    const runtime = stages[stages.length - 1];
+    const user = /^USER (\d+)(?::(\d+))?$/m.exec(runtime);
+    expect(Number(user?.[1])).toBeGreaterThan(0);
+    expect(runtime).not.toMatch(/^COPY (?!--from=)/m);
+  });
+
+  it('has a bundle for every app compose builds', () => {
+    for (const name of Object.keys(readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).services as object)) {
+      if (name === 'postgres' || name === 'redis') continue;
+      expect(() => readFileSync(join(ROOT, 'apps', name, 'src', 'main.ts'))).not.toThrow();
+    }
+  });
+});
