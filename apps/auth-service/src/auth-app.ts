@@ -26,7 +26,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   const directory = new AccountDirectory(store, lastUsed);
   const server = await startGrpcServer(config.host, config.port, [
     { name: 'auth.v1.Auth', definition: authV1.AuthService, implementation: authGrpc(directory, config.suspensionWhatsapp, logger) },
-  ]);
+  ], config.metricsPort);
   logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
   return {
     port: server.port,

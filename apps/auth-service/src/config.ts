@@ -4,6 +4,7 @@ import { Env, LogLevel, readInt, readOptional, readString } from '@gw/service-ki
 export interface AuthConfig {
   host: string;
   port: number;
+  metricsPort: number;
   databaseUrl: string | undefined;
   dataDir: string;
   suspensionWhatsapp: string;
@@ -17,6 +18,7 @@ export function loadConfig(env: Env): Readonly<AuthConfig> {
   return Object.freeze({
     host: readString(env, 'BIND_HOST', '0.0.0.0'),
     port: readInt(env, 'AUTH_PORT', 50051),
+    metricsPort: readInt(env, 'AUTH_METRICS_PORT', 9101),
     databaseUrl: readOptional(env, 'DATABASE_URL'),
     dataDir: `${readString(env, 'DATA_DIR', '.data')}/auth`,
     suspensionWhatsapp: readString(env, 'SUSPENSION_WHATSAPP', '+218910000000'),

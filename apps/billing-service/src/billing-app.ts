@@ -24,7 +24,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
     const server = await startGrpcServer(config.host, config.port, [
       { name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: billingGrpc(new BillingLedger(store), logger) },
-    ]);
+    ], config.metricsPort);
     sweeper.start();
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {

@@ -5,6 +5,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       host: '0.0.0.0',
       port: 50053,
+      metricsPort: 9103,
       databaseUrl: undefined,
       dataDir: '.data/billing',
       holdTtlSeconds: 900,

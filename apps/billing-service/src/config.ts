@@ -4,6 +4,7 @@ import { Env, LogLevel, readInt, readOptional, readString } from '@gw/service-ki
 export interface BillingConfig {
   host: string;
   port: number;
+  metricsPort: number;
   /** Postgres URL; unset selects the embedded PGlite under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -20,6 +21,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
   return Object.freeze({
     host: readString(env, 'BIND_HOST', '0.0.0.0'),
     port: readInt(env, 'BILLING_PORT', 50053),
+    metricsPort: readInt(env, 'BILLING_METRICS_PORT', 9103),
     databaseUrl: readOptional(env, 'DATABASE_URL'),
     dataDir: `${readString(env, 'DATA_DIR', '.data')}/billing`,
     holdTtlSeconds: readInt(env, 'HOLD_TTL_SECONDS', 900),

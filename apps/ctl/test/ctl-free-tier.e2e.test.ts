@@ -23,7 +23,7 @@ describe('ctl freetier set (real processes: ctl and quota-service on Redis)', ()
     redis = await createTestRedis();
     const port = await freePort();
     env = { PATH: process.env.PATH ?? '', QUOTA_ADDR: `127.0.0.1:${port}` };
-    const own = { ...env, QUOTA_PORT: String(port), BIND_HOST: '127.0.0.1', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix, LOG_LEVEL: 'error' };
+    const own = { ...env, QUOTA_PORT: String(port), QUOTA_METRICS_PORT: '0', BIND_HOST: '127.0.0.1', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix, LOG_LEVEL: 'error' };
     quota = spawn(process.execPath, [join(DIST, 'quota-service', 'main.js')], { env: own, stdio: 'ignore' });
     await waitReady({ kind: 'grpc', address: env.QUOTA_ADDR }, 30_000, () => quota.exitCode === null);
   });

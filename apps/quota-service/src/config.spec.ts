@@ -5,6 +5,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       host: '0.0.0.0',
       port: 50052,
+      metricsPort: 9102,
       redisUrl: undefined,
       redisKeyPrefix: 'gw:',
       redisTimeoutMs: 200,

@@ -17,6 +17,7 @@ export interface SettleDelivery extends ForwarderOptions {
 export interface QuotaConfig {
   host: string;
   port: number;
+  metricsPort: number;
   /** Unset: state is kept in memory, which is only correct with one replica. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -43,6 +44,7 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
   return Object.freeze({
     host: readString(env, 'BIND_HOST', '0.0.0.0'),
     port: readInt(env, 'QUOTA_PORT', 50052),
+    metricsPort: readInt(env, 'QUOTA_METRICS_PORT', 9102),
     redisUrl: readOptional(env, 'REDIS_URL'),
     redisKeyPrefix: readString(env, 'REDIS_KEY_PREFIX', 'gw:'),
     redisTimeoutMs: atLeast('REDIS_TIMEOUT_MS', readInt(env, 'REDIS_TIMEOUT_MS', 200), 1),

@@ -29,7 +29,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   };
   const server = await startGrpcServer(config.host, config.port, [
     { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },
-  ]).catch(async (err: unknown) => {
+  ], config.metricsPort).catch(async (err: unknown) => {
     await stores.close();
     throw err;
   });

@@ -16,9 +16,9 @@ export interface BillingProcess {
 
 /** Starts billing-service on `databaseUrl` and waits until its health check answers SERVING. */
 export async function startBillingProcess(databaseUrl: string): Promise<BillingProcess> {
-  const port = await freePort();
+  const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-billing-'));
-  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BILLING_PORT: String(port), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' };
+  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BILLING_PORT: String(port), BILLING_METRICS_PORT: String(metricsPort), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' };
   const child = spawn(process.execPath, [MAIN], { env, stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {

@@ -22,7 +22,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
   let seq = 0;
 
   const startApp = async (env: Env = {}) => {
-    const config = loadConfig({
+    const config = loadConfig({ QUOTA_METRICS_PORT: '0',
       QUOTA_PORT: '0',
       BIND_HOST: '127.0.0.1',
       REDIS_URL: redis.url,

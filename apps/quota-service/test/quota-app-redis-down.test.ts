@@ -15,7 +15,7 @@ const QUICK_MS = 1500;
 const RECOVERY_MS = 8000;
 
 async function startApp(redisUrl: string, redisKeyPrefix: string): Promise<{ app: QuotaApp; quota: quotaV1.QuotaClient }> {
-  const config = loadConfig({
+  const config = loadConfig({ QUOTA_METRICS_PORT: '0',
     QUOTA_PORT: '0',
     BIND_HOST: '127.0.0.1',
     REDIS_URL: redisUrl,

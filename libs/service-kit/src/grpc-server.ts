@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { healthV1 } from '@gw/contracts';
 import { HealthService } from './health-service';
+import { startMetricsServer } from './metrics-server';
 
 /** One service to serve: its generated definition, full name and implementation. */
 export interface ServedService {
@@ -12,13 +13,18 @@ export interface ServedService {
 /** A running gRPC server. */
 export interface RunningGrpcServer {
   port: number;
+  /** The port of GET /metrics. */
+  metricsPort: number;
   health: HealthService;
   /** Stops taking calls, lets running ones finish for up to `graceMs`, then cuts the rest. */
   stop(graceMs: number): Promise<void>;
 }
 
-/** Starts a gRPC server with the given services plus grpc.health.v1 on host:port (0 picks a port). */
-export async function startGrpcServer(host: string, port: number, services: ServedService[]): Promise<RunningGrpcServer> {
+/**
+ * Starts a gRPC server with the given services plus grpc.health.v1 on host:port, and the
+ * process's Prometheus metrics on host:metricsPort (0 picks a port for either).
+ */
+export async function startGrpcServer(host: string, port: number, services: ServedService[], metricsPort: number): Promise<RunningGrpcServer> {
   const server = new Server();
   const health = new HealthService(services.map((s) => s.name));
   for (const s of services) server.addService(s.definition, s.implementation);
@@ -26,11 +32,16 @@ export async function startGrpcServer(host: string, port: number, services: Serv
   const boundPort = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });
+  const metrics = await startMetricsServer(host, metricsPort).catch((err: unknown) => {
+    server.forceShutdown();
+    throw err;
+  });
   return {
     port: boundPort,
+    metricsPort: metrics.port,
     health,
-    stop: (graceMs) =>
-      new Promise<void>((resolve) => {
+    stop: async (graceMs) => {
+      await new Promise<void>((resolve) => {
         health.endWatches();
         const timer = setTimeout(() => {
           server.forceShutdown();
@@ -40,6 +51,8 @@ export async function startGrpcServer(host: string, port: number, services: Serv
           clearTimeout(timer);
           resolve();
         });
-      }),
+      });
+      await metrics.close();
+    },
   };
 }

@@ -1,11 +1,15 @@
 import { Metadata, ServerUnaryCall, sendUnaryData, status } from '@grpc/grpc-js';
 import { Logger } from './logger';
+import { histogram, LATENCY_BUCKETS } from './metrics';
 import { RpcError } from './rpc-error';
+
+const rpcDuration = histogram('grpc_server_handling_seconds', 'Time to answer a gRPC call, by method and status code.', ['method', 'code'], LATENCY_BUCKETS);
 
 /**
  * Adapts an async function to a grpc-js unary handler. This is the one exit point where errors
  * become gRPC statuses: an RpcError keeps its code and message, anything else is logged and
- * answered as INTERNAL without its text.
+ * answered as INTERNAL without its text. Every call's duration and status go to
+ * `grpc_server_handling_seconds`.
  */
 export function unaryHandler<Req, Res>(
   logger: Logger,
@@ -13,13 +17,19 @@ export function unaryHandler<Req, Res>(
   fn: (request: Req, metadata: Metadata) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
+    const done = rpcDuration.startTimer({ method });
     fn(call.request, call.metadata).then(
-      (response) => callback(null, response),
+      (response) => {
+        done({ code: status[status.OK] });
+        callback(null, response);
+      },
       (err: unknown) => {
         if (err instanceof RpcError) {
+          done({ code: status[err.code] });
           callback({ code: err.code, details: err.message });
           return;
         }
+        done({ code: status[status.INTERNAL] });
         logger.error('rpc failed', { method, err });
         callback({ code: status.INTERNAL, details: 'internal error' });
       },

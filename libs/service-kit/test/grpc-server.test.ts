@@ -18,7 +18,7 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
     };
     server = await startGrpcServer('127.0.0.1', 0, [
       { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: implementation as unknown as UntypedServiceImplementation },
-    ]);
+    ], 0);
     client = new quotaV1.QuotaClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
   });
 
@@ -40,6 +40,15 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
   it('answers INTERNAL without the text of any other error, and logs it', async () => {
     await expect(count('crash')).rejects.toMatchObject({ code: status.INTERNAL, details: 'internal error' });
     expect(logged.some((l) => l.includes('hunter2') && l.includes('"method":"CountRequest"'))).toBe(true);
+  });
+
+  it('counts every call by method and status code on its metrics port', async () => {
+    await count('ok').catch(() => undefined);
+    const text = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
+    expect(text).toMatch(/grpc_server_handling_seconds_count\{method="CountRequest",code="OK"\} [1-9]/);
+    expect(text).toMatch(/grpc_server_handling_seconds_count\{method="CountRequest",code="FAILED_PRECONDITION"\} [1-9]/);
+    expect(text).toMatch(/grpc_server_handling_seconds_count\{method="CountRequest",code="INTERNAL"\} [1-9]/);
+    expect(text).toContain('process_cpu_seconds_total');
   });
 
   it('turns health NOT_SERVING when asked, for probes to see before the drain', async () => {

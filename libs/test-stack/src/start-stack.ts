@@ -24,6 +24,8 @@ export interface RunningStack {
   baseUrl: string;
   /** The base address of every edge replica. */
   baseUrls: string[];
+  /** The /metrics address of every process that has one, by app (first replica). */
+  metricsUrls: Record<'auth-service' | 'quota-service' | 'billing-service' | 'edge', string>;
   providerUrl: string;
   env: Record<string, string>;
   /** Every log line the processes wrote, for assertions about what is (not) logged. */
@@ -49,12 +51,14 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 export async function startStack(options: StackOptions): Promise<RunningStack> {
   const count = { edge: options.replicas?.edge ?? 1, auth: options.replicas?.auth ?? 1, quota: options.replicas?.quota ?? 1 };
   const ports = async (n: number) => Promise.all(range(n).map(() => freePort()));
-  const [edgePorts, adminPorts, authPorts, quotaPorts, [billing, sim]] = await Promise.all([
+  const [edgePorts, adminPorts, authPorts, quotaPorts, [billing, sim, billingMetrics], authMetrics, quotaMetrics] = await Promise.all([
     ports(count.edge),
     ports(count.edge),
     ports(count.auth),
     ports(count.quota),
-    ports(2),
+    ports(3),
+    ports(count.auth),
+    ports(count.quota),
   ]);
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-stack-'));
   const addr = (port: number) => `127.0.0.1:${port}`;
@@ -67,6 +71,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     REDIS_URL: options.redisUrl,
     REDIS_KEY_PREFIX: options.redisKeyPrefix,
     BILLING_PORT: String(billing),
+    BILLING_METRICS_PORT: String(billingMetrics),
     PROVIDER_SIM_PORT: String(sim),
     AUTH_ADDR: addr(authPorts[0]),
     QUOTA_ADDR: addr(quotaPorts[0]),
@@ -77,8 +82,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   };
   const plan: PlannedProcess[] = [
     { app: 'provider-sim', env: {}, readiness: { kind: 'http', url: `http://127.0.0.1:${sim}/healthz` } },
-    ...authPorts.map((p) => ({ app: 'auth-service', env: { AUTH_PORT: String(p) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
-    ...quotaPorts.map((p) => ({ app: 'quota-service', env: { QUOTA_PORT: String(p) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
+    ...authPorts.map((p, i) => ({ app: 'auth-service', env: { AUTH_PORT: String(p), AUTH_METRICS_PORT: String(authMetrics[i]) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
+    ...quotaPorts.map((p, i) => ({ app: 'quota-service', env: { QUOTA_PORT: String(p), QUOTA_METRICS_PORT: String(quotaMetrics[i]) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
     { app: 'billing-service', env: {}, readiness: { kind: 'grpc', address: env.BILLING_ADDR } },
     ...edgePorts.map((p, i) => ({
       app: 'edge',
@@ -123,6 +128,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   return {
     baseUrl: baseUrls[0],
     baseUrls,
+    metricsUrls: {
+      'auth-service': `http://127.0.0.1:${authMetrics[0]}/metrics`,
+      'quota-service': `http://127.0.0.1:${quotaMetrics[0]}/metrics`,
+      'billing-service': `http://127.0.0.1:${billingMetrics}/metrics`,
+      edge: `http://127.0.0.1:${adminPorts[0]}/metrics`,
+    },
     providerUrl: env.PROVIDER_BASE_URL,
     env,
     logs,

@@ -43,7 +43,7 @@ describe('npm start on embedded defaults (no DATABASE_URL, REDIS_URL or PROVIDER
   const running: Launch[] = [];
 
   beforeAll(async () => {
-    const [edge, admin, auth, quota, billing, sim] = await Promise.all(Array.from({ length: 6 }, freePort));
+    const [edge, admin, auth, quota, billing, sim, authMetrics, quotaMetrics, billingMetrics] = await Promise.all(Array.from({ length: 9 }, freePort));
     env = {
       PATH: process.env.PATH ?? '',
       DATA_DIR: dataDir,
@@ -53,6 +53,9 @@ describe('npm start on embedded defaults (no DATABASE_URL, REDIS_URL or PROVIDER
       QUOTA_PORT: String(quota),
       BILLING_PORT: String(billing),
       PROVIDER_SIM_PORT: String(sim),
+      AUTH_METRICS_PORT: String(authMetrics),
+      QUOTA_METRICS_PORT: String(quotaMetrics),
+      BILLING_METRICS_PORT: String(billingMetrics),
     };
   });
 

@@ -1,0 +1,33 @@
+import { collectDefaultMetrics, Counter, Histogram, register } from 'prom-client';
+
+/** Every process's metrics live in prom-client's default registry; this adds the process defaults once. */
+let defaultsCollected = false;
+function ensureDefaults(): void {
+  if (defaultsCollected) return;
+  collectDefaultMetrics();
+  defaultsCollected = true;
+}
+
+/** A counter registered once per process, however often its module asks for it. */
+export function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+  ensureDefaults();
+  return (register.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames });
+}
+
+/** A histogram registered once per process. Buckets are in seconds. */
+export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+  ensureDefaults();
+  return (register.getSingleMetric(name) as Histogram<L> | undefined) ?? new Histogram({ name, help, labelNames, buckets });
+}
+
+/** Sub-millisecond to multi-second buckets, for calls inside the gateway. */
+export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The Prometheus text of every metric of this process. */
+export function renderMetrics(): Promise<string> {
+  ensureDefaults();
+  return register.metrics();
+}
+
+/** The content type of renderMetrics' text. */
+export const METRICS_CONTENT_TYPE = register.contentType;
