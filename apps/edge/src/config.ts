@@ -1,4 +1,5 @@
-import { Env, LogLevel, readInt, readString } from '@gw/service-kit';
+import { Env, LogLevel, readBool, readInt, readString } from '@gw/service-kit';
+import { BreakerSettings } from './upstream/circuit-breaker';
 
 /** edge settings, each default beside its variable. */
 export interface EdgeConfig {
@@ -11,11 +12,21 @@ export interface EdgeConfig {
   providerBaseUrl: string;
   providerApiKey: string;
   grpcTimeoutMs: number;
+  /** Provider silence after which the caller is answered without it (504, or a stream error). */
   providerSilenceMs: number;
+  /** Provider silence after which the edge stops reading a reply for good. */
+  providerReadTimeoutMs: number;
+  breaker: BreakerSettings;
   bodyLimitBytes: number;
+  /** Whether the front guard refuses the default User-Agents of `blockedUserAgents` (403 error code: 1010). */
+  blockLibraryClients: boolean;
+  blockedUserAgents: string[];
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
+
+/** The default User-Agents of standard-library HTTP clients (Python urllib, Go net/http, Java, Ruby Net::HTTP, Dart). */
+const LIBRARY_USER_AGENTS = 'Python-urllib,Go-http-client,Java-http-client,Java,Ruby,Dart';
 
 /** Reads the configuration; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<EdgeConfig> {
@@ -30,7 +41,18 @@ export function loadConfig(env: Env): Readonly<EdgeConfig> {
     providerApiKey: readString(env, 'PROVIDER_API_KEY', 'sim-key'),
     grpcTimeoutMs: readInt(env, 'GRPC_TIMEOUT_MS', 1000),
     providerSilenceMs: readInt(env, 'PROVIDER_SILENCE_MS', 120_000),
+    providerReadTimeoutMs: readInt(env, 'PROVIDER_READ_TIMEOUT_MS', 600_000),
+    breaker: {
+      failureThreshold: readInt(env, 'BREAKER_FAILURE_THRESHOLD', 5),
+      windowMs: readInt(env, 'BREAKER_WINDOW_MS', 60_000),
+      cooldownMs: readInt(env, 'BREAKER_COOLDOWN_MS', 30_000),
+    },
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024),
+    blockLibraryClients: readBool(env, 'BLOCK_LIBRARY_CLIENTS', true),
+    blockedUserAgents: readString(env, 'BLOCKED_USER_AGENTS', LIBRARY_USER_AGENTS)
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 30_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
   });

@@ -8,8 +8,10 @@ import { EdgeConfig } from './config';
 import { Settlement } from './domain/settlement';
 import { accessLog } from './http/access-log';
 import { startAdminServer } from './http/admin-server';
+import { trackConnections } from './http/connection-tracker';
 import { errorHandler } from './http/error-handler';
 import { methodNotAllowed, notFound } from './http/not-served';
+import { refuseLibraryClients } from './http/refuse-library-clients';
 import { requestId } from './http/request-id';
 import { chatCompletionsRoute } from './routes/chat-completions';
 import { getModelRoute, listModelsRoute } from './routes/models';
@@ -29,15 +31,25 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   const auth = new AuthClient(config.authAddr, config.grpcTimeoutMs);
   const quota = new QuotaClient(config.quotaAddr, config.grpcTimeoutMs);
   const billing = new BillingClient(config.billingAddr, config.grpcTimeoutMs);
-  const provider = new ProviderClient(config.providerBaseUrl, config.providerApiKey, config.providerSilenceMs);
+  const provider = new ProviderClient(
+    { baseUrl: config.providerBaseUrl, apiKey: config.providerApiKey, readTimeoutMs: config.providerReadTimeoutMs, breaker: config.breaker },
+    logger,
+  );
   const settlement = new Settlement(billing, quota, logger);
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  // Paths are exact: /V1/models and /v1/models/ are not served.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  if (config.blockLibraryClients) app.use(refuseLibraryClients(config.blockedUserAgents));
   app.use(requestId);
   app.use(accessLog(logger));
-  app.post('/v1/chat/completions', chatCompletionsRoute({ auth, quota, billing, provider, settlement, bodyLimitBytes: config.bodyLimitBytes, logger }));
+  app.post(
+    '/v1/chat/completions',
+    chatCompletionsRoute({ auth, quota, billing, provider, settlement, bodyLimitBytes: config.bodyLimitBytes, providerSilenceMs: config.providerSilenceMs }),
+  );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
   app.get('/v1/models', listModelsRoute(auth));
   app.all('/v1/models', methodNotAllowed('GET'));
@@ -52,6 +64,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     const s = app.listen(config.port, config.host, () => resolve(s));
   });
   server.keepAliveTimeout = 65_000;
+  const connections = trackConnections(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const admin = await startAdminServer(config.host, config.adminPort);
@@ -63,11 +76,16 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     stop: async () => {
       admin.setNotReady();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      connections.closeUnused();
+      // Past the grace time, callers are cut off and provider replies still being read are
+      // abandoned (billed as broken off), so that the settlements below can land.
+      const grace = setTimeout(() => {
+        server.closeAllConnections();
+        void provider.close();
+      }, config.shutdownGraceMs);
       await closed;
-      clearTimeout(grace);
       await settlement.drain();
+      clearTimeout(grace);
       await Promise.all([provider.close(), admin.close()]);
       auth.close();
       quota.close();

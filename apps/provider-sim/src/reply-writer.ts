@@ -13,8 +13,8 @@ const HTML_BODY =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
 
 /**
- * Sends the reply the directives call for: an HTML or empty body, an error status, a broken reply,
- * or the planned completion (streamed when the request asked for it).
+ * Sends the reply the directives call for: no answer at all, an HTML or empty body, an error
+ * status, a broken reply, or the planned completion (streamed when the request asked for it).
  */
 export async function writeReply(
   res: ServerResponse,
@@ -23,6 +23,10 @@ export async function writeReply(
   directives: SimDirectives,
   signal: AbortSignal,
 ): Promise<ReplyOutcome> {
+  if (directives.drop) {
+    res.destroy();
+    return 'broken';
+  }
   const status = directives.status ?? 200;
   if (directives.nonJson) {
     res.writeHead(status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(HTML_BODY) });

@@ -13,8 +13,8 @@ describe('parseDirectives', () => {
   });
 
   it('combines several items in one marker, separated by commas, semicolons or spaces', () => {
-    const parsed = parseDirectives('go [[sim:status=503, non_json;empty words=7]]');
-    expect(parsed.directives).toEqual({ status: 503, nonJson: true, empty: true, words: 7 });
+    const parsed = parseDirectives('go [[sim:status=503, non_json;empty words=7 drop]]');
+    expect(parsed.directives).toEqual({ status: 503, nonJson: true, empty: true, words: 7, drop: true });
     expect(parsed.text).toBe('go');
   });
 
@@ -37,6 +37,7 @@ describe('parseDirectives', () => {
     ['[[sim:break_after=0]]', 'sim directive break_after must be 1..10000000'],
     ['[[sim:words=100001]]', 'sim directive words must be 0..100000'],
     ['[[sim:empty=1]]', 'sim directive empty takes no value'],
+    ['[[sim:drop=yes]]', 'sim directive drop takes no value'],
   ])('reports %s as a problem', (text, problem) => {
     const parsed = parseDirectives(text);
     expect(parsed.problems).toEqual([problem]);

@@ -1,7 +1,7 @@
 /**
  * Faults and shapes asked for by a test, read from `[[sim:...]]` markers in the last user message.
  * Markers may repeat and each may hold several items separated by commas, semicolons or spaces:
- * `[[sim:delay_ms=500]]`, `[[sim:status=503, non_json]]`, `[[sim:words=3]] [[sim:piece_delay_ms=20]]`.
+ * `[[sim:delay_ms=500]]`, `[[sim:status=503, non_json]]`, `[[sim:words=3]] [[sim:piece_delay_ms=20]]`, `[[sim:drop]]`.
  */
 export interface SimDirectives {
   /** Wait this long before answering. */
@@ -16,6 +16,8 @@ export interface SimDirectives {
   nonJson?: true;
   /** Answer with an empty body (status 200 unless `status` is also given). */
   empty?: true;
+  /** Close the connection without answering at all (after `delay_ms`, if given): the provider seems down. */
+  drop?: true;
   /** Reply length in words, before max_tokens cuts it. */
   words?: number;
 }
@@ -38,9 +40,10 @@ const NUMBER_ITEMS = new Map<string, { key: NumberKey; min: number; max: number 
   ['status', { key: 'status', min: 400, max: 599 }],
   ['words', { key: 'words', min: 0, max: 100_000 }],
 ]);
-const FLAG_ITEMS = new Map<string, 'nonJson' | 'empty'>([
+const FLAG_ITEMS = new Map<string, 'nonJson' | 'empty' | 'drop'>([
   ['non_json', 'nonJson'],
   ['empty', 'empty'],
+  ['drop', 'drop'],
 ]);
 const MARKER = /\[\[sim:([^\]]*)\]\]/g;
 

@@ -89,6 +89,14 @@ describe('provider-sim faults', () => {
     expect(await bad.text()).toContain('502 Bad Gateway');
   });
 
+  it('drop: closes the connection without any answer, after delay_ms when given', async () => {
+    const started = Date.now();
+    const err = await chat('[[sim:drop,delay_ms=100]]').catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expect((await getStats()).inFlight).toBe(0);
+  });
+
   it('empty: 200 with an empty body', async () => {
     const res = await chat('[[sim:empty]]', { stream: true });
     expect(res.status).toBe(200);

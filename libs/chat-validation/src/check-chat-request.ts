@@ -1,6 +1,10 @@
 import { AppError } from '@gw/errors';
 import { CheckedChatRequest, DEFAULT_MAX_TOKENS, MAX_TOKENS_CEILING, UsableModel } from './chat-request';
 import { countImages } from './count-images';
+import { nestsDeeperThan } from './json-depth';
+
+/** Deepest nesting accepted: enough for any tool schema, and far from what would exhaust the stack. */
+const MAX_JSON_DEPTH = 128;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -12,14 +16,11 @@ function tokenLimit(body: Record<string, unknown>, field: 'max_tokens' | 'max_co
   const value = body[field];
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalid(field, `${field} must be a whole number >= 1`);
-  return value;
+  return Math.min(value, MAX_TOKENS_CEILING);
 }
 
-/**
- * The gateway's own checks of a chat request (SPEC sections 4 and 7), in the spec's order.
- * Everything else is the provider's to refuse. Throws AppError; returns the body to forward.
- */
-export function checkChatRequest(rawBody: string, models: readonly UsableModel[]): CheckedChatRequest {
+function parseObject(rawBody: string): Record<string, unknown> {
+  if (nestsDeeperThan(rawBody, MAX_JSON_DEPTH)) throw new AppError('INVALID_JSON', `The request body nests more than ${MAX_JSON_DEPTH} levels deep.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(rawBody);
@@ -27,7 +28,17 @@ export function checkChatRequest(rawBody: string, models: readonly UsableModel[]
     throw new AppError('INVALID_JSON', 'The request body is not valid JSON.');
   }
   if (!isObject(parsed)) throw new AppError('INVALID_JSON', 'The request body must be a JSON object.');
-  const body = parsed;
+  return parsed;
+}
+
+/**
+ * The gateway's own checks of a chat request (SPEC sections 4 and 7), in the spec's order.
+ * Everything else is the provider's to refuse. Throws AppError; returns the body to forward:
+ * the caller's, with each reply limit lowered to 32,768 (max_tokens 8,192 when neither is sent)
+ * and, on a stream, `stream_options.include_usage` always on so the reply can be billed.
+ */
+export function checkChatRequest(rawBody: string, models: readonly UsableModel[]): CheckedChatRequest {
+  const body = parseObject(rawBody);
 
   if (typeof body.model !== 'string') throw invalid('model', 'model must be a string');
   const model = models.find((m) => m.id === body.model);
@@ -44,12 +55,21 @@ export function checkChatRequest(rawBody: string, models: readonly UsableModel[]
   }
 
   const imageCount = countImages(body.messages, model);
-  const limit = Math.min(maxCompletionTokens ?? maxTokens ?? DEFAULT_MAX_TOKENS, MAX_TOKENS_CEILING);
   const forwarded: Record<string, unknown> = { ...body };
-  if (maxCompletionTokens !== undefined) forwarded.max_completion_tokens = limit;
-  if (maxTokens !== undefined || maxCompletionTokens === undefined) forwarded.max_tokens = limit;
+  if (maxCompletionTokens !== undefined) forwarded.max_completion_tokens = maxCompletionTokens;
+  if (maxTokens !== undefined || maxCompletionTokens === undefined) forwarded.max_tokens = maxTokens ?? DEFAULT_MAX_TOKENS;
 
   const stream = body.stream === true;
-  const includeUsage = stream && isObject(body.stream_options) && body.stream_options.include_usage === true;
-  return { body: forwarded, model: model.id, stream, maxTokens: limit, includeUsage, imageCount };
+  const asked = isObject(body.stream_options) ? body.stream_options : {};
+  // A stream_options that is not an object is left for the provider to refuse.
+  if (stream && (body.stream_options == null || isObject(body.stream_options))) forwarded.stream_options = { ...asked, include_usage: true };
+  return {
+    body: forwarded,
+    model: model.id,
+    stream,
+    // The provider reads max_completion_tokens first, as the wire format says.
+    maxTokens: maxCompletionTokens ?? maxTokens ?? DEFAULT_MAX_TOKENS,
+    includeUsage: stream && asked.include_usage === true,
+    imageCount,
+  };
 }

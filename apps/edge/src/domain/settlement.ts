@@ -26,13 +26,19 @@ export class Settlement {
     private readonly logger: Logger,
   ) {}
 
-  /** Starts settling a finished request in the background. */
-  finish(done: FinishedRequest): void {
-    const work = this.settle(done).finally(() => this.pending.delete(work));
+  /**
+   * Settles a request in the background once it has finished: called once per request that got
+   * a place, with what it owes or with the promise of it while the provider's reply is still being read.
+   */
+  finish(done: FinishedRequest | Promise<FinishedRequest>): void {
+    const work = Promise.resolve(done)
+      .then((finished) => this.settle(finished))
+      .catch((err: unknown) => this.logger.error('settlement failed', { err }))
+      .finally(() => this.pending.delete(work));
     this.pending.add(work);
   }
 
-  /** Waits until every started settlement has landed or given up (at shutdown). */
+  /** Waits until every request handed over has been read to its end and settled, or given up (at shutdown). */
   async drain(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }

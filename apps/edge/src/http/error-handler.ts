@@ -1,37 +1,52 @@
-import { ErrorRequestHandler } from 'express';
+import { ErrorRequestHandler, Response } from 'express';
 import { buildErrorBody, ErrorDescription } from '@gw/errors';
 import { Logger } from '@gw/service-kit';
-import { BodyTooLargeError } from './read-body';
+import { endEventStreamWithError, isEventStream } from './event-stream';
+import { FrontProxyReply } from './front-proxy-reply';
 
 const hasDescription = (err: unknown): err is { describe(): ErrorDescription } =>
   typeof err === 'object' && err !== null && typeof (err as { describe?: unknown }).describe === 'function';
 
-const TOO_LARGE_HTML = '<html><head><title>413 Request Entity Too Large</title></head><body><h1>413 Request Entity Too Large</h1></body></html>\n';
+/** What an error is answered with; an unknown error is logged once and never shown. */
+function describe(err: unknown, res: Response, logger: Logger): ErrorDescription {
+  if (hasDescription(err)) return err.describe();
+  // The router could not decode a path parameter: no such path is served.
+  if (err instanceof URIError) return { status: 404, code: 'NOT_FOUND', message: 'Unknown path.' };
+  logger.error('request failed', { requestId: res.locals.requestId, err });
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'The server had an error while processing your request.' };
+}
+
+/** Writes a front proxy reply as such a server would: none of the API's headers, no x-request-id. */
+function writeFrontProxyReply(res: Response, reply: FrontProxyReply): void {
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  // No Connection: close on a 413: closing while the client still sends would reset the
+  // connection before it reads the page. Node reads and drops the rest of the body instead.
+  res.status(reply.status).setHeader('Content-Type', reply.contentType);
+  res.end(reply.body);
+}
 
 /**
- * The edge's one error writer: every refusal and fault becomes `{error:{...}}` here, except the
- * replies of the servers in front of the API (413 HTML), which carry no x-request-id.
+ * The edge's one error writer. Every refusal and fault becomes `{error:{...}}` here; a front
+ * proxy reply (403 1010, 413, 504) is written as that proxy would; and an error that comes once
+ * an event stream is open ends the stream with one error event (the one way a stream fails).
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
+    if (res.destroyed) {
+      // The caller went away (or Node already answered a malformed request): nothing to write.
+      logger.info('caller gone before the reply', { requestId: res.locals.requestId, reason: err instanceof Error ? err.message : String(err) });
+      return;
+    }
     if (res.headersSent) {
-      res.destroy();
+      if (isEventStream(res)) endEventStreamWithError(res, buildErrorBody(describe(err, res, logger)));
+      else res.destroy();
       return;
     }
-    if (err instanceof BodyTooLargeError) {
-      res.removeHeader('x-request-id');
-      res.status(413).setHeader('Content-Type', 'text/html');
-      res.setHeader('Connection', 'close');
-      res.end(TOO_LARGE_HTML);
+    if (err instanceof FrontProxyReply) {
+      writeFrontProxyReply(res, err);
       return;
     }
-    let description: ErrorDescription;
-    if (hasDescription(err)) {
-      description = err.describe();
-    } else {
-      logger.error('request failed', { requestId: res.locals.requestId, err });
-      description = { status: 500, code: 'INTERNAL_ERROR', message: 'The server had an error while processing your request.' };
-    }
+    const description = describe(err, res, logger);
     res.status(description.status).json(buildErrorBody(description));
   };
 }

@@ -1,20 +1,14 @@
 import { IncomingMessage } from 'node:http';
-
-/** The body was larger than the limit; answered 413 by the front guard. */
-export class BodyTooLargeError extends Error {
-  constructor() {
-    super('request body too large');
-    this.name = 'BodyTooLargeError';
-  }
-}
+import { bodyTooLarge } from './front-proxy-reply';
 
 /**
  * Reads a request body, counting bytes as they arrive (chunked bodies too) and stopping as
- * soon as the limit is passed, so that no more than the limit is ever held.
+ * soon as the limit is passed, so that no more than the limit is ever held; the rest is read
+ * and dropped. Over the limit: the front proxy's 413.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError());
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(bodyTooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -24,7 +18,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         req.off('data', onData);
         chunks.length = 0;
         req.resume();
-        reject(new BodyTooLargeError());
+        reject(bodyTooLarge());
         return;
       }
       chunks.push(chunk);

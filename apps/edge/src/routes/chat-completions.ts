@@ -1,21 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { Request, RequestHandler, Response } from 'express';
 import { checkChatRequest } from '@gw/chat-validation';
 import { AppError } from '@gw/errors';
 import { microToLyd } from '@gw/money';
-import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { BillingClient } from '../clients/billing-client';
 import { QuotaClient } from '../clients/quota-client';
+import { billableUsage } from '../domain/billable-usage';
 import { estimatePromptTokens } from '../domain/prompt-estimate';
-import { readUsage, Usage } from '../domain/provider-usage';
 import { Settlement } from '../domain/settlement';
 import { authenticateCaller } from '../http/authenticate-caller';
+import { CallerReply } from '../http/caller-reply';
 import { setRateHeaders } from '../http/rate-headers';
 import { readBody } from '../http/read-body';
-import { ProviderClient, ProviderReply } from '../upstream/provider-client';
-import { refusalFromReply } from '../upstream/provider-refusal';
-
-const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0 };
+import { ProviderClient } from '../upstream/provider-client';
+import { relayProviderReply } from '../upstream/relay-provider-reply';
 
 /** What the chat-completions route needs. */
 export interface ChatCompletionsDeps {
@@ -25,16 +24,21 @@ export interface ChatCompletionsDeps {
   provider: ProviderClient;
   settlement: Settlement;
   bodyLimitBytes: number;
-  logger: Logger;
+  /** Silence from the provider after which the caller is answered without it. */
+  providerSilenceMs: number;
 }
 
 /**
  * POST /v1/chat/completions: the request's story from key to bill (DESIGN "One request").
- * Every refusal is thrown as an error and written by the one error handler.
+ * Every refusal is thrown as an error and written by the one error handler. Once a place is
+ * taken, the provider's reply is read to its end and settled exactly once, whatever the caller does.
  */
 export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler {
   return async (req: Request, res: Response) => {
-    const requestId: string = res.locals.requestId;
+    // The id the request is held, placed and billed under: always new, unlike the x-request-id
+    // a caller may send twice (reusing it must not share a place or a bill with another request).
+    const requestId = randomUUID();
+    const traceId: string = res.locals.requestId;
     const raw = await readBody(req, deps.bodyLimitBytes);
     const caller = await authenticateCaller(req.headers.authorization, deps.auth);
 
@@ -61,26 +65,16 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       throw new AppError('concurrency_limit', `Too many requests at once: at most ${place.limit}.`);
     }
 
-    let reply: ProviderReply;
-    try {
-      reply = await deps.provider.complete(checked.body, requestId);
-    } catch (err) {
-      deps.settlement.finish({ requestId, accountId: caller.accountId, usage: NO_USAGE, usageEstimated: true });
-      throw err;
-    }
-    const parsed = safeJson(reply.body);
-    const usage = (reply.status < 300 && readUsage(parsed)) || NO_USAGE;
-    deps.settlement.finish({ requestId, accountId: caller.accountId, usage, usageEstimated: false });
-    if (reply.status >= 300 || parsed === undefined) throw refusalFromReply(reply);
-    res.status(reply.status).setHeader('Content-Type', reply.contentType ?? 'application/json');
-    res.end(reply.body);
+    const started = Date.now();
+    const reply = new CallerReply(res, deps.providerSilenceMs);
+    const outcome = relayProviderReply(deps.provider, checked, traceId, reply);
+    deps.settlement.finish(
+      outcome.then((read) => ({
+        requestId,
+        accountId: caller.accountId,
+        ...billableUsage(read, { promptTokens, maxTokens: checked.maxTokens, elapsedMs: Date.now() - started }),
+      })),
+    );
+    await reply.done;
   };
-}
-
-function safeJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }

@@ -1,64 +1,85 @@
 import { Pool } from 'undici';
 import { AppError } from '@gw/errors';
+import { Logger } from '@gw/service-kit';
+import { BreakerSettings, CircuitBreaker } from './circuit-breaker';
 
-/** The provider's answer to a whole (not streamed) request, read to the end. */
-export interface ProviderReply {
+/** The provider's answer as its headers arrive; the body is read by the caller of {@link ProviderClient.send}. */
+export interface ProviderResponse {
   status: number;
   contentType: string | undefined;
+  /** The provider's own request id (its x-request-id header). */
   providerRequestId: string | undefined;
-  body: Buffer;
+  /** The body, piece by piece as it arrives; iterating throws when the reply breaks off. */
+  body: AsyncIterable<Buffer>;
 }
+
+/** Where and how the provider is called. */
+export interface ProviderSettings {
+  baseUrl: string;
+  /** The service's own provider key; the caller's key never leaves the edge. */
+  apiKey: string;
+  /** Silence after which a reply is given up for good (before its headers or between two pieces). */
+  readTimeoutMs: number;
+  breaker: BreakerSettings;
+}
+
+const down = (message: string) => new AppError('UPSTREAM_DOWN', message);
 
 /**
  * The only place the edge calls the provider: `${baseUrl}/chat/completions` with the service's
- * own key (never the caller's), over a keep-alive pool.
+ * own key, over a keep-alive pool, behind a circuit breaker. Connection failures and 5xx answers
+ * count against the provider; while the breaker is open no call is made.
  */
 export class ProviderClient {
   private readonly pool: Pool;
   private readonly path: string;
+  private readonly breaker: CircuitBreaker;
 
-  constructor(baseUrl: string, private readonly apiKey: string, private readonly silenceMs: number) {
-    const url = new URL(`${baseUrl}/chat/completions`);
+  constructor(
+    private readonly settings: ProviderSettings,
+    private readonly logger: Logger,
+  ) {
+    const url = new URL(`${settings.baseUrl}/chat/completions`);
     this.pool = new Pool(url.origin, { connections: 256, keepAliveTimeout: 30_000, pipelining: 1 });
     this.path = url.pathname;
+    this.breaker = new CircuitBreaker(settings.breaker, (state) => {
+      if (state === 'open') logger.warn('provider circuit breaker', { state });
+      else logger.info('provider circuit breaker', { state });
+    });
   }
 
   /**
-   * Sends a chat request and reads the whole reply. No answer: UPSTREAM_DOWN; an answer that
-   * breaks off: UPSTREAM_INTERRUPTED.
+   * Sends a chat request, with the caller's trace id as x-request-id, and resolves once the
+   * provider's headers arrive. Throws UPSTREAM_DOWN when the breaker is open or the provider
+   * cannot be reached.
    */
-  async complete(body: Record<string, unknown>, requestId: string): Promise<ProviderReply> {
-    const res = await this.pool.request({
-      path: this.path,
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${this.apiKey}`,
-        'x-request-id': requestId,
-      },
-      body: JSON.stringify(body),
-      headersTimeout: this.silenceMs,
-      bodyTimeout: this.silenceMs,
-    }).catch(() => {
-      throw new AppError('UPSTREAM_DOWN', 'The provider cannot be reached; retry after a minute.');
-    });
+  async send(body: Record<string, unknown>, traceId: string): Promise<ProviderResponse> {
+    const report = this.breaker.admit();
+    if (!report) throw down('The provider is failing; retry after a minute.');
+    const res = await this.pool
+      .request({
+        path: this.path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}`, 'x-request-id': traceId },
+        body: JSON.stringify(body),
+        headersTimeout: this.settings.readTimeoutMs,
+        bodyTimeout: this.settings.readTimeoutMs,
+      })
+      .catch((err: unknown) => {
+        report(false);
+        this.logger.warn('provider unreachable', { traceId, reason: err instanceof Error ? err.message : String(err) });
+        throw down('The provider cannot be reached; retry after a minute.');
+      });
+    report(res.statusCode < 500);
     const header = (name: string) => {
-      const v = res.headers[name];
-      return Array.isArray(v) ? v[0] : v;
+      const value = res.headers[name];
+      return Array.isArray(value) ? value[0] : value;
     };
-    return {
-      status: res.statusCode,
-      contentType: header('content-type'),
-      providerRequestId: header('x-request-id'),
-      body: Buffer.from(
-        await res.body.arrayBuffer().catch(() => {
-          throw new AppError('UPSTREAM_INTERRUPTED', 'The provider reply broke off.');
-        }),
-      ),
-    };
+    return { status: res.statusCode, contentType: header('content-type'), providerRequestId: header('x-request-id'), body: res.body };
   }
 
+  /** Aborts every call still under way (its reply counts as broken off) and closes the connections. */
   close(): Promise<void> {
-    return this.pool.close();
+    return this.pool.destroy();
   }
 }

@@ -1,0 +1,80 @@
+import { Response } from 'express';
+import { AppError } from '@gw/errors';
+import { ReplyListener } from '../upstream/reply-listener';
+import { WholeReply } from '../upstream/whole-reply';
+import { openEventStream } from './event-stream';
+import { gatewayTimeout } from './front-proxy-reply';
+
+// A caller that stops reading a stream is let go once this much waits for it; the provider's
+// reply is still read to the end (SPEC 8, rule 5) without holding more of it in memory.
+const CALLER_BACKLOG_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The caller's side of a chat request: writes what the provider side relays, and watches for
+ * silence. `done` resolves once the reply is out or the caller left, and rejects with the error
+ * the caller must get instead (written by the error handler, as an event when a stream is open).
+ * Silence of `silenceMs` before the reply gives a 504 page; between two pieces of a stream,
+ * UPSTREAM_INTERRUPTED. Either way the provider side goes on reading the reply for the bill.
+ */
+export class CallerReply implements ReplyListener {
+  readonly done: Promise<void>;
+  private state: 'waiting' | 'streaming' | 'over' = 'waiting';
+  private readonly silence: NodeJS.Timeout;
+  private settle!: (error?: Error) => void;
+
+  constructor(
+    private readonly res: Response,
+    private readonly silenceMs: number,
+  ) {
+    this.done = new Promise((resolve, reject) => {
+      this.settle = (error) => (error ? reject(error) : resolve());
+    });
+    this.silence = setTimeout(() => this.silent(), silenceMs);
+    res.once('close', () => this.over());
+  }
+
+  heard(): void {
+    if (this.state !== 'over') this.silence.refresh();
+  }
+
+  whole(reply: WholeReply): void {
+    if (this.state !== 'waiting') return;
+    this.res.status(reply.status).setHeader('Content-Type', reply.contentType ?? 'application/json');
+    this.res.end(reply.body);
+    this.over();
+  }
+
+  streamStarted(): void {
+    if (this.state !== 'waiting') return;
+    openEventStream(this.res);
+    this.state = 'streaming';
+  }
+
+  events(bytes: Buffer): void {
+    if (this.state !== 'streaming') return;
+    this.res.write(bytes);
+    if (this.res.writableLength > CALLER_BACKLOG_LIMIT_BYTES) this.res.destroy();
+  }
+
+  streamEnded(): void {
+    if (this.state !== 'streaming') return;
+    this.res.end();
+    this.over();
+  }
+
+  fail(error: Error): void {
+    this.over(error);
+  }
+
+  private silent(): void {
+    const seconds = Math.round(this.silenceMs / 1000);
+    this.over(this.state === 'waiting' ? gatewayTimeout() : new AppError('UPSTREAM_INTERRUPTED', `The provider sent nothing for ${seconds} s; the stream was cut off.`));
+  }
+
+  private over(error?: Error): void {
+    if (this.state === 'over') return;
+    this.state = 'over';
+    clearTimeout(this.silence);
+    this.settle(error);
+  }
+}

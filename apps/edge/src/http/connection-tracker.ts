@@ -1,0 +1,38 @@
+import { Server } from 'node:http';
+import { Socket } from 'node:net';
+
+/** Closes the public server's connections that serve no request, now and as their requests end. */
+export interface ConnectionTracker {
+  closeUnused(): void;
+}
+
+/**
+ * Keeps count of the requests each connection of `server` is serving. Node's own
+ * closeIdleConnections leaves alone a connection that has not sent a request yet (clients open
+ * such spare connections, for one when a request is aborted): at shutdown it would be held until
+ * the grace time ran out. `closeUnused` closes every connection serving nothing, and from then
+ * on each connection whose last request ends.
+ */
+export function trackConnections(server: Server): ConnectionTracker {
+  const serving = new Map<Socket, number>();
+  let closing = false;
+  server.on('connection', (socket: Socket) => {
+    serving.set(socket, 0);
+    socket.once('close', () => serving.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const socket: Socket = req.socket;
+    serving.set(socket, (serving.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (serving.get(socket) ?? 1) - 1;
+      serving.set(socket, left);
+      if (closing && left === 0) socket.destroy();
+    });
+  });
+  return {
+    closeUnused: () => {
+      closing = true;
+      for (const [socket, requests] of serving) if (requests === 0) socket.destroy();
+    },
+  };
+}

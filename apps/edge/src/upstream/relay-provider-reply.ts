@@ -1,0 +1,71 @@
+import { CheckedChatRequest } from '@gw/chat-validation';
+import { AppError } from '@gw/errors';
+import { ReplyOutcome } from '../domain/billable-usage';
+import { ProviderClient, ProviderResponse } from './provider-client';
+import { ReplyListener } from './reply-listener';
+import { SseEventScanner } from './sse-event-scanner';
+import { judgeWholeReply } from './whole-reply';
+
+const interrupted = () => new AppError('UPSTREAM_INTERRUPTED', 'The provider reply broke off.');
+
+/**
+ * Calls the provider and relays its reply to `listener`, reading it to the end whatever the
+ * caller does, so it can be billed. A streamed request whose answer is a 2xx event stream is
+ * passed on piece by piece; every other answer (refusals included) is read whole first.
+ * Never throws: resolves with what the reply comes to for billing.
+ */
+export async function relayProviderReply(
+  provider: ProviderClient,
+  request: CheckedChatRequest,
+  traceId: string,
+  listener: ReplyListener,
+): Promise<ReplyOutcome> {
+  let response: ProviderResponse;
+  try {
+    response = await provider.send(request.body, traceId);
+  } catch (err) {
+    listener.fail(err instanceof Error ? err : new Error(String(err)));
+    return { kind: 'nothing' };
+  }
+  listener.heard();
+  const isStream = response.status < 300 && (response.contentType ?? '').startsWith('text/event-stream');
+  if (request.stream && isStream) return relayStream(response, request.includeUsage, listener);
+  return relayWhole(response, listener);
+}
+
+async function relayWhole(response: ProviderResponse, listener: ReplyListener): Promise<ReplyOutcome> {
+  const pieces: Buffer[] = [];
+  try {
+    for await (const piece of response.body) {
+      pieces.push(piece);
+      listener.heard();
+    }
+  } catch {
+    listener.fail(interrupted());
+    return response.status < 300 && pieces.length > 0 ? { kind: 'partial' } : { kind: 'nothing' };
+  }
+  const reply = { ...response, body: Buffer.concat(pieces) };
+  const verdict = judgeWholeReply(reply);
+  if (verdict.error) listener.fail(verdict.error);
+  else listener.whole(reply);
+  return verdict.outcome;
+}
+
+async function relayStream(response: ProviderResponse, includeUsage: boolean, listener: ReplyListener): Promise<ReplyOutcome> {
+  const scanner = new SseEventScanner(includeUsage);
+  listener.streamStarted();
+  try {
+    for await (const piece of response.body) {
+      listener.heard();
+      const events = scanner.push(piece);
+      if (events.length > 0) listener.events(events);
+    }
+  } catch {
+    // Broken off: the missing [DONE] below says so.
+  }
+  // A stream that ends without [DONE] broke off too, even when the connection closed cleanly.
+  if (scanner.done) listener.streamEnded();
+  else listener.fail(interrupted());
+  if (scanner.usage) return { kind: 'reported', usage: scanner.usage };
+  return scanner.anyEvent ? { kind: 'partial' } : { kind: 'nothing' };
+}

@@ -1,0 +1,112 @@
+import { RunningStack, startStack } from '@gw/test-stack';
+import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+
+/** A stack of its own for one test file, with what its tests keep needing. */
+export interface GatewayUnderTest {
+  stack: RunningStack;
+  /** provider-sim's own address (no /v1), for /sim/stats. */
+  simUrl: string;
+  /** A new account with a key; ctl refusals fail the test. */
+  account(balance?: string): Promise<{ accountId: string; key: string }>;
+  /** POST /v1/chat/completions with a JSON (or raw string) body. */
+  chat(key: string | undefined, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** `usage show` of an account. */
+  usage(accountId: string): Promise<{ todayTokens: number; totalTokens: number }>;
+  /**
+   * Polls GET /v1/usage (cheap) until the account's total tokens pass `accept`, then returns the
+   * total as `usage show` tells it (the operator's view must agree).
+   */
+  billedTokens(account: { accountId: string; key: string }, accept: (totalTokens: number) => boolean, timeoutMs?: number): Promise<number>;
+  /** The account's balance in micro-LYD. */
+  balanceMicro(accountId: string): Promise<number>;
+  simStats(): Promise<{ inFlight: number; maxInFlight: number; total: number }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the whole stack on a database and Redis key space of its own. */
+export async function startGateway(env: Record<string, string> = {}): Promise<GatewayUnderTest> {
+  let db: TestDatabase | undefined;
+  let redis: TestRedis | undefined;
+  let stack: RunningStack | undefined;
+  const cleanup = async () => {
+    await stack?.stop();
+    await Promise.all([db?.drop(), redis?.cleanup()]);
+  };
+  try {
+    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env });
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  const running = stack;
+  const ctlOk = async <T>(...args: string[]): Promise<T> => {
+    const { json, exitCode } = await running.ctl(...args);
+    if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')} failed: ${JSON.stringify(json)}`);
+    return json as T;
+  };
+  const simUrl = running.providerUrl.replace(/\/v1$/, '');
+  return {
+    stack: running,
+    simUrl,
+    account: async (balance = '5') => {
+      const { accountId } = await ctlOk<{ accountId: string }>('account', 'create', '--balance', balance);
+      const { key } = await ctlOk<{ key: string }>('key', 'create', '--account', accountId);
+      return { accountId, key };
+    },
+    chat: (key, body, headers = {}) =>
+      fetch(`${running.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    usage: (accountId) => ctlOk('usage', 'show', '--account', accountId),
+    billedTokens: async ({ accountId, key }, accept, timeoutMs) => {
+      const apiTotal = async () => {
+        const res = await fetch(`${running.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } });
+        return ((await res.json()) as { totalTokens: number }).totalTokens;
+      };
+      await waitFor(async () => accept(await apiTotal()), timeoutMs);
+      const shown = await ctlOk<{ totalTokens: number }>('usage', 'show', '--account', accountId);
+      expect(shown.totalTokens).toBe(await apiTotal());
+      return shown.totalTokens;
+    },
+    balanceMicro: async (accountId) => Math.round((await ctlOk<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6),
+    simStats: async () => (await (await fetch(`${simUrl}/sim/stats`)).json()) as { inFlight: number; maxInFlight: number; total: number },
+    stop: cleanup,
+  };
+}
+
+/** Polls `condition` every 100 ms until it holds; fails after `timeoutMs`. */
+export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The `error` object of a JSON error reply, with the status beside it. */
+export async function errorOf(res: Response): Promise<{ status: number; code: string; type: string; param: string | null; message: string } & Record<string, unknown>> {
+  expect(res.headers.get('content-type')).toContain('application/json');
+  const body = (await res.json()) as { error: { code: string; type: string; param: string | null; message: string } };
+  return { status: res.status, ...body.error };
+}
+
+/** A body's Server-Sent Events, each `data:` payload in order, and the error that ended the read, if any. */
+export async function readEvents(res: Response): Promise<{ events: string[]; error: unknown }> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let error: unknown;
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) text += decoder.decode(read.value, { stream: true });
+  } catch (err) {
+    error = err;
+  }
+  const events = text
+    .split('\n\n')
+    .filter((event) => event.startsWith('data: '))
+    .map((event) => event.slice('data: '.length));
+  return { events, error };
+}
