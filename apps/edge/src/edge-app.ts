@@ -35,7 +35,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     { baseUrl: config.providerBaseUrl, apiKey: config.providerApiKey, readTimeoutMs: config.providerReadTimeoutMs, breaker: config.breaker },
     logger,
   );
-  const settlement = new Settlement(billing, quota, logger);
+  const settlement = new Settlement(quota, logger);
 
   const app = express();
   app.disable('x-powered-by');

@@ -32,6 +32,10 @@ export interface RunningStack {
   logs: string[];
   /** Runs the operator CLI against this stack: parsed JSON output and exit code. */
   ctl(...args: string[]): Promise<{ json: unknown; exitCode: number }>;
+  /** SIGTERM to every replica of one app, waiting for each to exit (a fault test's outage). */
+  stopApp(app: string): Promise<void>;
+  /** Starts the stopped replicas of an app again, as they were, and waits until they are ready. */
+  startApp(app: string): Promise<void>;
   /** SIGTERM to every process (edges first), waiting for each to exit. */
   stop(): Promise<void>;
 }
@@ -98,28 +102,27 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   ];
 
   const logs: string[] = [];
-  const children: ChildProcess[] = [];
+  const running = new Map<PlannedProcess, ChildProcess>();
+  const terminate = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  const launch = async (planned: PlannedProcess) => {
+    const child = spawn(process.execPath, [join(DIST, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.set(planned, child);
+    for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
+    await waitReady(planned.readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
+      throw new Error(`${planned.app} did not start: ${err.message}\n${logs.slice(-20).join('\n')}`);
+    });
+  };
   const stop = async () => {
-    for (const child of [...children].reverse()) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    for (const child of [...running.values()].reverse()) await terminate(child);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await Promise.all(
-      plan.map(async ({ app, env: own, readiness }) => {
-        const child = spawn(process.execPath, [join(DIST, app, 'main.js')], { env: { ...env, ...own }, stdio: ['ignore', 'pipe', 'pipe'] });
-        children.push(child);
-        for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
-        await waitReady(readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
-          throw new Error(`${app} did not start: ${err.message}\n${logs.slice(-20).join('\n')}`);
-        });
-      }),
-    );
+    await Promise.all(plan.map(launch));
   } catch (err) {
     await stop();
     throw err;
@@ -143,6 +146,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
           resolve({ json: JSON.parse(stdout), exitCode: err ? Number((err as { code?: number }).code ?? 1) : 0 });
         });
       }),
+    stopApp: async (app) => {
+      for (const [planned, child] of running) if (planned.app === app) await terminate(child);
+    },
+    startApp: async (app) => {
+      await Promise.all(plan.filter((p) => p.app === app).map(launch));
+    },
     stop,
   };
 }

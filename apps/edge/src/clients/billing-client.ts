@@ -14,10 +14,6 @@ export class BillingClient {
     return unaryCall(this.client.authorize.bind(this.client), request, this.timeoutMs);
   }
 
-  settle(request: billingV1.SettleRequest): Promise<billingV1.SettleResponse> {
-    return unaryCall(this.client.settle.bind(this.client), request, this.timeoutMs);
-  }
-
   releaseHold(requestId: string): Promise<billingV1.ReleaseHoldResponse> {
     return unaryCall(this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
   }

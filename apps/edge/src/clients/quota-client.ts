@@ -18,8 +18,13 @@ export class QuotaClient {
     return unaryCall(this.client.acquirePlace.bind(this.client), { accountId, requestId }, this.timeoutMs);
   }
 
-  releasePlace(request: quotaV1.ReleasePlaceRequest): Promise<quotaV1.ReleasePlaceResponse> {
-    return unaryCall(this.client.releasePlace.bind(this.client), request, this.timeoutMs);
+  reserveFree(request: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> {
+    return unaryCall(this.client.reserveFree.bind(this.client), request, this.timeoutMs);
+  }
+
+  /** The one end-of-request call: frees the place, counts the tokens, and queues the bill durably. */
+  finishRequest(request: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> {
+    return unaryCall(this.client.finishRequest.bind(this.client), request, this.timeoutMs);
   }
 
   getUsage(accountId: string): Promise<quotaV1.GetUsageResponse> {

@@ -1,80 +1,75 @@
+import { status } from '@grpc/grpc-js';
+import { quotaV1 } from '@gw/contracts';
 import { Logger } from '@gw/service-kit';
-import { BillingClient } from '../clients/billing-client';
 import { QuotaClient } from '../clients/quota-client';
 import { Usage } from './provider-usage';
 
-/** What a finished request owes and holds. */
+/** What a finished request owes, and how it is paid. */
 export interface FinishedRequest {
   requestId: string;
   accountId: string;
+  model: string;
+  payment: quotaV1.Payment;
   usage: Usage;
   usageEstimated: boolean;
 }
 
-const RETRY_DELAYS_MS = [100, 500, 2000, 5000];
+const FIRST_RETRY_MS = 100;
+// Failures that may pass: anything else is a refusal that no retry can change.
+const TRANSIENT = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.INTERNAL, status.UNKNOWN, status.RESOURCE_EXHAUSTED, status.ABORTED]);
+const MAX_RETRY_MS = 5000;
 
 /**
- * After a reply ends: bill it once (billing settles by request id, so a retry never doubles),
- * then give the place back and add the tokens to the usage counters. Runs off the caller's path.
+ * After a reply ends: one FinishRequest to quota-service, which frees the place, counts the
+ * tokens and queues the bill durably for billing-service (settled once per request id). It is
+ * retried until it lands, off the caller's path; a repeat changes nothing.
  */
 export class Settlement {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly billing: BillingClient,
     private readonly quota: QuotaClient,
     private readonly logger: Logger,
   ) {}
 
   /**
-   * Settles a request in the background once it has finished: called once per request that got
-   * a place, with what it owes or with the promise of it while the provider's reply is still being read.
+   * Settles a request in the background once it has finished: called once per request that took
+   * a hold or a free reservation, with what it owes or the promise of it while the reply is read.
    */
   finish(done: FinishedRequest | Promise<FinishedRequest>): void {
     const work = Promise.resolve(done)
-      .then((finished) => this.settle(finished))
+      .then((finished) => this.deliver(finished))
       .catch((err: unknown) => this.logger.error('settlement failed', { err }))
       .finally(() => this.pending.delete(work));
     this.pending.add(work);
   }
 
-  /** Waits until every request handed over has been read to its end and settled, or given up (at shutdown). */
+  /** Waits until every request handed over has been read to its end and settled (at shutdown). */
   async drain(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
-  private async settle(done: FinishedRequest): Promise<void> {
-    const log = this.logger.child({ requestId: done.requestId });
-    await this.retry('settle', log, () =>
-      this.billing.settle({
-        requestId: done.requestId,
-        promptTokens: done.usage.promptTokens,
-        completionTokens: done.usage.completionTokens,
-        usageEstimated: done.usageEstimated,
-      }),
-    );
-    await this.retry('release place', log, () =>
-      this.quota.releasePlace({
-        accountId: done.accountId,
-        requestId: done.requestId,
-        promptTokens: done.usage.promptTokens,
-        completionTokens: done.usage.completionTokens,
-      }),
-    );
-  }
-
-  private async retry(what: string, log: Logger, call: () => Promise<unknown>): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
+  private async deliver(done: FinishedRequest): Promise<void> {
+    const request: quotaV1.FinishRequestRequest = {
+      accountId: done.accountId,
+      requestId: done.requestId,
+      model: done.model,
+      payment: done.payment,
+      promptTokens: done.usage.promptTokens,
+      completionTokens: done.usage.completionTokens,
+      usageEstimated: done.usageEstimated,
+    };
+    for (let wait = FIRST_RETRY_MS; ; wait = Math.min(wait * 2, MAX_RETRY_MS)) {
       try {
-        await call();
+        await this.quota.finishRequest(request);
         return;
       } catch (err) {
-        if (attempt >= RETRY_DELAYS_MS.length) {
-          log.error(`${what} failed for good`, { err });
+        if (!TRANSIENT.has((err as { code?: number }).code ?? status.UNKNOWN)) {
+          this.logger.error('finishing a request was refused, not retried', { err, ...request });
           return;
         }
-        log.warn(`${what} failed, retrying`, { err, attempt });
-        await new Promise((r) => setTimeout(r, RETRY_DELAYS_MS[attempt]));
+        this.logger.warn('finishing a request failed, retrying', { requestId: done.requestId, err, retryInMs: wait });
+        await new Promise((r) => setTimeout(r, wait));
       }
     }
   }

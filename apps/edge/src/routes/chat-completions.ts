@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Request, RequestHandler, Response } from 'express';
-import { checkChatRequest } from '@gw/chat-validation';
+import { CheckedChatRequest, checkChatRequest } from '@gw/chat-validation';
+import { quotaV1 } from '@gw/contracts';
 import { AppError } from '@gw/errors';
-import { microToLyd } from '@gw/money';
 import { AuthClient } from '../clients/auth-client';
 import { BillingClient } from '../clients/billing-client';
 import { QuotaClient } from '../clients/quota-client';
-import { billableUsage } from '../domain/billable-usage';
-import { estimatePromptTokens } from '../domain/prompt-estimate';
+import { asksThinking } from '../domain/asks-thinking';
+import { BillableUsage, billableUsage } from '../domain/billable-usage';
+import { capReplyTokens } from '../domain/cap-reply-tokens';
+import { freeTierRefusal } from '../domain/free-tier-refusal';
+import { measurePrompt, PromptMeasure, promptTokensToHold } from '../domain/prompt-estimate';
 import { Settlement } from '../domain/settlement';
 import { authenticateCaller } from '../http/authenticate-caller';
 import { CallerReply } from '../http/caller-reply';
@@ -15,6 +18,39 @@ import { setRateHeaders } from '../http/rate-headers';
 import { readBody } from '../http/read-body';
 import { ProviderClient } from '../upstream/provider-client';
 import { relayProviderReply } from '../upstream/relay-provider-reply';
+
+const { PAYMENT_PAID: PAID, PAYMENT_FREE: FREE } = quotaV1.Payment;
+const NOTHING_BILLED: BillableUsage = { usage: { promptTokens: 0, completionTokens: 0 }, usageEstimated: false };
+
+interface PaymentQuestion {
+  requestId: string;
+  accountId: string;
+  checked: CheckedChatRequest;
+  prompt: PromptMeasure;
+  promptTokens: number;
+}
+
+/**
+ * SPEC 8 and 7 rules 1-2: the worst case held against the balance; when the balance does not
+ * cover it, the request is tried as a free request (its reply capped), else refused with a 402.
+ */
+async function payFor(deps: ChatCompletionsDeps, q: PaymentQuestion): Promise<{ payment: quotaV1.Payment; checked: CheckedChatRequest }> {
+  const hold = await deps.billing.authorize({ requestId: q.requestId, accountId: q.accountId, model: q.checked.model, promptTokens: q.promptTokens, maxTokens: q.checked.maxTokens });
+  if (hold.approved) return { payment: PAID, checked: q.checked };
+  const free = await deps.quota.reserveFree({
+    accountId: q.accountId,
+    requestId: q.requestId,
+    model: q.checked.model,
+    thinking: asksThinking(q.checked.body),
+    textPromptTokens: q.prompt.textTokens,
+    imageCount: q.prompt.imageCount,
+    newMessageTokens: q.prompt.newMessageTokens,
+    jsonBytes: q.prompt.jsonBytes,
+    maxTokens: q.checked.maxTokens,
+  });
+  if (!free.granted) throw freeTierRefusal(free.refusal, hold);
+  return { payment: FREE, checked: capReplyTokens(q.checked, free.maxTokens) };
+}
 
 /** What the chat-completions route needs. */
 export interface ChatCompletionsDeps {
@@ -50,31 +86,26 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     }
 
     const checked = checkChatRequest(raw.toString('utf8'), caller.models);
-    const promptTokens = estimatePromptTokens(checked.body, checked.imageCount);
-    const hold = await deps.billing.authorize({ requestId, accountId: caller.accountId, model: checked.model, promptTokens, maxTokens: checked.maxTokens });
-    if (!hold.approved) {
-      throw new AppError('FREE_TIER_EXHAUSTED', 'Insufficient balance for this request.', {
-        balance: microToLyd(hold.balanceMicroLyd),
-        requiredLyd: microToLyd(hold.requiredMicroLyd),
-      });
-    }
+    const prompt = measurePrompt(checked.body, raw.length, checked.imageCount);
+    const promptTokens = promptTokensToHold(prompt);
+    const paying = await payFor(deps, { requestId, accountId: caller.accountId, checked, prompt, promptTokens });
+    const forwarded = paying.checked;
+    const finished = (usage: BillableUsage) => ({ requestId, accountId: caller.accountId, model: forwarded.model, payment: paying.payment, ...usage });
 
-    const place = await deps.quota.acquirePlace(caller.accountId, requestId);
+    const place = await deps.quota.acquirePlace(caller.accountId, requestId).catch(async (err: unknown) => {
+      // The limits cannot be checked: refuse (fail closed), and give back what was held at once.
+      if (paying.payment === PAID) await deps.billing.releaseHold(requestId).catch(() => undefined);
+      throw err;
+    });
     if (!place.granted) {
-      await deps.billing.releaseHold(requestId);
+      deps.settlement.finish(finished(NOTHING_BILLED));
       throw new AppError('concurrency_limit', `Too many requests at once: at most ${place.limit}.`);
     }
 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs);
-    const outcome = relayProviderReply(deps.provider, checked, traceId, reply);
-    deps.settlement.finish(
-      outcome.then((read) => ({
-        requestId,
-        accountId: caller.accountId,
-        ...billableUsage(read, { promptTokens, maxTokens: checked.maxTokens, elapsedMs: Date.now() - started }),
-      })),
-    );
+    const outcome = relayProviderReply(deps.provider, forwarded, traceId, reply);
+    deps.settlement.finish(outcome.then((read) => finished(billableUsage(read, { promptTokens, maxTokens: forwarded.maxTokens, elapsedMs: Date.now() - started }))));
     await reply.done;
   };
 }
