@@ -1,0 +1,102 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startStack } from '@gw/test-stack';
+import { createTestDatabase, createTestRedis } from '@gw/testing';
+import { AccountPool } from './account-pool';
+import { BenchResults, describeMachine, markdownReport, Percentiles } from './bench-report';
+import { LatencyHistogram } from './latency-histogram';
+import { writeLatencyChart } from './latency-chart';
+import { closedLoop, openLoop } from './open-loop';
+import { memoryPerOpenStream } from './open-streams';
+import { childPids, cpuSeconds } from './process-stats';
+import { streamTiming } from './stream-timing';
+import { Target, targetPool } from './target';
+
+const RATES = [200, 500, 1000];
+const SECONDS_PER_RATE = 8;
+const RESULTS = join(__dirname, '..', '..', 'bench', 'results');
+const PAID = JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 16, messages: [{ role: 'user', content: 'Hello there' }] });
+const STREAM = JSON.stringify({ model: 'vendor-v4-flash', stream: true, max_tokens: 64, messages: [{ role: 'user', content: '[[sim:words=20]] [[sim:piece_delay_ms=5]] go' }] });
+const HELD_OPEN = JSON.stringify({ model: 'vendor-v4-flash', stream: true, max_tokens: 8, messages: [{ role: 'user', content: '[[sim:words=2]] [[sim:piece_delay_ms=4000]] hold' }] });
+
+const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+const percentiles = (h: LatencyHistogram): Percentiles => ({ p50: h.ms(50), p99: h.ms(99), p999: h.ms(99.9), count: h.count, errors: h.errors });
+
+/**
+ * `npm run bench`: the stack on real Postgres and Redis with provider-sim answering at once,
+ * measured against provider-sim called directly in the same run. Writes bench/results/.
+ */
+async function main(): Promise<void> {
+  const [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+  const stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { LOG_LEVEL: 'warn' } });
+  try {
+    say('creating accounts');
+    const accounts = await AccountPool.create(3000, stack.env.AUTH_ADDR, stack.env.BILLING_ADDR);
+    const gateway: Target = { name: 'gateway', ...targetPool(stack.baseUrl), authorization: () => { const k = accounts.take(); return k && `Bearer ${k}`; } };
+    const direct: Target = { name: 'direct', ...targetPool(stack.providerUrl), authorization: () => 'Bearer bench' };
+    const pids = childPids();
+
+    say('warming up');
+    await openLoop(direct, PAID, 200, 2);
+    await openLoop(gateway, PAID, 200, 2);
+
+    const rates: BenchResults['rates'] = [];
+    let cpuMsPerRequest: Record<string, number> = {};
+    for (const rate of RATES) {
+      say(`open loop at ${rate} req/s`);
+      const directRun = await openLoop(direct, PAID, rate, SECONDS_PER_RATE);
+      const cpuBefore = Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, cpuSeconds(pid)]));
+      const gatewayRun = await openLoop(gateway, PAID, rate, SECONDS_PER_RATE);
+      if (rate === 500) {
+        cpuMsPerRequest = Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, ((cpuSeconds(pid) - cpuBefore[app]) * 1000) / Math.max(1, gatewayRun.count)]));
+      }
+      rates.push({ rate, gateway: percentiles(gatewayRun), direct: percentiles(directRun) });
+    }
+
+    say('saturation (closed loop, 64 in flight)');
+    const directSat = await closedLoop(direct, PAID, 64, SECONDS_PER_RATE);
+    const gatewaySat = await closedLoop(gateway, PAID, 64, SECONDS_PER_RATE);
+
+    say('streams');
+    const directStreams = await streamTiming(direct, STREAM, 100, 4);
+    const gatewayStreams = await streamTiming(gateway, STREAM, 100, 4);
+
+    say('1,000 streams open at once');
+    const open = await memoryPerOpenStream(gateway, HELD_OPEN, 1000, pids.edge);
+
+    const results: BenchResults = {
+      date: new Date().toISOString().slice(0, 10),
+      machine: describeMachine(),
+      rates,
+      saturation: { gatewayRps: gatewaySat.rps, directRps: directSat.rps, gatewayErrors: gatewaySat.errors },
+      streams: {
+        gatewayTtfbP50Ms: gatewayStreams.ttfb.ms(50),
+        directTtfbP50Ms: directStreams.ttfb.ms(50),
+        addedTtfbP50Ms: gatewayStreams.ttfb.ms(50) - directStreams.ttfb.ms(50),
+        addedPieceGapP50Ms: gatewayStreams.pieceGap.ms(50) - directStreams.pieceGap.ms(50),
+      },
+      openStreams: open,
+      cpuMsPerRequest,
+    };
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    const table = markdownReport(results);
+    writeFileSync(join(RESULTS, 'latest.md'), table);
+    writeLatencyChart(join(RESULTS, 'latency.png'), [
+      { color: [30, 90, 220], points: rates.map((r) => [r.rate, r.gateway.p50]) },
+      { color: [220, 40, 40], points: rates.map((r) => [r.rate, r.gateway.p99]) },
+      { color: [40, 170, 70], points: rates.map((r) => [r.rate, r.direct.p50]) },
+      { color: [240, 150, 30], points: rates.map((r) => [r.rate, r.direct.p99]) },
+    ]);
+    process.stdout.write(`\n${table}`);
+    await Promise.all([gateway.pool.close(), direct.pool.close()]);
+  } finally {
+    await stack.stop();
+    await Promise.all([db.drop(), redis.cleanup()]);
+  }
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});
