@@ -11,6 +11,7 @@ export interface EdgeConfig {
   billingAddr: string;
   providerBaseUrl: string;
   providerApiKey: string;
+  providerMaxConnections: number;
   grpcTimeoutMs: number;
   /** Provider silence after which the caller is answered without it (504, or a stream error). */
   providerSilenceMs: number;
@@ -39,6 +40,7 @@ export function loadConfig(env: Env): Readonly<EdgeConfig> {
     billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
     providerBaseUrl: readString(env, 'PROVIDER_BASE_URL', 'http://127.0.0.1:8090/v1').replace(/\/+$/, ''),
     providerApiKey: readString(env, 'PROVIDER_API_KEY', 'sim-key'),
+    providerMaxConnections: readInt(env, 'PROVIDER_MAX_CONNECTIONS', 4096),
     grpcTimeoutMs: readInt(env, 'GRPC_TIMEOUT_MS', 1000),
     providerSilenceMs: readInt(env, 'PROVIDER_SILENCE_MS', 120_000),
     providerReadTimeoutMs: readInt(env, 'PROVIDER_READ_TIMEOUT_MS', 600_000),

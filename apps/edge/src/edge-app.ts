@@ -6,13 +6,13 @@ import { BillingClient } from './clients/billing-client';
 import { QuotaClient } from './clients/quota-client';
 import { EdgeConfig } from './config';
 import { Settlement } from './domain/settlement';
-import { accessLog } from './http/access-log';
 import { startAdminServer } from './http/admin-server';
 import { trackConnections } from './http/connection-tracker';
 import { errorHandler } from './http/error-handler';
 import { methodNotAllowed, notFound } from './http/not-served';
 import { refuseLibraryClients } from './http/refuse-library-clients';
 import { requestId } from './http/request-id';
+import { requestLog } from './http/request-log';
 import { chatCompletionsRoute } from './routes/chat-completions';
 import { getModelRoute, listModelsRoute } from './routes/models';
 import { usageRoute } from './routes/usage';
@@ -32,7 +32,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   const quota = new QuotaClient(config.quotaAddr, config.grpcTimeoutMs);
   const billing = new BillingClient(config.billingAddr, config.grpcTimeoutMs);
   const provider = new ProviderClient(
-    { baseUrl: config.providerBaseUrl, apiKey: config.providerApiKey, readTimeoutMs: config.providerReadTimeoutMs, breaker: config.breaker },
+    { baseUrl: config.providerBaseUrl, apiKey: config.providerApiKey, readTimeoutMs: config.providerReadTimeoutMs, maxConnections: config.providerMaxConnections, breaker: config.breaker },
     logger,
   );
   const settlement = new Settlement(quota, logger);
@@ -43,9 +43,10 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   // Paths are exact: /V1/models and /v1/models/ are not served.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
+  // First, so that every request gets its one log line, refused clients (1010) too.
+  app.use(requestLog(logger));
   if (config.blockLibraryClients) app.use(refuseLibraryClients(config.blockedUserAgents));
   app.use(requestId);
-  app.use(accessLog(logger));
   app.post(
     '/v1/chat/completions',
     chatCompletionsRoute({ auth, quota, billing, provider, settlement, bodyLimitBytes: config.bodyLimitBytes, providerSilenceMs: config.providerSilenceMs }),

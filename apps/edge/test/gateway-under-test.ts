@@ -86,6 +86,12 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_
   }
 }
 
+/** Waits until the current UTC minute has at least `seconds` left, so a test does not straddle two minutes. */
+export async function awayFromMinuteEnd(seconds: number): Promise<void> {
+  const left = 60 - (Date.now() / 1000) % 60;
+  if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
+}
+
 /** The `error` object of a JSON error reply, with the status beside it. */
 export async function errorOf(res: Response): Promise<{ status: number; code: string; type: string; param: string | null; message: string } & Record<string, unknown>> {
   expect(res.headers.get('content-type')).toContain('application/json');

@@ -1,14 +1,9 @@
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { awayFromMinuteEnd } from './gateway-under-test';
 
 interface ErrorBody {
   error: Record<string, unknown>;
-}
-
-/** Waits until the current UTC minute has at least `seconds` left, so a test does not straddle two minutes. */
-async function awayFromMinuteEnd(seconds: number): Promise<void> {
-  const left = 60 - (Date.now() / 1000) % 60;
-  if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
 }
 
 describe('limits through the API (SPEC 7 429 rows, SPEC 8): two edges, two quota-services, one Redis', () => {

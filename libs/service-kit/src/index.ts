@@ -18,6 +18,6 @@ export { waitReady } from './wait-ready';
 export type { Readiness } from './wait-ready';
 export { runService } from './run-service';
 export type { Stoppable } from './run-service';
-export { counter, histogram, LATENCY_BUCKETS, METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
-export { startMetricsServer } from './metrics-server';
+export { counter, gauge, histogram, LATENCY_BUCKETS, METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
+export { sendMetrics, startMetricsServer } from './metrics-server';
 export type { MetricsServer } from './metrics-server';

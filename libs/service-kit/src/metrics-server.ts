@@ -1,10 +1,18 @@
-import { createServer } from 'node:http';
+import { createServer, ServerResponse } from 'node:http';
 import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
 
 /** A running metrics endpoint. */
 export interface MetricsServer {
   port: number;
   close(): Promise<void>;
+}
+
+/** Answers a scrape: the Prometheus text of every metric of this process (500 when it cannot be rendered). */
+export function sendMetrics(res: ServerResponse): void {
+  renderMetrics().then(
+    (text) => res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE }).end(text),
+    () => res.writeHead(500).end(),
+  );
 }
 
 /** Serves GET /metrics (Prometheus text) on its own port, for the gRPC services. */
@@ -14,10 +22,7 @@ export async function startMetricsServer(host: string, port: number): Promise<Me
       res.writeHead(404).end();
       return;
     }
-    renderMetrics().then(
-      (text) => res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE }).end(text),
-      () => res.writeHead(500).end(),
-    );
+    sendMetrics(res);
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address();

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, register } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
 
 /** Every process's metrics live in prom-client's default registry; this adds the process defaults once. */
 let defaultsCollected = false;
@@ -12,6 +12,12 @@ function ensureDefaults(): void {
 export function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
   ensureDefaults();
   return (register.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames });
+}
+
+/** A gauge registered once per process. */
+export function gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
+  ensureDefaults();
+  return (register.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames });
 }
 
 /** A histogram registered once per process. Buckets are in seconds. */

@@ -1,11 +1,17 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readiness, waitReady } from '@gw/service-kit';
 import { freePort } from '@gw/testing';
 
-const DIST = join(__dirname, '..', '..', '..', 'dist', 'apps');
+/** The repository root (the folder with nx.json), wherever this file was bundled to. */
+function repoRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'nx.json'))) return dir;
+  throw new Error(`no nx.json above ${from}`);
+}
+
+const DIST = join(repoRoot(__dirname), 'dist', 'apps');
 
 /** Where the stack's stores are, and how many replicas of the scalable processes to run. */
 export interface StackOptions {
@@ -32,8 +38,11 @@ export interface RunningStack {
   logs: string[];
   /** Runs the operator CLI against this stack: parsed JSON output and exit code. */
   ctl(...args: string[]): Promise<{ json: unknown; exitCode: number }>;
-  /** SIGTERM to every replica of one app, waiting for each to exit (a fault test's outage). */
-  stopApp(app: string): Promise<void>;
+  /**
+   * SIGTERM to every replica of one app, waiting for each to exit (a fault test's outage, or a
+   * graceful shutdown under test): the exit code of each, null for one ended by a signal.
+   */
+  stopApp(app: string): Promise<(number | null)[]>;
   /** Starts the stopped replicas of an app again, as they were, and waits until they are ready. */
   startApp(app: string): Promise<void>;
   /** SIGTERM to every process (edges first), waiting for each to exit. */
@@ -104,9 +113,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const logs: string[] = [];
   const running = new Map<PlannedProcess, ChildProcess>();
   const terminate = (child: ChildProcess) =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
       child.kill('SIGTERM');
     });
   const launch = async (planned: PlannedProcess) => {
@@ -147,7 +156,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         });
       }),
     stopApp: async (app) => {
-      for (const [planned, child] of running) if (planned.app === app) await terminate(child);
+      const codes: (number | null)[] = [];
+      for (const [planned, child] of running) if (planned.app === app) codes.push(await terminate(child));
+      return codes;
     },
     startApp: async (app) => {
       await Promise.all(plan.filter((p) => p.app === app).map(launch));

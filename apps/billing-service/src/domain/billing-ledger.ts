@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
+import { countBilled, countNotBilled } from '../billing-metrics';
 import { HoldRecord, PriceRecord } from '../store/billing-records';
 import { BillingStore } from '../store/billing-store';
 import { tokenCostMicro } from './token-cost';
@@ -119,7 +120,12 @@ export class BillingLedger {
     requireCount('prompt_tokens', params.promptTokens);
     requireCount('completion_tokens', params.completionTokens);
     const outcome = await this.store.settle(params, (hold) => chargeWithinHold(params, hold));
-    if (!outcome) throw new RpcError(status.NOT_FOUND, `request ${params.requestId} has no hold to settle`);
+    if (!outcome) {
+      countNotBilled('paid', 'refused');
+      throw new RpcError(status.NOT_FOUND, `request ${params.requestId} has no hold to settle`);
+    }
+    if (outcome.repeated) countNotBilled('paid', 'repeated');
+    else countBilled(outcome.entry);
     return { chargedMicro: outcome.entry.amountMicro, balanceMicro: outcome.balanceMicro };
   }
 
@@ -134,8 +140,13 @@ export class BillingLedger {
     requireCount('prompt_tokens', params.promptTokens);
     requireCount('completion_tokens', params.completionTokens);
     const outcome = await this.store.recordFree(params);
-    if (outcome.kind === 'has-hold') throw new RpcError(status.FAILED_PRECONDITION, `request ${params.requestId} is a paid request: settle it`);
-    if (outcome.entry.accountId !== params.accountId) throw new RpcError(status.ALREADY_EXISTS, `request id ${params.requestId} belongs to another account`);
+    if (outcome.kind === 'has-hold' || outcome.entry.accountId !== params.accountId) {
+      countNotBilled('free', 'refused');
+      if (outcome.kind === 'has-hold') throw new RpcError(status.FAILED_PRECONDITION, `request ${params.requestId} is a paid request: settle it`);
+      throw new RpcError(status.ALREADY_EXISTS, `request id ${params.requestId} belongs to another account`);
+    }
+    if (outcome.kind === 'recorded') countBilled(outcome.entry);
+    else countNotBilled('free', 'repeated');
     return outcome.kind === 'recorded';
   }
 

@@ -23,6 +23,8 @@ export type FreeOutcome =
 export interface SettleOutcome {
   entry: LedgerRecord;
   balanceMicro: number;
+  /** Whether the request id was settled before: this call charged nothing. */
+  repeated: boolean;
 }
 
 /** Persistence of balances, prices, holds and the ledger. Every method is atomic. */

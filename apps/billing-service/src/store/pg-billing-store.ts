@@ -15,7 +15,7 @@ async function balanceBeside(q: Queryable, accountId: string, ownHoldMicro = 0):
 async function earlierSettle(q: Queryable, requestId: string): Promise<SettleOutcome | undefined> {
   const entry = await readLedger(q, requestId);
   if (!entry) return undefined;
-  return { entry, balanceMicro: (await readBalance(q, entry.accountId))?.balanceMicro ?? 0 };
+  return { entry, balanceMicro: (await readBalance(q, entry.accountId))?.balanceMicro ?? 0, repeated: true };
 }
 
 /** Authorize's answer for a request id already in the ledger. */
@@ -156,7 +156,7 @@ export class PgBillingStore implements BillingStore {
         [hold.accountId, amountMicro, hold.amountMicro],
       );
       if (!balance.rows[0]) throw new Error(`hold ${hold.requestId} has no balance row`);
-      return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(balance.rows[0].balance_micro) };
+      return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(balance.rows[0].balance_micro), repeated: false };
     });
   }
 

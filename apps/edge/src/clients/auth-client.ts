@@ -1,8 +1,8 @@
 import { credentials } from '@grpc/grpc-js';
 import { authV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
+import { timedCall } from './timed-call';
 
-/** The edge's calls to auth-service, each with a deadline. */
+/** The edge's calls to auth-service, each with a deadline and timed (timedCall). */
 export class AuthClient {
   private readonly client: authV1.AuthClient;
 
@@ -11,11 +11,11 @@ export class AuthClient {
   }
 
   authenticate(keySha256: string): Promise<authV1.AuthenticateResponse> {
-    return unaryCall(this.client.authenticate.bind(this.client), { keySha256 }, this.timeoutMs);
+    return timedCall('Authenticate', this.client.authenticate.bind(this.client), { keySha256 }, this.timeoutMs);
   }
 
   listModels(accountId: string): Promise<authV1.ListModelsResponse> {
-    return unaryCall(this.client.listModels.bind(this.client), { accountId }, this.timeoutMs);
+    return timedCall('ListModels', this.client.listModels.bind(this.client), { accountId }, this.timeoutMs);
   }
 
   close(): void {

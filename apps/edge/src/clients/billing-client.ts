@@ -1,8 +1,8 @@
 import { credentials } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
+import { timedCall } from './timed-call';
 
-/** The edge's calls to billing-service, each with a deadline. */
+/** The edge's calls to billing-service, each with a deadline and timed (timedCall). */
 export class BillingClient {
   private readonly client: billingV1.BillingClient;
 
@@ -11,11 +11,11 @@ export class BillingClient {
   }
 
   authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {
-    return unaryCall(this.client.authorize.bind(this.client), request, this.timeoutMs);
+    return timedCall('Authorize', this.client.authorize.bind(this.client), request, this.timeoutMs);
   }
 
   releaseHold(requestId: string): Promise<billingV1.ReleaseHoldResponse> {
-    return unaryCall(this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
+    return timedCall('ReleaseHold', this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
   }
 
   close(): void {

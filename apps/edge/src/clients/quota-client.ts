@@ -1,8 +1,8 @@
 import { credentials } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
+import { timedCall } from './timed-call';
 
-/** The edge's calls to quota-service, each with a deadline. */
+/** The edge's calls to quota-service, each with a deadline and timed (timedCall). */
 export class QuotaClient {
   private readonly client: quotaV1.QuotaClient;
 
@@ -11,24 +11,24 @@ export class QuotaClient {
   }
 
   countRequest(accountId: string): Promise<quotaV1.CountRequestResponse> {
-    return unaryCall(this.client.countRequest.bind(this.client), { accountId }, this.timeoutMs);
+    return timedCall('CountRequest', this.client.countRequest.bind(this.client), { accountId }, this.timeoutMs);
   }
 
   acquirePlace(accountId: string, requestId: string): Promise<quotaV1.AcquirePlaceResponse> {
-    return unaryCall(this.client.acquirePlace.bind(this.client), { accountId, requestId }, this.timeoutMs);
+    return timedCall('AcquirePlace', this.client.acquirePlace.bind(this.client), { accountId, requestId }, this.timeoutMs);
   }
 
   reserveFree(request: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> {
-    return unaryCall(this.client.reserveFree.bind(this.client), request, this.timeoutMs);
+    return timedCall('ReserveFree', this.client.reserveFree.bind(this.client), request, this.timeoutMs);
   }
 
   /** The one end-of-request call: frees the place, counts the tokens, and queues the bill durably. */
   finishRequest(request: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> {
-    return unaryCall(this.client.finishRequest.bind(this.client), request, this.timeoutMs);
+    return timedCall('FinishRequest', this.client.finishRequest.bind(this.client), request, this.timeoutMs);
   }
 
   getUsage(accountId: string): Promise<quotaV1.GetUsageResponse> {
-    return unaryCall(this.client.getUsage.bind(this.client), { accountId }, this.timeoutMs);
+    return timedCall('GetUsage', this.client.getUsage.bind(this.client), { accountId }, this.timeoutMs);
   }
 
   close(): void {

@@ -2,6 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { Logger } from '@gw/service-kit';
 import { QuotaClient } from '../clients/quota-client';
+import { estimatedCharges, settlements, settlementRetries } from '../edge-metrics';
 import { Usage } from './provider-usage';
 
 /** What a finished request owes, and how it is paid. */
@@ -22,7 +23,8 @@ const MAX_RETRY_MS = 5000;
 /**
  * After a reply ends: one FinishRequest to quota-service, which frees the place, counts the
  * tokens and queues the bill durably for billing-service (settled once per request id). It is
- * retried until it lands, off the caller's path; a repeat changes nothing.
+ * retried until it lands, off the caller's path; a repeat changes nothing. Outcomes, retries and
+ * estimated charges are counted in the edge's metrics.
  */
 export class Settlement {
   private readonly pending = new Set<Promise<void>>();
@@ -62,12 +64,16 @@ export class Settlement {
     for (let wait = FIRST_RETRY_MS; ; wait = Math.min(wait * 2, MAX_RETRY_MS)) {
       try {
         await this.quota.finishRequest(request);
+        settlements.inc({ outcome: 'ok' });
+        if (done.usageEstimated) estimatedCharges.inc({ payment: done.payment === quotaV1.Payment.PAYMENT_FREE ? 'free' : 'paid' });
         return;
       } catch (err) {
         if (!TRANSIENT.has((err as { code?: number }).code ?? status.UNKNOWN)) {
+          settlements.inc({ outcome: 'refused' });
           this.logger.error('finishing a request was refused, not retried', { err, ...request });
           return;
         }
+        settlementRetries.inc();
         this.logger.warn('finishing a request failed, retrying', { requestId: done.requestId, err, retryInMs: wait });
         await new Promise((r) => setTimeout(r, wait));
       }

@@ -1,6 +1,7 @@
 import { createServer, Server } from 'node:http';
+import { sendMetrics } from '@gw/service-kit';
 
-/** The edge's probe endpoints, on a port of their own so the public API stays exact. */
+/** The edge's probe and metrics endpoints, on a port of their own so the public API stays exact. */
 export interface AdminServer {
   port: number;
   /** From now on /readyz answers 503, so balancers stop sending traffic. */
@@ -8,10 +9,14 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-/** Serves GET /healthz (alive) and GET /readyz (ready for traffic). */
+/** Serves GET /healthz (alive), GET /readyz (ready for traffic) and GET /metrics (Prometheus text). */
 export async function startAdminServer(host: string, port: number): Promise<AdminServer> {
   let ready = true;
   const server: Server = createServer((req, res) => {
+    if (req.url === '/metrics' && req.method === 'GET') {
+      sendMetrics(res);
+      return;
+    }
     const ok = req.url === '/healthz' || (req.url === '/readyz' && ready);
     const known = req.url === '/healthz' || req.url === '/readyz';
     res.writeHead(ok ? 200 : known ? 503 : 404, { 'Content-Type': 'application/json' });

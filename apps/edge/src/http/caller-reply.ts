@@ -1,9 +1,11 @@
 import { Response } from 'express';
 import { AppError } from '@gw/errors';
+import { openStreams } from '../edge-metrics';
 import { ReplyListener } from '../upstream/reply-listener';
 import { WholeReply } from '../upstream/whole-reply';
 import { openEventStream } from './event-stream';
 import { gatewayTimeout } from './front-proxy-reply';
+import { RequestRecord } from './request-record';
 
 // A caller that stops reading a stream is let go once this much waits for it; the provider's
 // reply is still read to the end (SPEC 8, rule 5) without holding more of it in memory.
@@ -15,6 +17,8 @@ const CALLER_BACKLOG_LIMIT_BYTES = 4 * 1024 * 1024;
  * the caller must get instead (written by the error handler, as an event when a stream is open).
  * Silence of `silenceMs` before the reply gives a 504 page; between two pieces of a stream,
  * UPSTREAM_INTERRUPTED. Either way the provider side goes on reading the reply for the bill.
+ * The reply's headers carry the request's overhead (see RequestRecord.stampOverhead); an open
+ * stream counts in `edge_open_streams` until it is over.
  */
 export class CallerReply implements ReplyListener {
   readonly done: Promise<void>;
@@ -25,6 +29,7 @@ export class CallerReply implements ReplyListener {
   constructor(
     private readonly res: Response,
     private readonly silenceMs: number,
+    private readonly record: RequestRecord,
   ) {
     this.done = new Promise((resolve, reject) => {
       this.settle = (error) => (error ? reject(error) : resolve());
@@ -40,13 +45,16 @@ export class CallerReply implements ReplyListener {
   whole(reply: WholeReply): void {
     if (this.state !== 'waiting') return;
     this.res.status(reply.status).setHeader('Content-Type', reply.contentType ?? 'application/json');
+    this.record.stampOverhead(this.res);
     this.res.end(reply.body);
     this.over();
   }
 
   streamStarted(): void {
     if (this.state !== 'waiting') return;
+    this.record.stampOverhead(this.res);
     openEventStream(this.res);
+    openStreams.inc();
     this.state = 'streaming';
   }
 
@@ -73,6 +81,7 @@ export class CallerReply implements ReplyListener {
 
   private over(error?: Error): void {
     if (this.state === 'over') return;
+    if (this.state === 'streaming') openStreams.dec();
     this.state = 'over';
     clearTimeout(this.silence);
     this.settle(error);

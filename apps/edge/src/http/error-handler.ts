@@ -1,8 +1,9 @@
 import { ErrorRequestHandler, Response } from 'express';
-import { buildErrorBody, ErrorDescription } from '@gw/errors';
+import { AppError, buildErrorBody, ErrorDescription } from '@gw/errors';
 import { Logger } from '@gw/service-kit';
 import { endEventStreamWithError, isEventStream } from './event-stream';
 import { FrontProxyReply } from './front-proxy-reply';
+import { recordOf } from './request-record';
 
 const hasDescription = (err: unknown): err is { describe(): ErrorDescription } =>
   typeof err === 'object' && err !== null && typeof (err as { describe?: unknown }).describe === 'function';
@@ -26,27 +27,36 @@ function writeFrontProxyReply(res: Response, reply: FrontProxyReply): void {
 }
 
 /**
- * The edge's one error writer. Every refusal and fault becomes `{error:{...}}` here; a front
- * proxy reply (403 1010, 413, 504) is written as that proxy would; and an error that comes once
+ * The edge's one error writer. Every refusal and fault becomes `{error:{...}}` here, with the
+ * request's overhead header when it reports one; a front proxy reply (403 1010, 413, 504) is
+ * written as that proxy would, without any of the API's headers; and an error that comes once
  * an event stream is open ends the stream with one error event (the one way a stream fails).
+ * The code the caller got goes to the request's record (its log line and metrics).
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
-    if (res.destroyed) {
-      // The caller went away (or Node already answered a malformed request): nothing to write.
-      logger.info('caller gone before the reply', { requestId: res.locals.requestId, reason: err instanceof Error ? err.message : String(err) });
-      return;
-    }
+    // The caller went away (or Node already answered a malformed request): nothing to write,
+    // and the request's log line says caller_gone.
+    if (res.destroyed) return;
+    const record = recordOf(res);
     if (res.headersSent) {
-      if (isEventStream(res)) endEventStreamWithError(res, buildErrorBody(describe(err, res, logger)));
-      else res.destroy();
+      if (!isEventStream(res)) {
+        res.destroy();
+        return;
+      }
+      const description = describe(err, res, logger);
+      record.failed(description.code, err instanceof AppError);
+      endEventStreamWithError(res, buildErrorBody(description));
       return;
     }
     if (err instanceof FrontProxyReply) {
+      record.failed('front_proxy', true);
       writeFrontProxyReply(res, err);
       return;
     }
     const description = describe(err, res, logger);
+    record.failed(description.code, err instanceof AppError);
+    record.stampOverhead(res);
     res.status(description.status).json(buildErrorBody(description));
   };
 }

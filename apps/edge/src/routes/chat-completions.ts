@@ -16,6 +16,7 @@ import { authenticateCaller } from '../http/authenticate-caller';
 import { CallerReply } from '../http/caller-reply';
 import { setRateHeaders } from '../http/rate-headers';
 import { readBody } from '../http/read-body';
+import { recordOf } from '../http/request-record';
 import { ProviderClient } from '../upstream/provider-client';
 import { relayProviderReply } from '../upstream/relay-provider-reply';
 
@@ -68,6 +69,8 @@ export interface ChatCompletionsDeps {
  * POST /v1/chat/completions: the request's story from key to bill (DESIGN "One request").
  * Every refusal is thrown as an error and written by the one error handler. Once a place is
  * taken, the provider's reply is read to its end and settled exactly once, whatever the caller does.
+ * What becomes known (account, model, payment, billed usage, provider times) goes to the
+ * request's record for its log line and metrics; its replies carry the overhead header.
  */
 export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler {
   return async (req: Request, res: Response) => {
@@ -75,8 +78,11 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     // a caller may send twice (reusing it must not share a place or a bill with another request).
     const requestId = randomUUID();
     const traceId: string = res.locals.requestId;
+    const record = recordOf(res);
+    record.reportsOverhead = true;
     const raw = await readBody(req, deps.bodyLimitBytes);
     const caller = await authenticateCaller(req.headers.authorization, deps.auth);
+    record.accountId = caller.accountId;
 
     const count = await deps.quota.countRequest(caller.accountId);
     setRateHeaders(res, count);
@@ -86,9 +92,13 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     }
 
     const checked = checkChatRequest(raw.toString('utf8'), caller.models);
+    record.model = checked.model;
+    record.stream = checked.stream;
     const prompt = measurePrompt(checked.body, raw.length, checked.imageCount);
     const promptTokens = promptTokensToHold(prompt);
     const paying = await payFor(deps, { requestId, accountId: caller.accountId, checked, prompt, promptTokens });
+    record.payment = paying.payment === PAID ? 'paid' : 'free';
+    record.billingId = requestId;
     const forwarded = paying.checked;
     const finished = (usage: BillableUsage) => ({ requestId, accountId: caller.accountId, model: forwarded.model, payment: paying.payment, ...usage });
 
@@ -103,9 +113,13 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     }
 
     const started = Date.now();
-    const reply = new CallerReply(res, deps.providerSilenceMs);
-    const outcome = relayProviderReply(deps.provider, forwarded, traceId, reply);
-    deps.settlement.finish(outcome.then((read) => finished(billableUsage(read, { promptTokens, maxTokens: forwarded.maxTokens, elapsedMs: Date.now() - started }))));
+    const reply = new CallerReply(res, deps.providerSilenceMs, record);
+    const billed = relayProviderReply(deps.provider, forwarded, traceId, reply, record).then((read) => {
+      record.usage = billableUsage(read, { promptTokens, maxTokens: forwarded.maxTokens, elapsedMs: Date.now() - started });
+      return finished(record.usage);
+    });
+    record.awaits(billed);
+    deps.settlement.finish(billed);
     await reply.done;
   };
 }

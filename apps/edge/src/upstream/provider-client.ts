@@ -20,6 +20,8 @@ export interface ProviderSettings {
   apiKey: string;
   /** Silence after which a reply is given up for good (before its headers or between two pieces). */
   readTimeoutMs: number;
+  /** Connections to the provider at most: one per reply in progress (streams hold theirs). */
+  maxConnections: number;
   breaker: BreakerSettings;
 }
 
@@ -40,7 +42,7 @@ export class ProviderClient {
     private readonly logger: Logger,
   ) {
     const url = new URL(`${settings.baseUrl}/chat/completions`);
-    this.pool = new Pool(url.origin, { connections: 256, keepAliveTimeout: 30_000, pipelining: 1 });
+    this.pool = new Pool(url.origin, { connections: settings.maxConnections, keepAliveTimeout: 30_000, pipelining: 1 });
     this.path = url.pathname;
     this.breaker = new CircuitBreaker(settings.breaker, (state) => {
       if (state === 'open') logger.warn('provider circuit breaker', { state });

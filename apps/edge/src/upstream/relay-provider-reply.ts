@@ -2,6 +2,7 @@ import { CheckedChatRequest } from '@gw/chat-validation';
 import { AppError } from '@gw/errors';
 import { ReplyOutcome } from '../domain/billable-usage';
 import { ProviderClient, ProviderResponse } from './provider-client';
+import { ProviderTimer } from './provider-timer';
 import { ReplyListener } from './reply-listener';
 import { SseEventScanner } from './sse-event-scanner';
 import { judgeWholeReply } from './whole-reply';
@@ -12,6 +13,7 @@ const interrupted = () => new AppError('UPSTREAM_INTERRUPTED', 'The provider rep
  * Calls the provider and relays its reply to `listener`, reading it to the end whatever the
  * caller does, so it can be billed. A streamed request whose answer is a 2xx event stream is
  * passed on piece by piece; every other answer (refusals included) is read whole first.
+ * `timer` is told when the call goes out, is answered and ends, before `listener` hears of it.
  * Never throws: resolves with what the reply comes to for billing.
  */
 export async function relayProviderReply(
@@ -19,28 +21,37 @@ export async function relayProviderReply(
   request: CheckedChatRequest,
   traceId: string,
   listener: ReplyListener,
+  timer: ProviderTimer,
 ): Promise<ReplyOutcome> {
   let response: ProviderResponse;
+  timer.called();
   try {
     response = await provider.send(request.body, traceId);
   } catch (err) {
+    timer.ended();
     listener.fail(err instanceof Error ? err : new Error(String(err)));
     return { kind: 'nothing' };
   }
+  timer.answered();
   listener.heard();
   const isStream = response.status < 300 && (response.contentType ?? '').startsWith('text/event-stream');
-  if (request.stream && isStream) return relayStream(response, request.includeUsage, listener);
-  return relayWhole(response, listener);
+  if (request.stream && isStream) return relayStream(response, request.includeUsage, listener, timer);
+  return relayWhole(response, listener, timer);
 }
 
-async function relayWhole(response: ProviderResponse, listener: ReplyListener): Promise<ReplyOutcome> {
+async function relayWhole(response: ProviderResponse, listener: ReplyListener, timer: ProviderTimer): Promise<ReplyOutcome> {
   const pieces: Buffer[] = [];
+  let brokeOff = false;
   try {
     for await (const piece of response.body) {
       pieces.push(piece);
       listener.heard();
     }
   } catch {
+    brokeOff = true;
+  }
+  timer.ended();
+  if (brokeOff) {
     listener.fail(interrupted());
     return response.status < 300 && pieces.length > 0 ? { kind: 'partial' } : { kind: 'nothing' };
   }
@@ -51,7 +62,7 @@ async function relayWhole(response: ProviderResponse, listener: ReplyListener): 
   return verdict.outcome;
 }
 
-async function relayStream(response: ProviderResponse, includeUsage: boolean, listener: ReplyListener): Promise<ReplyOutcome> {
+async function relayStream(response: ProviderResponse, includeUsage: boolean, listener: ReplyListener, timer: ProviderTimer): Promise<ReplyOutcome> {
   const scanner = new SseEventScanner(includeUsage);
   listener.streamStarted();
   try {
@@ -63,6 +74,7 @@ async function relayStream(response: ProviderResponse, includeUsage: boolean, li
   } catch {
     // Broken off: the missing [DONE] below says so.
   }
+  timer.ended();
   // A stream that ends without [DONE] broke off too, even when the connection closed cleanly.
   if (scanner.done) listener.streamEnded();
   else listener.fail(interrupted());

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { Logger } from '@gw/service-kit';
+import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
 import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
 
 /** billing-service as the forwarder sees it; each call is idempotent per request id. */
@@ -88,6 +89,7 @@ export class SettleForwarder {
       if (failed > 0) this.logger.warn('bills not delivered, will retry', { failed, err: retries.find((r) => r !== undefined)?.err });
       return { delivered: done.length, failed };
     } catch (err) {
+      storeUnavailable.inc({ operation: 'SettleOutbox' });
       this.logger.warn('settle outbox unavailable', { err });
       return { delivered: 0, failed: 1 };
     }
@@ -95,14 +97,20 @@ export class SettleForwarder {
 
   /** Undefined when the record is done with (delivered, or refused for good and logged); else why to retry it. */
   private async deliver(record: SettleRecord): Promise<{ err: unknown } | undefined> {
+    const tokens = record.promptTokens + record.completionTokens;
+    const kind = record.payment === 'free' ? 'free' : tokens > 0 ? 'settle' : 'release';
     try {
-      const tokens = record.promptTokens + record.completionTokens;
-      if (record.payment === 'free') await this.billing.recordFree(record);
-      else if (tokens > 0) await this.billing.settle(record);
+      if (kind === 'free') await this.billing.recordFree(record);
+      else if (kind === 'settle') await this.billing.settle(record);
       else await this.billing.releaseHold(record.requestId);
+      outboxDeliveries.inc({ kind, outcome: 'delivered' });
       return undefined;
     } catch (err) {
-      if (!isFinal(err)) return { err };
+      if (!isFinal(err)) {
+        outboxDeliveries.inc({ kind, outcome: 'retry' });
+        return { err };
+      }
+      outboxDeliveries.inc({ kind, outcome: 'dropped' });
       this.logger.error('bill refused by billing-service, dropped', { record, err });
       return undefined;
     }

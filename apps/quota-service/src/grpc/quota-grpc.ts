@@ -4,6 +4,7 @@ import { Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { FreeTierGate } from '../domain/free-tier-gate';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
+import { freeRefusalKind, refusals, storeUnavailable } from '../quota-metrics';
 import { StoreUnavailableError } from '../store/store-unavailable-error';
 import { toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
 
@@ -17,6 +18,7 @@ export interface QuotaDomain {
 /**
  * The grpc-js implementation of quota.v1.Quota: translation only, the rules are in the domain.
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
+ * Refusals and store failures are counted here, where every decision passes.
  */
 export function quotaGrpc({ ledger, freeTier, finisher }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
@@ -24,27 +26,34 @@ export function quotaGrpc({ ledger, freeTier, finisher }: QuotaDomain, logger: L
       return await work();
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
+      storeUnavailable.inc({ operation: method });
       logger.warn('store unavailable', { method, err: err.cause });
       throw new RpcError(status.UNAVAILABLE, 'quota store unavailable');
     }
   };
 
   return {
-    countRequest: unaryHandler(logger, 'CountRequest', (req: quotaV1.CountRequestRequest): Promise<quotaV1.CountRequestResponse> =>
-      decide('CountRequest', () => ledger.countRequest(req.accountId)),
-    ),
-    acquirePlace: unaryHandler(logger, 'AcquirePlace', (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> =>
-      decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId)),
-    ),
+    countRequest: unaryHandler(logger, 'CountRequest', async (req: quotaV1.CountRequestRequest): Promise<quotaV1.CountRequestResponse> => {
+      const counted = await decide('CountRequest', () => ledger.countRequest(req.accountId));
+      if (!counted.allowed) refusals.inc({ kind: 'per_minute' });
+      return counted;
+    }),
+    acquirePlace: unaryHandler(logger, 'AcquirePlace', async (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> => {
+      const place = await decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId));
+      if (!place.granted) refusals.inc({ kind: 'concurrency' });
+      return place;
+    }),
     releasePlace: unaryHandler(logger, 'ReleasePlace', (req: quotaV1.ReleasePlaceRequest): Promise<quotaV1.ReleasePlaceResponse> =>
       decide('ReleasePlace', () => ledger.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens)),
     ),
     getUsage: unaryHandler(logger, 'GetUsage', (req: quotaV1.GetUsageRequest): Promise<quotaV1.GetUsageResponse> =>
       decide('GetUsage', () => ledger.getUsage(req.accountId)),
     ),
-    reserveFree: unaryHandler(logger, 'ReserveFree', async (req: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> =>
-      toReserveFreeResponse(await decide('ReserveFree', () => freeTier.reserve(req))),
-    ),
+    reserveFree: unaryHandler(logger, 'ReserveFree', async (req: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> => {
+      const decision = await decide('ReserveFree', () => freeTier.reserve(req));
+      if (!decision.granted) refusals.inc({ kind: freeRefusalKind(decision.refusal) });
+      return toReserveFreeResponse(decision);
+    }),
     finishRequest: unaryHandler(logger, 'FinishRequest', (req: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> =>
       decide('FinishRequest', () => finisher.finish(toSettleRecord(req))),
     ),

@@ -1,0 +1,34 @@
+import { counter, gauge, histogram, LATENCY_BUCKETS } from '@gw/service-kit';
+
+/** Whole requests and provider calls last up to minutes (long streams), beyond LATENCY_BUCKETS. */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/** Every request, once it is over: `code` is the error code of an error reply, else `ok` (see request-log.ts). */
+export const requestsTotal = counter('edge_requests_total', 'Requests answered by the edge, by route, status and code (the error code, or ok).', ['route', 'status', 'code']);
+
+/** Arrival to the end of the caller's reply. */
+export const requestSeconds = histogram('edge_request_duration_seconds', 'Time from a request arriving to the end of its reply to the caller, by route.', ['route'], REQUEST_BUCKETS);
+
+/** Provider call to its response headers. */
+export const providerTtfbSeconds = histogram('edge_provider_ttfb_seconds', 'Time from calling the provider to its response headers, by whether the reply streams.', ['stream'], REQUEST_BUCKETS);
+
+/** Provider call to the last byte of its reply (read to the end even when the caller left). */
+export const providerSeconds = histogram('edge_provider_duration_seconds', 'Time from calling the provider to the end of its reply, by whether the reply streams.', ['stream'], REQUEST_BUCKETS);
+
+/** The gateway's own limit refusals: `kind` is rate_limit_error, concurrency_limit or the 402 code. */
+export const limitRefusals = counter('edge_limit_refusals_total', "Requests refused by the gateway's limits: rate_limit_error, concurrency_limit, or the code of a 402.", ['kind']);
+
+/** Event streams whose headers are out and whose end is not. */
+export const openStreams = gauge('edge_open_streams', 'Event streams open to callers now.');
+
+/** FinishRequest calls that ended: `ok`, or `refused` by quota-service for good (not retried). */
+export const settlements = counter('edge_settlements_total', 'Settlements (FinishRequest calls) of finished requests, by outcome: ok or refused.', ['outcome']);
+
+/** FinishRequest calls that failed and are tried again. */
+export const settlementRetries = counter('edge_settlement_retries_total', 'FinishRequest calls that failed for a reason that may pass, and are retried.');
+
+/** Requests settled with an estimate of their usage (the reply broke off before reporting it). */
+export const estimatedCharges = counter('edge_estimated_charges_total', 'Requests settled with usage_estimated (no usage reported), by payment: paid or free.', ['payment']);
+
+/** Every gRPC call the edge makes, timed from its start to its answer or error. */
+export const grpcClientSeconds = histogram('edge_grpc_client_seconds', "Time of the edge's gRPC calls, by method and status code.", ['method', 'code'], LATENCY_BUCKETS);

@@ -1,0 +1,69 @@
+import { Request, RequestHandler, Response } from 'express';
+import { Logger } from '@gw/service-kit';
+import { limitRefusals, providerSeconds, providerTtfbSeconds, requestSeconds, requestsTotal } from '../edge-metrics';
+import { RequestRecord } from './request-record';
+
+const ms = (value: number) => Math.round(value * 1000) / 1000;
+const since = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined ? undefined : to - from);
+
+/** The route a request matched (`/v1/models/:id`), or `unmatched`: a path not served, or refused before routing. */
+const routeOf = (req: Request): string => (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+
+/**
+ * The code of a finished request: the error code the caller got (`front_proxy` for the front
+ * proxy's pages), `caller_gone` when the caller left before its reply was out, else `ok`.
+ */
+const codeOf = (record: RequestRecord, res: Response): string => record.errorCode ?? (res.writableFinished ? 'ok' : 'caller_gone');
+
+/** Writes the request's one log line and counts it, once it is over. */
+function over(logger: Logger, req: Request, res: Response, record: RequestRecord): void {
+  const route = routeOf(req);
+  const code = codeOf(record, res);
+  const status = res.statusCode;
+  const durationMs = (record.replyEndedAt ?? record.startedAt) - record.startedAt;
+  const providerTtfbMs = since(record.providerCalledAt, record.providerAnsweredAt);
+  const providerMs = since(record.providerCalledAt, record.providerEndedAt);
+  logger.info('request', {
+    requestId: res.locals.requestId,
+    method: req.method,
+    path: req.path,
+    route,
+    status,
+    code,
+    accountId: record.accountId,
+    model: record.model,
+    stream: record.stream,
+    payment: record.payment,
+    billingId: record.billingId,
+    promptTokens: record.usage?.usage.promptTokens,
+    completionTokens: record.usage?.usage.completionTokens,
+    usageEstimated: record.usage?.usageEstimated,
+    durationMs: ms(durationMs),
+    overheadMs: record.overheadMs === undefined ? undefined : ms(record.overheadMs),
+    providerTtfbMs: providerTtfbMs === undefined ? undefined : ms(providerTtfbMs),
+    providerMs: providerMs === undefined ? undefined : ms(providerMs),
+  });
+  requestsTotal.inc({ route, status, code });
+  requestSeconds.observe({ route }, durationMs / 1000);
+  const stream = record.stream ? 'true' : 'false';
+  if (providerTtfbMs !== undefined) providerTtfbSeconds.observe({ stream }, providerTtfbMs / 1000);
+  if (providerMs !== undefined) providerSeconds.observe({ stream }, providerMs / 1000);
+  if (record.gatewayRefusal && (status === 429 || status === 402)) limitRefusals.inc({ kind: code });
+}
+
+/**
+ * The first middleware: gives the request its {@link RequestRecord} and, once the request is
+ * over (its reply ended and, for a chat request, the provider's reply read to the end), writes
+ * exactly one JSON line for it and records its metrics. The line carries the caller-visible
+ * request id, what is known of account, model, payment and tokens, the status and code, and
+ * the durations (whole request, provider time to first byte and in all, the gateway's
+ * overhead); never a key, a header or any content.
+ */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const record = new RequestRecord((done) => over(logger, req, res, done));
+    res.locals.record = record;
+    res.once('close', () => record.replyEnded());
+    next();
+  };
+}

@@ -1,0 +1,20 @@
+import { counter } from '@gw/service-kit';
+import { FreeRefusal } from './domain/free-request';
+
+/**
+ * Requests refused by a limit, whoever asked (the edge or the chat product): `per_minute`,
+ * `concurrency`, or `free_<refusal>` for a free request (`free_allowance_used_up`...).
+ */
+export const refusals = counter('quota_refusals_total', 'Requests refused, by kind: per_minute, concurrency, or free_<refusal> for a free request.', ['kind']);
+
+/** Store operations that could not be answered: the RPC's name, or `SettleOutbox` for the forwarder's reads. */
+export const storeUnavailable = counter('quota_store_unavailable_total', 'Store operations that got no answer in time (Redis unreachable or slow), by operation.', ['operation']);
+
+/**
+ * Bills delivered from the settle outbox to billing-service: `kind` is settle, free or release;
+ * `outcome` is delivered, retry (failed, tried again later) or dropped (refused for good).
+ */
+export const outboxDeliveries = counter('quota_outbox_deliveries_total', 'Outbox deliveries to billing-service, by kind (settle, free, release) and outcome (delivered, retry, dropped).', ['kind', 'outcome']);
+
+/** The `kind` of a free-tier refusal. */
+export const freeRefusalKind = (refusal: FreeRefusal): string => `free_${refusal.replace(/-/g, '_')}`;
