@@ -11,8 +11,8 @@ export interface PausableProxy {
   close(): Promise<void>;
 }
 
-/** Starts a proxy on 127.0.0.1 (random port) in front of the server named by `targetUrl`. */
-export async function startPausableProxy(targetUrl: string): Promise<PausableProxy> {
+/** Starts a proxy on 127.0.0.1 (on `port`, or a random one) in front of the server named by `targetUrl`. */
+export async function startPausableProxy(targetUrl: string, port = 0): Promise<PausableProxy> {
   const target = new URL(targetUrl);
   let stalled = false;
   const sockets = new Set<Socket>();
@@ -34,7 +34,7 @@ export async function startPausableProxy(targetUrl: string): Promise<PausablePro
       upstream.pause();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const proxied = new URL(targetUrl);
   proxied.hostname = '127.0.0.1';
   proxied.port = String((server.address() as AddressInfo).port);
