@@ -27,7 +27,7 @@ describe('measurePrompt (a tokenizer, not a character count)', () => {
     expect(m.jsonBytes).toBe(Buffer.byteLength(raw) - url.length);
     expect(m.textTokens).toBeLessThan(100);
     expect(m.imageCount).toBe(1);
-    expect(promptTokensToHold(m)).toBe(Math.ceil(m.textTokens * 1.1) + 1024);
+    expect(promptTokensToHold(m)).toBe(Math.ceil((m.textTokens * 11) / 10) + 1024);
   });
 
   it('takes the last user message as the new message', () => {

@@ -1,7 +1,6 @@
+import { countedPromptTokens } from '@gw/chat-validation';
 import { TokenCounter } from './token-counter';
 
-/** Prompt tokens an image may cost (SPEC section 8). */
-export const TOKENS_PER_IMAGE = 1024;
 /** Tokens a message costs beyond its text (role and separators), as chat formats count them. */
 const TOKENS_PER_MESSAGE = 4;
 
@@ -59,5 +58,5 @@ export function measurePrompt(body: Record<string, unknown>, rawBytes: number, i
  * plus the image allowance. Billing charges the provider's real count, never more than held.
  */
 export function promptTokensToHold(measure: PromptMeasure): number {
-  return Math.ceil(measure.textTokens * 1.1) + measure.imageCount * TOKENS_PER_IMAGE;
+  return countedPromptTokens(measure.textTokens, measure.imageCount);
 }

@@ -1,5 +1,6 @@
 import { FreeTierSettings } from '../store/free-tier-store';
 import { isPeakHour, PeakHours } from './peak-hours';
+import { countedPromptTokens as countPrompt } from '@gw/chat-validation';
 
 /** The free tier's fixed rules (configuration), SPEC section 8. */
 export interface FreeTierLimits {
@@ -45,12 +46,9 @@ export type FreeRefusal =
   | 'allowance-too-small'
   | 'pool-exhausted';
 
-/** Prompt tokens an image may cost (SPEC section 8). */
-const TOKENS_PER_IMAGE = 1024;
-
 /** The prompt as the free limits count it: the estimate plus 10% (rounded up), plus 1,024 per image. */
 export function countedPromptTokens(request: Pick<FreeRequest, 'textPromptTokens' | 'imageCount'>): number {
-  return Math.ceil((request.textPromptTokens * 11) / 10) + request.imageCount * TOKENS_PER_IMAGE;
+  return countPrompt(request.textPromptTokens, request.imageCount);
 }
 
 /** The max_tokens a free request gets: what it asked for, at most the free reply cap. */

@@ -1,0 +1,11 @@
+/** Prompt tokens an image may cost (SPEC section 8). */
+export const TOKENS_PER_IMAGE = 1024;
+
+/**
+ * A prompt as the gateway counts it before the provider does (SPEC 8, free request prompt):
+ * the tokenizer's estimate plus 10%, rounded up, plus 1,024 per image. Integer arithmetic, so
+ * the edge's hold and quota-service's free limits always agree.
+ */
+export function countedPromptTokens(textPromptTokens: number, imageCount: number): number {
+  return Math.ceil((textPromptTokens * 11) / 10) + imageCount * TOKENS_PER_IMAGE;
+}
