@@ -83,6 +83,25 @@ describe('limits through the API (SPEC 7 429 rows, SPEC 8): two edges, two quota
     expect(after.status).toBe(200);
   });
 
+  it('lets requests refused before the provider call neither take nor need a place (rule 6)', async () => {
+    await awayFromMinuteEnd(20);
+    const key = await newKey();
+    const slow = [0, 1, 2].map((i) => chat(key, stack.baseUrls[i % 2], '[[sim:delay_ms=1500]] slow'));
+    await new Promise((r) => setTimeout(r, 500));
+    const badJson = await fetch(`${stack.baseUrls[0]}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: '{' });
+    expect(badJson.status).toBe(400);
+    const unknownModel = await fetch(`${stack.baseUrls[1]}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'vendor-v9', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(((await unknownModel.json()) as ErrorBody).error.code).toBe('MODEL_NOT_FOUND');
+    expect((await Promise.all(slow)).map((r) => r.status)).toEqual([200, 200, 200]);
+    // Had the two refusals taken places, these three at once would not all get one.
+    const again = await Promise.all([0, 1, 2].map((i) => chat(key, stack.baseUrls[i % 2], '[[sim:delay_ms=300]] again')));
+    expect(again.map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
   it('accepts exactly 30 of 100 parallel requests in the minute, never more than 3 at the provider', async () => {
     await awayFromMinuteEnd(30);
     const key = await newKey();
