@@ -95,6 +95,14 @@ describe('BillingLedger on Postgres', () => {
       expect(await codeOf(t.ledger.authorize({ ...request, accountId: newAccount() }))).toBe(status.ALREADY_EXISTS);
     });
 
+    it('holds once when a new request id is authorized 10 times at once', async () => {
+      const account = await funded(1_000_000);
+      const request = flash(account);
+      const decisions = await Promise.all(Array.from({ length: 10 }, () => t.ledger.authorize(request)));
+      expect(decisions).toEqual(Array(10).fill({ approved: true, balanceMicro: 1_000_000, requiredMicro: FLASH_WORST }));
+      expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: FLASH_WORST });
+    });
+
     it('never holds more than the balance under 50 parallel authorizations', async () => {
       const account = await funded(1_000_000);
       const decisions = await Promise.all(Array.from({ length: 50 }, () => t.ledger.authorize(flash(account))));

@@ -22,6 +22,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Replicas (default 1 each); edge replica i talks to auth and quota replica i modulo their count. */
   replicas?: { edge?: number; auth?: number; quota?: number };
+  /** When set, every process writes a V8 CPU profile (.cpuprofile) here as it exits. */
+  cpuProfileDir?: string;
 }
 
 /** A running stack of real processes on loopback. */
@@ -119,7 +121,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       child.kill('SIGTERM');
     });
   const launch = async (planned: PlannedProcess) => {
-    const child = spawn(process.execPath, [join(DIST, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`] : [];
+    const child = spawn(process.execPath, [...profiling, join(DIST, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     running.set(planned, child);
     for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
     await waitReady(planned.readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {

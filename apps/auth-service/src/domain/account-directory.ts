@@ -1,19 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
-import { AccountRecord, KeyRecord, ModelRecord } from '../store/identity-records';
+import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
 import { generateApiKey } from './api-key';
 import { LastUsedRecorder } from './last-used-recorder';
 
 const MAX_KEY_NAME = 64;
-
-/** Who a key belongs to, when it is accepted. */
-export interface KeyOwner {
-  account: AccountRecord;
-  keyId: string;
-  models: ModelRecord[];
-}
 
 const newId = (kind: string) => `${kind}_${randomBytes(12).toString('hex')}`;
 
@@ -66,12 +59,10 @@ export class AccountDirectory {
   }
 
   /** The owner of an active key, or undefined for an unknown or revoked one. Records the use. */
-  async authenticate(keySha256: string): Promise<KeyOwner | undefined> {
-    const key = await this.store.findActiveKey(keySha256);
-    if (!key) return undefined;
-    const [account, models] = await Promise.all([this.getAccount(key.accountId), this.store.listModels(key.accountId)]);
-    if (!isSuspendedNow(account, this.now())) this.lastUsed.record(key.id, this.now());
-    return { account, keyId: key.id, models };
+  async authenticate(keySha256: string): Promise<KeyOwnerRecord | undefined> {
+    const owner = await this.store.findKeyOwner(keySha256);
+    if (owner && !isSuspendedNow(owner.account, this.now())) this.lastUsed.record(owner.keyId, this.now());
+    return owner;
   }
 
   /** Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason. */

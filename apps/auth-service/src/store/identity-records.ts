@@ -26,3 +26,10 @@ export interface ModelRecord {
   public: boolean;
   createdAt: Date;
 }
+
+/** Who an active key belongs to, and the models its account may use. */
+export interface KeyOwnerRecord {
+  keyId: string;
+  account: AccountRecord;
+  models: ModelRecord[];
+}

@@ -1,12 +1,12 @@
-import { AccountRecord, KeyRecord, ModelRecord } from './identity-records';
+import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from './identity-records';
 
 /** Persistence of accounts, keys and models. */
 export interface IdentityStore {
   createAccount(id: string, name: string): Promise<AccountRecord>;
   getAccount(id: string): Promise<AccountRecord | undefined>;
   insertKey(key: Omit<KeyRecord, 'createdAt' | 'lastUsedAt'>, keySha256: string): Promise<KeyRecord>;
-  /** The active (not revoked) key with this hash. */
-  findActiveKey(keySha256: string): Promise<KeyRecord | undefined>;
+  /** The owner of the active (not revoked) key with this hash: its account and the models it may use. */
+  findKeyOwner(keySha256: string): Promise<KeyOwnerRecord | undefined>;
   listActiveKeys(accountId: string): Promise<KeyRecord[]>;
   /** Revokes a key; false when no active key has this id. */
   revokeKey(id: string): Promise<boolean>;

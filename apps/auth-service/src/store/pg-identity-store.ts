@@ -1,5 +1,5 @@
 import { Database } from '@gw/service-kit';
-import { AccountRecord, KeyRecord, ModelRecord } from './identity-records';
+import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from './identity-records';
 import { IdentityStore } from './identity-store';
 
 interface AccountRow {
@@ -23,7 +23,8 @@ interface ModelRow {
   id: string;
   vision: boolean;
   public: boolean;
-  created_at: Date;
+  /** A Date from a column, an ISO string from JSON. */
+  created_at: Date | string;
 }
 
 const ACCOUNT_SELECT = `
@@ -31,6 +32,18 @@ const ACCOUNT_SELECT = `
          (SELECT array_agg(m.model_id ORDER BY m.model_id) FROM auth.account_models m WHERE m.account_id = a.id) AS granted
   FROM auth.accounts a`;
 const KEY_COLUMNS = 'id, account_id, prefix, name, created_at, last_used_at';
+// The models an account may use: the public ones and those granted to it.
+const visibleModels = (accountId: string) =>
+  `FROM auth.models m WHERE m.public OR EXISTS (SELECT 1 FROM auth.account_models g WHERE g.account_id = ${accountId} AND g.model_id = m.id)`;
+const MODEL_ORDER = 'm.public DESC, m.id';
+// Key, account and models in one round trip: this runs on every request.
+const KEY_OWNER_SELECT = `
+  SELECT k.id AS key_id, a.id, a.name, a.suspended, a.suspended_until, a.suspension_reason, a.deletion_scheduled_at,
+         (SELECT array_agg(m.model_id ORDER BY m.model_id) FROM auth.account_models m WHERE m.account_id = a.id) AS granted,
+         (SELECT json_agg(json_build_object('id', m.id, 'vision', m.vision, 'public', m.public, 'created_at', m.created_at) ORDER BY ${MODEL_ORDER})
+          ${visibleModels('a.id')}) AS models
+  FROM auth.api_keys k JOIN auth.accounts a ON a.id = k.account_id
+  WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL`;
 
 const toAccount = (r: AccountRow): AccountRecord => ({
   id: r.id,
@@ -49,7 +62,7 @@ const toKey = (r: KeyRow): KeyRecord => ({
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
 });
-const toModel = (r: ModelRow): ModelRecord => ({ id: r.id, vision: r.vision, public: r.public, createdAt: r.created_at });
+const toModel = (r: ModelRow): ModelRecord => ({ id: r.id, vision: r.vision, public: r.public, createdAt: new Date(r.created_at) });
 
 /** IdentityStore on Postgres (server or PGlite), schema `auth`. */
 export class PgIdentityStore implements IdentityStore {
@@ -73,9 +86,10 @@ export class PgIdentityStore implements IdentityStore {
     return toKey(rows[0]);
   }
 
-  async findActiveKey(keySha256: string): Promise<KeyRecord | undefined> {
-    const { rows } = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM auth.api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL`, [keySha256]);
-    return rows[0] && toKey(rows[0]);
+  async findKeyOwner(keySha256: string): Promise<KeyOwnerRecord | undefined> {
+    const { rows } = await this.db.query<AccountRow & { key_id: string; models: ModelRow[] | null }>(KEY_OWNER_SELECT, [keySha256]);
+    const row = rows[0];
+    return row && { keyId: row.key_id, account: toAccount(row), models: (row.models ?? []).map(toModel) };
   }
 
   async listActiveKeys(accountId: string): Promise<KeyRecord[]> {
@@ -133,9 +147,7 @@ export class PgIdentityStore implements IdentityStore {
 
   async listModels(accountId: string): Promise<ModelRecord[]> {
     const { rows } = await this.db.query<ModelRow>(
-      `SELECT id, vision, public, created_at FROM auth.models m
-       WHERE m.public OR EXISTS (SELECT 1 FROM auth.account_models g WHERE g.account_id = $1 AND g.model_id = m.id)
-       ORDER BY m.public DESC, m.id`,
+      `SELECT id, vision, public, created_at ${visibleModels('$1')} ORDER BY ${MODEL_ORDER}`,
       [accountId],
     );
     return rows.map(toModel);

@@ -45,6 +45,23 @@ const RELEASE_ONE_HOLD = `
     FROM gone WHERE b.account_id = gone.account_id RETURNING b.account_id)
   SELECT count(*)::int AS n FROM gone`;
 
+// Takes the charge of one open hold: deleting the hold, writing the ledger row and moving the
+// money is one statement, so one transaction. The hold must still be the one the charge was
+// worked out from ($2-$4), else nothing happens.
+const SETTLE_OPEN_HOLD = `
+  WITH taken AS (
+    DELETE FROM billing.holds WHERE request_id = $1 AND amount_micro = $2 AND input_micro_per_million = $3 AND output_micro_per_million = $4
+    RETURNING ${HOLD_COLUMNS}),
+  entry AS (
+    INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
+      output_micro_per_million, amount_micro, paid, usage_estimated)
+    SELECT request_id, account_id, model, $5, $6, input_micro_per_million, output_micro_per_million, $7, true, $8 FROM taken
+    RETURNING ${LEDGER_COLUMNS}),
+  moved AS (
+    UPDATE billing.balances b SET balance_micro = b.balance_micro - $7, held_micro = b.held_micro - taken.amount_micro, updated_at = now()
+    FROM taken WHERE b.account_id = taken.account_id RETURNING b.balance_micro)
+  SELECT entry.*, moved.balance_micro AS balance_after FROM entry, moved`;
+
 /** BillingStore on Postgres (server or PGlite), schema `billing`. */
 export class PgBillingStore implements BillingStore {
   constructor(private readonly db: Database) {}
@@ -86,7 +103,41 @@ export class PgBillingStore implements BillingStore {
     return rows[0] && toSafeInt(rows[0].balance_micro);
   }
 
-  placeHold(hold: NewHold): Promise<HoldOutcome> {
+  /** One round trip for a new request id; the full transaction for one already held or settled. */
+  async placeHold(hold: NewHold): Promise<HoldOutcome> {
+    const { rows } = await this.db.query<{ outcome: 'held' | 'refused' | 'known'; balance: Int8; held_by_others: Int8 }>(
+      'SELECT outcome, balance, held_by_others FROM billing.place_hold($1, $2, $3, $4, $5, $6)',
+      [hold.requestId, hold.accountId, hold.model, hold.amountMicro, hold.inputMicroPerMillion, hold.outputMicroPerMillion],
+    );
+    const { outcome, balance, held_by_others } = rows[0];
+    if (outcome === 'known') return this.placeHoldOfKnownId(hold);
+    return { kind: outcome, balance: { balanceMicro: toSafeInt(balance), heldMicro: toSafeInt(held_by_others) } };
+  }
+
+  /**
+   * Two round trips, no transaction: the hold is read, its charge worked out, and the charge
+   * taken in one statement that only applies while that very hold is still open. Anything else
+   * (settled before, settling now, a hold placed again) goes to the full transaction.
+   */
+  async settle(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined> {
+    const hold = await readHold(this.db, usage.requestId);
+    if (!hold) return this.settleInTransaction(usage, chargeFor);
+    const amountMicro = chargeFor(hold);
+    const { rows } = await this.db.query<LedgerRow & { balance_after: Int8 }>(SETTLE_OPEN_HOLD, [
+      hold.requestId,
+      hold.amountMicro,
+      hold.inputMicroPerMillion,
+      hold.outputMicroPerMillion,
+      usage.promptTokens,
+      usage.completionTokens,
+      amountMicro,
+      usage.usageEstimated,
+    ]);
+    if (!rows[0]) return this.settleInTransaction(usage, chargeFor);
+    return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(rows[0].balance_after), repeated: false };
+  }
+
+  private placeHoldOfKnownId(hold: NewHold): Promise<HoldOutcome> {
     return this.db.transaction(async (tx) => {
       // The primary key serializes two authorizations of one request id: the second waits here.
       const inserted = await tx.query(
@@ -125,7 +176,7 @@ export class PgBillingStore implements BillingStore {
     });
   }
 
-  settle(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined> {
+  private settleInTransaction(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined> {
     return this.db.transaction(async (tx) => {
       const before = await earlierSettle(tx, usage.requestId);
       if (before) return before;
