@@ -1,5 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { authV1, billingV1, quotaV1 } from '@gw/contracts';
+import { grpcClient } from '@gw/service-kit';
 import { CtlConfig } from './config';
 
 /** The gRPC clients the commands use. */
@@ -13,10 +13,9 @@ export interface CtlClients {
 
 /** Connects to the services named in the configuration. */
 export function connectClients(config: CtlConfig): CtlClients {
-  const insecure = credentials.createInsecure();
-  const auth = new authV1.AuthClient(config.authAddr, insecure);
-  const billing = new billingV1.BillingClient(config.billingAddr, insecure);
-  const quota = new quotaV1.QuotaClient(config.quotaAddr, insecure);
+  const auth = grpcClient(authV1.AuthClient, config.authAddr);
+  const billing = grpcClient(billingV1.BillingClient, config.billingAddr);
+  const quota = grpcClient(quotaV1.QuotaClient, config.quotaAddr);
   return {
     auth,
     billing,

@@ -1,5 +1,6 @@
 import { Server, ServerCredentials, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { healthV1 } from '@gw/contracts';
+import { GRPC_OPTIONS } from './grpc-channel';
 import { HealthService } from './health-service';
 import { startMetricsServer } from './metrics-server';
 
@@ -25,7 +26,7 @@ export interface RunningGrpcServer {
  * process's Prometheus metrics on host:metricsPort (0 picks a port for either).
  */
 export async function startGrpcServer(host: string, port: number, services: ServedService[], metricsPort: number): Promise<RunningGrpcServer> {
-  const server = new Server();
+  const server = new Server(GRPC_OPTIONS);
   const health = new HealthService(services.map((s) => s.name));
   for (const s of services) server.addService(s.definition, s.implementation);
   server.addService(healthV1.HealthService, health.implementation() as unknown as UntypedServiceImplementation);

@@ -8,6 +8,7 @@ export { HealthService } from './health-service';
 export { startGrpcServer } from './grpc-server';
 export type { RunningGrpcServer, ServedService } from './grpc-server';
 export { unaryCall } from './unary-call';
+export { grpcClient, GRPC_OPTIONS } from './grpc-channel';
 export type { UnaryMethod } from './unary-call';
 export { onShutdown } from './shutdown';
 export type { Database, Queryable, QueryResult } from './database';

@@ -1,5 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { healthV1 } from '@gw/contracts';
+import { grpcClient } from './grpc-channel';
 import { unaryCall } from './unary-call';
 
 /** How to tell that a process is up: its gRPC health check, or an HTTP URL answering 200. */
@@ -10,7 +10,7 @@ async function isReady(readiness: Readiness): Promise<boolean> {
     const res = await fetch(readiness.url, { signal: AbortSignal.timeout(1000) }).catch(() => undefined);
     return res?.status === 200;
   }
-  const client = new healthV1.HealthClient(readiness.address, credentials.createInsecure());
+  const client = grpcClient(healthV1.HealthClient, readiness.address);
   try {
     const res = await unaryCall(client.check.bind(client), { service: '' }, 1000);
     return res.status === healthV1.HealthCheckResponse_ServingStatus.SERVING;

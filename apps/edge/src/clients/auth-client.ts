@@ -1,5 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { authV1 } from '@gw/contracts';
+import { grpcClient } from '@gw/service-kit';
 import { timedCall } from './timed-call';
 
 /** The edge's calls to auth-service, each with a deadline and timed (timedCall). */
@@ -7,7 +7,7 @@ export class AuthClient {
   private readonly client: authV1.AuthClient;
 
   constructor(address: string, private readonly timeoutMs: number) {
-    this.client = new authV1.AuthClient(address, credentials.createInsecure());
+    this.client = grpcClient(authV1.AuthClient, address);
   }
 
   authenticate(keySha256: string): Promise<authV1.AuthenticateResponse> {

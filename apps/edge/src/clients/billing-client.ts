@@ -1,5 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
+import { grpcClient } from '@gw/service-kit';
 import { timedCall } from './timed-call';
 
 /** The edge's calls to billing-service, each with a deadline and timed (timedCall). */
@@ -7,7 +7,7 @@ export class BillingClient {
   private readonly client: billingV1.BillingClient;
 
   constructor(address: string, private readonly timeoutMs: number) {
-    this.client = new billingV1.BillingClient(address, credentials.createInsecure());
+    this.client = grpcClient(billingV1.BillingClient, address);
   }
 
   authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {

@@ -1,5 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
+import { grpcClient } from '@gw/service-kit';
 import { timedCall } from './timed-call';
 
 /** The edge's calls to quota-service, each with a deadline and timed (timedCall). */
@@ -7,7 +7,7 @@ export class QuotaClient {
   private readonly client: quotaV1.QuotaClient;
 
   constructor(address: string, private readonly timeoutMs: number) {
-    this.client = new quotaV1.QuotaClient(address, credentials.createInsecure());
+    this.client = grpcClient(quotaV1.QuotaClient, address);
   }
 
   countRequest(accountId: string): Promise<quotaV1.CountRequestResponse> {

@@ -1,6 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
+import { grpcClient, unaryCall } from '@gw/service-kit';
 import { BillingSink } from '../domain/settle-forwarder';
 import { SettleRecord } from '../store/settle-outbox';
 
@@ -12,7 +11,7 @@ export class BillingClient implements BillingSink {
     address: string,
     private readonly timeoutMs: number,
   ) {
-    this.client = new billingV1.BillingClient(address, credentials.createInsecure());
+    this.client = grpcClient(billingV1.BillingClient, address);
   }
 
   async settle(record: SettleRecord): Promise<void> {
