@@ -1,6 +1,7 @@
 import { Client as PgClient } from 'pg';
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { scrapeMetrics } from './metrics-scrape';
 
 interface ErrorFields {
   status: number;
@@ -184,6 +185,23 @@ describe('money through the API (SPEC 7 402 rows and rules 1-4, SPEC 8 free requ
     expect(balance).toBeGreaterThanOrEqual(0);
     expect(balance).toBe(start - charged);
     expect(charged).toBeGreaterThan(rows.length * 50 * FLASH_OUTPUT_MICRO_PER_TOKEN - 1);
+  });
+
+  it('finishes requests that end together in shared calls to quota-service, and bills each once', async () => {
+    const { accountId, key } = await account('5');
+    const calls = async () => {
+      const quota = await scrapeMetrics(stack.metricsUrls['quota-service']);
+      const count = (method: string) => quota.value('grpc_server_handling_seconds_count', { method });
+      return { one: count('FinishRequest'), many: count('FinishRequests') };
+    };
+    const before = await calls();
+    const statuses = await Promise.all(Array.from({ length: 40 }, () => chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=300]] [[sim:words=5]] go' }] }).then((r) => r.status)));
+    expect(statuses).toEqual(Array(40).fill(200));
+    const rows = await until(() => ledger(accountId), (r) => r.length === 40);
+    expect(new Set(rows.map((r) => r.request_id)).size).toBe(40);
+    const after = await calls();
+    expect(after.many - before.many).toBeGreaterThanOrEqual(1);
+    expect(after.one - before.one + (after.many - before.many)).toBeLessThan(40);
   });
 
   it('charges once, after it returns, a reply that ended while billing-service was stopped', async () => {

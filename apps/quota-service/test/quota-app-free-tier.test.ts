@@ -123,6 +123,31 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     });
   });
 
+  it('finishes several requests in one FinishRequests, each on its own: a bad one fails alone, the rest are billed once', async () => {
+    const { quota } = await startApp();
+    const accountId = `acct_many_${Date.now()}`;
+    const requestIds = [`req_${++seq}`, `req_${++seq}`];
+    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
+    for (const requestId of requestIds) {
+      await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId }, DEADLINE_MS);
+      await unaryCall(billing.authorize.bind(billing), { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }, DEADLINE_MS);
+    }
+    const finish = (requestId: string) => ({ accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 1000, completionTokens: 250, usageEstimated: false });
+    const requests = [finish(requestIds[0]), { ...finish(`req_${++seq}`), payment: PAYMENT_UNSPECIFIED }, finish(requestIds[1])];
+    const first = await unaryCall(quota.finishRequests.bind(quota), { requests }, DEADLINE_MS);
+    expect(first.outcomes).toEqual([
+      { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
+      { finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.any(String) },
+      { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
+    ]);
+    const again = await unaryCall(quota.finishRequests.bind(quota), { requests: [requests[0], requests[2]] }, DEADLINE_MS);
+    expect(again.outcomes.map((o) => o.finished)).toEqual([{ released: false, repeated: true }, { released: false, repeated: true }]);
+    for (const requestId of requestIds) await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
+    expect(await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 96_000 });
+    const tooMany = Array.from({ length: 257 }, () => requests[0]);
+    await expect(unaryCall(quota.finishRequests.bind(quota), { requests: tooMany }, DEADLINE_MS)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+  });
+
   it('keeps a bill in Redis while billing-service is unreachable, and a restarted quota-service delivers it', async () => {
     // A key space of its own, so that no replica started by another test delivers the bill.
     const REDIS_KEY_PREFIX = `${redis.keyPrefix}outage:`;

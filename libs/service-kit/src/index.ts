@@ -3,7 +3,7 @@ export type { Env } from './env-readers';
 export { createLogger } from './logger';
 export type { Logger, LogFields, LogLevel } from './logger';
 export { RpcError } from './rpc-error';
-export { unaryHandler } from './unary-handler';
+export { rpcStatusOf, unaryHandler } from './unary-handler';
 export { HealthService } from './health-service';
 export { startGrpcServer } from './grpc-server';
 export type { RunningGrpcServer, ServedService } from './grpc-server';

@@ -6,9 +6,17 @@ import { RpcError } from './rpc-error';
 const rpcDuration = histogram('grpc_server_handling_seconds', 'Time to answer a gRPC call, by method and status code.', ['method', 'code'], LATENCY_BUCKETS);
 
 /**
- * Adapts an async function to a grpc-js unary handler. This is the one exit point where errors
- * become gRPC statuses: an RpcError keeps its code and message, anything else is logged and
- * answered as INTERNAL without its text. Every call's duration and status go to
+ * The gRPC status an error is answered with: an RpcError keeps its code and message, anything
+ * else is logged and answered as INTERNAL without its text.
+ */
+export function rpcStatusOf(err: unknown, logger: Logger, method: string): { code: status; details: string } {
+  if (err instanceof RpcError) return { code: err.code, details: err.message };
+  logger.error('rpc failed', { method, err });
+  return { code: status.INTERNAL, details: 'internal error' };
+}
+
+/**
+ * Adapts an async function to a grpc-js unary handler: errors become gRPC statuses (rpcStatusOf). Every call's duration and status go to
  * `grpc_server_handling_seconds`.
  */
 export function unaryHandler<Req, Res>(
@@ -24,14 +32,9 @@ export function unaryHandler<Req, Res>(
         callback(null, response);
       },
       (err: unknown) => {
-        if (err instanceof RpcError) {
-          done({ code: status[err.code] });
-          callback({ code: err.code, details: err.message });
-          return;
-        }
-        done({ code: status[status.INTERNAL] });
-        logger.error('rpc failed', { method, err });
-        callback({ code: status.INTERNAL, details: 'internal error' });
+        const failed = rpcStatusOf(err, logger, method);
+        done({ code: status[failed.code] });
+        callback(failed);
       },
     );
   };

@@ -27,6 +27,11 @@ export class QuotaClient {
     return timedCall('FinishRequest', this.client.finishRequest.bind(this.client), request, this.timeoutMs);
   }
 
+  /** Several FinishRequest calls in one; see FinishCoalescer. */
+  finishRequests(requests: quotaV1.FinishRequestRequest[]): Promise<quotaV1.FinishRequestsResponse> {
+    return timedCall('FinishRequests', this.client.finishRequests.bind(this.client), { requests }, this.timeoutMs);
+  }
+
   getUsage(accountId: string): Promise<quotaV1.GetUsageResponse> {
     return timedCall('GetUsage', this.client.getUsage.bind(this.client), { accountId }, this.timeoutMs);
   }

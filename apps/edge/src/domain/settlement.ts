@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { Logger } from '@gw/service-kit';
+import { FinishCoalescer } from '../clients/finish-coalescer';
 import { QuotaClient } from '../clients/quota-client';
 import { estimatedCharges, settlements, settlementRetries } from '../edge-metrics';
 import { Usage } from './provider-usage';
@@ -21,18 +22,22 @@ const TRANSIENT = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.
 const MAX_RETRY_MS = 5000;
 
 /**
- * After a reply ends: one FinishRequest to quota-service, which frees the place, counts the
- * tokens and queues the bill durably for billing-service (settled once per request id). It is
+ * After a reply ends: one FinishRequest to quota-service (sharing a call with others finishing
+ * at the same time), which frees the place, counts the tokens and queues the bill durably for
+ * billing-service (settled once per request id). It is
  * retried until it lands, off the caller's path; a repeat changes nothing. Outcomes, retries and
  * estimated charges are counted in the edge's metrics.
  */
 export class Settlement {
   private readonly pending = new Set<Promise<void>>();
+  private readonly quota: FinishCoalescer;
 
   constructor(
-    private readonly quota: QuotaClient,
+    quota: QuotaClient,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.quota = new FinishCoalescer(quota);
+  }
 
   /**
    * Settles a request in the background once it has finished: called once per request that took
@@ -63,7 +68,7 @@ export class Settlement {
     };
     for (let wait = FIRST_RETRY_MS; ; wait = Math.min(wait * 2, MAX_RETRY_MS)) {
       try {
-        await this.quota.finishRequest(request);
+        await this.quota.finish(request);
         settlements.inc({ outcome: 'ok' });
         if (done.usageEstimated) estimatedCharges.inc({ payment: done.payment === quotaV1.Payment.PAYMENT_FREE ? 'free' : 'paid' });
         return;

@@ -346,6 +346,34 @@ export interface FinishRequestResponse {
   repeated: boolean;
 }
 
+/**
+ * Several FinishRequest calls in one, for a caller that finishes many requests at a time (the
+ * edge under load sends those that finished while its previous call was on the wire). Each
+ * request is finished on its own, exactly as FinishRequest would; one's failure is not another's.
+ */
+export interface FinishRequestsRequest {
+  /** The requests to finish, at most 256. */
+  requests: FinishRequestRequest[];
+}
+
+/** What finishing each request did, in the order of the requests. */
+export interface FinishRequestsResponse {
+  /** One outcome per request. */
+  outcomes: FinishRequestOutcome[];
+}
+
+/** What FinishRequest would have answered for one request. */
+export interface FinishRequestOutcome {
+  /** The answer, when the request was finished (error_code 0). */
+  finished:
+    | FinishRequestResponse
+    | undefined;
+  /** The gRPC status code FinishRequest would have failed with (UNAVAILABLE: retry it), 0 on success. */
+  errorCode: number;
+  /** The status message that goes with error_code. */
+  errorMessage: string;
+}
+
 /** The free tier's settings, the same for every replica. */
 export interface FreeTierSettings {
   /** Each account's free allowance per UTC day, in tokens. */
@@ -1778,6 +1806,259 @@ export const FinishRequestResponse: MessageFns<FinishRequestResponse> = {
   },
 };
 
+function createBaseFinishRequestsRequest(): FinishRequestsRequest {
+  return { requests: [] };
+}
+
+export const FinishRequestsRequest: MessageFns<FinishRequestsRequest> = {
+  encode(message: FinishRequestsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requests) {
+      FinishRequestRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishRequestsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishRequestsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requests.push(FinishRequestRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishRequestsRequest {
+    return {
+      requests: globalThis.Array.isArray(object?.requests)
+        ? object.requests.map((e: any) => FinishRequestRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: FinishRequestsRequest): unknown {
+    const obj: any = {};
+    if (message.requests?.length) {
+      obj.requests = message.requests.map((e) => FinishRequestRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FinishRequestsRequest>, I>>(base?: I): FinishRequestsRequest {
+    return FinishRequestsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinishRequestsRequest>, I>>(object: I): FinishRequestsRequest {
+    const message = createBaseFinishRequestsRequest();
+    message.requests = object.requests?.map((e) => FinishRequestRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFinishRequestsResponse(): FinishRequestsResponse {
+  return { outcomes: [] };
+}
+
+export const FinishRequestsResponse: MessageFns<FinishRequestsResponse> = {
+  encode(message: FinishRequestsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outcomes) {
+      FinishRequestOutcome.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishRequestsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishRequestsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcomes.push(FinishRequestOutcome.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishRequestsResponse {
+    return {
+      outcomes: globalThis.Array.isArray(object?.outcomes)
+        ? object.outcomes.map((e: any) => FinishRequestOutcome.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: FinishRequestsResponse): unknown {
+    const obj: any = {};
+    if (message.outcomes?.length) {
+      obj.outcomes = message.outcomes.map((e) => FinishRequestOutcome.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FinishRequestsResponse>, I>>(base?: I): FinishRequestsResponse {
+    return FinishRequestsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinishRequestsResponse>, I>>(object: I): FinishRequestsResponse {
+    const message = createBaseFinishRequestsResponse();
+    message.outcomes = object.outcomes?.map((e) => FinishRequestOutcome.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFinishRequestOutcome(): FinishRequestOutcome {
+  return { finished: undefined, errorCode: 0, errorMessage: "" };
+}
+
+export const FinishRequestOutcome: MessageFns<FinishRequestOutcome> = {
+  encode(message: FinishRequestOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.finished !== undefined) {
+      FinishRequestResponse.encode(message.finished, writer.uint32(10).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(16).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(26).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishRequestOutcome {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishRequestOutcome();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.finished = FinishRequestResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishRequestOutcome {
+    return {
+      finished: isSet(object.finished) ? FinishRequestResponse.fromJSON(object.finished) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+    };
+  },
+
+  toJSON(message: FinishRequestOutcome): unknown {
+    const obj: any = {};
+    if (message.finished !== undefined) {
+      obj.finished = FinishRequestResponse.toJSON(message.finished);
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FinishRequestOutcome>, I>>(base?: I): FinishRequestOutcome {
+    return FinishRequestOutcome.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinishRequestOutcome>, I>>(object: I): FinishRequestOutcome {
+    const message = createBaseFinishRequestOutcome();
+    message.finished = (object.finished !== undefined && object.finished !== null)
+      ? FinishRequestResponse.fromPartial(object.finished)
+      : undefined;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
 function createBaseFreeTierSettings(): FreeTierSettings {
   return { dailyTokens: 0, poolTokens: 0, paused: false, enabled: false };
 }
@@ -2164,6 +2445,18 @@ export const QuotaService = {
       Buffer.from(FinishRequestResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FinishRequestResponse => FinishRequestResponse.decode(value),
   },
+  /** The edge: ends several requests in one call, each as FinishRequest would. */
+  finishRequests: {
+    path: "/quota.v1.Quota/FinishRequests" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FinishRequestsRequest): Buffer =>
+      Buffer.from(FinishRequestsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FinishRequestsRequest => FinishRequestsRequest.decode(value),
+    responseSerialize: (value: FinishRequestsResponse): Buffer =>
+      Buffer.from(FinishRequestsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FinishRequestsResponse => FinishRequestsResponse.decode(value),
+  },
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: {
     path: "/quota.v1.Quota/SetFreeTierSettings" as const,
@@ -2191,6 +2484,8 @@ export interface QuotaServer extends UntypedServiceImplementation {
   reserveFree: handleUnaryCall<ReserveFreeRequest, ReserveFreeResponse>;
   /** The edge: ends a request (place, usage, free reservation, durable bill). */
   finishRequest: handleUnaryCall<FinishRequestRequest, FinishRequestResponse>;
+  /** The edge: ends several requests in one call, each as FinishRequest would. */
+  finishRequests: handleUnaryCall<FinishRequestsRequest, FinishRequestsResponse>;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: handleUnaryCall<SetFreeTierSettingsRequest, SetFreeTierSettingsResponse>;
 }
@@ -2291,6 +2586,22 @@ export interface QuotaClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FinishRequestResponse) => void,
+  ): ClientUnaryCall;
+  /** The edge: ends several requests in one call, each as FinishRequest would. */
+  finishRequests(
+    request: FinishRequestsRequest,
+    callback: (error: ServiceError | null, response: FinishRequestsResponse) => void,
+  ): ClientUnaryCall;
+  finishRequests(
+    request: FinishRequestsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FinishRequestsResponse) => void,
+  ): ClientUnaryCall;
+  finishRequests(
+    request: FinishRequestsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FinishRequestsResponse) => void,
   ): ClientUnaryCall;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings(
