@@ -103,6 +103,21 @@ describe('BillingLedger on Postgres', () => {
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: FLASH_WORST });
     });
 
+    it('holds at the price in force, also after the price changed since the last hold', async () => {
+      const account = await funded(1_000_000);
+      await t.ledger.setPrice({ model: 'repriced', inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 1_000_000 });
+      const repriced = (requestId = newRequest()) => ({ ...flash(account, requestId), model: 'repriced' });
+      expect(await t.ledger.authorize(repriced())).toMatchObject({ approved: true, requiredMicro: 9192 });
+      await t.ledger.setPrice({ model: 'repriced', inputMicroPerMillion: 2_000_000, outputMicroPerMillion: 3_000_000 });
+      const second = repriced();
+      expect(await t.ledger.authorize(second)).toMatchObject({ approved: true, requiredMicro: 9192 + 2000 + 8192 * 3 });
+      const { rows } = await t.db.query<{ amount_micro: string; input_micro_per_million: string }>(
+        'SELECT amount_micro::text, input_micro_per_million::text FROM billing.holds WHERE request_id = $1',
+        [second.requestId],
+      );
+      expect(rows).toEqual([{ amount_micro: String(2000 + 8192 * 3), input_micro_per_million: '2000000' }]);
+    });
+
     it('never holds more than the balance under 50 parallel authorizations', async () => {
       const account = await funded(1_000_000);
       const decisions = await Promise.all(Array.from({ length: 50 }, () => t.ledger.authorize(flash(account))));

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
 import { HoldRecord, PriceRecord } from '../store/billing-records';
-import { BillingStore } from '../store/billing-store';
+import { BillingStore, HoldOutcome } from '../store/billing-store';
 import { tokenCostMicro } from './token-cost';
 
 /** A request to hold the worst case of a paid request. */
@@ -68,7 +68,18 @@ function chargeWithinHold(usage: SettleParams, hold: HoldRecord): number {
  * prices. All amounts are integer micro-LYD.
  */
 export class BillingLedger {
+  // Prices as last read. Never trusted alone: placing a hold checks them against the stored
+  // price in the same statement, and a changed price is read again.
+  private readonly prices = new Map<string, PriceRecord>();
+
   constructor(private readonly store: BillingStore) {}
+
+  private async loadPrice(model: string): Promise<PriceRecord> {
+    const price = await this.store.getPrice(model);
+    if (!price) throw new RpcError(status.FAILED_PRECONDITION, `model ${model} has no price`);
+    this.prices.set(model, price);
+    return price;
+  }
 
   /**
    * Holds the worst case, ceil(prompt × input + max_tokens × output) / 1e6, when the balance
@@ -81,17 +92,22 @@ export class BillingLedger {
     requireId('model', params.model);
     requireCount('prompt_tokens', params.promptTokens);
     requireCount('max_tokens', params.maxTokens);
-    const price = await this.store.getPrice(params.model);
-    if (!price) throw new RpcError(status.FAILED_PRECONDITION, `model ${params.model} has no price`);
-    const worstMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
-    const outcome = await this.store.placeHold({
-      requestId: params.requestId,
-      accountId: params.accountId,
-      model: params.model,
-      amountMicro: worstMicro,
-      inputMicroPerMillion: price.inputMicroPerMillion,
-      outputMicroPerMillion: price.outputMicroPerMillion,
-    });
+    let price = this.prices.get(params.model) ?? (await this.loadPrice(params.model));
+    let worstMicro: number;
+    let outcome: HoldOutcome;
+    for (;;) {
+      worstMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
+      outcome = await this.store.placeHold({
+        requestId: params.requestId,
+        accountId: params.accountId,
+        model: params.model,
+        amountMicro: worstMicro,
+        inputMicroPerMillion: price.inputMicroPerMillion,
+        outputMicroPerMillion: price.outputMicroPerMillion,
+      });
+      if (outcome.kind !== 'price-changed') break;
+      price = await this.loadPrice(params.model);
+    }
     const othersHold = outcome.balance.heldMicro;
     const decide = (approved: boolean, worst: number): AuthorizeDecision => ({
       approved,

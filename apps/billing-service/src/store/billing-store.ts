@@ -10,7 +10,9 @@ export type HoldOutcome =
   /** The request id already has an open hold: nothing changed. */
   | { kind: 'already-held'; hold: HoldRecord; balance: BalanceRecord }
   /** The request id is already settled: nothing changed. */
-  | { kind: 'already-settled'; entry: LedgerRecord; balance: BalanceRecord };
+  | { kind: 'already-settled'; entry: LedgerRecord; balance: BalanceRecord }
+  /** The hold was priced at prices the model no longer has: nothing changed. */
+  | { kind: 'price-changed' };
 
 /** What recording a free request came to: the ledger row (the first one, for a repeat). */
 export type FreeOutcome =
@@ -39,7 +41,7 @@ export interface BillingStore {
    * change) when the balance would drop below what is held.
    */
   addBalance(accountId: string, amountMicro: number): Promise<number | undefined>;
-  /** Places the hold if the available balance covers it, once per request id. */
+  /** Places the hold if the available balance covers it and its prices are the model's, once per request id. */
   placeHold(hold: NewHold): Promise<HoldOutcome>;
   /**
    * Exactly once per request id: takes the hold, charges `chargeFor(hold)` (at most the hold),

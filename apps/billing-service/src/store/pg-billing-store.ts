@@ -105,12 +105,13 @@ export class PgBillingStore implements BillingStore {
 
   /** One round trip for a new request id; the full transaction for one already held or settled. */
   async placeHold(hold: NewHold): Promise<HoldOutcome> {
-    const { rows } = await this.db.query<{ outcome: 'held' | 'refused' | 'known'; balance: Int8; held_by_others: Int8 }>(
+    const { rows } = await this.db.query<{ outcome: 'held' | 'refused' | 'known' | 'price-changed'; balance: Int8; held_by_others: Int8 }>(
       'SELECT outcome, balance, held_by_others FROM billing.place_hold($1, $2, $3, $4, $5, $6)',
       [hold.requestId, hold.accountId, hold.model, hold.amountMicro, hold.inputMicroPerMillion, hold.outputMicroPerMillion],
     );
     const { outcome, balance, held_by_others } = rows[0];
     if (outcome === 'known') return this.placeHoldOfKnownId(hold);
+    if (outcome === 'price-changed') return { kind: outcome };
     return { kind: outcome, balance: { balanceMicro: toSafeInt(balance), heldMicro: toSafeInt(held_by_others) } };
   }
 
@@ -137,43 +138,11 @@ export class PgBillingStore implements BillingStore {
     return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(rows[0].balance_after), repeated: false };
   }
 
-  private placeHoldOfKnownId(hold: NewHold): Promise<HoldOutcome> {
-    return this.db.transaction(async (tx) => {
-      // The primary key serializes two authorizations of one request id: the second waits here.
-      const inserted = await tx.query(
-        `INSERT INTO billing.holds (request_id, account_id, model, amount_micro, input_micro_per_million, output_micro_per_million)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (request_id) DO NOTHING RETURNING request_id`,
-        [hold.requestId, hold.accountId, hold.model, hold.amountMicro, hold.inputMicroPerMillion, hold.outputMicroPerMillion],
-      );
-      if (inserted.rows.length === 0) {
-        const existing = await readHold(tx, hold.requestId);
-        if (existing) {
-          return { kind: 'already-held', hold: existing, balance: await balanceBeside(tx, existing.accountId, existing.amountMicro) };
-        }
-        const settled = await alreadySettled(tx, hold.requestId);
-        if (settled) return settled;
-        throw new Error(`hold ${hold.requestId} vanished while being authorized`);
-      }
-      // Checked after the insert, which waited for any settle of this id that was committing.
-      const settled = await alreadySettled(tx, hold.requestId);
-      if (settled) {
-        await tx.query('DELETE FROM billing.holds WHERE request_id = $1', [hold.requestId]);
-        return settled;
-      }
-      if (hold.amountMicro === 0) {
-        await tx.query('INSERT INTO billing.balances (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [hold.accountId]);
-      }
-      const covered = await tx.query<{ balance_micro: Int8; held_by_others: Int8 }>(
-        `UPDATE billing.balances SET held_micro = held_micro + $2, updated_at = now()
-         WHERE account_id = $1 AND balance_micro - held_micro >= $2
-         RETURNING balance_micro, held_micro - $2 AS held_by_others`,
-        [hold.accountId, hold.amountMicro],
-      );
-      const row = covered.rows[0];
-      if (row) return { kind: 'held', balance: { balanceMicro: toSafeInt(row.balance_micro), heldMicro: toSafeInt(row.held_by_others) } };
-      await tx.query('DELETE FROM billing.holds WHERE request_id = $1', [hold.requestId]);
-      return { kind: 'refused', balance: await balanceBeside(tx, hold.accountId) };
-    });
+  /** A request id that place_hold found held or settled: what it is now (placed anew if it vanished since). */
+  private async placeHoldOfKnownId(hold: NewHold): Promise<HoldOutcome> {
+    const existing = await readHold(this.db, hold.requestId);
+    if (existing) return { kind: 'already-held', hold: existing, balance: await balanceBeside(this.db, existing.accountId, existing.amountMicro) };
+    return (await alreadySettled(this.db, hold.requestId)) ?? this.placeHold(hold);
   }
 
   private settleInTransaction(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined> {
