@@ -17,6 +17,7 @@ describe('billing.v1.Billing over gRPC', () => {
   const call = {
     authorize: (r: billingV1.AuthorizeRequest) => unaryCall(client.authorize.bind(client), r, DEADLINE_MS),
     settle: (r: billingV1.SettleRequest) => unaryCall(client.settle.bind(client), r, DEADLINE_MS),
+    settleMany: (r: billingV1.SettleManyRequest) => unaryCall(client.settleMany.bind(client), r, DEADLINE_MS),
     addBalance: (r: billingV1.AddBalanceRequest) => unaryCall(client.addBalance.bind(client), r, DEADLINE_MS),
     getBalance: (r: billingV1.GetBalanceRequest) => unaryCall(client.getBalance.bind(client), r, DEADLINE_MS),
     setPrice: (r: billingV1.SetPriceRequest) => unaryCall(client.setPrice.bind(client), r, DEADLINE_MS),
@@ -75,6 +76,26 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(await call.recordFree(free)).toEqual({ recorded: true });
     expect(await call.recordFree(free)).toEqual({ recorded: false });
     expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
+  });
+
+  it('settles several requests in one SettleMany, each on its own, once', async () => {
+    await call.addBalance({ accountId: 'acct_many', amountMicroLyd: 100_000 });
+    const ids = ['req_many_1', 'req_many_2'];
+    for (const requestId of ids) await call.authorize({ requestId, accountId: 'acct_many', model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+    const usage = (requestId: string) => ({ requestId, promptTokens: 1000, completionTokens: 500, usageEstimated: false });
+    const requests = [usage(ids[0]), usage('never-authorized'), usage(ids[1]), { ...usage('bad'), promptTokens: -1 }];
+    const { outcomes } = await call.settleMany({ requests });
+    expect(outcomes.map((o) => o.errorCode)).toEqual([status.OK, status.NOT_FOUND, status.OK, status.INVALID_ARGUMENT]);
+    expect(outcomes[0].settled?.chargedMicroLyd).toBe(3000);
+    expect(outcomes[2].settled?.chargedMicroLyd).toBe(3000);
+    expect(outcomes[1]).toMatchObject({ settled: undefined, errorMessage: expect.stringContaining('never-authorized') });
+    const again = await call.settleMany({ requests: [requests[0], requests[2]] });
+    expect(again.outcomes.map((o) => o.settled)).toEqual([
+      { chargedMicroLyd: 3000, balanceMicroLyd: 94_000 },
+      { chargedMicroLyd: 3000, balanceMicroLyd: 94_000 },
+    ]);
+    expect(await call.getBalance({ accountId: 'acct_many' })).toEqual({ balanceMicroLyd: 94_000 });
+    expect(await codeOf(call.settleMany({ requests: Array.from({ length: 257 }, () => requests[0]) }))).toBe(status.INVALID_ARGUMENT);
   });
 
   it('sends refusals as gRPC statuses', async () => {

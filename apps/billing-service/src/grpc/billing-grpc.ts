@@ -1,5 +1,5 @@
 import { billingV1 } from '@gw/contracts';
-import { Logger, unaryHandler } from '@gw/service-kit';
+import { eachOnItsOwn, Logger, unaryHandler } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { PriceRecord } from '../store/billing-records';
 
@@ -11,14 +11,19 @@ const toPrice = (p: PriceRecord): billingV1.Price => ({
 
 /** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in BillingLedger. */
 export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.BillingServer {
+  const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
+    const result = await ledger.settle(req);
+    return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
+  };
   return {
     authorize: unaryHandler(logger, 'Authorize', async (req: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> => {
       const decision = await ledger.authorize(req);
       return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
     }),
-    settle: unaryHandler(logger, 'Settle', async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
-      const result = await ledger.settle(req);
-      return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
+    settle: unaryHandler(logger, 'Settle', (req: billingV1.SettleRequest) => settle(req)),
+    settleMany: unaryHandler(logger, 'SettleMany', async (req: billingV1.SettleManyRequest): Promise<billingV1.SettleManyResponse> => {
+      const outcomes = await eachOnItsOwn(req.requests, settle, logger, 'SettleMany');
+      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ settled: result, errorCode, errorMessage })) };
     }),
     releaseHold: unaryHandler(logger, 'ReleaseHold', async (req: billingV1.ReleaseHoldRequest): Promise<billingV1.ReleaseHoldResponse> => ({
       released: await ledger.releaseHold(req.requestId),

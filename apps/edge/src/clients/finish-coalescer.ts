@@ -1,20 +1,11 @@
-import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
+import { callBatch, MAX_BATCH } from '@gw/service-kit';
 import { QuotaClient } from './quota-client';
 
 interface Waiting {
   request: quotaV1.FinishRequestRequest;
   resolve(response: quotaV1.FinishRequestResponse): void;
   reject(err: unknown): void;
-}
-
-const MAX_AT_ONCE = 256;
-
-/** A failed outcome as the error FinishRequest would have failed with. */
-function outcomeError(outcome: quotaV1.FinishRequestOutcome | undefined): Error {
-  const err = new Error(outcome?.errorMessage || 'no outcome for this request') as Error & { code: number };
-  err.code = outcome ? outcome.errorCode : status.INTERNAL;
-  return err;
 }
 
 /**
@@ -39,25 +30,19 @@ export class FinishCoalescer {
   private async sendAll(): Promise<void> {
     this.sending = true;
     while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, MAX_AT_ONCE);
-      if (batch.length === 1) await this.sendOne(batch[0]);
+      const batch = this.waiting.splice(0, MAX_BATCH);
+      if (batch.length === 1) await this.quota.finishRequest(batch[0].request).then(batch[0].resolve, batch[0].reject);
       else await this.sendMany(batch);
     }
     this.sending = false;
   }
 
-  private sendOne(one: Waiting): Promise<void> {
-    return this.quota.finishRequest(one.request).then(one.resolve, one.reject);
-  }
-
   private async sendMany(batch: Waiting[]): Promise<void> {
-    try {
-      const { outcomes } = await this.quota.finishRequests(batch.map((w) => w.request));
-      batch.forEach((w, i) => (outcomes[i]?.errorCode === 0 ? w.resolve(outcomes[i].finished ?? { released: false, repeated: false }) : w.reject(outcomeError(outcomes[i]))));
-    } catch (err) {
-      // A quota-service from before FinishRequests (during a rolling update): one call each.
-      if ((err as { code?: number }).code === status.UNIMPLEMENTED) await Promise.all(batch.map((w) => this.sendOne(w)));
-      else batch.forEach((w) => w.reject(err));
-    }
+    const results = await callBatch(
+      batch.map((w) => w.request),
+      async (requests) => (await this.quota.finishRequests(requests)).outcomes.map((o) => ({ ...o, result: o.finished })),
+      (request) => this.quota.finishRequest(request),
+    );
+    results.forEach((r, i) => (r.ok ? batch[i].resolve(r.value) : batch[i].reject(r.err)));
   }
 }

@@ -1,5 +1,5 @@
 import { billingV1 } from '@gw/contracts';
-import { grpcClient, unaryCall } from '@gw/service-kit';
+import { callBatch, grpcClient, unaryCall } from '@gw/service-kit';
 import { BillingSink } from '../domain/settle-forwarder';
 import { SettleRecord } from '../store/settle-outbox';
 
@@ -14,9 +14,15 @@ export class BillingClient implements BillingSink {
     this.client = grpcClient(billingV1.BillingClient, address);
   }
 
-  async settle(record: SettleRecord): Promise<void> {
-    const { requestId, promptTokens, completionTokens, usageEstimated } = record;
-    await unaryCall(this.client.settle.bind(this.client), { requestId, promptTokens, completionTokens, usageEstimated }, this.timeoutMs);
+  /** Settles paid requests in one SettleMany: each record's error, or undefined once settled. */
+  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
+    const requests = records.map(({ requestId, promptTokens, completionTokens, usageEstimated }) => ({ requestId, promptTokens, completionTokens, usageEstimated }));
+    const results = await callBatch(
+      requests,
+      async (many) => (await unaryCall(this.client.settleMany.bind(this.client), { requests: many }, this.timeoutMs)).outcomes.map((o) => ({ ...o, result: o.settled })),
+      (one) => unaryCall(this.client.settle.bind(this.client), one, this.timeoutMs),
+    );
+    return results.map((r) => (r.ok ? undefined : r.err));
   }
 
   async recordFree(record: SettleRecord): Promise<void> {

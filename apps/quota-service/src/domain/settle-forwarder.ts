@@ -5,8 +5,8 @@ import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
 
 /** billing-service as the forwarder sees it; each call is idempotent per request id. */
 export interface BillingSink {
-  /** billing.v1.Settle: charges a paid request against its hold. */
-  settle(record: SettleRecord): Promise<void>;
+  /** billing.v1.SettleMany: charges paid requests against their holds; each record's error, or undefined once settled. */
+  settleMany(records: SettleRecord[]): Promise<unknown[]>;
   /** billing.v1.RecordFree: the ledger row of a free request. */
   recordFree(record: SettleRecord): Promise<void>;
   /** billing.v1.ReleaseHold: a paid request that used no tokens is not billed. */
@@ -29,6 +29,14 @@ export interface ForwarderOptions {
 const FINAL = new Set<number>([status.INVALID_ARGUMENT, status.NOT_FOUND, status.FAILED_PRECONDITION, status.ALREADY_EXISTS, status.OUT_OF_RANGE]);
 
 const isFinal = (err: unknown) => typeof err === 'object' && err !== null && FINAL.has((err as { code?: number }).code ?? -1);
+
+type DeliveryKind = 'settle' | 'free' | 'release';
+
+/** How a bill is delivered: a free request recorded, a paid one settled, or its hold released when it used no tokens. */
+function kindOf(record: SettleRecord): DeliveryKind {
+  if (record.payment === 'free') return 'free';
+  return record.promptTokens + record.completionTokens > 0 ? 'settle' : 'release';
+}
 
 /** What one pass did. */
 export interface ForwardPass {
@@ -82,7 +90,7 @@ export class SettleForwarder {
   async forwardOnce(): Promise<ForwardPass> {
     try {
       const batch = await this.outbox.claim(this.options.batchSize);
-      const retries = await Promise.all(batch.map(({ record }) => this.deliver(record)));
+      const retries = await this.deliverAll(batch.map(({ record }) => record));
       const done = batch.filter((_, i) => retries[i] === undefined).map((claimed) => claimed.id);
       await this.outbox.ack(done);
       const failed = batch.length - done.length;
@@ -95,25 +103,40 @@ export class SettleForwarder {
     }
   }
 
-  /** Undefined when the record is done with (delivered, or refused for good and logged); else why to retry it. */
-  private async deliver(record: SettleRecord): Promise<{ err: unknown } | undefined> {
-    const tokens = record.promptTokens + record.completionTokens;
-    const kind = record.payment === 'free' ? 'free' : tokens > 0 ? 'settle' : 'release';
-    try {
-      if (kind === 'free') await this.billing.recordFree(record);
-      else if (kind === 'settle') await this.billing.settle(record);
-      else await this.billing.releaseHold(record.requestId);
+  /** For each record: undefined when done with (delivered, or refused for good and logged), else why to retry it. */
+  private async deliverAll(records: SettleRecord[]): Promise<({ err: unknown } | undefined)[]> {
+    const kinds = records.map(kindOf);
+    const settles = records.filter((_, i) => kinds[i] === 'settle');
+    const settleErrors = settles.length > 0 ? await this.billing.settleMany(settles) : [];
+    const settleErrorOf = new Map(settles.map((record, i) => [record, settleErrors[i]]));
+    return Promise.all(
+      records.map(async (record, i) => {
+        const kind = kinds[i];
+        if (kind === 'settle') return this.judge(record, kind, settleErrorOf.get(record));
+        try {
+          if (kind === 'free') await this.billing.recordFree(record);
+          else await this.billing.releaseHold(record.requestId);
+          return this.judge(record, kind, undefined);
+        } catch (err) {
+          return this.judge(record, kind, err);
+        }
+      }),
+    );
+  }
+
+  /** What one delivery came to: counted, and a final refusal logged whole and dropped. */
+  private judge(record: SettleRecord, kind: DeliveryKind, err: unknown): { err: unknown } | undefined {
+    if (err === undefined) {
       outboxDeliveries.inc({ kind, outcome: 'delivered' });
       return undefined;
-    } catch (err) {
-      if (!isFinal(err)) {
-        outboxDeliveries.inc({ kind, outcome: 'retry' });
-        return { err };
-      }
-      outboxDeliveries.inc({ kind, outcome: 'dropped' });
-      this.logger.error('bill refused by billing-service, dropped', { record, err });
-      return undefined;
     }
+    if (!isFinal(err)) {
+      outboxDeliveries.inc({ kind, outcome: 'retry' });
+      return { err };
+    }
+    outboxDeliveries.inc({ kind, outcome: 'dropped' });
+    this.logger.error('bill refused by billing-service, dropped', { record, err });
+    return undefined;
   }
 
   private schedule(delayMs: number): void {

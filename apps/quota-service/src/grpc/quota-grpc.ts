@@ -1,14 +1,12 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { Logger, RpcError, rpcStatusOf, unaryHandler } from '@gw/service-kit';
+import { eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { FreeTierGate } from '../domain/free-tier-gate';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
 import { freeRefusalKind, refusals, storeUnavailable } from '../quota-metrics';
 import { StoreUnavailableError } from '../store/store-unavailable-error';
 import { toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
-
-const MAX_FINISHED_AT_ONCE = 256;
 
 /** The rules quota.v1.Quota serves. */
 export interface QuotaDomain {
@@ -60,17 +58,8 @@ export function quotaGrpc({ ledger, freeTier, finisher }: QuotaDomain, logger: L
       decide('FinishRequest', () => finisher.finish(toSettleRecord(req))),
     ),
     finishRequests: unaryHandler(logger, 'FinishRequests', async (req: quotaV1.FinishRequestsRequest): Promise<quotaV1.FinishRequestsResponse> => {
-      if (req.requests.length > MAX_FINISHED_AT_ONCE) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_FINISHED_AT_ONCE} requests at once`);
-      const outcomes = req.requests.map((one) =>
-        decide('FinishRequest', () => finisher.finish(toSettleRecord(one))).then(
-          (finished): quotaV1.FinishRequestOutcome => ({ finished, errorCode: 0, errorMessage: '' }),
-          (err: unknown): quotaV1.FinishRequestOutcome => {
-            const failed = rpcStatusOf(err, logger, 'FinishRequests');
-            return { finished: undefined, errorCode: failed.code, errorMessage: failed.details };
-          },
-        ),
-      );
-      return { outcomes: await Promise.all(outcomes) };
+      const outcomes = await eachOnItsOwn(req.requests, (one) => decide('FinishRequest', () => finisher.finish(toSettleRecord(one))), logger, 'FinishRequests');
+      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ finished: result, errorCode, errorMessage })) };
     }),
     setFreeTierSettings: unaryHandler(
       logger,

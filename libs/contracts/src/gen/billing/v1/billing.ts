@@ -85,6 +85,34 @@ export interface SettleResponse {
 }
 
 /**
+ * Several Settle calls in one, for a caller delivering many bills at a time (quota-service's
+ * forwarder). Each request is settled on its own, exactly as Settle would; one's failure is
+ * not another's.
+ */
+export interface SettleManyRequest {
+  /** The requests to settle, at most 256. */
+  requests: SettleRequest[];
+}
+
+/** What settling each request did, in the order of the requests. */
+export interface SettleManyResponse {
+  /** One outcome per request. */
+  outcomes: SettleOutcome[];
+}
+
+/** What Settle would have answered for one request. */
+export interface SettleOutcome {
+  /** The answer, when the request was settled (error_code 0). */
+  settled:
+    | SettleResponse
+    | undefined;
+  /** The gRPC status code Settle would have failed with, 0 on success. */
+  errorCode: number;
+  /** The status message that goes with error_code. */
+  errorMessage: string;
+}
+
+/**
  * Gives back the hold of a request that will not call the model after all (for example one
  * refused a concurrency place). Nothing is charged and no ledger row is written.
  */
@@ -654,6 +682,259 @@ export const SettleResponse: MessageFns<SettleResponse> = {
     const message = createBaseSettleResponse();
     message.chargedMicroLyd = object.chargedMicroLyd ?? 0;
     message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseSettleManyRequest(): SettleManyRequest {
+  return { requests: [] };
+}
+
+export const SettleManyRequest: MessageFns<SettleManyRequest> = {
+  encode(message: SettleManyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requests) {
+      SettleRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleManyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleManyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requests.push(SettleRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleManyRequest {
+    return {
+      requests: globalThis.Array.isArray(object?.requests)
+        ? object.requests.map((e: any) => SettleRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SettleManyRequest): unknown {
+    const obj: any = {};
+    if (message.requests?.length) {
+      obj.requests = message.requests.map((e) => SettleRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SettleManyRequest>, I>>(base?: I): SettleManyRequest {
+    return SettleManyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleManyRequest>, I>>(object: I): SettleManyRequest {
+    const message = createBaseSettleManyRequest();
+    message.requests = object.requests?.map((e) => SettleRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSettleManyResponse(): SettleManyResponse {
+  return { outcomes: [] };
+}
+
+export const SettleManyResponse: MessageFns<SettleManyResponse> = {
+  encode(message: SettleManyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outcomes) {
+      SettleOutcome.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleManyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleManyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcomes.push(SettleOutcome.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleManyResponse {
+    return {
+      outcomes: globalThis.Array.isArray(object?.outcomes)
+        ? object.outcomes.map((e: any) => SettleOutcome.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SettleManyResponse): unknown {
+    const obj: any = {};
+    if (message.outcomes?.length) {
+      obj.outcomes = message.outcomes.map((e) => SettleOutcome.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SettleManyResponse>, I>>(base?: I): SettleManyResponse {
+    return SettleManyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleManyResponse>, I>>(object: I): SettleManyResponse {
+    const message = createBaseSettleManyResponse();
+    message.outcomes = object.outcomes?.map((e) => SettleOutcome.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSettleOutcome(): SettleOutcome {
+  return { settled: undefined, errorCode: 0, errorMessage: "" };
+}
+
+export const SettleOutcome: MessageFns<SettleOutcome> = {
+  encode(message: SettleOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settled !== undefined) {
+      SettleResponse.encode(message.settled, writer.uint32(10).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(16).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(26).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleOutcome {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleOutcome();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settled = SettleResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleOutcome {
+    return {
+      settled: isSet(object.settled) ? SettleResponse.fromJSON(object.settled) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+    };
+  },
+
+  toJSON(message: SettleOutcome): unknown {
+    const obj: any = {};
+    if (message.settled !== undefined) {
+      obj.settled = SettleResponse.toJSON(message.settled);
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SettleOutcome>, I>>(base?: I): SettleOutcome {
+    return SettleOutcome.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleOutcome>, I>>(object: I): SettleOutcome {
+    const message = createBaseSettleOutcome();
+    message.settled = (object.settled !== undefined && object.settled !== null)
+      ? SettleResponse.fromPartial(object.settled)
+      : undefined;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
     return message;
   },
 };
@@ -1612,6 +1893,16 @@ export const BillingService = {
     responseSerialize: (value: SettleResponse): Buffer => Buffer.from(SettleResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SettleResponse => SettleResponse.decode(value),
   },
+  /** Settles several requests in one call, each as Settle would. */
+  settleMany: {
+    path: "/billing.v1.Billing/SettleMany" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SettleManyRequest): Buffer => Buffer.from(SettleManyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SettleManyRequest => SettleManyRequest.decode(value),
+    responseSerialize: (value: SettleManyResponse): Buffer => Buffer.from(SettleManyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SettleManyResponse => SettleManyResponse.decode(value),
+  },
   /** Gives back a hold without charging. */
   releaseHold: {
     path: "/billing.v1.Billing/ReleaseHold" as const,
@@ -1669,6 +1960,8 @@ export interface BillingServer extends UntypedServiceImplementation {
   authorize: handleUnaryCall<AuthorizeRequest, AuthorizeResponse>;
   /** Charges a request exactly once after its reply ended. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
+  /** Settles several requests in one call, each as Settle would. */
+  settleMany: handleUnaryCall<SettleManyRequest, SettleManyResponse>;
   /** Gives back a hold without charging. */
   releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
   /** Records a free request in the ledger exactly once. */
@@ -1713,6 +2006,22 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SettleResponse) => void,
+  ): ClientUnaryCall;
+  /** Settles several requests in one call, each as Settle would. */
+  settleMany(
+    request: SettleManyRequest,
+    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
+  ): ClientUnaryCall;
+  settleMany(
+    request: SettleManyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
+  ): ClientUnaryCall;
+  settleMany(
+    request: SettleManyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
   ): ClientUnaryCall;
   /** Gives back a hold without charging. */
   releaseHold(
