@@ -175,6 +175,24 @@ describe('BillingLedger on Postgres', () => {
       expect(await ledgerSum(account)).toBe(10_000);
     });
 
+    it('settles many requests of several accounts started at once, each exactly once, with the same id twice and an unknown one among them', async () => {
+      const accounts = [await funded(1_000_000), await funded(1_000_000), await funded(1_000_000)];
+      const requests = accounts.flatMap((account) => [flash(account), flash(account), flash(account)]);
+      await Promise.all(requests.map((r) => t.ledger.authorize(r)));
+      const usage = { promptTokens: 1000, completionTokens: 1000, usageEstimated: false };
+      const settles = [...requests.map((r) => r.requestId), requests[0].requestId, 'never-held'].map((requestId) =>
+        t.ledger.settle({ requestId, ...usage }).then(
+          (r) => r.chargedMicro,
+          (err: { code: number }) => err.code,
+        ),
+      );
+      expect(await Promise.all(settles)).toEqual([...Array(10).fill(5000), status.NOT_FOUND]);
+      for (const account of accounts) {
+        expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000 - 15_000, heldMicro: 0 });
+        expect(await ledgerSum(account)).toBe(15_000);
+      }
+    });
+
     it('answers NOT_FOUND for a request id that was never authorized', async () => {
       expect(await codeOf(t.ledger.settle({ requestId: 'never', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(status.NOT_FOUND);
     });

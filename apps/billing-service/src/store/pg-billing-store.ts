@@ -4,6 +4,7 @@ import { BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing
 import { readBalance, readHold, readLedger } from './pg-billing-reads';
 import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
 import { recordFreeUsage } from './pg-free-usage';
+import { chargeOpenHolds, OpenHoldCharge, readHolds } from './pg-open-hold-charges';
 
 /** The balance and what is held, zeros for an account without a row; `ownHoldMicro` is not counted as held. */
 async function balanceBeside(q: Queryable, accountId: string, ownHoldMicro = 0): Promise<BalanceRecord> {
@@ -45,25 +46,17 @@ const RELEASE_ONE_HOLD = `
     FROM gone WHERE b.account_id = gone.account_id RETURNING b.account_id)
   SELECT count(*)::int AS n FROM gone`;
 
-// Takes the charge of one open hold: deleting the hold, writing the ledger row and moving the
-// money is one statement, so one transaction. The hold must still be the one the charge was
-// worked out from ($2-$4), else nothing happens.
-const SETTLE_OPEN_HOLD = `
-  WITH taken AS (
-    DELETE FROM billing.holds WHERE request_id = $1 AND amount_micro = $2 AND input_micro_per_million = $3 AND output_micro_per_million = $4
-    RETURNING ${HOLD_COLUMNS}),
-  entry AS (
-    INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
-      output_micro_per_million, amount_micro, paid, usage_estimated)
-    SELECT request_id, account_id, model, $5, $6, input_micro_per_million, output_micro_per_million, $7, true, $8 FROM taken
-    RETURNING ${LEDGER_COLUMNS}),
-  moved AS (
-    UPDATE billing.balances b SET balance_micro = b.balance_micro - $7, held_micro = b.held_micro - taken.amount_micro, updated_at = now()
-    FROM taken WHERE b.account_id = taken.account_id RETURNING b.balance_micro)
-  SELECT entry.*, moved.balance_micro AS balance_after FROM entry, moved`;
+interface PendingSettle {
+  usage: SettleUsage;
+  chargeFor: (hold: HoldRecord) => number;
+  resolve(outcome: SettleOutcome | undefined): void;
+  reject(err: unknown): void;
+}
 
 /** BillingStore on Postgres (server or PGlite), schema `billing`. */
 export class PgBillingStore implements BillingStore {
+  private pendingSettles: PendingSettle[] = [];
+
   constructor(private readonly db: Database) {}
 
   async getPrice(model: string): Promise<PriceRecord | undefined> {
@@ -116,26 +109,37 @@ export class PgBillingStore implements BillingStore {
   }
 
   /**
-   * Two round trips, no transaction: the hold is read, its charge worked out, and the charge
-   * taken in one statement that only applies while that very hold is still open. Anything else
-   * (settled before, settling now, a hold placed again) goes to the full transaction.
+   * Settles started in the same tick (a SettleMany) are taken together: their holds read in one
+   * query and charged in one statement (chargeOpenHolds), two round trips for all of them.
+   * Anything else (settled before, settling now, a hold placed again, the same id twice, a
+   * failed batch) goes to the full transaction of its own.
    */
-  async settle(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined> {
-    const hold = await readHold(this.db, usage.requestId);
-    if (!hold) return this.settleInTransaction(usage, chargeFor);
-    const amountMicro = chargeFor(hold);
-    const { rows } = await this.db.query<LedgerRow & { balance_after: Int8 }>(SETTLE_OPEN_HOLD, [
-      hold.requestId,
-      hold.amountMicro,
-      hold.inputMicroPerMillion,
-      hold.outputMicroPerMillion,
-      usage.promptTokens,
-      usage.completionTokens,
-      amountMicro,
-      usage.usageEstimated,
-    ]);
-    if (!rows[0]) return this.settleInTransaction(usage, chargeFor);
-    return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(rows[0].balance_after), repeated: false };
+  settle(usage: SettleUsage, chargeFor: (hold: HoldRecord) => number): Promise<SettleOutcome | undefined> {
+    return new Promise((resolve, reject) => {
+      this.pendingSettles.push({ usage, chargeFor, resolve, reject });
+      if (this.pendingSettles.length === 1) queueMicrotask(() => void this.settleTogether(this.pendingSettles.splice(0)));
+    });
+  }
+
+  private async settleTogether(batch: PendingSettle[]): Promise<void> {
+    let settled = new Map<string, SettleOutcome>();
+    try {
+      const holds = await readHolds(this.db, [...new Set(batch.map((p) => p.usage.requestId))]);
+      const charges = new Map<string, OpenHoldCharge>();
+      for (const { usage, chargeFor } of batch) {
+        const hold = holds.get(usage.requestId);
+        if (hold && !charges.has(usage.requestId)) charges.set(usage.requestId, { hold, usage, amountMicro: chargeFor(hold) });
+      }
+      if (charges.size > 0) settled = await chargeOpenHolds(this.db, [...charges.values()]);
+    } catch {
+      // Nothing of the batch was applied (one statement): each settle is tried on its own below.
+    }
+    for (const pending of batch) {
+      const outcome = settled.get(pending.usage.requestId);
+      settled.delete(pending.usage.requestId);
+      if (outcome) pending.resolve(outcome);
+      else this.settleInTransaction(pending.usage, pending.chargeFor).then(pending.resolve, pending.reject);
+    }
   }
 
   /** A request id that place_hold found held or settled: what it is now (placed anew if it vanished since). */

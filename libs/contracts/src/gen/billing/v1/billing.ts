@@ -87,7 +87,8 @@ export interface SettleResponse {
 /**
  * Several Settle calls in one, for a caller delivering many bills at a time (quota-service's
  * forwarder). Each request is settled on its own, exactly as Settle would; one's failure is
- * not another's.
+ * not another's. The charges of one call may be taken together: the balance an outcome shows
+ * is then the account's balance after every charge of the call.
  */
 export interface SettleManyRequest {
   /** The requests to settle, at most 256. */
