@@ -8,7 +8,7 @@ import { LatencyHistogram } from './latency-histogram';
 import { writeLatencyChart } from './latency-chart';
 import { closedLoop, openLoop } from './open-loop';
 import { memoryPerOpenStream } from './open-streams';
-import { childPids, cpuSeconds } from './process-stats';
+import { childPids, cpuSeconds, storePids } from './process-stats';
 import { streamTiming } from './stream-timing';
 import { Target, targetPool } from './target';
 
@@ -28,7 +28,9 @@ const percentiles = (h: LatencyHistogram): Percentiles => ({ p50: h.ms(50), p99:
  */
 async function main(): Promise<void> {
   const [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-  const stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { LOG_LEVEL: 'warn' } });
+  // `npm run bench -- --profile`: every process writes a V8 CPU profile to bench/results/profiles/ as it exits.
+  const cpuProfileDir = process.argv.includes('--profile') ? join(RESULTS, 'profiles') : undefined;
+  const stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { LOG_LEVEL: 'warn' }, cpuProfileDir });
   try {
     say('creating accounts');
     const accounts = await AccountPool.create(3000, stack.env.AUTH_ADDR, stack.env.BILLING_ADDR);
@@ -49,10 +51,16 @@ async function main(): Promise<void> {
     for (const rate of RATES) {
       say(`open loop at ${rate} req/s`);
       const directRun = await openLoop(direct, PAID, rate, SECONDS_PER_RATE);
-      const cpuBefore = Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, cpuSeconds(pid)]));
+      const processes: Record<string, number[]> = { ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, [pid]])), ...storePids() };
+      const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+      const cpuBefore = Object.fromEntries(Object.entries(processes).map(([name, list]) => [name, cpuOf(list)]));
+      const ownBefore = process.cpuUsage();
       const gatewayRun = await openLoop(gateway, PAID, rate, SECONDS_PER_RATE);
       if (rate === 500) {
-        cpuMsPerRequest = Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, ((cpuSeconds(pid) - cpuBefore[app]) * 1000) / Math.max(1, gatewayRun.count)]));
+        const perRequest = (seconds: number) => (seconds * 1000) / Math.max(1, gatewayRun.count);
+        const own = process.cpuUsage(ownBefore);
+        cpuMsPerRequest = Object.fromEntries(Object.entries(processes).map(([name, list]) => [name, perRequest(cpuOf(list) - cpuBefore[name])]));
+        cpuMsPerRequest['load generator'] = perRequest((own.user + own.system) / 1e6);
       }
       rates.push({ rate, gateway: percentiles(gatewayRun), direct: percentiles(directRun) });
     }

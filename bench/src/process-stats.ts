@@ -20,9 +20,30 @@ export function childPids(): Record<string, number> {
   return pids;
 }
 
+/** The pids of the stores the stack runs on (every postgres and redis-server process of the machine), by store. */
+export function storePids(): Record<'postgres' | 'redis', number[]> {
+  const pids: Record<'postgres' | 'redis', number[]> = { postgres: [], redis: [] };
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const name = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (name === 'postgres') pids.postgres.push(Number(entry));
+      else if (name === 'redis-server') pids.redis.push(Number(entry));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return pids;
+}
+
 /** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0; // ended (a Postgres backend that closed): its time is not counted
+  }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
