@@ -54,7 +54,7 @@ export function markdownReport(r: BenchResults): string {
     '|---|' + Object.keys(r.cpuMsPerRequest).map(() => '---|').join('') + '---|',
     '| | ' + Object.values(r.cpuMsPerRequest).map((v) => v.toFixed(3)).join(' | ') + ` | ${f(Object.values(r.cpuMsPerRequest).reduce((a, b) => a + b, 0))} |`,
     '',
-    `On ${cpus().length} cores, "all" above 2 ms per request caps the throughput below 1,000 req/s.`,
+    `On ${cpus().length} cores, "all" above ${cpus().length} ms per request caps the throughput below 1,000 req/s.`,
     '',
     'Chart `latency.png`: latency (ms, y) against rate (req/s, x); blue gateway p50, red gateway p99, green direct p50, orange direct p99.',
   ];
