@@ -1,6 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { authV1, billingV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
+import { grpcClient, unaryCall } from '@gw/service-kit';
 
 /** Requests one account may send per clock minute here: under the 30 of the limit, with room. */
 const PER_MINUTE = 25;
@@ -18,8 +17,8 @@ export class AccountPool {
 
   /** Creates `size` accounts with 1,000 LYD each, over gRPC, 32 at a time. */
   static async create(size: number, authAddr: string, billingAddr: string): Promise<AccountPool> {
-    const auth = new authV1.AuthClient(authAddr, credentials.createInsecure());
-    const billing = new billingV1.BillingClient(billingAddr, credentials.createInsecure());
+    const auth = grpcClient(authV1.AuthClient, authAddr);
+    const billing = grpcClient(billingV1.BillingClient, billingAddr);
     const keys: string[] = [];
     try {
       for (let start = 0; start < size; start += 32) {

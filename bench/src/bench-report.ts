@@ -9,6 +9,8 @@ export interface BenchResults {
   streams: { addedTtfbP50Ms: number; addedPieceGapP50Ms: number; gatewayTtfbP50Ms: number; directTtfbP50Ms: number };
   openStreams: { opened: number; kbPerStream: number };
   cpuMsPerRequest: Record<string, number>;
+  /** One grpc-js unary call on loopback, client and server in one process: the floor under each hop. */
+  grpcCall: { p50Ms: number; cpuMsPerCall: number };
 }
 
 /** Latency percentiles in ms, and the requests that failed. */
@@ -55,6 +57,8 @@ export function markdownReport(r: BenchResults): string {
     '| | ' + Object.values(r.cpuMsPerRequest).map((v) => v.toFixed(3)).join(' | ') + ` | ${f(Object.values(r.cpuMsPerRequest).reduce((a, b) => a + b, 0))} |`,
     '',
     `On ${cpus().length} cores, "all" above ${cpus().length} ms per request caps the throughput below 1,000 req/s.`,
+    `One grpc-js unary call alone on loopback (client and server in one process) takes ${f(r.grpcCall.p50Ms)} ms at p50 and ` +
+      `${f(r.grpcCall.cpuMsPerCall)} ms of CPU; a paid request makes 4 such calls in a row before the provider is called.`,
     '',
     'Chart `latency.png`: latency (ms, y) against rate (req/s, x); blue gateway p50, red gateway p99, green direct p50, orange direct p99.',
   ];

@@ -4,6 +4,7 @@ import { startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis } from '@gw/testing';
 import { AccountPool } from './account-pool';
 import { BenchResults, describeMachine, markdownReport, Percentiles } from './bench-report';
+import { grpcCallFloor } from './grpc-call-floor';
 import { LatencyHistogram } from './latency-histogram';
 import { writeLatencyChart } from './latency-chart';
 import { closedLoop, openLoop } from './open-loop';
@@ -74,6 +75,9 @@ async function main(): Promise<void> {
     const gatewayStreams = await streamTiming(gateway, STREAM, 100, 4);
 
 
+    say('one gRPC call, alone');
+    const grpcCall = await grpcCallFloor(2000);
+
     const results: BenchResults = {
       date: new Date().toISOString().slice(0, 10),
       machine: describeMachine(),
@@ -87,6 +91,7 @@ async function main(): Promise<void> {
       },
       openStreams: open,
       cpuMsPerRequest,
+      grpcCall,
     };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);

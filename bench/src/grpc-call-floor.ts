@@ -1,0 +1,46 @@
+import { credentials, makeGenericClientConstructor, Server, ServerCredentials, ServiceDefinition, ServiceError } from '@grpc/grpc-js';
+import { GRPC_OPTIONS } from '@gw/service-kit';
+import { LatencyHistogram } from './latency-histogram';
+
+const same = (b: Buffer) => b;
+const ECHO: ServiceDefinition = {
+  echo: { path: '/bench.Echo/Echo', requestStream: false, responseStream: false, requestSerialize: same, requestDeserialize: same, responseSerialize: same, responseDeserialize: same },
+};
+
+/** What one gRPC unary call costs on this machine: wall time, and CPU of client and server together. */
+export interface GrpcCallFloor {
+  p50Ms: number;
+  cpuMsPerCall: number;
+}
+
+/**
+ * The floor under every hop of the gateway: `calls` sequential unary calls of a 16-byte echo
+ * with grpc-js, client and server in this process on loopback, with the services' channel options.
+ */
+export async function grpcCallFloor(calls: number): Promise<GrpcCallFloor> {
+  const server = new Server(GRPC_OPTIONS);
+  server.addService(ECHO, { echo: (call: { request: Buffer }, done: (err: null, reply: Buffer) => void) => done(null, call.request) });
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const EchoClient = makeGenericClientConstructor(ECHO, 'Echo');
+  const client = new EchoClient(`127.0.0.1:${port}`, credentials.createInsecure(), GRPC_OPTIONS) as unknown as {
+    echo(request: Buffer, done: (err: ServiceError | null, reply: Buffer) => void): void;
+    close(): void;
+  };
+  const payload = Buffer.alloc(16, 1);
+  const call = () => new Promise<void>((resolve, reject) => client.echo(payload, (err) => (err ? reject(err) : resolve())));
+  try {
+    for (let i = 0; i < 200; i++) await call();
+    const histogram = new LatencyHistogram();
+    const cpuBefore = process.cpuUsage();
+    for (let i = 0; i < calls; i++) {
+      const start = process.hrtime.bigint();
+      await call();
+      histogram.record(Number(process.hrtime.bigint() - start) / 1000);
+    }
+    const cpu = process.cpuUsage(cpuBefore);
+    return { p50Ms: histogram.ms(50), cpuMsPerCall: (cpu.user + cpu.system) / 1000 / calls };
+  } finally {
+    client.close();
+    server.forceShutdown();
+  }
+}
