@@ -24,9 +24,9 @@ const MAX_RETRY_MS = 5000;
 /**
  * After a reply ends: one FinishRequest to quota-service (sharing a call with others finishing
  * at the same time), which frees the place, counts the tokens and queues the bill durably for
- * billing-service (settled once per request id). It is
- * retried until it lands, off the caller's path; a repeat changes nothing. Outcomes, retries and
- * estimated charges are counted in the edge's metrics.
+ * billing-service (settled once per request id). It is retried until it lands, off the
+ * caller's path; a repeat changes nothing. Outcomes, retries and estimated charges are counted
+ * in the edge's metrics.
  */
 export class Settlement {
   private readonly pending = new Set<Promise<void>>();
