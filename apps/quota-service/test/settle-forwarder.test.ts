@@ -105,7 +105,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
     await outbox.append(bill);
     expect(await forwarder.forwardOnce()).toEqual({ delivered: 1, failed: 0 });
     const dropped = logs.map((line) => JSON.parse(line)).find((event) => event.msg === 'bill refused by billing-service, dropped');
-    expect(dropped).toMatchObject({ level: 'error', record: bill });
+    expect(dropped).toMatchObject({ level: 'error', billingId: bill.requestId, record: bill });
   });
 
   it('runs on its own once started, and delivers what is left when stopped', async () => {

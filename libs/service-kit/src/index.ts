@@ -26,3 +26,5 @@ export type { Stoppable } from './run-service';
 export { counter, gauge, histogram, LATENCY_BUCKETS, METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
 export { sendMetrics, startMetricsServer } from './metrics-server';
 export type { MetricsServer } from './metrics-server';
+export { backoffMs, isFinalFailure } from './retry-policy';
+export type { Backoff } from './retry-policy';

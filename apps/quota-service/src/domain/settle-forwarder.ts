@@ -1,5 +1,4 @@
-import { status } from '@grpc/grpc-js';
-import { Logger } from '@gw/service-kit';
+import { backoffMs, isFinalFailure, Logger } from '@gw/service-kit';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
 import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
 
@@ -17,18 +16,11 @@ export interface BillingSink {
 export interface ForwarderOptions {
   /** Wait between looks at an empty outbox, and the first wait after a failure. */
   pollMs: number;
-  /** Longest wait after failures in a row (the wait doubles from pollMs). */
+  /** Longest wait after failures in a row (the wait doubles from pollMs, with jitter: backoffMs). */
   maxBackoffMs: number;
   /** Records delivered at once. */
   batchSize: number;
 }
-
-// billing-service's answers that no retry can change: the record is dropped, with an error log
-// carrying all of it so that an operator can apply it by hand. Any other failure (UNAVAILABLE,
-// DEADLINE_EXCEEDED, INTERNAL when Postgres is down, UNIMPLEMENTED during a rollout...) is retried.
-const FINAL = new Set<number>([status.INVALID_ARGUMENT, status.NOT_FOUND, status.FAILED_PRECONDITION, status.ALREADY_EXISTS, status.OUT_OF_RANGE]);
-
-const isFinal = (err: unknown) => typeof err === 'object' && err !== null && FINAL.has((err as { code?: number }).code ?? -1);
 
 type DeliveryKind = 'settle' | 'free' | 'release';
 
@@ -48,22 +40,23 @@ export interface ForwardPass {
  * Delivers the bills of finished requests from the outbox to billing-service, until each
  * lands: a paid request is settled (or its hold released when it used no tokens), a free one
  * recorded. Delivery is at least once; billing-service applies each request id once, so a
- * record delivered twice (a lost answer, a replica taking over) is never billed twice.
+ * record delivered twice (a lost answer, a replica taking over) is never billed twice. Failures
+ * follow the one retry policy (isFinalFailure, backoffMs): only a record billing-service
+ * refused for good is dropped, with a metric and an error log carrying all of it so that an
+ * operator can apply it by hand.
  */
 export class SettleForwarder {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<ForwardPass> | undefined;
   private stopped = true;
-  private backoffMs: number;
+  private failures = 0;
 
   constructor(
     private readonly outbox: SettleOutbox,
     private readonly billing: BillingSink,
     private readonly options: ForwarderOptions,
     private readonly logger: Logger,
-  ) {
-    this.backoffMs = options.pollMs;
-  }
+  ) {}
 
   /** Forwards until stopped. */
   start(): void {
@@ -130,12 +123,12 @@ export class SettleForwarder {
       outboxDeliveries.inc({ kind, outcome: 'delivered' });
       return undefined;
     }
-    if (!isFinal(err)) {
+    if (!isFinalFailure(err)) {
       outboxDeliveries.inc({ kind, outcome: 'retry' });
       return { err };
     }
     outboxDeliveries.inc({ kind, outcome: 'dropped' });
-    this.logger.error('bill refused by billing-service, dropped', { record, err });
+    this.logger.error('bill refused by billing-service, dropped', { billingId: record.requestId, record, err });
     return undefined;
   }
 
@@ -145,8 +138,8 @@ export class SettleForwarder {
       void this.running.then((pass) => {
         this.running = undefined;
         if (this.stopped) return;
-        this.backoffMs = pass.failed > 0 ? Math.min(this.backoffMs * 2, this.options.maxBackoffMs) : this.options.pollMs;
-        if (pass.failed > 0) this.schedule(this.backoffMs);
+        this.failures = pass.failed > 0 ? this.failures + 1 : 0;
+        if (pass.failed > 0) this.schedule(backoffMs(this.failures, { firstMs: this.options.pollMs, maxMs: this.options.maxBackoffMs }));
         else this.schedule(pass.delivered === this.options.batchSize ? 0 : this.options.pollMs);
       });
     }, delayMs);
