@@ -14,7 +14,8 @@ describe('HoldSweeper on Postgres', () => {
   const holdFor = async (accountId: string, ageSeconds: number) => {
     const requestId = `req_${++seq}`;
     await t.ledger.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }); // 5,000 micro-LYD
-    await t.db.query(`UPDATE billing.holds SET created_at = now() - $2::float8 * interval '1 second' WHERE request_id = $1`, [requestId, ageSeconds]);
+    const placed = `now() - $2::float8 * interval '1 second'`;
+    await t.db.query(`UPDATE billing.holds SET created_at = ${placed}, renewed_at = ${placed} WHERE request_id = $1`, [requestId, ageSeconds]);
     return requestId;
   };
 
@@ -24,7 +25,7 @@ describe('HoldSweeper on Postgres', () => {
   afterEach(() => sweeper?.stop());
   afterAll(() => t.close());
 
-  it('releases holds older than the TTL and keeps younger ones', async () => {
+  it('releases holds neither placed nor renewed within the TTL and keeps younger ones', async () => {
     await t.ledger.addBalance('acct_a', 100_000);
     await t.ledger.addBalance('acct_b', 100_000);
     const stale = [await holdFor('acct_a', TTL_SECONDS + 5), await holdFor('acct_a', TTL_SECONDS + 60), await holdFor('acct_b', 3600)];
@@ -40,6 +41,26 @@ describe('HoldSweeper on Postgres', () => {
     expect(await codeOf(settle(stale[0]))).toBe(status.NOT_FOUND);
     expect((await settle(fresh)).chargedMicro).toBe(50);
     expect(await t.store.getBalance('acct_a')).toEqual({ balanceMicro: 100_000 - 50, heldMicro: 0 });
+  });
+
+  it('keeps an old hold that was renewed within the TTL, and sweeps it once renewals stop', async () => {
+    await t.ledger.addBalance('acct_d', 100_000);
+    const running = await holdFor('acct_d', 3600);
+    const unknown = 'req_never_held';
+    expect(await t.ledger.renewHolds([running, unknown])).toBe(1);
+
+    sweeper = new HoldSweeper(t.store, TTL_SECONDS, 60_000, quiet);
+    expect(await sweeper.sweepOnce()).toBe(0);
+    expect(await t.store.getBalance('acct_d')).toEqual({ balanceMicro: 100_000, heldMicro: 5000 });
+
+    await t.db.query(`UPDATE billing.holds SET renewed_at = now() - interval '901 seconds' WHERE request_id = $1`, [running]);
+    expect(await sweeper.sweepOnce()).toBe(1);
+    expect(await t.store.getBalance('acct_d')).toEqual({ balanceMicro: 100_000, heldMicro: 0 });
+  });
+
+  it('refuses more request ids in one renewal than a batch holds', async () => {
+    const ids = Array.from({ length: 257 }, (_, i) => `req_many_${i}`);
+    expect(await codeOf(t.ledger.renewHolds(ids))).toBe(status.INVALID_ARGUMENT);
   });
 
   it('sweeps on its timer until stopped', async () => {

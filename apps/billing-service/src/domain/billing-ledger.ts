@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
+import { MAX_BATCH, RpcError } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
 import { HoldRecord, PriceRecord } from '../store/billing-records';
 import { BillingStore, HoldOutcome } from '../store/billing-store';
@@ -170,6 +170,13 @@ export class BillingLedger {
   releaseHold(requestId: string): Promise<boolean> {
     requireId('request_id', requestId);
     return this.store.releaseHold(requestId);
+  }
+
+  /** Keeps the holds of running requests from the sweeper; ids without a hold are passed over. */
+  async renewHolds(requestIds: string[]): Promise<number> {
+    if (requestIds.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} request ids`);
+    requestIds.forEach((id) => requireId('request_id', id));
+    return this.store.renewHolds(requestIds);
   }
 
   /** Adds to (or takes from) a balance; refused when it would take money that is not there. */

@@ -5,8 +5,10 @@ import { BillingStore } from '../store/billing-store';
 const MAX_RELEASED_PER_SWEEP = 1000;
 
 /**
- * Releases holds older than the TTL on a timer. A hold that old belongs to a request whose
- * settle will never come (its edge replica died, say); releasing it frees the balance again.
+ * Releases, on a timer, holds neither placed nor renewed within the TTL. A running request's
+ * hold is renewed with its lease every few seconds, so a hold that old belongs to a request that
+ * never got as far as a lease (its edge died between Authorize and AcquirePlace, say) and whose
+ * settle will never come; releasing it frees the balance again.
  */
 export class HoldSweeper {
   private timer: NodeJS.Timeout | undefined;

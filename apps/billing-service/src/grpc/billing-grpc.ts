@@ -28,6 +28,9 @@ export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.Bi
     releaseHold: unaryHandler(logger, 'ReleaseHold', async (req: billingV1.ReleaseHoldRequest): Promise<billingV1.ReleaseHoldResponse> => ({
       released: await ledger.releaseHold(req.requestId),
     })),
+    renewHolds: unaryHandler(logger, 'RenewHolds', async (req: billingV1.RenewHoldsRequest): Promise<billingV1.RenewHoldsResponse> => ({
+      renewed: await ledger.renewHolds(req.requestIds),
+    })),
     recordFree: unaryHandler(logger, 'RecordFree', async (req: billingV1.RecordFreeRequest): Promise<billingV1.RecordFreeResponse> => ({
       recorded: await ledger.recordFree(req),
     })),

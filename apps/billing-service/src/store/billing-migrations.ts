@@ -93,4 +93,16 @@ export const BILLING_MIGRATIONS: Migration[] = [
       END $fn$;
     `,
   },
+  {
+    // A running request's hold is renewed with its lease (RenewHolds); the sweeper releases a
+    // hold only when it was neither placed nor renewed within the TTL.
+    id: '004-hold-renewals',
+    sql: `
+      DO $migration$ BEGIN
+        ALTER TABLE billing.holds ADD COLUMN renewed_at timestamptz NOT NULL DEFAULT now();
+        CREATE INDEX holds_renewed_at ON billing.holds (renewed_at);
+        DROP INDEX billing.holds_created_at;
+      END $migration$;
+    `,
+  },
 ];

@@ -53,6 +53,8 @@ export interface BillingStore {
   recordFree(usage: FreeUsage): Promise<FreeOutcome>;
   /** Deletes one request's hold and gives its amount back; false when it had none. */
   releaseHold(requestId: string): Promise<boolean>;
-  /** Releases holds created more than `ttlSeconds` ago; returns how many. */
+  /** Marks the holds of these request ids as renewed now (running requests); returns how many had one. */
+  renewHolds(requestIds: string[]): Promise<number>;
+  /** Releases holds neither placed nor renewed within the last `ttlSeconds`; returns how many. */
   releaseHoldsOlderThan(ttlSeconds: number, limit: number): Promise<number>;
 }

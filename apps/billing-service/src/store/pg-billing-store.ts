@@ -25,13 +25,13 @@ async function alreadySettled(q: Queryable, requestId: string): Promise<HoldOutc
   return entry && { kind: 'already-settled', entry, balance: await balanceBeside(q, entry.accountId) };
 }
 
-// One stale hold per statement: deleting it and giving its amount back is one atomic step, and
+// One stale hold (neither placed nor renewed within the TTL) per statement: deleting it and giving its amount back is one atomic step, and
 // SKIP LOCKED lets replicas sweep side by side without waiting on each other or on a settle.
 const RELEASE_ONE_STALE_HOLD = `
   WITH gone AS (
     DELETE FROM billing.holds WHERE request_id = (
-      SELECT request_id FROM billing.holds WHERE created_at < now() - $1::float8 * interval '1 second'
-      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      SELECT request_id FROM billing.holds WHERE renewed_at < now() - $1::float8 * interval '1 second'
+      ORDER BY renewed_at LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING account_id, amount_micro),
   released AS (
     UPDATE billing.balances b SET held_micro = b.held_micro - gone.amount_micro, updated_at = now()
@@ -191,6 +191,12 @@ export class PgBillingStore implements BillingStore {
   async releaseHold(requestId: string): Promise<boolean> {
     const { rows } = await this.db.query<{ n: number }>(RELEASE_ONE_HOLD, [requestId]);
     return rows[0].n > 0;
+  }
+
+  async renewHolds(requestIds: string[]): Promise<number> {
+    if (requestIds.length === 0) return 0;
+    const { rowCount } = await this.db.query('UPDATE billing.holds SET renewed_at = now() WHERE request_id = ANY($1::text[])', [requestIds]);
+    return rowCount ?? 0;
   }
 
   async releaseHoldsOlderThan(ttlSeconds: number, limit: number): Promise<number> {

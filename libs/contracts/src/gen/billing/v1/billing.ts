@@ -129,6 +129,22 @@ export interface ReleaseHoldResponse {
 }
 
 /**
+ * Keeps the holds of running requests: a hold is released by the sweeper only when it was
+ * neither placed nor renewed within HOLD_TTL_SECONDS. quota-service renews the holds of paid
+ * requests whose leases the edge renews.
+ */
+export interface RenewHoldsRequest {
+  /** The request ids given to Authorize, at most 256; ids without a hold are passed over. */
+  requestIds: string[];
+}
+
+/** What renewing did. */
+export interface RenewHoldsResponse {
+  /** How many of the ids had a hold, now renewed. */
+  renewed: number;
+}
+
+/**
  * Writes the ledger row of a free request: amount 0, paid=false, prices 0, the usage as given.
  * Exactly once per request id: a repeat writes nothing and answers recorded=false. A request id
  * that has a paid hold is refused with FAILED_PRECONDITION; one already in the ledger for
@@ -1080,6 +1096,146 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   },
 };
 
+function createBaseRenewHoldsRequest(): RenewHoldsRequest {
+  return { requestIds: [] };
+}
+
+export const RenewHoldsRequest: MessageFns<RenewHoldsRequest> = {
+  encode(message: RenewHoldsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requestIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewHoldsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewHoldsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewHoldsRequest {
+    return {
+      requestIds: globalThis.Array.isArray(object?.requestIds)
+        ? object.requestIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.request_ids)
+        ? object.request_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RenewHoldsRequest): unknown {
+    const obj: any = {};
+    if (message.requestIds?.length) {
+      obj.requestIds = message.requestIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewHoldsRequest>, I>>(base?: I): RenewHoldsRequest {
+    return RenewHoldsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewHoldsRequest>, I>>(object: I): RenewHoldsRequest {
+    const message = createBaseRenewHoldsRequest();
+    message.requestIds = object.requestIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRenewHoldsResponse(): RenewHoldsResponse {
+  return { renewed: 0 };
+}
+
+export const RenewHoldsResponse: MessageFns<RenewHoldsResponse> = {
+  encode(message: RenewHoldsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.renewed !== 0) {
+      writer.uint32(8).int32(message.renewed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewHoldsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewHoldsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.renewed = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewHoldsResponse {
+    return { renewed: isSet(object.renewed) ? globalThis.Number(object.renewed) : 0 };
+  },
+
+  toJSON(message: RenewHoldsResponse): unknown {
+    const obj: any = {};
+    if (message.renewed !== 0) {
+      obj.renewed = Math.round(message.renewed);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewHoldsResponse>, I>>(base?: I): RenewHoldsResponse {
+    return RenewHoldsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewHoldsResponse>, I>>(object: I): RenewHoldsResponse {
+    const message = createBaseRenewHoldsResponse();
+    message.renewed = object.renewed ?? 0;
+    return message;
+  },
+};
+
 function createBaseRecordFreeRequest(): RecordFreeRequest {
   return { requestId: "", accountId: "", model: "", promptTokens: 0, completionTokens: 0, usageEstimated: false };
 }
@@ -1914,6 +2070,16 @@ export const BillingService = {
     responseSerialize: (value: ReleaseHoldResponse): Buffer => Buffer.from(ReleaseHoldResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
   },
+  /** Keeps the holds of running requests from being swept. */
+  renewHolds: {
+    path: "/billing.v1.Billing/RenewHolds" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewHoldsRequest): Buffer => Buffer.from(RenewHoldsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewHoldsRequest => RenewHoldsRequest.decode(value),
+    responseSerialize: (value: RenewHoldsResponse): Buffer => Buffer.from(RenewHoldsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewHoldsResponse => RenewHoldsResponse.decode(value),
+  },
   /** Records a free request in the ledger exactly once. */
   recordFree: {
     path: "/billing.v1.Billing/RecordFree" as const,
@@ -1965,6 +2131,8 @@ export interface BillingServer extends UntypedServiceImplementation {
   settleMany: handleUnaryCall<SettleManyRequest, SettleManyResponse>;
   /** Gives back a hold without charging. */
   releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
+  /** Keeps the holds of running requests from being swept. */
+  renewHolds: handleUnaryCall<RenewHoldsRequest, RenewHoldsResponse>;
   /** Records a free request in the ledger exactly once. */
   recordFree: handleUnaryCall<RecordFreeRequest, RecordFreeResponse>;
   /** Changes a balance. */
@@ -2039,6 +2207,22 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  /** Keeps the holds of running requests from being swept. */
+  renewHolds(
+    request: RenewHoldsRequest,
+    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
+  ): ClientUnaryCall;
+  renewHolds(
+    request: RenewHoldsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
+  ): ClientUnaryCall;
+  renewHolds(
+    request: RenewHoldsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
   ): ClientUnaryCall;
   /** Records a free request in the ledger exactly once. */
   recordFree(
