@@ -13,6 +13,8 @@ export interface EdgeConfig {
   providerApiKey: string;
   providerMaxConnections: number;
   grpcTimeoutMs: number;
+  /** How often the leases of running requests are renewed at quota-service. */
+  leaseRenewMs: number;
   /** Provider silence after which the caller is answered without it (504, or a stream error). */
   providerSilenceMs: number;
   /** Provider silence after which the edge stops reading a reply for good. */
@@ -42,6 +44,7 @@ export function loadConfig(env: Env): Readonly<EdgeConfig> {
     providerApiKey: readString(env, 'PROVIDER_API_KEY', 'sim-key'),
     providerMaxConnections: readInt(env, 'PROVIDER_MAX_CONNECTIONS', 4096),
     grpcTimeoutMs: readInt(env, 'GRPC_TIMEOUT_MS', 1000),
+    leaseRenewMs: readInt(env, 'LEASE_RENEW_MS', 5000),
     providerSilenceMs: readInt(env, 'PROVIDER_SILENCE_MS', 120_000),
     providerReadTimeoutMs: readInt(env, 'PROVIDER_READ_TIMEOUT_MS', 600_000),
     breaker: {

@@ -5,6 +5,7 @@ import { AuthClient } from './clients/auth-client';
 import { BillingClient } from './clients/billing-client';
 import { QuotaClient } from './clients/quota-client';
 import { EdgeConfig } from './config';
+import { LeaseKeeper } from './domain/lease-keeper';
 import { Settlement } from './domain/settlement';
 import { startAdminServer } from './http/admin-server';
 import { trackConnections } from './http/connection-tracker';
@@ -35,7 +36,8 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     { baseUrl: config.providerBaseUrl, apiKey: config.providerApiKey, readTimeoutMs: config.providerReadTimeoutMs, maxConnections: config.providerMaxConnections, breaker: config.breaker },
     logger,
   );
-  const settlement = new Settlement(quota, logger);
+  const leases = new LeaseKeeper(quota, config.leaseRenewMs, logger);
+  const settlement = new Settlement(quota, leases, logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -49,7 +51,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   app.use(requestId);
   app.post(
     '/v1/chat/completions',
-    chatCompletionsRoute({ auth, quota, billing, provider, settlement, bodyLimitBytes: config.bodyLimitBytes, providerSilenceMs: config.providerSilenceMs }),
+    chatCompletionsRoute({ auth, quota, billing, provider, settlement, leases, bodyLimitBytes: config.bodyLimitBytes, providerSilenceMs: config.providerSilenceMs }),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
   app.get('/v1/models', listModelsRoute(auth));
@@ -86,6 +88,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
       }, config.shutdownGraceMs);
       await closed;
       await settlement.drain();
+      await leases.stop();
       clearTimeout(grace);
       await Promise.all([provider.close(), admin.close()]);
       auth.close();

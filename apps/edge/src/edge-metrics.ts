@@ -21,8 +21,8 @@ export const limitRefusals = counter('edge_limit_refusals_total', "Requests refu
 /** Event streams whose headers are out and whose end is not. */
 export const openStreams = gauge('edge_open_streams', 'Event streams open to callers now.');
 
-/** FinishRequest calls that ended: `ok`, or `refused` by quota-service for good (not retried). */
-export const settlements = counter('edge_settlements_total', 'Settlements (FinishRequest calls) of finished requests, by outcome: ok or refused.', ['outcome']);
+/** FinishRequest calls that ended: `ok`, or `dropped` when quota-service refused the request for good (not retried). */
+export const settlements = counter('edge_settlements_total', 'Settlements (FinishRequest calls) of finished requests, by outcome: ok, or dropped (refused for good).', ['outcome']);
 
 /** FinishRequest calls that failed and are tried again. */
 export const settlementRetries = counter('edge_settlement_retries_total', 'FinishRequest calls that failed for a reason that may pass, and are retried.');
@@ -32,3 +32,6 @@ export const estimatedCharges = counter('edge_estimated_charges_total', 'Request
 
 /** Every gRPC call the edge makes, timed from its start to its answer or error. */
 export const grpcClientSeconds = histogram('edge_grpc_client_seconds', "Time of the edge's gRPC calls, by method and status code.", ['method', 'code'], LATENCY_BUCKETS);
+
+/** Lease renewals of running requests: `renewed`, `unknown` to quota-service (let go), or `failed` (tried again). */
+export const leaseRenewals = counter('edge_lease_renewals_total', 'Lease renewals of running requests, by outcome: renewed, unknown (no longer renewed) or failed (retried).', ['outcome']);

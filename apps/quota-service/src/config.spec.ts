@@ -24,6 +24,7 @@ describe('loadConfig', () => {
         reservationTtlMs: 900_000,
       },
       settleDelivery: { billingAddr: '127.0.0.1:50053', grpcTimeoutMs: 1000, pollMs: 250, maxBackoffMs: 5000, batchSize: 50, claimIdleMs: 30_000 },
+      leases: { ttlMs: 30_000, intervalMs: 1000, claimMs: 30_000, batchSize: 50 },
       shutdownGraceMs: 10_000,
       logLevel: 'info',
     });
@@ -80,6 +81,8 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 6000, host: '127.0.0.1', redisUrl: 'redis://redis:6379/2', redisKeyPrefix: 'x:' });
     expect(config).toMatchObject({ requestsPerMinute: 60, concurrentPlaces: 5, placeRecoveryMs: 10_000, redisTimeoutMs: 50 });
     expect(config).toMatchObject({ shutdownGraceMs: 100, logLevel: 'debug' });
+    expect(loadConfig({ LEASE_TTL_MS: '2000' }).leases).toEqual({ ttlMs: 2000, intervalMs: 500, claimMs: 2000, batchSize: 50 });
+    expect(() => loadConfig({ LEASE_TTL_MS: '99' })).toThrow(/LEASE_TTL_MS/);
     expect(Object.isFrozen(config)).toBe(true);
   });
 

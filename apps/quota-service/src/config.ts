@@ -1,5 +1,6 @@
 import { Env, LogLevel, readBool, readInt, readOptional, readString } from '@gw/service-kit';
 import { FreeTierLimits } from './domain/free-request';
+import { ReaperOptions } from './domain/lease-reaper';
 import { ForwarderOptions } from './domain/settle-forwarder';
 import { parsePeakHours } from './domain/peak-hours';
 import { FreeTierSettings } from './store/free-tier-store';
@@ -11,6 +12,11 @@ export interface SettleDelivery extends ForwarderOptions {
   grpcTimeoutMs: number;
   /** Bills another replica was handed this long ago, unacknowledged, are taken over. */
   claimIdleMs: number;
+}
+
+/** The leases of running requests: how long one lives unrenewed, and how it is reaped. */
+export interface LeaseSettings extends ReaperOptions {
+  ttlMs: number;
 }
 
 /** quota-service settings, each default beside its variable. */
@@ -30,6 +36,7 @@ export interface QuotaConfig {
   freeTierDefaults: FreeTierSettings;
   freeTierLimits: FreeTierLimits;
   settleDelivery: SettleDelivery;
+  leases: LeaseSettings;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -37,6 +44,14 @@ export interface QuotaConfig {
 function atLeast(name: string, value: number, min: number): number {
   if (value < min) throw new Error(`${name} must be at least ${min}, got ${value}`);
   return value;
+}
+
+/**
+ * A lease lapses `ttlMs` after its last renewal; the reaper looks a few times per lease time (at
+ * least once a second) and hands a lapsed lease it could not finish out again one lease time later.
+ */
+function leaseSettings(ttlMs: number): LeaseSettings {
+  return Object.freeze({ ttlMs, intervalMs: Math.min(1000, Math.ceil(ttlMs / 4)), claimMs: ttlMs, batchSize: 50 });
 }
 
 /** Reads the configuration; the only reader of the environment. */
@@ -75,6 +90,7 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
       batchSize: 50,
       claimIdleMs: atLeast('SETTLE_CLAIM_IDLE_MS', readInt(env, 'SETTLE_CLAIM_IDLE_MS', 30_000), 1),
     }),
+    leases: leaseSettings(atLeast('LEASE_TTL_MS', readInt(env, 'LEASE_TTL_MS', 30_000), 100)),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
     logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
   });

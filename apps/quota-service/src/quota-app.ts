@@ -3,8 +3,10 @@ import { Logger, startGrpcServer } from '@gw/service-kit';
 import { BillingClient } from './clients/billing-client';
 import { QuotaConfig } from './config';
 import { FreeTierGate } from './domain/free-tier-gate';
+import { LeaseReaper } from './domain/lease-reaper';
 import { QuotaLedger } from './domain/quota-ledger';
 import { RequestFinisher } from './domain/request-finisher';
+import { RequestLeases } from './domain/request-leases';
 import { SettleForwarder } from './domain/settle-forwarder';
 import { quotaGrpc } from './grpc/quota-grpc';
 import { openQuotaStores } from './quota-stores';
@@ -18,30 +20,37 @@ export interface QuotaApp {
 
 /**
  * Opens the stores (Redis, or memory when REDIS_URL is unset), serves quota.v1.Quota plus
- * health, and forwards the bills of finished requests to billing-service.
+ * health, forwards the bills of finished requests to billing-service, and finishes the
+ * requests whose leases lapsed.
  */
 export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promise<QuotaApp> {
   const stores = await openQuotaStores(config, logger);
+  const billing = new BillingClient(config.settleDelivery.billingAddr, config.settleDelivery.grpcTimeoutMs);
+  const finisher = new RequestFinisher(stores.limits, stores.freeTier, stores.outbox, stores.leases);
   const domain = {
     ledger: new QuotaLedger(stores.limits),
     freeTier: new FreeTierGate(stores.freeTier, config.freeTierLimits),
-    finisher: new RequestFinisher(stores.limits, stores.freeTier, stores.outbox),
+    finisher,
+    leases: new RequestLeases(stores.leases, config.leases.ttlMs, billing, logger),
   };
   const server = await startGrpcServer(config.host, config.port, [
     { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },
   ], config.metricsPort).catch(async (err: unknown) => {
+    billing.close();
     await stores.close();
     throw err;
   });
-  const billing = new BillingClient(config.settleDelivery.billingAddr, config.settleDelivery.grpcTimeoutMs);
   const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger);
+  const reaper = new LeaseReaper(stores.leases, finisher, config.leases, logger);
   forwarder.start();
+  reaper.start();
   logger.info('listening', { port: server.port, store: config.redisUrl ? 'redis' : 'memory' });
   return {
     port: server.port,
     stop: async () => {
       server.health.setNotServing();
       await server.stop(config.shutdownGraceMs);
+      await reaper.stop();
       // Bills in memory would be lost with this process: try to deliver them first.
       await forwarder.stop(stores.durable ? 0 : config.shutdownGraceMs);
       billing.close();

@@ -18,3 +18,9 @@ export const outboxDeliveries = counter('quota_outbox_deliveries_total', 'Outbox
 
 /** The `kind` of a free-tier refusal. */
 export const freeRefusalKind = (refusal: FreeRefusal): string => `free_${refusal.replace(/-/g, '_')}`;
+
+/** Leases renewed by the edge: `renewed`, or `unknown` (finished or lapsed already). */
+export const leaseRenewals = counter('quota_lease_renewals_total', 'Lease renewals of running requests, by outcome: renewed, or unknown (the request has no lease).', ['outcome']);
+
+/** Lapsed leases: `finished` from their last renewal, `retry` (could not be finished now) or `dropped` (refused for good). */
+export const lapsedLeases = counter('quota_lapsed_leases_total', 'Requests whose lease lapsed, by outcome: finished from the last renewal, retry, or dropped.', ['outcome']);

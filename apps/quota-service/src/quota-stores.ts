@@ -6,12 +6,16 @@ import { QuotaConfig } from './config';
 import { loadFreeTierScripts } from './store/free-tier-scripts';
 import { FreeTierStore } from './store/free-tier-store';
 import { InMemoryFreeTierStore } from './store/in-memory-free-tier-store';
+import { InMemoryLeaseStore } from './store/in-memory-lease-store';
 import { InMemoryLimitStore } from './store/in-memory-limit-store';
 import { InMemorySettleOutbox } from './store/in-memory-settle-outbox';
+import { loadLeaseScripts } from './store/lease-scripts';
+import { LeaseStore } from './store/lease-store';
 import { loadLimitScripts } from './store/limit-scripts';
 import { LimitSettings, LimitStore } from './store/limit-store';
 import { openRedisClient } from './store/open-redis-client';
 import { RedisFreeTierStore } from './store/redis-free-tier-store';
+import { RedisLeaseStore } from './store/redis-lease-store';
 import { RedisLimitStore } from './store/redis-limit-store';
 import { RedisSettleOutbox } from './store/redis-settle-outbox';
 import { SettleOutbox } from './store/settle-outbox';
@@ -21,6 +25,7 @@ export interface QuotaStores {
   limits: LimitStore;
   freeTier: FreeTierStore;
   outbox: SettleOutbox;
+  leases: LeaseStore;
   /** Whether the stores survive a restart of this process (Redis) or not (memory). */
   durable: boolean;
   /** Closes the connection they share. */
@@ -35,12 +40,12 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
     placeRecoveryMs: config.placeRecoveryMs,
   };
   if (!config.redisUrl) {
-    logger.warn('REDIS_URL unset: limits, free tier and unsent bills are kept in memory, correct for one replica only');
+    logger.warn('REDIS_URL unset: limits, free tier, leases and unsent bills are kept in memory, correct for one replica only');
     const limits = new InMemoryLimitStore(settings);
-    return { limits, freeTier: new InMemoryFreeTierStore(config.freeTierDefaults), outbox: new InMemorySettleOutbox(), durable: false, close: () => limits.close() };
+    return { limits, freeTier: new InMemoryFreeTierStore(config.freeTierDefaults), outbox: new InMemorySettleOutbox(), leases: new InMemoryLeaseStore(), durable: false, close: () => limits.close() };
   }
   const onReady = async (client: Redis) => {
-    await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client)]);
+    await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client)]);
   };
   const client = await openRedisClient({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, onReady }, logger);
   const keyPrefix = config.redisKeyPrefix;
@@ -53,6 +58,7 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
       consumer: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
       claimIdleMs: config.settleDelivery.claimIdleMs,
     }),
+    leases: new RedisLeaseStore(client, { keyPrefix }),
     durable: true,
     close: () => limits.close(),
   };

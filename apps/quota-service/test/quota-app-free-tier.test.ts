@@ -99,7 +99,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     expect(await reserve(freeRequest(accountId, { jsonBytes: 320_001 }))).toMatchObject({ refusal: Refusal.FREE_REFUSAL_REQUEST_TOO_LARGE });
     await expect(reserve(freeRequest(accountId, { maxTokens: 0 }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
 
-    await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: request.requestId }, DEADLINE_MS);
+    await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: request.requestId, lease: undefined }, DEADLINE_MS);
     const finish = { accountId, requestId: request.requestId, model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 1000, completionTokens: 234, usageEstimated: false };
     expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: true, repeated: false });
     expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: false, repeated: true });
@@ -129,7 +129,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const requestIds = [`req_${++seq}`, `req_${++seq}`];
     await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
     for (const requestId of requestIds) {
-      await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId }, DEADLINE_MS);
+      await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId, lease: undefined }, DEADLINE_MS);
       await unaryCall(billing.authorize.bind(billing), { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }, DEADLINE_MS);
     }
     const finish = (requestId: string) => ({ accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 1000, completionTokens: 250, usageEstimated: false });

@@ -32,7 +32,7 @@ async function expectEveryMethodUnavailable(quota: quotaV1.QuotaClient): Promise
   const accountId = 'acct_down';
   const calls: Array<() => Promise<unknown>> = [
     () => unaryCall(quota.countRequest.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
-    () => unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'r1' }, CLIENT_DEADLINE_MS),
+    () => unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'r1', lease: undefined }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.releasePlace.bind(quota), { accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.getUsage.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.setFreeTierSettings.bind(quota), { paused: true }, CLIENT_DEADLINE_MS),

@@ -36,7 +36,7 @@ describe('quota-service over gRPC, Redis store', () => {
     expect(counted.resetUnixSeconds % 60).toBe(0);
     expect(counted.resetUnixSeconds).toBeGreaterThan(Date.now() / 1000 - 5);
 
-    const placed = await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'req-1' }, DEADLINE_MS);
+    const placed = await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'req-1', lease: undefined }, DEADLINE_MS);
     expect(placed).toEqual({ granted: true, limit: 3 });
 
     const released = await unaryCall(

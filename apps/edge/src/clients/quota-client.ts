@@ -14,8 +14,14 @@ export class QuotaClient {
     return timedCall('CountRequest', this.client.countRequest.bind(this.client), { accountId }, this.timeoutMs);
   }
 
-  acquirePlace(accountId: string, requestId: string): Promise<quotaV1.AcquirePlaceResponse> {
-    return timedCall('AcquirePlace', this.client.acquirePlace.bind(this.client), { accountId, requestId }, this.timeoutMs);
+  /** Takes a place; with `lease`, the granted place starts the request's lease. */
+  acquirePlace(accountId: string, requestId: string, lease?: quotaV1.Lease): Promise<quotaV1.AcquirePlaceResponse> {
+    return timedCall('AcquirePlace', this.client.acquirePlace.bind(this.client), { accountId, requestId, lease }, this.timeoutMs);
+  }
+
+  /** Renews the leases of running requests (see LeaseKeeper). */
+  renewLeases(leases: quotaV1.Lease[]): Promise<quotaV1.RenewLeasesResponse> {
+    return timedCall('RenewLeases', this.client.renewLeases.bind(this.client), { leases }, this.timeoutMs);
   }
 
   reserveFree(request: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> {

@@ -1,9 +1,9 @@
-import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { Logger } from '@gw/service-kit';
+import { backoffMs, isFinalFailure, Logger } from '@gw/service-kit';
 import { FinishCoalescer } from '../clients/finish-coalescer';
 import { QuotaClient } from '../clients/quota-client';
-import { estimatedCharges, settlements, settlementRetries } from '../edge-metrics';
+import { estimatedCharges, settlementRetries, settlements } from '../edge-metrics';
+import { LeaseKeeper } from './lease-keeper';
 import { Usage } from './provider-usage';
 
 /** What a finished request owes, and how it is paid. */
@@ -16,17 +16,16 @@ export interface FinishedRequest {
   usageEstimated: boolean;
 }
 
-const FIRST_RETRY_MS = 100;
-// Failures that may pass: anything else is a refusal that no retry can change.
-const TRANSIENT = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.INTERNAL, status.UNKNOWN, status.RESOURCE_EXHAUSTED, status.ABORTED]);
-const MAX_RETRY_MS = 5000;
+const RETRY_BACKOFF = { firstMs: 100, maxMs: 5000 };
 
 /**
  * After a reply ends: one FinishRequest to quota-service (sharing a call with others finishing
- * at the same time), which frees the place, counts the tokens and queues the bill durably for
- * billing-service (settled once per request id). It is retried until it lands, off the
- * caller's path; a repeat changes nothing. Outcomes, retries and estimated charges are counted
- * in the edge's metrics.
+ * at the same time), which frees the place, counts the tokens, ends the lease and queues the
+ * bill durably for billing-service (settled once per request id). It is retried off the
+ * caller's path until it lands, with the one retry policy (isFinalFailure, backoffMs); a repeat
+ * changes nothing. Until it lands the request's lease is kept alive with its final bill, so
+ * that an edge that dies meanwhile still has it billed. Outcomes, retries and estimated
+ * charges are counted in the edge's metrics.
  */
 export class Settlement {
   private readonly pending = new Set<Promise<void>>();
@@ -34,14 +33,16 @@ export class Settlement {
 
   constructor(
     quota: QuotaClient,
+    private readonly leases: LeaseKeeper,
     private readonly logger: Logger,
   ) {
     this.quota = new FinishCoalescer(quota);
   }
 
   /**
-   * Settles a request in the background once it has finished: called once per request that took
-   * a hold or a free reservation, with what it owes or the promise of it while the reply is read.
+   * Settles a request in the background once it has finished: called once per request that
+   * took a hold or a free reservation (or may have: its Authorize or ReserveFree failed), with
+   * what it owes or the promise of it while the reply is read.
    */
   finish(done: FinishedRequest | Promise<FinishedRequest>): void {
     const work = Promise.resolve(done)
@@ -66,22 +67,25 @@ export class Settlement {
       completionTokens: done.usage.completionTokens,
       usageEstimated: done.usageEstimated,
     };
-    for (let wait = FIRST_RETRY_MS; ; wait = Math.min(wait * 2, MAX_RETRY_MS)) {
+    for (let failures = 1; ; failures++) {
       try {
         await this.quota.finish(request);
         settlements.inc({ outcome: 'ok' });
         if (done.usageEstimated) estimatedCharges.inc({ payment: done.payment === quotaV1.Payment.PAYMENT_FREE ? 'free' : 'paid' });
-        return;
+        break;
       } catch (err) {
-        if (!TRANSIENT.has((err as { code?: number }).code ?? status.UNKNOWN)) {
-          settlements.inc({ outcome: 'refused' });
-          this.logger.error('finishing a request was refused, not retried', { err, ...request });
-          return;
+        if (isFinalFailure(err)) {
+          settlements.inc({ outcome: 'dropped' });
+          const { requestId, ...bill } = request;
+          this.logger.error('finishing a request was refused for good, its bill dropped', { err, billingId: requestId, ...bill });
+          break;
         }
+        const wait = backoffMs(failures, RETRY_BACKOFF);
         settlementRetries.inc();
-        this.logger.warn('finishing a request failed, retrying', { requestId: done.requestId, err, retryInMs: wait });
+        this.logger.warn('finishing a request failed, retrying', { billingId: done.requestId, err, retryInMs: wait });
         await new Promise((r) => setTimeout(r, wait));
       }
     }
+    this.leases.forget(done.requestId);
   }
 }

@@ -10,8 +10,10 @@ import { asksThinking } from '../domain/asks-thinking';
 import { BillableUsage, billableUsage } from '../domain/billable-usage';
 import { capReplyTokens } from '../domain/cap-reply-tokens';
 import { freeTierRefusal } from '../domain/free-tier-refusal';
+import { LeaseKeeper } from '../domain/lease-keeper';
 import { measurePrompt, PromptMeasure, promptTokensToHold } from '../domain/prompt-estimate';
-import { Settlement } from '../domain/settlement';
+import { ReplyProgress } from '../domain/reply-progress';
+import { FinishedRequest, Settlement } from '../domain/settlement';
 import { authenticateCaller } from '../http/authenticate-caller';
 import { CallerReply } from '../http/caller-reply';
 import { setRateHeaders } from '../http/rate-headers';
@@ -31,12 +33,29 @@ interface PaymentQuestion {
   promptTokens: number;
 }
 
+/** The end of a request that bills nothing: gives back its hold or free reservation, and its place. */
+const unbilled = (q: Pick<PaymentQuestion, 'requestId' | 'accountId'>, model: string, payment: quotaV1.Payment): FinishedRequest => ({
+  requestId: q.requestId,
+  accountId: q.accountId,
+  model,
+  payment,
+  ...NOTHING_BILLED,
+});
+
 /**
  * SPEC 8 and 7 rules 1-2: the worst case held against the balance; when the balance does not
  * cover it, the request is tried as a free request (its reply capped), else refused with a 402.
+ * A call that fails may still have held or reserved (its answer lost on the way): the request
+ * is then finished unbilled, which gives back whatever was taken, durably and retried.
  */
 async function payFor(deps: ChatCompletionsDeps, q: PaymentQuestion): Promise<{ payment: quotaV1.Payment; checked: CheckedChatRequest }> {
-  const hold = await deps.billing.authorize({ requestId: q.requestId, accountId: q.accountId, model: q.checked.model, promptTokens: q.promptTokens, maxTokens: q.checked.maxTokens });
+  const giveBack = (payment: quotaV1.Payment) => (err: unknown) => {
+    deps.settlement.finish(unbilled(q, q.checked.model, payment));
+    throw err;
+  };
+  const hold = await deps.billing
+    .authorize({ requestId: q.requestId, accountId: q.accountId, model: q.checked.model, promptTokens: q.promptTokens, maxTokens: q.checked.maxTokens })
+    .catch(giveBack(PAID));
   if (hold.approved) return { payment: PAID, checked: q.checked };
   const free = await deps.quota.reserveFree({
     accountId: q.accountId,
@@ -48,7 +67,7 @@ async function payFor(deps: ChatCompletionsDeps, q: PaymentQuestion): Promise<{ 
     newMessageTokens: q.prompt.newMessageTokens,
     jsonBytes: q.prompt.jsonBytes,
     maxTokens: q.checked.maxTokens,
-  });
+  }).catch(giveBack(FREE));
   if (!free.granted) throw freeTierRefusal(free.refusal, hold);
   return { payment: FREE, checked: capReplyTokens(q.checked, free.maxTokens) };
 }
@@ -60,6 +79,7 @@ export interface ChatCompletionsDeps {
   billing: BillingClient;
   provider: ProviderClient;
   settlement: Settlement;
+  leases: LeaseKeeper;
   bodyLimitBytes: number;
   /** Silence from the provider after which the caller is answered without it. */
   providerSilenceMs: number;
@@ -100,23 +120,33 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     record.payment = paying.payment === PAID ? 'paid' : 'free';
     record.billingId = requestId;
     const forwarded = paying.checked;
-    const finished = (usage: BillableUsage) => ({ requestId, accountId: caller.accountId, model: forwarded.model, payment: paying.payment, ...usage });
+    const finished = (usage: BillableUsage): FinishedRequest => ({ requestId, accountId: caller.accountId, model: forwarded.model, payment: paying.payment, ...usage });
 
-    const place = await deps.quota.acquirePlace(caller.accountId, requestId).catch(async (err: unknown) => {
-      // The limits cannot be checked: refuse (fail closed), and give back what was held at once.
-      if (paying.payment === PAID) await deps.billing.releaseHold(requestId).catch(() => undefined);
+    // While it runs, the request's lease carries what it would be billed if it broke off now;
+    // once the reply is read, its final bill until the finish lands.
+    const progress = new ReplyProgress();
+    let final: BillableUsage | undefined;
+    const leaseNow = (): quotaV1.Lease => {
+      const { usage } = final ?? progress.billableNow({ promptTokens, maxTokens: forwarded.maxTokens });
+      return { accountId: caller.accountId, requestId, model: forwarded.model, payment: paying.payment, ...usage };
+    };
+    const place = await deps.quota.acquirePlace(caller.accountId, requestId, leaseNow()).catch((err: unknown) => {
+      // The limits cannot be checked: refuse (fail closed), and give back what was taken.
+      deps.settlement.finish(finished(NOTHING_BILLED));
       throw err;
     });
     if (!place.granted) {
       deps.settlement.finish(finished(NOTHING_BILLED));
       throw new AppError('concurrency_limit', `Too many requests at once: at most ${place.limit}.`);
     }
+    deps.leases.keep(requestId, leaseNow);
 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
-    const billed = relayProviderReply(deps.provider, forwarded, traceId, reply, record).then((read) => {
-      record.usage = billableUsage(read, { promptTokens, maxTokens: forwarded.maxTokens, elapsedMs: Date.now() - started });
-      return finished(record.usage);
+    const billed = relayProviderReply(deps.provider, forwarded, traceId, reply, record, progress).then((read) => {
+      final = billableUsage(read, { promptTokens, maxTokens: forwarded.maxTokens, elapsedMs: Date.now() - started });
+      record.usage = final;
+      return finished(final);
     });
     record.awaits(billed);
     deps.settlement.finish(billed);

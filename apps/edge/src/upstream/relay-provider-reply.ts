@@ -1,6 +1,7 @@
 import { CheckedChatRequest } from '@gw/chat-validation';
 import { AppError } from '@gw/errors';
 import { ReplyOutcome } from '../domain/billable-usage';
+import { ReplyProgress } from '../domain/reply-progress';
 import { ProviderClient, ProviderResponse } from './provider-client';
 import { ProviderTimer } from './provider-timer';
 import { ReplyListener } from './reply-listener';
@@ -13,7 +14,8 @@ const interrupted = () => new AppError('UPSTREAM_INTERRUPTED', 'The provider rep
  * Calls the provider and relays its reply to `listener`, reading it to the end whatever the
  * caller does, so it can be billed. A streamed request whose answer is a 2xx event stream is
  * passed on piece by piece; every other answer (refusals included) is read whole first.
- * `timer` is told when the call goes out, is answered and ends, before `listener` hears of it.
+ * `timer` is told when the call goes out, is answered and ends, before `listener` hears of it;
+ * `progress` follows what the reply would be billed as it comes in (for the request's lease).
  * Never throws: resolves with what the reply comes to for billing.
  */
 export async function relayProviderReply(
@@ -22,6 +24,7 @@ export async function relayProviderReply(
   traceId: string,
   listener: ReplyListener,
   timer: ProviderTimer,
+  progress: ReplyProgress,
 ): Promise<ReplyOutcome> {
   let response: ProviderResponse;
   timer.called();
@@ -35,16 +38,17 @@ export async function relayProviderReply(
   timer.answered();
   listener.heard();
   const isStream = response.status < 300 && (response.contentType ?? '').startsWith('text/event-stream');
-  if (request.stream && isStream) return relayStream(response, request.includeUsage, listener, timer);
-  return relayWhole(response, listener, timer);
+  if (request.stream && isStream) return relayStream(response, request.includeUsage, listener, timer, progress);
+  return relayWhole(response, listener, timer, progress);
 }
 
-async function relayWhole(response: ProviderResponse, listener: ReplyListener, timer: ProviderTimer): Promise<ReplyOutcome> {
+async function relayWhole(response: ProviderResponse, listener: ReplyListener, timer: ProviderTimer, progress: ReplyProgress): Promise<ReplyOutcome> {
   const pieces: Buffer[] = [];
   let brokeOff = false;
   try {
     for await (const piece of response.body) {
       pieces.push(piece);
+      if (response.status < 300) progress.partArrived();
       listener.heard();
     }
   } catch {
@@ -62,13 +66,21 @@ async function relayWhole(response: ProviderResponse, listener: ReplyListener, t
   return verdict.outcome;
 }
 
-async function relayStream(response: ProviderResponse, includeUsage: boolean, listener: ReplyListener, timer: ProviderTimer): Promise<ReplyOutcome> {
+async function relayStream(
+  response: ProviderResponse,
+  includeUsage: boolean,
+  listener: ReplyListener,
+  timer: ProviderTimer,
+  progress: ReplyProgress,
+): Promise<ReplyOutcome> {
   const scanner = new SseEventScanner(includeUsage);
   listener.streamStarted();
   try {
     for await (const piece of response.body) {
       listener.heard();
       const events = scanner.push(piece);
+      if (scanner.usage) progress.usageReported(scanner.usage);
+      else if (scanner.anyEvent) progress.partArrived();
       if (events.length > 0) listener.events(events);
     }
   } catch {

@@ -1,10 +1,11 @@
 import { billingV1 } from '@gw/contracts';
 import { callBatch, grpcClient, unaryCall } from '@gw/service-kit';
+import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
 import { SettleRecord } from '../store/settle-outbox';
 
-/** quota-service's only outbound calls: delivering bills to billing-service, each with a deadline. */
-export class BillingClient implements BillingSink {
+/** quota-service's only outbound calls, to billing-service, each with a deadline: delivering bills and renewing the holds of running requests. */
+export class BillingClient implements BillingSink, HoldRenewer {
   private readonly client: billingV1.BillingClient;
 
   constructor(
@@ -33,6 +34,10 @@ export class BillingClient implements BillingSink {
 
   async releaseHold(requestId: string): Promise<void> {
     await unaryCall(this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
+  }
+
+  async renewHolds(requestIds: string[]): Promise<void> {
+    await unaryCall(this.client.renewHolds.bind(this.client), { requestIds }, this.timeoutMs);
   }
 
   close(): void {

@@ -2,6 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
+import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/in-memory-limit-store';
 import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
 import { SettleRecord } from '../store/settle-outbox';
@@ -12,6 +13,7 @@ describe('RequestFinisher', () => {
   let limits: InMemoryLimitStore;
   let freeTier: InMemoryFreeTierStore;
   let outbox: InMemorySettleOutbox;
+  let leases: InMemoryLeaseStore;
   let finisher: RequestFinisher;
   let gate: FreeTierGate;
   const now = () => EVENING;
@@ -31,7 +33,8 @@ describe('RequestFinisher', () => {
     limits = new InMemoryLimitStore({ requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 }, now);
     freeTier = new InMemoryFreeTierStore({ ...TEST_DEFAULTS, dailyTokens: RESERVED }, now);
     outbox = new InMemorySettleOutbox();
-    finisher = new RequestFinisher(limits, freeTier, outbox);
+    leases = new InMemoryLeaseStore(now);
+    finisher = new RequestFinisher(limits, freeTier, outbox, leases);
     gate = new FreeTierGate(freeTier, TEST_LIMITS);
   });
 
@@ -40,6 +43,12 @@ describe('RequestFinisher', () => {
     expect(await finisher.finish(bill())).toEqual({ released: true, repeated: false });
     expect(await queued()).toEqual([bill()]);
     expect(await limits.getUsage('a')).toEqual({ todayTokens: 1200, totalTokens: 1200 });
+  });
+
+  it('ends the lease of the request, so that it never lapses', async () => {
+    await leases.start(bill({ promptTokens: 10, completionTokens: 0, usageEstimated: true }), 0);
+    await finisher.finish(bill());
+    expect(await leases.claimLapsed(10, 1000)).toEqual([]);
   });
 
   it('on a repeat, queues the same bill again (billing applies it once) and counts nothing twice', async () => {

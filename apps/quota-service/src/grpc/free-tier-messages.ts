@@ -29,10 +29,20 @@ export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFr
     : { granted: false, refusal: REFUSALS[decision.refusal], maxTokens: 0, reservedTokens: 0 };
 }
 
+function paymentOf(payment: quotaV1.Payment): Payment {
+  const known = PAYMENTS[payment];
+  if (!known) throw new RpcError(status.INVALID_ARGUMENT, 'payment must be PAYMENT_PAID or PAYMENT_FREE');
+  return known;
+}
+
+/** A lease as the bill its request would come to should it lapse now (marked estimated); INVALID_ARGUMENT without a payment. */
+export function toLeaseRecord(lease: quotaV1.Lease): SettleRecord {
+  return { ...lease, payment: paymentOf(lease.payment), usageEstimated: true };
+}
+
 /** A FinishRequest as the bill it queues; INVALID_ARGUMENT without a payment. */
 export function toSettleRecord(req: quotaV1.FinishRequestRequest): SettleRecord {
-  const payment = PAYMENTS[req.payment];
-  if (!payment) throw new RpcError(status.INVALID_ARGUMENT, 'payment must be PAYMENT_PAID or PAYMENT_FREE');
+  const payment = paymentOf(req.payment);
   return {
     requestId: req.requestId,
     accountId: req.accountId,

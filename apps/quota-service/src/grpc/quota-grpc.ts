@@ -4,15 +4,17 @@ import { eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { FreeTierGate } from '../domain/free-tier-gate';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
+import { RequestLeases } from '../domain/request-leases';
 import { freeRefusalKind, refusals, storeUnavailable } from '../quota-metrics';
 import { StoreUnavailableError } from '../store/store-unavailable-error';
-import { toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
+import { toLeaseRecord, toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
 
 /** The rules quota.v1.Quota serves. */
 export interface QuotaDomain {
   ledger: QuotaLedger;
   freeTier: FreeTierGate;
   finisher: RequestFinisher;
+  leases: RequestLeases;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface QuotaDomain {
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
  * Refusals and store failures are counted here, where every decision passes.
  */
-export function quotaGrpc({ ledger, freeTier, finisher }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
+export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -39,8 +41,11 @@ export function quotaGrpc({ ledger, freeTier, finisher }: QuotaDomain, logger: L
       return counted;
     }),
     acquirePlace: unaryHandler(logger, 'AcquirePlace', async (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> => {
+      const lease = req.lease && toLeaseRecord(req.lease);
+      if (lease && lease.requestId !== req.requestId) throw new RpcError(status.INVALID_ARGUMENT, 'the lease is of another request');
       const place = await decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId));
       if (!place.granted) refusals.inc({ kind: 'concurrency' });
+      else if (lease) await decide('AcquirePlace', () => leases.start(lease));
       return place;
     }),
     releasePlace: unaryHandler(logger, 'ReleasePlace', (req: quotaV1.ReleasePlaceRequest): Promise<quotaV1.ReleasePlaceResponse> =>
@@ -61,6 +66,9 @@ export function quotaGrpc({ ledger, freeTier, finisher }: QuotaDomain, logger: L
       const outcomes = await eachOnItsOwn(req.requests, (one) => decide('FinishRequest', () => finisher.finish(toSettleRecord(one))), logger, 'FinishRequests');
       return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ finished: result, errorCode, errorMessage })) };
     }),
+    renewLeases: unaryHandler(logger, 'RenewLeases', async (req: quotaV1.RenewLeasesRequest): Promise<quotaV1.RenewLeasesResponse> => ({
+      unknownRequestIds: await decide('RenewLeases', () => leases.renew(req.leases.map(toLeaseRecord))),
+    })),
     setFreeTierSettings: unaryHandler(
       logger,
       'SetFreeTierSettings',

@@ -61,3 +61,17 @@ export function freeTierKeys(prefix: string): FreeTierKeys {
 export function settleOutboxKey(prefix: string): string {
   return `${prefix}{outbox}:settles`;
 }
+
+/** The leases of running requests, under one hash tag `{leases}` (one slot, one script). */
+export interface LeaseKeys {
+  /** Sorted set {request id: lapse ms}. */
+  lapse: string;
+  /** Hash {request id: JSON of the last renewal}. */
+  data: string;
+}
+
+/** The lease keys. */
+export function leaseKeys(prefix: string): LeaseKeys {
+  const base = `${prefix}{leases}:`;
+  return { lapse: `${base}lapse`, data: `${base}data` };
+}

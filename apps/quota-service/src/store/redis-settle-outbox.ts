@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { settleOutboxKey } from './redis-keys';
+import { parseSettleRecord } from './settle-record-json';
 import { ClaimedSettle, SettleOutbox, SettleRecord } from './settle-outbox';
 import { StoreUnavailableError } from './store-unavailable-error';
 
@@ -18,29 +19,9 @@ export const SETTLE_GROUP = 'billing';
 
 type StreamEntry = [id: string, fields: string[] | null];
 
-function isSettleRecord(value: unknown): value is SettleRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return (
-    typeof r.requestId === 'string' &&
-    typeof r.accountId === 'string' &&
-    typeof r.model === 'string' &&
-    (r.payment === 'paid' || r.payment === 'free') &&
-    Number.isSafeInteger(r.promptTokens) &&
-    Number.isSafeInteger(r.completionTokens) &&
-    typeof r.usageEstimated === 'boolean'
-  );
-}
-
 /** The record of an entry, or undefined when the entry is gone or unreadable. */
 function recordOf([, fields]: StreamEntry): SettleRecord | undefined {
-  if (!fields || fields[0] !== 'r') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(fields[1]);
-    return isSettleRecord(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  return fields && fields[0] === 'r' ? parseSettleRecord(fields[1]) : undefined;
 }
 
 const isNoGroup = (err: unknown) => err instanceof Error && err.message.startsWith('NOGROUP');

@@ -41,11 +41,14 @@ export const protobufFileName = "quota/v1/quota.proto";
  *   1. CountRequest.
  *   2. (billing.v1.Authorize holds the worst case against the balance; when it is refused:)
  *      ReserveFree         -- decides whether the request runs as a free request, and reserves it.
- *   3. AcquirePlace.
+ *   3. AcquirePlace, with a lease: while the request runs, the edge renews the leases of all
+ *      its running requests together (RenewLeases) with the tokens it would bill so far.
  *   4. ...call the model...
  *   5. FinishRequest       -- once per request that got past step 2, also when it never ran:
- *      gives the place back, adds the usage, settles the free reservation and queues the
- *      request's bill for billing-service durably. Safe to retry with the same request id.
+ *      gives the place back, adds the usage, settles the free reservation, ends the lease and
+ *      queues the request's bill for billing-service durably. Safe to retry with the same request id.
+ * A lease that is not renewed in time (the edge died) lapses: quota-service finishes its request
+ * itself, as FinishRequest would, with the usage of the last renewal marked estimated.
  * SetFreeTierSettings is the operator's (ctl freetier set).
  *
  * A gRPC error means the service could not decide (for example its store was unreachable);
@@ -223,6 +226,11 @@ export interface AcquirePlaceRequest {
   accountId: string;
   /** Unique id of the request; the same id releases the place. */
   requestId: string;
+  /**
+   * The edge: when set and the place is granted, the request is leased from now on (see Lease).
+   * The chat product leaves it unset.
+   */
+  lease: Lease | undefined;
 }
 
 /** Whether a place was given. */
@@ -372,6 +380,44 @@ export interface FinishRequestOutcome {
   errorCode: number;
   /** The status message that goes with error_code. */
   errorMessage: string;
+}
+
+/**
+ * A running API request, kept alive by the edge that runs it. Each renewal carries what the
+ * request would be billed if it ended now (SPEC 7 rule 3: nothing before any part of the reply
+ * arrived, then the prompt plus 20 tokens per second, or the provider's reported usage). A
+ * lease not renewed within the lease time (LEASE_TTL_MS of quota-service) lapses, and the
+ * request is finished with these tokens, marked estimated; a paid request's hold at
+ * billing-service is renewed with its lease, so a running request's hold is never swept.
+ */
+export interface Lease {
+  /** The account of the request. */
+  accountId: string;
+  /** The request id given to AcquirePlace, billing.v1.Authorize or ReserveFree. */
+  requestId: string;
+  /** The model that is called. */
+  model: string;
+  /** Paid or free. */
+  payment: Payment;
+  /** Prompt tokens to bill should the request end now. */
+  promptTokens: number;
+  /** Completion tokens to bill should the request end now. */
+  completionTokens: number;
+}
+
+/** Renews the leases of running requests, all of one edge together. */
+export interface RenewLeasesRequest {
+  /** The leases, at most 256; each replaces the last renewal of its request. */
+  leases: Lease[];
+}
+
+/** What renewing did. */
+export interface RenewLeasesResponse {
+  /**
+   * Request ids that have no lease any more (finished, or lapsed and finished by quota-service):
+   * the caller stops renewing them.
+   */
+  unknownRequestIds: string[];
 }
 
 /** The free tier's settings, the same for every replica. */
@@ -625,7 +671,7 @@ export const CountRequestResponse: MessageFns<CountRequestResponse> = {
 };
 
 function createBaseAcquirePlaceRequest(): AcquirePlaceRequest {
-  return { accountId: "", requestId: "" };
+  return { accountId: "", requestId: "", lease: undefined };
 }
 
 export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
@@ -635,6 +681,9 @@ export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
     }
     if (message.requestId !== "") {
       writer.uint32(18).string(message.requestId);
+    }
+    if (message.lease !== undefined) {
+      Lease.encode(message.lease, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -668,6 +717,14 @@ export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
             message.requestId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lease = Lease.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -692,6 +749,7 @@ export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
         : isSet(object.request_id)
         ? globalThis.String(object.request_id)
         : "",
+      lease: isSet(object.lease) ? Lease.fromJSON(object.lease) : undefined,
     };
   },
 
@@ -703,6 +761,9 @@ export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
     if (message.requestId !== "") {
       obj.requestId = message.requestId;
     }
+    if (message.lease !== undefined) {
+      obj.lease = Lease.toJSON(message.lease);
+    }
     return obj;
   },
 
@@ -713,6 +774,7 @@ export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
     const message = createBaseAcquirePlaceRequest();
     message.accountId = object.accountId ?? "";
     message.requestId = object.requestId ?? "";
+    message.lease = (object.lease !== undefined && object.lease !== null) ? Lease.fromPartial(object.lease) : undefined;
     return message;
   },
 };
@@ -2059,6 +2121,311 @@ export const FinishRequestOutcome: MessageFns<FinishRequestOutcome> = {
   },
 };
 
+function createBaseLease(): Lease {
+  return { accountId: "", requestId: "", model: "", payment: 0, promptTokens: 0, completionTokens: 0 };
+}
+
+export const Lease: MessageFns<Lease> = {
+  encode(message: Lease, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.payment !== 0) {
+      writer.uint32(32).int32(message.payment);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(40).int64(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      writer.uint32(48).int64(message.completionTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Lease {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLease();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.payment = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.completionTokens = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Lease {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      payment: isSet(object.payment) ? paymentFromJSON(object.payment) : 0,
+      promptTokens: isSet(object.promptTokens)
+        ? globalThis.Number(object.promptTokens)
+        : isSet(object.prompt_tokens)
+        ? globalThis.Number(object.prompt_tokens)
+        : 0,
+      completionTokens: isSet(object.completionTokens)
+        ? globalThis.Number(object.completionTokens)
+        : isSet(object.completion_tokens)
+        ? globalThis.Number(object.completion_tokens)
+        : 0,
+    };
+  },
+
+  toJSON(message: Lease): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.payment !== 0) {
+      obj.payment = paymentToJSON(message.payment);
+    }
+    if (message.promptTokens !== 0) {
+      obj.promptTokens = Math.round(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      obj.completionTokens = Math.round(message.completionTokens);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Lease>, I>>(base?: I): Lease {
+    return Lease.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Lease>, I>>(object: I): Lease {
+    const message = createBaseLease();
+    message.accountId = object.accountId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.model = object.model ?? "";
+    message.payment = object.payment ?? 0;
+    message.promptTokens = object.promptTokens ?? 0;
+    message.completionTokens = object.completionTokens ?? 0;
+    return message;
+  },
+};
+
+function createBaseRenewLeasesRequest(): RenewLeasesRequest {
+  return { leases: [] };
+}
+
+export const RenewLeasesRequest: MessageFns<RenewLeasesRequest> = {
+  encode(message: RenewLeasesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.leases) {
+      Lease.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewLeasesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewLeasesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leases.push(Lease.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewLeasesRequest {
+    return { leases: globalThis.Array.isArray(object?.leases) ? object.leases.map((e: any) => Lease.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: RenewLeasesRequest): unknown {
+    const obj: any = {};
+    if (message.leases?.length) {
+      obj.leases = message.leases.map((e) => Lease.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewLeasesRequest>, I>>(base?: I): RenewLeasesRequest {
+    return RenewLeasesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewLeasesRequest>, I>>(object: I): RenewLeasesRequest {
+    const message = createBaseRenewLeasesRequest();
+    message.leases = object.leases?.map((e) => Lease.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRenewLeasesResponse(): RenewLeasesResponse {
+  return { unknownRequestIds: [] };
+}
+
+export const RenewLeasesResponse: MessageFns<RenewLeasesResponse> = {
+  encode(message: RenewLeasesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.unknownRequestIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewLeasesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewLeasesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.unknownRequestIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewLeasesResponse {
+    return {
+      unknownRequestIds: globalThis.Array.isArray(object?.unknownRequestIds)
+        ? object.unknownRequestIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.unknown_request_ids)
+        ? object.unknown_request_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RenewLeasesResponse): unknown {
+    const obj: any = {};
+    if (message.unknownRequestIds?.length) {
+      obj.unknownRequestIds = message.unknownRequestIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewLeasesResponse>, I>>(base?: I): RenewLeasesResponse {
+    return RenewLeasesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewLeasesResponse>, I>>(object: I): RenewLeasesResponse {
+    const message = createBaseRenewLeasesResponse();
+    message.unknownRequestIds = object.unknownRequestIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseFreeTierSettings(): FreeTierSettings {
   return { dailyTokens: 0, poolTokens: 0, paused: false, enabled: false };
 }
@@ -2457,6 +2824,16 @@ export const QuotaService = {
       Buffer.from(FinishRequestsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FinishRequestsResponse => FinishRequestsResponse.decode(value),
   },
+  /** The edge: renews the leases of its running requests. */
+  renewLeases: {
+    path: "/quota.v1.Quota/RenewLeases" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewLeasesRequest): Buffer => Buffer.from(RenewLeasesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewLeasesRequest => RenewLeasesRequest.decode(value),
+    responseSerialize: (value: RenewLeasesResponse): Buffer => Buffer.from(RenewLeasesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewLeasesResponse => RenewLeasesResponse.decode(value),
+  },
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: {
     path: "/quota.v1.Quota/SetFreeTierSettings" as const,
@@ -2486,6 +2863,8 @@ export interface QuotaServer extends UntypedServiceImplementation {
   finishRequest: handleUnaryCall<FinishRequestRequest, FinishRequestResponse>;
   /** The edge: ends several requests in one call, each as FinishRequest would. */
   finishRequests: handleUnaryCall<FinishRequestsRequest, FinishRequestsResponse>;
+  /** The edge: renews the leases of its running requests. */
+  renewLeases: handleUnaryCall<RenewLeasesRequest, RenewLeasesResponse>;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: handleUnaryCall<SetFreeTierSettingsRequest, SetFreeTierSettingsResponse>;
 }
@@ -2602,6 +2981,22 @@ export interface QuotaClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FinishRequestsResponse) => void,
+  ): ClientUnaryCall;
+  /** The edge: renews the leases of its running requests. */
+  renewLeases(
+    request: RenewLeasesRequest,
+    callback: (error: ServiceError | null, response: RenewLeasesResponse) => void,
+  ): ClientUnaryCall;
+  renewLeases(
+    request: RenewLeasesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewLeasesResponse) => void,
+  ): ClientUnaryCall;
+  renewLeases(
+    request: RenewLeasesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewLeasesResponse) => void,
   ): ClientUnaryCall;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings(

@@ -1,0 +1,64 @@
+import { quotaV1 } from '@gw/contracts';
+import { Logger, MAX_BATCH } from '@gw/service-kit';
+import { QuotaClient } from '../clients/quota-client';
+import { leaseRenewals } from '../edge-metrics';
+
+/**
+ * Keeps the leases of this edge's running requests alive (DESIGN "One request", step 9): every
+ * `renewMs` all of them go to quota-service in RenewLeases calls of up to MAX_BATCH, each with
+ * what its request would be billed if it ended now. A request is kept from the moment it gets
+ * its place until its finish has landed. A renewal that fails is logged and tried again at the
+ * next tick; a lease quota-service no longer knows (it lapsed and was finished there) is let go.
+ */
+export class LeaseKeeper {
+  private readonly running = new Map<string, () => quotaV1.Lease>();
+  private readonly timer: NodeJS.Timeout;
+  private renewing: Promise<void> | undefined;
+
+  constructor(
+    private readonly quota: QuotaClient,
+    renewMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.timer = setInterval(() => {
+      this.renewing ??= this.renewAll().finally(() => (this.renewing = undefined));
+    }, renewMs);
+    this.timer.unref();
+  }
+
+  /** Keeps renewing the lease of a request, as `leaseNow` gives it at each renewal. */
+  keep(requestId: string, leaseNow: () => quotaV1.Lease): void {
+    this.running.set(requestId, leaseNow);
+  }
+
+  /** Stops renewing a request's lease: its finish landed (or was refused for good). */
+  forget(requestId: string): void {
+    this.running.delete(requestId);
+  }
+
+  /** Renews every lease kept now; one failed call does not stop the others. */
+  async renewAll(): Promise<void> {
+    const leases = [...this.running.values()].map((leaseNow) => leaseNow());
+    for (let i = 0; i < leases.length; i += MAX_BATCH) {
+      const batch = leases.slice(i, i + MAX_BATCH);
+      try {
+        const { unknownRequestIds } = await this.quota.renewLeases(batch);
+        leaseRenewals.inc({ outcome: 'renewed' }, batch.length - unknownRequestIds.length);
+        for (const requestId of unknownRequestIds) {
+          leaseRenewals.inc({ outcome: 'unknown' });
+          this.logger.warn('lease unknown to quota-service, no longer renewed', { billingId: requestId });
+          this.forget(requestId);
+        }
+      } catch (err) {
+        leaseRenewals.inc({ outcome: 'failed' }, batch.length);
+        this.logger.warn('leases not renewed, will retry', { err, leases: batch.length });
+      }
+    }
+  }
+
+  /** Stops the timer (at shutdown, once every request has settled) and waits for a renewal on the wire. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.renewing;
+  }
+}

@@ -1,0 +1,86 @@
+import { isFinalFailure, Logger } from '@gw/service-kit';
+import { lapsedLeases } from '../quota-metrics';
+import { LeaseStore } from '../store/lease-store';
+import { RequestFinisher } from './request-finisher';
+
+/** Timing of the reaper. */
+export interface ReaperOptions {
+  /** How often it looks for lapsed leases. */
+  intervalMs: number;
+  /** A lapsed lease handed to one replica is handed out again after this long unless finished. */
+  claimMs: number;
+  /** Leases finished per look at most. */
+  batchSize: number;
+}
+
+/**
+ * Finishes the requests whose leases lapsed (their edge died, or lost quota-service for longer
+ * than the lease time): each exactly as FinishRequest would, with the bill of its last renewal,
+ * marked estimated, so its place is freed, its usage counted and its bill queued. One that
+ * cannot be finished now (the store is down) is handed out again after `claimMs`; one whose
+ * record is refused for good is dropped with an error log and a metric. A request that ends on
+ * its edge after all is billed once: billing-service keeps the first bill of a request id.
+ */
+export class LeaseReaper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly leases: LeaseStore,
+    private readonly finisher: RequestFinisher,
+    private readonly options: ReaperOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Reaps until stopped. */
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Stops the loop and waits for a running pass. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Finishes the lapsed leases there are now (one batch); returns how many were finished. */
+  async reapOnce(): Promise<number> {
+    const lapsed = await this.leases.claimLapsed(this.options.batchSize, this.options.claimMs);
+    let finished = 0;
+    for (const lease of lapsed) {
+      try {
+        await this.finisher.finish(lease);
+        lapsedLeases.inc({ outcome: 'finished' });
+        this.logger.warn('lease lapsed, request finished from its last renewal', { billingId: lease.requestId, accountId: lease.accountId });
+        finished++;
+      } catch (err) {
+        if (!isFinalFailure(err)) {
+          lapsedLeases.inc({ outcome: 'retry' });
+          this.logger.warn('lapsed lease not finished, will retry', { billingId: lease.requestId, err });
+          continue;
+        }
+        lapsedLeases.inc({ outcome: 'dropped' });
+        this.logger.error('lapsed lease refused, its bill dropped', { billingId: lease.requestId, lease, err });
+        await this.leases.end(lease.requestId);
+      }
+    }
+    return finished;
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.running = this.reapOnce().catch((err: unknown) => {
+        this.logger.warn('lease store unavailable, will retry', { err });
+        return 0;
+      });
+      void this.running.finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.schedule();
+      });
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+}
