@@ -50,6 +50,10 @@ export interface RunningStack {
    * waiting for each to exit: a crash, with no drain and no goodbye to its peers.
    */
   killApp(app: string, replica?: number): Promise<void>;
+  /** SIGSTOP to every replica of one app: it answers nothing, as a process stuck in a long pause. */
+  pauseApp(app: string): void;
+  /** SIGCONT to every replica of one app paused with pauseApp. */
+  resumeApp(app: string): void;
   /** Starts the stopped replicas of an app again, as they were, and waits until they are ready. */
   startApp(app: string): Promise<void>;
   /** SIGTERM to every process (edges first), waiting for each to exit. */
@@ -182,6 +186,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       const replicas = plan.filter((p) => p.app === app);
       const chosen = replica === undefined ? replicas : replicas.slice(replica, replica + 1);
       await Promise.all(chosen.map((p) => running.get(p)).map((child) => child && kill(child)));
+    },
+    pauseApp: (app) => {
+      for (const [planned, child] of running) if (planned.app === app) child.kill('SIGSTOP');
+    },
+    resumeApp: (app) => {
+      for (const [planned, child] of running) if (planned.app === app) child.kill('SIGCONT');
     },
     startApp: async (app) => {
       // Only the stopped ones: a replica still running keeps its port, so a second launch would fail.
