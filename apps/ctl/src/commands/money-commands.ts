@@ -1,13 +1,9 @@
-import { microToLyd, parseLyd } from '@gw/money';
+import { microToLyd } from '@gw/money';
 import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
-import { Command, required } from './command';
+import { Command, lydFlag, required } from './command';
 
-function amount(flags: Map<string, string>, name: string): number {
-  const micro = parseLyd(required(flags, name));
-  if (micro === undefined) throw new CtlUsageError(`--${name} must be an amount in LYD with at most 6 decimals`);
-  return micro;
-}
+const amount = (flags: Map<string, string>, name: string): number => lydFlag(name, required(flags, name));
 
 /** `balance add --account ID --amount LYD` (the amount may be negative) */
 export const balanceAdd: Command = async (flags, c) => {
