@@ -260,6 +260,23 @@ describe('BillingLedger on Postgres', () => {
       expect(await t.ledger.addBalance(busy, -10)).toBe(FLASH_WORST);
     });
 
+    it('refuses a balance past 2^53 - 1 micro-LYD with OUT_OF_RANGE and keeps the balance as it was', async () => {
+      const account = await funded(Number.MAX_SAFE_INTEGER - 5);
+      expect(await codeOf(t.ledger.addBalance(account, 6))).toBe(status.OUT_OF_RANGE);
+      await expect(t.ledger.addBalance(account, Number.MAX_SAFE_INTEGER)).rejects.toThrow(/would pass 9007199254740991 micro-LYD/);
+      expect(await t.store.getBalance(account)).toEqual({ balanceMicro: Number.MAX_SAFE_INTEGER - 5, heldMicro: 0 });
+      expect(await t.ledger.addBalance(account, 5)).toBe(Number.MAX_SAFE_INTEGER);
+      expect(await t.ledger.getBalance(account)).toBe(Number.MAX_SAFE_INTEGER);
+      expect(await t.ledger.addBalance(account, -1)).toBe(Number.MAX_SAFE_INTEGER - 1);
+    });
+
+    it('cannot store a balance past 2^53 - 1 micro-LYD, whatever the statement', async () => {
+      const account = await funded(1);
+      const write = t.db.query('UPDATE billing.balances SET balance_micro = 9007199254740992 WHERE account_id = $1', [account]);
+      await expect(write).rejects.toThrow(/balance_within_safe_range/);
+      expect(await t.ledger.getBalance(account)).toBe(1);
+    });
+
     it('reads 0 for an account that never had money', async () => {
       expect(await t.ledger.getBalance('acct_unknown')).toBe(0);
     });

@@ -172,13 +172,22 @@ export class BillingLedger {
     return this.store.releaseHold(requestId);
   }
 
-  /** Adds to (or takes from) a balance; refused when it would take money that is not there. */
+  /**
+   * Adds to (or takes from) a balance; refused, with nothing changed, when it would take money
+   * that is not there or go past 2^53 - 1 micro-LYD (the largest amount a number holds exactly).
+   */
   async addBalance(accountId: string, amountMicro: number): Promise<number> {
     requireId('account_id', accountId);
     if (!Number.isSafeInteger(amountMicro)) throw new RpcError(status.INVALID_ARGUMENT, 'amount must be a whole number of micro-LYD');
     const balance = await this.store.addBalance(accountId, amountMicro);
     if (balance !== undefined) return balance;
     const current = (await this.store.getBalance(accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
+    if (BigInt(current.balanceMicro) + BigInt(amountMicro) > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new RpcError(
+        status.OUT_OF_RANGE,
+        `balance ${current.balanceMicro} micro-LYD plus ${amountMicro} would pass ${Number.MAX_SAFE_INTEGER} micro-LYD, the largest balance kept`,
+      );
+    }
     throw new RpcError(
       status.FAILED_PRECONDITION,
       `balance ${current.balanceMicro} micro-LYD (${current.heldMicro} held for running requests) cannot take ${amountMicro}`,
