@@ -61,6 +61,22 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     expect(await codeOf(call.getAccount('acct_missing'))).toBe(status.NOT_FOUND);
   });
 
+  it('refuses an account name over 64 characters or with control characters, creating nothing', async () => {
+    const pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+    const accounts = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM auth.accounts')).rows[0].n;
+    try {
+      const before = await accounts();
+      for (const name of ['x'.repeat(65), 'two\nlines', 'bell\u0007', 'esc\u001b[2J']) {
+        await expect(call.createAccount(name)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringMatching(/account name/) });
+      }
+      expect(await accounts()).toBe(before);
+    } finally {
+      await pg.end();
+    }
+    expect((await call.createAccount('y'.repeat(64))).account?.name).toBe('y'.repeat(64));
+  });
+
   it('creates a key shown once, lists it by prefix, and finds its owner by SHA-256', async () => {
     const accountId = (await call.createAccount('Keys')).account?.accountId ?? '';
     const created = await call.createKey(accountId, 'ci');

@@ -3,6 +3,7 @@ import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
+import { accountName } from './account-name';
 import { generateApiKey } from './api-key';
 import { LastUsedRecorder } from './last-used-recorder';
 
@@ -23,8 +24,9 @@ export class AccountDirectory {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /** Creates an account; the name follows accountName's rule (at most 64 characters, no control characters). */
   createAccount(name: string): Promise<AccountRecord> {
-    return this.store.createAccount(newId('acct'), name.trim() || 'Account');
+    return this.store.createAccount(newId('acct'), accountName(name));
   }
 
   async getAccount(accountId: string): Promise<AccountRecord> {
