@@ -28,6 +28,7 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     scheduleDeletion: (accountId: string) => unaryCall(auth.scheduleAccountDeletion.bind(auth), { accountId }, DEADLINE_MS),
     grantModel: (accountId: string, modelId: string) => unaryCall(auth.grantModel.bind(auth), { accountId, modelId }, DEADLINE_MS),
     addModel: (id: string, vision: boolean) => unaryCall(auth.addModel.bind(auth), { id, vision }, DEADLINE_MS),
+    getModel: (id: string) => unaryCall(auth.getModel.bind(auth), { id }, DEADLINE_MS),
   };
   const codeOf = (p: Promise<unknown>) => p.then(() => undefined, (err: { code: number }) => err.code);
 
@@ -168,6 +169,14 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     expect((await call.listModels(a.account?.accountId ?? '')).models.map((m) => m.id)).toContain(id);
     expect((await call.listModels(b.account?.accountId ?? '')).models.map((m) => m.id)).not.toContain(id);
     expect((await call.listModels('')).models.map((m) => m.id)).not.toContain(id);
+  });
+
+  it('reads any model of the catalogue, public or only granted, and answers NOT_FOUND for an unknown id', async () => {
+    expect((await call.getModel('vendor-v4-flash')).model).toMatchObject({ id: 'vendor-v4-flash', vision: true, public: true });
+    await call.addModel('vendor-private-read', false);
+    expect((await call.getModel('vendor-private-read')).model).toMatchObject({ id: 'vendor-private-read', vision: false, public: false });
+    expect(await codeOf(call.getModel('vendor-v4-flash '))).toBe(status.NOT_FOUND);
+    expect(await codeOf(call.getModel('no-such-model'))).toBe(status.NOT_FOUND);
   });
 
   it('keeps only the SHA-256 and the prefix of a key in the database', async () => {

@@ -99,6 +99,13 @@ export class AccountDirectory {
     return model;
   }
 
+  /** One model of the catalogue, public or not; NOT_FOUND for an unknown id. */
+  async getModel(id: string): Promise<ModelRecord> {
+    const model = await this.store.getModel(id);
+    if (!model) throw new RpcError(status.NOT_FOUND, `model ${id} not found`);
+    return model;
+  }
+
   listModels(accountId: string): Promise<ModelRecord[]> {
     return this.store.listModels(accountId);
   }
