@@ -155,9 +155,15 @@ export interface RecordFreeResponse {
   recorded: boolean;
 }
 
-/** Adds to (or, with a negative amount, takes from) an account's balance. */
+/**
+ * Adds to (or, with a negative amount, takes from) an account's balance. Refused with
+ * FAILED_PRECONDITION below what is held, OUT_OF_RANGE past 2^53 - 1 micro-LYD; nothing changes.
+ */
 export interface AddBalanceRequest {
-  /** The account. */
+  /**
+   * An account of auth-service. Billing does not know accounts and keeps a balance for any id,
+   * so the caller checks the account exists first (the operator's CLI asks auth-service).
+   */
   accountId: string;
   /** The amount, micro-LYD; may be negative. */
   amountMicroLyd: number;
@@ -183,7 +189,10 @@ export interface GetBalanceResponse {
 
 /** The price of a model. */
 export interface Price {
-  /** Exact model id. */
+  /**
+   * Exact model id, one of auth-service's catalogue: billing does not know models, so the caller
+   * of SetPrice checks it exists first (the operator's CLI asks auth-service).
+   */
   model: string;
   /** micro-LYD per million prompt tokens. */
   inputMicroLydPerMillion: number;
