@@ -103,6 +103,38 @@ describe('BillingLedger on Postgres', () => {
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: FLASH_WORST });
     });
 
+    it('places no hold at all for a caller already gone, and answers CANCELLED', async () => {
+      const account = await funded(1_000_000);
+      const placeHold = jest.spyOn(t.store, 'placeHold');
+      try {
+        expect(await codeOf(t.ledger.authorize(flash(account), AbortSignal.abort()))).toBe(status.CANCELLED);
+        expect(placeHold).not.toHaveBeenCalled();
+      } finally {
+        placeHold.mockRestore();
+      }
+      expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: 0 });
+    });
+
+    it('releases the hold it placed when the caller went away meanwhile, and answers CANCELLED', async () => {
+      const account = await funded(1_000_000);
+      const gone = new AbortController();
+      const request = flash(account);
+      const original = t.store.placeHold.bind(t.store);
+      // The caller goes while the hold is being written: after the statement, before the answer.
+      const slow = jest.spyOn(t.store, 'placeHold').mockImplementationOnce(async (hold) => {
+        const outcome = await original(hold);
+        gone.abort();
+        return outcome;
+      });
+      try {
+        expect(await codeOf(t.ledger.authorize(request, gone.signal))).toBe(status.CANCELLED);
+      } finally {
+        slow.mockRestore();
+      }
+      expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: 0 });
+      expect(await t.ledger.authorize(request)).toMatchObject({ approved: true });
+    });
+
     it('holds at the price in force, also after the price changed since the last hold', async () => {
       const account = await funded(1_000_000);
       await t.ledger.setPrice({ model: 'repriced', inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 1_000_000 });

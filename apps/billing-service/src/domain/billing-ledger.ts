@@ -84,9 +84,11 @@ export class BillingLedger {
   /**
    * Holds the worst case, ceil(prompt × input + max_tokens × output) / 1e6, when the balance
    * minus what the account's other requests hold covers it. A repeated request id is approved
-   * again when it holds (or has settled) without a second hold.
+   * again when it holds (or has settled) without a second hold. Once `callerGone` aborts (the
+   * caller's deadline passed, or it cancelled) no hold is placed, and one this call placed
+   * meanwhile is released: the caller never learns of it, so it would block the balance until swept.
    */
-  async authorize(params: AuthorizeParams): Promise<AuthorizeDecision> {
+  async authorize(params: AuthorizeParams, callerGone?: AbortSignal): Promise<AuthorizeDecision> {
     requireId('request_id', params.requestId);
     requireId('account_id', params.accountId);
     requireId('model', params.model);
@@ -97,6 +99,7 @@ export class BillingLedger {
     let outcome: HoldOutcome;
     for (;;) {
       worstMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
+      if (callerGone?.aborted) throw new RpcError(status.CANCELLED, 'the caller has gone: no hold placed');
       outcome = await this.store.placeHold({
         requestId: params.requestId,
         accountId: params.accountId,
@@ -107,6 +110,10 @@ export class BillingLedger {
       });
       if (outcome.kind !== 'price-changed') break;
       price = await this.loadPrice(params.model);
+    }
+    if (outcome.kind === 'held' && callerGone?.aborted) {
+      await this.store.releaseHold(params.requestId);
+      throw new RpcError(status.CANCELLED, 'the caller went away while its hold was placed: released');
     }
     const othersHold = outcome.balance.heldMicro;
     const decide = (approved: boolean, worst: number): AuthorizeDecision => ({
