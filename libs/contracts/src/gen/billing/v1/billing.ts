@@ -1883,7 +1883,10 @@ export const SetPriceResponse: MessageFns<SetPriceResponse> = {
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
-  /** Holds the worst-case cost of a request before the model is called. */
+  /**
+   * Holds the worst-case cost of a request before the model is called. A call whose caller has
+   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   */
   authorize: {
     path: "/billing.v1.Billing/Authorize" as const,
     requestStream: false as const,
@@ -1966,7 +1969,10 @@ export const BillingService = {
 } as const;
 
 export interface BillingServer extends UntypedServiceImplementation {
-  /** Holds the worst-case cost of a request before the model is called. */
+  /**
+   * Holds the worst-case cost of a request before the model is called. A call whose caller has
+   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   */
   authorize: handleUnaryCall<AuthorizeRequest, AuthorizeResponse>;
   /** Charges a request exactly once after its reply ended. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
@@ -1985,7 +1991,10 @@ export interface BillingServer extends UntypedServiceImplementation {
 }
 
 export interface BillingClient extends Client {
-  /** Holds the worst-case cost of a request before the model is called. */
+  /**
+   * Holds the worst-case cost of a request before the model is called. A call whose caller has
+   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   */
   authorize(
     request: AuthorizeRequest,
     callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
