@@ -28,6 +28,7 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     scheduleDeletion: (accountId: string) => unaryCall(auth.scheduleAccountDeletion.bind(auth), { accountId }, DEADLINE_MS),
     grantModel: (accountId: string, modelId: string) => unaryCall(auth.grantModel.bind(auth), { accountId, modelId }, DEADLINE_MS),
     addModel: (id: string, vision: boolean) => unaryCall(auth.addModel.bind(auth), { id, vision }, DEADLINE_MS),
+    getModel: (id: string) => unaryCall(auth.getModel.bind(auth), { id }, DEADLINE_MS),
   };
   const codeOf = (p: Promise<unknown>) => p.then(() => undefined, (err: { code: number }) => err.code);
 
@@ -59,6 +60,22 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     expect(account?.suspension).toBeUndefined();
     expect((await call.getAccount(account?.accountId ?? '')).account).toEqual(account);
     expect(await codeOf(call.getAccount('acct_missing'))).toBe(status.NOT_FOUND);
+  });
+
+  it('refuses an account name over 64 characters or with control characters, creating nothing', async () => {
+    const pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+    const accounts = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM auth.accounts')).rows[0].n;
+    try {
+      const before = await accounts();
+      for (const name of ['x'.repeat(65), 'two\nlines', 'bell\u0007', 'esc\u001b[2J']) {
+        await expect(call.createAccount(name)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringMatching(/account name/) });
+      }
+      expect(await accounts()).toBe(before);
+    } finally {
+      await pg.end();
+    }
+    expect((await call.createAccount('y'.repeat(64))).account?.name).toBe('y'.repeat(64));
   });
 
   it('creates a key shown once, lists it by prefix, and finds its owner by SHA-256', async () => {
@@ -152,6 +169,14 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     expect((await call.listModels(a.account?.accountId ?? '')).models.map((m) => m.id)).toContain(id);
     expect((await call.listModels(b.account?.accountId ?? '')).models.map((m) => m.id)).not.toContain(id);
     expect((await call.listModels('')).models.map((m) => m.id)).not.toContain(id);
+  });
+
+  it('reads any model of the catalogue, public or only granted, and answers NOT_FOUND for an unknown id', async () => {
+    expect((await call.getModel('vendor-v4-flash')).model).toMatchObject({ id: 'vendor-v4-flash', vision: true, public: true });
+    await call.addModel('vendor-private-read', false);
+    expect((await call.getModel('vendor-private-read')).model).toMatchObject({ id: 'vendor-private-read', vision: false, public: false });
+    expect(await codeOf(call.getModel('vendor-v4-flash '))).toBe(status.NOT_FOUND);
+    expect(await codeOf(call.getModel('no-such-model'))).toBe(status.NOT_FOUND);
   });
 
   it('keeps only the SHA-256 and the prefix of a key in the database', async () => {

@@ -103,6 +103,38 @@ describe('BillingLedger on Postgres', () => {
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: FLASH_WORST });
     });
 
+    it('places no hold at all for a caller already gone, and answers CANCELLED', async () => {
+      const account = await funded(1_000_000);
+      const placeHold = jest.spyOn(t.store, 'placeHold');
+      try {
+        expect(await codeOf(t.ledger.authorize(flash(account), AbortSignal.abort()))).toBe(status.CANCELLED);
+        expect(placeHold).not.toHaveBeenCalled();
+      } finally {
+        placeHold.mockRestore();
+      }
+      expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: 0 });
+    });
+
+    it('releases the hold it placed when the caller went away meanwhile, and answers CANCELLED', async () => {
+      const account = await funded(1_000_000);
+      const gone = new AbortController();
+      const request = flash(account);
+      const original = t.store.placeHold.bind(t.store);
+      // The caller goes while the hold is being written: after the statement, before the answer.
+      const slow = jest.spyOn(t.store, 'placeHold').mockImplementationOnce(async (hold) => {
+        const outcome = await original(hold);
+        gone.abort();
+        return outcome;
+      });
+      try {
+        expect(await codeOf(t.ledger.authorize(request, gone.signal))).toBe(status.CANCELLED);
+      } finally {
+        slow.mockRestore();
+      }
+      expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: 0 });
+      expect(await t.ledger.authorize(request)).toMatchObject({ approved: true });
+    });
+
     it('holds at the price in force, also after the price changed since the last hold', async () => {
       const account = await funded(1_000_000);
       await t.ledger.setPrice({ model: 'repriced', inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 1_000_000 });
@@ -258,6 +290,23 @@ describe('BillingLedger on Postgres', () => {
       await t.ledger.authorize(flash(busy));
       expect(await codeOf(t.ledger.addBalance(busy, -11))).toBe(status.FAILED_PRECONDITION);
       expect(await t.ledger.addBalance(busy, -10)).toBe(FLASH_WORST);
+    });
+
+    it('refuses a balance past 2^53 - 1 micro-LYD with OUT_OF_RANGE and keeps the balance as it was', async () => {
+      const account = await funded(Number.MAX_SAFE_INTEGER - 5);
+      expect(await codeOf(t.ledger.addBalance(account, 6))).toBe(status.OUT_OF_RANGE);
+      await expect(t.ledger.addBalance(account, Number.MAX_SAFE_INTEGER)).rejects.toThrow(/would pass 9007199254740991 micro-LYD/);
+      expect(await t.store.getBalance(account)).toEqual({ balanceMicro: Number.MAX_SAFE_INTEGER - 5, heldMicro: 0 });
+      expect(await t.ledger.addBalance(account, 5)).toBe(Number.MAX_SAFE_INTEGER);
+      expect(await t.ledger.getBalance(account)).toBe(Number.MAX_SAFE_INTEGER);
+      expect(await t.ledger.addBalance(account, -1)).toBe(Number.MAX_SAFE_INTEGER - 1);
+    });
+
+    it('cannot store a balance past 2^53 - 1 micro-LYD, whatever the statement', async () => {
+      const account = await funded(1);
+      const write = t.db.query('UPDATE billing.balances SET balance_micro = 9007199254740992 WHERE account_id = $1', [account]);
+      await expect(write).rejects.toThrow(/balance_within_safe_range/);
+      expect(await t.ledger.getBalance(account)).toBe(1);
     });
 
     it('reads 0 for an account that never had money', async () => {

@@ -12,6 +12,14 @@ describe('parseArgs', () => {
     expect(Object.fromEntries(parseArgs(['model', 'add', '--id', 'm1', '--vision']).flags)).toEqual({ id: 'm1', vision: 'true' });
   });
 
+  it.each([
+    ['amount', ['balance', 'add', '--account', 'a', '--amount', '1', '--amount', '1000']],
+    ['vision', ['model', 'add', '--id', 'm1', '--vision', '--vision']],
+    ['name', ['account', 'create', '--name', 'x', '--balance', '1', '--name', 'y']],
+  ])('refuses --%s given twice', (flag, argv) => {
+    expect(() => parseArgs(argv)).toThrow(new CtlUsageError(`--${flag} is given more than once`));
+  });
+
   it('refuses a stray argument', () => {
     expect(() => parseArgs(['key', 'list', 'acct_1'])).toThrow(CtlUsageError);
   });

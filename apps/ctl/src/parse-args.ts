@@ -5,17 +5,22 @@ export interface ParsedArgs {
   flags: Map<string, string>;
 }
 
-/** Splits argv into noun, verb and flags; a flag with no value (or followed by a flag) is "true". */
+/**
+ * Splits argv into noun, verb and flags; a flag with no value (or followed by a flag) is "true".
+ * A flag given twice is refused: which of its values was meant is the operator's to say.
+ */
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const [noun = '', verb = '', ...rest] = argv;
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (!arg.startsWith('--')) throw new CtlUsageError(`unexpected argument "${arg}"`);
+    const name = arg.slice(2);
+    if (flags.has(name)) throw new CtlUsageError(`--${name} is given more than once`);
     const next = rest[i + 1];
-    if (next === undefined || next.startsWith('--')) flags.set(arg.slice(2), 'true');
+    if (next === undefined || next.startsWith('--')) flags.set(name, 'true');
     else {
-      flags.set(arg.slice(2), next);
+      flags.set(name, next);
       i++;
     }
   }

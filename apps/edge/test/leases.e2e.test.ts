@@ -38,8 +38,9 @@ describe('leases of running requests (DESIGN step 9): nothing lost when an edge 
   let pg: PgClient;
 
   beforeAll(async () => {
-    // Renewals every 200 ms; a lease lapses 1.5 s after the last one; holds unrenewed for 1 s are swept.
-    gateway = await startGateway({ LEASE_RENEW_MS: '200', LEASE_TTL_MS: '1500', HOLD_TTL_SECONDS: '1', HOLD_SWEEP_INTERVAL_MS: '100', SETTLE_POLL_MS: '50' });
+    // Renewals every 200 ms; a lease lapses 1 s after the last one; holds unrenewed for 3 s are
+    // swept (the hold TTL must exceed the lease time, so that an orphan's bill finds its hold).
+    gateway = await startGateway({ LEASE_RENEW_MS: '200', LEASE_TTL_MS: '1000', HOLD_TTL_SECONDS: '3', HOLD_SWEEP_INTERVAL_MS: '100', SETTLE_POLL_MS: '50' });
     pg = new PgClient({ connectionString: gateway.stack.env.DATABASE_URL });
     await pg.connect();
   }, 90_000);
@@ -58,7 +59,7 @@ describe('leases of running requests (DESIGN step 9): nothing lost when an edge 
     await new Promise((r) => setTimeout(r, 1200));
     await gateway.stack.killApp('edge');
 
-    await waitFor(async () => (await booksOf(pg, account.accountId)).ledger.length > 0, 15_000).catch((e) => { console.log(gateway.stack.logs.filter((l) => /lease|settle|bill|error|warn/i.test(l)).slice(-40).join('\n')); throw e; });
+    await waitFor(async () => (await booksOf(pg, account.accountId)).ledger.length > 0, 15_000);
     await waitFor(async () => (await booksOf(pg, account.accountId)).holds === 0, 5_000);
     const books = await booksOf(pg, account.accountId);
     expect(books.ledger).toHaveLength(1);
@@ -79,7 +80,7 @@ describe('leases of running requests (DESIGN step 9): nothing lost when an edge 
   it('bills a reply that runs longer than the hold TTL with its reported usage: the running hold is renewed, never swept', async () => {
     const account = await gateway.account('5');
     const before = await gateway.balanceMicro(account.accountId);
-    const res = await gateway.chat(account.key, ask('slow one [[sim:delay_ms=3000]]'));
+    const res = await gateway.chat(account.key, ask('slow one [[sim:delay_ms=4500]]'));
     expect(res.status).toBe(200);
     const { usage } = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
 

@@ -1,1 +1,2 @@
-export { microToLyd, parseLyd } from './lyd';
+export { MAX_MICRO_LYD, microToLyd, parseLyd, readLyd } from './lyd';
+export type { LydReading } from './lyd';

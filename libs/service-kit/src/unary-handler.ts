@@ -16,17 +16,29 @@ export function rpcStatusOf(err: unknown, logger: Logger, method: string): { cod
 }
 
 /**
+ * Aborts once the caller has gone: it cancelled, or its deadline passed (grpc-js ends the call
+ * then). grpc-js also ends the call after the reply is sent; by then no handler looks.
+ */
+function callerGoneSignal(call: ServerUnaryCall<unknown, unknown>): AbortSignal {
+  const gone = new AbortController();
+  if (call.cancelled) gone.abort();
+  else call.once('cancelled', () => gone.abort());
+  return gone.signal;
+}
+
+/**
  * Adapts an async function to a grpc-js unary handler: errors become gRPC statuses (rpcStatusOf). Every call's duration and status go to
- * `grpc_server_handling_seconds`.
+ * `grpc_server_handling_seconds`. `callerGone` aborts once the caller cancelled or its deadline
+ * passed: a handler that changes state checks it, as the caller will never learn what it did.
  */
 export function unaryHandler<Req, Res>(
   logger: Logger,
   method: string,
-  fn: (request: Req, metadata: Metadata) => Promise<Res>,
+  fn: (request: Req, metadata: Metadata, callerGone: AbortSignal) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
     const done = rpcDuration.startTimer({ method });
-    fn(call.request, call.metadata).then(
+    fn(call.request, call.metadata, callerGoneSignal(call)).then(
       (response) => {
         done({ code: status[status.OK] });
         callback(null, response);

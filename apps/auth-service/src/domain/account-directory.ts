@@ -3,6 +3,7 @@ import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
+import { accountName } from './account-name';
 import { generateApiKey } from './api-key';
 import { LastUsedRecorder } from './last-used-recorder';
 
@@ -23,8 +24,9 @@ export class AccountDirectory {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /** Creates an account; the name follows accountName's rule (at most 64 characters, no control characters). */
   createAccount(name: string): Promise<AccountRecord> {
-    return this.store.createAccount(newId('acct'), name.trim() || 'Account');
+    return this.store.createAccount(newId('acct'), accountName(name));
   }
 
   async getAccount(accountId: string): Promise<AccountRecord> {
@@ -94,6 +96,13 @@ export class AccountDirectory {
     if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new RpcError(status.INVALID_ARGUMENT, 'a model id is 1 to 128 visible ASCII characters');
     const model = await this.store.insertModel(id, vision);
     if (!model) throw new RpcError(status.ALREADY_EXISTS, `model ${id} already exists`);
+    return model;
+  }
+
+  /** One model of the catalogue, public or not; NOT_FOUND for an unknown id. */
+  async getModel(id: string): Promise<ModelRecord> {
+    const model = await this.store.getModel(id);
+    if (!model) throw new RpcError(status.NOT_FOUND, `model ${id} not found`);
     return model;
   }
 

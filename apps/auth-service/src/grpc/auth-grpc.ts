@@ -78,5 +78,8 @@ export function authGrpc(directory: AccountDirectory, whatsapp: string, logger: 
     addModel: unaryHandler(logger, 'AddModel', async (req: authV1.AddModelRequest) => ({
       model: toModel(await directory.addModel(req.id, req.vision)),
     })),
+    getModel: unaryHandler(logger, 'GetModel', async (req: authV1.GetModelRequest) => ({
+      model: toModel(await directory.getModel(req.id)),
+    })),
   };
 }

@@ -18,6 +18,8 @@ export interface IdentityStore {
   scheduleDeletion(accountId: string): Promise<boolean>;
   /** Adds a model; false when the id is taken. */
   insertModel(id: string, vision: boolean): Promise<ModelRecord | undefined>;
+  /** One model of the catalogue, public or not; undefined for an unknown id. */
+  getModel(id: string): Promise<ModelRecord | undefined>;
   /** Grants a model; 'no-model' for an unknown model id (an unknown account is the caller's to check). */
   grantModel(accountId: string, modelId: string): Promise<'granted' | 'no-model'>;
   /** Public models plus those granted to the account (public only when accountId is empty). */

@@ -138,6 +138,11 @@ export class PgIdentityStore implements IdentityStore {
     return rows[0] && toModel(rows[0]);
   }
 
+  async getModel(id: string): Promise<ModelRecord | undefined> {
+    const { rows } = await this.db.query<ModelRow>('SELECT id, vision, public, created_at FROM auth.models WHERE id = $1', [id]);
+    return rows[0] && toModel(rows[0]);
+  }
+
   async grantModel(accountId: string, modelId: string): Promise<'granted' | 'no-model'> {
     const { rowCount } = await this.db.query('SELECT 1 FROM auth.models WHERE id = $1', [modelId]);
     if (rowCount === 0) return 'no-model';

@@ -84,9 +84,11 @@ export class BillingLedger {
   /**
    * Holds the worst case, ceil(prompt × input + max_tokens × output) / 1e6, when the balance
    * minus what the account's other requests hold covers it. A repeated request id is approved
-   * again when it holds (or has settled) without a second hold.
+   * again when it holds (or has settled) without a second hold. Once `callerGone` aborts (the
+   * caller's deadline passed, or it cancelled) no hold is placed, and one this call placed
+   * meanwhile is released: the caller never learns of it, so it would block the balance until swept.
    */
-  async authorize(params: AuthorizeParams): Promise<AuthorizeDecision> {
+  async authorize(params: AuthorizeParams, callerGone?: AbortSignal): Promise<AuthorizeDecision> {
     requireId('request_id', params.requestId);
     requireId('account_id', params.accountId);
     requireId('model', params.model);
@@ -97,6 +99,7 @@ export class BillingLedger {
     let outcome: HoldOutcome;
     for (;;) {
       worstMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
+      if (callerGone?.aborted) throw new RpcError(status.CANCELLED, 'the caller has gone: no hold placed');
       outcome = await this.store.placeHold({
         requestId: params.requestId,
         accountId: params.accountId,
@@ -107,6 +110,10 @@ export class BillingLedger {
       });
       if (outcome.kind !== 'price-changed') break;
       price = await this.loadPrice(params.model);
+    }
+    if (outcome.kind === 'held' && callerGone?.aborted) {
+      await this.store.releaseHold(params.requestId);
+      throw new RpcError(status.CANCELLED, 'the caller went away while its hold was placed: released');
     }
     const othersHold = outcome.balance.heldMicro;
     const decide = (approved: boolean, worst: number): AuthorizeDecision => ({
@@ -179,13 +186,22 @@ export class BillingLedger {
     return this.store.renewHolds(requestIds);
   }
 
-  /** Adds to (or takes from) a balance; refused when it would take money that is not there. */
+  /**
+   * Adds to (or takes from) a balance; refused, with nothing changed, when it would take money
+   * that is not there or go past 2^53 - 1 micro-LYD (the largest amount a number holds exactly).
+   */
   async addBalance(accountId: string, amountMicro: number): Promise<number> {
     requireId('account_id', accountId);
     if (!Number.isSafeInteger(amountMicro)) throw new RpcError(status.INVALID_ARGUMENT, 'amount must be a whole number of micro-LYD');
     const balance = await this.store.addBalance(accountId, amountMicro);
     if (balance !== undefined) return balance;
     const current = (await this.store.getBalance(accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
+    if (BigInt(current.balanceMicro) + BigInt(amountMicro) > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new RpcError(
+        status.OUT_OF_RANGE,
+        `balance ${current.balanceMicro} micro-LYD plus ${amountMicro} would pass ${Number.MAX_SAFE_INTEGER} micro-LYD, the largest balance kept`,
+      );
+    }
     throw new RpcError(
       status.FAILED_PRECONDITION,
       `balance ${current.balanceMicro} micro-LYD (${current.heldMicro} held for running requests) cannot take ${amountMicro}`,

@@ -16,8 +16,8 @@ export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.Bi
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
   };
   return {
-    authorize: unaryHandler(logger, 'Authorize', async (req: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> => {
-      const decision = await ledger.authorize(req);
+    authorize: unaryHandler(logger, 'Authorize', async (req: billingV1.AuthorizeRequest, _metadata, callerGone): Promise<billingV1.AuthorizeResponse> => {
+      const decision = await ledger.authorize(req, callerGone);
       return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
     }),
     settle: unaryHandler(logger, 'Settle', (req: billingV1.SettleRequest) => settle(req)),

@@ -94,6 +94,17 @@ export const BILLING_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    // A balance is read back as a JavaScript number, exact only up to 2^53 - 1; addBalance's
+    // statements refuse to go past it, and this is the backstop. NOT VALID: a row already past it
+    // (written before this check) must not stop the service from starting; every later write of
+    // that row is checked, so a negative balance add can still bring it back.
+    id: '003-balance-within-safe-range',
+    sql: `
+      ALTER TABLE billing.balances ADD CONSTRAINT balance_within_safe_range
+        CHECK (balance_micro >= 0 AND balance_micro <= 9007199254740991) NOT VALID;
+    `,
+  },
+  {
     // A running request's hold is renewed with its lease (RenewHolds); the sweeper releases a
     // hold only when it was neither placed nor renewed within the TTL.
     id: '004-hold-renewals',

@@ -38,7 +38,7 @@ export interface BillingStore {
   getBalance(accountId: string): Promise<BalanceRecord | undefined>;
   /**
    * Adds `amountMicro` (may be negative) to the balance, creating the row. Undefined (and no
-   * change) when the balance would drop below what is held.
+   * change) when the balance would drop below what is held or rise past 2^53 - 1 micro-LYD.
    */
   addBalance(accountId: string, amountMicro: number): Promise<number | undefined>;
   /** Places the hold if the available balance covers it and its prices are the model's, once per request id. */

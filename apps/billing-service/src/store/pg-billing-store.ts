@@ -6,6 +6,9 @@ import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, 
 import { recordFreeUsage } from './pg-free-usage';
 import { chargeOpenHolds, OpenHoldCharge, readHolds } from './pg-open-hold-charges';
 
+/** The largest balance kept: read back as a JavaScript number, it must be exact. */
+const MAX_BALANCE_MICRO = Number.MAX_SAFE_INTEGER;
+
 /** The balance and what is held, zeros for an account without a row; `ownHoldMicro` is not counted as held. */
 async function balanceBeside(q: Queryable, accountId: string, ownHoldMicro = 0): Promise<BalanceRecord> {
   const balance = (await readBalance(q, accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
@@ -79,19 +82,22 @@ export class PgBillingStore implements BillingStore {
     return readBalance(this.db, accountId);
   }
 
+  // The range is checked in the statement itself: a sum past it is never written, so a refusal
+  // changes nothing (the CHECK of migration 003 is only the backstop).
   async addBalance(accountId: string, amountMicro: number): Promise<number | undefined> {
     const { rows } =
       amountMicro >= 0
         ? await this.db.query<{ balance_micro: Int8 }>(
             `INSERT INTO billing.balances AS b (account_id, balance_micro) VALUES ($1, $2)
              ON CONFLICT (account_id) DO UPDATE SET balance_micro = b.balance_micro + EXCLUDED.balance_micro, updated_at = now()
+               WHERE b.balance_micro + EXCLUDED.balance_micro <= $3
              RETURNING balance_micro`,
-            [accountId, amountMicro],
+            [accountId, amountMicro, MAX_BALANCE_MICRO],
           )
         : await this.db.query<{ balance_micro: Int8 }>(
             `UPDATE billing.balances SET balance_micro = balance_micro + $2, updated_at = now()
-             WHERE account_id = $1 AND balance_micro + $2 >= held_micro RETURNING balance_micro`,
-            [accountId, amountMicro],
+             WHERE account_id = $1 AND balance_micro + $2 >= held_micro AND balance_micro + $2 <= $3 RETURNING balance_micro`,
+            [accountId, amountMicro, MAX_BALANCE_MICRO],
           );
     return rows[0] && toSafeInt(rows[0].balance_micro);
   }

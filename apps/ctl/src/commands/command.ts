@@ -1,3 +1,4 @@
+import { readLyd } from '@gw/money';
 import { CtlClients } from '../ctl-clients';
 import { CtlUsageError } from '../parse-args';
 
@@ -9,4 +10,11 @@ export function required(flags: Map<string, string>, name: string): string {
   const value = flags.get(name);
   if (value === undefined || value === 'true') throw new CtlUsageError(`--${name} is required`);
   return value;
+}
+
+/** A flag's LYD amount in exact micro-LYD; refused with readLyd's reason (no float rounding, no overflow). */
+export function lydFlag(name: string, text: string): number {
+  const reading = readLyd(text);
+  if (!reading.ok) throw new CtlUsageError(`--${name} ${reading.problem}`);
+  return reading.micro;
 }

@@ -1,27 +1,31 @@
-import { microToLyd, parseLyd } from '@gw/money';
+import { microToLyd } from '@gw/money';
 import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
-import { Command, required } from './command';
+import { Command, lydFlag, required } from './command';
 
-function amount(flags: Map<string, string>, name: string): number {
-  const micro = parseLyd(required(flags, name));
-  if (micro === undefined) throw new CtlUsageError(`--${name} must be an amount in LYD with at most 6 decimals`);
-  return micro;
-}
+const amount = (flags: Map<string, string>, name: string): number => lydFlag(name, required(flags, name));
 
-/** `balance add --account ID --amount LYD` (the amount may be negative) */
+/**
+ * `balance add --account ID --amount LYD` (the amount may be negative). auth-service owns accounts
+ * and billing-service keeps a balance for any id, so an unknown account is refused here first.
+ */
 export const balanceAdd: Command = async (flags, c) => {
   const req = { accountId: required(flags, 'account'), amountMicroLyd: amount(flags, 'amount') };
+  await unaryCall(c.auth.getAccount.bind(c.auth), { accountId: req.accountId }, c.timeoutMs);
   const { balanceMicroLyd } = await unaryCall(c.billing.addBalance.bind(c.billing), req, c.timeoutMs);
   return { balance: microToLyd(balanceMicroLyd) };
 };
 
-/** `price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION` */
+/**
+ * `price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION`. auth-service owns the
+ * model catalogue and billing-service prices any id, so an unknown model is refused here first.
+ */
 export const priceSet: Command = async (flags, c) => {
   const input = amount(flags, 'input');
   const output = amount(flags, 'output');
   if (input < 0 || output < 0) throw new CtlUsageError('prices cannot be negative');
   const price = { model: required(flags, 'model'), inputMicroLydPerMillion: input, outputMicroLydPerMillion: output };
+  await unaryCall(c.auth.getModel.bind(c.auth), { id: price.model }, c.timeoutMs);
   const res = await unaryCall(c.billing.setPrice.bind(c.billing), { price }, c.timeoutMs);
   const p = res.price ?? price;
   return { model: p.model, input: microToLyd(p.inputMicroLydPerMillion), output: microToLyd(p.outputMicroLydPerMillion) };

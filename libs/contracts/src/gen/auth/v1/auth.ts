@@ -248,6 +248,18 @@ export interface AddModelResponse {
   model: Model | undefined;
 }
 
+/** Reads one model of the catalogue, whoever may use it. */
+export interface GetModelRequest {
+  /** Exact model id. */
+  id: string;
+}
+
+/** The model read; NOT_FOUND status when the catalogue has no model with this id. */
+export interface GetModelResponse {
+  /** The model as stored. */
+  model: Model | undefined;
+}
+
 function createBaseSuspension(): Suspension {
   return { until: "", reason: "", whatsapp: "" };
 }
@@ -2620,6 +2632,140 @@ export const AddModelResponse: MessageFns<AddModelResponse> = {
   },
 };
 
+function createBaseGetModelRequest(): GetModelRequest {
+  return { id: "" };
+}
+
+export const GetModelRequest: MessageFns<GetModelRequest> = {
+  encode(message: GetModelRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetModelRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetModelRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetModelRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetModelRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetModelRequest>, I>>(base?: I): GetModelRequest {
+    return GetModelRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetModelRequest>, I>>(object: I): GetModelRequest {
+    const message = createBaseGetModelRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetModelResponse(): GetModelResponse {
+  return { model: undefined };
+}
+
+export const GetModelResponse: MessageFns<GetModelResponse> = {
+  encode(message: GetModelResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== undefined) {
+      Model.encode(message.model, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetModelResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetModelResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = Model.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetModelResponse {
+    return { model: isSet(object.model) ? Model.fromJSON(object.model) : undefined };
+  },
+
+  toJSON(message: GetModelResponse): unknown {
+    const obj: any = {};
+    if (message.model !== undefined) {
+      obj.model = Model.toJSON(message.model);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetModelResponse>, I>>(base?: I): GetModelResponse {
+    return GetModelResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetModelResponse>, I>>(object: I): GetModelResponse {
+    const message = createBaseGetModelResponse();
+    message.model = (object.model !== undefined && object.model !== null) ? Model.fromPartial(object.model) : undefined;
+    return message;
+  },
+};
+
 /** Identity service used by the edge and the operator CLI. */
 export type AuthService = typeof AuthService;
 export const AuthService = {
@@ -2752,6 +2898,16 @@ export const AuthService = {
     responseSerialize: (value: AddModelResponse): Buffer => Buffer.from(AddModelResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AddModelResponse => AddModelResponse.decode(value),
   },
+  /** Reads one model of the catalogue, public or not (the operator checks a model before pricing it). */
+  getModel: {
+    path: "/auth.v1.Auth/GetModel" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetModelRequest): Buffer => Buffer.from(GetModelRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetModelRequest => GetModelRequest.decode(value),
+    responseSerialize: (value: GetModelResponse): Buffer => Buffer.from(GetModelResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetModelResponse => GetModelResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServer extends UntypedServiceImplementation {
@@ -2779,6 +2935,8 @@ export interface AuthServer extends UntypedServiceImplementation {
   grantModel: handleUnaryCall<GrantModelRequest, GrantModelResponse>;
   /** Adds a model to the catalogue, usable only by accounts granted it. */
   addModel: handleUnaryCall<AddModelRequest, AddModelResponse>;
+  /** Reads one model of the catalogue, public or not (the operator checks a model before pricing it). */
+  getModel: handleUnaryCall<GetModelRequest, GetModelResponse>;
 }
 
 export interface AuthClient extends Client {
@@ -2973,6 +3131,22 @@ export interface AuthClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AddModelResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one model of the catalogue, public or not (the operator checks a model before pricing it). */
+  getModel(
+    request: GetModelRequest,
+    callback: (error: ServiceError | null, response: GetModelResponse) => void,
+  ): ClientUnaryCall;
+  getModel(
+    request: GetModelRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetModelResponse) => void,
+  ): ClientUnaryCall;
+  getModel(
+    request: GetModelRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetModelResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -171,9 +171,15 @@ export interface RecordFreeResponse {
   recorded: boolean;
 }
 
-/** Adds to (or, with a negative amount, takes from) an account's balance. */
+/**
+ * Adds to (or, with a negative amount, takes from) an account's balance. Refused with
+ * FAILED_PRECONDITION below what is held, OUT_OF_RANGE past 2^53 - 1 micro-LYD; nothing changes.
+ */
 export interface AddBalanceRequest {
-  /** The account. */
+  /**
+   * An account of auth-service. Billing does not know accounts and keeps a balance for any id,
+   * so the caller checks the account exists first (the operator's CLI asks auth-service).
+   */
   accountId: string;
   /** The amount, micro-LYD; may be negative. */
   amountMicroLyd: number;
@@ -199,7 +205,10 @@ export interface GetBalanceResponse {
 
 /** The price of a model. */
 export interface Price {
-  /** Exact model id. */
+  /**
+   * Exact model id, one of auth-service's catalogue: billing does not know models, so the caller
+   * of SetPrice checks it exists first (the operator's CLI asks auth-service).
+   */
   model: string;
   /** micro-LYD per million prompt tokens. */
   inputMicroLydPerMillion: number;
@@ -2030,7 +2039,10 @@ export const SetPriceResponse: MessageFns<SetPriceResponse> = {
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
-  /** Holds the worst-case cost of a request before the model is called. */
+  /**
+   * Holds the worst-case cost of a request before the model is called. A call whose caller has
+   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   */
   authorize: {
     path: "/billing.v1.Billing/Authorize" as const,
     requestStream: false as const,
@@ -2123,7 +2135,10 @@ export const BillingService = {
 } as const;
 
 export interface BillingServer extends UntypedServiceImplementation {
-  /** Holds the worst-case cost of a request before the model is called. */
+  /**
+   * Holds the worst-case cost of a request before the model is called. A call whose caller has
+   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   */
   authorize: handleUnaryCall<AuthorizeRequest, AuthorizeResponse>;
   /** Charges a request exactly once after its reply ended. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
@@ -2144,7 +2159,10 @@ export interface BillingServer extends UntypedServiceImplementation {
 }
 
 export interface BillingClient extends Client {
-  /** Holds the worst-case cost of a request before the model is called. */
+  /**
+   * Holds the worst-case cost of a request before the model is called. A call whose caller has
+   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   */
   authorize(
     request: AuthorizeRequest,
     callback: (error: ServiceError | null, response: AuthorizeResponse) => void,

@@ -1,0 +1,74 @@
+import { Client as PgClient } from 'pg';
+import { RunningStack, startStack } from '@gw/test-stack';
+import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+
+const refusal = (code: string) => ({ exitCode: 1, json: { error: { code, message: expect.any(String) } } });
+
+describe('ctl refuses what would be wrong money or identity (real stack)', () => {
+  let db: TestDatabase;
+  let redis: TestRedis;
+  let stack: RunningStack;
+  let pg: PgClient;
+
+  beforeAll(async () => {
+    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+  }, 90_000);
+
+  afterAll(async () => {
+    await pg?.end();
+    await stack?.stop();
+    await Promise.all([db?.drop(), redis?.cleanup()]);
+  }, 60_000);
+
+  const newAccount = async (...args: string[]) => ((await stack.ctl('account', 'create', ...args)).json as { accountId: string }).accountId;
+  const rows = async (sql: string, value: string) => (await pg.query(sql, [value])).rowCount;
+
+  it('refuses a balance past 9007199254.740991 LYD; the account keeps its balance and still shows', async () => {
+    const accountId = await newAccount('--balance', '9007199254.740991');
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '0.000001')).toEqual(refusal('OUT_OF_RANGE'));
+    const shown = await stack.ctl('account', 'show', '--account', accountId);
+    expect(shown).toMatchObject({ exitCode: 0, json: { accountId } });
+    expect((await pg.query('SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = $1', [accountId])).rows).toEqual([{ b: '9007199254740991' }]);
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-9007199254.740991')).toEqual({ exitCode: 0, json: { balance: 0 } });
+  });
+
+  it('refuses amounts that are not whole micro-LYD or beyond the range, before calling anything', async () => {
+    const accountId = await newAccount();
+    for (const amount of ['9007199254.740992', '1.0000001', '1e3', '0x10', 'NaN']) {
+      expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', amount)).toEqual(refusal('USAGE'));
+    }
+    expect(await stack.ctl('account', 'create', '--balance', '-1')).toEqual(refusal('USAGE'));
+    expect(await rows('SELECT 1 FROM billing.balances WHERE account_id = $1', accountId)).toBe(0);
+  });
+
+  it('refuses a balance for an account that does not exist, writing nothing', async () => {
+    expect(await stack.ctl('balance', 'add', '--account', 'acct_nobody', '--amount', '5')).toEqual(refusal('NOT_FOUND'));
+    expect(await rows('SELECT 1 FROM billing.balances WHERE account_id = $1', 'acct_nobody')).toBe(0);
+  });
+
+  it('refuses a price for a model the catalogue does not have, and prices one only granted accounts use', async () => {
+    expect(await stack.ctl('price', 'set', '--model', 'vendor-v9-ghost', '--input', '1', '--output', '2')).toEqual(refusal('NOT_FOUND'));
+    expect(await rows('SELECT 1 FROM billing.prices WHERE model = $1', 'vendor-v9-ghost')).toBe(0);
+    expect((await stack.ctl('model', 'add', '--id', 'vendor-v4-private')).exitCode).toBe(0);
+    expect(await stack.ctl('price', 'set', '--model', 'vendor-v4-private', '--input', '1', '--output', '2')).toEqual({
+      exitCode: 0,
+      json: { model: 'vendor-v4-private', input: 1, output: 2 },
+    });
+  });
+
+  it('refuses an account name over 64 characters or with control characters', async () => {
+    expect(await stack.ctl('account', 'create', '--name', 'n'.repeat(65))).toEqual(refusal('INVALID_ARGUMENT'));
+    expect(await stack.ctl('account', 'create', '--name', 'two\nlines')).toEqual(refusal('INVALID_ARGUMENT'));
+    const accountId = await newAccount('--name', 'n'.repeat(64));
+    expect((await stack.ctl('account', 'show', '--account', accountId)).json).toMatchObject({ name: 'n'.repeat(64) });
+  });
+
+  it('refuses a flag given twice, changing nothing', async () => {
+    const accountId = await newAccount();
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '1', '--amount', '1000')).toEqual(refusal('USAGE'));
+    expect((await stack.ctl('account', 'show', '--account', accountId)).json).toMatchObject({ balance: 0 });
+  });
+});
