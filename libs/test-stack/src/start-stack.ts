@@ -45,6 +45,11 @@ export interface RunningStack {
    * graceful shutdown under test): the exit code of each, null for one ended by a signal.
    */
   stopApp(app: string): Promise<(number | null)[]>;
+  /**
+   * SIGKILL to every replica of one app, or only to replica `replica` (0-based, in start order),
+   * waiting for each to exit: a crash, with no drain and no goodbye to its peers.
+   */
+  killApp(app: string, replica?: number): Promise<void>;
   /** Starts the stopped replicas of an app again, as they were, and waits until they are ready. */
   startApp(app: string): Promise<void>;
   /** SIGTERM to every process (edges first), waiting for each to exit. */
@@ -120,6 +125,16 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       child.once('exit', (code) => resolve(code));
       child.kill('SIGTERM');
     });
+  const kill = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  const isStopped = (planned: PlannedProcess) => {
+    const child = running.get(planned);
+    return child === undefined || child.exitCode !== null || child.signalCode !== null;
+  };
   const launch = async (planned: PlannedProcess) => {
     const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`] : [];
     const child = spawn(process.execPath, [...profiling, join(DIST, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -163,8 +178,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       for (const [planned, child] of running) if (planned.app === app) codes.push(await terminate(child));
       return codes;
     },
+    killApp: async (app, replica) => {
+      const replicas = plan.filter((p) => p.app === app);
+      const chosen = replica === undefined ? replicas : replicas.slice(replica, replica + 1);
+      await Promise.all(chosen.map((p) => running.get(p)).map((child) => child && kill(child)));
+    },
     startApp: async (app) => {
-      await Promise.all(plan.filter((p) => p.app === app).map(launch));
+      // Only the stopped ones: a replica still running keeps its port, so a second launch would fail.
+      await Promise.all(plan.filter((p) => p.app === app && isStopped(p)).map(launch));
     },
     stop,
   };
