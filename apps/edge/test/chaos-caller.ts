@@ -58,7 +58,7 @@ const DIRECTIVES: Record<ChaosKind, string> = {
 };
 
 /** The request body of a kind: free-tier safe (vendor-v4-flash, no thinking, short reply). */
-export function chaosBody(kind: ChaosKind): Record<string, unknown> {
+function chaosBody(kind: ChaosKind): Record<string, unknown> {
   return {
     model: 'vendor-v4-flash',
     max_tokens: 200,

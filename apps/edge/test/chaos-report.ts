@@ -40,6 +40,20 @@ const logged = (logs: string[], msg: string, field?: string): number =>
       }
     }, 0);
 
+/** Error lines the stack logged, counted by service and message. */
+const errorLines = (logs: string[]): Record<string, number> =>
+  tally(
+    logs.flatMap((line) => {
+      if (!line.includes('"level":"error"')) return [];
+      try {
+        const event = JSON.parse(line) as { service?: string; msg?: string };
+        return [`${event.service}: ${event.msg}`];
+      } catch {
+        return [];
+      }
+    }),
+  );
+
 /** The figures of a run as one JSON-able object: requests, faults, ledger rows, money, findings. */
 export function chaosFigures(run: ChaosRun): Record<string, unknown> {
   const { records, books } = run;
@@ -82,6 +96,7 @@ export function chaosFigures(run: ChaosRun): Record<string, unknown> {
       drained: run.drained,
       staleHoldsReleased: logged(run.logs, 'stale holds released', 'released'),
       billsDroppedByQuota: logged(run.logs, 'bill refused by billing-service, dropped'),
+      errorsLogged: errorLines(run.logs),
     },
     findings: {
       balanceMismatches: run.findings.balanceMismatches.length,
