@@ -1,0 +1,92 @@
+import Redis from 'ioredis';
+import { Client as PgClient } from 'pg';
+
+/** One row of billing.ledger. */
+export interface LedgerRow {
+  billingId: string;
+  accountId: string;
+  amountMicro: number;
+  paid: boolean;
+  estimated: boolean;
+}
+
+/** Everything the money and the limits of some accounts come to, read straight from the stores. */
+export interface Books {
+  ledger: LedgerRow[];
+  /** billing.balances: balance and amount held, micro-LYD (an account without a row has 0 and 0). */
+  balances: Map<string, { balanceMicro: number; heldMicro: number }>;
+  /** billing.holds rows per account. */
+  holds: Map<string, number>;
+  /** Concurrency places held in Redis per account. */
+  places: Map<string, number>;
+  /** Bills in the settle outbox, not yet delivered to billing-service. */
+  outbox: number;
+}
+
+/** Reads the books of some accounts: billing's Postgres tables and quota-service's Redis keys. */
+export class BooksReader {
+  private constructor(
+    private readonly pg: PgClient,
+    private readonly redis: Redis,
+    private readonly keyPrefix: string,
+  ) {}
+
+  /** Connects to the test's database and Redis; `keyPrefix` is the stack's REDIS_KEY_PREFIX. */
+  static async open(databaseUrl: string, redisUrl: string, keyPrefix: string): Promise<BooksReader> {
+    const pg = new PgClient({ connectionString: databaseUrl });
+    await pg.connect();
+    return new BooksReader(pg, new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 }), keyPrefix);
+  }
+
+  /** The books of these accounts now. */
+  async read(accountIds: string[]): Promise<Books> {
+    const [ledger, balances, holds] = await Promise.all([
+      this.pg.query<{ request_id: string; account_id: string; amount_micro: string; paid: boolean; usage_estimated: boolean }>(
+        'SELECT request_id, account_id, amount_micro::text, paid, usage_estimated FROM billing.ledger WHERE account_id = ANY($1)',
+        [accountIds],
+      ),
+      this.pg.query<{ account_id: string; balance_micro: string; held_micro: string }>(
+        'SELECT account_id, balance_micro::text, held_micro::text FROM billing.balances WHERE account_id = ANY($1)',
+        [accountIds],
+      ),
+      this.pg.query<{ account_id: string; n: string }>('SELECT account_id, count(*)::text AS n FROM billing.holds WHERE account_id = ANY($1) GROUP BY account_id', [accountIds]),
+    ]);
+    // Keys as apps/quota-service/src/store/redis-keys.ts lays them out.
+    const placeCounts = await Promise.all(accountIds.map((id) => this.redis.hlen(`${this.keyPrefix}{${id}}:places`)));
+    return {
+      ledger: ledger.rows.map((r) => ({ billingId: r.request_id, accountId: r.account_id, amountMicro: Number(r.amount_micro), paid: r.paid, estimated: r.usage_estimated })),
+      balances: new Map(accountIds.map((id) => {
+        const row = balances.rows.find((b) => b.account_id === id);
+        return [id, { balanceMicro: Number(row?.balance_micro ?? 0), heldMicro: Number(row?.held_micro ?? 0) }];
+      })),
+      holds: new Map(accountIds.map((id) => [id, Number(holds.rows.find((h) => h.account_id === id)?.n ?? 0)])),
+      places: new Map(accountIds.map((id, i) => [id, placeCounts[i]])),
+      outbox: await this.redis.xlen(`${this.keyPrefix}{outbox}:settles`),
+    };
+  }
+
+  /**
+   * Polls until nothing is left in flight: no hold, no place, an empty outbox, and a ledger that
+   * did not grow since the last look. Gives up after `timeoutMs` and returns the books as they
+   * are, so that what did not drain is reported rather than hidden behind a timeout.
+   */
+  async drained(accountIds: string[], timeoutMs: number): Promise<{ books: Books; drained: boolean }> {
+    const deadline = Date.now() + timeoutMs;
+    let before = -1;
+    for (;;) {
+      const books = await this.read(accountIds);
+      const settled =
+        books.outbox === 0 && [...books.holds.values(), ...books.places.values()].every((n) => n === 0) && books.ledger.length === before;
+      if (settled) return { books, drained: true };
+      if (Date.now() > deadline) return { books, drained: false };
+      before = books.ledger.length;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+
+  /** Closes both connections. */
+  async close(): Promise<void> {
+    await this.pg.end();
+    await this.redis.quit();
+  }
+}

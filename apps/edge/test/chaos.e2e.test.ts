@@ -1,0 +1,102 @@
+import { RunningStack, startStack } from '@gw/test-stack';
+import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { auditChaos, AuditAccount, ChaosFindings, edgeRequestLines } from './chaos-audit';
+import { BooksReader } from './chaos-books';
+import { Fault, injectFaults } from './chaos-faults';
+import { LoadAccount, runLoad } from './chaos-load';
+import { chaosFigures } from './chaos-report';
+
+const PAID_ACCOUNTS = 9;
+const FREE_ACCOUNTS = 5;
+const PAID_BALANCE_LYD = '2';
+
+// Recovery timers shortened so that what a crash leaves behind is recovered within the drain.
+// HOLD_TTL_SECONDS is well above every other request (at most about 7 s, plus a few seconds of
+// finish retries across a crash) but below the long streams (about 29 s): DESIGN says a running
+// request's hold is never swept, so those must still be billed. LEASE_* are for the leases being
+// added (the edge renews, quota-service settles a lapsed lease); unknown variables are ignored.
+const STACK_ENV = {
+  HOLD_TTL_SECONDS: '20',
+  HOLD_SWEEP_INTERVAL_MS: '1000',
+  FREE_RESERVATION_TTL_SECONDS: '20',
+  PLACE_RECOVERY_SECONDS: '20',
+  SETTLE_POLL_MS: '100',
+  SETTLE_MAX_BACKOFF_MS: '1000',
+  SETTLE_CLAIM_IDLE_MS: '2000',
+  LEASE_RENEW_MS: '500',
+  LEASE_TTL_MS: '3000',
+};
+
+// Each app crashes once, in turn, while the load runs; edge replica 0 only, so replica 1 serves on.
+const FAULTS: Fault[] = [
+  { app: 'edge', replica: 0, atMs: 6_000 },
+  { app: 'auth-service', atMs: 16_000 },
+  { app: 'quota-service', atMs: 26_000 },
+  { app: 'billing-service', atMs: 36_000 },
+];
+
+const NOTHING_WRONG: ChaosFindings = {
+  balanceMismatches: [],
+  holdsLeft: [],
+  placesHeld: [],
+  outboxLeft: 0,
+  loggedRowMismatches: [],
+  unloggedRowMismatches: [],
+  requestIdsNotEchoed: [],
+};
+
+describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
+  let db: TestDatabase;
+  let redis: TestRedis;
+  let stack: RunningStack;
+  let books: BooksReader;
+
+  beforeAll(async () => {
+    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: STACK_ENV, replicas: { edge: 2 } });
+    books = await BooksReader.open(db.url, redis.url, redis.keyPrefix);
+  }, 90_000);
+
+  afterAll(async () => {
+    await books?.close();
+    await stack?.stop();
+    await Promise.all([db?.drop(), redis?.cleanup()]);
+  }, 90_000);
+
+  async function ctl<T>(...args: string[]): Promise<T> {
+    const { json, exitCode } = await stack.ctl(...args);
+    if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')}: ${JSON.stringify(json)}`);
+    return json as T;
+  }
+
+  async function account(paid: boolean): Promise<LoadAccount> {
+    const { accountId } = await ctl<{ accountId: string }>('account', 'create', '--balance', paid ? PAID_BALANCE_LYD : '0');
+    const { key } = await ctl<{ key: string }>('key', 'create', '--account', accountId);
+    return { accountId, key, paid };
+  }
+
+  it('keeps every bill and frees every hold and place while each service is SIGKILLed under mixed load', async () => {
+    const accounts = await Promise.all(Array.from({ length: PAID_ACCOUNTS + FREE_ACCOUNTS }, (_, i) => account(i < PAID_ACCOUNTS)));
+    const ids = accounts.map((a) => a.accountId);
+    const before = await books.read(ids);
+    const audited: AuditAccount[] = accounts.map((a) => ({ accountId: a.accountId, paid: a.paid, startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0 }));
+
+    // 2 callers per account, one request every 7 s or more each: about 17 a minute per account
+    // (under 30) and at most 2 of its 3 places, so a place a crash leaves taken rarely refuses one.
+    const load = runLoad({ baseUrls: stack.baseUrls, accounts, lanesPerAccount: 2, laneSpacingMs: 7_000, durationMs: 48_000, giveUpMs: 60_000 });
+    // The load ends by itself; it is awaited even when a restart fails, so no caller outlives the test.
+    const faults = await injectFaults(stack, load, FAULTS, 1_500).finally(() => load.done);
+
+    const { books: after, drained } = await books.drained(ids, 90_000);
+    const lines = edgeRequestLines(stack.logs);
+    const findings = auditChaos(audited, load.records, lines, after);
+    console.log(`chaos figures\n${JSON.stringify(chaosFigures({ accounts: audited, records: load.records, lines, faults, books: after, drained, findings, logs: stack.logs }), null, 2)}`);
+
+    // The run is a fair test only if every crash hit requests in flight and the load got through.
+    expect(faults.map((f) => f.inFlightAtKill > 0)).toEqual(FAULTS.map(() => true));
+    expect(load.records.filter((r) => r.delivered && r.paid).length).toBeGreaterThan(0);
+    expect(load.records.filter((r) => r.delivered && !r.paid).length).toBeGreaterThan(0);
+    expect(findings).toEqual(NOTHING_WRONG);
+    expect(drained).toBe(true);
+  }, 240_000);
+});
