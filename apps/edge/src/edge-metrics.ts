@@ -32,3 +32,6 @@ export const estimatedCharges = counter('edge_estimated_charges_total', 'Request
 
 /** Every gRPC call the edge makes, timed from its start to its answer or error. */
 export const grpcClientSeconds = histogram('edge_grpc_client_seconds', "Time of the edge's gRPC calls, by method and status code.", ['method', 'code'], LATENCY_BUCKETS);
+
+/** Connections closed as soon as they were accepted: the public server had its most open (EDGE_MAX_CONNECTIONS). */
+export const connectionsRefused = counter('edge_connections_refused_total', 'Connections closed at once because the edge had EDGE_MAX_CONNECTIONS open.');

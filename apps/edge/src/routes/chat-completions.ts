@@ -13,7 +13,10 @@ import { freeTierRefusal } from '../domain/free-tier-refusal';
 import { measurePrompt, PromptMeasure, promptTokensToHold } from '../domain/prompt-estimate';
 import { Settlement } from '../domain/settlement';
 import { authenticateCaller } from '../http/authenticate-caller';
+import { BodyBudget } from '../http/body-budget';
 import { CallerReply } from '../http/caller-reply';
+import { declaredTooLarge } from '../http/declared-too-large';
+import { bodyTooLarge } from '../http/front-proxy-reply';
 import { setRateHeaders } from '../http/rate-headers';
 import { readBody } from '../http/read-body';
 import { recordOf } from '../http/request-record';
@@ -61,6 +64,8 @@ export interface ChatCompletionsDeps {
   provider: ProviderClient;
   settlement: Settlement;
   bodyLimitBytes: number;
+  /** The bytes of bodies the edge reads at once, shared by every request. */
+  bodyBudget: BodyBudget;
   /** Silence from the provider after which the caller is answered without it. */
   providerSilenceMs: number;
 }
@@ -80,7 +85,8 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const traceId: string = res.locals.requestId;
     const record = recordOf(res);
     record.reportsOverhead = true;
-    const raw = await readBody(req, deps.bodyLimitBytes);
+    if (declaredTooLarge(req, deps.bodyLimitBytes)) throw bodyTooLarge();
+    // The key before the body (DESIGN step 2): a caller without one cannot make the edge hold a byte of it.
     const caller = await authenticateCaller(req.headers.authorization, deps.auth);
     record.accountId = caller.accountId;
 
@@ -91,6 +97,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       throw new AppError('rate_limit_error', `Rate limit reached: ${count.limit} requests per minute.`, { limit: count.limit });
     }
 
+    const raw = await readBody(req, deps.bodyLimitBytes, deps.bodyBudget);
     const checked = checkChatRequest(raw.toString('utf8'), caller.models);
     record.model = checked.model;
     record.stream = checked.stream;
