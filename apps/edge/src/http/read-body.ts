@@ -21,6 +21,8 @@ export class CallerLeftError extends Error {
  * was held is let go and the budget is given back.
  */
 export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget): Promise<Buffer> {
+  // Gone while its key and count were checked: its close has passed and would never be heard.
+  if (req.destroyed) return Promise.reject(new CallerLeftError());
   if (declaredTooLarge(req, limit)) return Promise.reject(bodyTooLarge());
   const declared = Number(req.headers['content-length']);
   const known = req.headers['content-length'] !== undefined && Number.isFinite(declared);
