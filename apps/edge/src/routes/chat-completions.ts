@@ -107,11 +107,16 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     record.payment = paying.payment === PAID ? 'paid' : 'free';
     record.billingId = requestId;
     const forwarded = paying.checked;
-    const finished = (usage: BillableUsage) => ({ requestId, accountId: caller.accountId, model: forwarded.model, payment: paying.payment, ...usage });
+    // The closures below outlive the caller while the provider's reply is read: they take only
+    // these values, never the request body they come from.
+    const { accountId } = caller;
+    const { payment } = paying;
+    const { model, maxTokens } = forwarded;
+    const finished = (usage: BillableUsage) => ({ requestId, accountId, model, payment, ...usage });
 
     const place = await deps.quota.acquirePlace(caller.accountId, requestId).catch(async (err: unknown) => {
       // The limits cannot be checked: refuse (fail closed), and give back what was held at once.
-      if (paying.payment === PAID) await deps.billing.releaseHold(requestId).catch(() => undefined);
+      if (payment === PAID) await deps.billing.releaseHold(requestId).catch(() => undefined);
       throw err;
     });
     if (!place.granted) {
@@ -122,7 +127,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
     const billed = relayProviderReply(deps.provider, forwarded, traceId, reply, record).then((read) => {
-      record.usage = billableUsage(read, { promptTokens, maxTokens: forwarded.maxTokens, elapsedMs: Date.now() - started });
+      record.usage = billableUsage(read, { promptTokens, maxTokens, elapsedMs: Date.now() - started });
       return finished(record.usage);
     });
     record.awaits(billed);
