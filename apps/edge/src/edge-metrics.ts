@@ -38,3 +38,6 @@ export const connectionsRefused = counter('edge_connections_refused_total', 'Con
 
 /** Bytes of request bodies being read now, taken from the body budget (BODY_BUDGET_BYTES). */
 export const bodyBytesReading = gauge('edge_body_bytes_reading', 'Bytes of request bodies being read now, out of BODY_BUDGET_BYTES.');
+
+/** Client connections open now, out of EDGE_MAX_CONNECTIONS. */
+export const openConnections = gauge('edge_open_connections', 'Client connections open to the public server now, out of EDGE_MAX_CONNECTIONS.');

@@ -68,6 +68,7 @@ describe('the edge protects itself (issue 12): connections, slow requests, bodie
       return status === 200;
     });
     for (const connection of held) connection.socket.destroy();
+    await waitFor(async () => (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_open_connections') === 0);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { createServer, RequestListener, Server } from 'node:http';
-import { connectionsRefused } from '../edge-metrics';
+import { Socket } from 'node:net';
+import { connectionsRefused, openConnections } from '../edge-metrics';
 import { answerClientErrors } from './client-error-reply';
 
 /** What callers may hold of the public server; each bound is an environment variable (config.ts). */
@@ -21,7 +22,7 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 /**
  * Starts the public HTTP server on `host:port` with its guard: connections beyond the bound are
- * closed at once (counted in edge_connections_refused_total), requests whose headers or body
+ * closed at once (counted in edge_connections_refused_total; edge_open_connections tells how many are open), requests whose headers or body
  * arrive too slowly get the front proxy's 408 and lose their connection, idle connections close.
  */
 export async function startPublicServer(handler: RequestListener, host: string, port: number, guard: ServerGuard): Promise<Server> {
@@ -32,6 +33,10 @@ export async function startPublicServer(handler: RequestListener, host: string, 
   server.keepAliveTimeout = guard.keepAliveTimeoutMs;
   server.maxConnections = guard.maxConnections;
   server.on('drop', () => connectionsRefused.inc());
+  server.on('connection', (socket: Socket) => {
+    openConnections.inc();
+    socket.once('close', () => openConnections.dec());
+  });
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
