@@ -8,6 +8,7 @@ describe('loadConfig', () => {
       providerReadTimeoutMs: 600_000,
       breaker: { failureThreshold: 5, windowMs: 60_000, cooldownMs: 30_000 },
       bodyLimitBytes: 2 * 1024 * 1024,
+      guard: { maxConnections: 4096, bodyBudgetBytes: 64 * 1024 * 1024, headersTimeoutMs: 10_000, bodyTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000 },
       blockLibraryClients: true,
       blockedUserAgents: ['Python-urllib', 'Go-http-client', 'Java-http-client', 'Java', 'Ruby', 'Dart'],
     });
@@ -38,5 +39,16 @@ describe('loadConfig', () => {
   it('stops on a value it cannot read', () => {
     expect(() => loadConfig({ BREAKER_COOLDOWN_MS: '30s' })).toThrow(/BREAKER_COOLDOWN_MS/);
     expect(() => loadConfig({ BLOCK_LIBRARY_CLIENTS: 'sometimes' })).toThrow(/BLOCK_LIBRARY_CLIENTS/);
+  });
+
+  it('reads the guard of the public server', () => {
+    const config = loadConfig({ EDGE_MAX_CONNECTIONS: '100', BODY_BUDGET_BYTES: '3000000', HEADERS_TIMEOUT_MS: '2000', BODY_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '7000' });
+    expect(config.guard).toEqual({ maxConnections: 100, bodyBudgetBytes: 3_000_000, headersTimeoutMs: 2000, bodyTimeoutMs: 5000, keepAliveTimeoutMs: 7000 });
+  });
+
+  it('refuses a guard that would turn away bodies the limit allows, or headers given longer than the whole request', () => {
+    expect(() => loadConfig({ BODY_BUDGET_BYTES: '1000000' })).toThrow(/BODY_BUDGET_BYTES/);
+    expect(() => loadConfig({ BODY_LIMIT_BYTES: '1000', BODY_BUDGET_BYTES: '999' })).toThrow(/BODY_BUDGET_BYTES/);
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '70000' })).toThrow(/HEADERS_TIMEOUT_MS/);
   });
 });

@@ -1,4 +1,5 @@
 import { Env, LogLevel, readBool, readInt, readString } from '@gw/service-kit';
+import { ServerGuard } from './http/public-server';
 import { BreakerSettings } from './upstream/circuit-breaker';
 
 /** edge settings, each default beside its variable. */
@@ -21,6 +22,8 @@ export interface EdgeConfig {
   providerReadTimeoutMs: number;
   breaker: BreakerSettings;
   bodyLimitBytes: number;
+  /** How the public server bounds what callers may hold of it: connections, bodies being read, slow requests, idle connections. */
+  guard: ServerGuard;
   /** Whether the front guard refuses the default User-Agents of `blockedUserAgents` (403 error code: 1010). */
   blockLibraryClients: boolean;
   blockedUserAgents: string[];
@@ -31,8 +34,16 @@ export interface EdgeConfig {
 /** The default User-Agents of standard-library HTTP clients (Python urllib, Go net/http, Java, Ruby Net::HTTP, Dart). */
 const LIBRARY_USER_AGENTS = 'Python-urllib,Go-http-client,Java-http-client,Java,Ruby,Dart';
 
+/** Stops the start on guard settings that would refuse what the SPEC allows, or that Node refuses. */
+function checkGuard(guard: ServerGuard, bodyLimitBytes: number): ServerGuard {
+  if (guard.bodyBudgetBytes < bodyLimitBytes) throw new Error(`BODY_BUDGET_BYTES (${guard.bodyBudgetBytes}) must be at least BODY_LIMIT_BYTES (${bodyLimitBytes})`);
+  if (guard.headersTimeoutMs > guard.bodyTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${guard.headersTimeoutMs}) must not be above BODY_TIMEOUT_MS (${guard.bodyTimeoutMs})`);
+  return guard;
+}
+
 /** Reads the configuration; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<EdgeConfig> {
+  const bodyLimitBytes = readInt(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024);
   return Object.freeze({
     host: readString(env, 'BIND_HOST', '0.0.0.0'),
     port: readInt(env, 'EDGE_PORT', 8080),
@@ -52,7 +63,17 @@ export function loadConfig(env: Env): Readonly<EdgeConfig> {
       windowMs: readInt(env, 'BREAKER_WINDOW_MS', 60_000),
       cooldownMs: readInt(env, 'BREAKER_COOLDOWN_MS', 30_000),
     },
-    bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024),
+    bodyLimitBytes,
+    guard: checkGuard(
+      {
+        maxConnections: readInt(env, 'EDGE_MAX_CONNECTIONS', 4096),
+        bodyBudgetBytes: readInt(env, 'BODY_BUDGET_BYTES', 64 * 1024 * 1024),
+        headersTimeoutMs: readInt(env, 'HEADERS_TIMEOUT_MS', 10_000),
+        bodyTimeoutMs: readInt(env, 'BODY_TIMEOUT_MS', 60_000),
+        keepAliveTimeoutMs: readInt(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000),
+      },
+      bodyLimitBytes,
+    ),
     blockLibraryClients: readBool(env, 'BLOCK_LIBRARY_CLIENTS', true),
     blockedUserAgents: readString(env, 'BLOCKED_USER_AGENTS', LIBRARY_USER_AGENTS)
       .split(',')

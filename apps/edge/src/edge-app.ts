@@ -8,12 +8,14 @@ import { EdgeConfig } from './config';
 import { LeaseKeeper } from './domain/lease-keeper';
 import { Settlement } from './domain/settlement';
 import { startAdminServer } from './http/admin-server';
+import { BodyBudget } from './http/body-budget';
 import { trackConnections } from './http/connection-tracker';
 import { errorHandler } from './http/error-handler';
 import { methodNotAllowed, notFound } from './http/not-served';
 import { refuseLibraryClients } from './http/refuse-library-clients';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
+import { startPublicServer } from './http/public-server';
 import { chatCompletionsRoute } from './routes/chat-completions';
 import { getModelRoute, listModelsRoute } from './routes/models';
 import { usageRoute } from './routes/usage';
@@ -51,7 +53,17 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   app.use(requestId);
   app.post(
     '/v1/chat/completions',
-    chatCompletionsRoute({ auth, quota, billing, provider, settlement, leases, bodyLimitBytes: config.bodyLimitBytes, providerSilenceMs: config.providerSilenceMs }),
+    chatCompletionsRoute({
+      auth,
+      quota,
+      billing,
+      provider,
+      settlement,
+      leases,
+      bodyLimitBytes: config.bodyLimitBytes,
+      bodyBudget: new BodyBudget(config.guard.bodyBudgetBytes),
+      providerSilenceMs: config.providerSilenceMs,
+    }),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
   app.get('/v1/models', listModelsRoute(auth));
@@ -63,10 +75,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   app.use(notFound);
   app.use(errorHandler(logger));
 
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-  });
-  server.keepAliveTimeout = 65_000;
+  const server: Server = await startPublicServer(app, config.host, config.port, config.guard);
   const connections = trackConnections(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -35,3 +35,12 @@ export const grpcClientSeconds = histogram('edge_grpc_client_seconds', "Time of 
 
 /** Lease renewals of running requests: `renewed`, `unknown` to quota-service (let go), or `failed` (tried again). */
 export const leaseRenewals = counter('edge_lease_renewals_total', 'Lease renewals of running requests, by outcome: renewed, unknown (no longer renewed) or failed (retried).', ['outcome']);
+
+/** Connections closed as soon as they were accepted: the public server had its most open (EDGE_MAX_CONNECTIONS). */
+export const connectionsRefused = counter('edge_connections_refused_total', 'Connections closed at once because the edge had EDGE_MAX_CONNECTIONS open.');
+
+/** Bytes of request bodies being read now, taken from the body budget (BODY_BUDGET_BYTES). */
+export const bodyBytesReading = gauge('edge_body_bytes_reading', 'Bytes of request bodies being read now, out of BODY_BUDGET_BYTES.');
+
+/** Client connections open now, out of EDGE_MAX_CONNECTIONS. */
+export const openConnections = gauge('edge_open_connections', 'Client connections open to the public server now, out of EDGE_MAX_CONNECTIONS.');

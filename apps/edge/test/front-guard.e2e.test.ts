@@ -214,10 +214,10 @@ describe('front guard (SPEC 4, 5 rule 9, 7 rule 5): what the servers in front of
       await expect413(res);
     });
 
-    it('refuses a chunked body sent over node:http too', async () => {
+    it('refuses a chunked body sent over node:http too (with a key: without one, the 401 comes before the body is read)', async () => {
       const status = await new Promise<number>((resolve, reject) => {
         const url = new URL(`${base}/chat/completions`);
-        const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+        const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'transfer-encoding': 'chunked', authorization: `Bearer ${key}` } }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         });

@@ -1,4 +1,4 @@
-import { RunningStack, startStack } from '@gw/test-stack';
+import { RunningStack, StackOptions, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 
 /** A stack of its own for one test file, with what its tests keep needing. */
@@ -23,8 +23,8 @@ export interface GatewayUnderTest {
   stop(): Promise<void>;
 }
 
-/** Starts the whole stack on a database and Redis key space of its own. */
-export async function startGateway(env: Record<string, string> = {}): Promise<GatewayUnderTest> {
+/** Starts the whole stack on a database and Redis key space of its own; `processOptions` are passed to startStack as they are. */
+export async function startGateway(env: Record<string, string> = {}, processOptions: Pick<StackOptions, 'execArgv' | 'ipc'> = {}): Promise<GatewayUnderTest> {
   let db: TestDatabase | undefined;
   let redis: TestRedis | undefined;
   let stack: RunningStack | undefined;
@@ -34,7 +34,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ga
   };
   try {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env });
+    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env, ...processOptions });
   } catch (err) {
     await cleanup();
     throw err;

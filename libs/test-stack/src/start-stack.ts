@@ -1,4 +1,4 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn, StdioOptions } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,10 @@ export interface StackOptions {
   replicas?: { edge?: number; auth?: number; quota?: number };
   /** When set, every process writes a V8 CPU profile (.cpuprofile) here as it exits. */
   cpuProfileDir?: string;
+  /** Node options per app, given before its main.js (for one, `--expose-gc` and a `--require`d probe). */
+  execArgv?: Partial<Record<string, string[]>>;
+  /** Apps whose processes get an IPC channel, to be reached through `processes(app)`. */
+  ipc?: string[];
 }
 
 /** A running stack of real processes on loopback. */
@@ -56,6 +60,8 @@ export interface RunningStack {
   resumeApp(app: string): void;
   /** Starts the stopped replicas of an app again, as they were, and waits until they are ready. */
   startApp(app: string): Promise<void>;
+  /** The running processes of an app (one per replica), for instance to talk to over their IPC channel. */
+  processes(app: string): ChildProcess[];
   /** SIGTERM to every process (edges first), waiting for each to exit. */
   stop(): Promise<void>;
 }
@@ -141,7 +147,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   };
   const launch = async (planned: PlannedProcess) => {
     const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`] : [];
-    const child = spawn(process.execPath, [...profiling, join(DIST, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const nodeOptions = [...profiling, ...(options.execArgv?.[planned.app] ?? [])];
+    const stdio: StdioOptions = options.ipc?.includes(planned.app) ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
+    const child = spawn(process.execPath, [...nodeOptions, join(DIST, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio });
     running.set(planned, child);
     for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
     await waitReady(planned.readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
@@ -193,6 +201,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     resumeApp: (app) => {
       for (const [planned, child] of running) if (planned.app === app) child.kill('SIGCONT');
     },
+    processes: (app) => [...running].filter(([planned, child]) => planned.app === app && child.exitCode === null && child.signalCode === null).map(([, child]) => child),
     startApp: async (app) => {
       // Only the stopped ones: a replica still running keeps its port, so a second launch would fail.
       await Promise.all(plan.filter((p) => p.app === app && isStopped(p)).map(launch));

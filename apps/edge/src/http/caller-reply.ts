@@ -25,12 +25,15 @@ export class CallerReply implements ReplyListener {
   private state: 'waiting' | 'streaming' | 'over' = 'waiting';
   private readonly silence: NodeJS.Timeout;
   private settle!: (error?: Error) => void;
+  // Let go once the reply is over: the provider side may go on reading for minutes after.
+  private res: Response | undefined;
 
   constructor(
-    private readonly res: Response,
+    res: Response,
     private readonly silenceMs: number,
     private readonly record: RequestRecord,
   ) {
+    this.res = res;
     this.done = new Promise((resolve, reject) => {
       this.settle = (error) => (error ? reject(error) : resolve());
     });
@@ -43,7 +46,7 @@ export class CallerReply implements ReplyListener {
   }
 
   whole(reply: WholeReply): void {
-    if (this.state !== 'waiting') return;
+    if (this.state !== 'waiting' || !this.res) return;
     this.res.status(reply.status).setHeader('Content-Type', reply.contentType ?? 'application/json');
     this.record.stampOverhead(this.res);
     this.res.end(reply.body);
@@ -51,7 +54,7 @@ export class CallerReply implements ReplyListener {
   }
 
   streamStarted(): void {
-    if (this.state !== 'waiting') return;
+    if (this.state !== 'waiting' || !this.res) return;
     this.record.stampOverhead(this.res);
     openEventStream(this.res);
     openStreams.inc();
@@ -59,13 +62,13 @@ export class CallerReply implements ReplyListener {
   }
 
   events(bytes: Buffer): void {
-    if (this.state !== 'streaming') return;
+    if (this.state !== 'streaming' || !this.res) return;
     this.res.write(bytes);
     if (this.res.writableLength > CALLER_BACKLOG_LIMIT_BYTES) this.res.destroy();
   }
 
   streamEnded(): void {
-    if (this.state !== 'streaming') return;
+    if (this.state !== 'streaming' || !this.res) return;
     this.res.end();
     this.over();
   }
@@ -83,6 +86,7 @@ export class CallerReply implements ReplyListener {
     if (this.state === 'over') return;
     if (this.state === 'streaming') openStreams.dec();
     this.state = 'over';
+    this.res = undefined;
     clearTimeout(this.silence);
     this.settle(error);
   }

@@ -4,6 +4,8 @@ import { Socket } from 'node:net';
 /** Closes the public server's connections that serve no request, now and as their requests end. */
 export interface ConnectionTracker {
   closeUnused(): void;
+  /** Connections accepted and not yet closed. */
+  openConnections(): number;
 }
 
 /** Tells the client of a reply not yet sent that its connection closes after it. */
@@ -18,14 +20,17 @@ function lastOnConnection(res: ServerResponse): void {
  * the grace time ran out. `closeUnused` closes every connection serving nothing, and from then
  * on each connection whose last request ends; every reply not yet sent by then says
  * `Connection: close`, so that no client sends another request on a connection about to close.
+ * A connection is held only from its accept to its close; its count lives beside it in a
+ * WeakMap, so a reply that closes after its connection (a caller gone) cannot hold it.
  */
 export function trackConnections(server: Server): ConnectionTracker {
-  const serving = new Map<Socket, number>();
+  const open = new Set<Socket>();
+  const serving = new WeakMap<Socket, number>();
   const replies = new Set<ServerResponse>();
   let closing = false;
   server.on('connection', (socket: Socket) => {
-    serving.set(socket, 0);
-    socket.once('close', () => serving.delete(socket));
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
   });
   server.on('request', (req, res: ServerResponse) => {
     const socket: Socket = req.socket;
@@ -40,10 +45,11 @@ export function trackConnections(server: Server): ConnectionTracker {
     });
   });
   return {
+    openConnections: () => open.size,
     closeUnused: () => {
       closing = true;
       for (const res of replies) lastOnConnection(res);
-      for (const [socket, requests] of serving) if (requests === 0) socket.destroy();
+      for (const socket of open) if ((serving.get(socket) ?? 0) === 0) socket.destroy();
     },
   };
 }

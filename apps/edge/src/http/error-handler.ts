@@ -20,15 +20,16 @@ function describe(err: unknown, res: Response, logger: Logger): ErrorDescription
 /** Writes a front proxy reply as such a server would: none of the API's headers, no x-request-id. */
 function writeFrontProxyReply(res: Response, reply: FrontProxyReply): void {
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  // No Connection: close on a 413: closing while the client still sends would reset the
+  // No Connection: close on a 413 or 503: closing while the client still sends would reset the
   // connection before it reads the page. Node reads and drops the rest of the body instead.
   res.status(reply.status).setHeader('Content-Type', reply.contentType);
+  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
   res.end(reply.body);
 }
 
 /**
  * The edge's one error writer. Every refusal and fault becomes `{error:{...}}` here, with the
- * request's overhead header when it reports one; a front proxy reply (403 1010, 413, 504) is
+ * request's overhead header when it reports one; a front proxy reply (403 1010, 413, 503, 504) is
  * written as that proxy would, without any of the API's headers; and an error that comes once
  * an event stream is open ends the stream with one error event (the one way a stream fails).
  * The code the caller got goes to the request's record (its log line and metrics).

@@ -10,6 +10,7 @@ export class FrontProxyReply extends Error {
     readonly status: number,
     readonly contentType: string,
     readonly body: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(`front proxy reply ${status}`);
     this.name = 'FrontProxyReply';
@@ -24,3 +25,13 @@ export const clientRefused = (): FrontProxyReply => new FrontProxyReply(403, 'te
 
 /** 504 with an HTML page: the API sent nothing for the silence limit. */
 export const gatewayTimeout = (): FrontProxyReply => new FrontProxyReply(504, 'text/html', page(504, 'Gateway Time-out'));
+
+/**
+ * 503 with an HTML page and Retry-After: the edge is reading as many bodies as it may hold at
+ * once. Bodies are read within seconds, so room comes back soon.
+ */
+export const busyReadingBodies = (): FrontProxyReply =>
+  new FrontProxyReply(503, 'text/html', page(503, 'Service Temporarily Unavailable'), { 'Retry-After': '1' });
+
+/** 408 with an HTML page: the request (headers, then the whole body) did not arrive in time. */
+export const requestTimedOut = (): FrontProxyReply => new FrontProxyReply(408, 'text/html', page(408, 'Request Time-out'));

@@ -6,27 +6,44 @@ import { RequestRecord } from './request-record';
 const ms = (value: number) => Math.round(value * 1000) / 1000;
 const since = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined ? undefined : to - from);
 
-/** The route a request matched (`/v1/models/:id`), or `unmatched`: a path not served, or refused before routing. */
-const routeOf = (req: Request): string => (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+/** What the log line needs of the caller's request and reply, taken when the reply is over. */
+interface ReplyFacts {
+  requestId: string;
+  method: string;
+  path: string;
+  /** The route the request matched (`/v1/models/:id`), or `unmatched`: a path not served, or refused before routing. */
+  route: string;
+  status: number;
+  /** Whether the whole reply went out (else the caller left first). */
+  sent: boolean;
+}
+
+const factsOf = (req: Request, res: Response): ReplyFacts => ({
+  requestId: res.locals.requestId,
+  method: req.method,
+  path: req.path,
+  route: (req.route as { path?: string } | undefined)?.path ?? 'unmatched',
+  status: res.statusCode,
+  sent: res.writableFinished,
+});
 
 /**
  * The code of a finished request: the error code the caller got (`front_proxy` for the front
  * proxy's pages), `caller_gone` when the caller left before its reply was out, else `ok`.
  */
-const codeOf = (record: RequestRecord, res: Response): string => record.errorCode ?? (res.writableFinished ? 'ok' : 'caller_gone');
+const codeOf = (record: RequestRecord, reply: ReplyFacts): string => record.errorCode ?? (reply.sent ? 'ok' : 'caller_gone');
 
 /** Writes the request's one log line and counts it, once it is over. */
-function over(logger: Logger, req: Request, res: Response, record: RequestRecord): void {
-  const route = routeOf(req);
-  const code = codeOf(record, res);
-  const status = res.statusCode;
+function over(logger: Logger, reply: ReplyFacts, record: RequestRecord): void {
+  const { route, status } = reply;
+  const code = codeOf(record, reply);
   const durationMs = (record.replyEndedAt ?? record.startedAt) - record.startedAt;
   const providerTtfbMs = since(record.providerCalledAt, record.providerAnsweredAt);
   const providerMs = since(record.providerCalledAt, record.providerEndedAt);
   logger.info('request', {
-    requestId: res.locals.requestId,
-    method: req.method,
-    path: req.path,
+    requestId: reply.requestId,
+    method: reply.method,
+    path: reply.path,
     route,
     status,
     code,
@@ -61,9 +78,21 @@ function over(logger: Logger, req: Request, res: Response, record: RequestRecord
  */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const record = new RequestRecord((done) => over(logger, req, res, done));
+    const taken: { reply?: ReplyFacts } = {};
+    const record = recordLoggedWhenOver(logger, taken);
     res.locals.record = record;
-    res.once('close', () => record.replyEnded());
+    res.once('close', () => {
+      taken.reply = factsOf(req, res);
+      record.replyEnded();
+    });
     next();
   };
+}
+
+/**
+ * A record whose line is written from `taken` alone: built apart from the request's scope so
+ * that a record kept while the provider's reply is still read holds neither request nor reply.
+ */
+function recordLoggedWhenOver(logger: Logger, taken: { reply?: ReplyFacts }): RequestRecord {
+  return new RequestRecord((done) => over(logger, taken.reply as ReplyFacts, done));
 }

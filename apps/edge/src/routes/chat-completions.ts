@@ -15,7 +15,10 @@ import { measurePrompt, PromptMeasure, promptTokensToHold } from '../domain/prom
 import { ReplyProgress } from '../domain/reply-progress';
 import { FinishedRequest, Settlement } from '../domain/settlement';
 import { authenticateCaller } from '../http/authenticate-caller';
+import { BodyBudget } from '../http/body-budget';
 import { CallerReply } from '../http/caller-reply';
+import { declaredTooLarge } from '../http/declared-too-large';
+import { bodyTooLarge } from '../http/front-proxy-reply';
 import { setRateHeaders } from '../http/rate-headers';
 import { readBody } from '../http/read-body';
 import { recordOf } from '../http/request-record';
@@ -81,6 +84,8 @@ export interface ChatCompletionsDeps {
   settlement: Settlement;
   leases: LeaseKeeper;
   bodyLimitBytes: number;
+  /** The bytes of bodies the edge reads at once, shared by every request. */
+  bodyBudget: BodyBudget;
   /** Silence from the provider after which the caller is answered without it. */
   providerSilenceMs: number;
 }
@@ -100,7 +105,8 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const traceId: string = res.locals.requestId;
     const record = recordOf(res);
     record.reportsOverhead = true;
-    const raw = await readBody(req, deps.bodyLimitBytes);
+    if (declaredTooLarge(req, deps.bodyLimitBytes)) throw bodyTooLarge();
+    // The key before the body (DESIGN step 2): a caller without one cannot make the edge hold a byte of it.
     const caller = await authenticateCaller(req.headers.authorization, deps.auth);
     record.accountId = caller.accountId;
 
@@ -111,6 +117,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       throw new AppError('rate_limit_error', `Rate limit reached: ${count.limit} requests per minute.`, { limit: count.limit });
     }
 
+    const raw = await readBody(req, deps.bodyLimitBytes, deps.bodyBudget);
     const checked = checkChatRequest(raw.toString('utf8'), caller.models);
     record.model = checked.model;
     record.stream = checked.stream;
@@ -120,17 +127,19 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     record.payment = paying.payment === PAID ? 'paid' : 'free';
     record.billingId = requestId;
     const forwarded = paying.checked;
-    const finished = (usage: BillableUsage): FinishedRequest => ({ requestId, accountId: caller.accountId, model: forwarded.model, payment: paying.payment, ...usage });
+    // The closures below outlive the caller while the provider's reply is read: they take only
+    // these values, never the request body they come from.
+    const { accountId } = caller;
+    const { payment } = paying;
+    const { model, maxTokens } = forwarded;
+    const finished = (usage: BillableUsage): FinishedRequest => ({ requestId, accountId, model, payment, ...usage });
 
     // While it runs, the request's lease carries what it would be billed if it broke off now;
     // once the reply is read, its final bill until the finish lands.
     const progress = new ReplyProgress();
     let final: BillableUsage | undefined;
-    const leaseNow = (): quotaV1.Lease => {
-      const { usage } = final ?? progress.billableNow({ promptTokens, maxTokens: forwarded.maxTokens });
-      return { accountId: caller.accountId, requestId, model: forwarded.model, payment: paying.payment, ...usage };
-    };
-    const place = await deps.quota.acquirePlace(caller.accountId, requestId, leaseNow()).catch((err: unknown) => {
+    const leaseNow = (): quotaV1.Lease => ({ accountId, requestId, model, payment, ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage });
+    const place = await deps.quota.acquirePlace(accountId, requestId, leaseNow()).catch((err: unknown) => {
       // The limits cannot be checked: refuse (fail closed), and give back what was taken.
       deps.settlement.finish(finished(NOTHING_BILLED));
       throw err;
@@ -144,7 +153,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
     const billed = relayProviderReply(deps.provider, forwarded, traceId, reply, record, progress).then((read) => {
-      final = billableUsage(read, { promptTokens, maxTokens: forwarded.maxTokens, elapsedMs: Date.now() - started });
+      final = billableUsage(read, { promptTokens, maxTokens, elapsedMs: Date.now() - started });
       record.usage = final;
       return finished(final);
     });
