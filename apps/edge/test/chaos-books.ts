@@ -40,17 +40,21 @@ export class BooksReader {
 
   /** The books of these accounts now. */
   async read(accountIds: string[]): Promise<Books> {
-    const [ledger, balances, holds] = await Promise.all([
-      this.pg.query<{ request_id: string; account_id: string; amount_micro: string; paid: boolean; usage_estimated: boolean }>(
-        'SELECT request_id, account_id, amount_micro::text, paid, usage_estimated FROM billing.ledger WHERE account_id = ANY($1)',
-        [accountIds],
-      ),
-      this.pg.query<{ account_id: string; balance_micro: string; held_micro: string }>(
-        'SELECT account_id, balance_micro::text, held_micro::text FROM billing.balances WHERE account_id = ANY($1)',
-        [accountIds],
-      ),
-      this.pg.query<{ account_id: string; n: string }>('SELECT account_id, count(*)::text AS n FROM billing.holds WHERE account_id = ANY($1) GROUP BY account_id', [accountIds]),
-    ]);
+    // One snapshot of the three tables, so that a charge landing meanwhile shows in all or none.
+    await this.pg.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const ledger = await this.pg.query<{ request_id: string; account_id: string; amount_micro: string; paid: boolean; usage_estimated: boolean }>(
+      'SELECT request_id, account_id, amount_micro::text, paid, usage_estimated FROM billing.ledger WHERE account_id = ANY($1)',
+      [accountIds],
+    );
+    const balances = await this.pg.query<{ account_id: string; balance_micro: string; held_micro: string }>(
+      'SELECT account_id, balance_micro::text, held_micro::text FROM billing.balances WHERE account_id = ANY($1)',
+      [accountIds],
+    );
+    const holds = await this.pg.query<{ account_id: string; n: string }>(
+      'SELECT account_id, count(*)::text AS n FROM billing.holds WHERE account_id = ANY($1) GROUP BY account_id',
+      [accountIds],
+    );
+    await this.pg.query('COMMIT');
     // Keys as apps/quota-service/src/store/redis-keys.ts lays them out.
     const placeCounts = await Promise.all(accountIds.map((id) => this.redis.hlen(`${this.keyPrefix}{${id}}:places`)));
     return {

@@ -145,6 +145,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const child = running.get(planned);
     return child === undefined || child.exitCode !== null || child.signalCode !== null;
   };
+  const processesOf = (app: string) =>
+    [...running].filter(([planned, child]) => planned.app === app && child.exitCode === null && child.signalCode === null).map(([, child]) => child);
   const launch = async (planned: PlannedProcess) => {
     const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`] : [];
     const nodeOptions = [...profiling, ...(options.execArgv?.[planned.app] ?? [])];
@@ -195,13 +197,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       const chosen = replica === undefined ? replicas : replicas.slice(replica, replica + 1);
       await Promise.all(chosen.map((p) => running.get(p)).map((child) => child && kill(child)));
     },
-    pauseApp: (app) => {
-      for (const [planned, child] of running) if (planned.app === app) child.kill('SIGSTOP');
-    },
-    resumeApp: (app) => {
-      for (const [planned, child] of running) if (planned.app === app) child.kill('SIGCONT');
-    },
-    processes: (app) => [...running].filter(([planned, child]) => planned.app === app && child.exitCode === null && child.signalCode === null).map(([, child]) => child),
+    pauseApp: (app) => processesOf(app).forEach((child) => child.kill('SIGSTOP')),
+    resumeApp: (app) => processesOf(app).forEach((child) => child.kill('SIGCONT')),
+    processes: processesOf,
     startApp: async (app) => {
       // Only the stopped ones: a replica still running keeps its port, so a second launch would fail.
       await Promise.all(plan.filter((p) => p.app === app && isStopped(p)).map(launch));
