@@ -16,29 +16,19 @@ export function rpcStatusOf(err: unknown, logger: Logger, method: string): { cod
 }
 
 /**
- * Aborts once the caller has gone: it cancelled, or its deadline passed (grpc-js ends the call
- * then). grpc-js also ends the call after the reply is sent; by then no handler looks.
- */
-function callerGoneSignal(call: ServerUnaryCall<unknown, unknown>): AbortSignal {
-  const gone = new AbortController();
-  if (call.cancelled) gone.abort();
-  else call.once('cancelled', () => gone.abort());
-  return gone.signal;
-}
-
-/**
  * Adapts an async function to a grpc-js unary handler: errors become gRPC statuses (rpcStatusOf). Every call's duration and status go to
- * `grpc_server_handling_seconds`. `callerGone` aborts once the caller cancelled or its deadline
- * passed: a handler that changes state checks it, as the caller will never learn what it did.
+ * `grpc_server_handling_seconds`. `callerGone()` tells whether the caller cancelled or its
+ * deadline passed (grpc-js's `cancelled`, read when asked: nothing is allocated per call): a
+ * handler that changes state checks it, as the caller will never learn what it did.
  */
 export function unaryHandler<Req, Res>(
   logger: Logger,
   method: string,
-  fn: (request: Req, metadata: Metadata, callerGone: AbortSignal) => Promise<Res>,
+  fn: (request: Req, metadata: Metadata, callerGone: () => boolean) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
     const done = rpcDuration.startTimer({ method });
-    fn(call.request, call.metadata, callerGoneSignal(call)).then(
+    fn(call.request, call.metadata, () => call.cancelled).then(
       (response) => {
         done({ code: status[status.OK] });
         callback(null, response);

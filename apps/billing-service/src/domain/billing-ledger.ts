@@ -84,11 +84,11 @@ export class BillingLedger {
   /**
    * Holds the worst case, ceil(prompt × input + max_tokens × output) / 1e6, when the balance
    * minus what the account's other requests hold covers it. A repeated request id is approved
-   * again when it holds (or has settled) without a second hold. Once `callerGone` aborts (the
+   * again when it holds (or has settled) without a second hold. Once `callerGone()` says so (the
    * caller's deadline passed, or it cancelled) no hold is placed, and one this call placed
    * meanwhile is released: the caller never learns of it, so it would block the balance until swept.
    */
-  async authorize(params: AuthorizeParams, callerGone?: AbortSignal): Promise<AuthorizeDecision> {
+  async authorize(params: AuthorizeParams, callerGone: () => boolean = () => false): Promise<AuthorizeDecision> {
     requireId('request_id', params.requestId);
     requireId('account_id', params.accountId);
     requireId('model', params.model);
@@ -99,7 +99,7 @@ export class BillingLedger {
     let outcome: HoldOutcome;
     for (;;) {
       worstMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
-      if (callerGone?.aborted) throw new RpcError(status.CANCELLED, 'the caller has gone: no hold placed');
+      if (callerGone()) throw new RpcError(status.CANCELLED, 'the caller has gone: no hold placed');
       outcome = await this.store.placeHold({
         requestId: params.requestId,
         accountId: params.accountId,
@@ -111,7 +111,7 @@ export class BillingLedger {
       if (outcome.kind !== 'price-changed') break;
       price = await this.loadPrice(params.model);
     }
-    if (outcome.kind === 'held' && callerGone?.aborted) {
+    if (outcome.kind === 'held' && callerGone()) {
       await this.store.releaseHold(params.requestId);
       throw new RpcError(status.CANCELLED, 'the caller went away while its hold was placed: released');
     }
