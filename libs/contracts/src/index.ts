@@ -2,3 +2,4 @@ export * as authV1 from './gen/auth/v1/auth';
 export * as billingV1 from './gen/billing/v1/billing';
 export * as quotaV1 from './gen/quota/v1/quota';
 export * as healthV1 from './gen/grpc/health/v1/health';
+export { METHOD_CALLERS } from './gen/access/method-callers';

@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -258,6 +260,46 @@ export interface GetModelRequest {
 export interface GetModelResponse {
   /** The model as stored. */
   model: Model | undefined;
+}
+
+/** The edge's side of the change stream: which change it has applied to its key cache. */
+export interface WatchIdentityChangesRequest {
+  /** The sequence number of the last change the edge has applied (dropped its entries for). */
+  appliedSequence: number;
+}
+
+/**
+ * One message of the change stream. A change names a key or an account whose cached
+ * authentication the edge must drop; a heartbeat says the stream is alive and every change
+ * made before it was sent has been sent.
+ */
+export interface WatchIdentityChangesResponse {
+  /** Numbers the changes of this stream from 1; a heartbeat repeats the last change's number. */
+  sequence: number;
+  /** A revoked key: drop its entry. */
+  keyId: string;
+  /** An account suspended, unsuspended, scheduled for deletion or granted a model: drop its keys' entries. */
+  accountId: string;
+  /** True for a heartbeat (no change). */
+  heartbeat: boolean;
+}
+
+/** Keys used, for their "last used" time: the edge reports the uses it served from its cache. */
+export interface RecordKeyUsesRequest {
+  /** Each key's latest use in the batch. */
+  uses: KeyUse[];
+}
+
+/** One key's use. */
+export interface KeyUse {
+  /** The key's id (as Authenticate returned it). */
+  keyId: string;
+  /** When it was used, Unix milliseconds. */
+  usedAtUnixMs: number;
+}
+
+/** Nothing: the uses are recorded in batches. */
+export interface RecordKeyUsesResponse {
 }
 
 function createBaseSuspension(): Suspension {
@@ -2766,6 +2808,416 @@ export const GetModelResponse: MessageFns<GetModelResponse> = {
   },
 };
 
+function createBaseWatchIdentityChangesRequest(): WatchIdentityChangesRequest {
+  return { appliedSequence: 0 };
+}
+
+export const WatchIdentityChangesRequest: MessageFns<WatchIdentityChangesRequest> = {
+  encode(message: WatchIdentityChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appliedSequence !== 0) {
+      writer.uint32(8).int64(message.appliedSequence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchIdentityChangesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchIdentityChangesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.appliedSequence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchIdentityChangesRequest {
+    return {
+      appliedSequence: isSet(object.appliedSequence)
+        ? globalThis.Number(object.appliedSequence)
+        : isSet(object.applied_sequence)
+        ? globalThis.Number(object.applied_sequence)
+        : 0,
+    };
+  },
+
+  toJSON(message: WatchIdentityChangesRequest): unknown {
+    const obj: any = {};
+    if (message.appliedSequence !== 0) {
+      obj.appliedSequence = Math.round(message.appliedSequence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchIdentityChangesRequest>, I>>(base?: I): WatchIdentityChangesRequest {
+    return WatchIdentityChangesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchIdentityChangesRequest>, I>>(object: I): WatchIdentityChangesRequest {
+    const message = createBaseWatchIdentityChangesRequest();
+    message.appliedSequence = object.appliedSequence ?? 0;
+    return message;
+  },
+};
+
+function createBaseWatchIdentityChangesResponse(): WatchIdentityChangesResponse {
+  return { sequence: 0, keyId: "", accountId: "", heartbeat: false };
+}
+
+export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesResponse> = {
+  encode(message: WatchIdentityChangesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sequence !== 0) {
+      writer.uint32(8).int64(message.sequence);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(18).string(message.keyId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(26).string(message.accountId);
+    }
+    if (message.heartbeat !== false) {
+      writer.uint32(32).bool(message.heartbeat);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchIdentityChangesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchIdentityChangesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sequence = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.heartbeat = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchIdentityChangesResponse {
+    return {
+      sequence: isSet(object.sequence) ? globalThis.Number(object.sequence) : 0,
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      heartbeat: isSet(object.heartbeat) ? globalThis.Boolean(object.heartbeat) : false,
+    };
+  },
+
+  toJSON(message: WatchIdentityChangesResponse): unknown {
+    const obj: any = {};
+    if (message.sequence !== 0) {
+      obj.sequence = Math.round(message.sequence);
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.heartbeat !== false) {
+      obj.heartbeat = message.heartbeat;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchIdentityChangesResponse>, I>>(base?: I): WatchIdentityChangesResponse {
+    return WatchIdentityChangesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchIdentityChangesResponse>, I>>(object: I): WatchIdentityChangesResponse {
+    const message = createBaseWatchIdentityChangesResponse();
+    message.sequence = object.sequence ?? 0;
+    message.keyId = object.keyId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.heartbeat = object.heartbeat ?? false;
+    return message;
+  },
+};
+
+function createBaseRecordKeyUsesRequest(): RecordKeyUsesRequest {
+  return { uses: [] };
+}
+
+export const RecordKeyUsesRequest: MessageFns<RecordKeyUsesRequest> = {
+  encode(message: RecordKeyUsesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.uses) {
+      KeyUse.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordKeyUsesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordKeyUsesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.uses.push(KeyUse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordKeyUsesRequest {
+    return { uses: globalThis.Array.isArray(object?.uses) ? object.uses.map((e: any) => KeyUse.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: RecordKeyUsesRequest): unknown {
+    const obj: any = {};
+    if (message.uses?.length) {
+      obj.uses = message.uses.map((e) => KeyUse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordKeyUsesRequest>, I>>(base?: I): RecordKeyUsesRequest {
+    return RecordKeyUsesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordKeyUsesRequest>, I>>(object: I): RecordKeyUsesRequest {
+    const message = createBaseRecordKeyUsesRequest();
+    message.uses = object.uses?.map((e) => KeyUse.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseKeyUse(): KeyUse {
+  return { keyId: "", usedAtUnixMs: 0 };
+}
+
+export const KeyUse: MessageFns<KeyUse> = {
+  encode(message: KeyUse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.usedAtUnixMs !== 0) {
+      writer.uint32(16).int64(message.usedAtUnixMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KeyUse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKeyUse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.usedAtUnixMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KeyUse {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      usedAtUnixMs: isSet(object.usedAtUnixMs)
+        ? globalThis.Number(object.usedAtUnixMs)
+        : isSet(object.used_at_unix_ms)
+        ? globalThis.Number(object.used_at_unix_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: KeyUse): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.usedAtUnixMs !== 0) {
+      obj.usedAtUnixMs = Math.round(message.usedAtUnixMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KeyUse>, I>>(base?: I): KeyUse {
+    return KeyUse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KeyUse>, I>>(object: I): KeyUse {
+    const message = createBaseKeyUse();
+    message.keyId = object.keyId ?? "";
+    message.usedAtUnixMs = object.usedAtUnixMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordKeyUsesResponse(): RecordKeyUsesResponse {
+  return {};
+}
+
+export const RecordKeyUsesResponse: MessageFns<RecordKeyUsesResponse> = {
+  encode(_: RecordKeyUsesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordKeyUsesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordKeyUsesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordKeyUsesResponse {
+    return {};
+  },
+
+  toJSON(_: RecordKeyUsesResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordKeyUsesResponse>, I>>(base?: I): RecordKeyUsesResponse {
+    return RecordKeyUsesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordKeyUsesResponse>, I>>(_: I): RecordKeyUsesResponse {
+    const message = createBaseRecordKeyUsesResponse();
+    return message;
+  },
+};
+
 /** Identity service used by the edge and the operator CLI. */
 export type AuthService = typeof AuthService;
 export const AuthService = {
@@ -2908,6 +3360,36 @@ export const AuthService = {
     responseSerialize: (value: GetModelResponse): Buffer => Buffer.from(GetModelResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetModelResponse => GetModelResponse.decode(value),
   },
+  /**
+   * The edge's key cache: every change that must drop cached authentications (revocation,
+   * suspension, unsuspension, deletion scheduling, model grants), pushed to every connected edge,
+   * plus a heartbeat each second. The edge acknowledges each change it applied; the operator's
+   * call that made the change returns only once every connected edge has acknowledged it (an edge
+   * that does not within 2 s has its stream ended). An edge trusts its cache only while this
+   * stream is open and has spoken in the last 3 s.
+   */
+  watchIdentityChanges: {
+    path: "/auth.v1.Auth/WatchIdentityChanges" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchIdentityChangesRequest): Buffer =>
+      Buffer.from(WatchIdentityChangesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchIdentityChangesRequest => WatchIdentityChangesRequest.decode(value),
+    responseSerialize: (value: WatchIdentityChangesResponse): Buffer =>
+      Buffer.from(WatchIdentityChangesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchIdentityChangesResponse => WatchIdentityChangesResponse.decode(value),
+  },
+  /** The edge: the keys it served from its cache, for their "last used" times. */
+  recordKeyUses: {
+    path: "/auth.v1.Auth/RecordKeyUses" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordKeyUsesRequest): Buffer => Buffer.from(RecordKeyUsesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordKeyUsesRequest => RecordKeyUsesRequest.decode(value),
+    responseSerialize: (value: RecordKeyUsesResponse): Buffer =>
+      Buffer.from(RecordKeyUsesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordKeyUsesResponse => RecordKeyUsesResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServer extends UntypedServiceImplementation {
@@ -2937,6 +3419,17 @@ export interface AuthServer extends UntypedServiceImplementation {
   addModel: handleUnaryCall<AddModelRequest, AddModelResponse>;
   /** Reads one model of the catalogue, public or not (the operator checks a model before pricing it). */
   getModel: handleUnaryCall<GetModelRequest, GetModelResponse>;
+  /**
+   * The edge's key cache: every change that must drop cached authentications (revocation,
+   * suspension, unsuspension, deletion scheduling, model grants), pushed to every connected edge,
+   * plus a heartbeat each second. The edge acknowledges each change it applied; the operator's
+   * call that made the change returns only once every connected edge has acknowledged it (an edge
+   * that does not within 2 s has its stream ended). An edge trusts its cache only while this
+   * stream is open and has spoken in the last 3 s.
+   */
+  watchIdentityChanges: handleBidiStreamingCall<WatchIdentityChangesRequest, WatchIdentityChangesResponse>;
+  /** The edge: the keys it served from its cache, for their "last used" times. */
+  recordKeyUses: handleUnaryCall<RecordKeyUsesRequest, RecordKeyUsesResponse>;
 }
 
 export interface AuthClient extends Client {
@@ -3147,6 +3640,38 @@ export interface AuthClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetModelResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The edge's key cache: every change that must drop cached authentications (revocation,
+   * suspension, unsuspension, deletion scheduling, model grants), pushed to every connected edge,
+   * plus a heartbeat each second. The edge acknowledges each change it applied; the operator's
+   * call that made the change returns only once every connected edge has acknowledged it (an edge
+   * that does not within 2 s has its stream ended). An edge trusts its cache only while this
+   * stream is open and has spoken in the last 3 s.
+   */
+  watchIdentityChanges(): ClientDuplexStream<WatchIdentityChangesRequest, WatchIdentityChangesResponse>;
+  watchIdentityChanges(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<WatchIdentityChangesRequest, WatchIdentityChangesResponse>;
+  watchIdentityChanges(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<WatchIdentityChangesRequest, WatchIdentityChangesResponse>;
+  /** The edge: the keys it served from its cache, for their "last used" times. */
+  recordKeyUses(
+    request: RecordKeyUsesRequest,
+    callback: (error: ServiceError | null, response: RecordKeyUsesResponse) => void,
+  ): ClientUnaryCall;
+  recordKeyUses(
+    request: RecordKeyUsesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordKeyUsesResponse) => void,
+  ): ClientUnaryCall;
+  recordKeyUses(
+    request: RecordKeyUsesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordKeyUsesResponse) => void,
   ): ClientUnaryCall;
 }
 
