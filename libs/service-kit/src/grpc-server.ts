@@ -1,8 +1,12 @@
-import { Server, ServerCredentials, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { healthV1 } from '@gw/contracts';
+import { Server, ServerOptions, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { healthV1, METHOD_CALLERS } from '@gw/contracts';
+import { accessInterceptor } from './access-interceptor';
+import { startAdminServer } from './admin-server';
 import { GRPC_OPTIONS } from './grpc-channel';
+import { serverCredentials } from './grpc-credentials';
+import { GrpcSecurity } from './grpc-security';
 import { HealthService } from './health-service';
-import { startMetricsServer } from './metrics-server';
+import { Logger } from './logger';
 
 /** One service to serve: its generated definition, full name and implementation. */
 export interface ServedService {
@@ -11,36 +15,71 @@ export interface ServedService {
   implementation: UntypedServiceImplementation;
 }
 
+/** Where and how a service serves gRPC (the fields every service's config has). */
+export interface GrpcServerSettings {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The admin port: GET /healthz, /readyz and /metrics; 0 picks a free port. */
+  metricsPort: number;
+  security: GrpcSecurity;
+  /** A connection older than this is asked to go away, so clients look the name up again and find new replicas. */
+  maxConnectionAgeMs: number;
+}
+
 /** A running gRPC server. */
 export interface RunningGrpcServer {
   port: number;
-  /** The port of GET /metrics. */
+  /** The admin port (GET /healthz, /readyz, /metrics). */
   metricsPort: number;
   health: HealthService;
+  /** Health NOT_SERVING and /readyz 503, so that probes and balancers stop sending traffic. */
+  setNotServing(): void;
   /** Stops taking calls, lets running ones finish for up to `graceMs`, then cuts the rest. */
   stop(graceMs: number): Promise<void>;
 }
 
+/** Time a connection past its maximum age is given to finish its running calls. */
+const CONNECTION_AGE_GRACE_MS = 30_000;
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
 /**
- * Starts a gRPC server with the given services plus grpc.health.v1 on host:port, and the
- * process's Prometheus metrics on host:metricsPort (0 picks a port for either).
+ * Starts a gRPC server with the given services plus grpc.health.v1, behind the access check of
+ * contracts' METHOD_CALLERS (mutual TLS), and the admin port. Plain text is refused on anything
+ * but a loopback address: no caller could be told apart there.
  */
-export async function startGrpcServer(host: string, port: number, services: ServedService[], metricsPort: number): Promise<RunningGrpcServer> {
-  const server = new Server(GRPC_OPTIONS);
+export async function startGrpcServer(settings: GrpcServerSettings, services: ServedService[], logger: Logger): Promise<RunningGrpcServer> {
+  const { host, security } = settings;
+  if (security.kind === 'insecure') {
+    if (!LOOPBACK.test(host)) throw new Error(`GRPC_INSECURE=true serves plain text, allowed only on a loopback address, not BIND_HOST=${host}`);
+    logger.warn('gRPC in plain text (GRPC_INSECURE=true): callers are not checked');
+  }
+  const options: ServerOptions = {
+    ...GRPC_OPTIONS,
+    'grpc.max_connection_age_ms': settings.maxConnectionAgeMs,
+    'grpc.max_connection_age_grace_ms': CONNECTION_AGE_GRACE_MS,
+    interceptors: security.kind === 'mtls' ? [accessInterceptor(METHOD_CALLERS, logger)] : [],
+  };
+  const server = new Server(options);
   const health = new HealthService(services.map((s) => s.name));
   for (const s of services) server.addService(s.definition, s.implementation);
   server.addService(healthV1.HealthService, health.implementation() as unknown as UntypedServiceImplementation);
   const boundPort = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(`${host}:${settings.port}`, serverCredentials(security), (err, p) => (err ? reject(err) : resolve(p)));
   });
-  const metrics = await startMetricsServer(host, metricsPort).catch((err: unknown) => {
+  const admin = await startAdminServer(host, settings.metricsPort).catch((err: unknown) => {
     server.forceShutdown();
     throw err;
   });
   return {
     port: boundPort,
-    metricsPort: metrics.port,
+    metricsPort: admin.port,
     health,
+    setNotServing: () => {
+      health.setNotServing();
+      admin.setNotReady();
+    },
     stop: async (graceMs) => {
       await new Promise<void>((resolve) => {
         health.endWatches();
@@ -53,7 +92,7 @@ export async function startGrpcServer(host: string, port: number, services: Serv
           resolve();
         });
       });
-      await metrics.close();
+      await admin.close();
     },
   };
 }

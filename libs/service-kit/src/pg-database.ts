@@ -1,10 +1,14 @@
 import { Pool } from 'pg';
 import { Database, QueryResult } from './database';
+import { counter } from './metrics';
+
+const statementsSent = counter('db_statements_total', 'Statements sent to PostgreSQL, BEGIN and COMMIT included (capacity planning: statements per request).');
 
 // Every statement with parameters is a named prepared statement: each connection parses and
 // plans it once, not on every call. Names are given per distinct text; the texts are constants.
 const statementNames = new Map<string, string>();
 function asStatement(text: string, values?: unknown[]) {
+  statementsSent.inc();
   if (!values?.length) return { text, values };
   let name = statementNames.get(text);
   if (!name) statementNames.set(text, (name = `s${statementNames.size + 1}`));
@@ -27,8 +31,10 @@ export function openPgDatabase(url: string, options: { max?: number; statementTi
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
+        statementsSent.inc();
         await client.query('BEGIN');
         const result = await fn({ query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await client.query(asStatement(sql, params))) });
+        statementsSent.inc();
         await client.query('COMMIT');
         return result;
       } catch (err) {

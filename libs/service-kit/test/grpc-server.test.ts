@@ -1,6 +1,9 @@
-import { credentials, status, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { status, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { healthV1, quotaV1 } from '@gw/contracts';
-import { createLogger, RpcError, RunningGrpcServer, startGrpcServer, unaryCall, unaryHandler } from '../src';
+import { testTlsDir } from '@gw/testing';
+import { createLogger, GrpcSecurity, grpcClient, RpcError, RunningGrpcServer, startGrpcServer, unaryCall, unaryHandler } from '../src';
+
+const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 
 describe('gRPC server: unaryHandler is the one place errors become statuses; health', () => {
   let server: RunningGrpcServer;
@@ -16,10 +19,11 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
         return { allowed: true, limit: 1, remaining: 0, resetUnixSeconds: 60, retryAfterSeconds: 0 };
       }),
     };
-    server = await startGrpcServer('127.0.0.1', 0, [
+    const settings = { host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs: 60_000 };
+    server = await startGrpcServer(settings, [
       { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: implementation as unknown as UntypedServiceImplementation },
-    ], 0);
-    client = new quotaV1.QuotaClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+    ], logger);
+    client = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('edge'), 'quota-service');
   });
 
   afterAll(async () => {
@@ -51,12 +55,19 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
     expect(text).toContain('process_cpu_seconds_total');
   });
 
-  it('turns health NOT_SERVING when asked, for probes to see before the drain', async () => {
-    server.health.setNotServing();
-    const health = new healthV1.HealthClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+  it('answers /healthz and /readyz on the admin port, for probes that cannot speak TLS', async () => {
+    const admin = (path: string) => fetch(`http://127.0.0.1:${server.metricsPort}${path}`).then((r) => r.status);
+    expect([await admin('/healthz'), await admin('/readyz'), await admin('/other')]).toEqual([200, 200, 404]);
+  });
+
+  it('turns health NOT_SERVING and /readyz 503 when asked, for probes to see before the drain', async () => {
+    server.setNotServing();
+    const health = grpcClient(healthV1.HealthClient, `127.0.0.1:${server.port}`, mtls('ctl'), 'quota-service');
     try {
       const res = await unaryCall(health.check.bind(health), { service: 'quota.v1.Quota' }, 2000);
       expect(res.status).toBe(healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING);
+      expect((await fetch(`http://127.0.0.1:${server.metricsPort}/readyz`)).status).toBe(503);
+      expect((await fetch(`http://127.0.0.1:${server.metricsPort}/healthz`)).status).toBe(200);
     } finally {
       health.close();
     }

@@ -3,3 +3,5 @@ export { createTestDatabase, type TestDatabase } from './test-database';
 export { createTestRedis, type TestRedis } from './test-redis';
 export { freePort } from './free-port';
 export { startPausableProxy, type PausableProxy } from './pausable-proxy';
+export { repoRoot, testTlsDir, testTlsRoot } from './test-tls';
+export { startTestDnsServer, type TestDnsServer } from './test-dns-server';
