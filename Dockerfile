@@ -20,6 +20,7 @@ RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY tools/build.mjs ./tools/build.mjs
 COPY tools/launcher/src ./tools/launcher/src
+COPY bench/src ./bench/src
 COPY libs ./libs
 COPY apps ./apps
 RUN node tools/build.mjs --quiet
@@ -27,7 +28,7 @@ RUN node tools/build.mjs --quiet
 ARG APP
 RUN test -n "${APP}" || { echo "build argument APP is required" >&2; exit 1; }; \
     test -f "dist/apps/${APP}/main.js" || { echo "no app ${APP} (no dist/apps/${APP}/main.js)" >&2; exit 1; }; \
-    mkdir /out && cp "dist/apps/${APP}/main.js" "dist/apps/${APP}/main.js.map" /out/
+    mkdir /out /tls && cp "dist/apps/${APP}/main.js" "dist/apps/${APP}/main.js.map" /out/
 
 # prod-deps: runtime dependencies only. They are plain JavaScript and WebAssembly, nothing
 # compiled for the build machine, and no install script is needed.
@@ -44,6 +45,9 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=prod-deps /src/node_modules ./node_modules
 COPY --from=build /out/ ./
+# An empty /tls owned by the app's user: a new named volume mounted there (compose's tls, where
+# `ctl tls init` writes the development certificates) takes this owner.
+COPY --from=build --chown=65532:65532 /tls /tls
 # Root owns every file; the app only reads them. Numeric, so Kubernetes can verify runAsNonRoot.
 USER 65532:65532
 # node is PID 1 and gets SIGTERM itself: each app drains on it (SHUTDOWN_GRACE_MS).

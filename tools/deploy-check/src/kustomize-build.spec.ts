@@ -57,10 +57,31 @@ patches:
     expect(config.data).toEqual({ LOG_LEVEL: 'debug', ADDED: 'x' });
   });
 
+  it('replaces a list of scalars of a custom resource, as kustomize does for kinds it has no schema of', () => {
+    write('base/cert.yaml', 'apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: demo\nspec:\n  secretName: demo-tls\n  dnsNames: [demo, demo.a.svc]\n');
+    write('base/kustomization.yaml', `${HEAD}resources:\n  - deployment.yaml\n  - cert.yaml\n`);
+    write(
+      'kustomization.yaml',
+      `${HEAD}namespace: b
+resources: [base]
+patches:
+  - patch: |-
+      apiVersion: cert-manager.io/v1
+      kind: Certificate
+      metadata: {name: demo}
+      spec: {dnsNames: [demo, demo.b.svc]}
+`,
+    );
+    const cert = kustomizeBuild(root)[1];
+    expect(cert.metadata.namespace).toBe('b');
+    expect(cert.spec).toEqual({ secretName: 'demo-tls', dnsNames: ['demo', 'demo.b.svc'] });
+  });
+
   it.each([
     ['a field it does not implement', `${HEAD}resources: [base]\nnamePrefix: x-\n`, /not supported by this renderer: namePrefix/],
     ['a resource defined twice', `${HEAD}resources: [base, base/config.yaml]\n`, /ConfigMap\/demo-config is defined twice/],
     ['a patch of a list', `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: demo}\n      spec: {template: {spec: {containers: []}}}\n`, /lists \(containers\) are not supported/],
+    ['a patch of a list of scalars in a built-in kind', `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: demo, finalizers: [x]}\n`, /lists \(finalizers\) are not supported/],
     ['a patch that matches nothing', `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: other}\n`, /matches 0 objects/],
     ['an image entry that changes no container', `${HEAD}resources: [base]\nimages:\n  - name: chat-gateway/other\n    newTag: "1"\n`, /matches no container/],
     ['an unquoted numeric tag', `${HEAD}resources: [base]\nimages:\n  - name: chat-gateway/demo\n    newTag: 1.0\n`, /newTag must be a string/],

@@ -8,7 +8,8 @@ import { asK8sObject, describe, isMapping, K8sObject, Mapping, objectId } from '
  * tree without kubectl. Anything outside the subset is refused, never ignored, so the render
  * cannot silently differ from kubectl's. Supported: `resources` (files and folders holding a
  * kustomization.yaml), `namespace`, `images` (name, newName, newTag, digest) and `patches`
- * given inline or by path as strategic-merge patches of mappings only (no lists, no target).
+ * given inline or by path as strategic-merge patches of mappings only (no target; no lists, but
+ * for a list of scalars in a custom resource, which replaces the list as kustomize does).
  * Stricter than kustomize on purpose: an `images` entry that changes no container is an error.
  */
 export function kustomizeBuild(dir: string): K8sObject[] {
@@ -79,31 +80,44 @@ function readPatch(entry: unknown, dir: string, file: string): Mapping {
   return asK8sObject(docs[0].toJS(), `${file} (patch)`);
 }
 
+/**
+ * API groups of custom resources. kustomize knows no merge keys for them (no OpenAPI schema), so
+ * a list of scalars in their patch replaces the list whole; lists of mappings it would merge by
+ * keys such as `name`, which this renderer does not do.
+ */
+const CUSTOM_GROUPS = new Set(['cert-manager.io']);
+
 function applyPatch(objects: K8sObject[], patch: Mapping, file: string): void {
   const p = patch as K8sObject;
   const targets = objects.filter(
     (o) => o.apiVersion === p.apiVersion && o.kind === p.kind && o.metadata.name === p.metadata.name && (!p.metadata.namespace || o.metadata.namespace === p.metadata.namespace),
   );
   if (targets.length !== 1) throw new Error(`${file}: the patch of ${describe(p)} matches ${targets.length} objects, not 1`);
-  mergeMapping(targets[0], patch, `${file}: patch of ${describe(p)}`);
+  const custom = CUSTOM_GROUPS.has(p.apiVersion.split('/')[0]);
+  mergeMapping(targets[0], patch, `${file}: patch of ${describe(p)}`, custom);
 }
 
-/** Strategic merge of mappings: keys merge deeply, null deletes. Lists would need merge keys: refused. */
-function mergeMapping(target: Mapping, patch: Mapping, where: string): void {
+/**
+ * Strategic merge of mappings: keys merge deeply, null deletes. Lists would need merge keys: refused,
+ * except a list of scalars in a custom resource (`scalarListsReplace`), which replaces the target's.
+ */
+function mergeMapping(target: Mapping, patch: Mapping, where: string, scalarListsReplace: boolean): void {
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) throw new Error(`${where}: directive ${key} is not supported`);
-    if (Array.isArray(value)) throw new Error(`${where}: lists (${key}) are not supported in patches`);
-    if (value === null) delete target[key];
-    else if (isMapping(value) && isMapping(target[key])) mergeMapping(target[key] as Mapping, value, where);
+    if (Array.isArray(value)) {
+      if (!scalarListsReplace || value.some((v) => typeof v === 'object' && v !== null)) throw new Error(`${where}: lists (${key}) are not supported in patches`);
+      target[key] = [...value];
+    } else if (value === null) delete target[key];
+    else if (isMapping(value) && isMapping(target[key])) mergeMapping(target[key] as Mapping, value, where, scalarListsReplace);
     else if (isMapping(value)) {
       target[key] = {};
-      mergeMapping(target[key] as Mapping, value, where);
+      mergeMapping(target[key] as Mapping, value, where, scalarListsReplace);
     } else target[key] = value;
   }
 }
 
 /** Kinds this renderer knows the scope of; kustomize renames a Namespace object to the namespace. */
-const NAMESPACED = new Set(['ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ServiceAccount', 'NetworkPolicy']);
+const NAMESPACED = new Set(['ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ServiceAccount', 'NetworkPolicy', 'Certificate', 'Issuer']);
 
 function setNamespace(obj: K8sObject, namespace: string): void {
   if (obj.kind === 'Namespace') obj.metadata.name = namespace;

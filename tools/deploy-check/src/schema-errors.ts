@@ -1,5 +1,8 @@
+import { Certificate } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate';
+import { Issuer } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Issuer';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -13,12 +16,16 @@ interface Validatable {
 
 /**
  * The models of kubernetes-models, whose validators are generated from the Kubernetes OpenAPI
- * spec (JSON schema, compiled with ajv): one per apiVersion and kind the manifests use. A kind
- * not listed here is an error, so a new kind cannot slip in unchecked.
+ * spec (JSON schema, compiled with ajv): one per apiVersion and kind the manifests use. The
+ * cert-manager kinds come from @kubernetes-models/cert-manager, generated the same way from
+ * cert-manager's CRDs. A kind not listed here is an error, so a new kind cannot slip in unchecked.
  */
 const MODELS: Record<string, (data: K8sObject) => Validatable> = {
   'apps/v1 Deployment': (d) => new Deployment(d as unknown as ConstructorParameters<typeof Deployment>[0]),
   'autoscaling/v2 HorizontalPodAutoscaler': (d) => new HorizontalPodAutoscaler(d as unknown as ConstructorParameters<typeof HorizontalPodAutoscaler>[0]),
+  'cert-manager.io/v1 Certificate': (d) => new Certificate(d as unknown as ConstructorParameters<typeof Certificate>[0]),
+  'cert-manager.io/v1 Issuer': (d) => new Issuer(d as unknown as ConstructorParameters<typeof Issuer>[0]),
+  'networking.k8s.io/v1 NetworkPolicy': (d) => new NetworkPolicy(d as unknown as ConstructorParameters<typeof NetworkPolicy>[0]),
   'policy/v1 PodDisruptionBudget': (d) => new PodDisruptionBudget(d as unknown as ConstructorParameters<typeof PodDisruptionBudget>[0]),
   'v1 ConfigMap': (d) => new ConfigMap(d as unknown as ConstructorParameters<typeof ConfigMap>[0]),
   'v1 Namespace': (d) => new Namespace(d as unknown as ConstructorParameters<typeof Namespace>[0]),

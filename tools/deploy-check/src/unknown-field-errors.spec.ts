@@ -1,4 +1,4 @@
-import { demoCompanions, demoDeployment } from './fixtures';
+import { demoCompanions, demoDeployment, demoPki } from './fixtures';
 import { unknownFieldErrors } from './unknown-field-errors';
 
 describe('unknownFieldErrors', () => {
@@ -11,5 +11,13 @@ describe('unknownFieldErrors', () => {
     const errors = unknownFieldErrors([demoDeployment(), broken, ...demoCompanions()]);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^Deployment\/typo: .*'"readinessprobe"' does not exist in type 'IContainer'/);
+  });
+
+  it('names a misspelt field of a cert-manager Certificate', () => {
+    const certificate = demoCompanions()[3];
+    (certificate.spec as Record<string, unknown>).uri = ['spiffe://chat-gateway/demo'];
+    const errors = unknownFieldErrors([certificate, ...demoPki()]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^Certificate\/demo: .*'"uri"' does not exist/);
   });
 });

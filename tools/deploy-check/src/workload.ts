@@ -4,7 +4,7 @@ import { isMapping, K8sObject, Mapping } from './k8s-object';
 export interface Container extends Mapping {
   name: string;
   image?: string;
-  ports?: { name?: string; containerPort: number }[];
+  ports?: { name?: string; containerPort: number; protocol?: string }[];
   env?: { name: string; value?: string; valueFrom?: Mapping }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   resources?: { requests?: Record<string, string | number>; limits?: Record<string, string | number> };
@@ -13,6 +13,7 @@ export interface Container extends Mapping {
   startupProbe?: Probe;
   lifecycle?: { preStop?: { sleep?: { seconds: number } } };
   securityContext?: Mapping;
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string; subPathExpr?: string }[];
 }
 
 export interface Probe {
@@ -24,6 +25,7 @@ export interface PodSpec extends Mapping {
   containers: Container[];
   securityContext?: Mapping;
   terminationGracePeriodSeconds?: number;
+  volumes?: { name: string; secret?: { secretName?: string; optional?: boolean } }[];
 }
 
 /** The pod template's spec and labels of a Deployment. */

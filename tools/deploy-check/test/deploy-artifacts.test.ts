@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readAppEnv } from '../src/app-env';
+import { certificateProblems } from '../src/certificate-rules';
 import { composeErrors, readCompose } from '../src/compose-errors';
-import { AppSpec, appProblems } from '../src/deploy-rules';
+import { AppSpec, appProblems, parsePeerAddress } from '../src/deploy-rules';
 import { describe as describeObject, K8sObject, objectId } from '../src/k8s-object';
 import { kustomizeBuild, readManifests, splitImage } from '../src/kustomize-build';
+import { defaultDenyProblems, Peer, reachableFrom } from '../src/network-policy';
 import { schemaErrors } from '../src/schema-errors';
 import { unknownFieldErrors } from '../src/unknown-field-errors';
 import { containerEnv, findObject, podTemplate } from '../src/workload';
@@ -16,13 +18,79 @@ const env = (app: string) => readAppEnv(ROOT, app);
 const GRACE = 'SHUTDOWN_GRACE_MS';
 
 const APPS: AppSpec[] = [
-  { name: 'edge', env: env('edge'), portVar: 'EDGE_PORT', health: 'edge', required: ['AUTH_ADDR', 'QUOTA_ADDR', 'BILLING_ADDR', 'PROVIDER_BASE_URL', 'PROVIDER_API_KEY', GRACE], autoscaled: true },
-  { name: 'auth-service', env: env('auth-service'), portVar: 'AUTH_PORT', health: 'grpc', required: ['DATABASE_URL', GRACE], autoscaled: false },
-  { name: 'quota-service', env: env('quota-service'), portVar: 'QUOTA_PORT', health: 'grpc', required: ['REDIS_URL', GRACE], autoscaled: true, sharedStateVars: ['REDIS_URL'] },
-  { name: 'billing-service', env: env('billing-service'), portVar: 'BILLING_PORT', health: 'grpc', required: ['DATABASE_URL', GRACE], autoscaled: false },
+  {
+    name: 'edge',
+    env: env('edge'),
+    portVar: 'EDGE_PORT',
+    health: 'admin',
+    adminPortVar: 'EDGE_ADMIN_PORT',
+    required: ['AUTH_ADDR', 'QUOTA_ADDR', 'BILLING_ADDR', 'PROVIDER_BASE_URL', 'PROVIDER_API_KEY', 'TLS_DIR', GRACE],
+    autoscaled: true,
+    mtls: true,
+  },
+  {
+    name: 'auth-service',
+    env: env('auth-service'),
+    portVar: 'AUTH_PORT',
+    health: 'admin',
+    adminPortVar: 'AUTH_METRICS_PORT',
+    required: ['DATABASE_URL', 'AUTH_METRICS_PORT', 'TLS_DIR', GRACE],
+    autoscaled: false,
+    mtls: true,
+    headless: true,
+  },
+  {
+    name: 'quota-service',
+    env: env('quota-service'),
+    portVar: 'QUOTA_PORT',
+    health: 'admin',
+    adminPortVar: 'QUOTA_METRICS_PORT',
+    required: ['REDIS_URL', 'BILLING_ADDR', 'QUOTA_METRICS_PORT', 'TLS_DIR', GRACE],
+    autoscaled: true,
+    sharedStateVars: ['REDIS_URL'],
+    mtls: true,
+    headless: true,
+  },
+  {
+    name: 'billing-service',
+    env: env('billing-service'),
+    portVar: 'BILLING_PORT',
+    health: 'admin',
+    adminPortVar: 'BILLING_METRICS_PORT',
+    required: ['DATABASE_URL', 'BILLING_METRICS_PORT', 'TLS_DIR', GRACE],
+    autoscaled: false,
+    mtls: true,
+    headless: true,
+  },
   { name: 'provider-sim', env: env('provider-sim'), portVar: 'PROVIDER_SIM_PORT', health: 'http', required: [GRACE], autoscaled: false },
 ];
 const PROD_APPS = APPS.filter((a) => a.name !== 'provider-sim');
+/** The gRPC servers: their certificates carry the DNS names of their Service too. */
+const SERVERS = ['auth-service', 'quota-service', 'billing-service'];
+
+/**
+ * Who may open a connection to which port of which app (DESIGN.md, "Who may call what"), by the
+ * names of PEERS below; every other peer must be refused by the NetworkPolicies.
+ */
+const REACHABLE: Record<string, Record<string, string[]>> = {
+  edge: { http: ['ingress controller'], admin: ['monitoring'] },
+  'auth-service': { grpc: ['console', 'ctl', 'edge'], metrics: ['monitoring'] },
+  'quota-service': { grpc: ['chat product', 'console', 'ctl', 'edge'], metrics: ['monitoring'] },
+  'billing-service': { grpc: ['console', 'ctl', 'edge', 'quota-service'], metrics: ['monitoring'] },
+  'provider-sim': { http: ['edge'] },
+};
+const NAME = 'app.kubernetes.io/name';
+const namespaceNamed = (name: string) => ({ 'kubernetes.io/metadata.name': name });
+/** Pods of the gateway's namespace, by app label, and pods of other namespaces, by the labels of those (the placeholders of the policies). */
+const PEERS: Peer[] = [
+  ...['edge', 'auth-service', 'quota-service', 'billing-service', 'provider-sim', 'ctl', 'console', 'another-pod'].map((name) => ({ name, podLabels: { [NAME]: name } })),
+  { name: 'ingress controller', podLabels: { [NAME]: 'ingress-nginx' }, namespaceLabels: namespaceNamed('ingress-nginx') },
+  { name: 'monitoring', podLabels: { [NAME]: 'prometheus' }, namespaceLabels: namespaceNamed('monitoring') },
+  { name: 'chat product', podLabels: { [NAME]: 'chat' }, namespaceLabels: { ...namespaceNamed('chat'), 'chat-gateway.example/quota-client': 'true' } },
+  // Labelled like the gateway's own pods, in a namespace of no standing.
+  { name: 'edge of another namespace', podLabels: { [NAME]: 'edge' }, namespaceLabels: namespaceNamed('elsewhere') },
+  { name: 'ctl of another namespace', podLabels: { [NAME]: 'ctl' }, namespaceLabels: namespaceNamed('elsewhere') },
+];
 
 const secretTemplate = readManifests(k8s('base/secrets/gateway-secrets.yaml'))[0];
 const SECRET_KEYS = new Set(Object.keys(secretTemplate.stringData as Record<string, string>));
@@ -67,8 +135,28 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     expect(deployments.sort()).toEqual(apps.map((a) => a.name).sort());
   });
 
-  it.each(apps.map((a) => [a.name, a] as const))('%s: hardened, probed on its health checks, drains within its grace, reads only its own variables', (_name, app) => {
+  it.each(apps.map((a) => [a.name, a] as const))('%s: hardened, probed on its health checks, drains within its grace, reads only its own variables, mounts its certificate', (_name, app) => {
     expect(appProblems(objects, app, SECRET_KEYS)).toEqual([]);
+  });
+
+  it('issues every identity from the namespace\'s own CA, with its SPIFFE ID, and the servers with their DNS names', () => {
+    expect(certificateProblems(objects, SERVERS)).toEqual([]);
+    const identities = objects.filter((o) => o.kind === 'Certificate' && !(o.spec as { isCA?: boolean }).isCA).map((o) => o.metadata.name);
+    expect(identities.sort()).toEqual(['auth-service', 'billing-service', 'chat-product', 'ctl', 'edge', 'quota-service']);
+    expect(objects.filter((o) => o.kind === 'ClusterIssuer')).toEqual([]);
+  });
+
+  it('refuses all ingress by default, and lets each app be reached only by its callers, on their port', () => {
+    expect(defaultDenyProblems(objects)).toEqual([]);
+    for (const { name } of apps) expect({ name, reachable: reachableFrom(objects, name, PEERS) }).toEqual({ name, reachable: REACHABLE[name] });
+  });
+
+  it('exposes only the public API port through the edge\'s Service, and the gRPC port through each service\'s (headless)', () => {
+    const ports = (name: string) => (findObject(objects, 'Service', name)?.spec as { ports: { port: number; targetPort: string }[] }).ports.map((p) => `${p.port}->${p.targetPort}`);
+    expect(ports('edge')).toEqual(['8080->http']);
+    for (const [name, port] of [['auth-service', 50051], ['quota-service', 50052], ['billing-service', 50053]] as const) {
+      expect({ name, ports: ports(name), clusterIP: (findObject(objects, 'Service', name)?.spec as { clusterIP?: string }).clusterIP }).toEqual({ name, ports: [`${port}->grpc`], clusterIP: 'None' });
+    }
   });
 
   it('sends the edge to provider-sim in dev only', () => {
@@ -154,7 +242,46 @@ describe('docker-compose.yml', () => {
   it('offers ctl with the variables ctl reads', () => {
     const ctl = env('ctl');
     expect(envOf('ctl').filter((n) => !ctl.names.has(n))).toEqual([]);
-    expect(envOf('ctl')).toEqual(['AUTH_ADDR', 'BILLING_ADDR', 'QUOTA_ADDR']);
+    expect(envOf('ctl')).toEqual(['AUTH_ADDR', 'BILLING_ADDR', 'QUOTA_ADDR', 'TLS_DIR']);
+  });
+
+  it('makes the certificates once, with ctl, into the volume tls (owned by the image\'s user, from the Dockerfile\'s /tls)', () => {
+    const init = services['tls-init'];
+    expect(init.build).toEqual({ context: '.', args: { APP: 'ctl' } });
+    expect(init.command).toEqual(['tls', 'init', '--dir', '/tls']);
+    expect(init.volumes).toEqual(['tls:/tls']);
+    expect(init.restart).toBeUndefined();
+    expect(init.profiles).toBeUndefined();
+    expect(init.read_only).toBe(true);
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^COPY --from=build --chown=65532:65532 \/tls \/tls$/m);
+    expect(Object.keys(compose.volumes as object)).toContain('tls');
+  });
+
+  it.each(['edge', 'auth-service', 'quota-service', 'billing-service', 'ctl'])('%s: waits for tls-init, reads its own certificate from the volume, read-only, never in plain text', (name) => {
+    const service = services[name];
+    expect((service.depends_on as Record<string, unknown>)['tls-init']).toEqual({ condition: 'service_completed_successfully' });
+    expect(service.volumes).toEqual(['tls:/tls:ro']);
+    expect((service.environment as Record<string, string>).TLS_DIR).toBe(`/tls/${name}`);
+  });
+
+  it('sets GRPC_INSECURE nowhere, and reaches every peer by a service of the file (dns:/// resolves every replica)', () => {
+    for (const [name, service] of Object.entries(services)) {
+      const environment = (service.environment as Record<string, string> | undefined) ?? {};
+      expect({ name, insecure: environment.GRPC_INSECURE }).toEqual({ name, insecure: undefined });
+      for (const [key, value] of Object.entries(environment).filter(([k]) => k.endsWith('_ADDR'))) {
+        const peer = parsePeerAddress(value);
+        const peerEnv = (services[peer?.host ?? '']?.environment as Record<string, string> | undefined) ?? {};
+        expect({ name, key, value, served: Object.values(peerEnv).includes(peer?.port ?? '') }).toEqual({ name, key, value: expect.stringMatching(/^dns:\/\/\//), served: true });
+      }
+    }
+  });
+
+  it.each(APPS.filter((a) => a.health === 'admin').map((a) => [a.name, a] as const))('%s: its healthcheck GETs /readyz on its plain-HTTP admin port', (name, app) => {
+    const service = services[name];
+    const port = (service.environment as Record<string, string>)[app.adminPortVar as string];
+    const test = (service.healthcheck as { test: string[] }).test;
+    expect(test.slice(-1)).toEqual([port]);
+    expect(test.join(' ')).toContain("fetch('http://127.0.0.1:'+process.argv[1]+'/readyz'");
   });
 });
 
@@ -171,9 +298,9 @@ describe('Dockerfile', () => {
   });
 
   it('has a bundle for every app compose builds', () => {
-    for (const name of Object.keys(readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).services as object)) {
-      if (name === 'postgres' || name === 'redis') continue;
-      expect(() => readFileSync(join(ROOT, 'apps', name, 'src', 'main.ts'))).not.toThrow();
-    }
+    const services = readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).services as Record<string, { build?: { args?: { APP?: string } } }>;
+    const apps = Object.values(services).flatMap((s) => (s.build ? [String(s.build.args?.APP)] : []));
+    expect(new Set(apps)).toEqual(new Set([...APPS.map((a) => a.name), 'ctl']));
+    for (const app of apps) expect(() => readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'))).not.toThrow();
   });
 });
