@@ -5,7 +5,11 @@ import { readdirSync, existsSync } from 'node:fs';
 const entries = readdirSync('apps')
   .filter((app) => existsSync(`apps/${app}/src/main.ts`))
   .map((app) => ({ in: `apps/${app}/src/main.ts`, out: `apps/${app}/main` }));
-entries.push({ in: 'tools/launcher/src/main.ts', out: 'tools/launcher/main' }, { in: 'bench/src/main.ts', out: 'bench/main' });
+entries.push(
+  { in: 'tools/launcher/src/main.ts', out: 'tools/launcher/main' },
+  { in: 'bench/src/main.ts', out: 'bench/main' },
+  { in: 'bench/src/floor-proxy.ts', out: 'bench/floor-proxy' },
+);
 
 await build({
   entryPoints: entries,

@@ -2,10 +2,16 @@ import { authV1 } from '@gw/contracts';
 import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthConfig } from './config';
 import { AccountDirectory } from './domain/account-directory';
+import { IdentityChangeHub } from './domain/identity-change-hub';
+import { IdentityFeed, LocalIdentityFeed } from './domain/identity-feed';
 import { LastUsedRecorder } from './domain/last-used-recorder';
 import { authGrpc } from './grpc/auth-grpc';
 import { AUTH_MIGRATIONS } from './store/auth-migrations';
+import { PgIdentityFeed } from './store/pg-identity-feed';
 import { PgIdentityStore } from './store/pg-identity-store';
+
+/** An edge that has not acknowledged a change within this has its change stream ended. */
+const ACK_TIMEOUT_MS = 2000;
 
 /** A running auth-service. */
 export interface AuthApp {
@@ -23,15 +29,20 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   const lastUsed = new LastUsedRecorder((batch) => store.touchKeys(batch), config.lastUsedFlushMs, (err) =>
     logger.warn('last-used write failed, will retry', { err }),
   );
-  const directory = new AccountDirectory(store, lastUsed);
-  const server = await startGrpcServer(config.host, config.port, [
-    { name: 'auth.v1.Auth', definition: authV1.AuthService, implementation: authGrpc(directory, config.suspensionWhatsapp, logger) },
-  ], config.metricsPort);
+  const hub = new IdentityChangeHub(ACK_TIMEOUT_MS);
+  const feed: IdentityFeed = config.databaseUrl ? await PgIdentityFeed.start(config.databaseUrl, db, hub, logger) : new LocalIdentityFeed(hub);
+  const directory = new AccountDirectory(store, lastUsed, feed);
+  const server = await startGrpcServer(config, [
+    { name: 'auth.v1.Auth', definition: authV1.AuthService, implementation: authGrpc(directory, hub, config.suspensionWhatsapp, logger) },
+  ], logger);
   logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
   return {
     port: server.port,
     stop: async () => {
-      server.health.setNotServing();
+      server.setNotServing();
+      // The edges' change streams would hold the server open: ended, each edge drops its cache.
+      hub.endAll('auth-service stopping');
+      await feed.stop();
       await server.stop(config.shutdownGraceMs);
       await lastUsed.flush();
       await db.close();

@@ -34,7 +34,7 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const config = loadConfig({ AUTH_METRICS_PORT: '0', AUTH_PORT: '0', BIND_HOST: '127.0.0.1', DATABASE_URL: db.url, LAST_USED_FLUSH_MS: '50', SHUTDOWN_GRACE_MS: '1000' });
+    const config = loadConfig({ AUTH_METRICS_PORT: '0', AUTH_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: db.url, LAST_USED_FLUSH_MS: '50', SHUTDOWN_GRACE_MS: '1000' });
     app = await startAuthApp(config, createLogger('auth-service', 'error', () => undefined));
     auth = new authV1.AuthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());

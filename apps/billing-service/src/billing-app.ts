@@ -22,15 +22,15 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     if (applied.length) logger.info('migrations applied', { applied });
     const store = new PgBillingStore(db);
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
-    const server = await startGrpcServer(config.host, config.port, [
+    const server = await startGrpcServer(config, [
       { name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: billingGrpc(new BillingLedger(store), logger) },
-    ], config.metricsPort);
+    ], logger);
     sweeper.start();
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {
       port: server.port,
       stop: async () => {
-        server.health.setNotServing();
+        server.setNotServing();
         await sweeper.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();

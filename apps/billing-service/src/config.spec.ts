@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { loadConfig } from './config';
 
 describe('loadConfig', () => {
@@ -6,6 +7,8 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       port: 50053,
       metricsPort: 9103,
+      security: { kind: 'mtls', dir: resolve('.data/tls/billing-service'), refreshMs: 60_000 },
+      maxConnectionAgeMs: 60_000,
       databaseUrl: undefined,
       dataDir: '.data/billing',
       holdTtlSeconds: 900,

@@ -1,10 +1,12 @@
-import { Env, LogLevel, readInt, readOptional, readString } from '@gw/service-kit';
+import { Env, GrpcSecurity, LogLevel, readInt, readOptional, readGrpcSecurity, readString } from '@gw/service-kit';
 
 /** billing-service settings, each default beside its variable. */
 export interface BillingConfig {
   host: string;
   port: number;
   metricsPort: number;
+  security: GrpcSecurity;
+  maxConnectionAgeMs: number;
   /** Postgres URL; unset selects the embedded PGlite under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -22,6 +24,8 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     host: readString(env, 'BIND_HOST', '0.0.0.0'),
     port: readInt(env, 'BILLING_PORT', 50053),
     metricsPort: readInt(env, 'BILLING_METRICS_PORT', 9103),
+    security: readGrpcSecurity(env, 'billing-service'),
+    maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
     databaseUrl: readOptional(env, 'DATABASE_URL'),
     dataDir: `${readString(env, 'DATA_DIR', '.data')}/billing`,
     holdTtlSeconds: readInt(env, 'HOLD_TTL_SECONDS', 900),

@@ -48,7 +48,7 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
   beforeAll(async () => {
     testDb = await createTestDatabase();
     proxy = await startPausableProxy(testDb.url);
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', DATABASE_URL: proxy.url, SHUTDOWN_GRACE_MS: '1000' });
+    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: proxy.url, SHUTDOWN_GRACE_MS: '1000' });
     app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
     client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     direct = await openDatabase(testDb.url, '');

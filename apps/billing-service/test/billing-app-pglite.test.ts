@@ -23,7 +23,7 @@ function startService(mainJs: string, dataDir: string): Promise<RunningService> 
   const child = spawn(process.execPath, [mainJs], {
     cwd: path.dirname(dataDir),
     // DATABASE_URL is left out on purpose: unset selects PGlite under DATA_DIR.
-    env: { PATH: process.env.PATH, NODE_PATH: path.join(REPO, 'node_modules'), DATA_DIR: dataDir, BILLING_PORT: '0', BILLING_METRICS_PORT: '0', BIND_HOST: '127.0.0.1' },
+    env: { PATH: process.env.PATH, NODE_PATH: path.join(REPO, 'node_modules'), DATA_DIR: dataDir, BILLING_PORT: '0', BILLING_METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

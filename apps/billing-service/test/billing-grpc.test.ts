@@ -27,7 +27,7 @@ describe('billing.v1.Billing over gRPC', () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', DATABASE_URL: testDb.url, SHUTDOWN_GRACE_MS: '1000' });
+    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: testDb.url, SHUTDOWN_GRACE_MS: '1000' });
     app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
     client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());

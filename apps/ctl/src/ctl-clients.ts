@@ -13,9 +13,9 @@ export interface CtlClients {
 
 /** Connects to the services named in the configuration. */
 export function connectClients(config: CtlConfig): CtlClients {
-  const auth = grpcClient(authV1.AuthClient, config.authAddr);
-  const billing = grpcClient(billingV1.BillingClient, config.billingAddr);
-  const quota = grpcClient(quotaV1.QuotaClient, config.quotaAddr);
+  const auth = grpcClient(authV1.AuthClient, config.authAddr, config.security, 'auth-service');
+  const billing = grpcClient(billingV1.BillingClient, config.billingAddr, config.security, 'billing-service');
+  const quota = grpcClient(quotaV1.QuotaClient, config.quotaAddr, config.security, 'quota-service');
   return {
     auth,
     billing,

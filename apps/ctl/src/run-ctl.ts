@@ -1,5 +1,5 @@
 import { ServiceError, status } from '@grpc/grpc-js';
-import { COMMANDS } from './commands/command-table';
+import { COMMANDS, LOCAL_COMMANDS } from './commands/command-table';
 import { CtlConfig } from './config';
 import { connectClients } from './ctl-clients';
 import { CtlUsageError, parseArgs } from './parse-args';
@@ -18,8 +18,10 @@ export async function runCtl(argv: readonly string[], config: CtlConfig): Promis
   let clients: ReturnType<typeof connectClients> | undefined;
   try {
     const { noun, verb, flags } = parseArgs(argv);
+    const local = LOCAL_COMMANDS[`${noun} ${verb}`];
+    if (local) return { output: JSON.stringify(await local(flags, config)), exitCode: 0 };
     const command = COMMANDS[`${noun} ${verb}`];
-    if (!command) return fail('USAGE', `unknown command "${noun} ${verb}"; known: ${Object.keys(COMMANDS).join(', ')}`);
+    if (!command) return fail('USAGE', `unknown command "${noun} ${verb}"; known: ${[...Object.keys(COMMANDS), ...Object.keys(LOCAL_COMMANDS)].join(', ')}`);
     clients = connectClients(config);
     return { output: JSON.stringify(await command(flags, clients)), exitCode: 0 };
   } catch (err) {

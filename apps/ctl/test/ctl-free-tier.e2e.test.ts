@@ -1,7 +1,7 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { waitReady } from '@gw/service-kit';
-import { createTestRedis, freePort, TestRedis } from '@gw/testing';
+import { createTestRedis, freePort, TestRedis, testTlsDir } from '@gw/testing';
 
 const DIST = join(__dirname, '..', '..', '..', 'dist', 'apps');
 
@@ -21,11 +21,11 @@ describe('ctl freetier set (real processes: ctl and quota-service on Redis)', ()
 
   beforeAll(async () => {
     redis = await createTestRedis();
-    const port = await freePort();
-    env = { PATH: process.env.PATH ?? '', QUOTA_ADDR: `127.0.0.1:${port}` };
-    const own = { ...env, QUOTA_PORT: String(port), QUOTA_METRICS_PORT: '0', BIND_HOST: '127.0.0.1', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix, LOG_LEVEL: 'error' };
+    const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
+    env = { PATH: process.env.PATH ?? '', QUOTA_ADDR: `127.0.0.1:${port}`, TLS_DIR: testTlsDir('ctl') };
+    const own = { ...env, TLS_DIR: testTlsDir('quota-service'), QUOTA_PORT: String(port), QUOTA_METRICS_PORT: String(metricsPort), BIND_HOST: '127.0.0.1', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix, LOG_LEVEL: 'error' };
     quota = spawn(process.execPath, [join(DIST, 'quota-service', 'main.js')], { env: own, stdio: 'ignore' });
-    await waitReady({ kind: 'grpc', address: env.QUOTA_ADDR }, 30_000, () => quota.exitCode === null);
+    await waitReady({ url: `http://127.0.0.1:${metricsPort}/readyz` }, 30_000, () => quota.exitCode === null);
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { Env, LogLevel, readBool, readInt, readString } from '@gw/service-kit';
+import { Env, GrpcSecurity, LogLevel, readBool, readGrpcSecurity, readInt, readString } from '@gw/service-kit';
 import { ServerGuard } from './http/public-server';
 import { BreakerSettings } from './upstream/circuit-breaker';
 
@@ -10,6 +10,8 @@ export interface EdgeConfig {
   authAddr: string;
   quotaAddr: string;
   billingAddr: string;
+  /** The edge's certificate for its calls to the services (or plain text, on loopback only). */
+  grpcSecurity: GrpcSecurity;
   providerBaseUrl: string;
   providerApiKey: string;
   providerMaxConnections: number;
@@ -51,6 +53,7 @@ export function loadConfig(env: Env): Readonly<EdgeConfig> {
     authAddr: readString(env, 'AUTH_ADDR', '127.0.0.1:50051'),
     quotaAddr: readString(env, 'QUOTA_ADDR', '127.0.0.1:50052'),
     billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
+    grpcSecurity: readGrpcSecurity(env, 'edge'),
     providerBaseUrl: readString(env, 'PROVIDER_BASE_URL', 'http://127.0.0.1:8090/v1').replace(/\/+$/, ''),
     providerApiKey: readString(env, 'PROVIDER_API_KEY', 'sim-key'),
     providerMaxConnections: readInt(env, 'PROVIDER_MAX_CONNECTIONS', 4096),

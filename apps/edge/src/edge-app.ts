@@ -1,13 +1,16 @@
 import { Server } from 'node:http';
 import express from 'express';
-import { Logger } from '@gw/service-kit';
+import { Logger, startAdminServer } from '@gw/service-kit';
 import { AuthClient } from './clients/auth-client';
+import { IdentityWatch } from './clients/identity-watch';
+import { KeyUseReporter } from './clients/key-use-reporter';
 import { BillingClient } from './clients/billing-client';
 import { QuotaClient } from './clients/quota-client';
 import { EdgeConfig } from './config';
+import { CachedKeyLookup } from './domain/cached-key-lookup';
+import { KeyCache } from './domain/key-cache';
 import { LeaseKeeper } from './domain/lease-keeper';
 import { Settlement } from './domain/settlement';
-import { startAdminServer } from './http/admin-server';
 import { BodyBudget } from './http/body-budget';
 import { trackConnections } from './http/connection-tracker';
 import { errorHandler } from './http/error-handler';
@@ -29,11 +32,18 @@ export interface EdgeApp {
   stop(): Promise<void>;
 }
 
+/** Keys whose authentication the edge keeps at most (about 1 KB each). */
+const KEY_CACHE_ENTRIES = 100_000;
+
 /** Starts the public HTTP API and the probe endpoints. */
 export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<EdgeApp> {
-  const auth = new AuthClient(config.authAddr, config.grpcTimeoutMs);
-  const quota = new QuotaClient(config.quotaAddr, config.grpcTimeoutMs);
-  const billing = new BillingClient(config.billingAddr, config.grpcTimeoutMs);
+  const authClient = new AuthClient(config.authAddr, config.grpcSecurity, config.grpcTimeoutMs);
+  const keyCache = new KeyCache(KEY_CACHE_ENTRIES);
+  const identityWatch = new IdentityWatch(authClient, keyCache, logger);
+  const keyUses = new KeyUseReporter(authClient, logger);
+  const auth = new CachedKeyLookup(authClient, keyCache, keyUses);
+  const quota = new QuotaClient(config.quotaAddr, config.grpcSecurity, config.grpcTimeoutMs);
+  const billing = new BillingClient(config.billingAddr, config.grpcSecurity, config.grpcTimeoutMs);
   const provider = new ProviderClient(
     { baseUrl: config.providerBaseUrl, apiKey: config.providerApiKey, readTimeoutMs: config.providerReadTimeoutMs, maxConnections: config.providerMaxConnections, breaker: config.breaker },
     logger,
@@ -100,7 +110,9 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
       await leases.stop();
       clearTimeout(grace);
       await Promise.all([provider.close(), admin.close()]);
-      auth.close();
+      identityWatch.stop();
+      await keyUses.stop();
+      authClient.close();
       quota.close();
       billing.close();
     },

@@ -44,3 +44,6 @@ export const bodyBytesReading = gauge('edge_body_bytes_reading', 'Bytes of reque
 
 /** Client connections open now, out of EDGE_MAX_CONNECTIONS. */
 export const openConnections = gauge('edge_open_connections', 'Client connections open to the public server now, out of EDGE_MAX_CONNECTIONS.');
+
+/** 1 while auth-service's change stream is live and the key cache may answer; 0 while every key is asked about. */
+export const keyCacheTrusted = gauge('edge_key_cache_trusted', "1 while the edge holds auth-service's change stream and answers from its key cache, else 0.");

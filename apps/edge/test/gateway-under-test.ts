@@ -7,7 +7,9 @@ export interface GatewayUnderTest {
   /** provider-sim's own address (no /v1), for /sim/stats. */
   simUrl: string;
   /** A new account with a key; ctl refusals fail the test. */
-  account(balance?: string): Promise<{ accountId: string; key: string }>;
+  account(balance?: string): Promise<{ accountId: string; key: string; keyId: string }>;
+  /** Runs ctl; a refusal fails the test. */
+  ctlOk<T>(...args: string[]): Promise<T>;
   /** POST /v1/chat/completions with a JSON (or raw string) body. */
   chat(key: string | undefined, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** `usage show` of an account. */
@@ -24,7 +26,7 @@ export interface GatewayUnderTest {
 }
 
 /** Starts the whole stack on a database and Redis key space of its own; `processOptions` are passed to startStack as they are. */
-export async function startGateway(env: Record<string, string> = {}, processOptions: Pick<StackOptions, 'execArgv' | 'ipc'> = {}): Promise<GatewayUnderTest> {
+export async function startGateway(env: Record<string, string> = {}, processOptions: Pick<StackOptions, 'execArgv' | 'ipc' | 'replicas'> = {}): Promise<GatewayUnderTest> {
   let db: TestDatabase | undefined;
   let redis: TestRedis | undefined;
   let stack: RunningStack | undefined;
@@ -51,8 +53,8 @@ export async function startGateway(env: Record<string, string> = {}, processOpti
     simUrl,
     account: async (balance = '5') => {
       const { accountId } = await ctlOk<{ accountId: string }>('account', 'create', '--balance', balance);
-      const { key } = await ctlOk<{ key: string }>('key', 'create', '--account', accountId);
-      return { accountId, key };
+      const { key, id } = await ctlOk<{ key: string; id: string }>('key', 'create', '--account', accountId);
+      return { accountId, key, keyId: id };
     },
     chat: (key, body, headers = {}) =>
       fetch(`${running.baseUrl}/chat/completions`, {
@@ -60,6 +62,7 @@ export async function startGateway(env: Record<string, string> = {}, processOpti
         headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
+    ctlOk,
     usage: (accountId) => ctlOk('usage', 'show', '--account', accountId),
     billedTokens: async ({ accountId, key }, accept, timeoutMs) => {
       const apiTotal = async () => {

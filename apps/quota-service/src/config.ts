@@ -1,4 +1,4 @@
-import { Env, LogLevel, readBool, readInt, readOptional, readString } from '@gw/service-kit';
+import { Env, GrpcSecurity, LogLevel, readBool, readInt, readOptional, readGrpcSecurity, readString } from '@gw/service-kit';
 import { FreeTierLimits } from './domain/free-request';
 import { ReaperOptions } from './domain/lease-reaper';
 import { ForwarderOptions } from './domain/settle-forwarder';
@@ -24,6 +24,8 @@ export interface QuotaConfig {
   host: string;
   port: number;
   metricsPort: number;
+  security: GrpcSecurity;
+  maxConnectionAgeMs: number;
   /** Unset: state is kept in memory, which is only correct with one replica. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -60,6 +62,8 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
     host: readString(env, 'BIND_HOST', '0.0.0.0'),
     port: readInt(env, 'QUOTA_PORT', 50052),
     metricsPort: readInt(env, 'QUOTA_METRICS_PORT', 9102),
+    security: readGrpcSecurity(env, 'quota-service'),
+    maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
     redisUrl: readOptional(env, 'REDIS_URL'),
     redisKeyPrefix: readString(env, 'REDIS_KEY_PREFIX', 'gw:'),
     redisTimeoutMs: atLeast('REDIS_TIMEOUT_MS', readInt(env, 'REDIS_TIMEOUT_MS', 200), 1),

@@ -25,7 +25,7 @@ export interface QuotaApp {
  */
 export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promise<QuotaApp> {
   const stores = await openQuotaStores(config, logger);
-  const billing = new BillingClient(config.settleDelivery.billingAddr, config.settleDelivery.grpcTimeoutMs);
+  const billing = new BillingClient(config.settleDelivery.billingAddr, config.security, config.settleDelivery.grpcTimeoutMs);
   const finisher = new RequestFinisher(stores.limits, stores.freeTier, stores.outbox, stores.leases);
   const domain = {
     ledger: new QuotaLedger(stores.limits),
@@ -33,9 +33,9 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     finisher,
     leases: new RequestLeases(stores.leases, config.leases.ttlMs, billing, logger),
   };
-  const server = await startGrpcServer(config.host, config.port, [
+  const server = await startGrpcServer(config, [
     { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },
-  ], config.metricsPort).catch(async (err: unknown) => {
+  ], logger).catch(async (err: unknown) => {
     billing.close();
     await stores.close();
     throw err;
@@ -48,7 +48,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   return {
     port: server.port,
     stop: async () => {
-      server.health.setNotServing();
+      server.setNotServing();
       await server.stop(config.shutdownGraceMs);
       await reaper.stop();
       // Bills in memory would be lost with this process: try to deliver them first.

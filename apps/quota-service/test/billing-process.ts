@@ -7,7 +7,10 @@ import { freePort } from '@gw/testing';
 
 const MAIN = join(__dirname, '..', '..', '..', 'dist', 'apps', 'billing-service', 'main.js');
 
-/** A billing-service process (the bundle the Jest global setup built) on a free port. */
+/**
+ * A billing-service process (the bundle the Jest global setup built) on a free port, in plain text
+ * on loopback, as the in-process quota-service of these tests calls it (GRPC_INSECURE).
+ */
 export interface BillingProcess {
   address: string;
   /** SIGTERM, then waits for the exit. */
@@ -18,7 +21,7 @@ export interface BillingProcess {
 export async function startBillingProcess(databaseUrl: string): Promise<BillingProcess> {
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-billing-'));
-  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BILLING_PORT: String(port), BILLING_METRICS_PORT: String(metricsPort), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' };
+  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BILLING_PORT: String(port), BILLING_METRICS_PORT: String(metricsPort), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error', GRPC_INSECURE: 'true' };
   const child = spawn(process.execPath, [MAIN], { env, stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
@@ -27,7 +30,7 @@ export async function startBillingProcess(databaseUrl: string): Promise<BillingP
     rmSync(dataDir, { recursive: true, force: true });
   };
   const address = `127.0.0.1:${port}`;
-  await waitReady({ kind: 'grpc', address }, 30_000, () => child.exitCode === null).catch(async (err: unknown) => {
+  await waitReady({ url: `http://127.0.0.1:${metricsPort}/readyz` }, 30_000, () => child.exitCode === null).catch(async (err: unknown) => {
     await stop();
     throw err;
   });

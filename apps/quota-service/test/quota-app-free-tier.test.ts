@@ -24,7 +24,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
   const startApp = async (env: Env = {}) => {
     const config = loadConfig({ QUOTA_METRICS_PORT: '0',
       QUOTA_PORT: '0',
-      BIND_HOST: '127.0.0.1',
+      BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true',
       REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: redis.keyPrefix,
       BILLING_ADDR: billingService.address,

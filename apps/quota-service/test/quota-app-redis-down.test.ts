@@ -17,7 +17,7 @@ const RECOVERY_MS = 8000;
 async function startApp(redisUrl: string, redisKeyPrefix: string): Promise<{ app: QuotaApp; quota: quotaV1.QuotaClient }> {
   const config = loadConfig({ QUOTA_METRICS_PORT: '0',
     QUOTA_PORT: '0',
-    BIND_HOST: '127.0.0.1',
+    BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true',
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: redisKeyPrefix,
     REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS),

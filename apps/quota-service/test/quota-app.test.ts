@@ -16,7 +16,7 @@ describe('quota-service over gRPC, Redis store', () => {
 
   beforeAll(async () => {
     redis = await createTestRedis();
-    const config = loadConfig({ QUOTA_METRICS_PORT: '0', QUOTA_PORT: '0', BIND_HOST: '127.0.0.1', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix });
+    const config = loadConfig({ QUOTA_METRICS_PORT: '0', QUOTA_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix });
     app = await startQuotaApp(config, silent);
     quota = new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());

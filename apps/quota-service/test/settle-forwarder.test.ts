@@ -40,7 +40,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
     testDb = await createTestDatabase();
     billingService = await startBillingProcess(testDb.url);
     billing = new billingV1.BillingClient(billingService.address, credentials.createInsecure());
-    sink = new BillingClient(billingService.address, DEADLINE_MS);
+    sink = new BillingClient(billingService.address, { kind: 'insecure' }, DEADLINE_MS);
     db = await openDatabase(testDb.url, '');
   });
   beforeEach(() => {
@@ -88,7 +88,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
 
   it('keeps the bill while billing-service cannot be reached, and delivers it once it can', async () => {
     const { accountId, requestId } = await authorized();
-    const unreachable = new BillingClient(`127.0.0.1:${await freePort()}`, 300);
+    const unreachable = new BillingClient(`127.0.0.1:${await freePort()}`, { kind: 'insecure' }, 300);
     const blocked = new SettleForwarder(outbox, unreachable, OPTIONS, logger());
     await outbox.append(settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
     expect(await blocked.forwardOnce()).toEqual({ delivered: 0, failed: 1 });

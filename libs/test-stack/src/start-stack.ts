@@ -1,15 +1,9 @@
 import { ChildProcess, execFile, spawn, StdioOptions } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { Readiness, waitReady } from '@gw/service-kit';
-import { freePort } from '@gw/testing';
-
-/** The repository root (the folder with nx.json), wherever this file was bundled to. */
-function repoRoot(from: string): string {
-  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'nx.json'))) return dir;
-  throw new Error(`no nx.json above ${from}`);
-}
+import { join } from 'node:path';
+import { GrpcSecurity, Readiness, readyzAt, waitReady } from '@gw/service-kit';
+import { freePort, repoRoot, testTlsRoot } from '@gw/testing';
 
 const DIST = join(repoRoot(__dirname), 'dist', 'apps');
 
@@ -28,6 +22,11 @@ export interface StackOptions {
   execArgv?: Partial<Record<string, string[]>>;
   /** Apps whose processes get an IPC channel, to be reached through `processes(app)`. */
   ipc?: string[];
+  /**
+   * quota-service replicas as pods behind one name: replica i binds `bindHosts[i]` (a loopback
+   * address), all on one port, and every edge reaches them at `address(port)` (a dns:// name).
+   */
+  quotaSpread?: { bindHosts: string[]; address: (port: number) => string };
 }
 
 /** A running stack of real processes on loopback. */
@@ -38,8 +37,14 @@ export interface RunningStack {
   baseUrls: string[];
   /** The /metrics address of every process that has one, by app (first replica). */
   metricsUrls: Record<'auth-service' | 'quota-service' | 'billing-service' | 'edge', string>;
+  /** The /metrics address of every replica of auth- or quota-service, in start order. */
+  replicaMetricsUrls: Record<'auth-service' | 'quota-service', string[]>;
   providerUrl: string;
   env: Record<string, string>;
+  /** The folder of the stack's CA (ca.crt, ca.key) and of one certificate folder per identity. */
+  tlsRoot: string;
+  /** The mutual-TLS settings of a caller with the certificate of `identity` (edge, ctl, chat-product...). */
+  grpcSecurity(identity: string): GrpcSecurity;
   /** Every log line the processes wrote, for assertions about what is (not) logged. */
   logs: string[];
   /** Runs the operator CLI against this stack: parsed JSON output and exit code. */
@@ -72,14 +77,27 @@ interface PlannedProcess {
   readiness: Readiness;
 }
 
+/** Polls an edge's /metrics until its key cache is trusted (edge_key_cache_trusted 1). */
+async function waitForKeyCache(adminPort: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`).then((res) => res.text(), () => '');
+    if (/^edge_key_cache_trusted 1$/m.test(metrics)) return;
+    if (Date.now() > deadline) throw new Error(`edge on admin port ${adminPort}: key cache not trusted after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const readyz = (port: number, host = '127.0.0.1'): Readiness => readyzAt(host, port);
 
 /**
  * Starts provider-sim, auth-, quota- and billing-service and the edge from `dist/` (built by the
  * Jest global setup) as separate processes, on free ports, against the given stores.
  */
 export async function startStack(options: StackOptions): Promise<RunningStack> {
-  const count = { edge: options.replicas?.edge ?? 1, auth: options.replicas?.auth ?? 1, quota: options.replicas?.quota ?? 1 };
+  const spread = options.quotaSpread;
+  const count = { edge: options.replicas?.edge ?? 1, auth: options.replicas?.auth ?? 1, quota: spread?.bindHosts.length ?? options.replicas?.quota ?? 1 };
   const ports = async (n: number) => Promise.all(range(n).map(() => freePort()));
   const [edgePorts, adminPorts, authPorts, quotaPorts, [billing, sim, billingMetrics], authMetrics, quotaMetrics] = await Promise.all([
     ports(count.edge),
@@ -91,6 +109,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     ports(count.quota),
   ]);
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-stack-'));
+  const tlsRoot = testTlsRoot();
+  const tlsDir = (identity: string) => join(tlsRoot, identity);
   const addr = (port: number) => `127.0.0.1:${port}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -104,26 +124,31 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     BILLING_METRICS_PORT: String(billingMetrics),
     PROVIDER_SIM_PORT: String(sim),
     AUTH_ADDR: addr(authPorts[0]),
-    QUOTA_ADDR: addr(quotaPorts[0]),
+    QUOTA_ADDR: spread ? spread.address(quotaPorts[0]) : addr(quotaPorts[0]),
     BILLING_ADDR: addr(billing),
     PROVIDER_BASE_URL: `http://127.0.0.1:${sim}/v1`,
     PROVIDER_API_KEY: 'gateway-own-provider-key',
     ...options.env,
   };
   const plan: PlannedProcess[] = [
-    { app: 'provider-sim', env: {}, readiness: { kind: 'http', url: `http://127.0.0.1:${sim}/healthz` } },
-    ...authPorts.map((p, i) => ({ app: 'auth-service', env: { AUTH_PORT: String(p), AUTH_METRICS_PORT: String(authMetrics[i]) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
-    ...quotaPorts.map((p, i) => ({ app: 'quota-service', env: { QUOTA_PORT: String(p), QUOTA_METRICS_PORT: String(quotaMetrics[i]) }, readiness: { kind: 'grpc', address: addr(p) } as Readiness })),
-    { app: 'billing-service', env: {}, readiness: { kind: 'grpc', address: env.BILLING_ADDR } },
+    { app: 'provider-sim', env: {}, readiness: { url: `http://127.0.0.1:${sim}/healthz` } },
+    ...authPorts.map((p, i) => ({ app: 'auth-service', env: { AUTH_PORT: String(p), AUTH_METRICS_PORT: String(authMetrics[i]), TLS_DIR: tlsDir('auth-service') }, readiness: readyz(authMetrics[i]) })),
+    ...quotaPorts.map((p, i) => ({
+      app: 'quota-service',
+      env: { QUOTA_PORT: String(spread ? quotaPorts[0] : p), QUOTA_METRICS_PORT: String(quotaMetrics[i]), TLS_DIR: tlsDir('quota-service'), ...(spread && { BIND_HOST: spread.bindHosts[i] }) },
+      readiness: readyz(quotaMetrics[i], spread?.bindHosts[i]),
+    })),
+    { app: 'billing-service', env: { TLS_DIR: tlsDir('billing-service') }, readiness: readyz(billingMetrics) },
     ...edgePorts.map((p, i) => ({
       app: 'edge',
       env: {
         EDGE_PORT: String(p),
         EDGE_ADMIN_PORT: String(adminPorts[i]),
         AUTH_ADDR: addr(authPorts[i % authPorts.length]),
-        QUOTA_ADDR: addr(quotaPorts[i % quotaPorts.length]),
+        QUOTA_ADDR: spread ? spread.address(quotaPorts[0]) : addr(quotaPorts[i % quotaPorts.length]),
+        TLS_DIR: tlsDir('edge'),
       },
-      readiness: { kind: 'http', url: `http://127.0.0.1:${adminPorts[i]}/readyz` } as Readiness,
+      readiness: readyz(adminPorts[i]),
     })),
   ];
 
@@ -164,6 +189,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   };
   try {
     await Promise.all(plan.map(launch));
+    // Until an edge has heard from auth-service's change stream, it asks about every key: tests that
+    // count Authenticate calls would depend on that race.
+    await Promise.all(adminPorts.map((port) => waitForKeyCache(port)));
   } catch (err) {
     await stop();
     throw err;
@@ -174,16 +202,22 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     baseUrls,
     metricsUrls: {
       'auth-service': `http://127.0.0.1:${authMetrics[0]}/metrics`,
-      'quota-service': `http://127.0.0.1:${quotaMetrics[0]}/metrics`,
+      'quota-service': `http://${spread?.bindHosts[0] ?? '127.0.0.1'}:${quotaMetrics[0]}/metrics`,
       'billing-service': `http://127.0.0.1:${billingMetrics}/metrics`,
       edge: `http://127.0.0.1:${adminPorts[0]}/metrics`,
     },
+    replicaMetricsUrls: {
+      'auth-service': authMetrics.map((p) => `http://127.0.0.1:${p}/metrics`),
+      'quota-service': quotaMetrics.map((p, i) => `http://${spread?.bindHosts[i] ?? '127.0.0.1'}:${p}/metrics`),
+    },
     providerUrl: env.PROVIDER_BASE_URL,
     env,
+    tlsRoot,
+    grpcSecurity: (identity) => ({ kind: 'mtls', dir: tlsDir(identity), refreshMs: 60_000 }),
     logs,
     ctl: (...args) =>
       new Promise((resolve) => {
-        execFile(process.execPath, [join(DIST, 'ctl', 'main.js'), ...args], { env }, (err, stdout) => {
+        execFile(process.execPath, [join(DIST, 'ctl', 'main.js'), ...args], { env: { ...env, TLS_DIR: tlsDir('ctl') } }, (err, stdout) => {
           resolve({ json: JSON.parse(stdout), exitCode: err ? Number((err as { code?: number }).code ?? 1) : 0 });
         });
       }),

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { authV1, billingV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
+import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
 
 const DEMO_BALANCE_MICRO_LYD = 10_000_000;
 const TIMEOUT_MS = 5000;
@@ -17,10 +17,10 @@ export interface DemoAccount {
  * On a store with no demo account yet, creates one with a balance and a key. The account id is
  * remembered under the data folder (never the key); when that account still exists nothing is made.
  */
-export async function ensureDemoAccount(dataDir: string, authAddr: string, billingAddr: string): Promise<DemoAccount | undefined> {
+export async function ensureDemoAccount(dataDir: string, authAddr: string, billingAddr: string, security: GrpcSecurity): Promise<DemoAccount | undefined> {
   const marker = join(dataDir, 'demo-account.json');
-  const auth = new authV1.AuthClient(authAddr, credentials.createInsecure());
-  const billing = new billingV1.BillingClient(billingAddr, credentials.createInsecure());
+  const auth = grpcClient(authV1.AuthClient, authAddr, security, 'auth-service');
+  const billing = grpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service');
   try {
     if (existsSync(marker)) {
       const { accountId } = JSON.parse(readFileSync(marker, 'utf8')) as { accountId: string };

@@ -1,4 +1,5 @@
-import { Env, Readiness, readInt, readOptional, readString } from '@gw/service-kit';
+import { join } from 'node:path';
+import { Env, GrpcSecurity, Readiness, readGrpcSecurity, readInt, readOptional, readString, readyzAt } from '@gw/service-kit';
 
 /** One process to start. */
 export interface PlannedProcess {
@@ -12,6 +13,10 @@ export interface LaunchPlan {
   env: Record<string, string>;
   edgeUrl: string;
   dataDir: string;
+  /** Where the development CA and every identity's certificate live ($DATA_DIR/tls), unless gRPC is plain text. */
+  tlsRoot: string | undefined;
+  /** The launcher's own calls (the demo account) are the operator's: the ctl certificate. */
+  ctlSecurity: GrpcSecurity;
   authAddr: string;
   billingAddr: string;
 }
@@ -27,6 +32,9 @@ export function planLaunch(env: Env): LaunchPlan {
     auth: readInt(env, 'AUTH_PORT', 50051),
     quota: readInt(env, 'QUOTA_PORT', 50052),
     billing: readInt(env, 'BILLING_PORT', 50053),
+    authMetrics: readInt(env, 'AUTH_METRICS_PORT', 9101),
+    quotaMetrics: readInt(env, 'QUOTA_METRICS_PORT', 9102),
+    billingMetrics: readInt(env, 'BILLING_METRICS_PORT', 9103),
     sim: readInt(env, 'PROVIDER_SIM_PORT', 8090),
   };
   const host = '127.0.0.1';
@@ -42,6 +50,9 @@ export function planLaunch(env: Env): LaunchPlan {
     AUTH_PORT: String(ports.auth),
     QUOTA_PORT: String(ports.quota),
     BILLING_PORT: String(ports.billing),
+    AUTH_METRICS_PORT: String(ports.authMetrics),
+    QUOTA_METRICS_PORT: String(ports.quotaMetrics),
+    BILLING_METRICS_PORT: String(ports.billingMetrics),
     PROVIDER_SIM_PORT: String(ports.sim),
     AUTH_ADDR: authAddr,
     QUOTA_ADDR: quotaAddr,
@@ -49,18 +60,23 @@ export function planLaunch(env: Env): LaunchPlan {
     PROVIDER_BASE_URL: providerBaseUrl ?? `http://${host}:${ports.sim}/v1`,
   };
   const processes: PlannedProcess[] = [];
-  if (!providerBaseUrl) processes.push({ app: 'provider-sim', readiness: { kind: 'http', url: `http://${host}:${ports.sim}/healthz` } });
+  const readyz = (port: number) => readyzAt(host, port);
+  if (!providerBaseUrl) processes.push({ app: 'provider-sim', readiness: { url: `http://${host}:${ports.sim}/healthz` } });
   processes.push(
-    { app: 'auth-service', readiness: { kind: 'grpc', address: authAddr } },
-    { app: 'quota-service', readiness: { kind: 'grpc', address: quotaAddr } },
-    { app: 'billing-service', readiness: { kind: 'grpc', address: billingAddr } },
-    { app: 'edge', readiness: { kind: 'http', url: `http://${host}:${ports.edgeAdmin}/readyz` } },
+    { app: 'auth-service', readiness: readyz(ports.authMetrics) },
+    { app: 'quota-service', readiness: readyz(ports.quotaMetrics) },
+    { app: 'billing-service', readiness: readyz(ports.billingMetrics) },
+    { app: 'edge', readiness: readyz(ports.edgeAdmin) },
   );
+  const dataDir = readString(env, 'DATA_DIR', '.data');
+  const ctlSecurity = readGrpcSecurity(env, 'ctl');
   return {
     processes,
     env: childEnv,
     edgeUrl: `http://${host}:${ports.edge}/v1`,
-    dataDir: readString(env, 'DATA_DIR', '.data'),
+    dataDir,
+    tlsRoot: ctlSecurity.kind === 'mtls' ? join(dataDir, 'tls') : undefined,
+    ctlSecurity,
     authAddr,
     billingAddr,
   };

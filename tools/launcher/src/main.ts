@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ensureDevCertificates } from '@gw/dev-pki';
 import { waitReady } from '@gw/service-kit';
 import { ensureDemoAccount } from './demo-account';
 import { planLaunch } from './launch-plan';
@@ -25,6 +26,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop(0));
 
   try {
+    if (plan.tlsRoot) {
+      const made = ensureDevCertificates(plan.tlsRoot);
+      if (made.length) say(`made development certificates under ${plan.tlsRoot} for ${made.join(', ')}`);
+    }
     for (const { app, readiness } of plan.processes) {
       group.start(app, join(__dirname, '..', '..', 'apps', app, 'main.js'), plan.env);
       await waitReady(readiness, READY_TIMEOUT_MS, () => group.isRunning(app)).catch((err: Error) => {
@@ -40,7 +45,7 @@ async function main(): Promise<void> {
 }
 
 async function announce(plan: ReturnType<typeof planLaunch>): Promise<void> {
-  const demo = await ensureDemoAccount(plan.dataDir, plan.authAddr, plan.billingAddr);
+  const demo = await ensureDemoAccount(plan.dataDir, plan.authAddr, plan.billingAddr, plan.ctlSecurity);
   if (demo) {
     say(`created demo account ${demo.accountId} with 10 LYD`);
     say(`demo API key (shown once, keep it): ${demo.key}`);

@@ -5,6 +5,7 @@ import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/
 import { IdentityStore } from '../store/identity-store';
 import { accountName } from './account-name';
 import { generateApiKey } from './api-key';
+import { IdentityChange } from './identity-change-hub';
 import { LastUsedRecorder } from './last-used-recorder';
 
 const MAX_KEY_NAME = 64;
@@ -16,11 +17,20 @@ export function isSuspendedNow(account: AccountRecord, now: Date): boolean {
   return account.suspended && (account.suspendedUntil === null || account.suspendedUntil > now);
 }
 
-/** The rules of accounts and keys (SPEC sections 2, 3 and 5). */
+/** Where a change that makes cached authentications stale is published (IdentityFeed). */
+export interface ChangePublisher {
+  publish(change: IdentityChange): Promise<void>;
+}
+
+/**
+ * The rules of accounts and keys (SPEC sections 2, 3 and 5). A change that makes an edge's
+ * cached authentication stale returns only once every edge has applied it (ChangePublisher).
+ */
 export class AccountDirectory {
   constructor(
     private readonly store: IdentityStore,
     private readonly lastUsed: LastUsedRecorder,
+    private readonly changes: ChangePublisher,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -58,6 +68,12 @@ export class AccountDirectory {
 
   async revokeKey(keyId: string): Promise<void> {
     if (!(await this.store.revokeKey(keyId))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
+    await this.changes.publish({ keyId });
+  }
+
+  /** Records uses the edge served from its cache ("last used" is written in batches). */
+  recordKeyUses(uses: { keyId: string; at: Date }[]): void {
+    for (const { keyId, at } of uses) this.lastUsed.record(keyId, at);
   }
 
   /** The owner of an active key, or undefined for an unknown or revoked one. Records the use. */
@@ -72,22 +88,26 @@ export class AccountDirectory {
     const end = until ? new Date(until) : null;
     if (end && Number.isNaN(end.getTime())) throw new RpcError(status.INVALID_ARGUMENT, `until is not an ISO-8601 time: ${until}`);
     await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: reason || null }), accountId);
+    await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   async unsuspend(accountId: string): Promise<AccountRecord> {
     await this.mustExist(this.store.setSuspension(accountId, null), accountId);
+    await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   async scheduleDeletion(accountId: string): Promise<AccountRecord> {
     await this.mustExist(this.store.scheduleDeletion(accountId), accountId);
+    await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   async grantModel(accountId: string, modelId: string): Promise<AccountRecord> {
     await this.getAccount(accountId);
     if ((await this.store.grantModel(accountId, modelId)) === 'no-model') throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
+    await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 

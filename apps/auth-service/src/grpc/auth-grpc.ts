@@ -1,7 +1,9 @@
 import { authV1 } from '@gw/contracts';
 import { Logger, unaryHandler } from '@gw/service-kit';
 import { AccountDirectory, isSuspendedNow } from '../domain/account-directory';
+import { IdentityChangeHub } from '../domain/identity-change-hub';
 import { AccountRecord, KeyRecord, ModelRecord } from '../store/identity-records';
+import { watchIdentityChanges } from './watch-identity-changes';
 
 const toKeyInfo = (k: KeyRecord): authV1.KeyInfo => ({
   id: k.id,
@@ -18,7 +20,7 @@ const toModel = (m: ModelRecord): authV1.Model => ({
 });
 
 /** The grpc-js implementation of auth.v1.Auth: translation only, the rules are in AccountDirectory. */
-export function authGrpc(directory: AccountDirectory, whatsapp: string, logger: Logger, now: () => Date = () => new Date()): authV1.AuthServer {
+export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, whatsapp: string, logger: Logger, now: () => Date = () => new Date()): authV1.AuthServer {
   const suspensionOf = (a: AccountRecord): authV1.Suspension | undefined =>
     isSuspendedNow(a, now())
       ? { until: a.suspendedUntil ? a.suspendedUntil.toISOString() : '', reason: a.suspensionReason ?? '', whatsapp }
@@ -75,6 +77,11 @@ export function authGrpc(directory: AccountDirectory, whatsapp: string, logger: 
     grantModel: unaryHandler(logger, 'GrantModel', async (req: authV1.GrantModelRequest) => ({
       account: toAccount(await directory.grantModel(req.accountId, req.modelId)),
     })),
+    watchIdentityChanges: watchIdentityChanges(hub),
+    recordKeyUses: unaryHandler(logger, 'RecordKeyUses', async (req: authV1.RecordKeyUsesRequest) => {
+      directory.recordKeyUses(req.uses.map((use) => ({ keyId: use.keyId, at: new Date(use.usedAtUnixMs) })));
+      return {};
+    }),
     addModel: unaryHandler(logger, 'AddModel', async (req: authV1.AddModelRequest) => ({
       model: toModel(await directory.addModel(req.id, req.vision)),
     })),

@@ -3,6 +3,7 @@ import { Command } from './command';
 import { freeTierSet } from './free-tier-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
 import { balanceAdd, priceSet, usageShow } from './money-commands';
+import { LocalCommand, tlsInit, tlsIssue } from './tls-commands';
 
 /** Every `NOUN VERB` the CLI knows. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -20,4 +21,10 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'price set': priceSet,
   'usage show': usageShow,
   'freetier set': freeTierSet,
+};
+
+/** The `NOUN VERB`s that work on local files and reach no service. */
+export const LOCAL_COMMANDS: Readonly<Record<string, LocalCommand>> = {
+  'tls init': tlsInit,
+  'tls issue': tlsIssue,
 };

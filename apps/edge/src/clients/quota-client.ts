@@ -1,13 +1,13 @@
 import { quotaV1 } from '@gw/contracts';
-import { grpcClient } from '@gw/service-kit';
+import { GrpcSecurity, grpcClient } from '@gw/service-kit';
 import { timedCall } from './timed-call';
 
 /** The edge's calls to quota-service, each with a deadline and timed (timedCall). */
 export class QuotaClient {
   private readonly client: quotaV1.QuotaClient;
 
-  constructor(address: string, private readonly timeoutMs: number) {
-    this.client = grpcClient(quotaV1.QuotaClient, address);
+  constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
+    this.client = grpcClient(quotaV1.QuotaClient, address, security, 'quota-service');
   }
 
   countRequest(accountId: string): Promise<quotaV1.CountRequestResponse> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, SuspensionInfo } from '@gw/errors';
 import { authV1 } from '@gw/contracts';
-import { AuthClient } from '../clients/auth-client';
+import { KeyLookup } from '../domain/cached-key-lookup';
 import { parseAuthorization } from './authorization-header';
 
 /** A caller whose key was accepted. */
@@ -19,9 +19,10 @@ const toSuspension = (s: authV1.Suspension): SuspensionInfo => ({
 
 /**
  * Applies SPEC section 5 to a request's Authorization header: MISSING_API_KEY, INVALID_API_KEY,
- * ACCOUNT_SUSPENDED. The key is looked up on every call (by its SHA-256; the raw key stays here).
+ * ACCOUNT_SUSPENDED. The key is looked up by its SHA-256 (the raw key stays here), from the
+ * coherent key cache when it may.
  */
-export async function authenticateCaller(authorization: string | undefined, auth: AuthClient): Promise<Caller> {
+export async function authenticateCaller(authorization: string | undefined, auth: KeyLookup): Promise<Caller> {
   const bearer = parseAuthorization(authorization);
   if (bearer.kind === 'missing') throw new AppError('MISSING_API_KEY', 'Missing API key: send Authorization: Bearer <key>.');
   if (!bearer.key.startsWith('sk-')) throw new AppError('INVALID_API_KEY', 'Invalid API key.');

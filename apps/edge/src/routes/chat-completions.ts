@@ -3,7 +3,7 @@ import { Request, RequestHandler, Response } from 'express';
 import { CheckedChatRequest, checkChatRequest } from '@gw/chat-validation';
 import { quotaV1 } from '@gw/contracts';
 import { AppError } from '@gw/errors';
-import { AuthClient } from '../clients/auth-client';
+import { KeyLookup } from '../domain/cached-key-lookup';
 import { BillingClient } from '../clients/billing-client';
 import { QuotaClient } from '../clients/quota-client';
 import { asksThinking } from '../domain/asks-thinking';
@@ -77,7 +77,7 @@ async function payFor(deps: ChatCompletionsDeps, q: PaymentQuestion): Promise<{ 
 
 /** What the chat-completions route needs. */
 export interface ChatCompletionsDeps {
-  auth: AuthClient;
+  auth: KeyLookup;
   quota: QuotaClient;
   billing: BillingClient;
   provider: ProviderClient;

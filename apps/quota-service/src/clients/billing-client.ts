@@ -1,5 +1,5 @@
 import { billingV1 } from '@gw/contracts';
-import { callBatch, grpcClient, unaryCall } from '@gw/service-kit';
+import { callBatch, GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
 import { SettleRecord } from '../store/settle-outbox';
@@ -10,9 +10,10 @@ export class BillingClient implements BillingSink, HoldRenewer {
 
   constructor(
     address: string,
+    security: GrpcSecurity,
     private readonly timeoutMs: number,
   ) {
-    this.client = grpcClient(billingV1.BillingClient, address);
+    this.client = grpcClient(billingV1.BillingClient, address, security, 'billing-service');
   }
 
   /** Settles paid requests in one SettleMany: each record's error, or undefined once settled. */

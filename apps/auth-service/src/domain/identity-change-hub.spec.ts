@@ -1,0 +1,49 @@
+import { IdentityChangeHub, WatcherMessage } from './identity-change-hub';
+
+function watcher() {
+  const sent: WatcherMessage[] = [];
+  const ended: string[] = [];
+  return { sent, ended, send: (m: WatcherMessage) => sent.push(m), end: (reason: string) => ended.push(reason) };
+}
+
+describe('IdentityChangeHub', () => {
+  it('sends a change to every watcher and resolves only once each has acknowledged it', async () => {
+    const hub = new IdentityChangeHub(5000);
+    const [a, b] = [watcher(), watcher()];
+    const [ha, hb] = [hub.add(a), hub.add(b)];
+    let delivered = false;
+    const delivery = hub.deliver({ keyId: 'key_1' }).then(() => (delivered = true));
+    expect(a.sent).toEqual([{ sequence: 1, keyId: 'key_1', accountId: '', heartbeat: false }]);
+    ha.acknowledge(1);
+    await Promise.resolve();
+    expect(delivered).toBe(false);
+    hb.acknowledge(1);
+    await delivery;
+    expect(delivered).toBe(true);
+  });
+
+  it('ends the stream of a watcher that does not acknowledge in time, and goes on without it', async () => {
+    const hub = new IdentityChangeHub(20);
+    const silent = watcher();
+    hub.add(silent);
+    await hub.deliver({ accountId: 'acct_1' });
+    expect(silent.ended).toHaveLength(1);
+    expect(hub.size).toBe(0);
+  });
+
+  it('counts a watcher that leaves as done, heartbeats with the last sequence, and ends every stream on endAll', async () => {
+    const hub = new IdentityChangeHub(5000);
+    const leaving = watcher();
+    const staying = watcher();
+    const handle = hub.add(leaving);
+    const stay = hub.add(staying);
+    const delivery = hub.deliver({ keyId: 'key_2' });
+    handle.remove();
+    stay.acknowledge(1);
+    await delivery;
+    hub.heartbeat();
+    expect(staying.sent.at(-1)).toEqual({ sequence: 1, keyId: '', accountId: '', heartbeat: true });
+    hub.endAll('stopping');
+    expect([staying.ended, hub.size]).toEqual([['stopping'], 0]);
+  });
+});

@@ -1,0 +1,93 @@
+/** A change that must drop cached authentications: of one key, or of every key of an account. */
+export interface IdentityChange {
+  keyId?: string;
+  accountId?: string;
+}
+
+/** What a watcher (one edge's stream) is sent. */
+export interface WatcherMessage {
+  sequence: number;
+  keyId: string;
+  accountId: string;
+  heartbeat: boolean;
+}
+
+/** One edge's change stream, as the hub drives it. */
+export interface Watcher {
+  send(message: WatcherMessage): void;
+  /** Ends the stream with an error: the edge stops trusting its cache. */
+  end(reason: string): void;
+}
+
+interface WatcherState {
+  applied: number;
+  waiting: { sequence: number; done(): void }[];
+}
+
+/**
+ * The edges connected to this replica and what they have applied. `deliver` sends a change to
+ * every one and resolves once each has acknowledged it, or has had its stream ended for not
+ * doing so within `ackTimeoutMs`: either way, no edge of this replica trusts an entry the change
+ * made stale.
+ */
+export class IdentityChangeHub {
+  private readonly watchers = new Map<Watcher, WatcherState>();
+  private sequence = 0;
+
+  constructor(private readonly ackTimeoutMs: number) {}
+
+  /** Registers a stream; its handle records acknowledgements and removes it when it closes. */
+  add(watcher: Watcher): { acknowledge(sequence: number): void; remove(): void } {
+    const state: WatcherState = { applied: this.sequence, waiting: [] };
+    this.watchers.set(watcher, state);
+    return {
+      acknowledge: (sequence) => {
+        state.applied = Math.max(state.applied, sequence);
+        state.waiting = state.waiting.filter((w) => (w.sequence <= state.applied ? (w.done(), false) : true));
+      },
+      remove: () => this.remove(watcher),
+    };
+  }
+
+  get size(): number {
+    return this.watchers.size;
+  }
+
+  async deliver(change: IdentityChange): Promise<void> {
+    const sequence = ++this.sequence;
+    const message: WatcherMessage = { sequence, keyId: change.keyId ?? '', accountId: change.accountId ?? '', heartbeat: false };
+    await Promise.all(
+      [...this.watchers].map(
+        ([watcher, state]) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => {
+              watcher.end(`change ${sequence} not acknowledged within ${this.ackTimeoutMs} ms`);
+              this.remove(watcher);
+            }, this.ackTimeoutMs);
+            state.waiting.push({ sequence, done: () => (clearTimeout(timer), resolve()) });
+            watcher.send(message);
+          }),
+      ),
+    );
+  }
+
+  /** Tells every edge the stream is alive and every change before now has been sent. */
+  heartbeat(): void {
+    for (const watcher of this.watchers.keys()) watcher.send({ sequence: this.sequence, keyId: '', accountId: '', heartbeat: true });
+  }
+
+  /** Ends every stream (shutdown, or the change feed lost): every edge drops its cache. */
+  endAll(reason: string): void {
+    for (const watcher of [...this.watchers.keys()]) {
+      watcher.end(reason);
+      this.remove(watcher);
+    }
+  }
+
+  private remove(watcher: Watcher): void {
+    const state = this.watchers.get(watcher);
+    if (!state) return;
+    this.watchers.delete(watcher);
+    for (const w of state.waiting) w.done();
+  }
+}

@@ -1,0 +1,31 @@
+import { IdentityChange, IdentityChangeHub } from './identity-change-hub';
+
+/** How a change reaches the edges of every replica of auth-service. */
+export interface IdentityFeed {
+  /** Resolves once every connected edge of every replica has applied the change, or been cut off. */
+  publish(change: IdentityChange): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** How often the edges hear from their replica; an edge distrusts its cache after 3 s of silence. */
+export const HEARTBEAT_MS = 1000;
+
+/**
+ * The feed of a single replica (the embedded database): a change goes straight to this replica's
+ * edges, and the heartbeat never stops.
+ */
+export class LocalIdentityFeed implements IdentityFeed {
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly hub: IdentityChangeHub) {
+    this.timer = setInterval(() => hub.heartbeat(), HEARTBEAT_MS);
+  }
+
+  publish(change: IdentityChange): Promise<void> {
+    return this.hub.deliver(change);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+  }
+}

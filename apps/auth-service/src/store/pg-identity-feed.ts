@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { Database, Logger } from '@gw/service-kit';
+import { IdentityChange, IdentityChangeHub } from '../domain/identity-change-hub';
+import { HEARTBEAT_MS, IdentityFeed } from '../domain/identity-feed';
+
+const CHANGES = 'auth_identity_changes';
+const ACKS = 'auth_identity_acks';
+const APP_NAME = 'gw-auth-feed';
+/** Past this, a replica that has not confirmed is stuck: its edges, hearing nothing for 3 s, have dropped their caches. */
+const PUBLISH_TIMEOUT_MS = 4000;
+const RECONNECT_MS = 1000;
+
+interface Published {
+  awaited: Set<string>;
+  done(): void;
+}
+
+/**
+ * The change feed between replicas, through Postgres LISTEN/NOTIFY on a connection of its own,
+ * named `gw-auth-feed:<replica>` so that a publisher can list the replicas that must confirm
+ * (pg_stat_activity). Each replica hands a change to its edges (IdentityChangeHub) and notifies
+ * that they applied it. The heartbeat goes out only after a query on this connection succeeds,
+ * so every change notified before it has been handed on: an edge that hears a heartbeat has
+ * heard every change made before it. When the connection fails, every edge stream is ended.
+ * Changes are notified through the service's own pool, so they reach the other replicas even
+ * while this connection is being replaced.
+ */
+export class PgIdentityFeed implements IdentityFeed {
+  private readonly replica = randomBytes(8).toString('hex');
+  private readonly published = new Map<string, Published>();
+  private client: Client | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  private constructor(
+    private readonly url: string,
+    private readonly db: Database,
+    private readonly hub: IdentityChangeHub,
+    private readonly logger: Logger,
+  ) {}
+
+  static async start(url: string, db: Database, hub: IdentityChangeHub, logger: Logger): Promise<PgIdentityFeed> {
+    const feed = new PgIdentityFeed(url, db, hub, logger);
+    await feed.connect();
+    feed.heartbeatTimer = setInterval(() => void feed.beat(), HEARTBEAT_MS);
+    return feed;
+  }
+
+  async publish(change: IdentityChange): Promise<void> {
+    const id = randomBytes(8).toString('hex');
+    // Notifications stay within one database: replicas on another database of the server are not ours.
+    const { rows } = await this.db.query<{ name: string }>(
+      'SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1',
+      [`${APP_NAME}:%`],
+    );
+    const confirmed = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.published.delete(id);
+        this.logger.warn('identity change not confirmed by every replica in time', { replicasLeft: published.awaited.size });
+        resolve();
+      }, PUBLISH_TIMEOUT_MS);
+      const published: Published = { awaited: new Set(rows.map((r) => r.name.slice(APP_NAME.length + 1))), done: () => (clearTimeout(timer), resolve()) };
+      // No replica listens (each feed being replaced has ended its edges' streams): nobody to wait for.
+      if (published.awaited.size === 0) published.done();
+      else this.published.set(id, published);
+    });
+    await this.db.query('SELECT pg_notify($1, $2)', [CHANGES, JSON.stringify({ id, keyId: change.keyId, accountId: change.accountId })]);
+    await confirmed;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.heartbeatTimer);
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    // A heartbeat query that hangs (a silent network) fails after two beats, so the feed is replaced.
+    const client = new Client({ connectionString: this.url, application_name: `${APP_NAME}:${this.replica}`, query_timeout: 2 * HEARTBEAT_MS, keepAlive: true });
+    client.on('notification', (n) => void this.onNotification(client, n.channel, n.payload ?? ''));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, new Error('connection ended')));
+    await client.connect();
+    await client.query(`LISTEN ${CHANGES}`);
+    await client.query(`LISTEN ${ACKS}`);
+    this.client = client;
+  }
+
+  private async onNotification(client: Client, channel: string, payload: string): Promise<void> {
+    let message: { id: string; keyId?: string; accountId?: string; replica?: string };
+    try {
+      message = JSON.parse(payload) as typeof message;
+    } catch {
+      // Anyone who may connect can NOTIFY on these channels: what is not ours is ignored.
+      this.logger.warn('unreadable identity change notification ignored', { channel });
+      return;
+    }
+    if (channel === ACKS) {
+      const published = this.published.get(message.id);
+      published?.awaited.delete(message.replica ?? '');
+      if (published && published.awaited.size === 0) {
+        this.published.delete(message.id);
+        published.done();
+      }
+      return;
+    }
+    await this.hub.deliver({ keyId: message.keyId, accountId: message.accountId });
+    await client.query('SELECT pg_notify($1, $2)', [ACKS, JSON.stringify({ id: message.id, replica: this.replica })]).catch((err: unknown) => this.lost(client, err));
+  }
+
+  private async beat(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    try {
+      await client.query('SELECT 1');
+      if (this.client === client) this.hub.heartbeat();
+    } catch (err) {
+      this.lost(client, err);
+    }
+  }
+
+  /** The connection is gone: no edge may trust its cache; connect again. */
+  private lost(client: Client, err: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.end().catch(() => undefined);
+    this.hub.endAll('identity change feed lost');
+    if (this.stopped) return;
+    this.logger.warn('identity change feed lost, reconnecting', { err });
+    const retry = () => {
+      if (this.stopped) return;
+      this.connect().catch((e: unknown) => {
+        this.logger.warn('identity change feed reconnect failed', { err: e });
+        setTimeout(retry, RECONNECT_MS);
+      });
+    };
+    setTimeout(retry, RECONNECT_MS);
+  }
+}

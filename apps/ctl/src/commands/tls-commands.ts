@@ -1,0 +1,39 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ensureDevCertificates } from '@gw/dev-pki';
+import { GATEWAY_IDENTITIES } from '@gw/identity';
+import { CtlUsageError } from '../parse-args';
+import { required } from './command';
+
+/** A command that works on local files only and reaches no service. */
+export type LocalCommand = (flags: Map<string, string>, defaults: { tlsRoot: string }) => Promise<unknown>;
+
+const IDENTITY = /^[a-z][a-z0-9-]{0,62}$/;
+
+function certificateOf(dir: string, identity: string): { identity: string; dir: string; expires: string } {
+  const cert = new X509Certificate(readFileSync(join(dir, identity, 'tls.crt')));
+  return { identity, dir: join(dir, identity), expires: new Date(cert.validTo).toISOString() };
+}
+
+/**
+ * `tls init [--dir D]`: a development CA and a certificate for every identity of the gateway
+ * under D (default $DATA_DIR/tls, where `npm start` keeps them); what is there and good is kept.
+ */
+export const tlsInit: LocalCommand = async (flags, defaults) => {
+  const dir = resolve(flags.get('dir') ?? defaults.tlsRoot);
+  const made = ensureDevCertificates(dir);
+  return { dir, made, certificates: GATEWAY_IDENTITIES.map((identity) => certificateOf(dir, identity)) };
+};
+
+/**
+ * `tls issue --identity NAME [--dir D]`: a certificate of the development CA under D for one
+ * identity (chat-product, or a new app), in D/NAME: tls.crt, tls.key and ca.crt.
+ */
+export const tlsIssue: LocalCommand = async (flags, defaults) => {
+  const identity = required(flags, 'identity');
+  if (!IDENTITY.test(identity)) throw new CtlUsageError('--identity must be lower-case letters, digits and dashes, starting with a letter (at most 63)');
+  const dir = resolve(flags.get('dir') ?? defaults.tlsRoot);
+  ensureDevCertificates(dir, [identity]);
+  return certificateOf(dir, identity);
+};
