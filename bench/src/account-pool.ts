@@ -1,8 +1,8 @@
 import { authV1, billingV1 } from '@gw/contracts';
-import { grpcClient, unaryCall } from '@gw/service-kit';
+import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
 
 /** Requests one account may send per clock minute here: under the 30 of the limit, with room. */
-const PER_MINUTE = 25;
+const DEFAULT_PER_MINUTE = 25;
 
 /**
  * Enough funded accounts that the per-account limits (30 a minute, 3 at a time) never cap the
@@ -13,12 +13,18 @@ export class AccountPool {
   private minute = -1;
   private used: number[] = [];
 
-  private constructor(private readonly keys: string[]) {}
+  private constructor(
+    private readonly keys: string[],
+    private readonly perMinute: number,
+  ) {}
 
-  /** Creates `size` accounts with 1,000 LYD each, over gRPC, 32 at a time. */
-  static async create(size: number, authAddr: string, billingAddr: string): Promise<AccountPool> {
-    const auth = grpcClient(authV1.AuthClient, authAddr);
-    const billing = grpcClient(billingV1.BillingClient, billingAddr);
+  /**
+   * Creates `size` accounts with 1,000 LYD each, over gRPC, 32 at a time; each key is handed out
+   * at most `perMinute` times a clock minute (raise it with the stack's RATE_LIMIT_PER_MINUTE).
+   */
+  static async create(size: number, authAddr: string, billingAddr: string, security: GrpcSecurity, perMinute = DEFAULT_PER_MINUTE): Promise<AccountPool> {
+    const auth = grpcClient(authV1.AuthClient, authAddr, security, 'auth-service');
+    const billing = grpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service');
     const keys: string[] = [];
     try {
       for (let start = 0; start < size; start += 32) {
@@ -34,7 +40,7 @@ export class AccountPool {
       auth.close();
       billing.close();
     }
-    return new AccountPool(keys);
+    return new AccountPool(keys, perMinute);
   }
 
   /** A key that has room in the current minute; undefined when every one is used up. */
@@ -47,7 +53,7 @@ export class AccountPool {
     for (let tried = 0; tried < this.keys.length; tried++) {
       const i = this.next;
       this.next = (this.next + 1) % this.keys.length;
-      if (this.used[i] < PER_MINUTE) {
+      if (this.used[i] < this.perMinute) {
         this.used[i]++;
         return this.keys[i];
       }

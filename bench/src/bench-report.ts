@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import type { StoreCounts } from './store-counts';
 
 /** Everything one run measured. */
 export interface BenchResults {
@@ -9,6 +10,12 @@ export interface BenchResults {
   streams: { addedTtfbP50Ms: number; addedPieceGapP50Ms: number; gatewayTtfbP50Ms: number; directTtfbP50Ms: number };
   openStreams: { opened: number; kbPerStream: number };
   cpuMsPerRequest: Record<string, number>;
+  /** The floor proxy (no accounting) measured like the gateway: open loop, and its CPU per request at 500 req/s. */
+  floor: { rates: { rate: number; floor: Percentiles; direct: Percentiles }[]; cpuMsPerRequest: number };
+  /** Store work per paid request at 500 req/s. */
+  storesPerRequest: StoreCounts;
+  /** The second load shape: 20 accounts with their limits raised, 500 req/s. */
+  hotAccounts: { gateway: Percentiles; direct: Percentiles } | undefined;
   /** One grpc-js unary call on loopback, client and server in one process: the floor under each hop. */
   grpcCall: { p50Ms: number; cpuMsPerCall: number };
 }
@@ -29,11 +36,26 @@ export function describeMachine(): string {
 
 const f = (n: number) => n.toFixed(3);
 
-/** The Markdown table of a run, with the targets of issue 8 beside the figures. */
+/** The Markdown report of a run, with the targets of issue 14 beside the figures. */
 export function markdownReport(r: BenchResults): string {
   const at500 = r.rates.find((x) => x.rate === 500);
+  const at200 = r.rates.find((x) => x.rate === 200);
+  const floorAt500 = r.floor.rates.find((x) => x.rate === 500);
+  const STACK = ['edge', 'auth-service', 'quota-service', 'billing-service', 'postgres', 'redis'];
+  const stackCpu = STACK.reduce((sum, name) => sum + (r.cpuMsPerRequest[name] ?? 0), 0);
+  const added = (x: { direct: Percentiles }, p: 'p50' | 'p99', own: Percentiles) => own[p] - x.direct[p];
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(1)}×` : '-');
+  const gatewayAdded50 = at500 ? added(at500, 'p50', at500.gateway) : NaN;
+  const floorAdded50 = floorAt500 ? added(floorAt500, 'p50', floorAt500.floor) : NaN;
+  const s = r.storesPerRequest;
+  const perCore = (ms: number | undefined) => (ms ? Math.floor(1000 / ms).toLocaleString('en') : '-');
+  const hot = r.hotAccounts;
   const lines = [
-    `Benchmark of ${r.date} on ${r.machine} (everything on this machine; provider-sim answering at once).`,
+    `Benchmark of ${r.date} on ${r.machine} (everything on this machine; provider-sim answering at once; every gRPC hop mutual TLS).`,
+    '',
+    `**CPU per paid request of the stack (edge, auth-, quota-, billing-service, Postgres, Redis) at 500 req/s: ${f(stackCpu)} ms; ` +
+      `the floor proxy: ${f(r.floor.cpuMsPerRequest)} ms; gateway ÷ floor: ${ratio(stackCpu, r.floor.cpuMsPerRequest)}.** ` +
+      `Added latency at 500 req/s, p50: gateway ${f(gatewayAdded50)} ms, floor ${f(floorAdded50)} ms (${ratio(gatewayAdded50, floorAdded50)}).`,
     '',
     '| paid, non-streamed, open loop | gateway p50 / p99 / p99.9 (ms) | direct p50 / p99 / p99.9 (ms) | added p50 / p99 / p99.9 (ms) | errors |',
     '|---|---|---|---|---|',
@@ -43,11 +65,25 @@ export function markdownReport(r: BenchResults): string {
         `${f(x.gateway.p50 - x.direct.p50)} / ${f(x.gateway.p99 - x.direct.p99)} / ${f(x.gateway.p999 - x.direct.p999)} | ${x.gateway.errors} |`,
     ),
     '',
+    '| floor proxy (node:http + undici, JSON parsed and written again), open loop | floor p50 / p99 / p99.9 (ms) | added p50 / p99 (ms) | errors |',
+    '|---|---|---|---|',
+    ...r.floor.rates.map((x) => `| ${x.rate} req/s | ${f(x.floor.p50)} / ${f(x.floor.p99)} / ${f(x.floor.p999)} | ${f(added(x, 'p50', x.floor))} / ${f(added(x, 'p99', x.floor))} | ${x.floor.errors} |`),
+    '',
+    '| 500 req/s, paid | gateway p50 / p99 (ms) | added p50 / p99 (ms) | errors |',
+    '|---|---|---|---|',
+    at500 ? `| 3,000 accounts | ${f(at500.gateway.p50)} / ${f(at500.gateway.p99)} | ${f(added(at500, 'p50', at500.gateway))} / ${f(added(at500, 'p99', at500.gateway))} | ${at500.gateway.errors} |` : '| 3,000 accounts | - | - | - |',
+    hot ? `| 20 accounts, limits raised (many requests of one account in flight) | ${f(hot.gateway.p50)} / ${f(hot.gateway.p99)} | ${f(added(hot, 'p50', hot.gateway))} / ${f(added(hot, 'p99', hot.gateway))} | ${hot.gateway.errors} |` : '| 20 accounts | - | - | - |',
+    '',
+    `Per paid request at 500 req/s: ${s.pgTransactions.toFixed(2)} Postgres transactions and ${s.pgStatements.toFixed(2)} statements (BEGIN and COMMIT included), ` +
+      `${s.redisCommands.toFixed(2)} Redis commands (those its scripts run counted too). At this run's CPU per request, one Postgres core carries about ${perCore(r.cpuMsPerRequest.postgres)} paid requests/s ` +
+      `and Redis (one thread) about ${perCore(r.cpuMsPerRequest.redis)}.`,
+    '',
     '| measure | result | target |',
     '|---|---|---|',
-    `| added p50 at 500 req/s | ${at500 ? f(at500.gateway.p50 - at500.direct.p50) : '-'} ms | <= 1 ms |`,
-    `| added p99 at 500 req/s | ${at500 ? f(at500.gateway.p99 - at500.direct.p99) : '-'} ms | <= 3 ms |`,
-    `| saturation, paid path (closed loop) | ${r.saturation.gatewayRps.toFixed(0)} req/s (direct ${r.saturation.directRps.toFixed(0)}) | >= 1,000 req/s |`,
+    `| CPU per paid request of the stack, at 500 req/s | ${f(stackCpu)} ms | <= 1.2 ms |`,
+    `| added p50 / p99 at 200 req/s | ${at200 ? `${f(added(at200, 'p50', at200.gateway))} / ${f(added(at200, 'p99', at200.gateway))}` : '-'} ms | <= 1.5 / <= 8 ms |`,
+    `| added p50 / p99 at 500 req/s | ${at500 ? `${f(added(at500, 'p50', at500.gateway))} / ${f(added(at500, 'p99', at500.gateway))}` : '-'} ms | <= 2 / <= 10 ms |`,
+    `| saturation, paid path (closed loop) | ${r.saturation.gatewayRps.toFixed(0)} req/s (direct ${r.saturation.directRps.toFixed(0)}) | >= 1,500 req/s |`,
     `| added time to first byte of a stream, p50 | ${f(r.streams.addedTtfbP50Ms)} ms | <= 2 ms |`,
     `| added delay per piece, p50 | ${f(r.streams.addedPieceGapP50Ms)} ms | <= 0.2 ms |`,
     `| edge memory per open stream (${r.openStreams.opened} open) | ${r.openStreams.kbPerStream.toFixed(1)} KB | <= 100 KB |`,
@@ -57,7 +93,7 @@ export function markdownReport(r: BenchResults): string {
     '| | ' + Object.values(r.cpuMsPerRequest).map((v) => v.toFixed(3)).join(' | ') + ` | ${f(Object.values(r.cpuMsPerRequest).reduce((a, b) => a + b, 0))} |`,
     '',
     `On ${cpus().length} cores, "all" above ${cpus().length} ms per request caps the throughput below 1,000 req/s.`,
-    `One grpc-js unary call alone on loopback (client and server in one process) takes ${f(r.grpcCall.p50Ms)} ms at p50 and ` +
+    `One grpc-js unary call alone on loopback with mutual TLS (client and server in one process) takes ${f(r.grpcCall.p50Ms)} ms at p50 and ` +
       `${f(r.grpcCall.cpuMsPerCall)} ms of CPU; a paid request makes 4 such calls in a row before the provider is called.`,
     '',
     'Chart `latency.png`: latency (ms, y) against rate (req/s, x); blue gateway p50, red gateway p99, green direct p50, orange direct p99.',

@@ -1,5 +1,5 @@
-import { credentials, makeGenericClientConstructor, Server, ServerCredentials, ServiceDefinition, ServiceError } from '@grpc/grpc-js';
-import { GRPC_OPTIONS } from '@gw/service-kit';
+import { makeGenericClientConstructor, Server, ServiceDefinition, ServiceError } from '@grpc/grpc-js';
+import { channelCredentials, GRPC_OPTIONS, GrpcSecurity, serverCredentials } from '@gw/service-kit';
 import { LatencyHistogram } from './latency-histogram';
 
 const same = (b: Buffer) => b;
@@ -15,14 +15,16 @@ export interface GrpcCallFloor {
 
 /**
  * The floor under every hop of the gateway: `calls` sequential unary calls of a 16-byte echo
- * with grpc-js, client and server in this process on loopback, with the services' channel options.
+ * with grpc-js, client and server in this process on loopback, with the services' channel
+ * options and their mutual TLS (the server presents `server`'s certificate, the client `client`'s).
  */
-export async function grpcCallFloor(calls: number): Promise<GrpcCallFloor> {
+export async function grpcCallFloor(calls: number, tls: { server: GrpcSecurity; client: GrpcSecurity; serverIdentity: string }): Promise<GrpcCallFloor> {
   const server = new Server(GRPC_OPTIONS);
   server.addService(ECHO, { echo: (call: { request: Buffer }, done: (err: null, reply: Buffer) => void) => done(null, call.request) });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', serverCredentials(tls.server), (err, p) => (err ? reject(err) : resolve(p))));
   const EchoClient = makeGenericClientConstructor(ECHO, 'Echo');
-  const client = new EchoClient(`127.0.0.1:${port}`, credentials.createInsecure(), GRPC_OPTIONS) as unknown as {
+  const options = { ...GRPC_OPTIONS, 'grpc.ssl_target_name_override': tls.serverIdentity };
+  const client = new EchoClient(`127.0.0.1:${port}`, channelCredentials(tls.client, tls.serverIdentity), options) as unknown as {
     echo(request: Buffer, done: (err: ServiceError | null, reply: Buffer) => void): void;
     close(): void;
   };

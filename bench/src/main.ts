@@ -4,16 +4,21 @@ import { startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis } from '@gw/testing';
 import { AccountPool } from './account-pool';
 import { BenchResults, describeMachine, markdownReport, Percentiles } from './bench-report';
+import { startFloorProxy } from './floor-process';
 import { grpcCallFloor } from './grpc-call-floor';
+import { hotAccountsRun } from './hot-accounts-run';
 import { LatencyHistogram } from './latency-histogram';
 import { writeLatencyChart } from './latency-chart';
 import { closedLoop, openLoop } from './open-loop';
 import { memoryPerOpenStream } from './open-streams';
 import { childPids, cpuSeconds, storePids } from './process-stats';
+import { perRequest as perRequestCounts, StoreCounter, StoreCounts } from './store-counts';
 import { streamTiming } from './stream-timing';
 import { Target, targetPool } from './target';
 
 const RATES = [200, 500, 1000];
+/** The floor proxy is measured where the gateway's targets are: 200 and 500 req/s. */
+const FLOOR_RATES = [200, 500];
 const SECONDS_PER_RATE = 8;
 const RESULTS = join(__dirname, '..', '..', 'bench', 'results');
 const PAID = JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 16, messages: [{ role: 'user', content: 'Hello there' }] });
@@ -34,34 +39,52 @@ async function main(): Promise<void> {
   const stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { LOG_LEVEL: 'warn' }, cpuProfileDir });
   try {
     say('creating accounts');
-    const accounts = await AccountPool.create(3000, stack.env.AUTH_ADDR, stack.env.BILLING_ADDR);
+    const accounts = await AccountPool.create(3000, stack.env.AUTH_ADDR, stack.env.BILLING_ADDR, stack.grpcSecurity('ctl'));
     const gateway: Target = { name: 'gateway', ...targetPool(stack.baseUrl), authorization: () => { const k = accounts.take(); return k && `Bearer ${k}`; } };
     const direct: Target = { name: 'direct', ...targetPool(stack.providerUrl), authorization: () => 'Bearer bench' };
+    const floorProxy = await startFloorProxy(stack.providerUrl);
+    const floor: Target = { name: 'floor', ...targetPool(floorProxy.baseUrl), authorization: () => 'Bearer bench' };
     const pids = childPids();
 
     // First, while the edge is fresh: its resident size after load says more about the GC than the streams.
     say('1,000 streams open at once');
     const open = await memoryPerOpenStream(gateway, HELD_OPEN, 1000, pids.edge);
+    if (open.opened < 1000) say(`not opened: ${JSON.stringify(open.notOpened)}`);
 
     say('warming up');
     await openLoop(direct, PAID, 200, 2);
     await openLoop(gateway, PAID, 200, 2);
+    await openLoop(floor, PAID, 200, 2);
 
     const rates: BenchResults['rates'] = [];
+    const floorRates: BenchResults['floor']['rates'] = [];
     let cpuMsPerRequest: Record<string, number> = {};
+    let floorCpuMsPerRequest = 0;
+    let storesPerRequest: StoreCounts = { pgTransactions: 0, pgStatements: 0, redisCommands: 0 };
+    const stores = await StoreCounter.open(db.url, redis.url, [stack.metricsUrls['auth-service'], stack.metricsUrls['billing-service']]);
     for (const rate of RATES) {
       say(`open loop at ${rate} req/s`);
       const directRun = await openLoop(direct, PAID, rate, SECONDS_PER_RATE);
-      const processes: Record<string, number[]> = { ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, [pid]])), ...storePids() };
-      const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-      const cpuBefore = Object.fromEntries(Object.entries(processes).map(([name, list]) => [name, cpuOf(list)]));
+      if (FLOOR_RATES.includes(rate)) {
+        const floorCpuBefore = cpuSeconds(floorProxy.pid);
+        const floorRun = await openLoop(floor, PAID, rate, SECONDS_PER_RATE);
+        floorRates.push({ rate, floor: percentiles(floorRun), direct: percentiles(directRun) });
+        if (rate === 500) floorCpuMsPerRequest = ((cpuSeconds(floorProxy.pid) - floorCpuBefore) * 1000) / Math.max(1, floorRun.count);
+      }
+      const storesBefore = rate === 500 ? await stores.read() : undefined;
+      // Postgres forks a backend for each new connection (pools let idle ones go): the processes
+      // are listed again after the run, and one that appeared during it counts from zero.
+      const processes = (): Record<string, number[]> => ({ ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, [pid]])), ...storePids() });
+      const cpuBefore = new Map(Object.values(processes()).flat().map((pid) => [pid, cpuSeconds(pid)]));
+      const cpuDuring = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid) - (cpuBefore.get(pid) ?? 0), 0);
       const ownBefore = process.cpuUsage();
       const gatewayRun = await openLoop(gateway, PAID, rate, SECONDS_PER_RATE);
       if (rate === 500) {
         const perRequest = (seconds: number) => (seconds * 1000) / Math.max(1, gatewayRun.count);
         const own = process.cpuUsage(ownBefore);
-        cpuMsPerRequest = Object.fromEntries(Object.entries(processes).map(([name, list]) => [name, perRequest(cpuOf(list) - cpuBefore[name])]));
+        cpuMsPerRequest = Object.fromEntries(Object.entries(processes()).map(([name, list]) => [name, perRequest(cpuDuring(list))]));
         cpuMsPerRequest['load generator'] = perRequest((own.user + own.system) / 1e6);
+        if (storesBefore) storesPerRequest = perRequestCounts(storesBefore, await stores.read(), gatewayRun.count);
       }
       rates.push({ rate, gateway: percentiles(gatewayRun), direct: percentiles(directRun) });
     }
@@ -75,8 +98,9 @@ async function main(): Promise<void> {
     const gatewayStreams = await streamTiming(gateway, STREAM, 100, 4);
 
 
+    await Promise.all([floorProxy.stop(), stores.close()]);
     say('one gRPC call, alone');
-    const grpcCall = await grpcCallFloor(2000);
+    const grpcCall = await grpcCallFloor(2000, { server: stack.grpcSecurity('quota-service'), client: stack.grpcSecurity('edge'), serverIdentity: 'quota-service' });
 
     const results: BenchResults = {
       date: new Date().toISOString().slice(0, 10),
@@ -91,20 +115,28 @@ async function main(): Promise<void> {
       },
       openStreams: open,
       cpuMsPerRequest,
+      floor: { rates: floorRates, cpuMsPerRequest: floorCpuMsPerRequest },
+      storesPerRequest,
+      hotAccounts: undefined,
       grpcCall,
     };
     mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-    const table = markdownReport(results);
-    writeFileSync(join(RESULTS, 'latest.md'), table);
     writeLatencyChart(join(RESULTS, 'latency.png'), [
       { color: [30, 90, 220], points: rates.map((r) => [r.rate, r.gateway.p50]) },
       { color: [220, 40, 40], points: rates.map((r) => [r.rate, r.gateway.p99]) },
       { color: [40, 170, 70], points: rates.map((r) => [r.rate, r.direct.p50]) },
       { color: [240, 150, 30], points: rates.map((r) => [r.rate, r.direct.p99]) },
     ]);
+    await Promise.all([gateway.pool.close(), direct.pool.close(), floor.pool.close()]);
+    await stack.stop();
+    say('20 accounts, limits raised, 500 req/s (a stack of its own)');
+    const hot = await hotAccountsRun(PAID, 500, SECONDS_PER_RATE);
+    results.hotAccounts = { gateway: percentiles(hot.gateway), direct: percentiles(hot.direct) };
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    const table = markdownReport(results);
+    writeFileSync(join(RESULTS, 'latest.md'), table);
     process.stdout.write(`\n${table}`);
-    await Promise.all([gateway.pool.close(), direct.pool.close()]);
   } finally {
     await stack.stop();
     await Promise.all([db.drop(), redis.cleanup()]);

@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 
 /** Where load goes: the gateway (with a key per request) or the provider-sim directly. */
 export interface Target {
-  name: 'gateway' | 'direct';
+  name: 'gateway' | 'direct' | 'floor';
   pool: Pool;
   path: string;
   /** The Authorization header of the next request, or undefined when no account has room. */
