@@ -187,12 +187,15 @@ describe('money through the API (SPEC 7 402 rows and rules 1-4, SPEC 8 free requ
     expect(charged).toBeGreaterThan(rows.length * 50 * FLASH_OUTPUT_MICRO_PER_TOKEN - 1);
   });
 
-  it('finishes requests that end together in shared calls to quota-service, and bills each once', async () => {
+  it('carries the calls of requests that run together to quota-service in shared messages, and bills each once', async () => {
     const { accountId, key } = await account('5');
     const calls = async () => {
       const quota = await scrapeMetrics(stack.metricsUrls['quota-service']);
-      const count = (method: string) => quota.value('grpc_server_handling_seconds_count', { method });
-      return { one: count('FinishRequest'), many: count('FinishRequests') };
+      return {
+        finishes: quota.value('grpc_server_handling_seconds_count', { method: 'FinishRequest' }),
+        messages: quota.value('grpc_server_call_stream_batch_calls_count', { method: 'EdgeCalls' }),
+        carried: quota.value('grpc_server_call_stream_batch_calls_sum', { method: 'EdgeCalls' }),
+      };
     };
     const before = await calls();
     const statuses = await Promise.all(Array.from({ length: 40 }, () => chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=300]] [[sim:words=5]] go' }] }).then((r) => r.status)));
@@ -200,8 +203,10 @@ describe('money through the API (SPEC 7 402 rows and rules 1-4, SPEC 8 free requ
     const rows = await until(() => ledger(accountId), (r) => r.length === 40);
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(40);
     const after = await calls();
-    expect(after.many - before.many).toBeGreaterThanOrEqual(1);
-    expect(after.one - before.one + (after.many - before.many)).toBeLessThan(40);
+    expect(after.finishes - before.finishes).toBe(40);
+    // Each request makes 3 calls on the stream (count, place, finish): 120, in fewer messages.
+    expect(after.carried - before.carried).toBe(120);
+    expect(after.messages - before.messages).toBeLessThan(120);
   });
 
   it('charges once, after it returns, a reply that ended while billing-service was stopped', async () => {

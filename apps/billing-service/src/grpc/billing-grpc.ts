@@ -1,5 +1,6 @@
 import { billingV1 } from '@gw/contracts';
-import { eachOnItsOwn, Logger, unaryHandler } from '@gw/service-kit';
+import { status } from '@grpc/grpc-js';
+import { callStreamHandler, eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { PriceRecord } from '../store/billing-records';
 
@@ -15,10 +16,18 @@ export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.Bi
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
   };
+  const authorize = async (req: billingV1.AuthorizeRequest, callerGone: () => boolean): Promise<billingV1.AuthorizeResponse> => {
+    const decision = await ledger.authorize(req, callerGone);
+    return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
+  };
   return {
-    authorize: unaryHandler(logger, 'Authorize', async (req: billingV1.AuthorizeRequest, _metadata, callerGone): Promise<billingV1.AuthorizeResponse> => {
-      const decision = await ledger.authorize(req, callerGone);
-      return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
+    authorize: unaryHandler(logger, 'Authorize', (req: billingV1.AuthorizeRequest, _metadata, callerGone) => authorize(req, callerGone)),
+    authorizeCalls: callStreamHandler(logger, 'AuthorizeCalls', {
+      methodOf: () => 'Authorize',
+      serve: async (req: billingV1.AuthorizeRequest | undefined, callerGone) => {
+        if (!req) throw new RpcError(status.INVALID_ARGUMENT, 'a call without a request');
+        return authorize(req, callerGone);
+      },
     }),
     settle: unaryHandler(logger, 'Settle', (req: billingV1.SettleRequest) => settle(req)),
     settleMany: unaryHandler(logger, 'SettleMany', async (req: billingV1.SettleManyRequest): Promise<billingV1.SettleManyResponse> => {

@@ -1,17 +1,22 @@
 import { billingV1 } from '@gw/contracts';
-import { GrpcSecurity, grpcClient } from '@gw/service-kit';
-import { timedCall } from './timed-call';
+import { CallStreamClient, GrpcSecurity, grpcClient } from '@gw/service-kit';
+import { CALL_STREAMS } from './call-streams';
+import { timed, timedCall } from './timed-call';
 
-/** The edge's calls to billing-service, each with a deadline and timed (timedCall). */
+/** The edge's calls to billing-service, each with a deadline and timed; Authorize travels on AuthorizeCalls streams. */
 export class BillingClient {
   private readonly client: billingV1.BillingClient;
+  private readonly authorizations: CallStreamClient<billingV1.AuthorizeRequest | undefined, billingV1.AuthorizeResponse | undefined>;
 
   constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
     this.client = grpcClient(billingV1.BillingClient, address, security, 'billing-service');
+    this.authorizations = new CallStreamClient(() => this.client.authorizeCalls(), CALL_STREAMS);
   }
 
-  authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {
-    return timedCall('Authorize', this.client.authorize.bind(this.client), request, this.timeoutMs);
+  async authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {
+    const response = await timed('Authorize', this.authorizations.call(request, this.timeoutMs));
+    if (!response) throw new Error('billing-service answered Authorize without a response');
+    return response;
   }
 
   releaseHold(requestId: string): Promise<billingV1.ReleaseHoldResponse> {
@@ -19,6 +24,7 @@ export class BillingClient {
   }
 
   close(): void {
+    this.authorizations.close();
     this.client.close();
   }
 }

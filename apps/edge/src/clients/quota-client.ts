@@ -1,22 +1,42 @@
 import { quotaV1 } from '@gw/contracts';
-import { GrpcSecurity, grpcClient } from '@gw/service-kit';
-import { timedCall } from './timed-call';
+import { CallStreamClient, GrpcSecurity, grpcClient } from '@gw/service-kit';
+import { CALL_STREAMS } from './call-streams';
+import { timed, timedCall } from './timed-call';
 
-/** The edge's calls to quota-service, each with a deadline and timed (timedCall). */
+type EdgeRequest = NonNullable<quotaV1.EdgeCall['request']>;
+type EdgeResponse = NonNullable<quotaV1.EdgeAnswer['response']>;
+type ResponseOf<C extends EdgeRequest['$case']> = Extract<EdgeResponse, { $case: C }>['value'];
+
+/**
+ * The edge's calls to quota-service, each with a deadline and timed. The per-request ones
+ * (count, place, free reservation, finish) travel on EdgeCalls streams (CallStreamClient); the
+ * rest are unary calls.
+ */
 export class QuotaClient {
   private readonly client: quotaV1.QuotaClient;
+  private readonly streams: CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>;
 
   constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
     this.client = grpcClient(quotaV1.QuotaClient, address, security, 'quota-service');
+    this.streams = new CallStreamClient(() => this.client.edgeCalls(), CALL_STREAMS);
   }
 
   countRequest(accountId: string): Promise<quotaV1.CountRequestResponse> {
-    return timedCall('CountRequest', this.client.countRequest.bind(this.client), { accountId }, this.timeoutMs);
+    return this.streamed('CountRequest', { $case: 'countRequest', value: { accountId } });
   }
 
   /** Takes a place; with `lease`, the granted place starts the request's lease. */
   acquirePlace(accountId: string, requestId: string, lease?: quotaV1.Lease): Promise<quotaV1.AcquirePlaceResponse> {
-    return timedCall('AcquirePlace', this.client.acquirePlace.bind(this.client), { accountId, requestId, lease }, this.timeoutMs);
+    return this.streamed('AcquirePlace', { $case: 'acquirePlace', value: { accountId, requestId, lease } });
+  }
+
+  reserveFree(request: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> {
+    return this.streamed('ReserveFree', { $case: 'reserveFree', value: request });
+  }
+
+  /** The one end-of-request call: frees the place, counts the tokens, and queues the bill durably. */
+  finishRequest(request: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> {
+    return this.streamed('FinishRequest', { $case: 'finishRequest', value: request });
   }
 
   /** Renews the leases of running requests (see LeaseKeeper). */
@@ -24,25 +44,18 @@ export class QuotaClient {
     return timedCall('RenewLeases', this.client.renewLeases.bind(this.client), { leases }, this.timeoutMs);
   }
 
-  reserveFree(request: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> {
-    return timedCall('ReserveFree', this.client.reserveFree.bind(this.client), request, this.timeoutMs);
-  }
-
-  /** The one end-of-request call: frees the place, counts the tokens, and queues the bill durably. */
-  finishRequest(request: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> {
-    return timedCall('FinishRequest', this.client.finishRequest.bind(this.client), request, this.timeoutMs);
-  }
-
-  /** Several FinishRequest calls in one; see FinishCoalescer. */
-  finishRequests(requests: quotaV1.FinishRequestRequest[]): Promise<quotaV1.FinishRequestsResponse> {
-    return timedCall('FinishRequests', this.client.finishRequests.bind(this.client), { requests }, this.timeoutMs);
-  }
-
   getUsage(accountId: string): Promise<quotaV1.GetUsageResponse> {
     return timedCall('GetUsage', this.client.getUsage.bind(this.client), { accountId }, this.timeoutMs);
   }
 
   close(): void {
+    this.streams.close();
     this.client.close();
+  }
+
+  private async streamed<R extends EdgeRequest>(method: string, request: R): Promise<ResponseOf<R['$case']>> {
+    const response = await timed(method, this.streams.call(request, this.timeoutMs));
+    if (response?.$case !== request.$case) throw new Error(`quota-service answered ${method} with ${response?.$case ?? 'nothing'}`);
+    return response.value as ResponseOf<R['$case']>;
   }
 }

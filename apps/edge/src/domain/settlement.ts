@@ -1,6 +1,5 @@
 import { quotaV1 } from '@gw/contracts';
 import { backoffMs, isFinalFailure, Logger } from '@gw/service-kit';
-import { FinishCoalescer } from '../clients/finish-coalescer';
 import { QuotaClient } from '../clients/quota-client';
 import { estimatedCharges, settlementRetries, settlements } from '../edge-metrics';
 import { LeaseKeeper } from './lease-keeper';
@@ -19,8 +18,8 @@ export interface FinishedRequest {
 const RETRY_BACKOFF = { firstMs: 100, maxMs: 5000 };
 
 /**
- * After a reply ends: one FinishRequest to quota-service (sharing a call with others finishing
- * at the same time), which frees the place, counts the tokens, ends the lease and queues the
+ * After a reply ends: one FinishRequest to quota-service (on a call stream, with the other calls
+ * of the moment), which frees the place, counts the tokens, ends the lease and queues the
  * bill durably for billing-service (settled once per request id). It is retried off the
  * caller's path until it lands, with the one retry policy (isFinalFailure, backoffMs); a repeat
  * changes nothing. Until it lands the request's lease is kept alive with its final bill, so
@@ -29,15 +28,12 @@ const RETRY_BACKOFF = { firstMs: 100, maxMs: 5000 };
  */
 export class Settlement {
   private readonly pending = new Set<Promise<void>>();
-  private readonly quota: FinishCoalescer;
 
   constructor(
-    quota: QuotaClient,
+    private readonly quota: QuotaClient,
     private readonly leases: LeaseKeeper,
     private readonly logger: Logger,
-  ) {
-    this.quota = new FinishCoalescer(quota);
-  }
+  ) {}
 
   /**
    * Settles a request in the background once it has finished: called once per request that
@@ -69,7 +65,7 @@ export class Settlement {
     };
     for (let failures = 1; ; failures++) {
       try {
-        await this.quota.finish(request);
+        await this.quota.finishRequest(request);
         settlements.inc({ outcome: 'ok' });
         if (done.usageEstimated) estimatedCharges.inc({ payment: done.payment === quotaV1.Payment.PAYMENT_FREE ? 'free' : 'paid' });
         break;

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { callStreamHandler, eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { FreeTierGate } from '../domain/free-tier-gate';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
@@ -8,6 +8,18 @@ import { RequestLeases } from '../domain/request-leases';
 import { freeRefusalKind, refusals, storeUnavailable } from '../quota-metrics';
 import { StoreUnavailableError } from '../store/store-unavailable-error';
 import { toLeaseRecord, toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
+
+type EdgeRequest = quotaV1.EdgeCall['request'];
+type EdgeResponse = quotaV1.EdgeAnswer['response'];
+
+/** The unary method each EdgeCalls call stands for: its metrics and logs carry that name. */
+const EDGE_METHODS: Record<NonNullable<EdgeRequest>['$case'] | 'none', string> = {
+  countRequest: 'CountRequest',
+  acquirePlace: 'AcquirePlace',
+  reserveFree: 'ReserveFree',
+  finishRequest: 'FinishRequest',
+  none: 'EdgeCalls',
+};
 
 /** The rules quota.v1.Quota serves. */
 export interface QuotaDomain {
@@ -34,37 +46,57 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
     }
   };
 
+  const countRequest = async (req: quotaV1.CountRequestRequest): Promise<quotaV1.CountRequestResponse> => {
+    const counted = await decide('CountRequest', () => ledger.countRequest(req.accountId));
+    if (!counted.allowed) refusals.inc({ kind: 'per_minute' });
+    return counted;
+  };
+  const acquirePlace = async (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> => {
+    const lease = req.lease && toLeaseRecord(req.lease);
+    if (lease && lease.requestId !== req.requestId) throw new RpcError(status.INVALID_ARGUMENT, 'the lease is of another request');
+    const place = await decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId));
+    if (!place.granted) refusals.inc({ kind: 'concurrency' });
+    else if (lease) await decide('AcquirePlace', () => leases.start(lease));
+    return place;
+  };
+  const reserveFree = async (req: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> => {
+    const decision = await decide('ReserveFree', () => freeTier.reserve(req));
+    if (!decision.granted) refusals.inc({ kind: freeRefusalKind(decision.refusal) });
+    return toReserveFreeResponse(decision);
+  };
+  const finishRequest = (req: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> => decide('FinishRequest', () => finisher.finish(toSettleRecord(req)));
+
   return {
-    countRequest: unaryHandler(logger, 'CountRequest', async (req: quotaV1.CountRequestRequest): Promise<quotaV1.CountRequestResponse> => {
-      const counted = await decide('CountRequest', () => ledger.countRequest(req.accountId));
-      if (!counted.allowed) refusals.inc({ kind: 'per_minute' });
-      return counted;
-    }),
-    acquirePlace: unaryHandler(logger, 'AcquirePlace', async (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> => {
-      const lease = req.lease && toLeaseRecord(req.lease);
-      if (lease && lease.requestId !== req.requestId) throw new RpcError(status.INVALID_ARGUMENT, 'the lease is of another request');
-      const place = await decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId));
-      if (!place.granted) refusals.inc({ kind: 'concurrency' });
-      else if (lease) await decide('AcquirePlace', () => leases.start(lease));
-      return place;
-    }),
+    countRequest: unaryHandler(logger, 'CountRequest', countRequest),
+    acquirePlace: unaryHandler(logger, 'AcquirePlace', acquirePlace),
     releasePlace: unaryHandler(logger, 'ReleasePlace', (req: quotaV1.ReleasePlaceRequest): Promise<quotaV1.ReleasePlaceResponse> =>
       decide('ReleasePlace', () => ledger.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens)),
     ),
     getUsage: unaryHandler(logger, 'GetUsage', (req: quotaV1.GetUsageRequest): Promise<quotaV1.GetUsageResponse> =>
       decide('GetUsage', () => ledger.getUsage(req.accountId)),
     ),
-    reserveFree: unaryHandler(logger, 'ReserveFree', async (req: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> => {
-      const decision = await decide('ReserveFree', () => freeTier.reserve(req));
-      if (!decision.granted) refusals.inc({ kind: freeRefusalKind(decision.refusal) });
-      return toReserveFreeResponse(decision);
-    }),
-    finishRequest: unaryHandler(logger, 'FinishRequest', (req: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> =>
-      decide('FinishRequest', () => finisher.finish(toSettleRecord(req))),
-    ),
+    reserveFree: unaryHandler(logger, 'ReserveFree', reserveFree),
+    finishRequest: unaryHandler(logger, 'FinishRequest', finishRequest),
     finishRequests: unaryHandler(logger, 'FinishRequests', async (req: quotaV1.FinishRequestsRequest): Promise<quotaV1.FinishRequestsResponse> => {
-      const outcomes = await eachOnItsOwn(req.requests, (one) => decide('FinishRequest', () => finisher.finish(toSettleRecord(one))), logger, 'FinishRequests');
+      const outcomes = await eachOnItsOwn(req.requests, finishRequest, logger, 'FinishRequests');
       return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ finished: result, errorCode, errorMessage })) };
+    }),
+    edgeCalls: callStreamHandler(logger, 'EdgeCalls', {
+      methodOf: (request: EdgeRequest) => EDGE_METHODS[request?.$case ?? 'none'],
+      serve: async (request: EdgeRequest): Promise<EdgeResponse> => {
+        switch (request?.$case) {
+          case 'countRequest':
+            return { $case: request.$case, value: await countRequest(request.value) };
+          case 'acquirePlace':
+            return { $case: request.$case, value: await acquirePlace(request.value) };
+          case 'reserveFree':
+            return { $case: request.$case, value: await reserveFree(request.value) };
+          case 'finishRequest':
+            return { $case: request.$case, value: await finishRequest(request.value) };
+          default:
+            throw new RpcError(status.INVALID_ARGUMENT, 'a call without a request');
+        }
+      },
     }),
     renewLeases: unaryHandler(logger, 'RenewLeases', async (req: quotaV1.RenewLeasesRequest): Promise<quotaV1.RenewLeasesResponse> => ({
       unknownRequestIds: await decide('RenewLeases', () => leases.renew(req.leases.map(toLeaseRecord))),

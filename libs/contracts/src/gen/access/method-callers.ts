@@ -18,6 +18,7 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/auth.v1.Auth/WatchIdentityChanges': ['edge'],
   '/auth.v1.Auth/RecordKeyUses': ['edge'],
   '/billing.v1.Billing/Authorize': ['edge'],
+  '/billing.v1.Billing/AuthorizeCalls': ['edge'],
   '/billing.v1.Billing/Settle': ['quota-service'],
   '/billing.v1.Billing/SettleMany': ['quota-service'],
   '/billing.v1.Billing/ReleaseHold': ['edge', 'quota-service'],
@@ -34,5 +35,6 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/quota.v1.Quota/FinishRequest': ['edge'],
   '/quota.v1.Quota/FinishRequests': ['edge'],
   '/quota.v1.Quota/RenewLeases': ['edge'],
+  '/quota.v1.Quota/EdgeCalls': ['edge'],
   '/quota.v1.Quota/SetFreeTierSettings': ['ctl'],
 };

@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -226,6 +228,45 @@ export interface SetPriceRequest {
 export interface SetPriceResponse {
   /** The stored price. */
   price: Price | undefined;
+}
+
+/** One Authorize carried by AuthorizeCalls, numbered by the edge so that its answer can be matched. */
+export interface AuthorizeCall {
+  /** Unique among the calls of one stream; the answer carries it back. */
+  callId: number;
+  /**
+   * How long the edge waits for the answer, milliseconds: as a unary call's deadline, a call
+   * still running past it is one whose caller has gone, and leaves no hold.
+   */
+  timeoutMs: number;
+  /** The request, exactly as Authorize takes it. */
+  request: AuthorizeRequest | undefined;
+}
+
+/** The answer to one AuthorizeCall: Authorize's response, or the status it would have failed with. */
+export interface AuthorizeAnswer {
+  /** The call_id of the call answered. */
+  callId: number;
+  /** Authorize's response; unset on an error. */
+  response:
+    | AuthorizeResponse
+    | undefined;
+  /** The gRPC status code Authorize would have failed with; 0 when the call succeeded. */
+  errorCode: number;
+  /** Its message. */
+  errorMessage: string;
+}
+
+/** Authorize calls the edge sends together (those of one moment). */
+export interface AuthorizeCallsRequest {
+  /** Each call, answered on its own. */
+  calls: AuthorizeCall[];
+}
+
+/** Answers sent together, in any order. */
+export interface AuthorizeCallsResponse {
+  /** Each answer, matched to its call by call_id. */
+  answers: AuthorizeAnswer[];
 }
 
 function createBaseAuthorizeRequest(): AuthorizeRequest {
@@ -2036,6 +2077,388 @@ export const SetPriceResponse: MessageFns<SetPriceResponse> = {
   },
 };
 
+function createBaseAuthorizeCall(): AuthorizeCall {
+  return { callId: 0, timeoutMs: 0, request: undefined };
+}
+
+export const AuthorizeCall: MessageFns<AuthorizeCall> = {
+  encode(message: AuthorizeCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint64(message.callId);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(16).uint32(message.timeoutMs);
+    }
+    if (message.request !== undefined) {
+      AuthorizeRequest.encode(message.request, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.timeoutMs = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request = AuthorizeRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthorizeCall {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+      request: isSet(object.request) ? AuthorizeRequest.fromJSON(object.request) : undefined,
+    };
+  },
+
+  toJSON(message: AuthorizeCall): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    if (message.request !== undefined) {
+      obj.request = AuthorizeRequest.toJSON(message.request);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCall>, I>>(base?: I): AuthorizeCall {
+    return AuthorizeCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCall>, I>>(object: I): AuthorizeCall {
+    const message = createBaseAuthorizeCall();
+    message.callId = object.callId ?? 0;
+    message.timeoutMs = object.timeoutMs ?? 0;
+    message.request = (object.request !== undefined && object.request !== null)
+      ? AuthorizeRequest.fromPartial(object.request)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAuthorizeAnswer(): AuthorizeAnswer {
+  return { callId: 0, response: undefined, errorCode: 0, errorMessage: "" };
+}
+
+export const AuthorizeAnswer: MessageFns<AuthorizeAnswer> = {
+  encode(message: AuthorizeAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint64(message.callId);
+    }
+    if (message.response !== undefined) {
+      AuthorizeResponse.encode(message.response, writer.uint32(18).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(24).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(34).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeAnswer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeAnswer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.response = AuthorizeResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthorizeAnswer {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      response: isSet(object.response) ? AuthorizeResponse.fromJSON(object.response) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+    };
+  },
+
+  toJSON(message: AuthorizeAnswer): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.response !== undefined) {
+      obj.response = AuthorizeResponse.toJSON(message.response);
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeAnswer>, I>>(base?: I): AuthorizeAnswer {
+    return AuthorizeAnswer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeAnswer>, I>>(object: I): AuthorizeAnswer {
+    const message = createBaseAuthorizeAnswer();
+    message.callId = object.callId ?? 0;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? AuthorizeResponse.fromPartial(object.response)
+      : undefined;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseAuthorizeCallsRequest(): AuthorizeCallsRequest {
+  return { calls: [] };
+}
+
+export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
+  encode(message: AuthorizeCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      AuthorizeCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCallsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCallsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(AuthorizeCall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthorizeCallsRequest {
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => AuthorizeCall.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: AuthorizeCallsRequest): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => AuthorizeCall.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(base?: I): AuthorizeCallsRequest {
+    return AuthorizeCallsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(object: I): AuthorizeCallsRequest {
+    const message = createBaseAuthorizeCallsRequest();
+    message.calls = object.calls?.map((e) => AuthorizeCall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAuthorizeCallsResponse(): AuthorizeCallsResponse {
+  return { answers: [] };
+}
+
+export const AuthorizeCallsResponse: MessageFns<AuthorizeCallsResponse> = {
+  encode(message: AuthorizeCallsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.answers) {
+      AuthorizeAnswer.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCallsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCallsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.answers.push(AuthorizeAnswer.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthorizeCallsResponse {
+    return {
+      answers: globalThis.Array.isArray(object?.answers)
+        ? object.answers.map((e: any) => AuthorizeAnswer.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: AuthorizeCallsResponse): unknown {
+    const obj: any = {};
+    if (message.answers?.length) {
+      obj.answers = message.answers.map((e) => AuthorizeAnswer.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCallsResponse>, I>>(base?: I): AuthorizeCallsResponse {
+    return AuthorizeCallsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCallsResponse>, I>>(object: I): AuthorizeCallsResponse {
+    const message = createBaseAuthorizeCallsResponse();
+    message.answers = object.answers?.map((e) => AuthorizeAnswer.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
@@ -2051,6 +2474,23 @@ export const BillingService = {
     requestDeserialize: (value: Buffer): AuthorizeRequest => AuthorizeRequest.decode(value),
     responseSerialize: (value: AuthorizeResponse): Buffer => Buffer.from(AuthorizeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuthorizeResponse => AuthorizeResponse.decode(value),
+  },
+  /**
+   * The edge's Authorize calls on one long-lived stream, in batches, each answered as Authorize
+   * would answer it (a new HTTP/2 stream per call costs several times a message on an open one).
+   * The edge ends each stream after a while, so that no stream outlives its connection's maximum
+   * age, and takes a stream that fails as the failure of every call on it still unanswered.
+   */
+  authorizeCalls: {
+    path: "/billing.v1.Billing/AuthorizeCalls" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: AuthorizeCallsRequest): Buffer =>
+      Buffer.from(AuthorizeCallsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuthorizeCallsRequest => AuthorizeCallsRequest.decode(value),
+    responseSerialize: (value: AuthorizeCallsResponse): Buffer =>
+      Buffer.from(AuthorizeCallsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuthorizeCallsResponse => AuthorizeCallsResponse.decode(value),
   },
   /** Charges a request exactly once after its reply ended. */
   settle: {
@@ -2140,6 +2580,13 @@ export interface BillingServer extends UntypedServiceImplementation {
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
    */
   authorize: handleUnaryCall<AuthorizeRequest, AuthorizeResponse>;
+  /**
+   * The edge's Authorize calls on one long-lived stream, in batches, each answered as Authorize
+   * would answer it (a new HTTP/2 stream per call costs several times a message on an open one).
+   * The edge ends each stream after a while, so that no stream outlives its connection's maximum
+   * age, and takes a stream that fails as the failure of every call on it still unanswered.
+   */
+  authorizeCalls: handleBidiStreamingCall<AuthorizeCallsRequest, AuthorizeCallsResponse>;
   /** Charges a request exactly once after its reply ended. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
   /** Settles several requests in one call, each as Settle would. */
@@ -2178,6 +2625,18 @@ export interface BillingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The edge's Authorize calls on one long-lived stream, in batches, each answered as Authorize
+   * would answer it (a new HTTP/2 stream per call costs several times a message on an open one).
+   * The edge ends each stream after a while, so that no stream outlives its connection's maximum
+   * age, and takes a stream that fails as the failure of every call on it still unanswered.
+   */
+  authorizeCalls(): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
+  authorizeCalls(options: Partial<CallOptions>): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
+  authorizeCalls(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
   /** Charges a request exactly once after its reply ended. */
   settle(
     request: SettleRequest,

@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -47,6 +49,8 @@ export const protobufFileName = "quota/v1/quota.proto";
  *   5. FinishRequest       -- once per request that got past step 2, also when it never ran:
  *      gives the place back, adds the usage, settles the free reservation, ends the lease and
  *      queues the request's bill for billing-service durably. Safe to retry with the same request id.
+ * The edge sends steps 1, 2, 3 and 5 as messages of EdgeCalls rather than as unary calls: same
+ * requests, same answers, a fraction of the cost.
  * A lease that is not renewed in time (the edge died) lapses: quota-service finishes its request
  * itself, as FinishRequest would, with the usage of the last renewal marked estimated.
  * SetFreeTierSettings is the operator's (ctl freetier set).
@@ -454,6 +458,56 @@ export interface SetFreeTierSettingsRequest {
 export interface SetFreeTierSettingsResponse {
   /** All settings as they now stand. */
   settings: FreeTierSettings | undefined;
+}
+
+/**
+ * One call carried by EdgeCalls: the request of one of the edge's per-request methods, numbered
+ * by the edge so that its answer can be matched.
+ */
+export interface EdgeCall {
+  /** Unique among the calls of one stream; the answer carries it back. */
+  callId: number;
+  /**
+   * How long the edge waits for the answer, milliseconds: as a unary call's deadline, a call
+   * still running past it is one whose caller has gone.
+   */
+  timeoutMs: number;
+  /** The call, exactly as the unary method of the same name takes it. */
+  request:
+    | { $case: "countRequest"; value: CountRequestRequest }
+    | { $case: "acquirePlace"; value: AcquirePlaceRequest }
+    | { $case: "reserveFree"; value: ReserveFreeRequest }
+    | { $case: "finishRequest"; value: FinishRequestRequest }
+    | undefined;
+}
+
+/** The answer to one EdgeCall: the unary method's response, or the status it would have failed with. */
+export interface EdgeAnswer {
+  /** The call_id of the call answered. */
+  callId: number;
+  /** The response, exactly as the unary method of the same name returns it; unset on an error. */
+  response:
+    | { $case: "countRequest"; value: CountRequestResponse }
+    | { $case: "acquirePlace"; value: AcquirePlaceResponse }
+    | { $case: "reserveFree"; value: ReserveFreeResponse }
+    | { $case: "finishRequest"; value: FinishRequestResponse }
+    | undefined;
+  /** The gRPC status code the unary method would have failed with; 0 when the call succeeded. */
+  errorCode: number;
+  /** Its message. */
+  errorMessage: string;
+}
+
+/** Calls the edge sends together (those of one moment). */
+export interface EdgeCallsRequest {
+  /** Each call, answered on its own. */
+  calls: EdgeCall[];
+}
+
+/** Answers sent together, in any order. */
+export interface EdgeCallsResponse {
+  /** Each answer, matched to its call by call_id. */
+  answers: EdgeAnswer[];
 }
 
 function createBaseCountRequestRequest(): CountRequestRequest {
@@ -2745,6 +2799,547 @@ export const SetFreeTierSettingsResponse: MessageFns<SetFreeTierSettingsResponse
   },
 };
 
+function createBaseEdgeCall(): EdgeCall {
+  return { callId: 0, timeoutMs: 0, request: undefined };
+}
+
+export const EdgeCall: MessageFns<EdgeCall> = {
+  encode(message: EdgeCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint64(message.callId);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(16).uint32(message.timeoutMs);
+    }
+    switch (message.request?.$case) {
+      case "countRequest":
+        CountRequestRequest.encode(message.request.value, writer.uint32(26).fork()).join();
+        break;
+      case "acquirePlace":
+        AcquirePlaceRequest.encode(message.request.value, writer.uint32(34).fork()).join();
+        break;
+      case "reserveFree":
+        ReserveFreeRequest.encode(message.request.value, writer.uint32(42).fork()).join();
+        break;
+      case "finishRequest":
+        FinishRequestRequest.encode(message.request.value, writer.uint32(50).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EdgeCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEdgeCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.timeoutMs = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request = { $case: "countRequest", value: CountRequestRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.request = { $case: "acquirePlace", value: AcquirePlaceRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.request = { $case: "reserveFree", value: ReserveFreeRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.request = { $case: "finishRequest", value: FinishRequestRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EdgeCall {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+      request: isSet(object.countRequest)
+        ? { $case: "countRequest", value: CountRequestRequest.fromJSON(object.countRequest) }
+        : isSet(object.count_request)
+        ? { $case: "countRequest", value: CountRequestRequest.fromJSON(object.count_request) }
+        : isSet(object.acquirePlace)
+        ? { $case: "acquirePlace", value: AcquirePlaceRequest.fromJSON(object.acquirePlace) }
+        : isSet(object.acquire_place)
+        ? { $case: "acquirePlace", value: AcquirePlaceRequest.fromJSON(object.acquire_place) }
+        : isSet(object.reserveFree)
+        ? { $case: "reserveFree", value: ReserveFreeRequest.fromJSON(object.reserveFree) }
+        : isSet(object.reserve_free)
+        ? { $case: "reserveFree", value: ReserveFreeRequest.fromJSON(object.reserve_free) }
+        : isSet(object.finishRequest)
+        ? { $case: "finishRequest", value: FinishRequestRequest.fromJSON(object.finishRequest) }
+        : isSet(object.finish_request)
+        ? { $case: "finishRequest", value: FinishRequestRequest.fromJSON(object.finish_request) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: EdgeCall): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    if (message.request?.$case === "countRequest") {
+      obj.countRequest = CountRequestRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "acquirePlace") {
+      obj.acquirePlace = AcquirePlaceRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "reserveFree") {
+      obj.reserveFree = ReserveFreeRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "finishRequest") {
+      obj.finishRequest = FinishRequestRequest.toJSON(message.request.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EdgeCall>, I>>(base?: I): EdgeCall {
+    return EdgeCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EdgeCall>, I>>(object: I): EdgeCall {
+    const message = createBaseEdgeCall();
+    message.callId = object.callId ?? 0;
+    message.timeoutMs = object.timeoutMs ?? 0;
+    switch (object.request?.$case) {
+      case "countRequest": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "countRequest", value: CountRequestRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "acquirePlace": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "acquirePlace", value: AcquirePlaceRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "reserveFree": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "reserveFree", value: ReserveFreeRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "finishRequest": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "finishRequest", value: FinishRequestRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseEdgeAnswer(): EdgeAnswer {
+  return { callId: 0, response: undefined, errorCode: 0, errorMessage: "" };
+}
+
+export const EdgeAnswer: MessageFns<EdgeAnswer> = {
+  encode(message: EdgeAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint64(message.callId);
+    }
+    switch (message.response?.$case) {
+      case "countRequest":
+        CountRequestResponse.encode(message.response.value, writer.uint32(18).fork()).join();
+        break;
+      case "acquirePlace":
+        AcquirePlaceResponse.encode(message.response.value, writer.uint32(26).fork()).join();
+        break;
+      case "reserveFree":
+        ReserveFreeResponse.encode(message.response.value, writer.uint32(34).fork()).join();
+        break;
+      case "finishRequest":
+        FinishRequestResponse.encode(message.response.value, writer.uint32(42).fork()).join();
+        break;
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(48).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(58).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EdgeAnswer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEdgeAnswer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.response = { $case: "countRequest", value: CountRequestResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.response = { $case: "acquirePlace", value: AcquirePlaceResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.response = { $case: "reserveFree", value: ReserveFreeResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.response = { $case: "finishRequest", value: FinishRequestResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EdgeAnswer {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      response: isSet(object.countRequest)
+        ? { $case: "countRequest", value: CountRequestResponse.fromJSON(object.countRequest) }
+        : isSet(object.count_request)
+        ? { $case: "countRequest", value: CountRequestResponse.fromJSON(object.count_request) }
+        : isSet(object.acquirePlace)
+        ? { $case: "acquirePlace", value: AcquirePlaceResponse.fromJSON(object.acquirePlace) }
+        : isSet(object.acquire_place)
+        ? { $case: "acquirePlace", value: AcquirePlaceResponse.fromJSON(object.acquire_place) }
+        : isSet(object.reserveFree)
+        ? { $case: "reserveFree", value: ReserveFreeResponse.fromJSON(object.reserveFree) }
+        : isSet(object.reserve_free)
+        ? { $case: "reserveFree", value: ReserveFreeResponse.fromJSON(object.reserve_free) }
+        : isSet(object.finishRequest)
+        ? { $case: "finishRequest", value: FinishRequestResponse.fromJSON(object.finishRequest) }
+        : isSet(object.finish_request)
+        ? { $case: "finishRequest", value: FinishRequestResponse.fromJSON(object.finish_request) }
+        : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+    };
+  },
+
+  toJSON(message: EdgeAnswer): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.response?.$case === "countRequest") {
+      obj.countRequest = CountRequestResponse.toJSON(message.response.value);
+    } else if (message.response?.$case === "acquirePlace") {
+      obj.acquirePlace = AcquirePlaceResponse.toJSON(message.response.value);
+    } else if (message.response?.$case === "reserveFree") {
+      obj.reserveFree = ReserveFreeResponse.toJSON(message.response.value);
+    } else if (message.response?.$case === "finishRequest") {
+      obj.finishRequest = FinishRequestResponse.toJSON(message.response.value);
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EdgeAnswer>, I>>(base?: I): EdgeAnswer {
+    return EdgeAnswer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EdgeAnswer>, I>>(object: I): EdgeAnswer {
+    const message = createBaseEdgeAnswer();
+    message.callId = object.callId ?? 0;
+    switch (object.response?.$case) {
+      case "countRequest": {
+        if (object.response?.value !== undefined && object.response?.value !== null) {
+          message.response = { $case: "countRequest", value: CountRequestResponse.fromPartial(object.response.value) };
+        }
+        break;
+      }
+      case "acquirePlace": {
+        if (object.response?.value !== undefined && object.response?.value !== null) {
+          message.response = { $case: "acquirePlace", value: AcquirePlaceResponse.fromPartial(object.response.value) };
+        }
+        break;
+      }
+      case "reserveFree": {
+        if (object.response?.value !== undefined && object.response?.value !== null) {
+          message.response = { $case: "reserveFree", value: ReserveFreeResponse.fromPartial(object.response.value) };
+        }
+        break;
+      }
+      case "finishRequest": {
+        if (object.response?.value !== undefined && object.response?.value !== null) {
+          message.response = {
+            $case: "finishRequest",
+            value: FinishRequestResponse.fromPartial(object.response.value),
+          };
+        }
+        break;
+      }
+    }
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseEdgeCallsRequest(): EdgeCallsRequest {
+  return { calls: [] };
+}
+
+export const EdgeCallsRequest: MessageFns<EdgeCallsRequest> = {
+  encode(message: EdgeCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      EdgeCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EdgeCallsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEdgeCallsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(EdgeCall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EdgeCallsRequest {
+    return { calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => EdgeCall.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: EdgeCallsRequest): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => EdgeCall.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EdgeCallsRequest>, I>>(base?: I): EdgeCallsRequest {
+    return EdgeCallsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EdgeCallsRequest>, I>>(object: I): EdgeCallsRequest {
+    const message = createBaseEdgeCallsRequest();
+    message.calls = object.calls?.map((e) => EdgeCall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEdgeCallsResponse(): EdgeCallsResponse {
+  return { answers: [] };
+}
+
+export const EdgeCallsResponse: MessageFns<EdgeCallsResponse> = {
+  encode(message: EdgeCallsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.answers) {
+      EdgeAnswer.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EdgeCallsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEdgeCallsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.answers.push(EdgeAnswer.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EdgeCallsResponse {
+    return {
+      answers: globalThis.Array.isArray(object?.answers) ? object.answers.map((e: any) => EdgeAnswer.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: EdgeCallsResponse): unknown {
+    const obj: any = {};
+    if (message.answers?.length) {
+      obj.answers = message.answers.map((e) => EdgeAnswer.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EdgeCallsResponse>, I>>(base?: I): EdgeCallsResponse {
+    return EdgeCallsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EdgeCallsResponse>, I>>(object: I): EdgeCallsResponse {
+    const message = createBaseEdgeCallsResponse();
+    message.answers = object.answers?.map((e) => EdgeAnswer.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Per-account limits and usage counters, and the API's free tier. */
 export type QuotaService = typeof QuotaService;
 export const QuotaService = {
@@ -2834,6 +3429,23 @@ export const QuotaService = {
     responseSerialize: (value: RenewLeasesResponse): Buffer => Buffer.from(RenewLeasesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RenewLeasesResponse => RenewLeasesResponse.decode(value),
   },
+  /**
+   * The edge: its per-request calls (CountRequest, AcquirePlace, ReserveFree, FinishRequest) on
+   * one long-lived stream, in batches, each answered as its unary method would answer it. A
+   * unary call costs a new HTTP/2 stream with its headers; a message on an open one costs a
+   * fraction of that. The edge opens a few, ends each after a while (so that new replicas get
+   * calls, and no stream outlives its connection's maximum age), and takes a stream that fails
+   * as the failure of every call on it still unanswered.
+   */
+  edgeCalls: {
+    path: "/quota.v1.Quota/EdgeCalls" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: EdgeCallsRequest): Buffer => Buffer.from(EdgeCallsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EdgeCallsRequest => EdgeCallsRequest.decode(value),
+    responseSerialize: (value: EdgeCallsResponse): Buffer => Buffer.from(EdgeCallsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EdgeCallsResponse => EdgeCallsResponse.decode(value),
+  },
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: {
     path: "/quota.v1.Quota/SetFreeTierSettings" as const,
@@ -2865,6 +3477,15 @@ export interface QuotaServer extends UntypedServiceImplementation {
   finishRequests: handleUnaryCall<FinishRequestsRequest, FinishRequestsResponse>;
   /** The edge: renews the leases of its running requests. */
   renewLeases: handleUnaryCall<RenewLeasesRequest, RenewLeasesResponse>;
+  /**
+   * The edge: its per-request calls (CountRequest, AcquirePlace, ReserveFree, FinishRequest) on
+   * one long-lived stream, in batches, each answered as its unary method would answer it. A
+   * unary call costs a new HTTP/2 stream with its headers; a message on an open one costs a
+   * fraction of that. The edge opens a few, ends each after a while (so that new replicas get
+   * calls, and no stream outlives its connection's maximum age), and takes a stream that fails
+   * as the failure of every call on it still unanswered.
+   */
+  edgeCalls: handleBidiStreamingCall<EdgeCallsRequest, EdgeCallsResponse>;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: handleUnaryCall<SetFreeTierSettingsRequest, SetFreeTierSettingsResponse>;
 }
@@ -2998,6 +3619,20 @@ export interface QuotaClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RenewLeasesResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The edge: its per-request calls (CountRequest, AcquirePlace, ReserveFree, FinishRequest) on
+   * one long-lived stream, in batches, each answered as its unary method would answer it. A
+   * unary call costs a new HTTP/2 stream with its headers; a message on an open one costs a
+   * fraction of that. The edge opens a few, ends each after a while (so that new replicas get
+   * calls, and no stream outlives its connection's maximum age), and takes a stream that fails
+   * as the failure of every call on it still unanswered.
+   */
+  edgeCalls(): ClientDuplexStream<EdgeCallsRequest, EdgeCallsResponse>;
+  edgeCalls(options: Partial<CallOptions>): ClientDuplexStream<EdgeCallsRequest, EdgeCallsResponse>;
+  edgeCalls(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<EdgeCallsRequest, EdgeCallsResponse>;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings(
     request: SetFreeTierSettingsRequest,

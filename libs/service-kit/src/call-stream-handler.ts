@@ -1,0 +1,72 @@
+import { ServerDuplexStream, status } from '@grpc/grpc-js';
+import { StreamedAnswer, StreamedCall } from './call-stream-client';
+import { Logger } from './logger';
+import { histogram } from './metrics';
+import { rpcDuration, rpcStatusOf } from './unary-handler';
+
+const batchSize = histogram('grpc_server_call_stream_batch_calls', 'Calls carried by one message of a call stream, by stream method.', ['method'], [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+
+/** What a call stream serves: each call's method name (for metrics and logs) and its answer. */
+export interface CallStreamServe<Q, A> {
+  methodOf(request: Q): string;
+  /** Answers one call as its unary method would; `callerGone` as unaryHandler gives it. */
+  serve(request: Q, callerGone: () => boolean): Promise<A>;
+}
+
+/**
+ * The server side of CallStreamClient: every call of every batch is served on its own (counted
+ * and timed under its method's name, as unaryHandler does), the calls per message counted under
+ * `streamMethod`, and the answers ready in one turn of the event loop go back together. A call is past its caller once
+ * its `timeoutMs` has passed since it arrived or the stream was cancelled. When the client ends
+ * its side, the stream is ended once every call on it has been answered.
+ */
+export function callStreamHandler<Q, A>(
+  logger: Logger,
+  streamMethod: string,
+  served: CallStreamServe<Q, A>,
+): (call: ServerDuplexStream<{ calls: StreamedCall<Q>[] }, { answers: StreamedAnswer<A>[] }>) => void {
+  return (call) => {
+    let running = 0;
+    let clientDone = false;
+    let ready: StreamedAnswer<A>[] = [];
+    const writable = () => !call.cancelled && !call.writableEnded;
+    const flush = () => {
+      const answers = ready;
+      ready = [];
+      if (answers.length > 0 && writable()) call.write({ answers });
+      if (clientDone && running === 0 && writable()) call.end();
+    };
+    const send = (answer: StreamedAnswer<A>) => {
+      running--;
+      if (ready.length === 0) setImmediate(flush);
+      ready.push(answer);
+    };
+    const serveOne = ({ callId, timeoutMs, request }: StreamedCall<Q>) => {
+      running++;
+      const method = served.methodOf(request);
+      const arrived = Date.now();
+      const done = rpcDuration.startTimer({ method });
+      served.serve(request, () => call.cancelled || Date.now() - arrived > timeoutMs).then(
+        (response) => {
+          done({ code: status[status.OK] });
+          send({ callId, response, errorCode: status.OK, errorMessage: '' });
+        },
+        (err: unknown) => {
+          const failed = rpcStatusOf(err, logger, method);
+          done({ code: status[failed.code] });
+          send({ callId, response: undefined, errorCode: failed.code, errorMessage: failed.details });
+        },
+      );
+    };
+    call.on('data', (batch: { calls: StreamedCall<Q>[] }) => {
+      batchSize.observe({ method: streamMethod }, batch.calls.length);
+      batch.calls.forEach(serveOne);
+    });
+    call.on('end', () => {
+      clientDone = true;
+      if (running === 0 && ready.length === 0) flush();
+    });
+    // A cancelled stream (the client went, or its connection did) is answered no more.
+    call.on('error', () => undefined);
+  };
+}
