@@ -17,7 +17,7 @@ export interface BenchResults {
   /** The second load shape: 20 accounts with their limits raised, 500 req/s. */
   hotAccounts: { gateway: Percentiles; direct: Percentiles } | undefined;
   /** One grpc-js unary call on loopback, client and server in one process: the floor under each hop. */
-  grpcCall: { p50Ms: number; cpuMsPerCall: number };
+  grpcCall: { p50Ms: number; cpuMsPerCall: number; onStream: { p50Ms: number; cpuMsPerCall: number } };
 }
 
 /** Latency percentiles in ms, and the requests that failed. */
@@ -94,7 +94,8 @@ export function markdownReport(r: BenchResults): string {
     '',
     `On ${cpus().length} cores, "all" above ${cpus().length} ms per request caps the throughput below 1,000 req/s.`,
     `One grpc-js unary call alone on loopback with mutual TLS (client and server in one process) takes ${f(r.grpcCall.p50Ms)} ms at p50 and ` +
-      `${f(r.grpcCall.cpuMsPerCall)} ms of CPU; a paid request makes 4 such calls in a row before the provider is called.`,
+      `${f(r.grpcCall.cpuMsPerCall)} ms of CPU; a message answered on an open stream ${f(r.grpcCall.onStream.p50Ms)} ms and ${f(r.grpcCall.onStream.cpuMsPerCall)} ms. ` +
+      'A paid request makes 3 calls in a row before the provider is called (count, authorize, place), each a message on a call stream; between processes each costs the wake-ups of its hops.',
     '',
     'Chart `latency.png`: latency (ms, y) against rate (req/s, x); blue gateway p50, red gateway p99, green direct p50, orange direct p99.',
   ];

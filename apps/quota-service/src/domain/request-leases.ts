@@ -31,9 +31,14 @@ export class RequestLeases {
     private readonly logger: Logger,
   ) {}
 
-  /** Starts the lease of a request that was just given a place. */
+  /** Starts the lease of a request being given a place. */
   async start(lease: LeaseRecord): Promise<void> {
     await this.store.start(requireLease(lease), this.ttlMs);
+  }
+
+  /** Ends the lease of a request that was refused its place after all. */
+  async end(requestId: string): Promise<void> {
+    await this.store.end(requestId);
   }
 
   /**

@@ -54,9 +54,17 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
   const acquirePlace = async (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> => {
     const lease = req.lease && toLeaseRecord(req.lease);
     if (lease && lease.requestId !== req.requestId) throw new RpcError(status.INVALID_ARGUMENT, 'the lease is of another request');
-    const place = await decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId));
-    if (!place.granted) refusals.inc({ kind: 'concurrency' });
-    else if (lease) await decide('AcquirePlace', () => leases.start(lease));
+    // The lease starts beside the place, in the same write to the store rather than a round trip
+    // after it, and ends again when no place is given. Should either fail, the edge finishes the
+    // request unbilled, which gives back both.
+    const [place] = await Promise.all([
+      decide('AcquirePlace', () => ledger.acquirePlace(req.accountId, req.requestId)),
+      lease && decide('AcquirePlace', () => leases.start(lease)),
+    ]);
+    if (!place.granted) {
+      refusals.inc({ kind: 'concurrency' });
+      if (lease) await decide('AcquirePlace', () => leases.end(lease.requestId));
+    }
     return place;
   };
   const reserveFree = async (req: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> => {
