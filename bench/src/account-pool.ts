@@ -43,6 +43,11 @@ export class AccountPool {
     return new AccountPool(keys, perMinute);
   }
 
+  /** Every key, in the order they are handed out. */
+  all(): readonly string[] {
+    return this.keys;
+  }
+
   /** A key that has room in the current minute; undefined when every one is used up. */
   take(): string | undefined {
     const minute = Math.floor(Date.now() / 60_000);
