@@ -5,3 +5,4 @@ export { freePort } from './free-port';
 export { startPausableProxy, type PausableProxy } from './pausable-proxy';
 export { repoRoot, testTlsDir, testTlsRoot } from './test-tls';
 export { startTestDnsServer, type TestDnsServer } from './test-dns-server';
+export { launchChromium, screenshotDir } from './browser';
