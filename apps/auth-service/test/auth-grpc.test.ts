@@ -20,7 +20,7 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     getAccount: (accountId: string) => unaryCall(auth.getAccount.bind(auth), { accountId }, DEADLINE_MS),
     createKey: (accountId: string, name = '') => unaryCall(auth.createKey.bind(auth), { accountId, name }, DEADLINE_MS),
     listKeys: (accountId: string) => unaryCall(auth.listKeys.bind(auth), { accountId }, DEADLINE_MS),
-    revokeKey: (keyId: string) => unaryCall(auth.revokeKey.bind(auth), { keyId }, DEADLINE_MS),
+    revokeKey: (keyId: string, accountId = '') => unaryCall(auth.revokeKey.bind(auth), { keyId, accountId }, DEADLINE_MS),
     authenticate: (key: string) => unaryCall(auth.authenticate.bind(auth), { keySha256: sha256Hex(key) }, DEADLINE_MS),
     listModels: (accountId: string) => unaryCall(auth.listModels.bind(auth), { accountId }, DEADLINE_MS),
     suspend: (accountId: string, until = '', reason = '') => unaryCall(auth.suspendAccount.bind(auth), { accountId, until, reason }, DEADLINE_MS),
@@ -112,6 +112,16 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     expect((await call.authenticate(key)).found).toBe(false);
     expect((await call.listKeys(accountId)).keys).toEqual([]);
     expect(await codeOf(call.revokeKey(info?.id ?? ''))).toBe(status.NOT_FOUND);
+  });
+
+  it('revokes, when told the account, only a key of that account: another account\'s key is NOT_FOUND and stays active', async () => {
+    const mine = (await call.createAccount('Mine')).account?.accountId ?? '';
+    const theirs = (await call.createAccount('Theirs')).account?.accountId ?? '';
+    const { key, info } = await call.createKey(theirs);
+    expect(await codeOf(call.revokeKey(info?.id ?? '', mine))).toBe(status.NOT_FOUND);
+    expect((await call.authenticate(key)).found).toBe(true);
+    expect(await call.revokeKey(info?.id ?? '', theirs)).toEqual({ keyId: info?.id });
+    expect((await call.authenticate(key)).found).toBe(false);
   });
 
   it('records last use after an accepted lookup, off the request path', async () => {

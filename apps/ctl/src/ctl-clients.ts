@@ -1,4 +1,4 @@
-import { authV1, billingV1, quotaV1 } from '@gw/contracts';
+import { authV1, billingV1, consoleV1, quotaV1 } from '@gw/contracts';
 import { grpcClient } from '@gw/service-kit';
 import { CtlConfig } from './config';
 
@@ -7,6 +7,7 @@ export interface CtlClients {
   auth: authV1.AuthClient;
   billing: billingV1.BillingClient;
   quota: quotaV1.QuotaClient;
+  console: consoleV1.ConsoleClient;
   timeoutMs: number;
   close(): void;
 }
@@ -16,11 +17,13 @@ export function connectClients(config: CtlConfig): CtlClients {
   const auth = grpcClient(authV1.AuthClient, config.authAddr, config.security, 'auth-service');
   const billing = grpcClient(billingV1.BillingClient, config.billingAddr, config.security, 'billing-service');
   const quota = grpcClient(quotaV1.QuotaClient, config.quotaAddr, config.security, 'quota-service');
+  const consoleClient = grpcClient(consoleV1.ConsoleClient, config.consoleAddr, config.security, 'console');
   return {
     auth,
     billing,
     quota,
+    console: consoleClient,
     timeoutMs: config.timeoutMs,
-    close: () => [auth, billing, quota].forEach((c) => c.close()),
+    close: () => [auth, billing, quota, consoleClient].forEach((c) => c.close()),
   };
 }

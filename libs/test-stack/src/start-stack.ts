@@ -35,6 +35,8 @@ export interface RunningStack {
   baseUrl: string;
   /** The base address of every edge replica. */
   baseUrls: string[];
+  /** The web console's address, `http://127.0.0.1:<port>`. */
+  consoleUrl: string;
   /** The /metrics address of every process that has one, by app (first replica). */
   metricsUrls: Record<'auth-service' | 'quota-service' | 'billing-service' | 'edge', string>;
   /** The /metrics address of every replica of auth- or quota-service, in start order. */
@@ -99,12 +101,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const spread = options.quotaSpread;
   const count = { edge: options.replicas?.edge ?? 1, auth: options.replicas?.auth ?? 1, quota: spread?.bindHosts.length ?? options.replicas?.quota ?? 1 };
   const ports = async (n: number) => Promise.all(range(n).map(() => freePort()));
-  const [edgePorts, adminPorts, authPorts, quotaPorts, [billing, sim, billingMetrics], authMetrics, quotaMetrics] = await Promise.all([
+  const [edgePorts, adminPorts, authPorts, quotaPorts, [billing, sim, billingMetrics, consoleHttp, consoleGrpc, consoleMetrics], authMetrics, quotaMetrics] = await Promise.all([
     ports(count.edge),
     ports(count.edge),
     ports(count.auth),
     ports(count.quota),
-    ports(3),
+    ports(6),
     ports(count.auth),
     ports(count.quota),
   ]);
@@ -126,6 +128,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     AUTH_ADDR: addr(authPorts[0]),
     QUOTA_ADDR: spread ? spread.address(quotaPorts[0]) : addr(quotaPorts[0]),
     BILLING_ADDR: addr(billing),
+    CONSOLE_ADDR: addr(consoleGrpc),
     PROVIDER_BASE_URL: `http://127.0.0.1:${sim}/v1`,
     PROVIDER_API_KEY: 'gateway-own-provider-key',
     ...options.env,
@@ -139,6 +142,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       readiness: readyz(quotaMetrics[i], spread?.bindHosts[i]),
     })),
     { app: 'billing-service', env: { TLS_DIR: tlsDir('billing-service') }, readiness: readyz(billingMetrics) },
+    {
+      app: 'console',
+      env: { CONSOLE_PORT: String(consoleHttp), CONSOLE_GRPC_PORT: String(consoleGrpc), CONSOLE_METRICS_PORT: String(consoleMetrics), TLS_DIR: tlsDir('console') },
+      readiness: readyz(consoleMetrics),
+    },
     ...edgePorts.map((p, i) => ({
       app: 'edge',
       env: {
@@ -200,6 +208,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   return {
     baseUrl: baseUrls[0],
     baseUrls,
+    consoleUrl: `http://127.0.0.1:${consoleHttp}`,
     metricsUrls: {
       'auth-service': `http://127.0.0.1:${authMetrics[0]}/metrics`,
       'quota-service': `http://${spread?.bindHosts[0] ?? '127.0.0.1'}:${quotaMetrics[0]}/metrics`,

@@ -66,8 +66,9 @@ export class AccountDirectory {
     return this.store.listActiveKeys(accountId);
   }
 
-  async revokeKey(keyId: string): Promise<void> {
-    if (!(await this.store.revokeKey(keyId))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
+  /** Revokes a key; with `accountId`, only a key of that account (another's is as unknown: NOT_FOUND). */
+  async revokeKey(keyId: string, accountId = ''): Promise<void> {
+    if (!(await this.store.revokeKey(keyId, accountId))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
     await this.changes.publish({ keyId });
   }
 

@@ -59,7 +59,7 @@ export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, wh
       keys: (await directory.listKeys(req.accountId)).map(toKeyInfo),
     })),
     revokeKey: unaryHandler(logger, 'RevokeKey', async (req: authV1.RevokeKeyRequest) => {
-      await directory.revokeKey(req.keyId);
+      await directory.revokeKey(req.keyId, req.accountId);
       return { keyId: req.keyId };
     }),
     listModels: unaryHandler(logger, 'ListModels', async (req: authV1.ListModelsRequest) => ({

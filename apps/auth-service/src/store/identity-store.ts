@@ -8,8 +8,8 @@ export interface IdentityStore {
   /** The owner of the active (not revoked) key with this hash: its account and the models it may use. */
   findKeyOwner(keySha256: string): Promise<KeyOwnerRecord | undefined>;
   listActiveKeys(accountId: string): Promise<KeyRecord[]>;
-  /** Revokes a key; false when no active key has this id. */
-  revokeKey(id: string): Promise<boolean>;
+  /** Revokes a key; false when no active key has this id (of `accountId`, when it is not empty). */
+  revokeKey(id: string, accountId: string): Promise<boolean>;
   /** Records the time of the last accepted request for each key id. */
   touchKeys(usedAt: Map<string, Date>): Promise<void>;
   /** Sets or clears the suspension; false for an unknown account. */

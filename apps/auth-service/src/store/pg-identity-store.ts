@@ -100,8 +100,11 @@ export class PgIdentityStore implements IdentityStore {
     return rows.map(toKey);
   }
 
-  async revokeKey(id: string): Promise<boolean> {
-    const { rowCount } = await this.db.query('UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+  async revokeKey(id: string, accountId: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      "UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL AND ($2 = '' OR account_id = $2)",
+      [id, accountId],
+    );
     return rowCount > 0;
   }
 

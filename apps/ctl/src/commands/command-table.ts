@@ -1,5 +1,6 @@
 import { accountCreate, accountGrantModel, accountScheduleDeletion, accountShow, accountSuspend, accountUnsuspend, modelAdd } from './account-commands';
 import { Command } from './command';
+import { consoleInvite } from './console-commands';
 import { freeTierSet } from './free-tier-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
 import { balanceAdd, priceSet, usageShow } from './money-commands';
@@ -21,6 +22,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'price set': priceSet,
   'usage show': usageShow,
   'freetier set': freeTierSet,
+  'console invite': consoleInvite,
 };
 
 /** The `NOUN VERB`s that work on local files and reach no service. */

@@ -16,6 +16,6 @@ export const keyList: Command = async (flags, c) => {
 
 /** `key revoke --id KEY_ID` */
 export const keyRevoke: Command = async (flags, c) => {
-  const { keyId } = await unaryCall(c.auth.revokeKey.bind(c.auth), { keyId: required(flags, 'id') }, c.timeoutMs);
+  const { keyId } = await unaryCall(c.auth.revokeKey.bind(c.auth), { keyId: required(flags, 'id'), accountId: '' }, c.timeoutMs);
   return { id: keyId, revoked: true };
 };

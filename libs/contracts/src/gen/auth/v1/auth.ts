@@ -162,6 +162,11 @@ export interface ListKeysResponse {
 export interface RevokeKeyRequest {
   /** The key id from KeyInfo. */
   keyId: string;
+  /**
+   * When set, the key must belong to this account, else NOT_FOUND (the console revokes only
+   * the signed-in holder's keys, whatever id a forged form names).
+   */
+  accountId: string;
 }
 
 /** Confirms the revocation; NOT_FOUND status for an unknown id. */
@@ -1613,13 +1618,16 @@ export const ListKeysResponse: MessageFns<ListKeysResponse> = {
 };
 
 function createBaseRevokeKeyRequest(): RevokeKeyRequest {
-  return { keyId: "" };
+  return { keyId: "", accountId: "" };
 }
 
 export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
   encode(message: RevokeKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.keyId !== "") {
       writer.uint32(10).string(message.keyId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
     }
     return writer;
   },
@@ -1645,6 +1653,14 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
             message.keyId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1664,6 +1680,11 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
         : isSet(object.key_id)
         ? globalThis.String(object.key_id)
         : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
     };
   },
 
@@ -1671,6 +1692,9 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
     const obj: any = {};
     if (message.keyId !== "") {
       obj.keyId = message.keyId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
     }
     return obj;
   },
@@ -1681,6 +1705,7 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
   fromPartial<I extends Exact<DeepPartial<RevokeKeyRequest>, I>>(object: I): RevokeKeyRequest {
     const message = createBaseRevokeKeyRequest();
     message.keyId = object.keyId ?? "";
+    message.accountId = object.accountId ?? "";
     return message;
   },
 };

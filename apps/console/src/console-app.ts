@@ -1,0 +1,59 @@
+import { AddressInfo } from 'node:net';
+import { consoleV1 } from '@gw/contracts';
+import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
+import { AuthClient } from './clients/auth-client';
+import { ConsoleConfig } from './config';
+import { HolderAccess } from './domain/holder-access';
+import { SignInLimiter } from './domain/sign-in-limiter';
+import { consoleGrpc } from './grpc/console-grpc';
+import { startConsoleServer } from './http/console-server';
+import { CONSOLE_MIGRATIONS } from './store/console-migrations';
+import { PgConsoleStore } from './store/pg-console-store';
+
+/** Sign-in failures kept in memory at most (emails and addresses): the oldest go first. */
+const MAX_TRACKED_SIGN_INS = 100_000;
+const CLEANUP_MS = 10 * 60_000;
+
+/** A running console. */
+export interface ConsoleApp {
+  /** The web pages' port. */
+  httpPort: number;
+  /** console.v1's port. */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Opens the store, applies migrations, serves the web pages and console.v1 (for ctl). */
+export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Promise<ConsoleApp> {
+  const db = await openDatabase(config.databaseUrl, config.dataDir);
+  try {
+    const applied = await runMigrations(db, 'console', CONSOLE_MIGRATIONS);
+    if (applied.length) logger.info('migrations applied', { applied });
+    const store = new PgConsoleStore(db);
+    const limiter = new SignInLimiter({ maxFailures: config.signInMaxFailures, windowMs: config.signInWindowMs, maxTracked: MAX_TRACKED_SIGN_INS });
+    const access = new HolderAccess(store, limiter, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
+    const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
+    const grpc = await startGrpcServer(config, [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }], logger);
+    const web = await startConsoleServer({ access, auth, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, logger }, config.host, config.httpPort);
+    const cleanup = setInterval(() => void store.deleteExpired().catch((err: unknown) => logger.warn('expired sessions not removed', { err })), CLEANUP_MS);
+    cleanup.unref();
+    const httpPort = (web.address() as AddressInfo).port;
+    logger.info('listening', { httpPort, port: grpc.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
+    return {
+      httpPort,
+      port: grpc.port,
+      stop: async () => {
+        grpc.setNotServing();
+        clearInterval(cleanup);
+        web.closeIdleConnections();
+        await new Promise<void>((resolve) => web.close(() => resolve()));
+        await grpc.stop(config.shutdownGraceMs);
+        auth.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

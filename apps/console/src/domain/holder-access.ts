@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { status } from '@grpc/grpc-js';
+import { RpcError } from '@gw/service-kit';
+import { ConsoleStore, SessionRecord } from '../store/console-store';
+import { hashPassword, passwordProblem, verifyPassword } from './password-hash';
+import { newSecretToken, sha256Hex } from './secret-token';
+import { SignInLimiter } from './sign-in-limiter';
+
+/** An invitation link works this long, once. */
+export const INVITE_TTL_MS = 30 * 60_000;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const MAX_EMAIL = 254;
+
+/** How a sign-in went: a session to set, wrong credentials, or too many failures (retry later). */
+export type SignInOutcome = { kind: 'signed-in'; sessionToken: string } | { kind: 'wrong' } | { kind: 'limited'; retryAfterMs: number };
+
+/** The sign-in name as stored: trimmed, lower case. */
+export const normalEmail = (email: string): string => email.trim().toLowerCase();
+
+/**
+ * Who may use the console: invitations (one-time links), passwords (memory-hard hashes) and
+ * server-side sessions. Raw tokens leave only in links and cookies; the store keeps their SHA-256.
+ */
+export class HolderAccess {
+  /** Verified against when the email is unknown, so that a wrong email takes as long as a wrong password. */
+  private decoyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly store: ConsoleStore,
+    private readonly limiter: SignInLimiter,
+    private readonly settings: { sessionTtlMs: number; publicUrl: string },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A one-time link for the holder of `accountId` (the caller checked that the account exists). */
+  async invite(accountId: string, email: string): Promise<{ link: string; expires: Date }> {
+    const address = normalEmail(email);
+    if (!EMAIL.test(address) || address.length > MAX_EMAIL) throw new RpcError(status.INVALID_ARGUMENT, 'email is not an email address');
+    if (!accountId) throw new RpcError(status.INVALID_ARGUMENT, 'account_id is required');
+    const { token, sha256 } = newSecretToken();
+    const expires = new Date(this.now() + INVITE_TTL_MS);
+    await this.store.addInvite({ tokenSha256: sha256, email: address, accountId, expiresAt: expires });
+    return { link: `${this.settings.publicUrl}/invite/${token}`, expires };
+  }
+
+  /** The email of a usable invitation, else undefined. */
+  async inviteEmail(token: string): Promise<string | undefined> {
+    return (await this.store.findInvite(sha256Hex(token)))?.email;
+  }
+
+  /** Sets the password of an invitation's holder and signs them in; a problem with the password, or undefined for a used link. */
+  async acceptInvite(token: string, password: string): Promise<{ sessionToken: string } | { problem: string } | undefined> {
+    const problem = passwordProblem(password);
+    if (problem) return { problem };
+    const holder = await this.store.acceptInvite(sha256Hex(token), `holder_${randomBytes(12).toString('hex')}`, await hashPassword(password));
+    return holder && { sessionToken: await this.openSession(holder.id) };
+  }
+
+  async signIn(email: string, password: string, clientAddress: string): Promise<SignInOutcome> {
+    const address = normalEmail(email);
+    const retryAfterMs = this.limiter.retryAfterMs(address, clientAddress);
+    if (retryAfterMs > 0) return { kind: 'limited', retryAfterMs };
+    const holder = await this.store.findHolderByEmail(address);
+    const matches = await verifyPassword(password, holder?.passwordHash ?? (await this.decoy()));
+    if (!holder || !matches) {
+      this.limiter.recordFailure(address, clientAddress);
+      return { kind: 'wrong' };
+    }
+    this.limiter.recordSuccess(address);
+    return { kind: 'signed-in', sessionToken: await this.openSession(holder.id) };
+  }
+
+  /** The session of a cookie's token, while it has not expired. */
+  session(token: string): Promise<SessionRecord | undefined> {
+    return this.store.findSession(sha256Hex(token));
+  }
+
+  async signOut(token: string): Promise<void> {
+    await this.store.deleteSession(sha256Hex(token));
+  }
+
+  private async openSession(holderId: string): Promise<string> {
+    const session = newSecretToken();
+    await this.store.addSession({ idSha256: session.sha256, holderId, csrfToken: newSecretToken().token, expiresAt: new Date(this.now() + this.settings.sessionTtlMs) });
+    return session.token;
+  }
+
+  private decoy(): Promise<string> {
+    this.decoyHash ??= hashPassword(randomBytes(16).toString('hex'));
+    return this.decoyHash;
+  }
+}

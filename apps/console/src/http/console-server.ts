@@ -1,0 +1,52 @@
+import { createServer, Server } from 'node:http';
+import express, { NextFunction, Request, Response } from 'express';
+import { Logger } from '@gw/service-kit';
+import { AuthClient } from '../clients/auth-client';
+import { HolderAccess } from '../domain/holder-access';
+import { CONSOLE_SCRIPT } from './console-script';
+import { keyRoutes } from './key-routes';
+import { html } from './html';
+import { page } from './page';
+import { signInRoutes } from './sign-in-routes';
+
+/** What the web pages need. */
+export interface ConsoleServerDeps {
+  access: HolderAccess;
+  auth: AuthClient;
+  sessionTtlMs: number;
+  secureCookies: boolean;
+  logger: Logger;
+}
+
+/**
+ * The console's pages: server-rendered HTML, forms that work without JavaScript, one small
+ * script. Headers keep other sites out: no framing, no inline script, and no Referer (an
+ * invitation link's token must not leak to another site).
+ */
+export async function startConsoleServer(deps: ConsoleServerDeps, host: string, port: number): Promise<Server> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    next();
+  });
+  app.use(express.urlencoded({ extended: false, limit: '16kb' }));
+  app.get('/console.js', (_req, res) => res.type('application/javascript').setHeader('Cache-Control', 'max-age=300').send(CONSOLE_SCRIPT));
+  app.get('/healthz', (_req, res) => res.type('text/plain').send('ok'));
+  app.use(signInRoutes(deps));
+  app.use(keyRoutes(deps.access, deps.auth));
+  app.use((_req, res) => res.status(404).type('html').send(page('Not found', html`<section><p>There is no such page. <a href="/keys">Your keys</a></p></section>`).markup));
+  app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    deps.logger.error('console page failed', { err });
+    res.status(500).type('html').send(page('Something went wrong', html`<section><p>The console could not do that just now. Try again in a moment.</p></section>`).markup);
+  });
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}

@@ -1,0 +1,100 @@
+import { Request, Response, Router } from 'express';
+import { authV1 } from '@gw/contracts';
+import { AuthClient } from '../clients/auth-client';
+import { HolderAccess } from '../domain/holder-access';
+import { html, SafeHtml } from './html';
+import { page } from './page';
+import { sessionOf, signedIn } from './signed-in';
+
+const MAX_KEY_NAME = 64;
+
+const when = (iso: string) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '');
+
+/** Why keys cannot be created for the account now, or undefined (SPEC 3: suspended, or scheduled for deletion). */
+function cannotCreate(account: authV1.Account): string | undefined {
+  if (account.suspension) return 'This account is suspended, so no keys can be created.';
+  if (account.deletionScheduled) return 'This account is scheduled for deletion, so no keys can be created.';
+  return undefined;
+}
+
+function suspensionBanner(account: authV1.Account): SafeHtml | '' {
+  const s = account.suspension;
+  if (!s) return '';
+  return html`<section class="banner" role="alert"><h2>Account suspended</h2>
+<p>Every API request with this account's keys is refused${s.until ? html` until <strong>${when(s.until)}</strong>` : ' until further notice'}.</p>
+${s.reason ? html`<p>Reason: ${s.reason}</p>` : ''}<p>Questions: WhatsApp <a href="https://wa.me/${s.whatsapp.replace(/\D/g, '')}">${s.whatsapp}</a></p></section>`;
+}
+
+function keyTable(keys: authV1.KeyInfo[]): SafeHtml {
+  if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`;
+  return html`<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+${keys.map((k) => html`<tr><td>${k.name}</td><td data-label="Key"><code>${k.prefix}…</code></td><td data-label="Created">${when(k.created)}</td><td data-label="Last used">${k.lastUsed ? when(k.lastUsed) : 'Never'}</td>
+<td><a href="/keys/${encodeURIComponent(k.id)}/revoke" aria-label="Revoke ${k.name}">Revoke</a></td></tr>`)}</tbody></table>`;
+}
+
+/** GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account. */
+export function keyRoutes(access: HolderAccess, auth: AuthClient): Router {
+  const router = Router();
+  router.use(['/', '/keys'], signedIn(access));
+  const listPage = async (res: Response, created?: { key: string; name: string }, problem?: string) => {
+    const { holder, csrfToken } = sessionOf(res);
+    const [account, keys] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId)]);
+    const blocked = cannotCreate(account);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(problem ? 400 : 200).type('html').send(
+      page(
+        `Keys of ${account.name}`,
+        html`${suspensionBanner(account)}
+${created ? html`<section class="notice" role="status" id="new-key"><h2>Your new key “${created.name}”</h2>
+<p><strong>Copy it now: it will not be shown again.</strong> Keep it on your servers; anyone with it can spend this account's balance.</p>
+<label for="key-value">Key</label><input id="key-value" class="key" type="text" readonly value="${created.key}">
+<button type="button" data-copy="key-value">Copy key</button> <span data-copied hidden>Copied.</span></section>` : ''}
+<section><h2>Create a key</h2>
+${blocked ? html`<p class="error">${blocked}</p>` : ''}
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+<form method="post" action="/keys"><input type="hidden" name="_csrf" value="${csrfToken}">
+<label for="name">Name (optional, at most ${MAX_KEY_NAME} characters)</label><input id="name" name="name" type="text" maxlength="${MAX_KEY_NAME}" ${blocked ? new SafeHtml('disabled') : ''}>
+<button type="submit" ${blocked ? new SafeHtml('disabled') : ''}>Create key</button></form></section>
+<section><h2>Your keys</h2>${keyTable(keys)}</section>`,
+        { email: holder.email, csrfToken },
+      ).markup,
+    );
+  };
+
+  router.get('/', (_req, res) => res.redirect(303, '/keys'));
+  router.get('/keys', async (_req, res) => listPage(res));
+  router.post('/keys', async (req: Request, res: Response) => {
+    const { holder } = sessionOf(res);
+    const name = typeof req.body?.name === 'string' ? req.body.name.trim() : '';
+    if (name.length > MAX_KEY_NAME) return listPage(res, undefined, `A key name has at most ${MAX_KEY_NAME} characters.`);
+    const account = await auth.getAccount(holder.accountId);
+    const blocked = cannotCreate(account);
+    if (blocked) return listPage(res, undefined, blocked);
+    const { key, info } = await auth.createKey(holder.accountId, name);
+    await listPage(res, { key, name: info?.name ?? name });
+  });
+
+  router.use('/keys/:id/revoke', signedIn(access));
+  router.get('/keys/:id/revoke', async (req, res) => {
+    const { holder, csrfToken } = sessionOf(res);
+    const key = (await auth.listKeys(holder.accountId)).find((k) => k.id === req.params.id);
+    if (!key) return res.redirect(303, '/keys');
+    res.type('html').send(
+      page(
+        'Revoke a key',
+        html`<section><p>Revoke <strong>${key.name}</strong> (<code>${key.prefix}…</code>)? Requests with it will be refused from the next one on. <strong>This cannot be undone.</strong></p>
+<form method="post" action="/keys/${encodeURIComponent(key.id)}/revoke"><input type="hidden" name="_csrf" value="${csrfToken}">
+<button type="submit" class="danger">Revoke key</button> <a href="/keys">Cancel</a></form></section>`,
+        { email: holder.email, csrfToken },
+      ).markup,
+    );
+  });
+  router.post('/keys/:id/revoke', async (req, res) => {
+    // Only a key of the signed-in holder's account: auth-service answers NOT_FOUND for another's.
+    await auth.revokeKey(sessionOf(res).holder.accountId, req.params.id).catch((err: { code?: number }) => {
+      if (err.code !== 5) throw err;
+    });
+    res.redirect(303, '/keys');
+  });
+  return router;
+}

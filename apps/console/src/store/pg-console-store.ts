@@ -1,0 +1,86 @@
+import { Database } from '@gw/service-kit';
+import { ConsoleStore, HolderRecord, SessionRecord } from './console-store';
+
+interface HolderRow {
+  id: string;
+  email: string;
+  account_id: string;
+  password_hash: string;
+}
+
+const toHolder = (r: HolderRow): HolderRecord => ({ id: r.id, email: r.email, accountId: r.account_id, passwordHash: r.password_hash });
+
+/** ConsoleStore on Postgres (or PGlite). */
+export class PgConsoleStore implements ConsoleStore {
+  constructor(private readonly db: Database) {}
+
+  async addInvite(invite: { tokenSha256: string; email: string; accountId: string; expiresAt: Date }): Promise<void> {
+    await this.db.query('INSERT INTO console.invites (token_sha256, email, account_id, expires_at) VALUES ($1, $2, $3, $4)', [
+      invite.tokenSha256,
+      invite.email,
+      invite.accountId,
+      invite.expiresAt,
+    ]);
+  }
+
+  async findInvite(tokenSha256: string): Promise<{ email: string } | undefined> {
+    const { rows } = await this.db.query<{ email: string }>(
+      'SELECT email FROM console.invites WHERE token_sha256 = $1 AND used_at IS NULL AND expires_at > now()',
+      [tokenSha256],
+    );
+    return rows[0];
+  }
+
+  acceptInvite(tokenSha256: string, newHolderId: string, passwordHash: string): Promise<HolderRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ email: string; account_id: string }>(
+        'UPDATE console.invites SET used_at = now() WHERE token_sha256 = $1 AND used_at IS NULL AND expires_at > now() RETURNING email, account_id',
+        [tokenSha256],
+      );
+      const invite = rows[0];
+      if (!invite) return undefined;
+      const holder = await tx.query<HolderRow>(
+        `INSERT INTO console.holders (id, email, account_id, password_hash) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (email) DO UPDATE SET account_id = EXCLUDED.account_id, password_hash = EXCLUDED.password_hash
+         RETURNING id, email, account_id, password_hash`,
+        [newHolderId, invite.email, invite.account_id, passwordHash],
+      );
+      // A new password ends the sessions opened with the old one.
+      await tx.query('DELETE FROM console.sessions WHERE holder_id = $1', [holder.rows[0].id]);
+      return toHolder(holder.rows[0]);
+    });
+  }
+
+  async findHolderByEmail(email: string): Promise<HolderRecord | undefined> {
+    const { rows } = await this.db.query<HolderRow>('SELECT id, email, account_id, password_hash FROM console.holders WHERE email = $1', [email]);
+    return rows[0] && toHolder(rows[0]);
+  }
+
+  async addSession(session: { idSha256: string; holderId: string; csrfToken: string; expiresAt: Date }): Promise<void> {
+    await this.db.query('INSERT INTO console.sessions (id_sha256, holder_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)', [
+      session.idSha256,
+      session.holderId,
+      session.csrfToken,
+      session.expiresAt,
+    ]);
+  }
+
+  async findSession(idSha256: string): Promise<SessionRecord | undefined> {
+    const { rows } = await this.db.query<HolderRow & { csrf_token: string }>(
+      `SELECT h.id, h.email, h.account_id, h.password_hash, s.csrf_token
+       FROM console.sessions s JOIN console.holders h ON h.id = s.holder_id
+       WHERE s.id_sha256 = $1 AND s.expires_at > now()`,
+      [idSha256],
+    );
+    return rows[0] && { holder: toHolder(rows[0]), csrfToken: rows[0].csrf_token };
+  }
+
+  async deleteSession(idSha256: string): Promise<void> {
+    await this.db.query('DELETE FROM console.sessions WHERE id_sha256 = $1', [idSha256]);
+  }
+
+  async deleteExpired(): Promise<void> {
+    await this.db.query('DELETE FROM console.sessions WHERE expires_at <= now()');
+    await this.db.query('DELETE FROM console.invites WHERE expires_at <= now()');
+  }
+}

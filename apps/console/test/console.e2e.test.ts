@@ -1,0 +1,178 @@
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { RunningStack, startStack } from '@gw/test-stack';
+import { createTestDatabase, createTestRedis, launchChromium, screenshotDir, TestDatabase, TestRedis } from '@gw/testing';
+
+const PASSWORD = 'correct horse battery';
+const KEY = /^sk-shfr-[0-9a-f]{40}$/;
+
+/**
+ * The web console in Debian's Chromium against the whole stack (SPEC 2 and 3): an invited
+ * holder sets a password and signs in, creates keys (shown once), revokes one (401 on the API
+ * from the next request), sees a suspension and cannot create then; another holder can neither
+ * see nor revoke the first one's keys, even by forging the form; wrong passwords are rate
+ * limited; signing out ends the session. Each flow leaves a screenshot.
+ */
+describe('web console in a real browser', () => {
+  let db: TestDatabase;
+  let redis: TestRedis;
+  let stack: RunningStack;
+  let browser: Browser;
+  const shots = screenshotDir(__filename);
+
+  beforeAll(async () => {
+    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { SIGN_IN_MAX_FAILURES: '3' } });
+    browser = await launchChromium();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await Promise.all([db?.drop(), redis?.cleanup()]);
+  }, 60_000);
+
+  const ctlOk = async <T>(...args: string[]): Promise<T> => {
+    const { json, exitCode } = await stack.ctl(...args);
+    if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')} failed: ${JSON.stringify(json)}`);
+    return json as T;
+  };
+  const apiStatus = async (key: string) => (await fetch(`${stack.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } })).status;
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+  /** A new account, its holder invited and signed in through the invitation link: the holder's browser context and page. */
+  const holder = async (email: string, name = 'Acme') => {
+    const { accountId } = await ctlOk<{ accountId: string }>('account', 'create', '--name', name, '--balance', '5');
+    const { link, expires } = await ctlOk<{ link: string; expires: string }>('console', 'invite', '--account', accountId, '--email', email);
+    expect(Date.parse(expires) - Date.now()).toBeGreaterThan(29 * 60_000);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(link.replace(/^http:\/\/127\.0\.0\.1:\d+/, stack.consoleUrl));
+    await page.getByLabel(/New password/).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.waitForURL(/\/keys$/);
+    return { accountId, context, page, link };
+  };
+  const createKey = async (page: Page, name?: string) => {
+    if (name !== undefined) await page.getByLabel(/^Name/).fill(name);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const value = await page.getByLabel('Key', { exact: true }).inputValue();
+    expect(value).toMatch(KEY);
+    return value;
+  };
+  const rowsOf = async (page: Page) => page.locator('tbody tr').allInnerTexts();
+
+  let first: { accountId: string; context: BrowserContext; page: Page; link: string };
+
+  it('invites a holder who sets a password and signs in; the link works once', async () => {
+    first = await holder('first@example.com');
+    await expect(first.page.getByRole('heading', { name: 'Keys of Acme' }).isVisible()).resolves.toBe(true);
+    await shot(first.page, '01-signed-in');
+    const again = await first.context.newPage();
+    const res = await again.goto(first.link.replace(/^http:\/\/127\.0\.0\.1:\d+/, stack.consoleUrl));
+    expect(res?.status()).toBe(410);
+    await again.close();
+  });
+
+  it('creates keys with and without a name; the value is shown once, gone after a reload, and works on the API', async () => {
+    const { page } = first;
+    const unnamed = await createKey(page);
+    await expect(page.getByText('it will not be shown again').isVisible()).resolves.toBe(true);
+    await shot(page, '02-key-shown-once');
+    const named = await createKey(page, 'ci server');
+    await page.reload();
+    expect(await page.getByLabel('Key', { exact: true }).count()).toBe(0);
+    expect(await page.content()).not.toContain(named);
+    const rows = await rowsOf(page);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain(`Key ${unnamed.slice(0, 12)}`);
+    expect(rows[1]).toContain('ci server');
+    expect(rows[1]).toContain(named.slice(0, 12));
+    expect(rows.every((r) => r.includes('Never'))).toBe(true);
+    expect(await apiStatus(named)).toBe(200);
+    // "Last used" is written in batches: it moves within seconds.
+    const deadline = Date.now() + 10_000;
+    do await page.reload();
+    while ((await rowsOf(page))[1].includes('Never') && Date.now() < deadline);
+    expect((await rowsOf(page))[1]).not.toContain('Never');
+    await shot(page, '03-key-list');
+  });
+
+  it('revokes a key after a confirmation that says it cannot be undone; the API refuses it from the next request', async () => {
+    const { page } = first;
+    const key = await createKey(page, 'to revoke');
+    expect(await apiStatus(key)).toBe(200);
+    await page.getByRole('link', { name: 'Revoke to revoke' }).click();
+    await expect(page.getByText('This cannot be undone.').isVisible()).resolves.toBe(true);
+    await shot(page, '04-revoke-confirm');
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.waitForURL(/\/keys$/);
+    expect((await rowsOf(page)).some((r) => r.includes('to revoke'))).toBe(false);
+    expect(await apiStatus(key)).toBe(401);
+  });
+
+  it('shows a second holder only their own keys, and refuses a forged revoke of the first one\'s key', async () => {
+    const firstKey = await createKey(first.page, 'keep me');
+    const firstKeyId = (await ctlOk<{ id: string; name: string }[]>('key', 'list', '--account', first.accountId)).find((k) => k.name === 'keep me')?.id ?? '';
+    const second = await holder('second@example.com', 'Other');
+    expect(await rowsOf(second.page)).toEqual([]);
+    expect(await second.page.content()).not.toContain(firstKey.slice(0, 12));
+    // The second holder's own form token, posted at the first holder's key id.
+    const csrf = await second.page.locator('form[action="/keys"] input[name="_csrf"]').inputValue();
+    const forged = await second.page.request.post(`${stack.consoleUrl}/keys/${firstKeyId}/revoke`, { form: { _csrf: csrf }, maxRedirects: 0 });
+    expect(forged.status()).toBe(303);
+    expect(await apiStatus(firstKey)).toBe(200);
+    expect(await second.page.goto(`${stack.consoleUrl}/keys/${firstKeyId}/revoke`).then((r) => r?.url())).toMatch(/\/keys$/);
+    // A form without the session's token is refused outright.
+    const tokenless = await second.page.request.post(`${stack.consoleUrl}/keys`, { form: { name: 'x' }, maxRedirects: 0 });
+    expect(tokenless.status()).toBe(403);
+    await second.context.close();
+  });
+
+  it('shows a suspended account its banner and refuses to create keys, in the page and on the server', async () => {
+    const { page, accountId } = first;
+    await ctlOk('account', 'suspend', '--account', accountId, '--reason', 'unpaid invoice', '--until', '2099-01-01T00:00:00Z');
+    await page.reload();
+    const banner = page.getByRole('alert').filter({ hasText: 'Account suspended' });
+    await expect(banner.innerText()).resolves.toMatch(/unpaid invoice[\s\S]*WhatsApp/);
+    await expect(page.getByRole('button', { name: 'Create key' }).isDisabled()).resolves.toBe(true);
+    await shot(page, '05-suspended');
+    const before = (await ctlOk<unknown[]>('key', 'list', '--account', accountId)).length;
+    const csrf = await page.locator('form[action="/keys"] input[name="_csrf"]').inputValue();
+    const forced = await page.request.post(`${stack.consoleUrl}/keys`, { form: { _csrf: csrf, name: 'sneaky' } });
+    expect(forced.status()).toBe(400);
+    expect(await forced.text()).toContain('suspended');
+    expect((await ctlOk<unknown[]>('key', 'list', '--account', accountId)).length).toBe(before);
+    await ctlOk('account', 'unsuspend', '--account', accountId);
+  });
+
+  it('rate limits wrong passwords: after 3 failures even the right one waits', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const signIn = async (password: string) => {
+      await page.goto(`${stack.consoleUrl}/sign-in`);
+      await page.getByLabel('Email').fill('first@example.com');
+      await page.getByLabel('Password').fill(password);
+      const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/sign-in') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+      return response.status();
+    };
+    expect([await signIn('wrong one 1'), await signIn('wrong one 2'), await signIn('wrong one 3')]).toEqual([401, 401, 401]);
+    expect(await signIn(PASSWORD)).toBe(429);
+    await expect(page.getByRole('alert').innerText()).resolves.toContain('Too many failed sign-ins');
+    await shot(page, '06-rate-limited');
+    await context.close();
+  });
+
+  it('ends the session on sign-out: its cookie no longer opens the keys page', async () => {
+    const { page, context } = first;
+    const cookie = (await context.cookies()).find((c) => c.name === 'gw_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in$/);
+    await shot(page, '07-signed-out');
+    const replay = await fetch(`${stack.consoleUrl}/keys`, { headers: { cookie: `gw_session=${cookie?.value}` }, redirect: 'manual' });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/sign-in');
+    await context.close();
+  });
+});
