@@ -96,6 +96,9 @@ describe('web console in a real browser', () => {
     while ((await rowsOf(page))[1].includes('Never') && Date.now() < deadline);
     expect((await rowsOf(page))[1]).not.toContain('Never');
     await shot(page, '03-key-list');
+    await page.setViewportSize({ width: 1100, height: 700 });
+    await shot(page, '03-key-list-wide');
+    await page.setViewportSize({ width: 390, height: 844 });
   });
 
   it('revokes a key after a confirmation that says it cannot be undone; the API refuses it from the next request', async () => {

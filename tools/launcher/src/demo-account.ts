@@ -7,17 +7,17 @@ import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
 const DEMO_BALANCE_MICRO_LYD = 10_000_000;
 const TIMEOUT_MS = 5000;
 
-/** A demo account made on a first start, and its key: shown this once, never again. */
+/** The demo account, and its key when it was made by this start: shown this once, never again. */
 export interface DemoAccount {
   accountId: string;
-  key: string;
+  key?: string;
 }
 
 /**
  * On a store with no demo account yet, creates one with a balance and a key. The account id is
  * remembered under the data folder (never the key); when that account still exists nothing is made.
  */
-export async function ensureDemoAccount(dataDir: string, authAddr: string, billingAddr: string, security: GrpcSecurity): Promise<DemoAccount | undefined> {
+export async function ensureDemoAccount(dataDir: string, authAddr: string, billingAddr: string, security: GrpcSecurity): Promise<DemoAccount> {
   const marker = join(dataDir, 'demo-account.json');
   const auth = grpcClient(authV1.AuthClient, authAddr, security, 'auth-service');
   const billing = grpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service');
@@ -31,7 +31,7 @@ export async function ensureDemoAccount(dataDir: string, authAddr: string, billi
           throw err;
         },
       );
-      if (found) return undefined;
+      if (found) return { accountId };
     }
     const { account } = await unaryCall(auth.createAccount.bind(auth), { name: 'Demo' }, TIMEOUT_MS);
     const accountId = account?.accountId ?? '';

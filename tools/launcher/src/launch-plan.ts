@@ -12,6 +12,10 @@ export interface LaunchPlan {
   processes: PlannedProcess[];
   env: Record<string, string>;
   edgeUrl: string;
+  /** The web console's pages. */
+  consoleUrl: string;
+  /** console.v1, for the demo holder's invitation. */
+  consoleAddr: string;
   dataDir: string;
   /** Where the development CA and every identity's certificate live ($DATA_DIR/tls), unless gRPC is plain text. */
   tlsRoot: string | undefined;
@@ -35,12 +39,16 @@ export function planLaunch(env: Env): LaunchPlan {
     authMetrics: readInt(env, 'AUTH_METRICS_PORT', 9101),
     quotaMetrics: readInt(env, 'QUOTA_METRICS_PORT', 9102),
     billingMetrics: readInt(env, 'BILLING_METRICS_PORT', 9103),
+    console: readInt(env, 'CONSOLE_PORT', 8081),
+    consoleGrpc: readInt(env, 'CONSOLE_GRPC_PORT', 50054),
+    consoleMetrics: readInt(env, 'CONSOLE_METRICS_PORT', 9104),
     sim: readInt(env, 'PROVIDER_SIM_PORT', 8090),
   };
   const host = '127.0.0.1';
   const authAddr = `${host}:${ports.auth}`;
   const quotaAddr = `${host}:${ports.quota}`;
   const billingAddr = `${host}:${ports.billing}`;
+  const consoleAddr = `${host}:${ports.consoleGrpc}`;
   const providerBaseUrl = readOptional(env, 'PROVIDER_BASE_URL');
   const childEnv: Record<string, string> = {
     ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>),
@@ -53,10 +61,14 @@ export function planLaunch(env: Env): LaunchPlan {
     AUTH_METRICS_PORT: String(ports.authMetrics),
     QUOTA_METRICS_PORT: String(ports.quotaMetrics),
     BILLING_METRICS_PORT: String(ports.billingMetrics),
+    CONSOLE_PORT: String(ports.console),
+    CONSOLE_GRPC_PORT: String(ports.consoleGrpc),
+    CONSOLE_METRICS_PORT: String(ports.consoleMetrics),
     PROVIDER_SIM_PORT: String(ports.sim),
     AUTH_ADDR: authAddr,
     QUOTA_ADDR: quotaAddr,
     BILLING_ADDR: billingAddr,
+    CONSOLE_ADDR: consoleAddr,
     PROVIDER_BASE_URL: providerBaseUrl ?? `http://${host}:${ports.sim}/v1`,
   };
   const processes: PlannedProcess[] = [];
@@ -67,6 +79,7 @@ export function planLaunch(env: Env): LaunchPlan {
     { app: 'quota-service', readiness: readyz(ports.quotaMetrics) },
     { app: 'billing-service', readiness: readyz(ports.billingMetrics) },
     { app: 'edge', readiness: readyz(ports.edgeAdmin) },
+    { app: 'console', readiness: readyz(ports.consoleMetrics) },
   );
   const dataDir = readString(env, 'DATA_DIR', '.data');
   const ctlSecurity = readGrpcSecurity(env, 'ctl');
@@ -74,6 +87,8 @@ export function planLaunch(env: Env): LaunchPlan {
     processes,
     env: childEnv,
     edgeUrl: `http://${host}:${ports.edge}/v1`,
+    consoleUrl: `http://${host}:${ports.console}`,
+    consoleAddr,
     dataDir,
     tlsRoot: ctlSecurity.kind === 'mtls' ? join(dataDir, 'tls') : undefined,
     ctlSecurity,

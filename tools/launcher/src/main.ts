@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ensureDevCertificates } from '@gw/dev-pki';
 import { waitReady } from '@gw/service-kit';
 import { ensureDemoAccount } from './demo-account';
+import { inviteDemoHolder } from './demo-invite';
 import { planLaunch } from './launch-plan';
 import { ProcessGroup } from './process-group';
 
@@ -46,10 +47,12 @@ async function main(): Promise<void> {
 
 async function announce(plan: ReturnType<typeof planLaunch>): Promise<void> {
   const demo = await ensureDemoAccount(plan.dataDir, plan.authAddr, plan.billingAddr, plan.ctlSecurity);
-  if (demo) {
+  if (demo.key) {
     say(`created demo account ${demo.accountId} with 10 LYD`);
     say(`demo API key (shown once, keep it): ${demo.key}`);
   }
+  const invite = await inviteDemoHolder(plan.consoleAddr, demo.accountId, plan.ctlSecurity);
+  say(`the web console is at ${plan.consoleUrl}; the demo account's holder sets a password at ${invite.link} (works once, until ${invite.expires})`);
   say(`the API is at ${plan.edgeUrl}  (Ctrl-C stops everything)`);
   say(`try: curl ${plan.edgeUrl}/chat/completions -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" -d '{"model":"vendor-v4-flash","messages":[{"role":"user","content":"Hello"}]}'`);
 }

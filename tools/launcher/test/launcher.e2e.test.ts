@@ -43,7 +43,7 @@ describe('npm start on embedded defaults (no DATABASE_URL, REDIS_URL or PROVIDER
   const running: Launch[] = [];
 
   beforeAll(async () => {
-    const [edge, admin, auth, quota, billing, sim, authMetrics, quotaMetrics, billingMetrics] = await Promise.all(Array.from({ length: 9 }, freePort));
+    const [edge, admin, auth, quota, billing, sim, authMetrics, quotaMetrics, billingMetrics, consoleHttp, consoleGrpc, consoleMetrics] = await Promise.all(Array.from({ length: 12 }, freePort));
     env = {
       PATH: process.env.PATH ?? '',
       DATA_DIR: dataDir,
@@ -56,6 +56,9 @@ describe('npm start on embedded defaults (no DATABASE_URL, REDIS_URL or PROVIDER
       AUTH_METRICS_PORT: String(authMetrics),
       QUOTA_METRICS_PORT: String(quotaMetrics),
       BILLING_METRICS_PORT: String(billingMetrics),
+      CONSOLE_PORT: String(consoleHttp),
+      CONSOLE_GRPC_PORT: String(consoleGrpc),
+      CONSOLE_METRICS_PORT: String(consoleMetrics),
     };
   });
 
@@ -64,7 +67,7 @@ describe('npm start on embedded defaults (no DATABASE_URL, REDIS_URL or PROVIDER
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  it('prints a demo key once, answers with it, and still answers with it after a restart', async () => {
+  it('prints a demo key once, answers with it, and still answers with it after a restart; serves the console with an invitation for the demo holder', async () => {
     const first = launch(env);
     running.push(first);
     await first.ready;
@@ -73,6 +76,12 @@ describe('npm start on embedded defaults (no DATABASE_URL, REDIS_URL or PROVIDER
     const client = new OpenAI({ baseURL: `http://127.0.0.1:${env.EDGE_PORT}/v1`, apiKey: key, maxRetries: 0 });
     const ask = () => client.chat.completions.create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'Hello' }] });
     expect((await ask()).choices[0].message.content).toEqual(expect.any(String));
+    // The console serves too, with a one-time link for the demo account's holder.
+    const link = first.output.join('\n').match(/sets a password at (http:\S+)/)?.[1] ?? '';
+    expect(link.startsWith(`http://127.0.0.1:${env.CONSOLE_PORT}/invite/`)).toBe(true);
+    const invitePage = await fetch(link);
+    expect(invitePage.status).toBe(200);
+    expect(await invitePage.text()).toContain('demo@example.com');
     expect(await stop(first)).toBe(0);
 
     const second = launch(env);
