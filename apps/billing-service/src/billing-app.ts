@@ -5,6 +5,7 @@ import { BillingLedger } from './domain/billing-ledger';
 import { HoldSweeper } from './domain/hold-sweeper';
 import { billingGrpc } from './grpc/billing-grpc';
 import { BILLING_MIGRATIONS } from './store/billing-migrations';
+import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingStore } from './store/pg-billing-store';
 
 /** A running billing-service. */
@@ -23,7 +24,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const store = new PgBillingStore(db);
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
     const server = await startGrpcServer(config, [
-      { name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: billingGrpc(new BillingLedger(store), logger) },
+      { name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: billingGrpc(new BillingLedger(store), new PgAccountStatement(db), logger) },
     ], logger);
     sweeper.start();
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });

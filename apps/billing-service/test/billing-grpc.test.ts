@@ -23,6 +23,9 @@ describe('billing.v1.Billing over gRPC', () => {
     setPrice: (r: billingV1.SetPriceRequest) => unaryCall(client.setPrice.bind(client), r, DEADLINE_MS),
     releaseHold: (r: billingV1.ReleaseHoldRequest) => unaryCall(client.releaseHold.bind(client), r, DEADLINE_MS),
     recordFree: (r: billingV1.RecordFreeRequest) => unaryCall(client.recordFree.bind(client), r, DEADLINE_MS),
+    listCharges: (r: billingV1.ListChargesRequest) => unaryCall(client.listCharges.bind(client), r, DEADLINE_MS),
+    dailyTotals: (r: billingV1.DailyTotalsRequest) => unaryCall(client.dailyTotals.bind(client), r, DEADLINE_MS),
+    listPrices: () => unaryCall(client.listPrices.bind(client), {}, DEADLINE_MS),
   };
 
   beforeAll(async () => {
@@ -107,5 +110,37 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(await codeOf(call.setPrice({ price: undefined }))).toBe(status.INVALID_ARGUMENT);
     const free = { requestId: 'r_free', accountId: 'a', model: '', promptTokens: 1, completionTokens: 1, usageEstimated: false };
     expect(await codeOf(call.recordFree(free))).toBe(status.INVALID_ARGUMENT);
+  });
+
+  it('shows an account its charges newest first a page at a time, its totals per UTC day, and the prices (for the console)', async () => {
+    const accountId = 'acct_statement';
+    await call.addBalance({ accountId, amountMicroLyd: 1_000_000 });
+    for (const n of [1, 2, 3]) {
+      const requestId = `req_statement_${n}`;
+      await call.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 10, maxTokens: 100 });
+      await call.settle({ requestId, promptTokens: 10 * n, completionTokens: n, usageEstimated: n === 2 });
+    }
+    await call.recordFree({ requestId: 'req_statement_free', accountId, model: 'vendor-v4-flash', promptTokens: 7, completionTokens: 3, usageEstimated: false });
+
+    const first = await call.listCharges({ accountId, limit: 3, before: '' });
+    expect(first.charges.map((c) => [c.promptTokens, c.paid, c.usageEstimated])).toEqual([[7, false, false], [30, true, false], [20, true, true]]);
+    expect(first.charges[1]).toMatchObject({ model: 'vendor-v4-flash', completionTokens: 3, amountMicroLyd: 30 + 12 });
+    expect(Date.parse(first.charges[0].created)).toBeGreaterThan(Date.now() - 60_000);
+    const second = await call.listCharges({ accountId, limit: 3, before: first.next });
+    expect(second.charges.map((c) => c.promptTokens)).toEqual([10]);
+    expect(second.next).toBe('');
+    expect((await call.listCharges({ accountId: 'acct_nobody', limit: 5, before: '' })).charges).toEqual([]);
+
+    const { days } = await call.dailyTotals({ accountId, days: 3 });
+    const today = new Date().toISOString().slice(0, 10);
+    expect(days.map((d) => d.day)).toHaveLength(3);
+    expect(days[2]).toEqual({ day: today, tokens: 10 + 1 + 20 + 2 + 30 + 3 + 7 + 3, amountMicroLyd: 14 + 28 + 42 });
+    expect(days.slice(0, 2).map((d) => [d.tokens, d.amountMicroLyd])).toEqual([[0, 0], [0, 0]]);
+
+    expect((await call.listPrices()).prices).toEqual(
+      expect.arrayContaining([{ model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 }]),
+    );
+    expect(await codeOf(call.listCharges({ accountId, limit: 0, before: '' }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(call.dailyTotals({ accountId, days: 400 }))).toBe(status.INVALID_ARGUMENT);
   });
 });

@@ -107,6 +107,17 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     await eventually(() => ledger(request.requestId), [{ account_id: accountId, amount: 0, paid: false, prompt: 1000 }]);
   });
 
+  it('tells an account its free allowance of today (GetFreeAllowance, for the console)', async () => {
+    const { quota } = await startApp({ FREE_DAILY_TOKENS: '10000' });
+    const allowance = (accountId: string) => unaryCall(quota.getFreeAllowance.bind(quota), { accountId }, DEADLINE_MS);
+    const accountId = `acct_allowance_${Date.now()}`;
+    expect(await allowance(accountId)).toEqual({ dailyTokens: 10_000, usedTokens: 0, remainingTokens: 10_000, available: true });
+    const request = freeRequest(accountId);
+    await unaryCall(quota.reserveFree.bind(quota), request, DEADLINE_MS);
+    expect(await allowance(accountId)).toEqual({ dailyTokens: 10_000, usedTokens: 1100 + 2048, remainingTokens: 10_000 - 3148, available: true });
+    await expect(allowance('')).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+  });
+
   it('settles a paid request in billing-service once, from the one FinishRequest', async () => {
     const { quota } = await startApp();
     const accountId = `acct_paid_${Date.now()}`;

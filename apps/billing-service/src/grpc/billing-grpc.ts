@@ -2,6 +2,7 @@ import { billingV1 } from '@gw/contracts';
 import { status } from '@grpc/grpc-js';
 import { callStreamHandler, eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
+import { AccountStatement } from '../store/account-statement';
 import { PriceRecord } from '../store/billing-records';
 
 const toPrice = (p: PriceRecord): billingV1.Price => ({
@@ -10,8 +11,11 @@ const toPrice = (p: PriceRecord): billingV1.Price => ({
   outputMicroLydPerMillion: p.outputMicroPerMillion,
 });
 
+const MAX_CHARGES_PAGE = 100;
+const MAX_DAYS = 366;
+
 /** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in BillingLedger. */
-export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.BillingServer {
+export function billingGrpc(ledger: BillingLedger, statement: AccountStatement, logger: Logger): billingV1.BillingServer {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
@@ -49,6 +53,31 @@ export function billingGrpc(ledger: BillingLedger, logger: Logger): billingV1.Bi
     getBalance: unaryHandler(logger, 'GetBalance', async (req: billingV1.GetBalanceRequest): Promise<billingV1.GetBalanceResponse> => ({
       balanceMicroLyd: await ledger.getBalance(req.accountId),
     })),
+    listCharges: unaryHandler(logger, 'ListCharges', async (req: billingV1.ListChargesRequest): Promise<billingV1.ListChargesResponse> => {
+      if (!req.accountId) throw new RpcError(status.INVALID_ARGUMENT, 'account_id is required');
+      if (req.limit < 1 || req.limit > MAX_CHARGES_PAGE) throw new RpcError(status.INVALID_ARGUMENT, `limit must be 1 to ${MAX_CHARGES_PAGE}`);
+      // One more than asked tells whether an older page exists.
+      const rows = await statement.charges(req.accountId, req.limit + 1, req.before || undefined);
+      const page = rows.slice(0, req.limit);
+      return {
+        charges: page.map((c) => ({
+          created: c.createdAt.toISOString(),
+          model: c.model,
+          promptTokens: c.promptTokens,
+          completionTokens: c.completionTokens,
+          amountMicroLyd: c.amountMicro,
+          paid: c.paid,
+          usageEstimated: c.usageEstimated,
+        })),
+        next: rows.length > req.limit ? page[page.length - 1].requestId : '',
+      };
+    }),
+    dailyTotals: unaryHandler(logger, 'DailyTotals', async (req: billingV1.DailyTotalsRequest): Promise<billingV1.DailyTotalsResponse> => {
+      if (!req.accountId) throw new RpcError(status.INVALID_ARGUMENT, 'account_id is required');
+      if (req.days < 1 || req.days > MAX_DAYS) throw new RpcError(status.INVALID_ARGUMENT, `days must be 1 to ${MAX_DAYS}`);
+      return { days: (await statement.dailyTotals(req.accountId, req.days)).map((d) => ({ day: d.day, tokens: d.tokens, amountMicroLyd: d.amountMicro })) };
+    }),
+    listPrices: unaryHandler(logger, 'ListPrices', async (): Promise<billingV1.ListPricesResponse> => ({ prices: (await statement.prices()).map(toPrice) })),
     setPrice: unaryHandler(logger, 'SetPrice', async (req: billingV1.SetPriceRequest): Promise<billingV1.SetPriceResponse> => {
       const price = req.price ?? { model: '', inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 };
       const stored = await ledger.setPrice({

@@ -46,6 +46,13 @@ export class FreeTierGate {
     return outcome === 'reserved' ? { granted: true, maxTokens, reservedTokens: tokens } : { granted: false, refusal: outcome };
   }
 
+  /** An account's free allowance today: the daily size, what is used (reservations included) and what is left. */
+  async allowance(accountId: string): Promise<{ dailyTokens: number; usedTokens: number; remainingTokens: number; available: boolean }> {
+    requireId('account_id', accountId);
+    const [{ settings }, used] = await Promise.all([this.store.snapshot(), this.store.allowanceUsed(accountId)]);
+    return { dailyTokens: settings.dailyTokens, usedTokens: used, remainingTokens: Math.max(0, settings.dailyTokens - used), available: settings.enabled && !settings.paused };
+  }
+
   /** Changes the given settings (token counts are whole numbers >= 0) and returns them all. */
   updateSettings(change: Partial<FreeTierSettings>): Promise<FreeTierSettings> {
     if (change.dailyTokens !== undefined) requireCount('daily_tokens', change.dailyTokens);

@@ -84,6 +84,9 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
       decide('GetUsage', () => ledger.getUsage(req.accountId)),
     ),
     reserveFree: unaryHandler(logger, 'ReserveFree', reserveFree),
+    getFreeAllowance: unaryHandler(logger, 'GetFreeAllowance', (req: quotaV1.GetFreeAllowanceRequest): Promise<quotaV1.GetFreeAllowanceResponse> =>
+      decide('GetFreeAllowance', () => freeTier.allowance(req.accountId)),
+    ),
     finishRequest: unaryHandler(logger, 'FinishRequest', finishRequest),
     finishRequests: unaryHandler(logger, 'FinishRequests', async (req: quotaV1.FinishRequestsRequest): Promise<quotaV1.FinishRequestsResponse> => {
       const outcomes = await eachOnItsOwn(req.requests, finishRequest, logger, 'FinishRequests');

@@ -40,6 +40,12 @@ export class DailyBudget {
     return true;
   }
 
+  /** The tokens used on `now`'s day, live reservations included. */
+  usedOn(now: number): number {
+    this.catchUp(now);
+    return this.used;
+  }
+
   /** True when nothing of `now`'s day is kept, so the budget may be forgotten. */
   isIdle(now: number): boolean {
     return this.day !== dayOf(now) || (this.used === 0 && this.holds.size === 0);

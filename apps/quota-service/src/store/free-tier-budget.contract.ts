@@ -74,6 +74,21 @@ export function describeFreeTierBudget(name: string, open: FreeTierStoreFactory)
       expect(await gate.reserve(freeRequest(account, { maxTokens: 1, textPromptTokens: 0 }))).toEqual({ granted: false, refusal: 'allowance-used-up' });
     });
 
+    it('tells the allowance used today: reservations while they live, then the real tokens, nothing after midnight', async () => {
+      await gate.updateSettings({ dailyTokens: 3 * RESERVED });
+      expect(await store.allowanceUsed(account)).toBe(0);
+      const request = freeRequest(account);
+      expect(await granted(request)).toBe(true);
+      expect(await store.allowanceUsed(account)).toBe(RESERVED);
+      await store.settle(account, request.requestId, 700);
+      expect(await store.allowanceUsed(account)).toBe(700);
+      expect(await granted(freeRequest(account))).toBe(true);
+      nowMs = EVENING + 15 * MINUTE;
+      expect(await store.allowanceUsed(account)).toBe(700);
+      nowMs = Date.UTC(2031, 4, 8, 0, 0, 0);
+      expect(await store.allowanceUsed(account)).toBe(0);
+    });
+
     it('starts the allowance and the pool again at 00:00 UTC; a settle from yesterday changes nothing', async () => {
       await gate.updateSettings({ dailyTokens: RESERVED, poolTokens: 2 * RESERVED });
       nowMs = Date.UTC(2031, 4, 6, 23, 59, 59, 999);

@@ -72,6 +72,18 @@ return {1}
 `,
 );
 
+/**
+ * KEYS: budget, holds, expiry. ARGV: [now ms].
+ * The tokens used today, live reservations included (expired ones given back first). Returns {used}.
+ */
+export const USED_BUDGET = new LuaScript(
+  'used_budget',
+  `${NOW}${BUDGET}
+catch_up(KEYS[1], KEYS[2], KEYS[3], now_ms(ARGV[1]))
+return {tonumber(redis.call('HGET', KEYS[1], 'used'))}
+`,
+);
+
 /** Reads the four settings of the settings hash as numbers, -1 for one never set. */
 const READ_SETTINGS = `
 local function read_settings(key)
@@ -111,5 +123,5 @@ return read_settings(KEYS[1])
 
 /** SCRIPT LOAD of every script above, on each new connection. */
 export async function loadFreeTierScripts(redis: Redis): Promise<void> {
-  await Promise.all([RESERVE_BUDGET, SETTLE_BUDGET, FREE_TIER_SNAPSHOT, UPDATE_FREE_TIER].map((script) => script.load(redis)));
+  await Promise.all([RESERVE_BUDGET, SETTLE_BUDGET, USED_BUDGET, FREE_TIER_SNAPSHOT, UPDATE_FREE_TIER].map((script) => script.load(redis)));
 }

@@ -56,4 +56,6 @@ export interface FreeTierStore {
    * expired is settled too: its real tokens are counted then.
    */
   settle(accountId: string, requestId: string, tokens: number): Promise<boolean>;
+  /** The account's allowance used today (UTC), live reservations included. */
+  allowanceUsed(accountId: string): Promise<number>;
 }

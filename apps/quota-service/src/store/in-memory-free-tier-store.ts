@@ -50,6 +50,10 @@ export class InMemoryFreeTierStore implements FreeTierStore {
     return settled || pooled;
   }
 
+  async allowanceUsed(accountId: string): Promise<number> {
+    return this.allowances.get(accountId)?.usedOn(this.now()) ?? 0;
+  }
+
   /** Once per minute, drops the allowances that hold nothing of today, so that memory stays bounded. */
   private forgetIdle(now: number): void {
     if (minuteOf(now) === this.sweptMinute) return;

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { FREE_TIER_SNAPSHOT, RESERVE_BUDGET, SETTLE_BUDGET, UPDATE_FREE_TIER } from './free-tier-scripts';
+import { FREE_TIER_SNAPSHOT, RESERVE_BUDGET, SETTLE_BUDGET, UPDATE_FREE_TIER, USED_BUDGET } from './free-tier-scripts';
 import { FreeReservation, FreeTierSettings, FreeTierSnapshot, FreeTierStore, ReserveOutcome } from './free-tier-store';
 import { LuaScript } from './lua-script';
 import { poolHoldId } from './pool-hold-id';
@@ -72,6 +72,11 @@ export class RedisFreeTierStore implements FreeTierStore {
     const [settled] = await this.run(SETTLE_BUDGET, this.allowance(accountId), [requestId, tokens], 1);
     const [pooled] = await this.run(SETTLE_BUDGET, this.pool, [poolHoldId(accountId, requestId), tokens], 1);
     return settled === 1 || pooled === 1;
+  }
+
+  async allowanceUsed(accountId: string): Promise<number> {
+    const [used] = await this.run(USED_BUDGET, this.allowance(accountId), [], 1);
+    return used;
   }
 
   private allowance(accountId: string): string[] {

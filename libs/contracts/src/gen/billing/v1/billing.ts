@@ -269,6 +269,76 @@ export interface AuthorizeCallsResponse {
   answers: AuthorizeAnswer[];
 }
 
+/** One billed request as the account's holder sees it in the console. */
+export interface Charge {
+  /** When it was billed, ISO-8601 UTC. */
+  created: string;
+  /** The model called. */
+  model: string;
+  /** Prompt tokens billed. */
+  promptTokens: number;
+  /** Completion tokens billed. */
+  completionTokens: number;
+  /** The amount charged, micro-LYD (0 for a free request). */
+  amountMicroLyd: number;
+  /** True for a paid request, false for a free one. */
+  paid: boolean;
+  /** True when the provider reported no usage and the tokens are an estimate. */
+  usageEstimated: boolean;
+}
+
+/** An account's billed requests, newest first, a page at a time. */
+export interface ListChargesRequest {
+  /** The account. */
+  accountId: string;
+  /** At most this many (1 to 100). */
+  limit: number;
+  /** The `next` of the page before; empty for the newest page. */
+  before: string;
+}
+
+/** One page of charges. */
+export interface ListChargesResponse {
+  /** Newest first. */
+  charges: Charge[];
+  /** Pass as `before` for the next (older) page; empty when there is none. */
+  next: string;
+}
+
+/** Tokens and money of one UTC day. */
+export interface DayTotal {
+  /** The day, YYYY-MM-DD (UTC). */
+  day: string;
+  /** Prompt plus completion tokens billed that day, paid and free. */
+  tokens: number;
+  /** micro-LYD charged that day. */
+  amountMicroLyd: number;
+}
+
+/** An account's totals per day. */
+export interface DailyTotalsRequest {
+  /** The account. */
+  accountId: string;
+  /** How many days back, today included (1 to 366). */
+  days: number;
+}
+
+/** One row per day, oldest first, days without requests included (zeros). */
+export interface DailyTotalsResponse {
+  /** Oldest first. */
+  days: DayTotal[];
+}
+
+/** Reads every model's price. */
+export interface ListPricesRequest {
+}
+
+/** The prices, by model id. */
+export interface ListPricesResponse {
+  /** Sorted by model id. */
+  prices: Price[];
+}
+
 function createBaseAuthorizeRequest(): AuthorizeRequest {
   return { requestId: "", accountId: "", model: "", promptTokens: 0, maxTokens: 0 };
 }
@@ -2459,6 +2529,765 @@ export const AuthorizeCallsResponse: MessageFns<AuthorizeCallsResponse> = {
   },
 };
 
+function createBaseCharge(): Charge {
+  return {
+    created: "",
+    model: "",
+    promptTokens: 0,
+    completionTokens: 0,
+    amountMicroLyd: 0,
+    paid: false,
+    usageEstimated: false,
+  };
+}
+
+export const Charge: MessageFns<Charge> = {
+  encode(message: Charge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.created !== "") {
+      writer.uint32(10).string(message.created);
+    }
+    if (message.model !== "") {
+      writer.uint32(18).string(message.model);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(24).int64(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      writer.uint32(32).int64(message.completionTokens);
+    }
+    if (message.amountMicroLyd !== 0) {
+      writer.uint32(40).int64(message.amountMicroLyd);
+    }
+    if (message.paid !== false) {
+      writer.uint32(48).bool(message.paid);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(56).bool(message.usageEstimated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Charge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCharge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.created = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.completionTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.amountMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.paid = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Charge {
+    return {
+      created: isSet(object.created) ? globalThis.String(object.created) : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      promptTokens: isSet(object.promptTokens)
+        ? globalThis.Number(object.promptTokens)
+        : isSet(object.prompt_tokens)
+        ? globalThis.Number(object.prompt_tokens)
+        : 0,
+      completionTokens: isSet(object.completionTokens)
+        ? globalThis.Number(object.completionTokens)
+        : isSet(object.completion_tokens)
+        ? globalThis.Number(object.completion_tokens)
+        : 0,
+      amountMicroLyd: isSet(object.amountMicroLyd)
+        ? globalThis.Number(object.amountMicroLyd)
+        : isSet(object.amount_micro_lyd)
+        ? globalThis.Number(object.amount_micro_lyd)
+        : 0,
+      paid: isSet(object.paid) ? globalThis.Boolean(object.paid) : false,
+      usageEstimated: isSet(object.usageEstimated)
+        ? globalThis.Boolean(object.usageEstimated)
+        : isSet(object.usage_estimated)
+        ? globalThis.Boolean(object.usage_estimated)
+        : false,
+    };
+  },
+
+  toJSON(message: Charge): unknown {
+    const obj: any = {};
+    if (message.created !== "") {
+      obj.created = message.created;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.promptTokens !== 0) {
+      obj.promptTokens = Math.round(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      obj.completionTokens = Math.round(message.completionTokens);
+    }
+    if (message.amountMicroLyd !== 0) {
+      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
+    }
+    if (message.paid !== false) {
+      obj.paid = message.paid;
+    }
+    if (message.usageEstimated !== false) {
+      obj.usageEstimated = message.usageEstimated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Charge>, I>>(base?: I): Charge {
+    return Charge.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Charge>, I>>(object: I): Charge {
+    const message = createBaseCharge();
+    message.created = object.created ?? "";
+    message.model = object.model ?? "";
+    message.promptTokens = object.promptTokens ?? 0;
+    message.completionTokens = object.completionTokens ?? 0;
+    message.amountMicroLyd = object.amountMicroLyd ?? 0;
+    message.paid = object.paid ?? false;
+    message.usageEstimated = object.usageEstimated ?? false;
+    return message;
+  },
+};
+
+function createBaseListChargesRequest(): ListChargesRequest {
+  return { accountId: "", limit: 0, before: "" };
+}
+
+export const ListChargesRequest: MessageFns<ListChargesRequest> = {
+  encode(message: ListChargesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.before !== "") {
+      writer.uint32(26).string(message.before);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListChargesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListChargesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.before = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListChargesRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      before: isSet(object.before) ? globalThis.String(object.before) : "",
+    };
+  },
+
+  toJSON(message: ListChargesRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.before !== "") {
+      obj.before = message.before;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListChargesRequest>, I>>(base?: I): ListChargesRequest {
+    return ListChargesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListChargesRequest>, I>>(object: I): ListChargesRequest {
+    const message = createBaseListChargesRequest();
+    message.accountId = object.accountId ?? "";
+    message.limit = object.limit ?? 0;
+    message.before = object.before ?? "";
+    return message;
+  },
+};
+
+function createBaseListChargesResponse(): ListChargesResponse {
+  return { charges: [], next: "" };
+}
+
+export const ListChargesResponse: MessageFns<ListChargesResponse> = {
+  encode(message: ListChargesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.charges) {
+      Charge.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.next !== "") {
+      writer.uint32(18).string(message.next);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListChargesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListChargesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.charges.push(Charge.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.next = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListChargesResponse {
+    return {
+      charges: globalThis.Array.isArray(object?.charges) ? object.charges.map((e: any) => Charge.fromJSON(e)) : [],
+      next: isSet(object.next) ? globalThis.String(object.next) : "",
+    };
+  },
+
+  toJSON(message: ListChargesResponse): unknown {
+    const obj: any = {};
+    if (message.charges?.length) {
+      obj.charges = message.charges.map((e) => Charge.toJSON(e));
+    }
+    if (message.next !== "") {
+      obj.next = message.next;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListChargesResponse>, I>>(base?: I): ListChargesResponse {
+    return ListChargesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListChargesResponse>, I>>(object: I): ListChargesResponse {
+    const message = createBaseListChargesResponse();
+    message.charges = object.charges?.map((e) => Charge.fromPartial(e)) || [];
+    message.next = object.next ?? "";
+    return message;
+  },
+};
+
+function createBaseDayTotal(): DayTotal {
+  return { day: "", tokens: 0, amountMicroLyd: 0 };
+}
+
+export const DayTotal: MessageFns<DayTotal> = {
+  encode(message: DayTotal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.day !== "") {
+      writer.uint32(10).string(message.day);
+    }
+    if (message.tokens !== 0) {
+      writer.uint32(16).int64(message.tokens);
+    }
+    if (message.amountMicroLyd !== 0) {
+      writer.uint32(24).int64(message.amountMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DayTotal {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDayTotal();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.day = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.tokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amountMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DayTotal {
+    return {
+      day: isSet(object.day) ? globalThis.String(object.day) : "",
+      tokens: isSet(object.tokens) ? globalThis.Number(object.tokens) : 0,
+      amountMicroLyd: isSet(object.amountMicroLyd)
+        ? globalThis.Number(object.amountMicroLyd)
+        : isSet(object.amount_micro_lyd)
+        ? globalThis.Number(object.amount_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: DayTotal): unknown {
+    const obj: any = {};
+    if (message.day !== "") {
+      obj.day = message.day;
+    }
+    if (message.tokens !== 0) {
+      obj.tokens = Math.round(message.tokens);
+    }
+    if (message.amountMicroLyd !== 0) {
+      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DayTotal>, I>>(base?: I): DayTotal {
+    return DayTotal.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DayTotal>, I>>(object: I): DayTotal {
+    const message = createBaseDayTotal();
+    message.day = object.day ?? "";
+    message.tokens = object.tokens ?? 0;
+    message.amountMicroLyd = object.amountMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseDailyTotalsRequest(): DailyTotalsRequest {
+  return { accountId: "", days: 0 };
+}
+
+export const DailyTotalsRequest: MessageFns<DailyTotalsRequest> = {
+  encode(message: DailyTotalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.days !== 0) {
+      writer.uint32(16).int32(message.days);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DailyTotalsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDailyTotalsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.days = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DailyTotalsRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      days: isSet(object.days) ? globalThis.Number(object.days) : 0,
+    };
+  },
+
+  toJSON(message: DailyTotalsRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.days !== 0) {
+      obj.days = Math.round(message.days);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DailyTotalsRequest>, I>>(base?: I): DailyTotalsRequest {
+    return DailyTotalsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DailyTotalsRequest>, I>>(object: I): DailyTotalsRequest {
+    const message = createBaseDailyTotalsRequest();
+    message.accountId = object.accountId ?? "";
+    message.days = object.days ?? 0;
+    return message;
+  },
+};
+
+function createBaseDailyTotalsResponse(): DailyTotalsResponse {
+  return { days: [] };
+}
+
+export const DailyTotalsResponse: MessageFns<DailyTotalsResponse> = {
+  encode(message: DailyTotalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.days) {
+      DayTotal.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DailyTotalsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDailyTotalsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.days.push(DayTotal.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DailyTotalsResponse {
+    return { days: globalThis.Array.isArray(object?.days) ? object.days.map((e: any) => DayTotal.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: DailyTotalsResponse): unknown {
+    const obj: any = {};
+    if (message.days?.length) {
+      obj.days = message.days.map((e) => DayTotal.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DailyTotalsResponse>, I>>(base?: I): DailyTotalsResponse {
+    return DailyTotalsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DailyTotalsResponse>, I>>(object: I): DailyTotalsResponse {
+    const message = createBaseDailyTotalsResponse();
+    message.days = object.days?.map((e) => DayTotal.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListPricesRequest(): ListPricesRequest {
+  return {};
+}
+
+export const ListPricesRequest: MessageFns<ListPricesRequest> = {
+  encode(_: ListPricesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPricesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPricesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListPricesRequest {
+    return {};
+  },
+
+  toJSON(_: ListPricesRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPricesRequest>, I>>(base?: I): ListPricesRequest {
+    return ListPricesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPricesRequest>, I>>(_: I): ListPricesRequest {
+    const message = createBaseListPricesRequest();
+    return message;
+  },
+};
+
+function createBaseListPricesResponse(): ListPricesResponse {
+  return { prices: [] };
+}
+
+export const ListPricesResponse: MessageFns<ListPricesResponse> = {
+  encode(message: ListPricesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.prices) {
+      Price.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPricesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPricesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.prices.push(Price.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPricesResponse {
+    return { prices: globalThis.Array.isArray(object?.prices) ? object.prices.map((e: any) => Price.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListPricesResponse): unknown {
+    const obj: any = {};
+    if (message.prices?.length) {
+      obj.prices = message.prices.map((e) => Price.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPricesResponse>, I>>(base?: I): ListPricesResponse {
+    return ListPricesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPricesResponse>, I>>(object: I): ListPricesResponse {
+    const message = createBaseListPricesResponse();
+    message.prices = object.prices?.map((e) => Price.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
@@ -2562,6 +3391,36 @@ export const BillingService = {
     responseSerialize: (value: GetBalanceResponse): Buffer => Buffer.from(GetBalanceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetBalanceResponse => GetBalanceResponse.decode(value),
   },
+  /** The console: an account's billed requests, newest first. */
+  listCharges: {
+    path: "/billing.v1.Billing/ListCharges" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListChargesRequest): Buffer => Buffer.from(ListChargesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListChargesRequest => ListChargesRequest.decode(value),
+    responseSerialize: (value: ListChargesResponse): Buffer => Buffer.from(ListChargesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListChargesResponse => ListChargesResponse.decode(value),
+  },
+  /** The console: an account's tokens and money per UTC day. */
+  dailyTotals: {
+    path: "/billing.v1.Billing/DailyTotals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DailyTotalsRequest): Buffer => Buffer.from(DailyTotalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DailyTotalsRequest => DailyTotalsRequest.decode(value),
+    responseSerialize: (value: DailyTotalsResponse): Buffer => Buffer.from(DailyTotalsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DailyTotalsResponse => DailyTotalsResponse.decode(value),
+  },
+  /** The console: every model's price. */
+  listPrices: {
+    path: "/billing.v1.Billing/ListPrices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPricesRequest): Buffer => Buffer.from(ListPricesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPricesRequest => ListPricesRequest.decode(value),
+    responseSerialize: (value: ListPricesResponse): Buffer => Buffer.from(ListPricesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPricesResponse => ListPricesResponse.decode(value),
+  },
   /** Sets a model's price. */
   setPrice: {
     path: "/billing.v1.Billing/SetPrice" as const,
@@ -2601,6 +3460,12 @@ export interface BillingServer extends UntypedServiceImplementation {
   addBalance: handleUnaryCall<AddBalanceRequest, AddBalanceResponse>;
   /** Reads a balance. */
   getBalance: handleUnaryCall<GetBalanceRequest, GetBalanceResponse>;
+  /** The console: an account's billed requests, newest first. */
+  listCharges: handleUnaryCall<ListChargesRequest, ListChargesResponse>;
+  /** The console: an account's tokens and money per UTC day. */
+  dailyTotals: handleUnaryCall<DailyTotalsRequest, DailyTotalsResponse>;
+  /** The console: every model's price. */
+  listPrices: handleUnaryCall<ListPricesRequest, ListPricesResponse>;
   /** Sets a model's price. */
   setPrice: handleUnaryCall<SetPriceRequest, SetPriceResponse>;
 }
@@ -2748,6 +3613,54 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetBalanceResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: an account's billed requests, newest first. */
+  listCharges(
+    request: ListChargesRequest,
+    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
+  ): ClientUnaryCall;
+  listCharges(
+    request: ListChargesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
+  ): ClientUnaryCall;
+  listCharges(
+    request: ListChargesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: an account's tokens and money per UTC day. */
+  dailyTotals(
+    request: DailyTotalsRequest,
+    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
+  ): ClientUnaryCall;
+  dailyTotals(
+    request: DailyTotalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
+  ): ClientUnaryCall;
+  dailyTotals(
+    request: DailyTotalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: every model's price. */
+  listPrices(
+    request: ListPricesRequest,
+    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
+  ): ClientUnaryCall;
+  listPrices(
+    request: ListPricesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
+  ): ClientUnaryCall;
+  listPrices(
+    request: ListPricesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
   ): ClientUnaryCall;
   /** Sets a model's price. */
   setPrice(

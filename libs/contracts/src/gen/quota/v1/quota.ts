@@ -460,6 +460,24 @@ export interface SetFreeTierSettingsResponse {
   settings: FreeTierSettings | undefined;
 }
 
+/** Reads an account's free allowance of today. */
+export interface GetFreeAllowanceRequest {
+  /** The account. */
+  accountId: string;
+}
+
+/** The free allowance of the current UTC day (it resets at 00:00 UTC). */
+export interface GetFreeAllowanceResponse {
+  /** The daily allowance, tokens. */
+  dailyTokens: number;
+  /** Used today, tokens (running free requests' reservations included). */
+  usedTokens: number;
+  /** Left today, tokens. */
+  remainingTokens: number;
+  /** False while the free tier is switched off or paused. */
+  available: boolean;
+}
+
 /**
  * One call carried by EdgeCalls: the request of one of the edge's per-request methods, numbered
  * by the edge so that its answer can be matched.
@@ -2799,6 +2817,208 @@ export const SetFreeTierSettingsResponse: MessageFns<SetFreeTierSettingsResponse
   },
 };
 
+function createBaseGetFreeAllowanceRequest(): GetFreeAllowanceRequest {
+  return { accountId: "" };
+}
+
+export const GetFreeAllowanceRequest: MessageFns<GetFreeAllowanceRequest> = {
+  encode(message: GetFreeAllowanceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFreeAllowanceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFreeAllowanceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetFreeAllowanceRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetFreeAllowanceRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetFreeAllowanceRequest>, I>>(base?: I): GetFreeAllowanceRequest {
+    return GetFreeAllowanceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFreeAllowanceRequest>, I>>(object: I): GetFreeAllowanceRequest {
+    const message = createBaseGetFreeAllowanceRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetFreeAllowanceResponse(): GetFreeAllowanceResponse {
+  return { dailyTokens: 0, usedTokens: 0, remainingTokens: 0, available: false };
+}
+
+export const GetFreeAllowanceResponse: MessageFns<GetFreeAllowanceResponse> = {
+  encode(message: GetFreeAllowanceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dailyTokens !== 0) {
+      writer.uint32(8).int64(message.dailyTokens);
+    }
+    if (message.usedTokens !== 0) {
+      writer.uint32(16).int64(message.usedTokens);
+    }
+    if (message.remainingTokens !== 0) {
+      writer.uint32(24).int64(message.remainingTokens);
+    }
+    if (message.available !== false) {
+      writer.uint32(32).bool(message.available);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFreeAllowanceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFreeAllowanceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.dailyTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.usedTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.remainingTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.available = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetFreeAllowanceResponse {
+    return {
+      dailyTokens: isSet(object.dailyTokens)
+        ? globalThis.Number(object.dailyTokens)
+        : isSet(object.daily_tokens)
+        ? globalThis.Number(object.daily_tokens)
+        : 0,
+      usedTokens: isSet(object.usedTokens)
+        ? globalThis.Number(object.usedTokens)
+        : isSet(object.used_tokens)
+        ? globalThis.Number(object.used_tokens)
+        : 0,
+      remainingTokens: isSet(object.remainingTokens)
+        ? globalThis.Number(object.remainingTokens)
+        : isSet(object.remaining_tokens)
+        ? globalThis.Number(object.remaining_tokens)
+        : 0,
+      available: isSet(object.available) ? globalThis.Boolean(object.available) : false,
+    };
+  },
+
+  toJSON(message: GetFreeAllowanceResponse): unknown {
+    const obj: any = {};
+    if (message.dailyTokens !== 0) {
+      obj.dailyTokens = Math.round(message.dailyTokens);
+    }
+    if (message.usedTokens !== 0) {
+      obj.usedTokens = Math.round(message.usedTokens);
+    }
+    if (message.remainingTokens !== 0) {
+      obj.remainingTokens = Math.round(message.remainingTokens);
+    }
+    if (message.available !== false) {
+      obj.available = message.available;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetFreeAllowanceResponse>, I>>(base?: I): GetFreeAllowanceResponse {
+    return GetFreeAllowanceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFreeAllowanceResponse>, I>>(object: I): GetFreeAllowanceResponse {
+    const message = createBaseGetFreeAllowanceResponse();
+    message.dailyTokens = object.dailyTokens ?? 0;
+    message.usedTokens = object.usedTokens ?? 0;
+    message.remainingTokens = object.remainingTokens ?? 0;
+    message.available = object.available ?? false;
+    return message;
+  },
+};
+
 function createBaseEdgeCall(): EdgeCall {
   return { callId: 0, timeoutMs: 0, request: undefined };
 }
@@ -3386,6 +3606,18 @@ export const QuotaService = {
     responseSerialize: (value: GetUsageResponse): Buffer => Buffer.from(GetUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetUsageResponse => GetUsageResponse.decode(value),
   },
+  /** The console: an account's free allowance today. */
+  getFreeAllowance: {
+    path: "/quota.v1.Quota/GetFreeAllowance" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetFreeAllowanceRequest): Buffer =>
+      Buffer.from(GetFreeAllowanceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetFreeAllowanceRequest => GetFreeAllowanceRequest.decode(value),
+    responseSerialize: (value: GetFreeAllowanceResponse): Buffer =>
+      Buffer.from(GetFreeAllowanceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetFreeAllowanceResponse => GetFreeAllowanceResponse.decode(value),
+  },
   /** The edge: decides and reserves a free request. */
   reserveFree: {
     path: "/quota.v1.Quota/ReserveFree" as const,
@@ -3469,6 +3701,8 @@ export interface QuotaServer extends UntypedServiceImplementation {
   releasePlace: handleUnaryCall<ReleasePlaceRequest, ReleasePlaceResponse>;
   /** Reads the usage counters. */
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
+  /** The console: an account's free allowance today. */
+  getFreeAllowance: handleUnaryCall<GetFreeAllowanceRequest, GetFreeAllowanceResponse>;
   /** The edge: decides and reserves a free request. */
   reserveFree: handleUnaryCall<ReserveFreeRequest, ReserveFreeResponse>;
   /** The edge: ends a request (place, usage, free reservation, durable bill). */
@@ -3554,6 +3788,22 @@ export interface QuotaClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: an account's free allowance today. */
+  getFreeAllowance(
+    request: GetFreeAllowanceRequest,
+    callback: (error: ServiceError | null, response: GetFreeAllowanceResponse) => void,
+  ): ClientUnaryCall;
+  getFreeAllowance(
+    request: GetFreeAllowanceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetFreeAllowanceResponse) => void,
+  ): ClientUnaryCall;
+  getFreeAllowance(
+    request: GetFreeAllowanceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetFreeAllowanceResponse) => void,
   ): ClientUnaryCall;
   /** The edge: decides and reserves a free request. */
   reserveFree(
