@@ -11,6 +11,8 @@ export interface ConsoleConfig {
   security: GrpcSecurity;
   maxConnectionAgeMs: number;
   authAddr: string;
+  billingAddr: string;
+  quotaAddr: string;
   grpcTimeoutMs: number;
   /** The address holders reach the console at, for invitation links. */
   publicUrl: string;
@@ -38,6 +40,8 @@ export function loadConfig(env: Env): Readonly<ConsoleConfig> {
     security: readGrpcSecurity(env, 'console'),
     maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
     authAddr: readString(env, 'AUTH_ADDR', '127.0.0.1:50051'),
+    billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
+    quotaAddr: readString(env, 'QUOTA_ADDR', '127.0.0.1:50052'),
     grpcTimeoutMs: readInt(env, 'GRPC_TIMEOUT_MS', 1000),
     publicUrl: readString(env, 'CONSOLE_PUBLIC_URL', `http://127.0.0.1:${httpPort}`).replace(/\/+$/, ''),
     secureCookies: readBool(env, 'CONSOLE_SECURE_COOKIES', false),

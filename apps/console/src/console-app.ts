@@ -2,6 +2,7 @@ import { AddressInfo } from 'node:net';
 import { consoleV1 } from '@gw/contracts';
 import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthClient } from './clients/auth-client';
+import { MoneyClients } from './clients/money-clients';
 import { ConsoleConfig } from './config';
 import { HolderAccess } from './domain/holder-access';
 import { SignInLimiter } from './domain/sign-in-limiter';
@@ -33,8 +34,9 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const limiter = new SignInLimiter({ maxFailures: config.signInMaxFailures, windowMs: config.signInWindowMs, maxTracked: MAX_TRACKED_SIGN_INS });
     const access = new HolderAccess(store, limiter, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
+    const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
     const grpc = await startGrpcServer(config, [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }], logger);
-    const web = await startConsoleServer({ access, auth, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, logger }, config.host, config.httpPort);
+    const web = await startConsoleServer({ access, auth, money, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, logger }, config.host, config.httpPort);
     const cleanup = setInterval(() => void store.deleteExpired().catch((err: unknown) => logger.warn('expired sessions not removed', { err })), CLEANUP_MS);
     cleanup.unref();
     const httpPort = (web.address() as AddressInfo).port;
@@ -49,6 +51,7 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
         await new Promise<void>((resolve) => web.close(() => resolve()));
         await grpc.stop(config.shutdownGraceMs);
         auth.close();
+        money.close();
         await db.close();
       },
     };

@@ -114,6 +114,45 @@ describe('web console in a real browser', () => {
     expect(await apiStatus(key)).toBe(401);
   });
 
+  it('shows the balance, the free allowance, usage as GET /v1/usage tells it, a 30-day chart, the requests billed and the prices', async () => {
+    const { page } = first;
+    const key = await createKey(page, 'money');
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${stack.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'Hello there' }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await page.getByRole('link', { name: 'Money and use' }).click();
+    await page.waitForURL(/\/usage$/);
+    const deadline = Date.now() + 10_000;
+    while ((await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').count()) < 2 && Date.now() < deadline) await page.reload();
+    const rows = await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => r.includes('vendor-v4-flash') && r.includes('paid') && r.includes('reported'))).toBe(true);
+    const api = (await (await fetch(`${stack.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as { todayTokens: number; totalTokens: number };
+    expect(api.todayTokens).toBeGreaterThan(0);
+    expect(await page.locator('#today-tokens').innerText()).toBe(api.todayTokens.toLocaleString('en-US'));
+    expect(await page.locator('#total-tokens').innerText()).toBe(api.totalTokens.toLocaleString('en-US'));
+    const balance = (await ctlOk<{ balance: number }>('account', 'show', '--account', first.accountId)).balance;
+    expect(balance).toBeLessThan(5);
+    expect(await page.locator('#balance').innerText()).toBe(`${balance.toLocaleString('en-US', { maximumFractionDigits: 6 })} LYD`);
+    expect(await page.locator('#free-left').innerText()).toMatch(/^[\d,]+ of [\d,]+ tokens/);
+    expect(await page.getByRole('img', { name: 'Tokens per day, last 30 days' }).count()).toBe(1);
+    expect(await page.locator('details tbody tr').count()).toBe(30);
+    const prices = await page.locator('section', { hasText: 'Prices of your models' }).locator('tbody tr').allInnerTexts();
+    expect(prices[0]).toMatch(/vendor-v4-flash[\s\S]*1 LYD[\s\S]*4 LYD/);
+    expect(prices.some((p) => p.includes('vendor-v4-pro'))).toBe(true);
+    await shot(page, '08-money-and-use');
+    await page.setViewportSize({ width: 1100, height: 700 });
+    await shot(page, '08-money-and-use-wide');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.waitForURL(/\/keys$/);
+  });
+
   it('shows a second holder only their own keys, and refuses a forged revoke of the first one\'s key', async () => {
     const firstKey = await createKey(first.page, 'keep me');
     const firstKeyId = (await ctlOk<{ id: string; name: string }[]>('key', 'list', '--account', first.accountId)).find((k) => k.name === 'keep me')?.id ?? '';

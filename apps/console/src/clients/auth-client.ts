@@ -29,6 +29,11 @@ export class AuthClient {
     await unaryCall(this.client.revokeKey.bind(this.client), { keyId, accountId }, this.timeoutMs);
   }
 
+  /** The models the account may use: the public ones, then those granted it. */
+  async listModels(accountId: string): Promise<authV1.Model[]> {
+    return (await unaryCall(this.client.listModels.bind(this.client), { accountId }, this.timeoutMs)).models;
+  }
+
   close(): void {
     this.client.close();
   }

@@ -2,9 +2,11 @@ import { createServer, Server } from 'node:http';
 import express, { NextFunction, Request, Response } from 'express';
 import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
+import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
 import { CONSOLE_SCRIPT } from './console-script';
 import { keyRoutes } from './key-routes';
+import { moneyRoutes } from './money-routes';
 import { html } from './html';
 import { page } from './page';
 import { signInRoutes } from './sign-in-routes';
@@ -13,6 +15,7 @@ import { signInRoutes } from './sign-in-routes';
 export interface ConsoleServerDeps {
   access: HolderAccess;
   auth: AuthClient;
+  money: MoneyClients;
   sessionTtlMs: number;
   secureCookies: boolean;
   logger: Logger;
@@ -37,6 +40,7 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.get('/healthz', (_req, res) => res.type('text/plain').send('ok'));
   app.use(signInRoutes(deps));
   app.use(keyRoutes(deps.access, deps.auth));
+  app.use(moneyRoutes(deps.access, deps.auth, deps.money));
   app.use((_req, res) => res.status(404).type('html').send(page('Not found', html`<section><p>There is no such page. <a href="/keys">Your keys</a></p></section>`).markup));
   app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);

@@ -2,27 +2,18 @@ import { Request, Response, Router } from 'express';
 import { authV1 } from '@gw/contracts';
 import { AuthClient } from '../clients/auth-client';
 import { HolderAccess } from '../domain/holder-access';
+import { suspensionBanner, when } from './account-view';
 import { html, SafeHtml } from './html';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
 
 const MAX_KEY_NAME = 64;
 
-const when = (iso: string) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '');
-
 /** Why keys cannot be created for the account now, or undefined (SPEC 3: suspended, or scheduled for deletion). */
 function cannotCreate(account: authV1.Account): string | undefined {
   if (account.suspension) return 'This account is suspended, so no keys can be created.';
   if (account.deletionScheduled) return 'This account is scheduled for deletion, so no keys can be created.';
   return undefined;
-}
-
-function suspensionBanner(account: authV1.Account): SafeHtml | '' {
-  const s = account.suspension;
-  if (!s) return '';
-  return html`<section class="banner" role="alert"><h2>Account suspended</h2>
-<p>Every API request with this account's keys is refused${s.until ? html` until <strong>${when(s.until)}</strong>` : ' until further notice'}.</p>
-${s.reason ? html`<p>Reason: ${s.reason}</p>` : ''}<p>Questions: WhatsApp <a href="https://wa.me/${s.whatsapp.replace(/\D/g, '')}">${s.whatsapp}</a></p></section>`;
 }
 
 function keyTable(keys: authV1.KeyInfo[]): SafeHtml {

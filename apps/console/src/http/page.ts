@@ -11,7 +11,7 @@ button.secondary{background:#fff;color:#14324a}button.danger{background:#b42318;
 button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e3e7eb;vertical-align:top}
 .banner{border-left:6px solid #b42318;background:#fdecea}.notice{border-left:6px solid #f5a623;background:#fff8e6}.error{color:#b42318;font-weight:600}
-code,.key{font-family:ui-monospace,monospace;word-break:break-all}.inline{display:inline}.muted{color:#5b6875}
+code,.key{font-family:ui-monospace,monospace;word-break:break-all}.inline{display:inline}dt{font-weight:600}dd{margin:0 0 .5rem}.muted{color:#5b6875}
 @media (max-width:40rem){table,thead,tbody,tr,th,td{display:block}thead{display:none}td{border:0;padding:.2rem 0}tr{border-bottom:1px solid #e3e7eb;padding:.5rem 0}td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
 `;
 
@@ -28,7 +28,7 @@ export function page(title: string, body: SafeHtml, signed?: Signed): SafeHtml {
 <title>${title} · Gateway console</title><style>${new SafeHtml(STYLE)}</style><script src="/console.js" defer></script></head>
 <body><header><strong>Gateway console</strong>${
     signed
-      ? html`<form class="inline" method="post" action="/sign-out"><span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}"><button type="submit" class="secondary">Sign out</button></form>`
+      ? html`<nav aria-label="Pages"><a href="/keys">Keys</a> · <a href="/usage">Money and use</a></nav><form class="inline" method="post" action="/sign-out"><span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}"><button type="submit" class="secondary">Sign out</button></form>`
       : ''
   }</header><main><h1>${title}</h1>${body}</main></body></html>`;
 }

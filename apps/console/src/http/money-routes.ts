@@ -1,0 +1,79 @@
+import { Request, Response, Router } from 'express';
+import { authV1, billingV1 } from '@gw/contracts';
+import { microToLyd } from '@gw/money';
+import { AuthClient } from '../clients/auth-client';
+import { MoneyClients } from '../clients/money-clients';
+import { HolderAccess } from '../domain/holder-access';
+import { suspensionBanner, when } from './account-view';
+import { dayChart } from './day-chart';
+import { html, SafeHtml } from './html';
+import { page } from './page';
+import { sessionOf, signedIn } from './signed-in';
+
+const PAGE_SIZE = 20;
+const CHART_DAYS = 30;
+
+const lyd = (micro: number) => `${microToLyd(micro).toLocaleString('en-US', { maximumFractionDigits: 6 })} LYD`;
+const tokens = (n: number) => n.toLocaleString('en-US');
+
+function chargesTable(charges: billingV1.Charge[]): SafeHtml {
+  if (charges.length === 0) return html`<p class="muted">No requests billed yet.</p>`;
+  return html`<table><thead><tr><th scope="col">Time</th><th scope="col">Model</th><th scope="col">Tokens</th><th scope="col">Amount</th><th scope="col">Paid or free</th><th scope="col">Usage</th></tr></thead><tbody>
+${charges.map(
+  (c) => html`<tr><td>${when(c.created)}</td><td data-label="Model"><code>${c.model}</code></td><td data-label="Tokens">${tokens(c.promptTokens + c.completionTokens)} (${tokens(c.promptTokens)} + ${tokens(c.completionTokens)})</td>
+<td data-label="Amount">${lyd(c.amountMicroLyd)}</td><td data-label="Paid or free">${c.paid ? 'paid' : 'free'}</td><td data-label="Usage">${c.usageEstimated ? 'estimated' : 'reported'}</td></tr>`,
+)}</tbody></table>`;
+}
+
+function pricesTable(models: authV1.Model[], prices: billingV1.Price[]): SafeHtml {
+  const byModel = new Map(prices.map((p) => [p.model, p]));
+  return html`<table><thead><tr><th scope="col">Model</th><th scope="col">Prompt, per million tokens</th><th scope="col">Completion, per million tokens</th></tr></thead><tbody>
+${models.map((m) => {
+  const p = byModel.get(m.id);
+  return html`<tr><td><code>${m.id}</code></td><td data-label="Prompt, per million">${p ? lyd(p.inputMicroLydPerMillion) : 'not priced'}</td><td data-label="Completion, per million">${p ? lyd(p.outputMicroLydPerMillion) : 'not priced'}</td></tr>`;
+})}</tbody></table>`;
+}
+
+/** GET /usage: the balance, the free allowance left today, usage, a chart of 30 days, the requests billed (paged) and the prices. */
+export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: MoneyClients): Router {
+  const router = Router();
+  router.use('/usage', signedIn(access));
+  router.get('/usage', async (req: Request, res: Response) => {
+    const { holder, csrfToken } = sessionOf(res);
+    const accountId = holder.accountId;
+    const before = typeof req.query.before === 'string' ? req.query.before : '';
+    const [account, balance, allowance, usage, days, page1, models, prices] = await Promise.all([
+      auth.getAccount(accountId),
+      money.balanceMicro(accountId),
+      money.freeAllowance(accountId),
+      money.usage(accountId),
+      money.dailyTotals(accountId, CHART_DAYS),
+      money.charges(accountId, PAGE_SIZE, before),
+      auth.listModels(accountId),
+      money.prices(),
+    ]);
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html').send(
+      page(
+        'Money and use',
+        html`${suspensionBanner(account)}
+<section><h2>Balance</h2><dl>
+<dt>API balance</dt><dd id="balance">${lyd(balance)}</dd>
+<dt>Free allowance left today</dt><dd id="free-left">${allowance.available ? html`${tokens(allowance.remainingTokens)} of ${tokens(allowance.dailyTokens)} tokens (resets at 00:00 UTC)` : 'Free requests are not available now.'}</dd>
+<dt>Tokens today</dt><dd id="today-tokens">${tokens(usage.todayTokens)}</dd>
+<dt>Tokens all time</dt><dd id="total-tokens">${tokens(usage.totalTokens)}</dd></dl>
+<p class="muted">Usage includes the account's use of the chat product.</p></section>
+<section><h2>The last ${CHART_DAYS} days</h2>
+<h3>Tokens per day</h3>${dayChart('Tokens per day, last 30 days', days.map((d) => ({ day: d.day, value: d.tokens })), tokens)}
+<h3>LYD per day</h3>${dayChart('LYD charged per day, last 30 days', days.map((d) => ({ day: d.day, value: d.amountMicroLyd })), lyd)}
+<details><summary>The same as a table</summary><table><thead><tr><th scope="col">Day</th><th scope="col">Tokens</th><th scope="col">Charged</th></tr></thead><tbody>
+${days.map((d) => html`<tr><td>${d.day}</td><td data-label="Tokens">${tokens(d.tokens)}</td><td data-label="Charged">${lyd(d.amountMicroLyd)}</td></tr>`)}</tbody></table></details></section>
+<section><h2>Requests billed</h2>${chargesTable(page1.charges)}
+<p>${before ? html`<a href="/usage">Newest</a> ` : ''}${page1.next ? html`<a href="/usage?before=${encodeURIComponent(page1.next)}">Older requests</a>` : ''}</p></section>
+<section><h2>Prices of your models</h2>${pricesTable(models, prices)}</section>`,
+        { email: holder.email, csrfToken },
+      ).markup,
+    );
+  });
+  return router;
+}
