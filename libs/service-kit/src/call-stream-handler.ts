@@ -4,6 +4,19 @@ import { Logger } from './logger';
 import { histogram } from './metrics';
 import { rpcDuration, rpcStatusOf } from './unary-handler';
 
+/** The call streams this process serves now, so that a shutdown can end them (drainCallStreams). */
+const openStreams = new Set<{ drain(): void }>();
+
+/**
+ * Ends every call stream this process serves once the calls it has are answered; a call that
+ * arrives meanwhile is refused with UNAVAILABLE unserved, so its client may send it elsewhere.
+ * A server calls it as it shuts down: a long-lived stream would otherwise hold the shutdown to
+ * its grace period and be cut with calls on it.
+ */
+export function drainCallStreams(): void {
+  for (const stream of [...openStreams]) stream.drain();
+}
+
 const batchSize = histogram('grpc_server_call_stream_batch_calls', 'Calls carried by one message of a call stream, by stream method.', ['method'], [1, 2, 4, 8, 16, 32, 64, 128, 256]);
 
 /** What a call stream serves: each call's method name (for metrics and logs) and its answer. */
@@ -18,7 +31,8 @@ export interface CallStreamServe<Q, A> {
  * and timed under its method's name, as unaryHandler does), the calls per message counted under
  * `streamMethod`, and the answers ready in one turn of the event loop go back together. A call is past its caller once
  * its `timeoutMs` has passed since it arrived or the stream was cancelled. When the client ends
- * its side, the stream is ended once every call on it has been answered.
+ * its side, or the server drains (drainCallStreams), the stream is ended once every call on it
+ * has been answered.
  */
 export function callStreamHandler<Q, A>(
   logger: Logger,
@@ -27,15 +41,22 @@ export function callStreamHandler<Q, A>(
 ): (call: ServerDuplexStream<{ calls: StreamedCall<Q>[] }, { answers: StreamedAnswer<A>[] }>) => void {
   return (call) => {
     let running = 0;
-    let clientDone = false;
+    let ending = false;
     let ready: StreamedAnswer<A>[] = [];
     const writable = () => !call.cancelled && !call.writableEnded;
     const flush = () => {
       const answers = ready;
       ready = [];
       if (answers.length > 0 && writable()) call.write({ answers });
-      if (clientDone && running === 0 && writable()) call.end();
+      if (ending && running === 0 && writable()) call.end();
     };
+    const end = () => {
+      ending = true;
+      if (running === 0 && ready.length === 0) flush();
+    };
+    const registration = { drain: end };
+    openStreams.add(registration);
+    const forget = () => openStreams.delete(registration);
     const send = (answer: StreamedAnswer<A>) => {
       running--;
       if (ready.length === 0) setImmediate(flush);
@@ -43,6 +64,7 @@ export function callStreamHandler<Q, A>(
     };
     const serveOne = ({ callId, timeoutMs, request }: StreamedCall<Q>) => {
       running++;
+      if (ending) return send({ callId, response: undefined, errorCode: status.UNAVAILABLE, errorMessage: 'the stream is ending: send the call on another' });
       const method = served.methodOf(request);
       const arrived = Date.now();
       const done = rpcDuration.startTimer({ method });
@@ -62,11 +84,10 @@ export function callStreamHandler<Q, A>(
       batchSize.observe({ method: streamMethod }, batch.calls.length);
       batch.calls.forEach(serveOne);
     });
-    call.on('end', () => {
-      clientDone = true;
-      if (running === 0 && ready.length === 0) flush();
-    });
+    call.on('end', end);
     // A cancelled stream (the client went, or its connection did) is answered no more.
-    call.on('error', () => undefined);
+    call.on('error', forget);
+    call.on('close', forget);
+    call.on('finish', forget);
   };
 }

@@ -1,6 +1,7 @@
 import { Server, ServerOptions, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { healthV1, METHOD_CALLERS } from '@gw/contracts';
 import { accessInterceptor } from './access-interceptor';
+import { drainCallStreams } from './call-stream-handler';
 import { startAdminServer } from './admin-server';
 import { GRPC_OPTIONS } from './grpc-channel';
 import { serverCredentials } from './grpc-credentials';
@@ -83,6 +84,7 @@ export async function startGrpcServer(settings: GrpcServerSettings, services: Se
     stop: async (graceMs) => {
       await new Promise<void>((resolve) => {
         health.endWatches();
+        drainCallStreams();
         const timer = setTimeout(() => {
           server.forceShutdown();
           resolve();

@@ -19,7 +19,7 @@ export type { MethodCallers, Refusal } from './caller-access';
 export { unaryCall } from './unary-call';
 export { CallStreamClient, serviceError } from './call-stream-client';
 export type { CallStreamSettings, OpenCallStream, StreamedAnswer, StreamedCall } from './call-stream-client';
-export { callStreamHandler } from './call-stream-handler';
+export { callStreamHandler, drainCallStreams } from './call-stream-handler';
 export type { CallStreamServe } from './call-stream-handler';
 export { grpcClient, GRPC_OPTIONS } from './grpc-channel';
 export type { UnaryMethod } from './unary-call';

@@ -1,7 +1,7 @@
 import { status, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { testTlsDir } from '@gw/testing';
-import { CallStreamClient, callStreamHandler, createLogger, GrpcSecurity, grpcClient, RpcError, RunningGrpcServer, startGrpcServer } from '../src';
+import { CallStreamClient, callStreamHandler, createLogger, drainCallStreams, GrpcSecurity, grpcClient, RpcError, RunningGrpcServer, startGrpcServer } from '../src';
 
 type EdgeRequest = quotaV1.EdgeCall['request'];
 type EdgeResponse = quotaV1.EdgeAnswer['response'];
@@ -133,6 +133,24 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
       expect(opened).toBe(2);
     } finally {
       breaking.close();
+    }
+  });
+
+  it('ends its streams when the server drains, once their running calls are answered; the next call opens a new stream', async () => {
+    slow.set('draining-6', 300);
+    const client = newClient({ streams: 1, rotateMs: 60_000 });
+    try {
+      expect(await client.call(count('warm-1'), 2000)).toEqual(counted(1));
+      const opened = streams.length;
+      const running = client.call(count('draining-6'), 2000);
+      await new Promise((r) => setTimeout(r, 50));
+      drainCallStreams();
+      expect(await running).toEqual(counted(6));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await client.call(count('after-2'), 2000)).toEqual(counted(2));
+      expect(streams.length).toBe(opened + 1);
+    } finally {
+      client.close();
     }
   });
 
