@@ -63,6 +63,16 @@ const APPS: AppSpec[] = [
     headless: true,
   },
   { name: 'provider-sim', env: env('provider-sim'), portVar: 'PROVIDER_SIM_PORT', health: 'http', required: [GRACE], autoscaled: false },
+  {
+    name: 'console',
+    env: env('console'),
+    portVar: 'CONSOLE_PORT',
+    health: 'admin',
+    adminPortVar: 'CONSOLE_METRICS_PORT',
+    required: ['DATABASE_URL', 'AUTH_ADDR', 'BILLING_ADDR', 'QUOTA_ADDR', 'CONSOLE_GRPC_PORT', 'CONSOLE_PUBLIC_URL', 'TLS_DIR', GRACE],
+    autoscaled: false,
+    mtls: true,
+  },
 ];
 const PROD_APPS = APPS.filter((a) => a.name !== 'provider-sim');
 /** The gRPC servers: their certificates carry the DNS names of their Service too. */
@@ -78,6 +88,7 @@ const REACHABLE: Record<string, Record<string, string[]>> = {
   'quota-service': { grpc: ['chat product', 'console', 'ctl', 'edge'], metrics: ['monitoring'] },
   'billing-service': { grpc: ['console', 'ctl', 'edge', 'quota-service'], metrics: ['monitoring'] },
   'provider-sim': { http: ['edge'] },
+  console: { http: ['ingress controller'], grpc: ['ctl'], metrics: ['monitoring'] },
 };
 const NAME = 'app.kubernetes.io/name';
 const namespaceNamed = (name: string) => ({ 'kubernetes.io/metadata.name': name });
@@ -142,7 +153,7 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
   it('issues every identity from the namespace\'s own CA, with its SPIFFE ID, and the servers with their DNS names', () => {
     expect(certificateProblems(objects, SERVERS)).toEqual([]);
     const identities = objects.filter((o) => o.kind === 'Certificate' && !(o.spec as { isCA?: boolean }).isCA).map((o) => o.metadata.name);
-    expect(identities.sort()).toEqual(['auth-service', 'billing-service', 'chat-product', 'ctl', 'edge', 'quota-service']);
+    expect(identities.sort()).toEqual(['auth-service', 'billing-service', 'chat-product', 'console', 'ctl', 'edge', 'quota-service']);
     expect(objects.filter((o) => o.kind === 'ClusterIssuer')).toEqual([]);
   });
 
@@ -151,9 +162,11 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     for (const { name } of apps) expect({ name, reachable: reachableFrom(objects, name, PEERS) }).toEqual({ name, reachable: REACHABLE[name] });
   });
 
-  it('exposes only the public API port through the edge\'s Service, and the gRPC port through each service\'s (headless)', () => {
+  it('exposes only the public API port through the edge\'s Service (the pages through the console\'s), and the gRPC port through each service\'s (headless)', () => {
     const ports = (name: string) => (findObject(objects, 'Service', name)?.spec as { ports: { port: number; targetPort: string }[] }).ports.map((p) => `${p.port}->${p.targetPort}`);
     expect(ports('edge')).toEqual(['8080->http']);
+    expect(ports('console')).toEqual(['8081->http']);
+    expect({ ports: ports('console-grpc'), clusterIP: (findObject(objects, 'Service', 'console-grpc')?.spec as { clusterIP?: string }).clusterIP }).toEqual({ ports: ['50054->grpc'], clusterIP: 'None' });
     for (const [name, port] of [['auth-service', 50051], ['quota-service', 50052], ['billing-service', 50053]] as const) {
       expect({ name, ports: ports(name), clusterIP: (findObject(objects, 'Service', name)?.spec as { clusterIP?: string }).clusterIP }).toEqual({ name, ports: [`${port}->grpc`], clusterIP: 'None' });
     }
@@ -242,7 +255,7 @@ describe('docker-compose.yml', () => {
   it('offers ctl with the variables ctl reads', () => {
     const ctl = env('ctl');
     expect(envOf('ctl').filter((n) => !ctl.names.has(n))).toEqual([]);
-    expect(envOf('ctl')).toEqual(['AUTH_ADDR', 'BILLING_ADDR', 'QUOTA_ADDR', 'TLS_DIR']);
+    expect(envOf('ctl')).toEqual(['AUTH_ADDR', 'BILLING_ADDR', 'CONSOLE_ADDR', 'QUOTA_ADDR', 'TLS_DIR']);
   });
 
   it('makes the certificates once, with ctl, into the volume tls (owned by the image\'s user, from the Dockerfile\'s /tls)', () => {
