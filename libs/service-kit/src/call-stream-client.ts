@@ -15,8 +15,14 @@ export interface StreamedAnswer<A> {
   errorMessage: string;
 }
 
+/** What the client sends: calls, and the ids of calls sent before whose answer it no longer waits for. */
+export interface StreamedCalls<Q> {
+  calls: StreamedCall<Q>[];
+  cancelledCallIds: number[];
+}
+
 /** A bidirectional method whose messages carry calls and answers in batches. */
-export type OpenCallStream<Q, A> = () => ClientDuplexStream<{ calls: StreamedCall<Q>[] }, { answers: StreamedAnswer<A>[] }>;
+export type OpenCallStream<Q, A> = () => ClientDuplexStream<StreamedCalls<Q>, { answers: StreamedAnswer<A>[] }>;
 
 /** How many streams, and how long each takes new calls. */
 export interface CallStreamSettings {
@@ -40,6 +46,8 @@ interface OpenStream<Q, A> {
   openedAt: number;
   pending: Map<number, Pending<A>>;
   failed: boolean;
+  /** Ended by the client (rotated out): nothing more can be written to it. */
+  retired: boolean;
 }
 
 /** A grpc-js ServiceError, as a unary call would have failed: the retry policy and metrics read its code. */
@@ -50,7 +58,8 @@ export function serviceError(code: status, details: string): ServiceError {
 /**
  * Unary calls carried on a few long-lived bidirectional streams: the calls made in one turn of
  * the event loop go together in one message, and each is answered on its own. A call has a
- * deadline as a unary call does (DEADLINE_EXCEEDED); a stream that fails or ends fails every call
+ * deadline as a unary call does (DEADLINE_EXCEEDED, and the server is told the call is
+ * cancelled, as a unary call's RST_STREAM would tell it); a stream that fails or ends fails every call
  * on it still unanswered, with the stream's status (else UNAVAILABLE), and the next call opens a new one.
  */
 export class CallStreamClient<Q, A> {
@@ -80,6 +89,8 @@ export class CallStreamClient<Q, A> {
       const timer = setTimeout(() => {
         stream.pending.delete(callId);
         reject(serviceError(status.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`));
+        // As a unary call's deadline cancels it: the server takes the call as one whose caller has gone.
+        if (!stream.failed && !stream.retired) stream.call.write({ calls: [], cancelledCallIds: [callId] });
       }, timeoutMs);
       stream.pending.set(callId, { resolve, reject, timer });
     });
@@ -96,7 +107,7 @@ export class CallStreamClient<Q, A> {
     const batch = this.queued;
     this.queued = undefined;
     // Calls queued on a stream that failed meanwhile have been failed with it.
-    if (batch && !batch.stream.failed) batch.stream.call.write({ calls: batch.calls });
+    if (batch && !batch.stream.failed) batch.stream.call.write({ calls: batch.calls, cancelledCallIds: [] });
   }
 
   /** The next slot's stream, opened anew when it has none or its time is up (the old one ends once answered). */
@@ -106,7 +117,7 @@ export class CallStreamClient<Q, A> {
     const current = this.slots[slot];
     if (current && Date.now() - current.openedAt < this.settings.rotateMs) return current;
     if (current) this.retire(current);
-    const stream: OpenStream<Q, A> = { call: this.open(), openedAt: Date.now(), pending: new Map(), failed: false };
+    const stream: OpenStream<Q, A> = { call: this.open(), openedAt: Date.now(), pending: new Map(), failed: false, retired: false };
     stream.call.on('data', (batch: { answers: StreamedAnswer<A>[] }) => this.answer(stream, batch.answers));
     stream.call.on('error', (err: ServiceError) => this.fail(stream, err));
     stream.call.on('end', () => this.fail(stream, serviceError(status.UNAVAILABLE, 'call stream ended')));
@@ -117,6 +128,7 @@ export class CallStreamClient<Q, A> {
   /** Takes no more calls; the server ends the stream once it has answered those it has. */
   private retire(stream: OpenStream<Q, A>): void {
     this.slots[this.slots.indexOf(stream)] = undefined;
+    stream.retired = true;
     stream.call.end();
   }
 

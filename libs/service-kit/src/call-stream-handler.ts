@@ -1,5 +1,5 @@
 import { ServerDuplexStream, status } from '@grpc/grpc-js';
-import { StreamedAnswer, StreamedCall } from './call-stream-client';
+import { StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
 import { Logger } from './logger';
 import { histogram } from './metrics';
 import { rpcDuration, rpcStatusOf } from './unary-handler';
@@ -30,7 +30,7 @@ export interface CallStreamServe<Q, A> {
  * The server side of CallStreamClient: every call of every batch is served on its own (counted
  * and timed under its method's name, as unaryHandler does), the calls per message counted under
  * `streamMethod`, and the answers ready in one turn of the event loop go back together. A call is past its caller once
- * its `timeoutMs` has passed since it arrived or the stream was cancelled. When the client ends
+ * its `timeoutMs` has passed since it arrived, the client cancelled it, or the stream was cancelled. When the client ends
  * its side, or the server drains (drainCallStreams), the stream is ended once every call on it
  * has been answered.
  */
@@ -38,10 +38,13 @@ export function callStreamHandler<Q, A>(
   logger: Logger,
   streamMethod: string,
   served: CallStreamServe<Q, A>,
-): (call: ServerDuplexStream<{ calls: StreamedCall<Q>[] }, { answers: StreamedAnswer<A>[] }>) => void {
+): (call: ServerDuplexStream<StreamedCalls<Q>, { answers: StreamedAnswer<A>[] }>) => void {
   return (call) => {
     let running = 0;
     let ending = false;
+    /** The ids of calls being served, and those of them the client has cancelled (past its deadline). */
+    const serving = new Set<number>();
+    const cancelled = new Set<number>();
     let ready: StreamedAnswer<A>[] = [];
     const writable = () => !call.cancelled && !call.writableEnded;
     const flush = () => {
@@ -59,16 +62,19 @@ export function callStreamHandler<Q, A>(
     const forget = () => openStreams.delete(registration);
     const send = (answer: StreamedAnswer<A>) => {
       running--;
+      serving.delete(answer.callId);
+      cancelled.delete(answer.callId);
       if (ready.length === 0) setImmediate(flush);
       ready.push(answer);
     };
     const serveOne = ({ callId, timeoutMs, request }: StreamedCall<Q>) => {
       running++;
+      serving.add(callId);
       if (ending) return send({ callId, response: undefined, errorCode: status.UNAVAILABLE, errorMessage: 'the stream is ending: send the call on another' });
       const method = served.methodOf(request);
       const arrived = Date.now();
       const done = rpcDuration.startTimer({ method });
-      served.serve(request, () => call.cancelled || Date.now() - arrived > timeoutMs).then(
+      served.serve(request, () => call.cancelled || cancelled.has(callId) || Date.now() - arrived > timeoutMs).then(
         (response) => {
           done({ code: status[status.OK] });
           send({ callId, response, errorCode: status.OK, errorMessage: '' });
@@ -80,7 +86,9 @@ export function callStreamHandler<Q, A>(
         },
       );
     };
-    call.on('data', (batch: { calls: StreamedCall<Q>[] }) => {
+    call.on('data', (batch: StreamedCalls<Q>) => {
+      for (const id of batch.cancelledCallIds) if (serving.has(id)) cancelled.add(id);
+      if (batch.calls.length === 0) return;
       batchSize.observe({ method: streamMethod }, batch.calls.length);
       batch.calls.forEach(serveOne);
     });

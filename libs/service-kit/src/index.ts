@@ -18,7 +18,7 @@ export { judgeCall } from './caller-access';
 export type { MethodCallers, Refusal } from './caller-access';
 export { unaryCall } from './unary-call';
 export { CallStreamClient, serviceError } from './call-stream-client';
-export type { CallStreamSettings, OpenCallStream, StreamedAnswer, StreamedCall } from './call-stream-client';
+export type { CallStreamSettings, OpenCallStream, StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
 export { callStreamHandler, drainCallStreams } from './call-stream-handler';
 export type { CallStreamServe } from './call-stream-handler';
 export { grpcClient, GRPC_OPTIONS } from './grpc-channel';

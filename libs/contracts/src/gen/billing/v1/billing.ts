@@ -261,6 +261,11 @@ export interface AuthorizeAnswer {
 export interface AuthorizeCallsRequest {
   /** Each call, answered on its own. */
   calls: AuthorizeCall[];
+  /**
+   * Calls sent before on this stream whose answer the edge no longer waits for (past their
+   * deadline): as a cancelled unary Authorize, each leaves no hold (none placed, or released).
+   */
+  cancelledCallIds: number[];
 }
 
 /** Answers sent together, in any order. */
@@ -2390,13 +2395,20 @@ export const AuthorizeAnswer: MessageFns<AuthorizeAnswer> = {
 };
 
 function createBaseAuthorizeCallsRequest(): AuthorizeCallsRequest {
-  return { calls: [] };
+  return { calls: [], cancelledCallIds: [] };
 }
 
 export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
   encode(message: AuthorizeCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.calls) {
       AuthorizeCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.cancelledCallIds.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.cancelledCallIds) {
+        writer.uint64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -2422,6 +2434,24 @@ export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
             message.calls.push(AuthorizeCall.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag === 16) {
+              message.cancelledCallIds.push(longToNumber(reader.uint64()));
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cancelledCallIds.push(longToNumber(reader.uint64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2437,6 +2467,11 @@ export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
   fromJSON(object: any): AuthorizeCallsRequest {
     return {
       calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => AuthorizeCall.fromJSON(e)) : [],
+      cancelledCallIds: globalThis.Array.isArray(object?.cancelledCallIds)
+        ? object.cancelledCallIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.cancelled_call_ids)
+        ? object.cancelled_call_ids.map((e: any) => globalThis.Number(e))
+        : [],
     };
   },
 
@@ -2444,6 +2479,9 @@ export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
     const obj: any = {};
     if (message.calls?.length) {
       obj.calls = message.calls.map((e) => AuthorizeCall.toJSON(e));
+    }
+    if (message.cancelledCallIds?.length) {
+      obj.cancelledCallIds = message.cancelledCallIds.map((e) => Math.round(e));
     }
     return obj;
   },
@@ -2454,6 +2492,7 @@ export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
   fromPartial<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(object: I): AuthorizeCallsRequest {
     const message = createBaseAuthorizeCallsRequest();
     message.calls = object.calls?.map((e) => AuthorizeCall.fromPartial(e)) || [];
+    message.cancelledCallIds = object.cancelledCallIds?.map((e) => e) || [];
     return message;
   },
 };

@@ -520,6 +520,11 @@ export interface EdgeAnswer {
 export interface EdgeCallsRequest {
   /** Each call, answered on its own. */
   calls: EdgeCall[];
+  /**
+   * Calls sent before on this stream whose answer the edge no longer waits for (past their
+   * deadline): as a cancelled unary call, each is now one whose caller has gone.
+   */
+  cancelledCallIds: number[];
 }
 
 /** Answers sent together, in any order. */
@@ -3425,13 +3430,20 @@ export const EdgeAnswer: MessageFns<EdgeAnswer> = {
 };
 
 function createBaseEdgeCallsRequest(): EdgeCallsRequest {
-  return { calls: [] };
+  return { calls: [], cancelledCallIds: [] };
 }
 
 export const EdgeCallsRequest: MessageFns<EdgeCallsRequest> = {
   encode(message: EdgeCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.calls) {
       EdgeCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.cancelledCallIds.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.cancelledCallIds) {
+        writer.uint64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -3457,6 +3469,24 @@ export const EdgeCallsRequest: MessageFns<EdgeCallsRequest> = {
             message.calls.push(EdgeCall.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag === 16) {
+              message.cancelledCallIds.push(longToNumber(reader.uint64()));
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cancelledCallIds.push(longToNumber(reader.uint64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3470,13 +3500,23 @@ export const EdgeCallsRequest: MessageFns<EdgeCallsRequest> = {
   },
 
   fromJSON(object: any): EdgeCallsRequest {
-    return { calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => EdgeCall.fromJSON(e)) : [] };
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => EdgeCall.fromJSON(e)) : [],
+      cancelledCallIds: globalThis.Array.isArray(object?.cancelledCallIds)
+        ? object.cancelledCallIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.cancelled_call_ids)
+        ? object.cancelled_call_ids.map((e: any) => globalThis.Number(e))
+        : [],
+    };
   },
 
   toJSON(message: EdgeCallsRequest): unknown {
     const obj: any = {};
     if (message.calls?.length) {
       obj.calls = message.calls.map((e) => EdgeCall.toJSON(e));
+    }
+    if (message.cancelledCallIds?.length) {
+      obj.cancelledCallIds = message.cancelledCallIds.map((e) => Math.round(e));
     }
     return obj;
   },
@@ -3487,6 +3527,7 @@ export const EdgeCallsRequest: MessageFns<EdgeCallsRequest> = {
   fromPartial<I extends Exact<DeepPartial<EdgeCallsRequest>, I>>(object: I): EdgeCallsRequest {
     const message = createBaseEdgeCallsRequest();
     message.calls = object.calls?.map((e) => EdgeCall.fromPartial(e)) || [];
+    message.cancelledCallIds = object.cancelledCallIds?.map((e) => e) || [];
     return message;
   },
 };
