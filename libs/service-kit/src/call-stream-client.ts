@@ -35,20 +35,29 @@ export interface CallStreamSettings {
   rotateMs: number;
 }
 
-interface Pending<A> {
+/** A call waiting for its answer: on which stream it went, and what to send again should that stream end unread. */
+interface Pending<Q, A> {
+  callId: number;
+  request: Q;
+  deadline: number;
   resolve(response: A): void;
   reject(err: ServiceError): void;
   timer: NodeJS.Timeout;
+  stream: OpenStream<Q, A> | undefined;
+  /** Sent again once on another stream: it had reached a server that was ending its stream. */
+  resent: boolean;
 }
 
 interface OpenStream<Q, A> {
   call: ReturnType<OpenCallStream<Q, A>>;
   openedAt: number;
-  pending: Map<number, Pending<A>>;
-  failed: boolean;
+  ended: boolean;
   /** Ended by the client (rotated out): nothing more can be written to it. */
   retired: boolean;
 }
+
+/** The message of a call refused unserved because its stream is ending (the server drains): it may go on another. */
+export const STREAM_ENDING = 'the stream is ending: send the call on another';
 
 /** A grpc-js ServiceError, as a unary call would have failed: the retry policy and metrics read its code. */
 export function serviceError(code: status, details: string): ServiceError {
@@ -59,11 +68,14 @@ export function serviceError(code: status, details: string): ServiceError {
  * Unary calls carried on a few long-lived bidirectional streams: the calls made in one turn of
  * the event loop go together in one message, and each is answered on its own. A call has a
  * deadline as a unary call does (DEADLINE_EXCEEDED, and the server is told the call is
- * cancelled, as a unary call's RST_STREAM would tell it); a stream that fails or ends fails every call
- * on it still unanswered, with the stream's status (else UNAVAILABLE), and the next call opens a new one.
+ * cancelled, as a unary call's RST_STREAM would tell it). A stream that fails fails every call
+ * on it still unanswered with its status, as unary calls would fail; one the server ends well (it
+ * drains as it shuts down) sends the calls it did not serve once more on another stream, as
+ * grpc-js retries a unary call a closing connection never took. The next call opens a new stream.
  */
 export class CallStreamClient<Q, A> {
   private readonly slots: (OpenStream<Q, A> | undefined)[];
+  private readonly pending = new Map<number, Pending<Q, A>>();
   private next = 0;
   private nextCallId = 1;
   private queued: { stream: OpenStream<Q, A>; calls: StreamedCall<Q>[] } | undefined;
@@ -78,36 +90,56 @@ export class CallStreamClient<Q, A> {
 
   call(request: Q, timeoutMs: number): Promise<A> {
     if (this.closed) return Promise.reject(serviceError(status.UNAVAILABLE, 'client closed'));
-    if (!this.queued) {
-      this.queued = { stream: this.streamForBatch(), calls: [] };
-      setImmediate(() => this.flush());
-    }
-    const { stream, calls } = this.queued;
-    const callId = this.nextCallId++;
-    calls.push({ callId, timeoutMs, request });
     return new Promise<A>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        stream.pending.delete(callId);
-        reject(serviceError(status.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`));
-        // As a unary call's deadline cancels it: the server takes the call as one whose caller has gone.
-        if (!stream.failed && !stream.retired) stream.call.write({ calls: [], cancelledCallIds: [callId] });
-      }, timeoutMs);
-      stream.pending.set(callId, { resolve, reject, timer });
+      const callId = this.nextCallId++;
+      const entry: Pending<Q, A> = {
+        callId,
+        request,
+        deadline: Date.now() + timeoutMs,
+        resolve,
+        reject,
+        timer: setTimeout(() => this.expire(entry), timeoutMs),
+        stream: undefined,
+        resent: false,
+      };
+      this.pending.set(callId, entry);
+      this.enqueue(entry);
     });
   }
 
   /** Ends every stream; calls still unanswered fail with CANCELLED. */
   close(): void {
     this.closed = true;
-    for (const stream of this.slots) if (stream) this.fail(stream, serviceError(status.CANCELLED, 'client closed'));
+    for (const stream of this.slots) if (stream) this.ended(stream, status.CANCELLED, 'client closed');
     this.slots.fill(undefined);
+  }
+
+  private enqueue(entry: Pending<Q, A>): void {
+    if (!this.queued) {
+      this.queued = { stream: this.streamForBatch(), calls: [] };
+      setImmediate(() => this.flush());
+    }
+    entry.stream = this.queued.stream;
+    this.queued.calls.push({ callId: entry.callId, timeoutMs: Math.max(1, entry.deadline - Date.now()), request: entry.request });
   }
 
   private flush(): void {
     const batch = this.queued;
     this.queued = undefined;
-    // Calls queued on a stream that failed meanwhile have been failed with it.
-    if (batch && !batch.stream.failed) batch.stream.call.write({ calls: batch.calls, cancelledCallIds: [] });
+    if (batch && batch.calls.length > 0 && !batch.stream.ended) batch.stream.call.write({ calls: batch.calls, cancelledCallIds: [] });
+  }
+
+  /** Past its deadline: DEADLINE_EXCEEDED, and the server is told, as a unary call's deadline cancels it. */
+  private expire(entry: Pending<Q, A>): void {
+    this.pending.delete(entry.callId);
+    entry.reject(serviceError(status.DEADLINE_EXCEEDED, 'no answer before the deadline'));
+    const stream = entry.stream;
+    if (stream && !stream.ended && !stream.retired) stream.call.write({ calls: [], cancelledCallIds: [entry.callId] });
+  }
+
+  private settle(entry: Pending<Q, A>): void {
+    this.pending.delete(entry.callId);
+    clearTimeout(entry.timer);
   }
 
   /** The next slot's stream, opened anew when it has none or its time is up (the old one ends once answered). */
@@ -117,10 +149,11 @@ export class CallStreamClient<Q, A> {
     const current = this.slots[slot];
     if (current && Date.now() - current.openedAt < this.settings.rotateMs) return current;
     if (current) this.retire(current);
-    const stream: OpenStream<Q, A> = { call: this.open(), openedAt: Date.now(), pending: new Map(), failed: false, retired: false };
+    const stream: OpenStream<Q, A> = { call: this.open(), openedAt: Date.now(), ended: false, retired: false };
     stream.call.on('data', (batch: { answers: StreamedAnswer<A>[] }) => this.answer(stream, batch.answers));
-    stream.call.on('error', (err: ServiceError) => this.fail(stream, err));
-    stream.call.on('end', () => this.fail(stream, serviceError(status.UNAVAILABLE, 'call stream ended')));
+    stream.call.on('status', (s: { code: status; details: string }) => this.ended(stream, s.code, s.details));
+    // Its status event above says how it ended; without a listener an error event would throw.
+    stream.call.on('error', () => undefined);
     this.slots[slot] = stream;
     return stream;
   }
@@ -134,27 +167,46 @@ export class CallStreamClient<Q, A> {
 
   private answer(stream: OpenStream<Q, A>, answers: StreamedAnswer<A>[]): void {
     for (const answer of answers) {
-      const pending = stream.pending.get(answer.callId);
-      if (!pending) continue;
-      stream.pending.delete(answer.callId);
-      clearTimeout(pending.timer);
-      if (answer.errorCode !== status.OK || answer.response === undefined) pending.reject(serviceError(answer.errorCode || status.INTERNAL, answer.errorMessage));
-      else pending.resolve(answer.response);
+      const entry = this.pending.get(answer.callId);
+      if (!entry || entry.stream !== stream) continue;
+      if (answer.errorCode === status.UNAVAILABLE && answer.errorMessage === STREAM_ENDING) {
+        // The server is ending this stream: no more calls on it.
+        if (this.slots.includes(stream)) this.retire(stream);
+        if (this.resend(entry)) continue;
+      }
+      this.settle(entry);
+      if (answer.errorCode !== status.OK || answer.response === undefined) entry.reject(serviceError(answer.errorCode || status.INTERNAL, answer.errorMessage));
+      else entry.resolve(answer.response);
     }
   }
 
-  private fail(stream: OpenStream<Q, A>, err: ServiceError): void {
-    if (stream.failed) return;
-    stream.failed = true;
+  /**
+   * A stream's end. Ended well (status OK), the server answered every call it read, so those
+   * still waiting never reached it and go again on another stream; otherwise they fail with the
+   * stream's status, as unary calls would.
+   */
+  private ended(stream: OpenStream<Q, A>, code: status, details: string): void {
+    if (stream.ended) return;
+    stream.ended = true;
     const slot = this.slots.indexOf(stream);
     if (slot >= 0) this.slots[slot] = undefined;
-    const failure = err.code === status.OK ? serviceError(status.UNAVAILABLE, 'call stream ended') : serviceError(err.code, err.details);
-    for (const pending of stream.pending.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(failure);
+    if (this.queued?.stream === stream) this.queued = undefined;
+    const failure = code === status.OK ? serviceError(status.UNAVAILABLE, 'call stream ended') : serviceError(code, details);
+    for (const entry of [...this.pending.values()]) {
+      if (entry.stream !== stream) continue;
+      if (code === status.OK && !this.closed && this.resend(entry)) continue;
+      this.settle(entry);
+      entry.reject(failure);
     }
-    stream.pending.clear();
-    // A stream failed by the client itself (close) must also stop.
+    // A stream ended by the client itself (close) must also stop.
     stream.call.cancel();
+  }
+
+  /** Sends a call that no server served once more, on another stream; false when it was sent again already. */
+  private resend(entry: Pending<Q, A>): boolean {
+    if (entry.resent || this.closed) return false;
+    entry.resent = true;
+    this.enqueue(entry);
+    return true;
   }
 }

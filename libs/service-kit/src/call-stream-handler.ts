@@ -1,5 +1,5 @@
 import { ServerDuplexStream, status } from '@grpc/grpc-js';
-import { StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
+import { STREAM_ENDING, StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
 import { Logger } from './logger';
 import { histogram } from './metrics';
 import { rpcDuration, rpcStatusOf } from './unary-handler';
@@ -70,7 +70,7 @@ export function callStreamHandler<Q, A>(
     const serveOne = ({ callId, timeoutMs, request }: StreamedCall<Q>) => {
       running++;
       serving.add(callId);
-      if (ending) return send({ callId, response: undefined, errorCode: status.UNAVAILABLE, errorMessage: 'the stream is ending: send the call on another' });
+      if (ending) return send({ callId, response: undefined, errorCode: status.UNAVAILABLE, errorMessage: STREAM_ENDING });
       const method = served.methodOf(request);
       const arrived = Date.now();
       const done = rpcDuration.startTimer({ method });

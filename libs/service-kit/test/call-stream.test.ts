@@ -154,6 +154,24 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
     }
   });
 
+  it('sends a call that reached a draining stream once more, on a new stream, and it is answered there', async () => {
+    slow.set('draining-7', 300);
+    const client = newClient({ streams: 1, rotateMs: 60_000 });
+    try {
+      expect(await client.call(count('warm-1'), 2000)).toEqual(counted(1));
+      const opened = streams.length;
+      const running = client.call(count('draining-7'), 2000);
+      await new Promise((r) => setTimeout(r, 50));
+      drainCallStreams();
+      // The stream is still open (a call runs on it): this call reaches it, is refused unserved, and goes again.
+      expect(await client.call(count('moved-3'), 2000)).toEqual(counted(3));
+      expect(await running).toEqual(counted(7));
+      expect(streams.length).toBe(opened + 1);
+    } finally {
+      client.close();
+    }
+  });
+
   it('fails calls at once after close', async () => {
     const client = newClient();
     client.close();
