@@ -18,6 +18,11 @@ export interface ConsoleConfig {
   publicUrl: string;
   /** Cookies only over https (set behind an https front). */
   secureCookies: boolean;
+  /**
+   * Proxies in front of the console (an ingress controller is one) whose X-Forwarded-For is
+   * trusted for the client's address, which sign-in attempts are counted by; 0 reads the peer's.
+   */
+  trustProxyHops: number;
   sessionTtlMs: number;
   /** Failed sign-ins allowed per email and per client address in one window. */
   signInMaxFailures: number;
@@ -45,6 +50,7 @@ export function loadConfig(env: Env): Readonly<ConsoleConfig> {
     grpcTimeoutMs: readInt(env, 'GRPC_TIMEOUT_MS', 1000),
     publicUrl: readString(env, 'CONSOLE_PUBLIC_URL', `http://127.0.0.1:${httpPort}`).replace(/\/+$/, ''),
     secureCookies: readBool(env, 'CONSOLE_SECURE_COOKIES', false),
+    trustProxyHops: readInt(env, 'CONSOLE_TRUST_PROXY_HOPS', 0),
     sessionTtlMs: readInt(env, 'CONSOLE_SESSION_TTL_MS', 8 * 3600_000),
     signInMaxFailures: readInt(env, 'SIGN_IN_MAX_FAILURES', 5),
     signInWindowMs: readInt(env, 'SIGN_IN_WINDOW_MS', 15 * 60_000),

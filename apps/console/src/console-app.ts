@@ -36,7 +36,7 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
     const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
     const grpc = await startGrpcServer(config, [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }], logger);
-    const web = await startConsoleServer({ access, auth, money, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, logger }, config.host, config.httpPort);
+    const web = await startConsoleServer({ access, auth, money, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, trustProxyHops: config.trustProxyHops, logger }, config.host, config.httpPort);
     const cleanup = setInterval(() => void store.deleteExpired().catch((err: unknown) => logger.warn('expired sessions not removed', { err })), CLEANUP_MS);
     cleanup.unref();
     const httpPort = (web.address() as AddressInfo).port;

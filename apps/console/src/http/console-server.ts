@@ -18,6 +18,7 @@ export interface ConsoleServerDeps {
   money: MoneyClients;
   sessionTtlMs: number;
   secureCookies: boolean;
+  trustProxyHops: number;
   logger: Logger;
 }
 
@@ -29,6 +30,8 @@ export interface ConsoleServerDeps {
 export async function startConsoleServer(deps: ConsoleServerDeps, host: string, port: number): Promise<Server> {
   const app = express();
   app.disable('x-powered-by');
+  // req.ip: the client's address, behind this many proxies (each adds itself to X-Forwarded-For).
+  app.set('trust proxy', deps.trustProxyHops);
   app.use((_req, res, next) => {
     res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
     res.setHeader('X-Content-Type-Options', 'nosniff');

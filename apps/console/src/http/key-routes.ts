@@ -1,3 +1,4 @@
+import { status } from '@grpc/grpc-js';
 import { Request, Response, Router } from 'express';
 import { authV1 } from '@gw/contracts';
 import { AuthClient } from '../clients/auth-client';
@@ -83,7 +84,7 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
   router.post('/keys/:id/revoke', async (req, res) => {
     // Only a key of the signed-in holder's account: auth-service answers NOT_FOUND for another's.
     await auth.revokeKey(sessionOf(res).holder.accountId, req.params.id).catch((err: { code?: number }) => {
-      if (err.code !== 5) throw err;
+      if (err.code !== status.NOT_FOUND) throw err;
     });
     res.redirect(303, '/keys');
   });

@@ -43,7 +43,7 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
   router.post('/sign-in', async (req, res) => {
     if (!formTokenMatches(req)) return refused(res);
     const email = field(req, 'email');
-    const outcome = await access.signIn(email, field(req, 'password'), req.socket.remoteAddress ?? 'unknown');
+    const outcome = await access.signIn(email, field(req, 'password'), req.ip ?? 'unknown');
     if (outcome.kind === 'signed-in') return startSession(res, outcome.sessionToken);
     if (outcome.kind === 'limited') {
       const minutes = Math.ceil(outcome.retryAfterMs / 60_000);
