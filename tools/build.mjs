@@ -1,6 +1,7 @@
 // Bundles every app's main.ts (and the launcher) into dist/ with esbuild; node_modules stay external.
 import { build } from 'esbuild';
 import { readdirSync, existsSync } from 'node:fs';
+import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 
 const entries = readdirSync('apps')
   .filter((app) => existsSync(`apps/${app}/src/main.ts`))
@@ -12,14 +13,8 @@ entries.push(
 );
 
 await build({
+  ...BUNDLE_OPTIONS,
   entryPoints: entries,
   outdir: 'dist',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  packages: 'external',
-  sourcemap: true,
   logLevel: process.argv.includes('--quiet') ? 'error' : 'warning',
-  tsconfig: 'tsconfig.base.json',
 });
