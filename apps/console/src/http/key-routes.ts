@@ -27,7 +27,8 @@ ${keys.map((k) => html`<tr><td>${k.name}</td><td data-label="Key"><code>${k.pref
 /** GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account. */
 export function keyRoutes(access: HolderAccess, auth: AuthClient): Router {
   const router = Router();
-  router.use(['/', '/keys'], signedIn(access));
+  // Every page under /keys, /keys/:id/revoke included: one session lookup per request.
+  router.use('/keys', signedIn(access));
   const listPage = async (res: Response, created?: { key: string; name: string }, problem?: string) => {
     const { holder, csrfToken } = sessionOf(res);
     const [account, keys] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId)]);
@@ -66,7 +67,6 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
     await listPage(res, { key, name: info?.name ?? name });
   });
 
-  router.use('/keys/:id/revoke', signedIn(access));
   router.get('/keys/:id/revoke', async (req, res) => {
     const { holder, csrfToken } = sessionOf(res);
     const key = (await auth.listKeys(holder.accountId)).find((k) => k.id === req.params.id);

@@ -5,6 +5,7 @@ import { formToken, formTokenMatches } from './anonymous-forms';
 import { clearCookie, cookieOf, SESSION_COOKIE, setCookie } from './cookies';
 import { html } from './html';
 import { page } from './page';
+import { refuseForm } from './signed-in';
 
 /** What the sign-in pages need. */
 export interface SignInDeps {
@@ -37,11 +38,10 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
     setCookie(res, SESSION_COOKIE, token, sessionTtlMs, secureCookies);
     res.redirect(303, '/keys');
   };
-  const refused = (res: Response) => res.status(403).type('text/plain').send('This form has expired or did not come from the console. Reload the page and try again.');
 
   router.get('/sign-in', (req, res) => signInForm(req, res, 200));
   router.post('/sign-in', async (req, res) => {
-    if (!formTokenMatches(req)) return refused(res);
+    if (!formTokenMatches(req)) return refuseForm(res);
     const email = field(req, 'email');
     const outcome = await access.signIn(email, field(req, 'password'), req.ip ?? 'unknown');
     if (outcome.kind === 'signed-in') return startSession(res, outcome.sessionToken);
@@ -74,7 +74,7 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
     passwordForm(req, res, 200, email);
   });
   router.post('/invite/:token', async (req, res) => {
-    if (!formTokenMatches(req)) return refused(res);
+    if (!formTokenMatches(req)) return refuseForm(res);
     const email = await access.inviteEmail(req.params.token);
     if (!email) return linkUsed(res);
     const accepted = await access.acceptInvite(req.params.token, field(req, 'password'));
@@ -86,7 +86,7 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
   router.post('/sign-out', async (req, res) => {
     const token = cookieOf(req, SESSION_COOKIE);
     const session = token ? await access.session(token) : undefined;
-    if (session && !sameSecret(session.csrfToken, field(req, '_csrf'))) return refused(res);
+    if (session && !sameSecret(session.csrfToken, field(req, '_csrf'))) return refuseForm(res);
     if (token && session) await access.signOut(token);
     clearCookie(res, SESSION_COOKIE, secureCookies);
     res.redirect(303, '/sign-in');

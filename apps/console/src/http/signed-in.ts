@@ -4,6 +4,11 @@ import { sameSecret } from '../domain/secret-token';
 import { SessionRecord } from '../store/console-store';
 import { cookieOf, SESSION_COOKIE } from './cookies';
 
+/** 403 for a form without its token: it expired, or a page of another site posted it. */
+export function refuseForm(res: Response): void {
+  res.status(403).type('text/plain').send('This form has expired or did not come from the console. Reload the page and try again.');
+}
+
 /** The session of a signed-in request, as `signedIn` left it. */
 export const sessionOf = (res: Response): SessionRecord => res.locals.session as SessionRecord;
 
@@ -17,7 +22,7 @@ export function signedIn(access: HolderAccess): RequestHandler {
     (token ? access.session(token) : Promise.resolve(undefined)).then((session) => {
       if (!session) return res.redirect(303, '/sign-in');
       if (req.method === 'POST' && !sameSecret(session.csrfToken, (req.body as Record<string, unknown> | undefined)?._csrf)) {
-        return res.status(403).type('text/plain').send('This form has expired or did not come from the console. Reload the page and try again.');
+        return refuseForm(res);
       }
       res.locals.session = session;
       next();

@@ -1,7 +1,7 @@
 import { billingV1 } from '@gw/contracts';
 import { CallStreamClient, GrpcSecurity, grpcClient } from '@gw/service-kit';
 import { CALL_STREAMS } from './call-streams';
-import { timed, timedCall } from './timed-call';
+import { timed } from './timed-call';
 
 /** The edge's calls to billing-service, each with a deadline and timed; Authorize travels on AuthorizeCalls streams. */
 export class BillingClient {
@@ -17,10 +17,6 @@ export class BillingClient {
     const response = await timed('Authorize', this.authorizations.call(request, this.timeoutMs));
     if (!response) throw new Error('billing-service answered Authorize without a response');
     return response;
-  }
-
-  releaseHold(requestId: string): Promise<billingV1.ReleaseHoldResponse> {
-    return timedCall('ReleaseHold', this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
   }
 
   close(): void {
