@@ -1,4 +1,5 @@
-// Jest transform: TypeScript to CommonJS with esbuild (types are checked by `npm run typecheck`).
+// Jest transform: TypeScript to CommonJS with esbuild (types are checked by the typecheck targets).
+// import() becomes require(): Jest's module system serves no dynamic imports without a Node flag.
 const { transformSync } = require('esbuild');
 
 module.exports = {
@@ -6,7 +7,8 @@ module.exports = {
     const { code, map } = transformSync(source, {
       loader: 'ts',
       format: 'cjs',
-      target: 'node20',
+      target: 'node22',
+      supported: { 'dynamic-import': false },
       sourcemap: 'both',
       sourcefile: filename,
     });

@@ -6,11 +6,11 @@ import path from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { unaryCall } from '@gw/service-kit';
-import { build } from 'esbuild';
 
 // PGlite loads Node built-ins with dynamic import(), which Jest's module sandbox cannot run, so
-// the embedded store is tested the way it runs in production: main.ts bundled, in its own process.
-const REPO = path.resolve(__dirname, '../../..');
+// the embedded store is tested the way it runs: the built bundle (the test target depends on the
+// build), in its own process.
+const MAIN_JS = path.resolve(__dirname, '../../../dist/apps/billing-service/main.js');
 const DEADLINE_MS = 10_000;
 
 interface RunningService {
@@ -23,7 +23,7 @@ function startService(mainJs: string, dataDir: string): Promise<RunningService> 
   const child = spawn(process.execPath, [mainJs], {
     cwd: path.dirname(dataDir),
     // DATABASE_URL is left out on purpose: unset selects PGlite under DATA_DIR.
-    env: { PATH: process.env.PATH, NODE_PATH: path.join(REPO, 'node_modules'), DATA_DIR: dataDir, BILLING_PORT: '0', BILLING_METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true' },
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, BILLING_PORT: '0', BILLING_METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -53,23 +53,10 @@ function stopService(service: RunningService): Promise<number | null> {
 
 describe('billing-service on the embedded PGlite', () => {
   let workDir: string;
-  let mainJs: string;
   let running: RunningService | undefined;
 
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'billing-pglite-'));
-    mainJs = path.join(workDir, 'bundle', 'main.js');
-    await build({
-      entryPoints: [path.join(REPO, 'apps/billing-service/src/main.ts')],
-      outfile: mainJs,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      packages: 'external',
-      tsconfig: path.join(REPO, 'tsconfig.base.json'),
-      logLevel: 'error',
-    });
   });
 
   afterAll(async () => {
@@ -88,7 +75,7 @@ describe('billing-service on the embedded PGlite', () => {
 
   it('keeps balances, prices and holds across a stop and a new start on the same directory', async () => {
     const dataDir = path.join(workDir, 'data');
-    running = await startService(mainJs, dataDir);
+    running = await startService(MAIN_JS, dataDir);
     expect(running.store).toBe('pglite');
     await withClient(running.port, async (client) => {
       await unaryCall(client.addBalance.bind(client), { accountId: 'acct_p', amountMicroLyd: 1_000_000 }, DEADLINE_MS);
@@ -100,7 +87,7 @@ describe('billing-service on the embedded PGlite', () => {
     expect(await stopService(running)).toBe(0);
     expect(existsSync(path.join(dataDir, 'billing', 'PG_VERSION'))).toBe(true);
 
-    running = await startService(mainJs, dataDir);
+    running = await startService(MAIN_JS, dataDir);
     await withClient(running.port, async (client) => {
       expect(await unaryCall(client.getBalance.bind(client), { accountId: 'acct_p' }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 1_000_000 });
       const usage = { requestId: 'req_p', promptTokens: 2000, completionTokens: 100, usageEstimated: false };

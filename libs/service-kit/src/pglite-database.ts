@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { Database, Queryable, QueryResult } from './database';
 
 interface PgliteResult<R> {
@@ -28,6 +27,11 @@ function wrap(q: PgliteQueryable): Queryable {
  */
 export async function openPgliteDatabase(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
+  // Loaded here, not at the top: PGlite serves only local runs without DATABASE_URL, and the
+  // images leave it out.
+  const { PGlite } = await import('@electric-sql/pglite').catch(() => {
+    throw new Error('no DATABASE_URL, and the embedded PGlite is not installed here: set DATABASE_URL');
+  });
   const db = await PGlite.create(dataDir);
   return {
     ...wrap(db),
