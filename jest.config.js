@@ -1,10 +1,13 @@
-/** One Jest run over every project: unit specs beside the code, integration and e2e tests under test/. */
+/**
+ * The Jest settings of every project: each project's test (or e2e) target runs `jest <its root>/`.
+ * Unit specs sit beside the code, integration tests under test/, end-to-end tests in the *-e2e
+ * projects, which depend on the builds of the apps they start (nx.json, e2e).
+ */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
   testMatch: ['**/*.spec.ts', '**/*.test.ts'],
   transform: { '^.+\\.ts$': '<rootDir>/tools/jest-esbuild-transform.js' },
   moduleNameMapper: { '^@gw/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
-  globalSetup: '<rootDir>/tools/jest-global-setup.js',
   testTimeout: 30000,
 };

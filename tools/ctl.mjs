@@ -1,18 +1,17 @@
 #!/usr/bin/env node
 // The operator CLI as a command (`npm run -s ctl -- NOUN VERB`, `npx gateway-ctl NOUN VERB`): runs
-// the ctl bundle, building it first only when it is missing or older than its sources. The build
-// writes to a folder of its own and renames the files into place, so calls made at the same time
-// never read half a bundle, whichever of them builds.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+// the ctl bundle, building it first only when it is missing or older than its sources (`nx run
+// ctl:build` makes the same bundle). The build renames finished files into place, so calls made at
+// the same time never read half a bundle, whichever of them builds.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist', 'apps', 'ctl', 'main.js');
 /** What the bundle is made of: ctl's sources, every lib, and the settings of the build. */
-const SOURCES = ['apps/ctl/src', 'libs', 'tsconfig.base.json', 'package-lock.json', 'tools/bundle-options.mjs'];
+const SOURCES = ['apps/ctl/src', 'libs', 'tsconfig.base.json', 'package-lock.json', 'tools/bundle-project.mjs', 'tools/pruned-lock.mjs'];
 
 /** The newest modification time under `path` (node_modules left out), ms. */
 function newest(path) {
@@ -24,19 +23,9 @@ function newest(path) {
     .reduce((latest, name) => Math.max(latest, newest(join(path, name))), 0);
 }
 
-async function buildAtomically() {
-  const { build } = await import('esbuild');
-  mkdirSync(dirname(bundle), { recursive: true });
-  const workDir = mkdtempSync(join(dirname(bundle), '.build-'));
-  try {
-    await build({ ...BUNDLE_OPTIONS, absWorkingDir: root, entryPoints: { main: 'apps/ctl/src/main.ts' }, outdir: workDir, logLevel: 'error' });
-    renameSync(join(workDir, 'main.js.map'), `${bundle}.map`);
-    renameSync(join(workDir, 'main.js'), bundle);
-  } finally {
-    rmSync(workDir, { recursive: true, force: true });
-  }
-}
-
 const built = existsSync(bundle) ? statSync(bundle).mtimeMs : -1;
-if (built < Math.max(...SOURCES.map((source) => newest(join(root, source))))) await buildAtomically();
+if (built < Math.max(...SOURCES.map((source) => newest(join(root, source))))) {
+  const { bundleProject } = await import('./bundle-project.mjs');
+  await bundleProject('apps/ctl');
+}
 createRequire(import.meta.url)(bundle);

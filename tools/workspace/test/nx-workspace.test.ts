@@ -1,0 +1,173 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { waitReady } from '@gw/service-kit';
+import { freePort } from '@gw/testing';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const STACK = ['auth-service', 'billing-service', 'console', 'edge', 'provider-sim', 'quota-service'];
+
+/**
+ * Nx is asked about a copy of the workspace (its files as git sees them, node_modules linked), in
+ * a git repository of its own, so that builds, caches and changes made here never touch the
+ * workspace that other tests are running from.
+ */
+function copyWorkspace(): string {
+  const copy = mkdtempSync(join(tmpdir(), 'nx-workspace-'));
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((file) => file && !file.includes('__boundary-probe-') && existsSync(join(ROOT, file)));
+  for (const file of files) {
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(copy, file));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: copy, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('-c', 'user.name=test', '-c', 'user.email=test@localhost', 'commit', '-q', '-m', 'base');
+  return copy;
+}
+
+describe('the Nx workspace: projects, graph, affected and the build cache', () => {
+  let copy: string;
+  // The copy's own cache and workspace data (an outer Nx run may have set these to the workspace's).
+  const env = { ...process.env };
+  delete env.NX_CACHE_DIRECTORY;
+  delete env.NX_WORKSPACE_DATA_DIRECTORY;
+  const nxBin = join(ROOT, 'node_modules', 'nx', require('nx/package.json').bin.nx);
+  const nx = (...args: string[]) =>
+    execFileSync(process.execPath, [nxBin, ...args], {
+      cwd: copy,
+      encoding: 'utf8',
+      env: { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false', CI: 'true', FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  const affected = (file: string) => {
+    appendFileSync(join(copy, file), '\n// changed\n');
+    try {
+      return nx('show', 'projects', '--affected', '--base=main', '--json');
+    } finally {
+      execFileSync('git', ['checkout', '--', file], { cwd: copy });
+    }
+  };
+
+  beforeAll(() => {
+    copy = copyWorkspace();
+  }, 60_000);
+  afterAll(() => copy && rmSync(copy, { recursive: true, force: true }));
+
+  it('shows every app, lib, tool and end-to-end project', () => {
+    const projects = JSON.parse(nx('show', 'projects', '--json')) as string[];
+    expect(projects.sort()).toEqual(
+      [
+        ...STACK,
+        'ctl',
+        ...['chat-validation', 'contracts', 'dev-pki', 'errors', 'identity', 'money', 'quota-client', 'service-kit', 'test-stack', 'testing'],
+        ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'launcher-e2e', 'quota-service-e2e'],
+        ...['bench', 'deploy-check', 'launcher', 'workspace'],
+      ].sort(),
+    );
+    const e2eProjects = JSON.parse(nx('show', 'projects', '--with-target', 'e2e', '--json')) as string[];
+    expect(e2eProjects.sort()).toEqual(['console-e2e', 'ctl-e2e', 'edge-e2e', 'launcher-e2e', 'quota-service-e2e']);
+    expect(JSON.parse(nx('show', 'projects', '--projects', 'tag:type:test', '--json')).sort()).toEqual(['test-stack', 'testing']);
+  }, 60_000);
+
+  it('draws the graph from the imports: apps on libs, end-to-end projects on the apps they start', () => {
+    nx('graph', '--file', join(copy, 'graph.json'));
+    const { graph } = JSON.parse(readFileSync(join(copy, 'graph.json'), 'utf8')) as {
+      graph: { dependencies: Record<string, { target: string; type: string }[]> };
+    };
+    const dependsOn = (project: string) => graph.dependencies[project].map((d) => d.target).sort();
+    expect(dependsOn('edge')).toEqual(expect.arrayContaining(['chat-validation', 'contracts', 'errors', 'service-kit']));
+    // No app depends on another, but for the quota-service tests that run billing-service's build.
+    const apps = [...STACK, 'ctl'];
+    const appEdges = apps.flatMap((app) => dependsOn(app).filter((dep) => apps.includes(dep)).map((dep) => `${app} -> ${dep}`));
+    expect(appEdges).toEqual(['quota-service -> billing-service']);
+    expect(dependsOn('edge-e2e')).toEqual(expect.arrayContaining([...STACK, 'test-stack', 'testing']));
+    expect(dependsOn('quota-client')).toEqual([]);
+  }, 60_000);
+
+  it('marks what a change affects: a change in quota-service marks the end-to-end tests of the edge, not the edge', () => {
+    const quotaChange = JSON.parse(affected('apps/quota-service/src/config.ts')) as string[];
+    expect(quotaChange).toEqual(expect.arrayContaining(['quota-service', 'quota-service-e2e', 'edge-e2e', 'ctl-e2e', 'console-e2e', 'launcher-e2e']));
+    expect(quotaChange).not.toEqual(expect.arrayContaining(['edge']));
+    expect(quotaChange).not.toEqual(expect.arrayContaining(['auth-service']));
+
+    const libChange = JSON.parse(affected('libs/errors/src/index.ts')) as string[];
+    expect(libChange).toEqual(expect.arrayContaining(['errors', 'edge', 'edge-e2e']));
+    expect(libChange).not.toEqual(expect.arrayContaining(['provider-sim', 'quota-client']));
+
+    expect(JSON.parse(affected('k8s/base/edge/deployment.yaml'))).toEqual(['deploy-check']);
+    expect(JSON.parse(affected('proto/quota/v1/quota.proto'))).toEqual(expect.arrayContaining(['contracts', 'quota-service', 'edge-e2e']));
+  }, 120_000);
+
+  it('serves a second build from the cache, and rebuilds only what a change reaches', () => {
+    const builds = ['-t', 'build', '--output-style=static'];
+    expect(nx('run-many', ...builds)).toMatch(/Successfully ran target build for 10 projects/);
+    expect(nx('run-many', ...builds)).toMatch(/Nx read the output from the cache instead of running the command for 10 out of 10 tasks/);
+
+    appendFileSync(join(copy, 'libs/errors/src/index.ts'), '\nexport const BUILD_CACHE_PROBE = 1;\n');
+    const afterChange = nx('run-many', ...builds);
+    const fromCache = [...afterChange.matchAll(/nx run ([\w-]+):build\s+\[local cache\]/g)].map((m) => m[1]).sort();
+    expect(fromCache).not.toContain('edge');
+    expect(fromCache).toEqual(expect.arrayContaining(['provider-sim', 'quota-client']));
+  }, 240_000);
+
+  it("writes beside each app's bundle the dependencies its image installs, and only those", () => {
+    nx('run-many', '-t', 'build', '--output-style=static');
+    const dependencies = (app: string) =>
+      Object.keys((JSON.parse(readFileSync(join(copy, 'dist', 'apps', app, 'package.json'), 'utf8')) as { dependencies: object }).dependencies);
+    for (const app of [...STACK, 'ctl']) {
+      expect(dependencies(app)).not.toContain('@electric-sql/pglite');
+      expect(dependencies(app)).toEqual(expect.arrayContaining(['@grpc/grpc-js']));
+      const lock = JSON.parse(readFileSync(join(copy, 'dist', 'apps', app, 'package-lock.json'), 'utf8')) as { packages: Record<string, object> };
+      for (const name of dependencies(app)) expect(lock.packages[`node_modules/${name}`]).toBeDefined();
+    }
+    expect(dependencies('edge')).toEqual(expect.arrayContaining(['gpt-tokenizer', 'undici']));
+    expect(dependencies('edge')).not.toContain('pg');
+    expect(dependencies('quota-service')).toEqual(expect.arrayContaining(['ioredis']));
+    expect(dependencies('quota-service')).not.toContain('pg');
+    for (const app of ['auth-service', 'billing-service', 'console']) expect(dependencies(app)).toContain('pg');
+    for (const app of ['auth-service', 'billing-service', 'quota-service', 'provider-sim', 'ctl', 'console']) expect(dependencies(app)).not.toContain('gpt-tokenizer');
+  }, 120_000);
+
+  it('installs an image\'s dependencies from that lock file alone, and the app runs on them', async () => {
+    nx('run', 'provider-sim:build');
+    const image = join(copy, 'image-provider-sim');
+    mkdirSync(image);
+    for (const file of ['package.json', 'package-lock.json', 'main.js']) cpSync(join(copy, 'dist/apps/provider-sim', file), join(image, file));
+    // As the Dockerfile's prod-deps stage does; the packages come from npm's cache, which the workspace's `npm ci` filled.
+    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], { cwd: image, stdio: 'ignore' });
+    const port = await freePort();
+    const sim = spawn(process.execPath, [join(image, 'main.js')], { cwd: image, env: { PATH: process.env.PATH, PROVIDER_SIM_PORT: String(port) }, stdio: 'ignore' });
+    try {
+      await waitReady({ url: `http://127.0.0.1:${port}/healthz` }, 10_000, () => sim.exitCode === null);
+    } finally {
+      sim.kill('SIGTERM');
+    }
+  }, 120_000);
+
+  it('fails the contract check on a change that breaks a released contract, and passes an addition', () => {
+    const proto = join(copy, 'proto/quota/v1/quota.proto');
+    const released = readFileSync(proto, 'utf8');
+    const breaking = () => {
+      try {
+        return { passed: true, output: nx('run', 'contracts:breaking', '--skip-nx-cache', '--output-style=static') };
+      } catch (err) {
+        return { passed: false, output: String((err as { stdout: string }).stdout) };
+      }
+    };
+    try {
+      writeFileSync(proto, released.replace('int32 retry_after_seconds = 5;', 'int32 retry_after_seconds = 6;'));
+      const renumbered = breaking();
+      expect(renumbered.passed).toBe(false);
+      expect(renumbered.output).toMatch(/CountRequestResponse/);
+      writeFileSync(proto, released.replace('int32 retry_after_seconds = 5;', 'int32 retry_after_seconds = 5;\n  // Added after the release.\n  int32 burst_remaining = 6;'));
+      expect(breaking()).toEqual({ passed: true, output: expect.stringContaining('keeps every contract of the last release') });
+    } finally {
+      writeFileSync(proto, released);
+    }
+  }, 60_000);
+});
