@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ChannelCredentials, credentials, Metadata, ServiceError } from '@grpc/grpc-js';
+import { CountRequestResponse, GetUsageResponse, QuotaClient } from './gen/quota/v1/quota';
+
+/** How to reach quota-service. */
+export interface ChatProductQuotaOptions {
+  /** quota-service's gRPC address; `dns:///name:port` spreads calls over every replica. */
+  address: string;
+  /**
+   * A folder with the chat product's certificate of the gateway's CA: ca.crt, tls.key, tls.crt
+   * (the Secret chat-product-tls in Kubernetes). quota-service refuses a call without it.
+   */
+  tlsDir: string;
+  /** Time each call may take, from the call to its answer; 2000 ms unless given. */
+  deadlineMs?: number;
+}
+
+/** One counted turn: the numbers behind the X-RateLimit-* headers of the public API. */
+export type CountedTurn = CountRequestResponse;
+/** Tokens (prompt plus completion) of the API and the chat product together. */
+export type Usage = GetUsageResponse;
+/** The tokens a turn used, added to the account's usage when its place is given back. */
+export interface TurnTokens {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const DEFAULT_DEADLINE_MS = 2000;
+
+type Unary<Req, Res> = (request: Req, metadata: Metadata, options: { deadline: Date }, callback: (err: ServiceError | null, res: Res) => void) => unknown;
+
+/**
+ * The chat product's side of the limits it shares with the public API: for each chat turn, count
+ * it, take one of the account's places, run it, give the place back with the tokens used. Being
+ * over a limit is an answer (`allowed` or `granted` false), never an error; a rejected promise
+ * (a grpc-js ServiceError: UNAVAILABLE, DEADLINE_EXCEEDED, ...) means quota-service could not decide.
+ */
+export class ChatProductQuota {
+  /** The generated quota.v1 client underneath, for anything the methods below do not cover. */
+  readonly client: QuotaClient;
+  private readonly deadlineMs: number;
+
+  constructor(options: ChatProductQuotaOptions, channelCredentials: ChannelCredentials = tlsCredentials(options.tlsDir)) {
+    this.client = new QuotaClient(options.address, channelCredentials, {
+      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    });
+    this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  }
+
+  /** Counts a turn in the account's clock minute; `allowed` is false past 30 a minute. */
+  countTurn(accountId: string): Promise<CountedTurn> {
+    return this.call(this.client.countRequest, { accountId });
+  }
+
+  /** Takes one of the account's places for the turn `turnId`; false when all 3 are taken. */
+  async takePlace(accountId: string, turnId: string): Promise<boolean> {
+    return (await this.call(this.client.acquirePlace, { accountId, requestId: turnId, lease: undefined })).granted;
+  }
+
+  /** Gives the place of `turnId` back and adds its tokens to the usage; false when it had already cleared. */
+  async givePlaceBack(accountId: string, turnId: string, tokens: TurnTokens): Promise<boolean> {
+    return (await this.call(this.client.releasePlace, { accountId, requestId: turnId, ...tokens })).released;
+  }
+
+  /** The account's tokens today (since 00:00 UTC) and in all. */
+  usage(accountId: string): Promise<Usage> {
+    return this.call(this.client.getUsage, { accountId });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private call<Req, Res>(method: Unary<Req, Res>, request: Req): Promise<Res> {
+    const deadline = new Date(Date.now() + this.deadlineMs);
+    return new Promise((resolve, reject) => {
+      method.call(this.client, request, new Metadata(), { deadline }, (err, res) => (err ? reject(err) : resolve(res)));
+    });
+  }
+}
+
+/** Mutual TLS from a certificate folder: the server must present a certificate of the same CA for the address's name. */
+export function tlsCredentials(dir: string): ChannelCredentials {
+  const read = (name: string) => readFileSync(join(dir, name));
+  return credentials.createSsl(read('ca.crt'), read('tls.key'), read('tls.crt'));
+}
