@@ -3,38 +3,40 @@
 # One recipe, one small image per app. Pick the app with the APP build argument:
 #   docker build --build-arg APP=edge -t chat-gateway/edge:1.0.0 .
 # APP is a folder of apps/ with a src/main.ts: edge, auth-service, quota-service,
-# billing-service, provider-sim or ctl.
+# billing-service, provider-sim, console or ctl.
 #
-# The runtime image is distroless Node.js 20 on Debian 12 (the same Debian as the build stages):
-# no shell, no package manager, only node, the production node_modules and the app's bundle,
+# The runtime image is distroless Node.js 22 on Debian 12 (the same Debian as the build stages):
+# no shell, no package manager, only node, the app's own production dependencies and its bundle,
 # run as uid 65532. It works with a read-only root file system.
 
-ARG BUILD_IMAGE=node:20-bookworm-slim
-ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs20-debian12:nonroot
+ARG BUILD_IMAGE=node:22-bookworm-slim
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs22-debian12:nonroot
 
-# build: every dependency, then the esbuild bundles (node_modules stay outside them).
+# build: every dependency, then the app's esbuild bundle (node_modules stay outside it), made by
+# the same command as its Nx build target, with the package.json and package-lock.json of exactly
+# the packages the bundle requires.
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY tsconfig.base.json ./
-COPY tools/build.mjs ./tools/build.mjs
-COPY tools/launcher/src ./tools/launcher/src
-COPY bench/src ./bench/src
+COPY tools/bundle-project.mjs tools/pruned-lock.mjs ./tools/
 COPY libs ./libs
 COPY apps ./apps
-RUN node tools/build.mjs --quiet
-# Up to here every APP shares the layers; only the copy of its bundle differs.
 ARG APP
 RUN test -n "${APP}" || { echo "build argument APP is required" >&2; exit 1; }; \
-    test -f "dist/apps/${APP}/main.js" || { echo "no app ${APP} (no dist/apps/${APP}/main.js)" >&2; exit 1; }; \
-    mkdir /out /tls && cp "dist/apps/${APP}/main.js" "dist/apps/${APP}/main.js.map" /out/
+    test -f "apps/${APP}/src/main.ts" || { echo "no app ${APP} (no apps/${APP}/src/main.ts)" >&2; exit 1; }; \
+    node tools/bundle-project.mjs "apps/${APP}" && \
+    mkdir /out /tls && cp "dist/apps/${APP}/main.js" "dist/apps/${APP}/main.js.map" /out/ && \
+    mkdir /deps && cp "dist/apps/${APP}/package.json" "dist/apps/${APP}/package-lock.json" /deps/
 
-# prod-deps: runtime dependencies only. They are plain JavaScript and WebAssembly, nothing
-# compiled for the build machine, and no install script is needed.
+# prod-deps: the app's own runtime dependencies, at the versions the tests ran with: only the edge
+# has the tokenizer, only the apps with a database have pg, and no image has PGlite (it serves
+# local runs without DATABASE_URL). Plain JavaScript and WebAssembly, nothing compiled for the
+# build machine, and no install script is needed.
 FROM ${BUILD_IMAGE} AS prod-deps
 WORKDIR /src
-COPY package.json package-lock.json ./
+COPY --from=build /deps/ ./
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${RUNTIME_IMAGE} AS runtime
