@@ -21,6 +21,12 @@ export interface GatewayUnderTest {
   billedTokens(account: { accountId: string; key: string }, accept: (totalTokens: number) => boolean, timeoutMs?: number): Promise<number>;
   /** The account's balance in micro-LYD. */
   balanceMicro(accountId: string): Promise<number>;
+  /**
+   * The balance once billing-service has applied the bills expected (they travel through
+   * quota-service's outbox, after usage already shows them): polls until it is `expectedMicro`,
+   * and returns the last balance read when it is not after `timeoutMs`.
+   */
+  settledBalanceMicro(accountId: string, expectedMicro: number, timeoutMs?: number): Promise<number>;
   simStats(): Promise<{ inFlight: number; maxInFlight: number; total: number }>;
   stop(): Promise<void>;
 }
@@ -47,6 +53,7 @@ export async function startGateway(env: Record<string, string> = {}, processOpti
     if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')} failed: ${JSON.stringify(json)}`);
     return json as T;
   };
+  const balanceMicro = async (accountId: string) => Math.round((await ctlOk<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6);
   const simUrl = running.providerUrl.replace(/\/v1$/, '');
   return {
     stack: running,
@@ -74,7 +81,14 @@ export async function startGateway(env: Record<string, string> = {}, processOpti
       expect(shown.totalTokens).toBe(await apiTotal());
       return shown.totalTokens;
     },
-    balanceMicro: async (accountId) => Math.round((await ctlOk<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6),
+    balanceMicro,
+    settledBalanceMicro: async (accountId, expectedMicro, timeoutMs = 10_000) => {
+      let balance = await balanceMicro(accountId);
+      for (const deadline = Date.now() + timeoutMs; balance !== expectedMicro && Date.now() < deadline; balance = await balanceMicro(accountId)) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return balance;
+    },
     simStats: async () => (await (await fetch(`${simUrl}/sim/stats`)).json()) as { inFlight: number; maxInFlight: number; total: number },
     stop: cleanup,
   };

@@ -37,7 +37,7 @@ describe('replies that break off, go silent or are abandoned: what the caller se
   /** Waits until the account's usage shows `tokens` in all, then checks the balance went down by `cost`. */
   async function expectBilled(account: { accountId: string; key: string }, tokens: number, balanceBefore: number, cost: number): Promise<void> {
     expect(await gw.billedTokens(account, (total) => total >= tokens)).toBe(tokens);
-    expect(await gw.balanceMicro(account.accountId)).toBe(balanceBefore - cost);
+    expect(await gw.settledBalanceMicro(account.accountId, balanceBefore - cost)).toBe(balanceBefore - cost);
   }
 
   it('bills a complete stream by the usage the provider reported, though the caller did not ask for it', async () => {
@@ -89,7 +89,8 @@ describe('replies that break off, go silent or are abandoned: what the caller se
     // 3 gaps of 0.4 s ran before the break: at least 1.2 s, so at least 24 tokens.
     expect(completion).toBeGreaterThanOrEqual(24);
     expect(completion).toBeLessThanOrEqual(Math.ceil(seconds * 20) + 1);
-    expect(await gw.balanceMicro(account.accountId)).toBe(5_000_000 - costMicro(prompt, completion));
+    const expected = 5_000_000 - costMicro(prompt, completion);
+    expect(await gw.settledBalanceMicro(account.accountId, expected)).toBe(expected);
   });
 
   it('whole UPSTREAM_INTERRUPTED: 502; part of the reply had come, so the prompt estimate is billed', async () => {

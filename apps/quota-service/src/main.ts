@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@gw/service-kit';
 import { loadConfig } from './config';
 import { startQuotaApp } from './quota-app';

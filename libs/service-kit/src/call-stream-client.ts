@@ -1,10 +1,13 @@
 import { ClientDuplexStream, Metadata, ServiceError, status } from '@grpc/grpc-js';
+import { TraceCarrier } from '@gw/telemetry';
 
 /** One call on a call stream (quota.v1 EdgeCall, billing.v1 AuthorizeCall). */
 export interface StreamedCall<Q> {
   callId: number;
   timeoutMs: number;
   request: Q;
+  /** The caller's W3C trace context: what gRPC metadata would carry for a unary call. */
+  traceContext: TraceCarrier;
 }
 
 /** Its answer (quota.v1 EdgeAnswer, billing.v1 AuthorizeAnswer): a response, or a status code and message. */
@@ -39,6 +42,7 @@ export interface CallStreamSettings {
 interface Pending<Q, A> {
   callId: number;
   request: Q;
+  traceContext: TraceCarrier;
   deadline: number;
   resolve(response: A): void;
   reject(err: ServiceError): void;
@@ -88,13 +92,14 @@ export class CallStreamClient<Q, A> {
     this.slots = new Array<OpenStream<Q, A> | undefined>(settings.streams).fill(undefined);
   }
 
-  call(request: Q, timeoutMs: number): Promise<A> {
+  call(request: Q, timeoutMs: number, traceContext: TraceCarrier = {}): Promise<A> {
     if (this.closed) return Promise.reject(serviceError(status.UNAVAILABLE, 'client closed'));
     return new Promise<A>((resolve, reject) => {
       const callId = this.nextCallId++;
       const entry: Pending<Q, A> = {
         callId,
         request,
+        traceContext,
         deadline: Date.now() + timeoutMs,
         resolve,
         reject,
@@ -120,7 +125,7 @@ export class CallStreamClient<Q, A> {
       setImmediate(() => this.flush());
     }
     entry.stream = this.queued.stream;
-    this.queued.calls.push({ callId: entry.callId, timeoutMs: Math.max(1, entry.deadline - Date.now()), request: entry.request });
+    this.queued.calls.push({ callId: entry.callId, timeoutMs: Math.max(1, entry.deadline - Date.now()), request: entry.request, traceContext: entry.traceContext });
   }
 
   private flush(): void {

@@ -1,4 +1,5 @@
 import { ServerDuplexStream, status } from '@grpc/grpc-js';
+import { inServerSpan } from '@gw/telemetry';
 import { STREAM_ENDING, StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
 import { Logger } from './logger';
 import { histogram } from './metrics';
@@ -19,8 +20,10 @@ export function drainCallStreams(): void {
 
 const batchSize = histogram('grpc_server_call_stream_batch_calls', 'Calls carried by one message of a call stream, by stream method.', ['method'], [1, 2, 4, 8, 16, 32, 64, 128, 256]);
 
-/** What a call stream serves: each call's method name (for metrics and logs) and its answer. */
+/** What a call stream serves: each call's method name (for metrics, logs and spans) and its answer. */
 export interface CallStreamServe<Q, A> {
+  /** The gRPC service of the unary methods the calls stand for (`quota.v1.Quota`), naming their spans. */
+  rpcService: string;
   methodOf(request: Q): string;
   /** Answers one call as its unary method would; `callerGone` as unaryHandler gives it. */
   serve(request: Q, callerGone: () => boolean): Promise<A>;
@@ -67,23 +70,29 @@ export function callStreamHandler<Q, A>(
       if (ready.length === 0) setImmediate(flush);
       ready.push(answer);
     };
-    const serveOne = ({ callId, timeoutMs, request }: StreamedCall<Q>) => {
+    const serveOne = ({ callId, timeoutMs, request, traceContext }: StreamedCall<Q>) => {
       running++;
       serving.add(callId);
       if (ending) return send({ callId, response: undefined, errorCode: status.UNAVAILABLE, errorMessage: STREAM_ENDING });
       const method = served.methodOf(request);
       const arrived = Date.now();
       const done = rpcDuration.startTimer({ method });
-      served.serve(request, () => call.cancelled || cancelled.has(callId) || Date.now() - arrived > timeoutMs).then(
-        (response) => {
-          done({ code: status[status.OK] });
-          send({ callId, response, errorCode: status.OK, errorMessage: '' });
-        },
-        (err: unknown) => {
-          const failed = rpcStatusOf(err, logger, method);
-          done({ code: status[failed.code] });
-          send({ callId, response: undefined, errorCode: failed.code, errorMessage: failed.details });
-        },
+      const callerGone = () => call.cancelled || cancelled.has(callId) || Date.now() - arrived > timeoutMs;
+      const attributes = { 'rpc.system': 'grpc', 'rpc.service': served.rpcService, 'rpc.method': method };
+      inServerSpan(`${served.rpcService}/${method}`, attributes, traceContext, () =>
+        served.serve(request, callerGone).then(
+          (response) => {
+            done({ code: status[status.OK] });
+            logger.debug('call served', { method, code: status[status.OK], ms: Date.now() - arrived });
+            send({ callId, response, errorCode: status.OK, errorMessage: '' });
+          },
+          (err: unknown) => {
+            const failed = rpcStatusOf(err, logger, method);
+            done({ code: status[failed.code] });
+            logger.debug('call served', { method, code: status[failed.code], ms: Date.now() - arrived });
+            send({ callId, response: undefined, errorCode: failed.code, errorMessage: failed.details });
+          },
+        ),
       );
     };
     call.on('data', (batch: StreamedCalls<Q>) => {

@@ -1,7 +1,12 @@
+import { logCorrelation } from '@gw/telemetry';
+
 /** Fields of one log event. */
 export type LogFields = Record<string, unknown>;
 
-/** A JSON-lines logger: one line per event, never a secret. */
+/**
+ * A JSON-lines logger: one line per event, never a secret. While tracing, a line written while
+ * serving a request also carries its traceId, spanId and the edge's requestId.
+ */
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
@@ -34,7 +39,7 @@ export function createLogger(
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (LEVELS[lvl] < threshold) return;
     const event: LogFields = { time: new Date().toISOString(), level: lvl, service, msg: scrub(msg) };
-    for (const [k, v] of Object.entries({ ...base, ...fields })) event[k] = scrub(v);
+    for (const [k, v] of Object.entries({ ...logCorrelation(), ...base, ...fields })) event[k] = scrub(v);
     write(`${JSON.stringify(event)}\n`);
   };
   return {

@@ -1,7 +1,9 @@
+import { stopTracing } from '@gw/telemetry';
 import { Logger } from './logger';
 
 /**
- * Runs `stop` once on the first SIGTERM or SIGINT, then exits 0 (1 if stopping failed).
+ * Runs `stop` once on the first SIGTERM or SIGINT, sends the spans still buffered, then exits 0
+ * (1 if stopping failed).
  * A second signal while stopping exits at once.
  */
 export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
@@ -13,16 +15,18 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
     }
     stopping = true;
     logger.info('shutting down', { signal });
-    stop().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error('shutdown failed', { err });
-        process.exit(1);
-      },
-    );
+    stop()
+      .then(stopTracing)
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error('shutdown failed', { err });
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', handle);
   process.on('SIGINT', handle);

@@ -18,7 +18,7 @@ export function rpcStatusOf(err: unknown, logger: Logger, method: string): { cod
 
 /**
  * Adapts an async function to a grpc-js unary handler: errors become gRPC statuses (rpcStatusOf). Every call's duration and status go to
- * `grpc_server_handling_seconds`. `callerGone()` tells whether the caller cancelled or its
+ * `grpc_server_handling_seconds`, and a debug line. `callerGone()` tells whether the caller cancelled or its
  * deadline passed (grpc-js's `cancelled`, read when asked: nothing is allocated per call): a
  * handler that changes state checks it, as the caller will never learn what it did.
  */
@@ -28,15 +28,18 @@ export function unaryHandler<Req, Res>(
   fn: (request: Req, metadata: Metadata, callerGone: () => boolean) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
+    const started = Date.now();
     const done = rpcDuration.startTimer({ method });
     fn(call.request, call.metadata, () => call.cancelled).then(
       (response) => {
         done({ code: status[status.OK] });
+        logger.debug('call served', { method, code: status[status.OK], ms: Date.now() - started });
         callback(null, response);
       },
       (err: unknown) => {
         const failed = rpcStatusOf(err, logger, method);
         done({ code: status[failed.code] });
+        logger.debug('call served', { method, code: status[failed.code], ms: Date.now() - started });
         callback(failed);
       },
     );

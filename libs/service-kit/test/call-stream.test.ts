@@ -28,6 +28,7 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
   beforeAll(async () => {
     const logger = createLogger('test', 'info', (line) => logged.push(line));
     const handler = callStreamHandler<EdgeRequest, EdgeResponse>(logger, 'EdgeCalls', {
+      rpcService: 'quota.v1.Quota',
       methodOf: (request) => (request?.$case === 'countRequest' ? 'CountRequest' : 'EdgeCalls'),
       serve: async (request, callerGone) => {
         if (request?.$case !== 'countRequest') throw new RpcError(status.INVALID_ARGUMENT, 'not a count');

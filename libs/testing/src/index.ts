@@ -6,3 +6,4 @@ export { startPausableProxy, type PausableProxy } from './pausable-proxy';
 export { repoRoot, testTlsDir, testTlsRoot } from './test-tls';
 export { startTestDnsServer, type TestDnsServer } from './test-dns-server';
 export { launchChromium, screenshotDir } from './browser';
+export { OtlpReceiver, type ReceivedExport, type ReceivedSpan } from './otlp-receiver';

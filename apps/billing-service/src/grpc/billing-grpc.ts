@@ -27,6 +27,7 @@ export function billingGrpc(ledger: BillingLedger, statement: AccountStatement, 
   return {
     authorize: unaryHandler(logger, 'Authorize', (req: billingV1.AuthorizeRequest, _metadata, callerGone) => authorize(req, callerGone)),
     authorizeCalls: callStreamHandler(logger, 'AuthorizeCalls', {
+      rpcService: 'billing.v1.Billing',
       methodOf: () => 'Authorize',
       serve: async (req: billingV1.AuthorizeRequest | undefined, callerGone) => {
         if (!req) throw new RpcError(status.INVALID_ARGUMENT, 'a call without a request');

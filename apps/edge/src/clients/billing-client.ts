@@ -1,5 +1,6 @@
 import { billingV1 } from '@gw/contracts';
 import { CallStreamClient, GrpcSecurity, grpcClient } from '@gw/service-kit';
+import { inClientSpan } from '@gw/telemetry';
 import { CALL_STREAMS } from './call-streams';
 import { timed } from './timed-call';
 
@@ -14,7 +15,9 @@ export class BillingClient {
   }
 
   async authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {
-    const response = await timed('Authorize', this.authorizations.call(request, this.timeoutMs));
+    const response = await inClientSpan('billing.v1.Billing/Authorize', { 'rpc.system': 'grpc', 'rpc.service': 'billing.v1.Billing', 'rpc.method': 'Authorize' }, (carrier) =>
+      timed('Authorize', this.authorizations.call(request, this.timeoutMs, carrier)),
+    );
     if (!response) throw new Error('billing-service answered Authorize without a response');
     return response;
   }

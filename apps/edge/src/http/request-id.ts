@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NextFunction, Request, Response } from 'express';
+import { withRequestId } from '@gw/telemetry';
 
 const SAFE_ID = /^[\x21-\x7e]{1,200}$/;
 
@@ -9,5 +10,7 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   const id = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
   res.locals.requestId = id;
   res.setHeader('x-request-id', id);
-  next();
+  // The rest of the request runs with the id in its trace's baggage: every service's log lines
+  // and the edge's span carry it. The trace id is our own, whatever the caller sent.
+  withRequestId(id, next);
 }

@@ -1,4 +1,5 @@
 import { backoffMs, isFinalFailure, Logger } from '@gw/service-kit';
+import { inLinkedSpan } from '@gw/telemetry';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
 import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
 
@@ -83,7 +84,13 @@ export class SettleForwarder {
   async forwardOnce(): Promise<ForwardPass> {
     try {
       const batch = await this.outbox.claim(this.options.batchSize);
-      const retries = await this.deliverAll(batch.map(({ record }) => record));
+      const records = batch.map(({ record }) => record);
+      const retries =
+        records.length === 0
+          ? []
+          : await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap((r) => (r.traceContext ? [r.traceContext] : [])), () =>
+              this.deliverAll(records),
+            );
       const done = batch.filter((_, i) => retries[i] === undefined).map((claimed) => claimed.id);
       await this.outbox.ack(done);
       const failed = batch.length - done.length;

@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { RpcError } from '@gw/service-kit';
+import { currentTraceCarrier, isTracing } from '@gw/telemetry';
 import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
 import { FreeTierSettings } from '../store/free-tier-store';
@@ -51,6 +52,7 @@ export function toSettleRecord(req: quotaV1.FinishRequestRequest): SettleRecord 
     promptTokens: req.promptTokens,
     completionTokens: req.completionTokens,
     usageEstimated: req.usageEstimated,
+    ...(isTracing() ? { traceContext: currentTraceCarrier() } : {}),
   };
 }
 

@@ -93,6 +93,7 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
       return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ finished: result, errorCode, errorMessage })) };
     }),
     edgeCalls: callStreamHandler(logger, 'EdgeCalls', {
+      rpcService: 'quota.v1.Quota',
       methodOf: (request: EdgeRequest) => EDGE_METHODS[request?.$case ?? 'none'],
       serve: async (request: EdgeRequest): Promise<EdgeResponse> => {
         switch (request?.$case) {

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '@gw/telemetry';
 /** How a finished request is paid for. */
 export type Payment = 'paid' | 'free';
 
@@ -10,6 +11,8 @@ export interface SettleRecord {
   promptTokens: number;
   completionTokens: number;
   usageEstimated: boolean;
+  /** The trace of the request that produced the bill, so its delivery links to it (when tracing). */
+  traceContext?: TraceCarrier;
 }
 
 /** A record handed out for delivery; `id` acknowledges it. */

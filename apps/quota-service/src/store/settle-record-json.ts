@@ -14,11 +14,19 @@ function isSettleRecord(value: unknown): value is SettleRecord {
   );
 }
 
-/** A bill as Redis keeps it (JSON), or undefined when the text is not one (not written by this code). */
+const isStringMap = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && Object.values(value).every((v) => typeof v === 'string');
+
+/**
+ * A bill as Redis keeps it (JSON), or undefined when the text is not one (not written by this
+ * code). A trace context that is not one is left out: the bill matters, the link does not.
+ */
 export function parseSettleRecord(text: string): SettleRecord | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return isSettleRecord(parsed) ? parsed : undefined;
+    if (!isSettleRecord(parsed)) return undefined;
+    if (parsed.traceContext !== undefined && !isStringMap(parsed.traceContext)) delete parsed.traceContext;
+    return parsed;
   } catch {
     return undefined;
   }

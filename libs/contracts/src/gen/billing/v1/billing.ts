@@ -240,7 +240,19 @@ export interface AuthorizeCall {
    */
   timeoutMs: number;
   /** The request, exactly as Authorize takes it. */
-  request: AuthorizeRequest | undefined;
+  request:
+    | AuthorizeRequest
+    | undefined;
+  /**
+   * The caller's W3C trace context (traceparent, tracestate, baggage), as gRPC metadata carries
+   * it for a unary call; empty when the caller does not trace.
+   */
+  traceContext: { [key: string]: string };
+}
+
+export interface AuthorizeCall_TraceContextEntry {
+  key: string;
+  value: string;
 }
 
 /** The answer to one AuthorizeCall: Authorize's response, or the status it would have failed with. */
@@ -2153,7 +2165,7 @@ export const SetPriceResponse: MessageFns<SetPriceResponse> = {
 };
 
 function createBaseAuthorizeCall(): AuthorizeCall {
-  return { callId: 0, timeoutMs: 0, request: undefined };
+  return { callId: 0, timeoutMs: 0, request: undefined, traceContext: {} };
 }
 
 export const AuthorizeCall: MessageFns<AuthorizeCall> = {
@@ -2167,6 +2179,9 @@ export const AuthorizeCall: MessageFns<AuthorizeCall> = {
     if (message.request !== undefined) {
       AuthorizeRequest.encode(message.request, writer.uint32(26).fork()).join();
     }
+    globalThis.Object.entries(message.traceContext).forEach(([key, value]: [string, string]) => {
+      AuthorizeCall_TraceContextEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
     return writer;
   },
 
@@ -2207,6 +2222,17 @@ export const AuthorizeCall: MessageFns<AuthorizeCall> = {
             message.request = AuthorizeRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = AuthorizeCall_TraceContextEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.traceContext[entry4.key] = entry4.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2232,6 +2258,33 @@ export const AuthorizeCall: MessageFns<AuthorizeCall> = {
         ? globalThis.Number(object.timeout_ms)
         : 0,
       request: isSet(object.request) ? AuthorizeRequest.fromJSON(object.request) : undefined,
+      traceContext: isObject(object.traceContext)
+        ? (globalThis.Object.entries(object.traceContext) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.trace_context)
+        ? (globalThis.Object.entries(object.trace_context) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -2246,6 +2299,15 @@ export const AuthorizeCall: MessageFns<AuthorizeCall> = {
     if (message.request !== undefined) {
       obj.request = AuthorizeRequest.toJSON(message.request);
     }
+    if (message.traceContext) {
+      const entries = globalThis.Object.entries(message.traceContext) as [string, string][];
+      if (entries.length > 0) {
+        obj.traceContext = {};
+        entries.forEach(([k, v]) => {
+          obj.traceContext[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -2259,6 +2321,102 @@ export const AuthorizeCall: MessageFns<AuthorizeCall> = {
     message.request = (object.request !== undefined && object.request !== null)
       ? AuthorizeRequest.fromPartial(object.request)
       : undefined;
+    message.traceContext = (globalThis.Object.entries(object.traceContext ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseAuthorizeCall_TraceContextEntry(): AuthorizeCall_TraceContextEntry {
+  return { key: "", value: "" };
+}
+
+export const AuthorizeCall_TraceContextEntry: MessageFns<AuthorizeCall_TraceContextEntry> = {
+  encode(message: AuthorizeCall_TraceContextEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCall_TraceContextEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCall_TraceContextEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthorizeCall_TraceContextEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: AuthorizeCall_TraceContextEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCall_TraceContextEntry>, I>>(base?: I): AuthorizeCall_TraceContextEntry {
+    return AuthorizeCall_TraceContextEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCall_TraceContextEntry>, I>>(
+    object: I,
+  ): AuthorizeCall_TraceContextEntry {
+    const message = createBaseAuthorizeCall_TraceContextEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -3747,6 +3905,10 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

@@ -497,6 +497,16 @@ export interface EdgeCall {
     | { $case: "reserveFree"; value: ReserveFreeRequest }
     | { $case: "finishRequest"; value: FinishRequestRequest }
     | undefined;
+  /**
+   * The caller's W3C trace context (traceparent, tracestate, baggage), as gRPC metadata carries
+   * it for a unary call; empty when the caller does not trace.
+   */
+  traceContext: { [key: string]: string };
+}
+
+export interface EdgeCall_TraceContextEntry {
+  key: string;
+  value: string;
 }
 
 /** The answer to one EdgeCall: the unary method's response, or the status it would have failed with. */
@@ -3025,7 +3035,7 @@ export const GetFreeAllowanceResponse: MessageFns<GetFreeAllowanceResponse> = {
 };
 
 function createBaseEdgeCall(): EdgeCall {
-  return { callId: 0, timeoutMs: 0, request: undefined };
+  return { callId: 0, timeoutMs: 0, request: undefined, traceContext: {} };
 }
 
 export const EdgeCall: MessageFns<EdgeCall> = {
@@ -3050,6 +3060,9 @@ export const EdgeCall: MessageFns<EdgeCall> = {
         FinishRequestRequest.encode(message.request.value, writer.uint32(50).fork()).join();
         break;
     }
+    globalThis.Object.entries(message.traceContext).forEach(([key, value]: [string, string]) => {
+      EdgeCall_TraceContextEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
     return writer;
   },
 
@@ -3114,6 +3127,17 @@ export const EdgeCall: MessageFns<EdgeCall> = {
             message.request = { $case: "finishRequest", value: FinishRequestRequest.decode(reader, reader.uint32()) };
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = EdgeCall_TraceContextEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.traceContext[entry7.key] = entry7.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3155,6 +3179,33 @@ export const EdgeCall: MessageFns<EdgeCall> = {
         : isSet(object.finish_request)
         ? { $case: "finishRequest", value: FinishRequestRequest.fromJSON(object.finish_request) }
         : undefined,
+      traceContext: isObject(object.traceContext)
+        ? (globalThis.Object.entries(object.traceContext) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.trace_context)
+        ? (globalThis.Object.entries(object.trace_context) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -3174,6 +3225,15 @@ export const EdgeCall: MessageFns<EdgeCall> = {
       obj.reserveFree = ReserveFreeRequest.toJSON(message.request.value);
     } else if (message.request?.$case === "finishRequest") {
       obj.finishRequest = FinishRequestRequest.toJSON(message.request.value);
+    }
+    if (message.traceContext) {
+      const entries = globalThis.Object.entries(message.traceContext) as [string, string][];
+      if (entries.length > 0) {
+        obj.traceContext = {};
+        entries.forEach(([k, v]) => {
+          obj.traceContext[k] = v;
+        });
+      }
     }
     return obj;
   },
@@ -3211,6 +3271,100 @@ export const EdgeCall: MessageFns<EdgeCall> = {
         break;
       }
     }
+    message.traceContext = (globalThis.Object.entries(object.traceContext ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseEdgeCall_TraceContextEntry(): EdgeCall_TraceContextEntry {
+  return { key: "", value: "" };
+}
+
+export const EdgeCall_TraceContextEntry: MessageFns<EdgeCall_TraceContextEntry> = {
+  encode(message: EdgeCall_TraceContextEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EdgeCall_TraceContextEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEdgeCall_TraceContextEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EdgeCall_TraceContextEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: EdgeCall_TraceContextEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EdgeCall_TraceContextEntry>, I>>(base?: I): EdgeCall_TraceContextEntry {
+    return EdgeCall_TraceContextEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EdgeCall_TraceContextEntry>, I>>(object: I): EdgeCall_TraceContextEntry {
+    const message = createBaseEdgeCall_TraceContextEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -3970,6 +4124,10 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

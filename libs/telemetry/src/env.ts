@@ -1,0 +1,2 @@
+/** Environment variables as process.env holds them. */
+export type Env = Record<string, string | undefined>;
