@@ -1,5 +1,6 @@
 import { billingV1 } from '@gw/contracts';
 import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
+import { watchHolds } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { HoldSweeper } from './domain/hold-sweeper';
@@ -22,6 +23,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
     const store = new PgBillingStore(db);
+    watchHolds(db);
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
     const server = await startGrpcServer(config, [
       { name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: billingGrpc(new BillingLedger(store), new PgAccountStatement(db), logger) },

@@ -1,4 +1,4 @@
-import { counter } from '@gw/service-kit';
+import { counter, Database, sampledGauge } from '@gw/service-kit';
 import { LedgerRecord } from './store/billing-records';
 
 /**
@@ -11,6 +11,12 @@ const settles = counter('billing_settles_total', 'Settle and RecordFree calls, b
 /** Micro-LYD charged to balances by settles, each request once. */
 const chargedMicroLyd = counter('billing_charged_micro_lyd_total', 'Micro-LYD charged to API balances by settles (each request once).');
 
+/** Tokens billed, each request once: `model` is one billing prices (or the catalog's, for a free request). */
+const tokens = counter('billing_tokens_total', 'Tokens billed, by model, payment (paid, free) and kind (prompt, completion), each request once.', ['model', 'payment', 'kind']);
+
+/** LYD charged to balances, by model, each request once. */
+const chargedLyd = counter('billing_charged_lyd_total', 'LYD charged to API balances by settles, by model (each request once).', ['model']);
+
 /** Requests billed with an estimate of their usage (the reply broke off before reporting it), each once. */
 const estimatedSettles = counter('billing_estimated_settles_total', 'Requests billed with usage_estimated, by payment (paid, free).', ['payment']);
 
@@ -18,11 +24,24 @@ const estimatedSettles = counter('billing_estimated_settles_total', 'Requests bi
 export function countBilled(entry: LedgerRecord): void {
   const payment = entry.paid ? 'paid' : 'free';
   settles.inc({ payment, outcome: 'billed' });
-  if (entry.paid) chargedMicroLyd.inc(entry.amountMicro);
+  tokens.inc({ model: entry.model, payment, kind: 'prompt' }, entry.promptTokens);
+  tokens.inc({ model: entry.model, payment, kind: 'completion' }, entry.completionTokens);
+  if (entry.paid) {
+    chargedMicroLyd.inc(entry.amountMicro);
+    chargedLyd.inc({ model: entry.model }, entry.amountMicro / 1_000_000);
+  }
   if (entry.usageEstimated) estimatedSettles.inc({ payment });
 }
 
 /** Counts a settle that billed nothing: already billed, or refused. */
 export function countNotBilled(payment: 'paid' | 'free', outcome: 'repeated' | 'refused'): void {
   settles.inc({ payment, outcome });
+}
+
+/** Holds placed and not yet settled or released, read from the database when scraped (the same for every replica). */
+export function watchHolds(db: Database): void {
+  sampledGauge('billing_holds_open', 'Holds on balances not yet settled or released (all replicas share them).', async () => {
+    const { rows } = await db.query<{ open: number }>('SELECT count(*)::int AS open FROM billing.holds');
+    return rows[0].open;
+  });
 }

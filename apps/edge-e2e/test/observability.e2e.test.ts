@@ -99,6 +99,33 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
     expect(moved('billing-service', 'billing_charged_micro_lyd_total')).toBe(charged);
     expect(moved('billing-service', 'billing_estimated_settles_total', { payment: 'paid' })).toBe(1);
     expect(moved('billing-service', 'billing_settles_total', { outcome: 'repeated' })).toBe(0);
+
+    // By model (the catalog's names; `none` before the model is checked), tokens and money by model.
+    expect(moved('edge', 'edge_chat_requests_total', { model: FLASH, code: 'ok' })).toBe(3);
+    expect(moved('edge', 'edge_chat_requests_total', { model: FLASH, code: 'UPSTREAM_INTERRUPTED' })).toBe(1);
+    expect(moved('edge', 'edge_chat_requests_total', { model: 'none', code: 'rate_limit_error' })).toBe(1);
+    expect(moved('edge', 'edge_chat_requests_total', { model: 'vendor-v4-pro', code: 'FREE_TIER_MODEL' })).toBe(1);
+    expect(moved('edge', 'edge_provider_ttfb_seconds_count', { model: FLASH })).toBe(4);
+    for (const kind of ['prompt', 'completion']) {
+      expect(moved('billing-service', 'billing_tokens_total', { model: FLASH, payment: 'paid', kind })).toBeGreaterThan(0);
+      expect(moved('billing-service', 'billing_tokens_total', { model: FLASH, payment: 'free', kind })).toBeGreaterThan(0);
+    }
+    expect(moved('billing-service', 'billing_charged_lyd_total', { model: FLASH })).toBeCloseTo(charged / 1_000_000, 9);
+    // Nothing waits: every bill delivered, no hold left, the provider's breaker closed.
+    expect(after['quota-service'].value('quota_settle_outbox_backlog')).toBe(0);
+    expect(after['quota-service'].value('quota_settle_outbox_oldest_age_seconds')).toBe(0);
+    expect(after['billing-service'].value('billing_holds_open')).toBe(0);
+    expect(after.edge.value('edge_provider_breaker_state', { state: 'closed' })).toBe(1);
+    expect(after.edge.value('edge_provider_breaker_state', { state: 'open' })).toBe(0);
+  });
+
+  it("labels by model only with the catalog's models: a request naming another is counted under none", async () => {
+    await awayFromMinuteEnd(5);
+    const { key } = await gw.account('5');
+    const before = await scrapeMetrics(gw.stack.metricsUrls.edge);
+    expect(await errorOf(await gw.chat(key, { model: 'made-up-model-7', messages: ask('hi') }))).toMatchObject({ code: 'MODEL_NOT_FOUND' });
+    await waitFor(async () => (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }) > before.value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }));
+    expect(await (await fetch(gw.stack.metricsUrls.edge)).text()).not.toContain('made-up-model-7');
   });
 
   it('writes one log line per request, when it is over, with what is known of it', async () => {

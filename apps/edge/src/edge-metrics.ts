@@ -6,11 +6,18 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Every request, once it is over: `code` is the error code of an error reply, else `ok` (see request-log.ts). */
 export const requestsTotal = counter('edge_requests_total', 'Requests answered by the edge, by route, status and code (the error code, or ok).', ['route', 'status', 'code']);
 
+/**
+ * Chat requests once over, by model and code (as edge_requests_total): `model` is the catalog's
+ * model the request named, or `none` when it was refused before its model was checked, so a
+ * caller's text never becomes a label.
+ */
+export const chatRequestsTotal = counter('edge_chat_requests_total', 'Chat completion requests answered, by model (none before the model is checked) and code (the error code, or ok).', ['model', 'code']);
+
 /** Arrival to the end of the caller's reply. */
 export const requestSeconds = histogram('edge_request_duration_seconds', 'Time from a request arriving to the end of its reply to the caller, by route.', ['route'], REQUEST_BUCKETS);
 
-/** Provider call to its response headers. */
-export const providerTtfbSeconds = histogram('edge_provider_ttfb_seconds', 'Time from calling the provider to its response headers, by whether the reply streams.', ['stream'], REQUEST_BUCKETS);
+/** Provider call to its response headers; `model` is one of the catalog's (checked before the call). */
+export const providerTtfbSeconds = histogram('edge_provider_ttfb_seconds', 'Time from calling the provider to its response headers, by whether the reply streams and by model.', ['stream', 'model'], REQUEST_BUCKETS);
 
 /** Provider call to the last byte of its reply (read to the end even when the caller left). */
 export const providerSeconds = histogram('edge_provider_duration_seconds', 'Time from calling the provider to the end of its reply, by whether the reply streams.', ['stream'], REQUEST_BUCKETS);
@@ -47,3 +54,11 @@ export const openConnections = gauge('edge_open_connections', 'Client connection
 
 /** 1 while auth-service's change stream is live and the key cache may answer; 0 while every key is asked about. */
 export const keyCacheTrusted = gauge('edge_key_cache_trusted', "1 while the edge holds auth-service's change stream and answers from its key cache, else 0.");
+
+const BREAKER_STATES = ['closed', 'half-open', 'open'] as const;
+const breakerState = gauge('edge_provider_breaker_state', "The provider circuit breaker's state: 1 for the state it is in (closed, half_open, open), 0 for the others.", ['state']);
+
+/** Shows the breaker's new state: 1 for it, 0 for the others. */
+export function showBreakerState(state: (typeof BREAKER_STATES)[number]): void {
+  for (const each of BREAKER_STATES) breakerState.set({ state: each.replace('-', '_') }, each === state ? 1 : 0);
+}

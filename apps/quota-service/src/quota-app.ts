@@ -9,6 +9,7 @@ import { RequestFinisher } from './domain/request-finisher';
 import { RequestLeases } from './domain/request-leases';
 import { SettleForwarder } from './domain/settle-forwarder';
 import { quotaGrpc } from './grpc/quota-grpc';
+import { watchOutbox } from './quota-metrics';
 import { openQuotaStores } from './quota-stores';
 
 /** A running quota-service. */
@@ -41,6 +42,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     throw err;
   });
   const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger);
+  watchOutbox(stores.outbox);
   const reaper = new LeaseReaper(stores.leases, finisher, config.leases, logger);
   forwarder.start();
   reaper.start();

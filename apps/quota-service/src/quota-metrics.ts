@@ -1,5 +1,6 @@
-import { counter } from '@gw/service-kit';
+import { counter, sampledGauge } from '@gw/service-kit';
 import { FreeRefusal } from './domain/free-request';
+import { SettleOutbox } from './store/settle-outbox';
 
 /**
  * Requests refused by a limit, whoever asked (the edge or the chat product): `per_minute`,
@@ -24,3 +25,12 @@ export const leaseRenewals = counter('quota_lease_renewals_total', 'Lease renewa
 
 /** Lapsed leases: `finished` from their last renewal, `retry` (could not be finished now) or `dropped` (refused for good). */
 export const lapsedLeases = counter('quota_lapsed_leases_total', 'Requests whose lease lapsed, by outcome: finished from the last renewal, retry, or dropped.', ['outcome']);
+
+/**
+ * What waits in the settle outbox, read when scraped: bills not yet delivered to billing-service
+ * (every replica reads the same shared outbox) and the age of the oldest.
+ */
+export function watchOutbox(outbox: SettleOutbox): void {
+  sampledGauge('quota_settle_outbox_backlog', 'Bills in the settle outbox not yet delivered to billing-service (the shared outbox, as every replica sees it).', async () => (await outbox.backlog()).records);
+  sampledGauge('quota_settle_outbox_oldest_age_seconds', 'Age of the oldest bill not yet delivered from the settle outbox, seconds (0 when none waits).', async () => (await outbox.backlog()).oldestAgeSeconds);
+}

@@ -32,7 +32,7 @@ export { readyzAt, waitReady } from './wait-ready';
 export type { Readiness } from './wait-ready';
 export { runService } from './run-service';
 export type { Stoppable } from './run-service';
-export { counter, gauge, histogram, LATENCY_BUCKETS, METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
+export { counter, gauge, histogram, LATENCY_BUCKETS, METRICS_CONTENT_TYPE, renderMetrics, sampledGauge } from './metrics';
 export { startAdminServer } from './admin-server';
 export type { AdminServer } from './admin-server';
 export { backoffMs, isFinalFailure } from './retry-policy';

@@ -64,7 +64,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       [
         ...STACK,
         'ctl',
-        ...['chat-validation', 'contracts', 'dev-pki', 'errors', 'identity', 'money', 'quota-client', 'service-kit', 'test-stack', 'testing'],
+        ...['chat-validation', 'contracts', 'dev-pki', 'errors', 'identity', 'money', 'quota-client', 'service-kit', 'telemetry', 'test-stack', 'testing'],
         ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'launcher-e2e', 'quota-service-e2e'],
         ...['bench', 'deploy-check', 'launcher', 'workspace'],
       ].sort(),
@@ -138,8 +138,10 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
     const image = join(copy, 'image-provider-sim');
     mkdirSync(image);
     for (const file of ['package.json', 'package-lock.json', 'main.js']) cpSync(join(copy, 'dist/apps/provider-sim', file), join(image, file));
-    // As the Dockerfile's prod-deps stage does; the packages come from npm's cache, which the workspace's `npm ci` filled.
-    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], { cwd: image, stdio: 'ignore' });
+    // As the Dockerfile's prod-deps stage does; the packages come from npm's cache, which the
+    // workspace's `npm ci` filled, and from the registry where this machine's lock file leaves
+    // the download address out.
+    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: image, stdio: 'ignore' });
     const port = await freePort();
     const sim = spawn(process.execPath, [join(image, 'main.js')], { cwd: image, env: { PATH: process.env.PATH, PROVIDER_SIM_PORT: String(port) }, stdio: 'ignore' });
     try {

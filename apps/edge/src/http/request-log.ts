@@ -1,8 +1,9 @@
 import { Request, RequestHandler, Response } from 'express';
 import { Logger } from '@gw/service-kit';
-import { limitRefusals, providerSeconds, providerTtfbSeconds, requestSeconds, requestsTotal } from '../edge-metrics';
+import { chatRequestsTotal, limitRefusals, providerSeconds, providerTtfbSeconds, requestSeconds, requestsTotal } from '../edge-metrics';
 import { RequestRecord } from './request-record';
 
+const CHAT_ROUTE = '/v1/chat/completions';
 const ms = (value: number) => Math.round(value * 1000) / 1000;
 const since = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined ? undefined : to - from);
 
@@ -62,8 +63,10 @@ function over(logger: Logger, reply: ReplyFacts, record: RequestRecord): void {
   });
   requestsTotal.inc({ route, status, code });
   requestSeconds.observe({ route }, durationMs / 1000);
+  const model = record.model ?? 'none';
+  if (route === CHAT_ROUTE) chatRequestsTotal.inc({ model, code });
   const stream = record.stream ? 'true' : 'false';
-  if (providerTtfbMs !== undefined) providerTtfbSeconds.observe({ stream }, providerTtfbMs / 1000);
+  if (providerTtfbMs !== undefined) providerTtfbSeconds.observe({ stream, model }, providerTtfbMs / 1000);
   if (providerMs !== undefined) providerSeconds.observe({ stream }, providerMs / 1000);
   if (record.gatewayRefusal && (status === 429 || status === 402)) limitRefusals.inc({ kind: code });
 }

@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import { AppError } from '@gw/errors';
 import { Logger } from '@gw/service-kit';
 import { BreakerSettings, CircuitBreaker } from './circuit-breaker';
+import { showBreakerState } from '../edge-metrics';
 
 /** The provider's answer as its headers arrive; the body is read by the caller of {@link ProviderClient.send}. */
 export interface ProviderResponse {
@@ -44,7 +45,9 @@ export class ProviderClient {
     const url = new URL(`${settings.baseUrl}/chat/completions`);
     this.pool = new Pool(url.origin, { connections: settings.maxConnections, keepAliveTimeout: 30_000, pipelining: 1 });
     this.path = url.pathname;
+    showBreakerState('closed');
     this.breaker = new CircuitBreaker(settings.breaker, (state) => {
+      showBreakerState(state);
       if (state === 'open') logger.warn('provider circuit breaker', { state });
       else logger.info('provider circuit breaker', { state });
     });

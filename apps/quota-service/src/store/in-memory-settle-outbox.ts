@@ -1,4 +1,4 @@
-import { ClaimedSettle, SettleOutbox, SettleRecord } from './settle-outbox';
+import { ClaimedSettle, OutboxBacklog, SettleOutbox, SettleRecord } from './settle-outbox';
 
 /**
  * A SettleOutbox in this process's memory, for development (no REDIS_URL): bills survive a
@@ -6,10 +6,13 @@ import { ClaimedSettle, SettleOutbox, SettleRecord } from './settle-outbox';
  */
 export class InMemorySettleOutbox implements SettleOutbox {
   private readonly queue = new Map<string, SettleRecord>();
+  private readonly appendedAt = new Map<string, number>();
   private seq = 0;
 
   async append(record: SettleRecord): Promise<void> {
-    this.queue.set(String(++this.seq), { ...record });
+    const id = String(++this.seq);
+    this.queue.set(id, { ...record });
+    this.appendedAt.set(id, Date.now());
   }
 
   async claim(max: number): Promise<ClaimedSettle[]> {
@@ -22,6 +25,14 @@ export class InMemorySettleOutbox implements SettleOutbox {
   }
 
   async ack(ids: string[]): Promise<void> {
-    for (const id of ids) this.queue.delete(id);
+    for (const id of ids) {
+      this.queue.delete(id);
+      this.appendedAt.delete(id);
+    }
+  }
+
+  async backlog(): Promise<OutboxBacklog> {
+    const oldest = this.appendedAt.values().next().value;
+    return { records: this.queue.size, oldestAgeSeconds: oldest === undefined ? 0 : (Date.now() - oldest) / 1000 };
   }
 }

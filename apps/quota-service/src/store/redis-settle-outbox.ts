@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { settleOutboxKey } from './redis-keys';
 import { parseSettleRecord } from './settle-record-json';
-import { ClaimedSettle, SettleOutbox, SettleRecord } from './settle-outbox';
+import { ClaimedSettle, OutboxBacklog, SettleOutbox, SettleRecord } from './settle-outbox';
 import { StoreUnavailableError } from './store-unavailable-error';
 
 /** Options of a RedisSettleOutbox. */
@@ -66,6 +66,13 @@ export class RedisSettleOutbox implements SettleOutbox {
       await this.redis.xack(this.key, SETTLE_GROUP, ...ids);
       await this.redis.xdel(this.key, ...ids);
     });
+  }
+
+  /** Entries left in the stream are the ones not yet delivered (delivered ones are deleted); ids are their append times. */
+  async backlog(): Promise<OutboxBacklog> {
+    const [records, oldest] = await this.call(() => Promise.all([this.redis.xlen(this.key), this.redis.xrange(this.key, '-', '+', 'COUNT', 1)]));
+    const appendedMs = oldest.length > 0 ? Number(oldest[0][0].split('-')[0]) : undefined;
+    return { records, oldestAgeSeconds: appendedMs === undefined ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
   }
 
   private async pendingOrNew(max: number): Promise<StreamEntry[]> {

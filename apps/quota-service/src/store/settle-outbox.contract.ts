@@ -61,5 +61,22 @@ export function describeSettleOutboxContract(name: string, open: SettleOutboxFac
       await outbox.ack(claimed.map((c) => c.id));
       expect(await records()).toEqual([later]);
     });
+
+    it('tells how many records wait and how old the oldest is, handed out or not, until acknowledged', async () => {
+      expect(await outbox.backlog()).toEqual({ records: 0, oldestAgeSeconds: 0 });
+      await outbox.append(settleRecord());
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      await outbox.append(settleRecord());
+      const claimed = await outbox.claim(1);
+      const waiting = await outbox.backlog();
+      expect(waiting.records).toBe(2);
+      expect(waiting.oldestAgeSeconds).toBeGreaterThanOrEqual(0.05);
+      expect(waiting.oldestAgeSeconds).toBeLessThan(5);
+      await outbox.ack(claimed.map((c) => c.id));
+      expect((await outbox.backlog()).records).toBe(1);
+      expect((await outbox.backlog()).oldestAgeSeconds).toBeLessThan(waiting.oldestAgeSeconds);
+      await outbox.ack((await outbox.claim(10)).map((c) => c.id));
+      expect(await outbox.backlog()).toEqual({ records: 0, oldestAgeSeconds: 0 });
+    });
   });
 }

@@ -37,4 +37,12 @@ export interface SettleOutbox {
   claim(max: number): Promise<ClaimedSettle[]>;
   /** Removes delivered records for good. */
   ack(ids: string[]): Promise<void>;
+  /** Records not yet delivered, and the age of the oldest of them in seconds (0 when none). */
+  backlog(): Promise<OutboxBacklog>;
+}
+
+/** What waits in the outbox. */
+export interface OutboxBacklog {
+  records: number;
+  oldestAgeSeconds: number;
 }
