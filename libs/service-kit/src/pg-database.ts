@@ -2,6 +2,23 @@ import { Pool } from 'pg';
 import { Database, QueryResult } from './database';
 import { counter } from './metrics';
 
+const unavailable = counter('db_unavailable_total', 'Statements and transactions PostgreSQL did not answer: unreachable, connection lost, or timed out.');
+
+/** A failure of the server or the way to it (no SQLSTATE, or a connection or operator-intervention class), not of the statement. */
+const isUnavailable = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57');
+};
+
+async function counted<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isUnavailable(err)) unavailable.inc();
+    throw err;
+  }
+}
+
 const statementsSent = counter('db_statements_total', 'Statements sent to PostgreSQL, BEGIN and COMMIT included (capacity planning: statements per request).');
 
 // Every statement with parameters is a named prepared statement: each connection parses and
@@ -27,13 +44,13 @@ export function openPgDatabase(url: string, options: { max?: number; statementTi
   pool.on('error', () => undefined);
   const toResult = <R>(r: { rows: unknown[]; rowCount: number | null }): QueryResult<R> => ({ rows: r.rows as R[], rowCount: r.rowCount ?? 0 });
   return {
-    query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await pool.query(asStatement(sql, params))),
+    query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await counted(() => pool.query(asStatement(sql, params)))),
     transaction: async (fn) => {
-      const client = await pool.connect();
+      const client = await counted(() => pool.connect());
       try {
         statementsSent.inc();
         await client.query('BEGIN');
-        const result = await fn({ query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await client.query(asStatement(sql, params))) });
+        const result = await fn({ query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await counted(() => client.query(asStatement(sql, params)))) });
         statementsSent.inc();
         await client.query('COMMIT');
         return result;

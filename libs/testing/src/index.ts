@@ -7,3 +7,4 @@ export { repoRoot, testTlsDir, testTlsRoot } from './test-tls';
 export { startTestDnsServer, type TestDnsServer } from './test-dns-server';
 export { launchChromium, screenshotDir } from './browser';
 export { OtlpReceiver, type ReceivedExport, type ReceivedSpan } from './otlp-receiver';
+export { readPromql, type PromqlReading } from './promql';

@@ -117,7 +117,7 @@ function mergeMapping(target: Mapping, patch: Mapping, where: string, scalarList
 }
 
 /** Kinds this renderer knows the scope of; kustomize renames a Namespace object to the namespace. */
-const NAMESPACED = new Set(['ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ServiceAccount', 'NetworkPolicy', 'Certificate', 'Issuer']);
+const NAMESPACED = new Set(['ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ServiceAccount', 'NetworkPolicy', 'Certificate', 'Issuer', 'PodMonitor', 'PrometheusRule']);
 
 function setNamespace(obj: K8sObject, namespace: string): void {
   if (obj.kind === 'Namespace') obj.metadata.name = namespace;

@@ -1,5 +1,7 @@
 import { Certificate } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate';
 import { Issuer } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Issuer';
+import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
+import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
@@ -17,14 +19,16 @@ interface Validatable {
 /**
  * The models of kubernetes-models, whose validators are generated from the Kubernetes OpenAPI
  * spec (JSON schema, compiled with ajv): one per apiVersion and kind the manifests use. The
- * cert-manager kinds come from @kubernetes-models/cert-manager, generated the same way from
- * cert-manager's CRDs. A kind not listed here is an error, so a new kind cannot slip in unchecked.
+ * cert-manager kinds come from @kubernetes-models/cert-manager and the Prometheus Operator's from
+ * @kubernetes-models/prometheus-operator, generated the same way from their CRDs. A kind not listed here is an error, so a new kind cannot slip in unchecked.
  */
 const MODELS: Record<string, (data: K8sObject) => Validatable> = {
   'apps/v1 Deployment': (d) => new Deployment(d as unknown as ConstructorParameters<typeof Deployment>[0]),
   'autoscaling/v2 HorizontalPodAutoscaler': (d) => new HorizontalPodAutoscaler(d as unknown as ConstructorParameters<typeof HorizontalPodAutoscaler>[0]),
   'cert-manager.io/v1 Certificate': (d) => new Certificate(d as unknown as ConstructorParameters<typeof Certificate>[0]),
   'cert-manager.io/v1 Issuer': (d) => new Issuer(d as unknown as ConstructorParameters<typeof Issuer>[0]),
+  'monitoring.coreos.com/v1 PodMonitor': (d) => new PodMonitor(d as unknown as ConstructorParameters<typeof PodMonitor>[0]),
+  'monitoring.coreos.com/v1 PrometheusRule': (d) => new PrometheusRule(d as unknown as ConstructorParameters<typeof PrometheusRule>[0]),
   'networking.k8s.io/v1 NetworkPolicy': (d) => new NetworkPolicy(d as unknown as ConstructorParameters<typeof NetworkPolicy>[0]),
   'policy/v1 PodDisruptionBudget': (d) => new PodDisruptionBudget(d as unknown as ConstructorParameters<typeof PodDisruptionBudget>[0]),
   'v1 ConfigMap': (d) => new ConfigMap(d as unknown as ConstructorParameters<typeof ConfigMap>[0]),

@@ -28,10 +28,10 @@ export interface PodSpec extends Mapping {
   volumes?: { name: string; secret?: { secretName?: string; optional?: boolean } }[];
 }
 
-/** The pod template's spec and labels of a Deployment. */
-export function podTemplate(deployment: K8sObject): { labels: Record<string, string>; spec: PodSpec } {
-  const spec = deployment.spec as { template: { metadata?: { labels?: Record<string, string> }; spec: PodSpec } };
-  return { labels: spec.template.metadata?.labels ?? {}, spec: spec.template.spec };
+/** The pod template of a Deployment: its labels, annotations and spec. */
+export function podTemplate(deployment: K8sObject): { labels: Record<string, string>; annotations: Record<string, string>; spec: PodSpec } {
+  const spec = deployment.spec as { template: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec } };
+  return { labels: spec.template.metadata?.labels ?? {}, annotations: spec.template.metadata?.annotations ?? {}, spec: spec.template.spec };
 }
 
 /** The one object of a kind and name, if there is exactly one. */
