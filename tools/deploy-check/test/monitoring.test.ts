@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { readPromql } from '@gw/testing';
+import { composeErrors, readCompose } from '../src/compose-errors';
 import { describe as describeObject, K8sObject } from '../src/k8s-object';
 import { kustomizeBuild } from '../src/kustomize-build';
 import { schemaErrors } from '../src/schema-errors';
@@ -78,6 +80,42 @@ describe('the Grafana dashboard (observability/grafana/dashboards/chat-gateway.j
     for (const panel of dashboard.panels) {
       expect(panel.targets.length).toBeGreaterThan(0);
       for (const { expr } of panel.targets) expect({ panel: panel.title, expr, errors: readPromql(expr).errors }).toEqual({ panel: panel.title, expr, errors: [] });
+    }
+  });
+});
+
+describe("docker compose's observability profile", () => {
+  type Service = { profiles?: string[]; environment?: Record<string, string>; volumes?: string[] };
+  const services = readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).services as Record<string, Service>;
+  const tracing = readCompose(readFileSync(join(ROOT, 'observability/docker-compose.tracing.yml'), 'utf8'));
+  const METRICS_PORTS: Record<string, string> = {
+    edge: 'EDGE_ADMIN_PORT',
+    'auth-service': 'AUTH_METRICS_PORT',
+    'quota-service': 'QUOTA_METRICS_PORT',
+    'billing-service': 'BILLING_METRICS_PORT',
+    console: 'CONSOLE_METRICS_PORT',
+  };
+
+  it('adds Jaeger, Prometheus and Grafana only with --profile observability', () => {
+    for (const name of ['jaeger', 'prometheus', 'grafana']) expect({ name, profiles: services[name].profiles }).toEqual({ name, profiles: ['observability'] });
+  });
+
+  it("has Prometheus scrape every app on the port its metrics are served on, and Grafana load the dashboard from it", () => {
+    const config = parse(readFileSync(join(ROOT, 'observability/prometheus/prometheus.yml'), 'utf8')) as { scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
+    const targets = Object.fromEntries(config.scrape_configs.map((c) => [c.job_name, c.static_configs.flatMap((s) => s.targets)]));
+    for (const [app, portVar] of Object.entries(METRICS_PORTS)) expect({ app, targets: targets[app] }).toEqual({ app, targets: [`${app}:${services[app].environment?.[portVar]}`] });
+    const datasources = parse(readFileSync(join(ROOT, 'observability/grafana/provisioning/datasources/prometheus.yaml'), 'utf8')) as { datasources: { type: string; url: string }[] };
+    expect(datasources.datasources).toEqual([expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090' })]);
+    expect(services.grafana.volumes).toContain('./observability/grafana/dashboards:/var/lib/grafana/dashboards:ro');
+  });
+
+  it('traces every gateway process to Jaeger with the tracing file, which is a valid compose file of the same services', () => {
+    expect(composeErrors(tracing)).toEqual([]);
+    const traced = tracing.services as Record<string, Service>;
+    expect(Object.keys(traced).sort()).toEqual(['auth-service', 'billing-service', 'console', 'edge', 'provider-sim', 'quota-service']);
+    for (const [name, service] of Object.entries(traced)) {
+      expect(services[name]).toBeDefined();
+      expect({ name, endpoint: service.environment?.OTEL_EXPORTER_OTLP_ENDPOINT }).toEqual({ name, endpoint: 'http://jaeger:4318' });
     }
   });
 });
