@@ -172,4 +172,19 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       writeFileSync(proto, released);
     }
   }, 60_000);
+
+  it('releases the chat product\'s client with nx release: a new version of libs/quota-client, its built package and the contracts baseline', () => {
+    const planned = nx('release', 'version', '1.1.0', '--dry-run');
+    expect(planned).toMatch(/Resolved the current version as 1\.0\.0 from manifest: libs\/quota-client\/package\.json/);
+    expect(planned).toMatch(/New version 1\.1\.0 written to manifest: libs\/quota-client\/package\.json/);
+    // The pre-version command built the package and wrote the baseline buf breaking compares with.
+    const manifest = JSON.parse(readFileSync(join(copy, 'dist/libs/quota-client/package.json'), 'utf8')) as { name: string; main: string; types: string; dependencies: object };
+    expect(manifest).toMatchObject({ name: '@chat-gateway/quota-client', main: './index.js', types: './index.d.ts' });
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@bufbuild/protobuf', '@grpc/grpc-js']);
+    for (const file of ['index.js', 'index.d.ts', 'chat-product-quota.js', 'gen/quota/v1/quota.js', 'gen/quota/v1/quota.d.ts', 'README.md']) {
+      expect({ file, there: existsSync(join(copy, 'dist/libs/quota-client', file)) }).toEqual({ file, there: true });
+    }
+    execFileSync(join(ROOT, 'node_modules/.bin/buf'), ['build', '--exclude-source-info', '-o', join(copy, 'now.binpb')], { cwd: copy });
+    expect(readFileSync(join(copy, 'libs/contracts/api/last-release.binpb')).equals(readFileSync(join(copy, 'now.binpb')))).toBe(true);
+  }, 120_000);
 });
