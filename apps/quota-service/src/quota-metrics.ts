@@ -1,6 +1,6 @@
 import { counter, sampledGauge } from '@gw/service-kit';
 import { FreeRefusal } from './domain/free-request';
-import { SettleOutbox } from './store/settle-outbox';
+import { OutboxBacklog, SettleOutbox } from './store/settle-outbox';
 
 /**
  * Requests refused by a limit, whoever asked (the edge or the chat product): `per_minute`,
@@ -31,6 +31,9 @@ export const lapsedLeases = counter('quota_lapsed_leases_total', 'Requests whose
  * (every replica reads the same shared outbox) and the age of the oldest.
  */
 export function watchOutbox(outbox: SettleOutbox): void {
-  sampledGauge('quota_settle_outbox_backlog', 'Bills in the settle outbox not yet delivered to billing-service (the shared outbox, as every replica sees it).', async () => (await outbox.backlog()).records);
-  sampledGauge('quota_settle_outbox_oldest_age_seconds', 'Age of the oldest bill not yet delivered from the settle outbox, seconds (0 when none waits).', async () => (await outbox.backlog()).oldestAgeSeconds);
+  // Both gauges are collected in one scrape: they share one read of the outbox.
+  let reading: Promise<OutboxBacklog> | undefined;
+  const read = () => (reading ??= outbox.backlog().finally(() => (reading = undefined)));
+  sampledGauge('quota_settle_outbox_backlog', 'Bills in the settle outbox not yet delivered to billing-service (the shared outbox, as every replica sees it).', async () => (await read()).records);
+  sampledGauge('quota_settle_outbox_oldest_age_seconds', 'Age of the oldest bill not yet delivered from the settle outbox, seconds (0 when none waits).', async () => (await read()).oldestAgeSeconds);
 }

@@ -1,5 +1,5 @@
 import { ServerDuplexStream, status } from '@grpc/grpc-js';
-import { inServerSpan } from '@gw/telemetry';
+import { inRpcServerSpan } from '@gw/telemetry';
 import { STREAM_ENDING, StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
 import { Logger } from './logger';
 import { histogram } from './metrics';
@@ -78,8 +78,7 @@ export function callStreamHandler<Q, A>(
       const arrived = Date.now();
       const done = rpcDuration.startTimer({ method });
       const callerGone = () => call.cancelled || cancelled.has(callId) || Date.now() - arrived > timeoutMs;
-      const attributes = { 'rpc.system': 'grpc', 'rpc.service': served.rpcService, 'rpc.method': method };
-      inServerSpan(`${served.rpcService}/${method}`, attributes, traceContext, () =>
+      inRpcServerSpan(served.rpcService, method, traceContext, () =>
         served.serve(request, callerGone).then(
           (response) => {
             done({ code: status[status.OK] });

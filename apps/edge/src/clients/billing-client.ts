@@ -1,6 +1,6 @@
 import { billingV1 } from '@gw/contracts';
 import { CallStreamClient, GrpcSecurity, grpcClient } from '@gw/service-kit';
-import { inClientSpan } from '@gw/telemetry';
+import { inRpcClientSpan } from '@gw/telemetry';
 import { CALL_STREAMS } from './call-streams';
 import { timed } from './timed-call';
 
@@ -15,7 +15,7 @@ export class BillingClient {
   }
 
   async authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {
-    const response = await inClientSpan('billing.v1.Billing/Authorize', { 'rpc.system': 'grpc', 'rpc.service': 'billing.v1.Billing', 'rpc.method': 'Authorize' }, (carrier) =>
+    const response = await inRpcClientSpan('billing.v1.Billing', 'Authorize', (carrier) =>
       timed('Authorize', this.authorizations.call(request, this.timeoutMs, carrier)),
     );
     if (!response) throw new Error('billing-service answered Authorize without a response');

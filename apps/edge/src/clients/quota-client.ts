@@ -1,6 +1,6 @@
 import { quotaV1 } from '@gw/contracts';
 import { CallStreamClient, GrpcSecurity, grpcClient } from '@gw/service-kit';
-import { inClientSpan } from '@gw/telemetry';
+import { inRpcClientSpan } from '@gw/telemetry';
 import { CALL_STREAMS } from './call-streams';
 import { timed, timedCall } from './timed-call';
 
@@ -55,7 +55,7 @@ export class QuotaClient {
   }
 
   private async streamed<R extends EdgeRequest>(method: string, request: R): Promise<ResponseOf<R['$case']>> {
-    const response = await inClientSpan(`quota.v1.Quota/${method}`, { 'rpc.system': 'grpc', 'rpc.service': 'quota.v1.Quota', 'rpc.method': method }, (carrier) =>
+    const response = await inRpcClientSpan('quota.v1.Quota', method, (carrier) =>
       timed(method, this.streams.call(request, this.timeoutMs, carrier)),
     );
     if (response?.$case !== request.$case) throw new Error(`quota-service answered ${method} with ${response?.$case ?? 'nothing'}`);
