@@ -24,9 +24,13 @@ export interface ConsoleConfig {
    */
   trustProxyHops: number;
   sessionTtlMs: number;
-  /** Failed sign-ins allowed per email and per client address in one window. */
+  /**
+   * Sign-in attempts per email from one client in one window; four times as many per client
+   * address, and past twice as many per email, one per `signInSlowIntervalMs` (SignInGuard).
+   */
   signInMaxFailures: number;
   signInWindowMs: number;
+  signInSlowIntervalMs: number;
   /** Postgres URL; unset selects the embedded PGlite under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -54,6 +58,7 @@ export function loadConfig(env: Env): Readonly<ConsoleConfig> {
     sessionTtlMs: readInt(env, 'CONSOLE_SESSION_TTL_MS', 8 * 3600_000),
     signInMaxFailures: readInt(env, 'SIGN_IN_MAX_FAILURES', 5),
     signInWindowMs: readInt(env, 'SIGN_IN_WINDOW_MS', 15 * 60_000),
+    signInSlowIntervalMs: readInt(env, 'SIGN_IN_SLOW_INTERVAL_MS', 30_000),
     databaseUrl: readOptional(env, 'DATABASE_URL'),
     dataDir: `${readString(env, 'DATA_DIR', '.data')}/console`,
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),

@@ -5,14 +5,13 @@ import { AuthClient } from './clients/auth-client';
 import { MoneyClients } from './clients/money-clients';
 import { ConsoleConfig } from './config';
 import { HolderAccess } from './domain/holder-access';
-import { SignInLimiter } from './domain/sign-in-limiter';
+import { SignInGuard, signInLimits } from './domain/sign-in-guard';
 import { consoleGrpc } from './grpc/console-grpc';
 import { startConsoleServer } from './http/console-server';
 import { CONSOLE_MIGRATIONS } from './store/console-migrations';
 import { PgConsoleStore } from './store/pg-console-store';
+import { PgSignInAttemptStore } from './store/pg-sign-in-attempt-store';
 
-/** Sign-in failures kept in memory at most (emails and addresses): the oldest go first. */
-const MAX_TRACKED_SIGN_INS = 100_000;
 const CLEANUP_MS = 10 * 60_000;
 
 /** A running console. */
@@ -31,13 +30,16 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const applied = await runMigrations(db, 'console', CONSOLE_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
     const store = new PgConsoleStore(db);
-    const limiter = new SignInLimiter({ maxFailures: config.signInMaxFailures, windowMs: config.signInWindowMs, maxTracked: MAX_TRACKED_SIGN_INS });
-    const access = new HolderAccess(store, limiter, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
+    const guard = new SignInGuard(new PgSignInAttemptStore(db), signInLimits(config.signInMaxFailures, config.signInWindowMs, config.signInSlowIntervalMs));
+    const access = new HolderAccess(store, guard, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
     const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
     const grpc = await startGrpcServer(config, [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }], logger);
     const web = await startConsoleServer({ access, auth, money, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, trustProxyHops: config.trustProxyHops, logger }, config.host, config.httpPort);
-    const cleanup = setInterval(() => void store.deleteExpired().catch((err: unknown) => logger.warn('expired sessions not removed', { err })), CLEANUP_MS);
+    const cleanup = setInterval(
+      () => void Promise.all([store.deleteExpired(), guard.deleteEnded()]).catch((err: unknown) => logger.warn('expired sessions or sign-in counts not removed', { err })),
+      CLEANUP_MS,
+    );
     cleanup.unref();
     const httpPort = (web.address() as AddressInfo).port;
     logger.info('listening', { httpPort, port: grpc.port, store: config.databaseUrl ? 'postgres' : 'pglite' });

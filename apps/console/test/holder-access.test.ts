@@ -2,9 +2,10 @@ import { Database, openDatabase, runMigrations } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { HolderAccess, INVITE_TTL_MS } from '../src/domain/holder-access';
 import { sha256Hex } from '../src/domain/secret-token';
-import { SignInLimiter } from '../src/domain/sign-in-limiter';
+import { SignInGuard, signInLimits } from '../src/domain/sign-in-guard';
 import { CONSOLE_MIGRATIONS } from '../src/store/console-migrations';
 import { PgConsoleStore } from '../src/store/pg-console-store';
+import { PgSignInAttemptStore } from '../src/store/pg-sign-in-attempt-store';
 
 const PASSWORD = 'a long enough password';
 const DAY_MS = 86_400_000;
@@ -33,7 +34,7 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
   });
 
   const accessAt = (now: () => number = Date.now, sessionTtlMs = 3600_000) =>
-    new HolderAccess(store, new SignInLimiter({ maxFailures: 3, windowMs: 60_000, maxTracked: 100 }), { sessionTtlMs, publicUrl: 'https://console.example' }, now);
+    new HolderAccess(store, new SignInGuard(new PgSignInAttemptStore(db), signInLimits(3, 60_000, 60_000), now), { sessionTtlMs, publicUrl: 'https://console.example' }, now);
   const tokenOf = (link: string) => link.slice(link.lastIndexOf('/') + 1);
   const everything = async () => JSON.stringify((await db.query('SELECT * FROM console.holders, console.invites, console.sessions')).rows) + JSON.stringify((await db.query('SELECT * FROM console.invites')).rows);
 
@@ -56,7 +57,7 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
     const { link } = await access.invite(`acct_${++account}`, 'bob@example.com');
     expect(await access.acceptInvite(tokenOf(link), 'short')).toEqual({ problem: expect.stringMatching(/10/) });
     const accepted = await access.acceptInvite(tokenOf(link), PASSWORD);
-    expect(accepted).toEqual({ sessionToken: expect.any(String) });
+    expect(accepted).toEqual({ sessionToken: expect.any(String), deviceToken: expect.any(String) });
     expect(await access.acceptInvite(tokenOf(link), PASSWORD)).toBeUndefined();
     expect(await access.inviteEmail(tokenOf(link))).toBeUndefined();
     const holder = await store.findHolderByEmail('bob@example.com');
@@ -71,7 +72,7 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
     expect(await access.acceptInvite(tokenOf(link), PASSWORD)).toBeUndefined();
   });
 
-  it('signs in with the right password only, counts wrong ones, and ends the session on sign-out', async () => {
+  it('signs in with the right password only, counts attempts per client, and ends the session on sign-out', async () => {
     const access = accessAt();
     const { link } = await access.invite(`acct_${++account}`, 'cat@example.com');
     await access.acceptInvite(tokenOf(link), PASSWORD);
@@ -86,7 +87,8 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
     await access.signOut(signed.sessionToken);
     expect(await access.session(signed.sessionToken)).toBeUndefined();
     for (let i = 0; i < 3; i++) await access.signIn('cat@example.com', `wrong ${i}`, '10.0.0.7');
-    expect(await access.signIn('cat@example.com', PASSWORD, '10.0.0.6')).toEqual({ kind: 'limited', retryAfterMs: expect.any(Number) });
+    expect(await access.signIn('cat@example.com', PASSWORD, '10.0.0.7')).toEqual({ kind: 'limited', retryAfterMs: expect.any(Number) });
+    expect(await access.signIn('cat@example.com', PASSWORD, '10.0.0.6')).toMatchObject({ kind: 'signed-in' });
   });
 
   it('lets a session lapse at its expiry, and ends every session of a holder whose password is set again', async () => {
@@ -101,5 +103,32 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
     await access.acceptInvite(tokenOf(again.link), 'another long password');
     expect(await access.session(signed.sessionToken)).toBeUndefined();
     expect(await access.signIn('dan@example.com', PASSWORD, '10.0.1.2')).toEqual({ kind: 'wrong' });
+  });
+
+  it('voids every other outstanding link of the email once one is used', async () => {
+    const access = accessAt();
+    const links = [];
+    for (let i = 0; i < 3; i++) links.push(tokenOf((await access.invite(`acct_${++account}`, 'eve@example.com')).link));
+    const signed = await access.acceptInvite(links[1], PASSWORD);
+    if (!signed || 'problem' in signed) throw new Error('the link was refused');
+    for (const other of [links[0], links[2]]) {
+      expect(await access.inviteEmail(other)).toBeUndefined();
+      expect(await access.acceptInvite(other, 'a password set by whoever holds an old link')).toBeUndefined();
+    }
+    expect(await access.session(signed.sessionToken)).toBeDefined();
+    expect(await access.signIn('eve@example.com', PASSWORD, '10.0.2.1')).toMatchObject({ kind: 'signed-in' });
+    // A link made after the password was set (the operator's new invitation) works.
+    const later = tokenOf((await access.invite(`acct_${account}`, 'eve@example.com')).link);
+    expect(await access.acceptInvite(later, 'the newest password of all')).toMatchObject({ sessionToken: expect.any(String) });
+  });
+
+  it('accepts only one of several links of the email used at the same moment', async () => {
+    const access = accessAt();
+    const links = [];
+    for (let i = 0; i < 6; i++) links.push(tokenOf((await access.invite(`acct_${++account}`, 'fay@example.com')).link));
+    const outcomes = await Promise.all(links.map((link, i) => access.acceptInvite(link, `password number ${i} of six`)));
+    expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
+    const winner = outcomes.findIndex((o) => o !== undefined);
+    expect(await access.signIn('fay@example.com', `password number ${winner} of six`, '10.0.3.1')).toMatchObject({ kind: 'signed-in' });
   });
 });

@@ -4,15 +4,23 @@ import { RpcError } from '@gw/service-kit';
 import { ConsoleStore, SessionRecord } from '../store/console-store';
 import { hashPassword, passwordProblem, verifyPassword } from './password-hash';
 import { newSecretToken, sha256Hex } from './secret-token';
-import { SignInLimiter } from './sign-in-limiter';
+import { SignInGuard } from './sign-in-guard';
 
 /** An invitation link works this long, once. */
 export const INVITE_TTL_MS = 30 * 60_000;
+/** A browser a holder signed in from stays known this long after the sign-in that made it known. */
+export const KNOWN_DEVICE_TTL_MS = 90 * 86_400_000;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const MAX_EMAIL = 254;
 
-/** How a sign-in went: a session to set, wrong credentials, or too many failures (retry later). */
-export type SignInOutcome = { kind: 'signed-in'; sessionToken: string } | { kind: 'wrong' } | { kind: 'limited'; retryAfterMs: number };
+/** A new session, and the token of the browser it was opened in (the known-device cookie). */
+export interface OpenedSession {
+  sessionToken: string;
+  deviceToken: string;
+}
+
+/** How a sign-in went: a session to set, wrong credentials, or too many attempts (retry later). */
+export type SignInOutcome = ({ kind: 'signed-in' } & OpenedSession) | { kind: 'wrong' } | { kind: 'limited'; retryAfterMs: number };
 
 /** The sign-in name as stored: trimmed, lower case. */
 export const normalEmail = (email: string): string => email.trim().toLowerCase();
@@ -27,7 +35,7 @@ export class HolderAccess {
 
   constructor(
     private readonly store: ConsoleStore,
-    private readonly limiter: SignInLimiter,
+    private readonly guard: SignInGuard,
     private readonly settings: { sessionTtlMs: number; publicUrl: string },
     private readonly now: () => number = Date.now,
   ) {}
@@ -48,26 +56,33 @@ export class HolderAccess {
     return (await this.store.findInvite(sha256Hex(token)))?.email;
   }
 
-  /** Sets the password of an invitation's holder and signs them in; a problem with the password, or undefined for a used link. */
-  async acceptInvite(token: string, password: string): Promise<{ sessionToken: string } | { problem: string } | undefined> {
+  /**
+   * Sets the password of an invitation's holder and signs them in (the browser becomes a known
+   * one); a problem with the password, or undefined for a used link. Every other outstanding
+   * link for the email is void from then on.
+   */
+  async acceptInvite(token: string, password: string): Promise<OpenedSession | { problem: string } | undefined> {
     const problem = passwordProblem(password);
     if (problem) return { problem };
     const holder = await this.store.acceptInvite(sha256Hex(token), `holder_${randomBytes(12).toString('hex')}`, await hashPassword(password));
-    return holder && { sessionToken: await this.openSession(holder.id) };
+    return holder && this.openSession(holder.id, undefined);
   }
 
-  async signIn(email: string, password: string, clientAddress: string): Promise<SignInOutcome> {
+  /**
+   * Counts the attempt (SignInGuard) before the password is checked; `deviceToken` is the
+   * browser's known-device cookie, if it sent one.
+   */
+  async signIn(email: string, password: string, clientAddress: string, deviceToken?: string): Promise<SignInOutcome> {
     const address = normalEmail(email);
-    const retryAfterMs = this.limiter.retryAfterMs(address, clientAddress);
-    if (retryAfterMs > 0) return { kind: 'limited', retryAfterMs };
+    const device = deviceToken ? sha256Hex(deviceToken) : undefined;
+    const knownDevice = device && (await this.store.isKnownDevice(address, device)) ? device : undefined;
+    const attempt = await this.guard.take(address, { address: clientAddress, knownDevice });
+    if ('retryAfterMs' in attempt) return { kind: 'limited', retryAfterMs: attempt.retryAfterMs };
     const holder = await this.store.findHolderByEmail(address);
     const matches = await verifyPassword(password, holder?.passwordHash ?? (await this.decoy()));
-    if (!holder || !matches) {
-      this.limiter.recordFailure(address, clientAddress);
-      return { kind: 'wrong' };
-    }
-    this.limiter.recordSuccess(address);
-    return { kind: 'signed-in', sessionToken: await this.openSession(holder.id) };
+    if (!holder || !matches) return { kind: 'wrong' };
+    await this.guard.succeeded(attempt.ticket);
+    return { kind: 'signed-in', ...(await this.openSession(holder.id, knownDevice && deviceToken)) };
   }
 
   /** The session of a cookie's token, while it has not expired. */
@@ -79,10 +94,14 @@ export class HolderAccess {
     await this.store.deleteSession(sha256Hex(token));
   }
 
-  private async openSession(holderId: string): Promise<string> {
+  /** A new session, in a browser that is known from now on (a new device token unless it already was). */
+  private async openSession(holderId: string, knownDeviceToken: string | undefined): Promise<OpenedSession> {
     const session = newSecretToken();
     await this.store.addSession({ idSha256: session.sha256, holderId, csrfToken: newSecretToken().token, expiresAt: new Date(this.now() + this.settings.sessionTtlMs) });
-    return session.token;
+    if (knownDeviceToken) return { sessionToken: session.token, deviceToken: knownDeviceToken };
+    const device = newSecretToken();
+    await this.store.addKnownDevice({ tokenSha256: device.sha256, holderId, expiresAt: new Date(this.now() + KNOWN_DEVICE_TTL_MS) });
+    return { sessionToken: session.token, deviceToken: device.token };
   }
 
   private decoy(): Promise<string> {

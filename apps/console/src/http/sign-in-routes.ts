@@ -1,8 +1,8 @@
 import { Request, Response, Router } from 'express';
-import { HolderAccess } from '../domain/holder-access';
+import { HolderAccess, KNOWN_DEVICE_TTL_MS, OpenedSession } from '../domain/holder-access';
 import { sameSecret } from '../domain/secret-token';
 import { formToken, formTokenMatches } from './anonymous-forms';
-import { clearCookie, cookieOf, SESSION_COOKIE, setCookie } from './cookies';
+import { clearCookie, cookieOf, DEVICE_COOKIE, SESSION_COOKIE, setCookie } from './cookies';
 import { html } from './html';
 import { page } from './page';
 import { refuseForm } from './signed-in';
@@ -34,8 +34,9 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
 <button type="submit">Sign in</button></form></section>`,
       ).markup,
     );
-  const startSession = (res: Response, token: string) => {
-    setCookie(res, SESSION_COOKIE, token, sessionTtlMs, secureCookies);
+  const startSession = (res: Response, opened: OpenedSession) => {
+    setCookie(res, SESSION_COOKIE, opened.sessionToken, sessionTtlMs, secureCookies);
+    setCookie(res, DEVICE_COOKIE, opened.deviceToken, KNOWN_DEVICE_TTL_MS, secureCookies);
     res.redirect(303, '/keys');
   };
 
@@ -43,8 +44,8 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
   router.post('/sign-in', async (req, res) => {
     if (!formTokenMatches(req)) return refuseForm(res);
     const email = field(req, 'email');
-    const outcome = await access.signIn(email, field(req, 'password'), req.ip ?? 'unknown');
-    if (outcome.kind === 'signed-in') return startSession(res, outcome.sessionToken);
+    const outcome = await access.signIn(email, field(req, 'password'), req.ip ?? 'unknown', cookieOf(req, DEVICE_COOKIE));
+    if (outcome.kind === 'signed-in') return startSession(res, outcome);
     if (outcome.kind === 'limited') {
       const minutes = Math.ceil(outcome.retryAfterMs / 60_000);
       res.setHeader('Retry-After', String(Math.ceil(outcome.retryAfterMs / 1000)));
@@ -80,7 +81,7 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
     const accepted = await access.acceptInvite(req.params.token, field(req, 'password'));
     if (!accepted) return linkUsed(res);
     if ('problem' in accepted) return passwordForm(req, res, 400, email, accepted.problem);
-    startSession(res, accepted.sessionToken);
+    startSession(res, accepted);
   });
 
   router.post('/sign-out', async (req, res) => {

@@ -35,4 +35,26 @@ export const CONSOLE_MIGRATIONS: Migration[] = [
       END $migration$;
     `,
   },
+  {
+    // Sign-in attempts counted where every replica sees them, and the browsers a holder has
+    // signed in from (only the SHA-256 of their cookie's token), which guessing does not slow.
+    id: '002-sign-in-attempts-known-devices',
+    sql: `
+      DO $migration$ BEGIN
+        CREATE TABLE console.sign_in_attempts (
+          key text PRIMARY KEY,
+          attempts integer NOT NULL,
+          window_ends_ms bigint NOT NULL,
+          next_at_ms bigint
+        );
+        CREATE INDEX sign_in_attempts_window_ends ON console.sign_in_attempts (window_ends_ms);
+        CREATE TABLE console.known_devices (
+          token_sha256 text PRIMARY KEY,
+          holder_id text NOT NULL REFERENCES console.holders (id) ON DELETE CASCADE,
+          expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX known_devices_expires_at ON console.known_devices (expires_at);
+      END $migration$;
+    `,
+  },
 ];

@@ -19,7 +19,8 @@ export interface ConsoleStore {
   findInvite(tokenSha256: string): Promise<{ email: string } | undefined>;
   /**
    * Uses an invitation once: sets the holder's password (a new holder, or the same email
-   * invited again) in the same transaction. Undefined when it was used, expired or unknown.
+   * invited again) in the same transaction, ends the holder's sessions and voids every other
+   * outstanding invitation for the email. Undefined when it was used, expired or unknown.
    */
   acceptInvite(tokenSha256: string, newHolderId: string, passwordHash: string): Promise<HolderRecord | undefined>;
   findHolderByEmail(email: string): Promise<HolderRecord | undefined>;
@@ -27,6 +28,10 @@ export interface ConsoleStore {
   /** A session that has not expired. */
   findSession(idSha256: string): Promise<SessionRecord | undefined>;
   deleteSession(idSha256: string): Promise<void>;
-  /** Removes expired sessions and invitations. */
+  /** Remembers a browser the holder signed in from (its cookie's token as SHA-256). */
+  addKnownDevice(device: { tokenSha256: string; holderId: string; expiresAt: Date }): Promise<void>;
+  /** Whether a browser's token is one the holder of `email` signed in from, and has not expired. */
+  isKnownDevice(email: string, tokenSha256: string): Promise<boolean>;
+  /** Removes expired sessions, invitations and known browsers. */
   deleteExpired(): Promise<void>;
 }

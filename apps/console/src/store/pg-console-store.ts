@@ -33,12 +33,20 @@ export class PgConsoleStore implements ConsoleStore {
 
   acceptInvite(tokenSha256: string, newHolderId: string, passwordHash: string): Promise<HolderRecord | undefined> {
     return this.db.transaction(async (tx) => {
+      // Every invitation of the email is locked, in one order, before any is used: two links
+      // used at once wait on each other instead of each setting a password.
+      await tx.query(
+        `SELECT 1 FROM console.invites WHERE email = (SELECT email FROM console.invites WHERE token_sha256 = $1)
+         ORDER BY token_sha256 FOR UPDATE`,
+        [tokenSha256],
+      );
       const { rows } = await tx.query<{ email: string; account_id: string }>(
         'UPDATE console.invites SET used_at = now() WHERE token_sha256 = $1 AND used_at IS NULL AND expires_at > now() RETURNING email, account_id',
         [tokenSha256],
       );
       const invite = rows[0];
       if (!invite) return undefined;
+      await tx.query('UPDATE console.invites SET used_at = now() WHERE email = $1 AND used_at IS NULL', [invite.email]);
       const holder = await tx.query<HolderRow>(
         `INSERT INTO console.holders (id, email, account_id, password_hash) VALUES ($1, $2, $3, $4)
          ON CONFLICT (email) DO UPDATE SET account_id = EXCLUDED.account_id, password_hash = EXCLUDED.password_hash
@@ -79,8 +87,22 @@ export class PgConsoleStore implements ConsoleStore {
     await this.db.query('DELETE FROM console.sessions WHERE id_sha256 = $1', [idSha256]);
   }
 
+  async addKnownDevice(device: { tokenSha256: string; holderId: string; expiresAt: Date }): Promise<void> {
+    await this.db.query('INSERT INTO console.known_devices (token_sha256, holder_id, expires_at) VALUES ($1, $2, $3)', [device.tokenSha256, device.holderId, device.expiresAt]);
+  }
+
+  async isKnownDevice(email: string, tokenSha256: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `SELECT 1 FROM console.known_devices d JOIN console.holders h ON h.id = d.holder_id
+       WHERE d.token_sha256 = $1 AND h.email = $2 AND d.expires_at > now()`,
+      [tokenSha256, email],
+    );
+    return rows.length > 0;
+  }
+
   async deleteExpired(): Promise<void> {
     await this.db.query('DELETE FROM console.sessions WHERE expires_at <= now()');
     await this.db.query('DELETE FROM console.invites WHERE expires_at <= now()');
+    await this.db.query('DELETE FROM console.known_devices WHERE expires_at <= now()');
   }
 }
