@@ -4,6 +4,9 @@ export const TRUST_DOMAIN = 'chat-gateway';
 /** Every identity of the gateway's gRPC hops, each with a certificate of its own. */
 export const GATEWAY_IDENTITIES = ['edge', 'auth-service', 'quota-service', 'billing-service', 'ctl', 'console', 'chat-product'] as const;
 
+/** One of GATEWAY_IDENTITIES. */
+export type GatewayIdentity = (typeof GATEWAY_IDENTITIES)[number];
+
 const URI_PREFIX = `URI:spiffe://${TRUST_DOMAIN}/`;
 
 /** The parts of a peer certificate (node:tls PeerCertificate) that name its holder. */

@@ -1,8 +1,9 @@
 import { Metadata, ServerInterceptingCall, ServerInterceptingCallInterface, ServerInterceptor, status } from '@grpc/grpc-js';
+import { identityOf, NamedCertificate } from '@gw/identity';
 import { judgeCall, MethodCallers } from './caller-access';
-import { NamedCertificate } from '@gw/identity';
 import { Logger } from './logger';
 import { counter } from './metrics';
+import { recordVerifiedCaller } from './verified-caller';
 
 const refusedCalls = counter('grpc_server_refused_calls_total', 'gRPC calls refused by the access check, by method, caller identity and code.', ['method', 'caller', 'code']);
 
@@ -29,7 +30,8 @@ function peerOf(call: ServerInterceptingCallInterface): NamedCertificate | undef
 /**
  * The one server interceptor that enforces who may call what: each call is judged (judgeCall)
  * when its headers arrive, before its message is read; a refusal is answered, logged with the
- * caller and method, and counted.
+ * caller and method, and counted. A call let through has its verified caller recorded, for the
+ * rules that depend on who calls (isCaller).
  */
 export function accessInterceptor(callers: MethodCallers, logger: Logger): ServerInterceptor {
   return (method, call) =>
@@ -37,8 +39,13 @@ export function accessInterceptor(callers: MethodCallers, logger: Logger): Serve
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, pass) => {
-            const refusal = judgeCall(callers, method.path, peerOf(call));
-            if (!refusal) return pass(metadata);
+            const peer = peerOf(call);
+            const refusal = judgeCall(callers, method.path, peer);
+            if (!refusal) {
+              const identity = peer && identityOf(peer);
+              if (identity) recordVerifiedCaller(metadata, identity);
+              return pass(metadata);
+            }
             const code = status[refusal.code];
             refusedCalls.inc({ method: method.path, caller: refusal.caller, code });
             logger.warn('call refused', { method: method.path, caller: refusal.caller, code, peer: call.getPeer() });

@@ -1,4 +1,4 @@
-import { ServerDuplexStream, status } from '@grpc/grpc-js';
+import { Metadata, ServerDuplexStream, status } from '@grpc/grpc-js';
 import { inRpcServerSpan } from '@gw/telemetry';
 import { STREAM_ENDING, StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
 import { Logger } from './logger';
@@ -25,8 +25,11 @@ export interface CallStreamServe<Q, A> {
   /** The gRPC service of the unary methods the calls stand for (`quota.v1.Quota`), naming their spans. */
   rpcService: string;
   methodOf(request: Q): string;
-  /** Answers one call as its unary method would; `callerGone` as unaryHandler gives it. */
-  serve(request: Q, callerGone: () => boolean): Promise<A>;
+  /**
+   * Answers one call as its unary method would; `callerGone` as unaryHandler gives it, and the
+   * stream's request `metadata` (its caller: isCaller).
+   */
+  serve(request: Q, callerGone: () => boolean, metadata: Metadata): Promise<A>;
 }
 
 /**
@@ -79,7 +82,7 @@ export function callStreamHandler<Q, A>(
       const done = rpcDuration.startTimer({ method });
       const callerGone = () => call.cancelled || cancelled.has(callId) || Date.now() - arrived > timeoutMs;
       inRpcServerSpan(served.rpcService, method, traceContext, () =>
-        served.serve(request, callerGone).then(
+        served.serve(request, callerGone, call.metadata).then(
           (response) => {
             done({ code: status[status.OK] });
             logger.debug('call served', { method, code: status[status.OK], ms: Date.now() - arrived });

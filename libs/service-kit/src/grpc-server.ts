@@ -5,6 +5,7 @@ import { drainCallStreams } from './call-stream-handler';
 import { startAdminServer } from './admin-server';
 import { GRPC_OPTIONS } from './grpc-channel';
 import { serverCredentials } from './grpc-credentials';
+import { plainTextCallers } from './verified-caller';
 import { GrpcSecurity } from './grpc-security';
 import { HealthService } from './health-service';
 import { Logger } from './logger';
@@ -47,7 +48,8 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /**
  * Starts a gRPC server with the given services plus grpc.health.v1, behind the access check of
- * contracts' METHOD_CALLERS (mutual TLS), and the admin port. Plain text is refused on anything
+ * contracts' METHOD_CALLERS (mutual TLS), which records each call's verified caller (isCaller),
+ * and the admin port. Plain text is refused on anything
  * but a loopback address: no caller could be told apart there.
  */
 export async function startGrpcServer(settings: GrpcServerSettings, services: ServedService[], logger: Logger): Promise<RunningGrpcServer> {
@@ -60,7 +62,7 @@ export async function startGrpcServer(settings: GrpcServerSettings, services: Se
     ...GRPC_OPTIONS,
     'grpc.max_connection_age_ms': settings.maxConnectionAgeMs,
     'grpc.max_connection_age_grace_ms': CONNECTION_AGE_GRACE_MS,
-    interceptors: security.kind === 'mtls' ? [accessInterceptor(METHOD_CALLERS, logger)] : [],
+    interceptors: [security.kind === 'mtls' ? accessInterceptor(METHOD_CALLERS, logger) : plainTextCallers],
   };
   const server = new Server(options);
   const health = new HealthService(services.map((s) => s.name));

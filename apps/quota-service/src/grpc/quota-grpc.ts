@@ -1,6 +1,6 @@
-import { status } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { callStreamHandler, eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { callStreamHandler, eachOnItsOwn, isCaller, Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { FreeTierGate } from '../domain/free-tier-gate';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
@@ -8,6 +8,7 @@ import { RequestLeases } from '../domain/request-leases';
 import { freeRefusalKind, refusals, storeUnavailable } from '../quota-metrics';
 import { StoreUnavailableError } from '../store/store-unavailable-error';
 import { toLeaseRecord, toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
+import { placeLease } from './place-lease';
 
 type EdgeRequest = quotaV1.EdgeCall['request'];
 type EdgeResponse = quotaV1.EdgeAnswer['response'];
@@ -51,9 +52,8 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
     if (!counted.allowed) refusals.inc({ kind: 'per_minute' });
     return counted;
   };
-  const acquirePlace = async (req: quotaV1.AcquirePlaceRequest): Promise<quotaV1.AcquirePlaceResponse> => {
-    const lease = req.lease && toLeaseRecord(req.lease);
-    if (lease && lease.requestId !== req.requestId) throw new RpcError(status.INVALID_ARGUMENT, 'the lease is of another request');
+  const acquirePlace = async (req: quotaV1.AcquirePlaceRequest, metadata: Metadata): Promise<quotaV1.AcquirePlaceResponse> => {
+    const lease = placeLease(req, isCaller(metadata, 'edge'));
     // The lease starts beside the place, in the same write to the store rather than a round trip
     // after it, and ends again when no place is given. Should either fail, the edge finishes the
     // request unbilled, which gives back both.
@@ -95,12 +95,12 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
     edgeCalls: callStreamHandler(logger, 'EdgeCalls', {
       rpcService: 'quota.v1.Quota',
       methodOf: (request: EdgeRequest) => EDGE_METHODS[request?.$case ?? 'none'],
-      serve: async (request: EdgeRequest): Promise<EdgeResponse> => {
+      serve: async (request: EdgeRequest, _callerGone, metadata): Promise<EdgeResponse> => {
         switch (request?.$case) {
           case 'countRequest':
             return { $case: request.$case, value: await countRequest(request.value) };
           case 'acquirePlace':
-            return { $case: request.$case, value: await acquirePlace(request.value) };
+            return { $case: request.$case, value: await acquirePlace(request.value, metadata) };
           case 'reserveFree':
             return { $case: request.$case, value: await reserveFree(request.value) };
           case 'finishRequest':

@@ -37,7 +37,8 @@ export const protobufFileName = "quota/v1/quota.proto";
  *   3. ...run the turn...
  *   4. ReleasePlace       -- gives the place back and adds the tokens used to the usage counters.
  * The API and the chat product share the same minute count, the same places and the same usage.
- * The chat product never touches the free tier: ReleasePlace counts usage only.
+ * The chat product never touches the API balance or the free tier: ReleasePlace counts usage
+ * only, and only the edge may send AcquirePlace a lease (the request's bill should it lapse).
  *
  * How the edge (the public API) uses it, for each chat request:
  *   1. CountRequest.
@@ -232,7 +233,10 @@ export interface AcquirePlaceRequest {
   requestId: string;
   /**
    * The edge: when set and the place is granted, the request is leased from now on (see Lease).
-   * The chat product leaves it unset.
+   * The chat product leaves it unset: a lease is billed (to the API balance or the free tier), so
+   * a call with one from any caller but the edge is refused with PERMISSION_DENIED. From any
+   * caller, a lease whose account_id or request_id is not this call's is refused with
+   * INVALID_ARGUMENT. A refused call changes nothing: no place taken, no lease started.
    */
   lease: Lease | undefined;
 }
