@@ -97,10 +97,12 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     expect(await call.authenticate(`sk-shfr-${'f'.repeat(40)}`)).toMatchObject({ found: false });
   });
 
-  it('refuses a key name over 64 characters and a key for an unknown account', async () => {
+  it('refuses a key name over 64 characters or with a control character, and a key for an unknown account', async () => {
     const accountId = (await call.createAccount('Names')).account?.accountId ?? '';
     expect((await call.createKey(accountId, 'n'.repeat(64))).info?.name).toHaveLength(64);
+    expect((await call.createKey(accountId, '🔑'.repeat(33))).info?.name).toBe('🔑'.repeat(33));
     expect(await codeOf(call.createKey(accountId, 'n'.repeat(65)))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(call.createKey(accountId, 'nul\u0000name'))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(call.createKey('acct_missing'))).toBe(status.NOT_FOUND);
   });
 

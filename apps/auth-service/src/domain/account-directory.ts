@@ -3,12 +3,10 @@ import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
-import { accountName } from './account-name';
+import { accountName, keyName } from './display-name';
 import { generateApiKey } from './api-key';
 import { IdentityChange } from './identity-change-hub';
 import { LastUsedRecorder } from './last-used-recorder';
-
-const MAX_KEY_NAME = 64;
 
 const newId = (kind: string) => `${kind}_${randomBytes(12).toString('hex')}`;
 
@@ -54,10 +52,10 @@ export class AccountDirectory {
     const account = await this.getAccount(accountId);
     if (isSuspendedNow(account, this.now())) throw new RpcError(status.FAILED_PRECONDITION, 'account is suspended');
     if (account.deletionScheduledAt) throw new RpcError(status.FAILED_PRECONDITION, 'account is scheduled for deletion');
-    if (name.length > MAX_KEY_NAME) throw new RpcError(status.INVALID_ARGUMENT, `key name longer than ${MAX_KEY_NAME} characters`);
+    const requested = keyName(name);
     const key = generateApiKey();
     const id = newId('key');
-    const record = await this.store.insertKey({ id, accountId, prefix: key.prefix, name: name || `Key ${key.prefix}` }, key.sha256);
+    const record = await this.store.insertKey({ id, accountId, prefix: key.prefix, name: requested || `Key ${key.prefix}` }, key.sha256);
     return { record, value: key.value };
   }
 

@@ -9,6 +9,7 @@ import { keyRoutes } from './key-routes';
 import { moneyRoutes } from './money-routes';
 import { html } from './html';
 import { page } from './page';
+import { refusalOf } from './refused-request';
 import { signInRoutes } from './sign-in-routes';
 
 /** What the web pages need. */
@@ -45,8 +46,14 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.use(keyRoutes(deps.access, deps.auth));
   app.use(moneyRoutes(deps.access, deps.auth, deps.money));
   app.use((_req, res) => res.status(404).type('html').send(page('Not found', html`<section><p>There is no such page. <a href="/keys">Your keys</a></p></section>`).markup));
-  app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
+    const refusal = refusalOf(err);
+    if (refusal) {
+      // No path: an invitation's path holds its token.
+      deps.logger.info('console request refused', { method: req.method, status: refusal.status, reason: refusal.reason });
+      return res.status(refusal.status).type('html').send(page(refusal.title, html`<section><p>${refusal.message}</p></section>`).markup);
+    }
     deps.logger.error('console page failed', { err });
     res.status(500).type('html').send(page('Something went wrong', html`<section><p>The console could not do that just now. Try again in a moment.</p></section>`).markup);
   });

@@ -8,6 +8,7 @@ import { html, SafeHtml } from './html';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
 
+/** For the form's label only: auth-service counts characters as a person does, which a browser's maxlength does not. */
 const MAX_KEY_NAME = 64;
 
 /** Why keys cannot be created for the account now, or undefined (SPEC 3: suspended, or scheduled for deletion). */
@@ -46,7 +47,7 @@ ${created ? html`<section class="notice" role="status" id="new-key"><h2>Your new
 ${blocked ? html`<p class="error">${blocked}</p>` : ''}
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <form method="post" action="/keys"><input type="hidden" name="_csrf" value="${csrfToken}">
-<label for="name">Name (optional, at most ${MAX_KEY_NAME} characters)</label><input id="name" name="name" type="text" maxlength="${MAX_KEY_NAME}" ${blocked ? new SafeHtml('disabled') : ''}>
+<label for="name">Name (optional, at most ${MAX_KEY_NAME} characters)</label><input id="name" name="name" type="text" ${blocked ? new SafeHtml('disabled') : ''}>
 <button type="submit" ${blocked ? new SafeHtml('disabled') : ''}>Create key</button></form></section>
 <section><h2>Your keys</h2>${keyTable(keys)}</section>`,
         { email: holder.email, csrfToken },
@@ -58,13 +59,17 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
   router.get('/keys', async (_req, res) => listPage(res));
   router.post('/keys', async (req: Request, res: Response) => {
     const { holder } = sessionOf(res);
-    const name = typeof req.body?.name === 'string' ? req.body.name.trim() : '';
-    if (name.length > MAX_KEY_NAME) return listPage(res, undefined, `A key name has at most ${MAX_KEY_NAME} characters.`);
+    const name = typeof req.body?.name === 'string' ? req.body.name : '';
     const account = await auth.getAccount(holder.accountId);
     const blocked = cannotCreate(account);
     if (blocked) return listPage(res, undefined, blocked);
-    const { key, info } = await auth.createKey(holder.accountId, name);
-    await listPage(res, { key, name: info?.name ?? name });
+    // auth-service holds the rule for names (length as a person counts it, no control characters).
+    const created = await auth.createKey(holder.accountId, name).catch((err: { code?: number; details?: string }) => {
+      if (err.code !== status.INVALID_ARGUMENT) throw err;
+      return `${err.details?.replace(/^./, (c) => c.toUpperCase()) ?? 'That name cannot be used'}.`;
+    });
+    if (typeof created === 'string') return listPage(res, undefined, created);
+    await listPage(res, { key: created.key, name: created.info?.name ?? name });
   });
 
   router.get('/keys/:id/revoke', async (req, res) => {
@@ -83,8 +88,9 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
   });
   router.post('/keys/:id/revoke', async (req, res) => {
     // Only a key of the signed-in holder's account: auth-service answers NOT_FOUND for another's.
+    // An id no key can have (INVALID_ARGUMENT) is as unknown as another account's key.
     await auth.revokeKey(sessionOf(res).holder.accountId, req.params.id).catch((err: { code?: number }) => {
-      if (err.code !== status.NOT_FOUND) throw err;
+      if (err.code !== status.NOT_FOUND && err.code !== status.INVALID_ARGUMENT) throw err;
     });
     res.redirect(303, '/keys');
   });
