@@ -101,6 +101,17 @@ describe('web console in a real browser', () => {
     await page.setViewportSize({ width: 390, height: 844 });
   });
 
+  it('takes a name of 33 emoji typed in the browser, and says why a name of 65 characters is refused', async () => {
+    const { page } = first;
+    await createKey(page, '🔑'.repeat(33));
+    expect((await rowsOf(page)).some((r) => r.includes('🔑'.repeat(33)))).toBe(true);
+    await page.getByLabel(/^Name/).fill('🇱🇾'.repeat(65));
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('A key name is at most 64 characters.');
+    await expect(page.getByLabel(/^Name/).inputValue()).resolves.toBe('🇱🇾'.repeat(65));
+    await shot(page, '03-key-name-too-long');
+  });
+
   it('revokes a key after a confirmation that says it cannot be undone; the API refuses it from the next request', async () => {
     const { page } = first;
     const key = await createKey(page, 'to revoke');

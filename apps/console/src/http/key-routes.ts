@@ -30,7 +30,7 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient): Router {
   const router = Router();
   // Every page under /keys, /keys/:id/revoke included: one session lookup per request.
   router.use('/keys', signedIn(access));
-  const listPage = async (res: Response, created?: { key: string; name: string }, problem?: string) => {
+  const listPage = async (res: Response, created?: { key: string; name: string }, problem?: string, typedName = '') => {
     const { holder, csrfToken } = sessionOf(res);
     const [account, keys] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId)]);
     const blocked = cannotCreate(account);
@@ -47,7 +47,7 @@ ${created ? html`<section class="notice" role="status" id="new-key"><h2>Your new
 ${blocked ? html`<p class="error">${blocked}</p>` : ''}
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <form method="post" action="/keys"><input type="hidden" name="_csrf" value="${csrfToken}">
-<label for="name">Name (optional, at most ${MAX_KEY_NAME} characters)</label><input id="name" name="name" type="text" ${blocked ? new SafeHtml('disabled') : ''}>
+<label for="name">Name (optional, at most ${MAX_KEY_NAME} characters)</label><input id="name" name="name" type="text" value="${typedName}" ${blocked ? new SafeHtml('disabled') : ''}>
 <button type="submit" ${blocked ? new SafeHtml('disabled') : ''}>Create key</button></form></section>
 <section><h2>Your keys</h2>${keyTable(keys)}</section>`,
         { email: holder.email, csrfToken },
@@ -68,7 +68,7 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
       if (err.code !== status.INVALID_ARGUMENT) throw err;
       return `${err.details?.replace(/^./, (c) => c.toUpperCase()) ?? 'That name cannot be used'}.`;
     });
-    if (typeof created === 'string') return listPage(res, undefined, created);
+    if (typeof created === 'string') return listPage(res, undefined, created, name);
     await listPage(res, { key: created.key, name: created.info?.name ?? name });
   });
 
