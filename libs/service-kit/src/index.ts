@@ -31,7 +31,7 @@ export { runMigrations } from './migrations';
 export type { Migration } from './migrations';
 export { readyzAt, waitReady } from './wait-ready';
 export type { Readiness } from './wait-ready';
-export { runService } from './run-service';
+export { READY_MESSAGE, runService } from './run-service';
 export type { Stoppable } from './run-service';
 export { counter, gauge, histogram, LATENCY_BUCKETS, METRICS_CONTENT_TYPE, renderMetrics, sampledGauge } from './metrics';
 export { startAdminServer } from './admin-server';

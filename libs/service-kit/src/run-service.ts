@@ -7,8 +7,16 @@ export interface Stoppable {
 }
 
 /**
+ * What a service sends, once it serves, to a parent that started it with an IPC channel (the
+ * launcher of `npm start`): the parent then knows its own child is up, not whatever else answers
+ * on the child's ports.
+ */
+export const READY_MESSAGE = 'ready';
+
+/**
  * What every app's main does: start with its config and a JSON logger, stop gracefully on
- * SIGTERM/SIGINT, and exit 1 with a logged reason when the start fails.
+ * SIGTERM/SIGINT (or when the parent that holds its IPC channel is gone), and exit 1 with a
+ * logged reason when the start fails.
  */
 export function runService<C extends { logLevel: LogLevel }>(
   name: string,
@@ -17,7 +25,10 @@ export function runService<C extends { logLevel: LogLevel }>(
 ): void {
   const logger = createLogger(name, config.logLevel);
   start(config, logger).then(
-    (app) => onShutdown(logger, () => app.stop()),
+    (app) => {
+      onShutdown(logger, () => app.stop());
+      process.send?.(READY_MESSAGE);
+    },
     (err: unknown) => {
       logger.error('start failed', { err });
       process.exit(1);

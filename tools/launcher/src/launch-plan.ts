@@ -1,16 +1,20 @@
 import { join } from 'node:path';
-import { Env, GrpcSecurity, Readiness, readGrpcSecurity, readInt, readOptional, readString, readyzAt } from '@gw/service-kit';
+import { Env, GrpcSecurity, readGrpcSecurity, readInt, readOptional, readString } from '@gw/service-kit';
+import { NamedPort } from './port-check';
 
 /** One process to start. */
 export interface PlannedProcess {
   app: string;
-  readiness: Readiness;
+  /** Every port it listens on. */
+  ports: NamedPort[];
 }
 
 /** Everything `npm start` starts, in order, and the environment they all get. */
 export interface LaunchPlan {
   processes: PlannedProcess[];
   env: Record<string, string>;
+  /** Where every process listens (BIND_HOST). */
+  bindHost: string;
   edgeUrl: string;
   /** The web console's pages. */
   consoleUrl: string;
@@ -71,21 +75,22 @@ export function planLaunch(env: Env): LaunchPlan {
     CONSOLE_ADDR: consoleAddr,
     PROVIDER_BASE_URL: providerBaseUrl ?? `http://${host}:${ports.sim}/v1`,
   };
+  const named = (...names: string[]): NamedPort[] => names.map((name) => ({ name, port: Number(childEnv[name]) }));
   const processes: PlannedProcess[] = [];
-  const readyz = (port: number) => readyzAt(host, port);
-  if (!providerBaseUrl) processes.push({ app: 'provider-sim', readiness: { url: `http://${host}:${ports.sim}/healthz` } });
+  if (!providerBaseUrl) processes.push({ app: 'provider-sim', ports: named('PROVIDER_SIM_PORT') });
   processes.push(
-    { app: 'auth-service', readiness: readyz(ports.authMetrics) },
-    { app: 'quota-service', readiness: readyz(ports.quotaMetrics) },
-    { app: 'billing-service', readiness: readyz(ports.billingMetrics) },
-    { app: 'edge', readiness: readyz(ports.edgeAdmin) },
-    { app: 'console', readiness: readyz(ports.consoleMetrics) },
+    { app: 'auth-service', ports: named('AUTH_PORT', 'AUTH_METRICS_PORT') },
+    { app: 'quota-service', ports: named('QUOTA_PORT', 'QUOTA_METRICS_PORT') },
+    { app: 'billing-service', ports: named('BILLING_PORT', 'BILLING_METRICS_PORT') },
+    { app: 'edge', ports: named('EDGE_PORT', 'EDGE_ADMIN_PORT') },
+    { app: 'console', ports: named('CONSOLE_PORT', 'CONSOLE_GRPC_PORT', 'CONSOLE_METRICS_PORT') },
   );
   const dataDir = readString(env, 'DATA_DIR', '.data');
   const ctlSecurity = readGrpcSecurity(env, 'ctl');
   return {
     processes,
     env: childEnv,
+    bindHost: childEnv.BIND_HOST,
     edgeUrl: `http://${host}:${ports.edge}/v1`,
     consoleUrl: `http://${host}:${ports.console}`,
     consoleAddr,

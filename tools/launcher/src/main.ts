@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { ensureDevCertificates } from '@gw/dev-pki';
-import { waitReady } from '@gw/service-kit';
 import { ensureDemoAccount } from './demo-account';
 import { inviteDemoHolder } from './demo-invite';
 import { planLaunch } from './launch-plan';
+import { watchParent } from './parent-watch';
+import { portProblem } from './port-check';
 import { ProcessGroup } from './process-group';
 
 const READY_TIMEOUT_MS = 60_000;
@@ -11,37 +12,38 @@ const say = (line: string) => process.stdout.write(`[launcher       ] ${line}\n`
 
 async function main(): Promise<void> {
   const plan = planLaunch(process.env);
+  const refusal = await portProblem(plan.bindHost, plan.processes.flatMap((p) => p.ports));
+  if (refusal) {
+    say(`not started: ${refusal}`);
+    process.exit(1);
+  }
   const stopOrder = [...plan.processes].reverse().map((p) => p.app);
-  const group = new ProcessGroup((app, code) => {
-    say(`${app} exited unexpectedly (code ${code}); stopping everything`);
-    void group.stopAll(stopOrder).then(() => process.exit(1));
-  });
   let stopping = false;
-  const stop = (exitCode: number) => {
+  const stop = (why: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
-    say('stopping');
+    say(`${why}; stopping everything`);
     void group.stopAll(stopOrder).then(() => process.exit(exitCode));
   };
-  process.on('SIGINT', () => stop(0));
-  process.on('SIGTERM', () => stop(0));
+  const group = new ProcessGroup((app, code) => stop(`${app} exited unexpectedly (code ${code})`, 1));
+  // npm passes SIGINT and SIGTERM on to the launcher (its script `exec`s it); a closed terminal hangs up.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal, 0));
+  watchParent(() => stop('the process that started the launcher is gone', 0));
 
   try {
     if (plan.tlsRoot) {
       const made = ensureDevCertificates(plan.tlsRoot);
       if (made.length) say(`made development certificates under ${plan.tlsRoot} for ${made.join(', ')}`);
     }
-    for (const { app, readiness } of plan.processes) {
-      group.start(app, join(__dirname, '..', '..', 'apps', app, 'main.js'), plan.env);
-      await waitReady(readiness, READY_TIMEOUT_MS, () => group.isRunning(app)).catch((err: Error) => {
+    for (const { app } of plan.processes) {
+      await group.start(app, join(__dirname, '..', '..', 'apps', app, 'main.js'), plan.env, READY_TIMEOUT_MS).catch((err: Error) => {
         throw new Error(`${app}: ${err.message}`);
       });
       say(`${app} is ready`);
     }
     await announce(plan);
   } catch (err) {
-    say(`start failed: ${(err as Error).message}`);
-    stop(1);
+    stop(`start failed: ${(err as Error).message}`, 1);
   }
 }
 
