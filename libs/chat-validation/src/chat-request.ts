@@ -1,3 +1,5 @@
+import { MAX_COMPLETION_TOKENS, MAX_IMAGES } from '@gw/bounds';
+
 /** A model a caller may use, as far as the checks need it. */
 export interface UsableModel {
   id: string;
@@ -6,9 +8,9 @@ export interface UsableModel {
 
 /** Reply length limits of SPEC section 4. */
 export const DEFAULT_MAX_TOKENS = 8192;
-export const MAX_TOKENS_CEILING = 32768;
+export const MAX_TOKENS_CEILING = MAX_COMPLETION_TOKENS;
 /** Images per request (SPEC section 8). */
-export const MAX_IMAGES = 32;
+export { MAX_IMAGES };
 
 /** A chat request that passed the gateway's own checks, ready to forward. */
 export interface CheckedChatRequest {

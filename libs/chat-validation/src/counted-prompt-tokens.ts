@@ -1,5 +1,7 @@
+import { TOKENS_PER_IMAGE } from '@gw/bounds';
+
 /** Prompt tokens an image may cost (SPEC section 8). */
-export const TOKENS_PER_IMAGE = 1024;
+export { TOKENS_PER_IMAGE };
 
 /**
  * A prompt as the gateway counts it before the provider does (SPEC 8, free request prompt):

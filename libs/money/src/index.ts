@@ -1,2 +1,2 @@
-export { MAX_MICRO_LYD, microToLyd, parseLyd, readLyd } from './lyd';
+export { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION, microToLyd, parseLyd, readLyd } from './lyd';
 export type { LydReading } from './lyd';

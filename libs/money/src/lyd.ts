@@ -7,6 +7,14 @@ const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
  * JSON number or a JavaScript number holds exactly. Balances and prices stay within ±this.
  */
 export const MAX_MICRO_LYD = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The highest price of a model, per million prompt or completion tokens: 1,000 LYD
+ * (10^9 micro-LYD), hundreds of times any real price. It bounds what one request can cost: at
+ * most a context window of prompt and 32,768 completion tokens, about 1,033 LYD, so that a
+ * request's hold and any day's sum of charges stay far inside MAX_MICRO_LYD.
+ */
+export const MAX_PRICE_MICRO_LYD_PER_MILLION = 1_000_000_000;
 // Written out with integer arithmetic: microToLyd's number would round the last decimal.
 const MAX_LYD_TEXT = `${Math.floor(MAX_MICRO_LYD / MICRO_PER_LYD)}.${String(MAX_MICRO_LYD % MICRO_PER_LYD).padStart(MICRO_DIGITS, '0')}`;
 

@@ -5,6 +5,7 @@ import { drainCallStreams } from './call-stream-handler';
 import { startAdminServer } from './admin-server';
 import { GRPC_OPTIONS } from './grpc-channel';
 import { serverCredentials } from './grpc-credentials';
+import { refuseUndecodable, tolerantDecoding } from './undecodable-request';
 import { plainTextCallers } from './verified-caller';
 import { GrpcSecurity } from './grpc-security';
 import { HealthService } from './health-service';
@@ -49,8 +50,9 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 /**
  * Starts a gRPC server with the given services plus grpc.health.v1, behind the access check of
  * contracts' METHOD_CALLERS (mutual TLS), which records each call's verified caller (isCaller),
- * and the admin port. Plain text is refused on anything
- * but a loopback address: no caller could be told apart there.
+ * and the admin port. A request that cannot be decoded (an int64 past 2^53 − 1) is answered
+ * INVALID_ARGUMENT, not grpc-js' INTERNAL. Plain text is refused on anything but a loopback
+ * address: no caller could be told apart there.
  */
 export async function startGrpcServer(settings: GrpcServerSettings, services: ServedService[], logger: Logger): Promise<RunningGrpcServer> {
   const { host, security } = settings;
@@ -62,11 +64,11 @@ export async function startGrpcServer(settings: GrpcServerSettings, services: Se
     ...GRPC_OPTIONS,
     'grpc.max_connection_age_ms': settings.maxConnectionAgeMs,
     'grpc.max_connection_age_grace_ms': CONNECTION_AGE_GRACE_MS,
-    interceptors: [security.kind === 'mtls' ? accessInterceptor(METHOD_CALLERS, logger) : plainTextCallers],
+    interceptors: [security.kind === 'mtls' ? accessInterceptor(METHOD_CALLERS, logger) : plainTextCallers, refuseUndecodable(logger)],
   };
   const server = new Server(options);
   const health = new HealthService(services.map((s) => s.name));
-  for (const s of services) server.addService(s.definition, s.implementation);
+  for (const s of services) server.addService(tolerantDecoding(s.definition), s.implementation);
   server.addService(healthV1.HealthService, health.implementation() as unknown as UntypedServiceImplementation);
   const boundPort = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${settings.port}`, serverCredentials(security), (err, p) => (err ? reject(err) : resolve(p)));

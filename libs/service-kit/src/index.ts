@@ -3,6 +3,7 @@ export type { Env } from './env-readers';
 export { createLogger } from './logger';
 export type { Logger, LogFields, LogLevel } from './logger';
 export { RpcError } from './rpc-error';
+export { optionalId, requireCount, requireId } from './field-checks';
 export { rpcStatusOf, unaryHandler } from './unary-handler';
 export { eachOnItsOwn, MAX_BATCH } from './each-on-its-own';
 export type { ItemOutcome } from './each-on-its-own';

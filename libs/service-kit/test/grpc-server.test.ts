@@ -8,7 +8,9 @@ const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDi
 describe('gRPC server: unaryHandler is the one place errors become statuses; health', () => {
   let server: RunningGrpcServer;
   let client: quotaV1.QuotaClient;
+  let chatClient: quotaV1.QuotaClient;
   const logged: string[] = [];
+  const released: number[] = [];
 
   beforeAll(async () => {
     const logger = createLogger('test', 'info', (line) => logged.push(line));
@@ -18,16 +20,22 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
         if (req.accountId === 'crash') throw new Error('secret detail: database password is hunter2');
         return { allowed: true, limit: 1, remaining: 0, resetUnixSeconds: 60, retryAfterSeconds: 0 };
       }),
+      releasePlace: unaryHandler(logger, 'ReleasePlace', async (req: quotaV1.ReleasePlaceRequest) => {
+        released.push(req.promptTokens);
+        return { released: true };
+      }),
     };
     const settings = { host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs: 60_000 };
     server = await startGrpcServer(settings, [
       { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: implementation as unknown as UntypedServiceImplementation },
     ], logger);
     client = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('edge'), 'quota-service');
+    chatClient = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('chat-product'), 'quota-service');
   });
 
   afterAll(async () => {
     client.close();
+    chatClient.close();
     await server.stop(1000);
   });
 
@@ -44,6 +52,17 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
   it('answers INTERNAL without the text of any other error, and logs it', async () => {
     await expect(count('crash')).rejects.toMatchObject({ code: status.INTERNAL, details: 'internal error' });
     expect(logged.some((l) => l.includes('hunter2') && l.includes('"method":"CountRequest"'))).toBe(true);
+  });
+
+  it('answers INVALID_ARGUMENT, not INTERNAL, for an int64 the generated decoder refuses (past 2^53 - 1), before any handler sees it', async () => {
+    const release = (promptTokens: number) => unaryCall(chatClient.releasePlace.bind(chatClient), { accountId: 'a', requestId: 'r', promptTokens, completionTokens: 0 }, 2000);
+    expect(await release(2 ** 52)).toEqual({ released: true });
+    await expect(release(2 ** 62)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringContaining('could not be decoded') });
+    await expect(release(Number.MAX_SAFE_INTEGER + 1)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    expect(await release(Number.MAX_SAFE_INTEGER)).toEqual({ released: true });
+    expect(released).toEqual([2 ** 52, Number.MAX_SAFE_INTEGER]);
+    const text = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
+    expect(text).toContain('grpc_server_undecodable_requests_total{method="/quota.v1.Quota/ReleasePlace"} 2');
   });
 
   it('counts every call by method and status code on its metrics port', async () => {

@@ -64,7 +64,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       [
         ...STACK,
         'ctl',
-        ...['chat-validation', 'contracts', 'dev-pki', 'errors', 'identity', 'money', 'quota-client', 'service-kit', 'telemetry', 'test-stack', 'testing'],
+        ...['bounds', 'chat-validation', 'contracts', 'dev-pki', 'errors', 'identity', 'money', 'quota-client', 'service-kit', 'telemetry', 'test-stack', 'testing'],
         ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'launcher-e2e', 'quota-service-e2e'],
         ...['bench', 'deploy-check', 'launcher', 'workspace'],
       ].sort(),

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
+import { optionalId, requireId, RpcError } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
 import { accountName, keyName } from './display-name';
 import { generateApiKey } from './api-key';
 import { IdentityChange } from './identity-change-hub';
 import { LastUsedRecorder } from './last-used-recorder';
+import { requireKeyDigest, requireModelId, suspensionEnd, suspensionReason } from './request-fields';
 
 const newId = (kind: string) => `${kind}_${randomBytes(12).toString('hex')}`;
 
@@ -23,6 +24,7 @@ export interface ChangePublisher {
 /**
  * The rules of accounts and keys (SPEC sections 2, 3 and 5). A change that makes an edge's
  * cached authentication stale returns only once every edge has applied it (ChangePublisher).
+ * Every id, name and text is checked against its bound (INVALID_ARGUMENT) before the store is asked.
  */
 export class AccountDirectory {
   constructor(
@@ -38,7 +40,7 @@ export class AccountDirectory {
   }
 
   async getAccount(accountId: string): Promise<AccountRecord> {
-    const account = await this.store.getAccount(accountId);
+    const account = await this.store.getAccount(requireId('account_id', accountId));
     if (!account) throw new RpcError(status.NOT_FOUND, `account ${accountId} not found`);
     return account;
   }
@@ -66,7 +68,7 @@ export class AccountDirectory {
 
   /** Revokes a key; with `accountId`, only a key of that account (another's is as unknown: NOT_FOUND). */
   async revokeKey(keyId: string, accountId = ''): Promise<void> {
-    if (!(await this.store.revokeKey(keyId, accountId))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
+    if (!(await this.store.revokeKey(requireId('key_id', keyId), optionalId('account_id', accountId)))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
     await this.changes.publish({ keyId });
   }
 
@@ -77,33 +79,34 @@ export class AccountDirectory {
 
   /** The owner of an active key, or undefined for an unknown or revoked one. Records the use. */
   async authenticate(keySha256: string): Promise<KeyOwnerRecord | undefined> {
-    const owner = await this.store.findKeyOwner(keySha256);
+    const owner = await this.store.findKeyOwner(requireKeyDigest(keySha256));
     if (owner && !isSuspendedNow(owner.account, this.now())) this.lastUsed.record(owner.keyId, this.now());
     return owner;
   }
 
-  /** Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason. */
+  /** Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason (suspensionEnd, suspensionReason). */
   async suspend(accountId: string, until: string, reason: string): Promise<AccountRecord> {
-    const end = until ? new Date(until) : null;
-    if (end && Number.isNaN(end.getTime())) throw new RpcError(status.INVALID_ARGUMENT, `until is not an ISO-8601 time: ${until}`);
-    await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: reason || null }), accountId);
+    requireId('account_id', accountId);
+    const end = suspensionEnd(until);
+    await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: suspensionReason(reason) || null }), accountId);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   async unsuspend(accountId: string): Promise<AccountRecord> {
-    await this.mustExist(this.store.setSuspension(accountId, null), accountId);
+    await this.mustExist(this.store.setSuspension(requireId('account_id', accountId), null), accountId);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   async scheduleDeletion(accountId: string): Promise<AccountRecord> {
-    await this.mustExist(this.store.scheduleDeletion(accountId), accountId);
+    await this.mustExist(this.store.scheduleDeletion(requireId('account_id', accountId)), accountId);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   async grantModel(accountId: string, modelId: string): Promise<AccountRecord> {
+    requireModelId('model_id', modelId);
     await this.getAccount(accountId);
     if ((await this.store.grantModel(accountId, modelId)) === 'no-model') throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
     await this.changes.publish({ accountId });
@@ -120,12 +123,13 @@ export class AccountDirectory {
 
   /** One model of the catalogue, public or not; NOT_FOUND for an unknown id. */
   async getModel(id: string): Promise<ModelRecord> {
-    const model = await this.store.getModel(id);
+    const model = await this.store.getModel(requireModelId('id', id));
     if (!model) throw new RpcError(status.NOT_FOUND, `model ${id} not found`);
     return model;
   }
 
+  /** The models an account may use; with no account (''), the public ones. */
   listModels(accountId: string): Promise<ModelRecord[]> {
-    return this.store.listModels(accountId);
+    return this.store.listModels(optionalId('account_id', accountId));
   }
 }

@@ -1,3 +1,6 @@
+import { status } from '@grpc/grpc-js';
+import { RpcError } from '@gw/service-kit';
+
 /** A change that must drop cached authentications: of one key, or of every key of an account. */
 export interface IdentityChange {
   keyId?: string;
@@ -36,12 +39,19 @@ export class IdentityChangeHub {
 
   constructor(private readonly ackTimeoutMs: number) {}
 
-  /** Registers a stream; its handle records acknowledgements and removes it when it closes. */
+  /**
+   * Registers a stream; its handle records acknowledgements and removes it when it closes. An
+   * acknowledgement is of a change sent: from 0 to the last sequence number, else INVALID_ARGUMENT
+   * (an edge that claimed a change not yet made would have the next one count as applied).
+   */
   add(watcher: Watcher): { acknowledge(sequence: number): void; remove(): void } {
     const state: WatcherState = { applied: this.sequence, waiting: [] };
     this.watchers.set(watcher, state);
     return {
       acknowledge: (sequence) => {
+        if (!Number.isInteger(sequence) || sequence < 0 || sequence > this.sequence) {
+          throw new RpcError(status.INVALID_ARGUMENT, `applied_sequence must be a change sent: 0 to ${this.sequence}`);
+        }
         state.applied = Math.max(state.applied, sequence);
         state.waiting = state.waiting.filter((w) => (w.sequence <= state.applied ? (w.done(), false) : true));
       },

@@ -2,6 +2,7 @@ import { authV1 } from '@gw/contracts';
 import { Logger, unaryHandler } from '@gw/service-kit';
 import { AccountDirectory, isSuspendedNow } from '../domain/account-directory';
 import { IdentityChangeHub } from '../domain/identity-change-hub';
+import { requireKeyUses } from '../domain/request-fields';
 import { AccountRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { watchIdentityChanges } from './watch-identity-changes';
 
@@ -79,7 +80,7 @@ export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, wh
     })),
     watchIdentityChanges: watchIdentityChanges(hub),
     recordKeyUses: unaryHandler(logger, 'RecordKeyUses', async (req: authV1.RecordKeyUsesRequest) => {
-      directory.recordKeyUses(req.uses.map((use) => ({ keyId: use.keyId, at: new Date(use.usedAtUnixMs) })));
+      directory.recordKeyUses(requireKeyUses(req.uses));
       return {};
     }),
     addModel: unaryHandler(logger, 'AddModel', async (req: authV1.AddModelRequest) => ({

@@ -1,10 +1,14 @@
 import { ServerDuplexStream, status } from '@grpc/grpc-js';
 import { authV1 } from '@gw/contracts';
+import { RpcError } from '@gw/service-kit';
 import { IdentityChangeHub } from '../domain/identity-change-hub';
 
 type WatchCall = ServerDuplexStream<authV1.WatchIdentityChangesRequest, authV1.WatchIdentityChangesResponse>;
 
-/** auth.v1 WatchIdentityChanges: one edge's stream, registered with the hub until it closes. */
+/**
+ * auth.v1 WatchIdentityChanges: one edge's stream, registered with the hub until it closes. An
+ * acknowledgement the hub refuses (a change never sent) ends the stream with its status.
+ */
 export function watchIdentityChanges(hub: IdentityChangeHub): (call: WatchCall) => void {
   return (call) => {
     let open = true;
@@ -23,7 +27,15 @@ export function watchIdentityChanges(hub: IdentityChangeHub): (call: WatchCall) 
       open = false;
       handle.remove();
     };
-    call.on('data', (request: authV1.WatchIdentityChangesRequest) => handle.acknowledge(request.appliedSequence));
+    call.on('data', (request: authV1.WatchIdentityChangesRequest) => {
+      try {
+        handle.acknowledge(request.appliedSequence);
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        close();
+        call.emit('error', { code: err.code, details: err.message });
+      }
+    });
     call.on('end', () => {
       close();
       call.end();

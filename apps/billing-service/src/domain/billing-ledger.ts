@@ -1,5 +1,7 @@
 import { status } from '@grpc/grpc-js';
-import { MAX_BATCH, RpcError } from '@gw/service-kit';
+import { MAX_COMPLETION_TOKENS, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
+import { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION } from '@gw/money';
+import { MAX_BATCH, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
 import { HoldRecord, PriceRecord } from '../store/billing-records';
 import { BillingStore, HoldOutcome } from '../store/billing-store';
@@ -43,13 +45,10 @@ export interface SettleResult {
   balanceMicro: number;
 }
 
-function requireId(field: string, value: string): void {
-  if (!value) throw new RpcError(status.INVALID_ARGUMENT, `${field} is required`);
-}
-
-function requireCount(field: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RpcError(status.INVALID_ARGUMENT, `${field} must be a whole number >= 0`);
-}
+const requireModel = (model: string) => requireId('model', model, MAX_MODEL_ID_LENGTH);
+const requirePromptTokens = (value: number) => requireCount('prompt_tokens', value, MAX_PROMPT_TOKENS);
+const requireCompletionTokens = (field: 'completion_tokens' | 'max_tokens', value: number) => requireCount(field, value, MAX_COMPLETION_TOKENS);
+const requirePrice = (field: string, value: number) => requireCount(field, value, MAX_PRICE_MICRO_LYD_PER_MILLION);
 
 function toSafeMicro(amount: bigint): number {
   if (amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new RpcError(status.OUT_OF_RANGE, 'amount too large');
@@ -91,9 +90,9 @@ export class BillingLedger {
   async authorize(params: AuthorizeParams, callerGone: () => boolean = () => false): Promise<AuthorizeDecision> {
     requireId('request_id', params.requestId);
     requireId('account_id', params.accountId);
-    requireId('model', params.model);
-    requireCount('prompt_tokens', params.promptTokens);
-    requireCount('max_tokens', params.maxTokens);
+    requireModel(params.model);
+    requirePromptTokens(params.promptTokens);
+    requireCompletionTokens('max_tokens', params.maxTokens);
     let price = this.prices.get(params.model) ?? (await this.loadPrice(params.model));
     let worstMicro: number;
     let outcome: HoldOutcome;
@@ -140,8 +139,8 @@ export class BillingLedger {
    */
   async settle(params: SettleParams): Promise<SettleResult> {
     requireId('request_id', params.requestId);
-    requireCount('prompt_tokens', params.promptTokens);
-    requireCount('completion_tokens', params.completionTokens);
+    requirePromptTokens(params.promptTokens);
+    requireCompletionTokens('completion_tokens', params.completionTokens);
     const outcome = await this.store.settle(params, (hold) => chargeWithinHold(params, hold));
     if (!outcome) {
       countNotBilled('paid', 'refused');
@@ -159,9 +158,9 @@ export class BillingLedger {
   async recordFree(params: FreeParams): Promise<boolean> {
     requireId('request_id', params.requestId);
     requireId('account_id', params.accountId);
-    requireId('model', params.model);
-    requireCount('prompt_tokens', params.promptTokens);
-    requireCount('completion_tokens', params.completionTokens);
+    requireModel(params.model);
+    requirePromptTokens(params.promptTokens);
+    requireCompletionTokens('completion_tokens', params.completionTokens);
     const outcome = await this.store.recordFree(params);
     if (outcome.kind === 'has-hold' || outcome.entry.accountId !== params.accountId) {
       countNotBilled('free', 'refused');
@@ -187,12 +186,14 @@ export class BillingLedger {
   }
 
   /**
-   * Adds to (or takes from) a balance; refused, with nothing changed, when it would take money
-   * that is not there or go past 2^53 - 1 micro-LYD (the largest amount a number holds exactly).
+   * Adds to (or takes from) a balance; refused, with nothing changed, when the amount is not a
+   * whole number within ±MAX_MICRO_LYD (INVALID_ARGUMENT), or when it would take money that is
+   * not there or take the balance past MAX_MICRO_LYD, 2^53 - 1 micro-LYD (the largest amount a
+   * number holds exactly).
    */
   async addBalance(accountId: string, amountMicro: number): Promise<number> {
     requireId('account_id', accountId);
-    if (!Number.isSafeInteger(amountMicro)) throw new RpcError(status.INVALID_ARGUMENT, 'amount must be a whole number of micro-LYD');
+    requireCount('amount_micro_lyd', amountMicro, MAX_MICRO_LYD, -MAX_MICRO_LYD);
     const balance = await this.store.addBalance(accountId, amountMicro);
     if (balance !== undefined) return balance;
     const current = (await this.store.getBalance(accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
@@ -214,11 +215,14 @@ export class BillingLedger {
     return (await this.store.getBalance(accountId))?.balanceMicro ?? 0;
   }
 
-  /** Sets a model's price; holds already placed keep the prices they were placed at. */
+  /**
+   * Sets a model's price, each from 0 to MAX_PRICE_MICRO_LYD_PER_MILLION; holds already placed
+   * keep the prices they were placed at.
+   */
   async setPrice(price: PriceRecord): Promise<PriceRecord> {
-    requireId('model', price.model);
-    requireCount('input price', price.inputMicroPerMillion);
-    requireCount('output price', price.outputMicroPerMillion);
+    requireModel(price.model);
+    requirePrice('input_micro_lyd_per_million', price.inputMicroPerMillion);
+    requirePrice('output_micro_lyd_per_million', price.outputMicroPerMillion);
     return this.store.setPrice(price);
   }
 

@@ -1,6 +1,6 @@
 import { billingV1 } from '@gw/contracts';
 import { status } from '@grpc/grpc-js';
-import { callStreamHandler, eachOnItsOwn, Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { AccountStatement } from '../store/account-statement';
 import { PriceRecord } from '../store/billing-records';
@@ -55,8 +55,9 @@ export function billingGrpc(ledger: BillingLedger, statement: AccountStatement, 
       balanceMicroLyd: await ledger.getBalance(req.accountId),
     })),
     listCharges: unaryHandler(logger, 'ListCharges', async (req: billingV1.ListChargesRequest): Promise<billingV1.ListChargesResponse> => {
-      if (!req.accountId) throw new RpcError(status.INVALID_ARGUMENT, 'account_id is required');
-      if (req.limit < 1 || req.limit > MAX_CHARGES_PAGE) throw new RpcError(status.INVALID_ARGUMENT, `limit must be 1 to ${MAX_CHARGES_PAGE}`);
+      requireId('account_id', req.accountId);
+      requireCount('limit', req.limit, MAX_CHARGES_PAGE, 1);
+      optionalId('before', req.before);
       // One more than asked tells whether an older page exists.
       const rows = await statement.charges(req.accountId, req.limit + 1, req.before || undefined);
       const page = rows.slice(0, req.limit);
@@ -74,8 +75,8 @@ export function billingGrpc(ledger: BillingLedger, statement: AccountStatement, 
       };
     }),
     dailyTotals: unaryHandler(logger, 'DailyTotals', async (req: billingV1.DailyTotalsRequest): Promise<billingV1.DailyTotalsResponse> => {
-      if (!req.accountId) throw new RpcError(status.INVALID_ARGUMENT, 'account_id is required');
-      if (req.days < 1 || req.days > MAX_DAYS) throw new RpcError(status.INVALID_ARGUMENT, `days must be 1 to ${MAX_DAYS}`);
+      requireId('account_id', req.accountId);
+      requireCount('days', req.days, MAX_DAYS, 1);
       return { days: (await statement.dailyTotals(req.accountId, req.days)).map((d) => ({ day: d.day, tokens: d.tokens, amountMicroLyd: d.amountMicro })) };
     }),
     listPrices: unaryHandler(logger, 'ListPrices', async (): Promise<billingV1.ListPricesResponse> => ({ prices: (await statement.prices()).map(toPrice) })),

@@ -1,14 +1,18 @@
 import { status } from '@grpc/grpc-js';
 import { consoleV1 } from '@gw/contracts';
-import { Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { Logger, requireId, RpcError, unaryHandler } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { HolderAccess } from '../domain/holder-access';
 
-/** console.v1.Console: the operator's invitations, for accounts auth-service knows (else its NOT_FOUND). */
+/**
+ * console.v1.Console: the operator's invitations, for accounts auth-service knows (else its
+ * NOT_FOUND). The account id is checked against its bound (INVALID_ARGUMENT) before auth-service
+ * is asked, the email by HolderAccess.
+ */
 export function consoleGrpc(access: HolderAccess, auth: AuthClient, logger: Logger): consoleV1.ConsoleServer {
   return {
     createInvite: unaryHandler(logger, 'CreateInvite', async (req: consoleV1.CreateInviteRequest): Promise<consoleV1.CreateInviteResponse> => {
-      await auth.getAccount(req.accountId).catch((err: { code?: number }) => {
+      await auth.getAccount(requireId('account_id', req.accountId)).catch((err: { code?: number }) => {
         throw err.code === status.NOT_FOUND ? new RpcError(status.NOT_FOUND, `account ${req.accountId} not found`) : err;
       });
       const { link, expires } = await access.invite(req.accountId, req.email);

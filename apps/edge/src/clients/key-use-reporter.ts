@@ -1,8 +1,8 @@
+import { MAX_KEY_USES_PER_CALL } from '@gw/bounds';
 import { Logger } from '@gw/service-kit';
 import { AuthClient } from './auth-client';
 
 const FLUSH_MS = 1000;
-const MAX_USES = 1000;
 
 /**
  * "Last used" of the keys served from the key cache: the latest use of each key, sent to
@@ -27,7 +27,7 @@ export class KeyUseReporter {
 
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const uses = [...this.pending].slice(0, MAX_USES).map(([keyId, usedAtUnixMs]) => ({ keyId, usedAtUnixMs }));
+    const uses = [...this.pending].slice(0, MAX_KEY_USES_PER_CALL).map(([keyId, usedAtUnixMs]) => ({ keyId, usedAtUnixMs }));
     for (const use of uses) this.pending.delete(use.keyId);
     await this.auth.recordKeyUses(uses).catch((err: unknown) => this.logger.warn('key uses not reported', { err, keys: uses.length }));
   }

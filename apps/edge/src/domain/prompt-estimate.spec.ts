@@ -1,3 +1,4 @@
+import { MAX_BODY_BYTES, MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { measurePrompt, promptTokensToHold } from './prompt-estimate';
 
 describe('measurePrompt (a tokenizer, not a character count)', () => {
@@ -33,5 +34,11 @@ describe('measurePrompt (a tokenizer, not a character count)', () => {
   it('takes the last user message as the new message', () => {
     const body = { messages: [{ role: 'user', content: 'a '.repeat(500) }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'short' }] };
     expect(measurePrompt(body, 10, 0).newMessageTokens).toBeLessThan(10);
+  });
+
+  it('keeps every figure within what quota- and billing-service take: a context window of prompt, 2 MB of JSON', () => {
+    expect(promptTokensToHold({ textTokens: MAX_PROMPT_TOKENS, imageCount: 32, newMessageTokens: 0, jsonBytes: 0 })).toBe(MAX_PROMPT_TOKENS);
+    expect(promptTokensToHold({ textTokens: 900_000, imageCount: 0, newMessageTokens: 0, jsonBytes: 0 })).toBe(990_000);
+    expect(measurePrompt({ messages: [{ role: 'user', content: 'hi' }] }, MAX_BODY_BYTES + 1, 0).jsonBytes).toBe(MAX_BODY_BYTES);
   });
 });

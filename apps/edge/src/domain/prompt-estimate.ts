@@ -1,10 +1,15 @@
+import { MAX_BODY_BYTES, MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { countedPromptTokens } from '@gw/chat-validation';
 import { TokenCounter } from './token-counter';
 
 /** Tokens a message costs beyond its text (role and separators), as chat formats count them. */
 const TOKENS_PER_MESSAGE = 4;
 
-/** What the edge knows of a request's prompt before the provider counts it. */
+/**
+ * What the edge knows of a request's prompt before the provider counts it. Every figure is
+ * within the bound quota-service takes (libs/bounds): a prompt longer than the context window is
+ * one the provider will refuse, so counting it as the window changes no decision.
+ */
 export interface PromptMeasure {
   /** Tokens of every message's text and of the tool definitions, images not included. */
   textTokens: number;
@@ -50,13 +55,20 @@ export function measurePrompt(body: Record<string, unknown>, rawBytes: number, i
     if (message.role === 'user') newMessageTokens = tokens;
     if (Array.isArray(message.content)) for (const part of message.content) if (typeof part === 'object' && part !== null && isImagePart(part)) imageBytes += imageDataBytes(part);
   }
-  return { textTokens, imageCount, newMessageTokens, jsonBytes: Math.max(0, rawBytes - imageBytes) };
+  return {
+    textTokens: Math.min(textTokens, MAX_PROMPT_TOKENS),
+    imageCount,
+    newMessageTokens: Math.min(newMessageTokens, MAX_PROMPT_TOKENS),
+    jsonBytes: Math.min(Math.max(0, rawBytes - imageBytes), MAX_BODY_BYTES),
+  };
 }
 
 /**
  * The prompt tokens held against a balance: the tokenizer's count plus 10% (tokenizers differ),
- * plus the image allowance. Billing charges the provider's real count, never more than held.
+ * plus the image allowance, at most the context window (no prompt the provider runs is longer,
+ * and billing-service takes no more). Billing charges the provider's real count, never more
+ * than held.
  */
 export function promptTokensToHold(measure: PromptMeasure): number {
-  return countedPromptTokens(measure.textTokens, measure.imageCount);
+  return Math.min(countedPromptTokens(measure.textTokens, measure.imageCount), MAX_PROMPT_TOKENS);
 }

@@ -1,5 +1,6 @@
 import { FreeTierSettings, FreeTierStore } from '../store/free-tier-store';
-import { requireCount, requireId } from './field-checks';
+import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
+import { optionalId, requireCount, requireId } from './field-checks';
 import { checkFreeRequest, countedPromptTokens, FreeRefusal, FreeRequest, FreeTierLimits, freeMaxTokens } from './free-request';
 
 /** The answer to a free request: granted with its max_tokens and reservation, or refused. */
@@ -8,11 +9,12 @@ export type FreeDecision = { granted: true; maxTokens: number; reservedTokens: n
 function validate(request: FreeRequest): void {
   requireId('account_id', request.accountId);
   requireId('request_id', request.requestId);
-  requireCount('text_prompt_tokens', request.textPromptTokens);
-  requireCount('image_count', request.imageCount);
-  requireCount('new_message_tokens', request.newMessageTokens);
-  requireCount('json_bytes', request.jsonBytes);
-  requireCount('max_tokens', request.maxTokens, 1);
+  optionalId('model', request.model, MAX_MODEL_ID_LENGTH);
+  requireCount('text_prompt_tokens', request.textPromptTokens, MAX_PROMPT_TOKENS);
+  requireCount('image_count', request.imageCount, MAX_IMAGES);
+  requireCount('new_message_tokens', request.newMessageTokens, MAX_PROMPT_TOKENS);
+  requireCount('json_bytes', request.jsonBytes, MAX_BODY_BYTES);
+  requireCount('max_tokens', request.maxTokens, MAX_COMPLETION_TOKENS, 1);
 }
 
 /**
@@ -53,10 +55,10 @@ export class FreeTierGate {
     return { dailyTokens: settings.dailyTokens, usedTokens: used, remainingTokens: Math.max(0, settings.dailyTokens - used), available: settings.enabled && !settings.paused };
   }
 
-  /** Changes the given settings (token counts are whole numbers >= 0) and returns them all. */
+  /** Changes the given settings (token counts are whole numbers from 0 to MAX_FREE_TIER_TOKENS) and returns them all. */
   updateSettings(change: Partial<FreeTierSettings>): Promise<FreeTierSettings> {
-    if (change.dailyTokens !== undefined) requireCount('daily_tokens', change.dailyTokens);
-    if (change.poolTokens !== undefined) requireCount('pool_tokens', change.poolTokens);
+    if (change.dailyTokens !== undefined) requireCount('daily_tokens', change.dailyTokens, MAX_FREE_TIER_TOKENS);
+    if (change.poolTokens !== undefined) requireCount('pool_tokens', change.poolTokens, MAX_FREE_TIER_TOKENS);
     return this.store.updateSettings(change);
   }
 }

@@ -1,5 +1,5 @@
 import { LimitStore, PlaceGrant, UsageTotals } from '../store/limit-store';
-import { requireId, requireTokenSum } from './field-checks';
+import { requireId, requireUsage } from './field-checks';
 
 /** The answer to counting a request; feeds the X-RateLimit-* and Retry-After headers. */
 export interface CountOutcome {
@@ -38,11 +38,12 @@ export class QuotaLedger {
   }
 
   /**
-   * Gives the place back after billing and records prompt plus completion tokens; the tokens
-   * count even when the place had already cleared, or was never taken (the chat product path).
+   * Gives the place back after billing and records prompt plus completion tokens (each within
+   * its bound: requireUsage); the tokens count even when the place had already cleared, or was
+   * never taken (the chat product path).
    */
   async releasePlace(accountId: string, requestId: string, promptTokens: number, completionTokens: number): Promise<{ released: boolean }> {
-    const tokens = requireTokenSum({ prompt_tokens: promptTokens, completion_tokens: completionTokens });
+    const tokens = requireUsage(promptTokens, completionTokens);
     return this.store.releasePlace(requireId('account_id', accountId), requireId('request_id', requestId), tokens);
   }
 

@@ -1,10 +1,8 @@
-import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
 import { FreeTierStore } from '../store/free-tier-store';
 import { LeaseStore } from '../store/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limit-store';
 import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
-import { requireId, requireTokenSum } from './field-checks';
+import { requireId, requireModel, requireUsage } from './field-checks';
 
 /**
  * The end of one API request (quota.v1 FinishRequest). Each step is idempotent per request id,
@@ -31,8 +29,8 @@ export class RequestFinisher {
   async finish(record: SettleRecord): Promise<FinishedRequest> {
     requireId('account_id', record.accountId);
     requireId('request_id', record.requestId);
-    if (!record.model) throw new RpcError(status.INVALID_ARGUMENT, 'model is required');
-    const tokens = requireTokenSum({ prompt_tokens: record.promptTokens, completion_tokens: record.completionTokens });
+    requireModel(record.model);
+    const tokens = requireUsage(record.promptTokens, record.completionTokens);
     if (record.payment === 'paid' || tokens > 0) await this.outbox.append(record);
     const finished = await this.limits.finishRequest(record.accountId, record.requestId, tokens);
     if (record.payment === 'free') await this.freeTier.settle(record.accountId, record.requestId, tokens);

@@ -2,18 +2,19 @@ import { status } from '@grpc/grpc-js';
 import { Logger, MAX_BATCH, RpcError } from '@gw/service-kit';
 import { leaseRenewals } from '../quota-metrics';
 import { LeaseRecord, LeaseStore } from '../store/lease-store';
-import { requireId, requireTokenSum } from './field-checks';
+import { requireId, requireModel, requireUsage } from './field-checks';
 
 /** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
 export interface HoldRenewer {
   renewHolds(requestIds: string[]): Promise<void>;
 }
 
-function requireLease(lease: LeaseRecord): LeaseRecord {
+/** A lease whose ids, model and tokens are within their bounds (INVALID_ARGUMENT otherwise), marked estimated. */
+export function requireLease(lease: LeaseRecord): LeaseRecord {
   requireId('account_id', lease.accountId);
   requireId('request_id', lease.requestId);
-  if (!lease.model) throw new RpcError(status.INVALID_ARGUMENT, 'model is required');
-  requireTokenSum({ prompt_tokens: lease.promptTokens, completion_tokens: lease.completionTokens });
+  requireModel(lease.model);
+  requireUsage(lease.promptTokens, lease.completionTokens);
   return { ...lease, usageEstimated: true };
 }
 

@@ -28,6 +28,11 @@ export const protobufFileName = "auth/v1/auth.proto";
 /**
  * Identity: accounts, API keys, suspension and the model catalogue. Owned by auth-service.
  * Raw API keys never cross this contract except once, in CreateKeyResponse.
+ *
+ * Bounds: account and key ids are 1 to 200 characters without control characters, a model id
+ * at most 128, a name at most 64 characters (SPEC 2); the others are given beside their fields.
+ * A value past its bound, or any integer past 2^53 - 1, is refused with INVALID_ARGUMENT and
+ * changes nothing.
  */
 
 /** Why an account cannot be used, as shown to callers in a 403 ACCOUNT_SUSPENDED. */
@@ -84,7 +89,7 @@ export interface Model {
 
 /** Asks who owns a key. */
 export interface AuthenticateRequest {
-  /** Lower-case hex SHA-256 of the key as the caller sent it. */
+  /** Lower-case hex SHA-256 of the key as the caller sent it: 64 characters 0-9 and a-f. */
   keySha256: string;
 }
 
@@ -191,9 +196,9 @@ export interface ListModelsResponse {
 export interface SuspendAccountRequest {
   /** The account to suspend. */
   accountId: string;
-  /** End of the suspension as an ISO-8601 time; empty for no end. */
+  /** End of the suspension as an ISO-8601 time from 1970 to the end of 9999; empty for no end. */
   until: string;
-  /** Free text shown to the owner; may be empty. */
+  /** Free text shown to the owner, at most 500 characters, no NUL; may be empty. */
   reason: string;
 }
 
@@ -269,7 +274,10 @@ export interface GetModelResponse {
 
 /** The edge's side of the change stream: which change it has applied to its key cache. */
 export interface WatchIdentityChangesRequest {
-  /** The sequence number of the last change the edge has applied (dropped its entries for). */
+  /**
+   * The sequence number of the last change the edge has applied (dropped its entries for); one
+   * of a change sent on the stream (a number past the last one ends it with INVALID_ARGUMENT).
+   */
   appliedSequence: number;
 }
 
@@ -291,7 +299,7 @@ export interface WatchIdentityChangesResponse {
 
 /** Keys used, for their "last used" time: the edge reports the uses it served from its cache. */
 export interface RecordKeyUsesRequest {
-  /** Each key's latest use in the batch. */
+  /** Each key's latest use in the batch, at most 1,000. */
   uses: KeyUse[];
 }
 
@@ -299,7 +307,7 @@ export interface RecordKeyUsesRequest {
 export interface KeyUse {
   /** The key's id (as Authenticate returned it). */
   keyId: string;
-  /** When it was used, Unix milliseconds. */
+  /** When it was used, Unix milliseconds, from 1970 to the end of 9999. */
   usedAtUnixMs: number;
 }
 

@@ -29,6 +29,13 @@ export const protobufFileName = "billing/v1/billing.proto";
  * Money: balances in LYD, prices, holds and the ledger of billed requests. Owned by billing-service.
  * Amounts are integers in micro-LYD (1 LYD = 1,000,000 micro-LYD) so that no binary floating
  * point ever touches money.
+ *
+ * Bounds: account and request ids are 1 to 200 characters without control characters, a model
+ * id at most 128; prompt tokens at most 1,000,000 (the context window), completion tokens and
+ * max_tokens at most 32,768; an amount within ±(2^53 - 1) micro-LYD; a price at most 10^9
+ * micro-LYD (1,000 LYD) per million tokens, so that no request costs more than about 1,033 LYD.
+ * A value past its bound, or any integer past 2^53 - 1, is refused with INVALID_ARGUMENT and
+ * changes nothing.
  */
 
 /** Holds the worst-case cost of a request against the account's balance, in one atomic step. */
@@ -175,7 +182,8 @@ export interface RecordFreeResponse {
 
 /**
  * Adds to (or, with a negative amount, takes from) an account's balance. Refused with
- * FAILED_PRECONDITION below what is held, OUT_OF_RANGE past 2^53 - 1 micro-LYD; nothing changes.
+ * INVALID_ARGUMENT for an amount beyond ±(2^53 - 1) micro-LYD, FAILED_PRECONDITION below what is
+ * held, OUT_OF_RANGE for a balance past 2^53 - 1 micro-LYD; nothing changes.
  */
 export interface AddBalanceRequest {
   /**
@@ -212,9 +220,9 @@ export interface Price {
    * of SetPrice checks it exists first (the operator's CLI asks auth-service).
    */
   model: string;
-  /** micro-LYD per million prompt tokens. */
+  /** micro-LYD per million prompt tokens, 0 to 10^9. */
   inputMicroLydPerMillion: number;
-  /** micro-LYD per million completion tokens. */
+  /** micro-LYD per million completion tokens, 0 to 10^9. */
   outputMicroLydPerMillion: number;
 }
 

@@ -30,9 +30,15 @@ export const protobufFileName = "console/v1/console.proto";
 
 /** Invites the holder of an account to the console. */
 export interface CreateInviteRequest {
-  /** The account the holder will look after (it must exist at auth-service). */
+  /**
+   * The account the holder will look after (it must exist at auth-service); 1 to 200
+   * characters, else INVALID_ARGUMENT.
+   */
   accountId: string;
-  /** The holder's email, their sign-in name; one holder per email. */
+  /**
+   * The holder's email, their sign-in name; one holder per email; at most 254 characters, else
+   * INVALID_ARGUMENT.
+   */
   email: string;
 }
 

@@ -58,6 +58,11 @@ export const protobufFileName = "quota/v1/quota.proto";
  *
  * A gRPC error means the service could not decide (for example its store was unreachable);
  * being over a limit is never an error, it is a normal response with allowed/granted false.
+ *
+ * Bounds (SPEC sections 2, 4 and 8): account and request ids are 1 to 200 characters without
+ * control characters, a model id at most 128; prompt tokens at most 1,000,000 (the context
+ * window; images are inside it), completion tokens and max_tokens at most 32,768. A value past
+ * its bound, or any integer past 2^53 - 1, is refused with INVALID_ARGUMENT and changes nothing.
  */
 
 /**
@@ -255,9 +260,9 @@ export interface ReleasePlaceRequest {
   accountId: string;
   /** The request id given to AcquirePlace. */
   requestId: string;
-  /** Prompt tokens used; added to the usage counters. */
+  /** Prompt tokens used, 0 to 1,000,000; added to the usage counters. */
   promptTokens: number;
-  /** Completion tokens used; added to the usage counters. */
+  /** Completion tokens used, 0 to 32,768; added to the usage counters. */
   completionTokens: number;
 }
 
@@ -298,15 +303,18 @@ export interface ReserveFreeRequest {
   model: string;
   /** True when the request asks for thinking (thinking not disabled, or reasoning_effort other than none). */
   thinking: boolean;
-  /** Estimated prompt tokens of the text, images NOT included (the service adds 10% and 1,024 per image). */
+  /**
+   * Estimated prompt tokens of the text, images NOT included (the service adds 10% and 1,024 per
+   * image); 0 to 1,000,000.
+   */
   textPromptTokens: number;
-  /** Images in the request. */
+  /** Images in the request, 0 to 32. */
   imageCount: number;
-  /** Estimated tokens of the newest message (the one the caller adds to the conversation). */
+  /** Estimated tokens of the newest message (the one the caller adds to the conversation); 0 to 1,000,000. */
   newMessageTokens: number;
-  /** Size of the request body in bytes, image data not counted. */
+  /** Size of the request body in bytes, image data not counted; 0 to 2 MiB (2,097,152). */
   jsonBytes: number;
-  /** The max_tokens the request asks for (after the API's own default and upper bound); at least 1. */
+  /** The max_tokens the request asks for (after the API's own default and upper bound); 1 to 32,768. */
   maxTokens: number;
 }
 
@@ -346,9 +354,9 @@ export interface FinishRequestRequest {
   model: string;
   /** Paid or free. */
   payment: Payment;
-  /** Prompt tokens to bill and count (the provider's, or the edge's estimate). */
+  /** Prompt tokens to bill and count (the provider's, or the edge's estimate), 0 to 1,000,000. */
   promptTokens: number;
-  /** Completion tokens to bill and count. */
+  /** Completion tokens to bill and count, 0 to 32,768. */
   completionTokens: number;
   /** True when the provider reported no usage and the tokens are an estimate. */
   usageEstimated: boolean;
@@ -407,9 +415,9 @@ export interface Lease {
   model: string;
   /** Paid or free. */
   payment: Payment;
-  /** Prompt tokens to bill should the request end now. */
+  /** Prompt tokens to bill should the request end now, 0 to 1,000,000. */
   promptTokens: number;
-  /** Completion tokens to bill should the request end now. */
+  /** Completion tokens to bill should the request end now, 0 to 32,768. */
   completionTokens: number;
 }
 
@@ -442,11 +450,11 @@ export interface FreeTierSettings {
 
 /** Changes the fields that are set and leaves the others; with none set, only reads. */
 export interface SetFreeTierSettingsRequest {
-  /** New daily allowance per account, tokens, at least 0. */
+  /** New daily allowance per account, tokens, 0 to 10^12. */
   dailyTokens?:
     | number
     | undefined;
-  /** New daily pool, tokens, at least 0. */
+  /** New daily pool, tokens, 0 to 10^12. */
   poolTokens?:
     | number
     | undefined;

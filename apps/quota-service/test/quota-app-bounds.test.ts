@@ -1,0 +1,204 @@
+import { ServiceError, status } from '@grpc/grpc-js';
+import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_ID_LENGTH, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
+import { quotaV1 } from '@gw/contracts';
+import { createLogger, GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { createTestRedis, TestRedis, testTlsDir } from '@gw/testing';
+import { loadConfig } from '../src/config';
+import { QuotaApp, startQuotaApp } from '../src/quota-app';
+
+const silent = createLogger('quota-service-test', 'error', () => undefined);
+const DEADLINE_MS = 3000;
+const { PAYMENT_PAID } = quotaV1.Payment;
+const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
+const id = (length: number, fill = 'i') => fill.repeat(length);
+const invalid = { code: status.INVALID_ARGUMENT };
+
+/**
+ * Every count and id quota.v1 takes has a bound (libs/bounds): just past it the call is refused
+ * with INVALID_ARGUMENT and no counter, place, lease or reservation changes; at it, it is taken.
+ * Each method is called by an identity that may call it, over mutual TLS.
+ */
+describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () => {
+  let redis: TestRedis;
+  let app: QuotaApp;
+  let edge: quotaV1.QuotaClient;
+  let chat: quotaV1.QuotaClient;
+  let ctl: quotaV1.QuotaClient;
+  let consoleQuota: quotaV1.QuotaClient;
+  let seq = 0;
+
+  const newAccount = () => `acct_bounds_${process.pid}_${++seq}`;
+  const usage = (accountId: string) => unaryCall(chat.getUsage.bind(chat), { accountId }, DEADLINE_MS);
+  const allowance = (accountId: string) => unaryCall(consoleQuota.getFreeAllowance.bind(consoleQuota), { accountId }, DEADLINE_MS);
+  const acquire = (client: quotaV1.QuotaClient, req: quotaV1.AcquirePlaceRequest) => unaryCall(client.acquirePlace.bind(client), req, DEADLINE_MS);
+  const release = (req: quotaV1.ReleasePlaceRequest) => unaryCall(chat.releasePlace.bind(chat), req, DEADLINE_MS);
+  const finish = (req: quotaV1.FinishRequestRequest) => unaryCall(edge.finishRequest.bind(edge), req, DEADLINE_MS);
+  /** How many of the account's 3 places are free now (takes them, then gives them back without tokens). */
+  const freePlaces = async (accountId: string) => {
+    const probes = ['probe_1', 'probe_2', 'probe_3'];
+    const granted = (await Promise.all(probes.map((requestId) => acquire(chat, { accountId, requestId, lease: undefined })))).filter((p) => p.granted).length;
+    for (const requestId of probes) await release({ accountId, requestId, promptTokens: 0, completionTokens: 0 });
+    return granted;
+  };
+  const lease = (accountId: string, requestId: string, overrides: Partial<quotaV1.Lease> = {}): quotaV1.Lease => ({
+    accountId,
+    requestId,
+    model: 'vendor-v4-flash',
+    payment: PAYMENT_PAID,
+    promptTokens: 10,
+    completionTokens: 0,
+    ...overrides,
+  });
+  const finishRequest = (accountId: string, overrides: Partial<quotaV1.FinishRequestRequest> = {}): quotaV1.FinishRequestRequest => ({
+    accountId,
+    requestId: `req_${++seq}`,
+    model: 'vendor-v4-flash',
+    payment: PAYMENT_PAID,
+    promptTokens: MAX_PROMPT_TOKENS,
+    completionTokens: MAX_COMPLETION_TOKENS,
+    usageEstimated: false,
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    redis = await createTestRedis();
+    const config = loadConfig({
+      QUOTA_METRICS_PORT: '0',
+      QUOTA_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      TLS_DIR: testTlsDir('quota-service'),
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.keyPrefix,
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startQuotaApp(config, silent);
+    const client = (identity: string) => grpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, mtls(identity), 'quota-service');
+    [edge, chat, ctl, consoleQuota] = ['edge', 'chat-product', 'ctl', 'console'].map(client);
+  });
+
+  afterAll(async () => {
+    for (const c of [edge, chat, ctl, consoleQuota]) c?.close();
+    await app?.stop();
+    await redis?.cleanup();
+  });
+
+  it('ReleasePlace (the chat product): 2^52 and 2^62 tokens are refused and count nothing; a context window plus 32,768 is counted', async () => {
+    const accountId = newAccount();
+    expect(await acquire(chat, { accountId, requestId: 'turn', lease: undefined })).toMatchObject({ granted: true });
+    const turn = { accountId, requestId: 'turn', promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS };
+    for (const tooMany of [
+      { promptTokens: 2 ** 52 },
+      { promptTokens: 2 ** 62 },
+      { completionTokens: 2 ** 52 },
+      { completionTokens: 2 ** 62 },
+      { promptTokens: MAX_PROMPT_TOKENS + 1 },
+      { completionTokens: MAX_COMPLETION_TOKENS + 1 },
+      { accountId: id(MAX_ID_LENGTH + 1) },
+      { requestId: id(MAX_ID_LENGTH + 1) },
+    ]) {
+      await expect(release({ ...turn, ...tooMany })).rejects.toMatchObject(invalid);
+    }
+    expect(await usage(accountId)).toEqual({ todayTokens: 0, totalTokens: 0 });
+    // The place is still the turn's: the refused calls gave nothing back.
+    expect(await freePlaces(accountId)).toBe(2);
+    expect(await release(turn)).toEqual({ released: true });
+    expect(await usage(accountId)).toEqual({ todayTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS, totalTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
+    const longIds = { accountId: id(MAX_ID_LENGTH, 'a'), requestId: id(MAX_ID_LENGTH, 'r') };
+    expect(await release({ ...longIds, promptTokens: 1, completionTokens: 1 })).toEqual({ released: false });
+    expect(await usage(longIds.accountId)).toEqual({ todayTokens: 2, totalTokens: 2 });
+  });
+
+  it('CountRequest, AcquirePlace and GetUsage: ids up to 200 characters', async () => {
+    await expect(unaryCall(chat.countRequest.bind(chat), { accountId: id(MAX_ID_LENGTH + 1) }, DEADLINE_MS)).rejects.toMatchObject(invalid);
+    const counted = await unaryCall(chat.countRequest.bind(chat), { accountId: id(MAX_ID_LENGTH, 'c') }, DEADLINE_MS);
+    expect(counted).toMatchObject({ allowed: true, remaining: 29 });
+    await expect(acquire(chat, { accountId: id(MAX_ID_LENGTH + 1), requestId: 'r', lease: undefined })).rejects.toMatchObject(invalid);
+    await expect(acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH + 1), lease: undefined })).rejects.toMatchObject(invalid);
+    expect(await freePlaces(id(MAX_ID_LENGTH, 'p'))).toBe(3);
+    expect(await acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH), lease: undefined })).toMatchObject({ granted: true });
+    await expect(usage(id(MAX_ID_LENGTH + 1))).rejects.toMatchObject(invalid);
+  });
+
+  it('AcquirePlace with a lease (the edge): its tokens and model within bounds, else no place and no lease', async () => {
+    const accountId = newAccount();
+    const requestId = `req_${++seq}`;
+    for (const wrong of [{ promptTokens: MAX_PROMPT_TOKENS + 1 }, { completionTokens: MAX_COMPLETION_TOKENS + 1 }, { completionTokens: 2 ** 62 }, { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') }]) {
+      await expect(acquire(edge, { accountId, requestId, lease: lease(accountId, requestId, wrong) })).rejects.toMatchObject(invalid);
+    }
+    expect(await freePlaces(accountId)).toBe(3);
+    expect((await unaryCall(edge.renewLeases.bind(edge), { leases: [lease(accountId, requestId)] }, DEADLINE_MS)).unknownRequestIds).toEqual([requestId]);
+    const atBounds = lease(accountId, requestId, { model: id(MAX_MODEL_ID_LENGTH, 'm'), promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS });
+    expect(await acquire(edge, { accountId, requestId, lease: atBounds })).toMatchObject({ granted: true });
+    await expect(unaryCall(edge.renewLeases.bind(edge), { leases: [{ ...atBounds, promptTokens: MAX_PROMPT_TOKENS + 1 }] }, DEADLINE_MS)).rejects.toMatchObject(invalid);
+    expect((await unaryCall(edge.renewLeases.bind(edge), { leases: [atBounds] }, DEADLINE_MS)).unknownRequestIds).toEqual([]);
+  });
+
+  it('FinishRequest and FinishRequests (the edge): tokens and model within bounds, else no usage and the place kept', async () => {
+    const accountId = newAccount();
+    const request = finishRequest(accountId);
+    await acquire(edge, { accountId, requestId: request.requestId, lease: undefined });
+    for (const wrong of [
+      { promptTokens: MAX_PROMPT_TOKENS + 1 },
+      { completionTokens: MAX_COMPLETION_TOKENS + 1 },
+      { promptTokens: 2 ** 62 },
+      { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') },
+      { requestId: id(MAX_ID_LENGTH + 1) },
+    ]) {
+      await expect(finish({ ...request, ...wrong })).rejects.toMatchObject(invalid);
+    }
+    const batch = await unaryCall(edge.finishRequests.bind(edge), { requests: [{ ...request, completionTokens: MAX_COMPLETION_TOKENS + 1 }] }, DEADLINE_MS);
+    expect(batch.outcomes).toEqual([{ finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.stringContaining('completion_tokens') }]);
+    expect(await usage(accountId)).toEqual({ todayTokens: 0, totalTokens: 0 });
+    expect(await freePlaces(accountId)).toBe(2);
+    expect(await finish({ ...request, model: id(MAX_MODEL_ID_LENGTH, 'm') })).toEqual({ released: true, repeated: false });
+    expect(await usage(accountId)).toEqual({ todayTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS, totalTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
+  });
+
+  it('ReserveFree (the edge): prompt and new message up to the context window, 32 images, 2 MB, max_tokens up to 32,768; nothing reserved past them', async () => {
+    const accountId = newAccount();
+    const ask = (overrides: Partial<quotaV1.ReserveFreeRequest>) =>
+      unaryCall(
+        edge.reserveFree.bind(edge),
+        { accountId, requestId: `req_${++seq}`, model: 'vendor-v4-flash', thinking: false, textPromptTokens: 100, imageCount: 0, newMessageTokens: 10, jsonBytes: 500, maxTokens: 100, ...overrides },
+        DEADLINE_MS,
+      );
+    for (const wrong of [
+      { textPromptTokens: MAX_PROMPT_TOKENS + 1 },
+      { textPromptTokens: 2 ** 62 },
+      { imageCount: MAX_IMAGES + 1 },
+      { newMessageTokens: MAX_PROMPT_TOKENS + 1 },
+      { jsonBytes: MAX_BODY_BYTES + 1 },
+      { maxTokens: MAX_COMPLETION_TOKENS + 1 },
+      { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') },
+    ]) {
+      await expect(ask(wrong)).rejects.toMatchObject(invalid);
+    }
+    expect(await allowance(accountId)).toMatchObject({ usedTokens: 0 });
+    // At the bounds each is a request the free tier answers (too large for it), not an error.
+    for (const atBound of [{ textPromptTokens: MAX_PROMPT_TOKENS }, { newMessageTokens: MAX_PROMPT_TOKENS }, { jsonBytes: MAX_BODY_BYTES }]) {
+      expect(await ask(atBound)).toMatchObject({ granted: false, refusal: quotaV1.FreeRefusal.FREE_REFUSAL_REQUEST_TOO_LARGE });
+    }
+    expect(await ask({ imageCount: MAX_IMAGES, maxTokens: MAX_COMPLETION_TOKENS })).toMatchObject({ granted: true, maxTokens: 2048 });
+    await expect(allowance(id(MAX_ID_LENGTH + 1))).rejects.toMatchObject(invalid);
+  });
+
+  it('SetFreeTierSettings (the operator): allowance and pool up to 10^12 tokens', async () => {
+    const set = (req: quotaV1.SetFreeTierSettingsRequest) => unaryCall(ctl.setFreeTierSettings.bind(ctl), req, DEADLINE_MS);
+    const before = await set({});
+    await expect(set({ dailyTokens: MAX_FREE_TIER_TOKENS + 1 })).rejects.toMatchObject(invalid);
+    await expect(set({ poolTokens: MAX_FREE_TIER_TOKENS + 1 })).rejects.toMatchObject(invalid);
+    await expect(set({ poolTokens: 2 ** 62 })).rejects.toMatchObject(invalid);
+    expect(await set({})).toEqual(before);
+    expect(await set({ dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS })).toMatchObject({ settings: { dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS } });
+    await set({ dailyTokens: before.settings?.dailyTokens, poolTokens: before.settings?.poolTokens });
+  });
+
+  it('EdgeCalls: a call with an int64 past 2^53 - 1 ends its stream with INVALID_ARGUMENT, not INTERNAL', async () => {
+    const accountId = newAccount();
+    const stream = edge.edgeCalls();
+    const failed = new Promise<ServiceError>((resolve) => stream.on('error', resolve));
+    stream.write({ calls: [{ callId: 1, timeoutMs: 2000, request: { $case: 'finishRequest', value: finishRequest(accountId, { completionTokens: 2 ** 62 }) }, traceContext: {} }], cancelledCallIds: [] });
+    expect(await failed).toMatchObject(invalid);
+    expect(await usage(accountId)).toEqual({ todayTokens: 0, totalTokens: 0 });
+  });
+});
