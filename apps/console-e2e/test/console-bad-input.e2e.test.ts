@@ -88,6 +88,21 @@ describe('console pages given input at fault', () => {
     expect(unreadable.status).toBe(415);
   });
 
+  it('answers 400 to an address with an escape it cannot decode, and a sign-in name with a NUL as a wrong sign-in', async () => {
+    const revoke = await post(`${stack.consoleUrl}/keys/%E0%A4%A/revoke`, new URLSearchParams({ _csrf: session.csrf }).toString(), session.cookie);
+    const invite = await fetch(`${stack.consoleUrl}/invite/%E0%A4%A`);
+    for (const res of [revoke, invite]) {
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('could not read that address');
+    }
+    const signIn = await fetch(`${stack.consoleUrl}/sign-in`);
+    const cookie = signIn.headers.getSetCookie()[0].split(';')[0];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await signIn.text())?.[1] ?? '';
+    const nul = await post(`${stack.consoleUrl}/sign-in`, new URLSearchParams({ _csrf: csrf, email: 'input\u0000@example.com', password: PASSWORD }).toString(), cookie);
+    expect(nul.status).toBe(401);
+    expect(await nul.text()).toContain('Wrong email or password.');
+  });
+
   it('logged none of it as an error', () => {
     expect(consoleErrors()).toEqual([]);
   });

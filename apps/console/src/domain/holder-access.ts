@@ -10,8 +10,11 @@ import { SignInGuard } from './sign-in-guard';
 export const INVITE_TTL_MS = 30 * 60_000;
 /** A browser a holder signed in from stays known this long after the sign-in that made it known. */
 export const KNOWN_DEVICE_TTL_MS = 90 * 86_400_000;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
 const MAX_EMAIL = 254;
+
+/** Whether a normalized sign-in name can be a holder's: an address of at most 254 characters, no control character. */
+const isEmailAddress = (address: string): boolean => address.length <= MAX_EMAIL && EMAIL.test(address);
 
 /** A new session, and the token of the browser it was opened in (the known-device cookie). */
 export interface OpenedSession {
@@ -43,7 +46,7 @@ export class HolderAccess {
   /** A one-time link for the holder of `accountId` (the caller checked that the account exists). */
   async invite(accountId: string, email: string): Promise<{ link: string; expires: Date }> {
     const address = normalEmail(email);
-    if (!EMAIL.test(address) || address.length > MAX_EMAIL) throw new RpcError(status.INVALID_ARGUMENT, 'email is not an email address');
+    if (!isEmailAddress(address)) throw new RpcError(status.INVALID_ARGUMENT, 'email is not an email address');
     if (!accountId) throw new RpcError(status.INVALID_ARGUMENT, 'account_id is required');
     const { token, sha256 } = newSecretToken();
     const expires = new Date(this.now() + INVITE_TTL_MS);
@@ -70,15 +73,17 @@ export class HolderAccess {
 
   /**
    * Counts the attempt (SignInGuard) before the password is checked; `deviceToken` is the
-   * browser's known-device cookie, if it sent one.
+   * browser's known-device cookie, if it sent one. A name that is no email address (a NUL in it,
+   * say) is counted like any other and answered as wrong, without asking the store.
    */
   async signIn(email: string, password: string, clientAddress: string, deviceToken?: string): Promise<SignInOutcome> {
     const address = normalEmail(email);
-    const device = deviceToken ? sha256Hex(deviceToken) : undefined;
+    const possible = isEmailAddress(address);
+    const device = deviceToken && possible ? sha256Hex(deviceToken) : undefined;
     const knownDevice = device && (await this.store.isKnownDevice(address, device)) ? device : undefined;
     const attempt = await this.guard.take(address, { address: clientAddress, knownDevice });
     if ('retryAfterMs' in attempt) return { kind: 'limited', retryAfterMs: attempt.retryAfterMs };
-    const holder = await this.store.findHolderByEmail(address);
+    const holder = possible ? await this.store.findHolderByEmail(address) : undefined;
     const matches = await verifyPassword(password, holder?.passwordHash ?? (await this.decoy()));
     if (!holder || !matches) return { kind: 'wrong' };
     await this.guard.succeeded(attempt.ticket);
