@@ -139,7 +139,7 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
     const stream: ClientDuplexStream<authV1.WatchIdentityChangesRequest, authV1.WatchIdentityChangesResponse> = auth.watchIdentityChanges();
     const ended = new Promise<ServiceError>((resolve) => stream.on('error', resolve));
     stream.on('data', () => undefined);
-    stream.write({ appliedSequence: 2 ** 52 });
+    stream.write({ appliedSequence: 2 ** 52, sync: 0 });
     expect(await ended).toMatchObject(invalid);
   });
 });

@@ -13,6 +13,8 @@ export interface WatcherMessage {
   keyId: string;
   accountId: string;
   heartbeat: boolean;
+  /** On a heartbeat, the sync of this watcher it answers; else 0. */
+  synced: number;
 }
 
 /** One edge's change stream, as the hub drives it. */
@@ -25,7 +27,14 @@ export interface Watcher {
 interface WatcherState {
   applied: number;
   waiting: { sequence: number; done(): void }[];
+  /** The last sync the watcher asked for that no check of the feed has taken yet; 0 for none. */
+  syncAsked: number;
 }
+
+/** Syncs taken by a check of the feed, by watcher: answered by the heartbeat that follows the check. */
+export type TakenSyncs = ReadonlyMap<Watcher, number>;
+
+const NO_SYNCS: TakenSyncs = new Map();
 
 /**
  * The edges connected to this replica and what they have applied. `deliver` sends a change to
@@ -42,10 +51,12 @@ export class IdentityChangeHub {
   /**
    * Registers a stream; its handle records acknowledgements and removes it when it closes. An
    * acknowledgement is of a change sent: from 0 to the last sequence number, else INVALID_ARGUMENT
-   * (an edge that claimed a change not yet made would have the next one count as applied).
+   * (an edge that claimed a change not yet made would have the next one count as applied). A
+   * sync is answered by the heartbeat after the feed's next check (takeSyncs); a later sync
+   * asked before that check replaces it (an edge waits for one at a time).
    */
-  add(watcher: Watcher): { acknowledge(sequence: number): void; remove(): void } {
-    const state: WatcherState = { applied: this.sequence, waiting: [] };
+  add(watcher: Watcher): { acknowledge(sequence: number): void; sync(token: number): void; remove(): void } {
+    const state: WatcherState = { applied: this.sequence, waiting: [], syncAsked: 0 };
     this.watchers.set(watcher, state);
     return {
       acknowledge: (sequence) => {
@@ -54,6 +65,9 @@ export class IdentityChangeHub {
         }
         state.applied = Math.max(state.applied, sequence);
         state.waiting = state.waiting.filter((w) => (w.sequence <= state.applied ? (w.done(), false) : true));
+      },
+      sync: (token) => {
+        state.syncAsked = token;
       },
       remove: () => this.remove(watcher),
     };
@@ -65,7 +79,7 @@ export class IdentityChangeHub {
 
   async deliver(change: IdentityChange): Promise<void> {
     const sequence = ++this.sequence;
-    const message: WatcherMessage = { sequence, keyId: change.keyId ?? '', accountId: change.accountId ?? '', heartbeat: false };
+    const message: WatcherMessage = { sequence, keyId: change.keyId ?? '', accountId: change.accountId ?? '', heartbeat: false, synced: 0 };
     await Promise.all(
       [...this.watchers].map(
         ([watcher, state]) =>
@@ -81,9 +95,28 @@ export class IdentityChangeHub {
     );
   }
 
-  /** Tells every edge the stream is alive and every change before now has been sent. */
-  heartbeat(): void {
-    for (const watcher of this.watchers.keys()) watcher.send({ sequence: this.sequence, keyId: '', accountId: '', heartbeat: true });
+  /**
+   * The syncs asked for until now, taken by the feed as a check of its connection starts: once the
+   * check has succeeded, every change made before they arrived has been handed to the watchers,
+   * and `heartbeat(taken)` answers them.
+   */
+  takeSyncs(): TakenSyncs {
+    const taken = new Map<Watcher, number>();
+    for (const [watcher, state] of this.watchers) {
+      if (state.syncAsked) taken.set(watcher, state.syncAsked);
+      state.syncAsked = 0;
+    }
+    return taken;
+  }
+
+  /**
+   * Tells every edge the stream is alive and every change before now has been sent; the heartbeat
+   * of a watcher in `answered` carries its sync (a watcher gone since is not answered).
+   */
+  heartbeat(answered: TakenSyncs = NO_SYNCS): void {
+    for (const watcher of this.watchers.keys()) {
+      watcher.send({ sequence: this.sequence, keyId: '', accountId: '', heartbeat: true, synced: answered.get(watcher) ?? 0 });
+    }
   }
 
   /** Ends every stream (shutdown, or the change feed lost): every edge drops its cache. */

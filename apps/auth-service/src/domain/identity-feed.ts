@@ -12,13 +12,14 @@ export const HEARTBEAT_MS = 1000;
 
 /**
  * The feed of a single replica (the embedded database): a change goes straight to this replica's
- * edges, and the heartbeat never stops.
+ * edges, and the heartbeat never stops. A change is sent to the edges as it is published, so a
+ * heartbeat answers every sync asked before it.
  */
 export class LocalIdentityFeed implements IdentityFeed {
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly hub: IdentityChangeHub) {
-    this.timer = setInterval(() => hub.heartbeat(), HEARTBEAT_MS);
+    this.timer = setInterval(() => hub.heartbeat(hub.takeSyncs()), HEARTBEAT_MS);
   }
 
   publish(change: IdentityChange): Promise<void> {

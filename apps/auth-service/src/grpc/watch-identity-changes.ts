@@ -7,7 +7,8 @@ type WatchCall = ServerDuplexStream<authV1.WatchIdentityChangesRequest, authV1.W
 
 /**
  * auth.v1 WatchIdentityChanges: one edge's stream, registered with the hub until it closes. An
- * acknowledgement the hub refuses (a change never sent) ends the stream with its status.
+ * acknowledgement the hub refuses (a change never sent) ends the stream with its status; a sync
+ * is answered by a later heartbeat (IdentityChangeHub.takeSyncs).
  */
 export function watchIdentityChanges(hub: IdentityChangeHub): (call: WatchCall) => void {
   return (call) => {
@@ -30,6 +31,7 @@ export function watchIdentityChanges(hub: IdentityChangeHub): (call: WatchCall) 
     call.on('data', (request: authV1.WatchIdentityChangesRequest) => {
       try {
         handle.acknowledge(request.appliedSequence);
+        if (request.sync) handle.sync(request.sync);
       } catch (err) {
         if (!(err instanceof RpcError)) throw err;
         close();

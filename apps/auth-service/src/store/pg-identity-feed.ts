@@ -6,6 +6,8 @@ import { HEARTBEAT_MS, IdentityFeed } from '../domain/identity-feed';
 
 const CHANGES = 'auth_identity_changes';
 const ACKS = 'auth_identity_acks';
+/** Each replica's own channel, for the fences that answer syncs. */
+const FENCES = 'auth_identity_fence_';
 const APP_NAME = 'gw-auth-feed';
 /** Past this, a replica that has not confirmed is stuck: its edges, hearing nothing for 3 s, have dropped their caches. */
 const PUBLISH_TIMEOUT_MS = 4000;
@@ -25,10 +27,20 @@ interface Published {
  * heard every change made before it. When the connection fails, every edge stream is ended.
  * Changes are notified through the service's own pool, so they reach the other replicas even
  * while this connection is being replaced.
+ *
+ * While an edge waits for a sync, the check is a fence instead: a notification on the replica's
+ * own channel, sent on this connection, and waited for. Postgres delivers notifications in the
+ * order their transactions committed, so once the fence is back every change committed before
+ * the sync arrived has been handed on, whichever replica heard it first. (That a `SELECT 1`
+ * returns after them holds in practice, but rests on when the notifier signals the listeners,
+ * which it does after its commit: another replica may already have handed the change on.)
  */
 export class PgIdentityFeed implements IdentityFeed {
   private readonly replica = randomBytes(8).toString('hex');
   private readonly published = new Map<string, Published>();
+  private readonly fenceChannel = `${FENCES}${this.replica}`;
+  private readonly fences = new Map<string, () => void>();
+  private fenceCount = 0;
   private client: Client | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -84,10 +96,12 @@ export class PgIdentityFeed implements IdentityFeed {
     await client.connect();
     await client.query(`LISTEN ${CHANGES}`);
     await client.query(`LISTEN ${ACKS}`);
+    await client.query(`LISTEN ${this.fenceChannel}`);
     this.client = client;
   }
 
   private async onNotification(client: Client, channel: string, payload: string): Promise<void> {
+    if (channel === this.fenceChannel) return this.fences.get(payload)?.();
     let message: { id: string; keyId?: string; accountId?: string; replica?: string };
     try {
       message = JSON.parse(payload) as typeof message;
@@ -112,12 +126,31 @@ export class PgIdentityFeed implements IdentityFeed {
   private async beat(): Promise<void> {
     const client = this.client;
     if (!client) return;
+    // Taken before the check starts: it proves that what was notified before they arrived was handed on.
+    const syncs = this.hub.takeSyncs();
     try {
-      await client.query('SELECT 1');
-      if (this.client === client) this.hub.heartbeat();
+      await (syncs.size ? this.fence(client) : client.query('SELECT 1'));
+      if (this.client === client) this.hub.heartbeat(syncs);
     } catch (err) {
       this.lost(client, err);
     }
+  }
+
+  /** Resolves once a notification sent now on `client` has come back on it; fails after two beats. */
+  private async fence(client: Client): Promise<void> {
+    const token = String(++this.fenceCount);
+    const back = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.fences.delete(token);
+        reject(new Error('fence notification not back in time'));
+      }, 2 * HEARTBEAT_MS);
+      this.fences.set(token, () => {
+        clearTimeout(timer);
+        this.fences.delete(token);
+        resolve();
+      });
+    });
+    await Promise.all([client.query('SELECT pg_notify($1, $2)', [this.fenceChannel, token]), back]);
   }
 
   /** The connection is gone: no edge may trust its cache; connect again. */

@@ -55,7 +55,7 @@ export class IdentityWatch {
       if (!message.heartbeat) {
         if (message.keyId) this.cache.dropKey(message.keyId);
         if (message.accountId) this.cache.dropAccount(message.accountId);
-        call.write({ appliedSequence: message.sequence });
+        call.write({ appliedSequence: message.sequence, sync: 0 });
       }
       this.cache.trust();
       keyCacheTrusted.set(1);

@@ -279,6 +279,15 @@ export interface WatchIdentityChangesRequest {
    * of a change sent on the stream (a number past the last one ends it with INVALID_ARGUMENT).
    */
   appliedSequence: number;
+  /**
+   * A sync (0 for none): a number the edge chooses, from 1. The replica answers it on this stream
+   * with a heartbeat whose `synced` is this number, sent once its change feed has handed this
+   * replica's edges every change made before the sync arrived. The edge uses it to move to a new
+   * stream without dropping its cache: once the old stream answers, every change made before the
+   * new stream was registered has come on the old one, and every later one comes on the new one.
+   * A replica of an earlier version ignores it and never answers.
+   */
+  sync: number;
 }
 
 /**
@@ -295,6 +304,11 @@ export interface WatchIdentityChangesResponse {
   accountId: string;
   /** True for a heartbeat (no change). */
   heartbeat: boolean;
+  /**
+   * On a heartbeat that answers a sync of this stream: that sync's number; else 0. Every change
+   * made before the sync reached the replica has been sent before this heartbeat.
+   */
+  synced: number;
 }
 
 /** Keys used, for their "last used" time: the edge reports the uses it served from its cache. */
@@ -2842,13 +2856,16 @@ export const GetModelResponse: MessageFns<GetModelResponse> = {
 };
 
 function createBaseWatchIdentityChangesRequest(): WatchIdentityChangesRequest {
-  return { appliedSequence: 0 };
+  return { appliedSequence: 0, sync: 0 };
 }
 
 export const WatchIdentityChangesRequest: MessageFns<WatchIdentityChangesRequest> = {
   encode(message: WatchIdentityChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.appliedSequence !== 0) {
       writer.uint32(8).int64(message.appliedSequence);
+    }
+    if (message.sync !== 0) {
+      writer.uint32(16).uint64(message.sync);
     }
     return writer;
   },
@@ -2874,6 +2891,14 @@ export const WatchIdentityChangesRequest: MessageFns<WatchIdentityChangesRequest
             message.appliedSequence = longToNumber(reader.int64());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sync = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2893,6 +2918,7 @@ export const WatchIdentityChangesRequest: MessageFns<WatchIdentityChangesRequest
         : isSet(object.applied_sequence)
         ? globalThis.Number(object.applied_sequence)
         : 0,
+      sync: isSet(object.sync) ? globalThis.Number(object.sync) : 0,
     };
   },
 
@@ -2900,6 +2926,9 @@ export const WatchIdentityChangesRequest: MessageFns<WatchIdentityChangesRequest
     const obj: any = {};
     if (message.appliedSequence !== 0) {
       obj.appliedSequence = Math.round(message.appliedSequence);
+    }
+    if (message.sync !== 0) {
+      obj.sync = Math.round(message.sync);
     }
     return obj;
   },
@@ -2910,12 +2939,13 @@ export const WatchIdentityChangesRequest: MessageFns<WatchIdentityChangesRequest
   fromPartial<I extends Exact<DeepPartial<WatchIdentityChangesRequest>, I>>(object: I): WatchIdentityChangesRequest {
     const message = createBaseWatchIdentityChangesRequest();
     message.appliedSequence = object.appliedSequence ?? 0;
+    message.sync = object.sync ?? 0;
     return message;
   },
 };
 
 function createBaseWatchIdentityChangesResponse(): WatchIdentityChangesResponse {
-  return { sequence: 0, keyId: "", accountId: "", heartbeat: false };
+  return { sequence: 0, keyId: "", accountId: "", heartbeat: false, synced: 0 };
 }
 
 export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesResponse> = {
@@ -2931,6 +2961,9 @@ export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesRespon
     }
     if (message.heartbeat !== false) {
       writer.uint32(32).bool(message.heartbeat);
+    }
+    if (message.synced !== 0) {
+      writer.uint32(40).uint64(message.synced);
     }
     return writer;
   },
@@ -2980,6 +3013,14 @@ export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesRespon
             message.heartbeat = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.synced = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3006,6 +3047,7 @@ export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesRespon
         ? globalThis.String(object.account_id)
         : "",
       heartbeat: isSet(object.heartbeat) ? globalThis.Boolean(object.heartbeat) : false,
+      synced: isSet(object.synced) ? globalThis.Number(object.synced) : 0,
     };
   },
 
@@ -3023,6 +3065,9 @@ export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesRespon
     if (message.heartbeat !== false) {
       obj.heartbeat = message.heartbeat;
     }
+    if (message.synced !== 0) {
+      obj.synced = Math.round(message.synced);
+    }
     return obj;
   },
 
@@ -3035,6 +3080,7 @@ export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesRespon
     message.keyId = object.keyId ?? "";
     message.accountId = object.accountId ?? "";
     message.heartbeat = object.heartbeat ?? false;
+    message.synced = object.synced ?? 0;
     return message;
   },
 };
@@ -3399,7 +3445,9 @@ export const AuthService = {
    * plus a heartbeat each second. The edge acknowledges each change it applied; the operator's
    * call that made the change returns only once every connected edge has acknowledged it (an edge
    * that does not within 2 s has its stream ended). An edge trusts its cache only while this
-   * stream is open and has spoken in the last 3 s.
+   * stream is open and has spoken in the last 3 s. Before a connection's maximum age cuts the
+   * stream, the edge opens another beside it and moves to it with a sync (see
+   * WatchIdentityChangesRequest.sync), keeping its cache.
    */
   watchIdentityChanges: {
     path: "/auth.v1.Auth/WatchIdentityChanges" as const,
@@ -3458,7 +3506,9 @@ export interface AuthServer extends UntypedServiceImplementation {
    * plus a heartbeat each second. The edge acknowledges each change it applied; the operator's
    * call that made the change returns only once every connected edge has acknowledged it (an edge
    * that does not within 2 s has its stream ended). An edge trusts its cache only while this
-   * stream is open and has spoken in the last 3 s.
+   * stream is open and has spoken in the last 3 s. Before a connection's maximum age cuts the
+   * stream, the edge opens another beside it and moves to it with a sync (see
+   * WatchIdentityChangesRequest.sync), keeping its cache.
    */
   watchIdentityChanges: handleBidiStreamingCall<WatchIdentityChangesRequest, WatchIdentityChangesResponse>;
   /** The edge: the keys it served from its cache, for their "last used" times. */
@@ -3680,7 +3730,9 @@ export interface AuthClient extends Client {
    * plus a heartbeat each second. The edge acknowledges each change it applied; the operator's
    * call that made the change returns only once every connected edge has acknowledged it (an edge
    * that does not within 2 s has its stream ended). An edge trusts its cache only while this
-   * stream is open and has spoken in the last 3 s.
+   * stream is open and has spoken in the last 3 s. Before a connection's maximum age cuts the
+   * stream, the edge opens another beside it and moves to it with a sync (see
+   * WatchIdentityChangesRequest.sync), keeping its cache.
    */
   watchIdentityChanges(): ClientDuplexStream<WatchIdentityChangesRequest, WatchIdentityChangesResponse>;
   watchIdentityChanges(
