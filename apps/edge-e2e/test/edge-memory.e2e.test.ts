@@ -36,7 +36,14 @@ describe('nothing lost, nothing leaked (issue 12): callers that go away early le
   const edgeMemory = () =>
     new Promise<NodeJS.MemoryUsage>((resolve) => {
       const [edge] = gw.stack.processes('edge');
-      edge.once('message', (message) => resolve((message as { memory: NodeJS.MemoryUsage }).memory));
+      // The edge also says when it is ready (service-kit's READY_MESSAGE), perhaps only now.
+      const answer = (message: unknown) => {
+        const memory = (message as { memory?: NodeJS.MemoryUsage } | null)?.memory;
+        if (!memory) return;
+        edge.off('message', answer);
+        resolve(memory);
+      };
+      edge.on('message', answer);
       edge.send('memory');
     });
 
