@@ -55,6 +55,20 @@ export const openConnections = gauge('edge_open_connections', 'Client connection
 /** 1 while auth-service's change stream is live and the key cache may answer; 0 while every key is asked about. */
 export const keyCacheTrusted = gauge('edge_key_cache_trusted', "1 while the edge holds auth-service's change stream and answers from its key cache, else 0.");
 
+/** Times the key cache was emptied, its change stream having ended, failed or fallen silent while trusted. */
+export const keyCacheFlushes = counter('edge_key_cache_flushes_total', "Times the edge emptied its key cache because auth-service's change stream ended, failed or fell silent.");
+
+/**
+ * Moves to a new change stream (IdentityWatch), by outcome: `done` (the cache kept), `unanswered`
+ * (no answer to the sync, as from an earlier auth-service), `candidate_lost` or
+ * `candidate_silent` (the new stream failed first), `primary_lost` (the old stream was cut
+ * first: the cache emptied, the new stream followed).
+ */
+export const keyCacheHandovers = counter('edge_key_cache_handovers_total', 'Moves of the key cache to a new change stream of auth-service, by outcome: done (cache kept), unanswered, candidate_lost, candidate_silent, primary_lost (cache emptied).', ['outcome']);
+
+/** Change streams held: 1, 2 while moving to a new one, 0 while none is open. */
+export const keyCacheStreams = gauge('edge_key_cache_streams', 'auth-service change streams the edge holds: 1, or 2 while it moves to a new one (0 while none is open).');
+
 const BREAKER_STATES = ['closed', 'half-open', 'open'] as const;
 const breakerState = gauge('edge_provider_breaker_state', "The provider circuit breaker's state: 1 for the state it is in (closed, half_open, open), 0 for the others.", ['state']);
 
