@@ -39,8 +39,8 @@ export interface RunningStack {
   consoleUrl: string;
   /** The /metrics address of every process that has one, by app (first replica). */
   metricsUrls: Record<'auth-service' | 'quota-service' | 'billing-service' | 'edge', string>;
-  /** The /metrics address of every replica of auth- or quota-service, in start order. */
-  replicaMetricsUrls: Record<'auth-service' | 'quota-service', string[]>;
+  /** The /metrics address of every replica of auth- or quota-service or of the edge, in start order. */
+  replicaMetricsUrls: Record<'auth-service' | 'quota-service' | 'edge', string[]>;
   providerUrl: string;
   env: Record<string, string>;
   /** The folder of the stack's CA (ca.crt, ca.key) and of one certificate folder per identity. */
@@ -218,6 +218,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     replicaMetricsUrls: {
       'auth-service': authMetrics.map((p) => `http://127.0.0.1:${p}/metrics`),
       'quota-service': quotaMetrics.map((p, i) => `http://${spread?.bindHosts[i] ?? '127.0.0.1'}:${p}/metrics`),
+      edge: adminPorts.map((p) => `http://127.0.0.1:${p}/metrics`),
     },
     providerUrl: env.PROVIDER_BASE_URL,
     env,
