@@ -35,6 +35,8 @@ describe('quota-service over gRPC, Redis store', () => {
     expect(counted).toMatchObject({ allowed: true, limit: 30, remaining: 29, retryAfterSeconds: 0 });
     expect(counted.resetUnixSeconds % 60).toBe(0);
     expect(counted.resetUnixSeconds).toBeGreaterThan(Date.now() / 1000 - 5);
+    // Redis's clock when it counted travels with the answer: a time inside the minute that ends at reset.
+    expect(Math.floor(counted.nowUnixMs / 60_000) + 1).toBe(counted.resetUnixSeconds / 60);
 
     const placed = await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'req-1', lease: undefined }, DEADLINE_MS);
     expect(placed).toEqual({ granted: true, limit: 3 });

@@ -8,7 +8,7 @@ type EdgeResponse = quotaV1.EdgeAnswer['response'];
 
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 const count = (accountId: string): EdgeRequest => ({ $case: 'countRequest', value: { accountId } });
-const counted = (remaining: number): EdgeResponse => ({ $case: 'countRequest', value: { allowed: true, limit: 30, remaining, resetUnixSeconds: 60, retryAfterSeconds: 0 } });
+const counted = (remaining: number): EdgeResponse => ({ $case: 'countRequest', value: { allowed: true, limit: 30, remaining, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 } });
 
 /**
  * Unary calls carried on quota.v1 EdgeCalls streams, over real gRPC with mutual TLS: answers

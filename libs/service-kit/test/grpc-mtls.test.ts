@@ -52,7 +52,7 @@ describe('gRPC mutual TLS and the access check', () => {
 
   beforeAll(async () => {
     const logger = createLogger('test', 'info', (line) => logged.push(line));
-    const answer = async () => ({ allowed: true, limit: 30, remaining: 29, resetUnixSeconds: 60, retryAfterSeconds: 0 });
+    const answer = async () => ({ allowed: true, limit: 30, remaining: 29, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 });
     const implementation = {
       countRequest: unaryHandler(logger, 'CountRequest', answer),
       setFreeTierSettings: unaryHandler(logger, 'SetFreeTierSettings', async () => ({ settings: undefined })),

@@ -18,7 +18,7 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
       countRequest: unaryHandler(logger, 'CountRequest', async (req: quotaV1.CountRequestRequest) => {
         if (req.accountId === 'refuse') throw new RpcError(status.FAILED_PRECONDITION, 'refused on purpose');
         if (req.accountId === 'crash') throw new Error('secret detail: database password is hunter2');
-        return { allowed: true, limit: 1, remaining: 0, resetUnixSeconds: 60, retryAfterSeconds: 0 };
+        return { allowed: true, limit: 1, remaining: 0, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 };
       }),
       releasePlace: unaryHandler(logger, 'ReleasePlace', async (req: quotaV1.ReleasePlaceRequest) => {
         released.push(req.promptTokens);

@@ -10,6 +10,8 @@ export interface CountOutcome {
   resetUnixSeconds: number;
   /** Seconds until the minute ends when refused; 0 when allowed. */
   retryAfterSeconds: number;
+  /** The store's clock when it counted, Unix ms, so that a caller can tell when the minute ends by that clock. */
+  nowUnixMs: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export class QuotaLedger {
       remaining: Math.max(0, counted.limit - counted.count),
       resetUnixSeconds: counted.resetUnixSeconds,
       retryAfterSeconds: counted.allowed ? 0 : counted.retryAfterSeconds,
+      nowUnixMs: counted.nowMs,
     };
   }
 

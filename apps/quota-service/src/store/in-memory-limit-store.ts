@@ -53,6 +53,7 @@ export class InMemoryLimitStore implements LimitStore {
       limit,
       resetUnixSeconds: minuteEndUnixSeconds(now),
       retryAfterSeconds: secondsToMinuteEnd(now),
+      nowMs: now,
     };
   }
 

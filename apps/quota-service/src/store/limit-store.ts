@@ -19,6 +19,8 @@ export interface MinuteCount {
   resetUnixSeconds: number;
   /** Whole seconds (at least 1) until the minute ends. */
   retryAfterSeconds: number;
+  /** The store's clock when it counted, Unix ms: the clock the minute is measured by. */
+  nowMs: number;
 }
 
 /** The outcome of asking for a concurrency place. */

@@ -57,6 +57,10 @@ describe('RedisLimitStore', () => {
     expect(counted.resetUnixSeconds * 1000).toBeGreaterThan(before - 2000);
     expect(counted.resetUnixSeconds * 1000).toBeLessThanOrEqual(after + 62_000);
     expect(counted.resetUnixSeconds % 60).toBe(0);
+    // The clock it answers is the one its minute was taken from.
+    expect(counted.nowMs).toBeGreaterThan(before - 2000);
+    expect(counted.nowMs).toBeLessThan(after + 2000);
+    expect(Math.floor(counted.nowMs / 60_000) + 1).toBe(counted.resetUnixSeconds / 60);
   });
 
   it('keeps every key of an account under its hash tag, each expiring except the total', async () => {

@@ -38,6 +38,7 @@ export class RedisLimitStore implements LimitStore {
       limit,
       resetUnixSeconds: minuteEndUnixSeconds(now),
       retryAfterSeconds: secondsToMinuteEnd(now),
+      nowMs: now,
     };
   }
 

@@ -228,6 +228,14 @@ export interface CountRequestResponse {
   resetUnixSeconds: number;
   /** Seconds until the minute ends (Retry-After); set when allowed is false. */
   retryAfterSeconds: number;
+  /**
+   * The store's clock (Redis TIME) when the request was counted, Unix milliseconds: the clock the
+   * minute is measured by, whatever the caller's own clock says. Within a minute counts only grow
+   * and a refusal writes nothing, so a refused account stays refused until reset_unix_seconds;
+   * the edge uses this field to refuse such an account itself until then, by Redis's clock rather
+   * than its own. 0 from a quota-service older than this field: the edge then refuses nothing itself.
+   */
+  nowUnixMs: number;
 }
 
 /** Takes a concurrency place for a request that is about to call the model. */
@@ -629,7 +637,7 @@ export const CountRequestRequest: MessageFns<CountRequestRequest> = {
 };
 
 function createBaseCountRequestResponse(): CountRequestResponse {
-  return { allowed: false, limit: 0, remaining: 0, resetUnixSeconds: 0, retryAfterSeconds: 0 };
+  return { allowed: false, limit: 0, remaining: 0, resetUnixSeconds: 0, retryAfterSeconds: 0, nowUnixMs: 0 };
 }
 
 export const CountRequestResponse: MessageFns<CountRequestResponse> = {
@@ -648,6 +656,9 @@ export const CountRequestResponse: MessageFns<CountRequestResponse> = {
     }
     if (message.retryAfterSeconds !== 0) {
       writer.uint32(40).int32(message.retryAfterSeconds);
+    }
+    if (message.nowUnixMs !== 0) {
+      writer.uint32(48).int64(message.nowUnixMs);
     }
     return writer;
   },
@@ -705,6 +716,14 @@ export const CountRequestResponse: MessageFns<CountRequestResponse> = {
             message.retryAfterSeconds = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.nowUnixMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -732,6 +751,11 @@ export const CountRequestResponse: MessageFns<CountRequestResponse> = {
         : isSet(object.retry_after_seconds)
         ? globalThis.Number(object.retry_after_seconds)
         : 0,
+      nowUnixMs: isSet(object.nowUnixMs)
+        ? globalThis.Number(object.nowUnixMs)
+        : isSet(object.now_unix_ms)
+        ? globalThis.Number(object.now_unix_ms)
+        : 0,
     };
   },
 
@@ -752,6 +776,9 @@ export const CountRequestResponse: MessageFns<CountRequestResponse> = {
     if (message.retryAfterSeconds !== 0) {
       obj.retryAfterSeconds = Math.round(message.retryAfterSeconds);
     }
+    if (message.nowUnixMs !== 0) {
+      obj.nowUnixMs = Math.round(message.nowUnixMs);
+    }
     return obj;
   },
 
@@ -765,6 +792,7 @@ export const CountRequestResponse: MessageFns<CountRequestResponse> = {
     message.remaining = object.remaining ?? 0;
     message.resetUnixSeconds = object.resetUnixSeconds ?? 0;
     message.retryAfterSeconds = object.retryAfterSeconds ?? 0;
+    message.nowUnixMs = object.nowUnixMs ?? 0;
     return message;
   },
 };
