@@ -10,6 +10,7 @@ import { EdgeConfig } from './config';
 import { CachedKeyLookup } from './domain/cached-key-lookup';
 import { KeyCache } from './domain/key-cache';
 import { LeaseKeeper } from './domain/lease-keeper';
+import { MinuteRefusals } from './domain/minute-refusals';
 import { Settlement } from './domain/settlement';
 import { BodyBudget } from './http/body-budget';
 import { trackConnections } from './http/connection-tracker';
@@ -34,6 +35,13 @@ export interface EdgeApp {
 
 /** Keys whose authentication the edge keeps at most (about 1 KB each). */
 const KEY_CACHE_ENTRIES = 100_000;
+
+/**
+ * Accounts refused in the current minute that the edge remembers at most (about 200 bytes each).
+ * So many accounts over their limit in one minute would take over 3 million requests; past it,
+ * the refusals that would end soonest are forgotten, and quota-service refuses those requests.
+ */
+const MINUTE_REFUSAL_ENTRIES = 100_000;
 
 /** Starts the public HTTP API and the probe endpoints. */
 export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<EdgeApp> {
@@ -66,6 +74,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     chatCompletionsRoute({
       auth,
       quota,
+      minuteRefusals: new MinuteRefusals(MINUTE_REFUSAL_ENTRIES),
       billing,
       provider,
       settlement,

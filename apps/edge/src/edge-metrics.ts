@@ -25,6 +25,15 @@ export const providerSeconds = histogram('edge_provider_duration_seconds', 'Time
 /** The gateway's own limit refusals: `kind` is rate_limit_error, concurrency_limit or the 402 code. */
 export const limitRefusals = counter('edge_limit_refusals_total', "Requests refused by the gateway's limits: rate_limit_error, concurrency_limit, or the code of a 402.", ['kind']);
 
+/**
+ * Per-minute 429s the edge gave itself, without asking quota-service, to accounts it refused
+ * earlier in the same clock minute (MinuteRefusals); each is also in edge_limit_refusals_total.
+ */
+export const localRateRefusals = counter(
+  'edge_local_rate_refusals_total',
+  'Per-minute 429s (rate_limit_error) the edge gave without asking quota-service, the account being refused earlier in the same clock minute.',
+);
+
 /** Event streams whose headers are out and whose end is not. */
 export const openStreams = gauge('edge_open_streams', 'Event streams open to callers now.');
 

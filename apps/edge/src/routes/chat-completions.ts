@@ -11,9 +11,11 @@ import { BillableUsage, billableUsage } from '../domain/billable-usage';
 import { capReplyTokens } from '../domain/cap-reply-tokens';
 import { freeTierRefusal } from '../domain/free-tier-refusal';
 import { LeaseKeeper } from '../domain/lease-keeper';
+import { MinuteCount, MinuteRefusals } from '../domain/minute-refusals';
 import { measurePrompt, PromptMeasure, promptTokensToHold } from '../domain/prompt-estimate';
 import { ReplyProgress } from '../domain/reply-progress';
 import { FinishedRequest, Settlement } from '../domain/settlement';
+import { localRateRefusals } from '../edge-metrics';
 import { authenticateCaller } from '../http/authenticate-caller';
 import { BodyBudget } from '../http/body-budget';
 import { CallerReply } from '../http/caller-reply';
@@ -75,10 +77,31 @@ async function payFor(deps: ChatCompletionsDeps, q: PaymentQuestion): Promise<{ 
   return { payment: FREE, checked: capReplyTokens(q.checked, free.maxTokens) };
 }
 
+/**
+ * Counts the request in its account's clock minute (SPEC 8 rule 1). An account quota-service
+ * refused earlier in this minute is refused by the edge itself, with the figures quota-service
+ * would give, until the minute ends (MinuteRefusals). Such a request still counts under SPEC 8
+ * rule 1 like every request with an accepted key; counting it would change nothing, since the
+ * account is over the limit and a refused count writes nothing (quota-service's COUNT_REQUEST).
+ */
+async function countInMinute(deps: ChatCompletionsDeps, accountId: string): Promise<MinuteCount> {
+  const refused = deps.minuteRefusals.refusal(accountId);
+  if (refused) {
+    localRateRefusals.inc();
+    return refused;
+  }
+  const ticket = deps.minuteRefusals.ticket();
+  const count = await deps.quota.countRequest(accountId);
+  deps.minuteRefusals.remember(accountId, count, ticket);
+  return count;
+}
+
 /** What the chat-completions route needs. */
 export interface ChatCompletionsDeps {
   auth: KeyLookup;
   quota: QuotaClient;
+  /** Accounts refused in the current minute, which the edge refuses itself until it ends. */
+  minuteRefusals: MinuteRefusals;
   billing: BillingClient;
   provider: ProviderClient;
   settlement: Settlement;
@@ -110,7 +133,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const caller = await authenticateCaller(req.headers.authorization, deps.auth);
     record.accountId = caller.accountId;
 
-    const count = await deps.quota.countRequest(caller.accountId);
+    const count = await countInMinute(deps, caller.accountId);
     setRateHeaders(res, count);
     if (!count.allowed) {
       res.setHeader('Retry-After', String(count.retryAfterSeconds));
