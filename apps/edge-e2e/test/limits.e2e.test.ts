@@ -1,10 +1,26 @@
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 import { awayFromMinuteEnd } from './gateway-under-test';
+import { scrapeMetrics } from './metrics-scrape';
 
 interface ErrorBody {
   error: Record<string, unknown>;
 }
+
+/** A reply's status, error code and rate headers. */
+interface Reply {
+  status: number;
+  code: string | undefined;
+  limit: string | null;
+  remaining: string | null;
+  reset: string | null;
+  retryAfter: string | null;
+  /** The test's clock (this host's, as Redis's) when the request was sent and when its reply came. */
+  sentAt: number;
+  doneAt: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('limits through the API (SPEC 7 429 rows, SPEC 8): two edges, two quota-services, one Redis', () => {
   let db: TestDatabase;
@@ -119,4 +135,103 @@ describe('limits through the API (SPEC 7 429 rows, SPEC 8): two edges, two quota
     expect(stats.maxInFlight).toBeLessThanOrEqual(3);
     expect(stats.total).toBe(codes.filter((c) => c === 'ok').length);
   });
+
+  // Issue 23 item 6 (admission.md d3): an account quota-service refused in the current clock minute
+  // is refused by each edge itself until the minute ends, with the headers quota-service gives and
+  // without a CountRequest; the minute's end is Redis's, so nothing is refused once it has passed.
+
+  /** A chat request on edge `edge`; `body` '{' is bad JSON, counted but never sent to the provider. */
+  async function send(key: string, edge: number, body = '{'): Promise<Reply> {
+    const sentAt = Date.now();
+    const res = await fetch(`${stack.baseUrls[edge]}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
+    const json = (await res.json()) as { error?: { code: string } };
+    const header = (name: string) => res.headers.get(name);
+    return {
+      status: res.status,
+      code: json.error?.code,
+      limit: header('x-ratelimit-limit'),
+      remaining: header('x-ratelimit-remaining'),
+      reset: header('x-ratelimit-reset'),
+      retryAfter: header('retry-after'),
+      sentAt,
+      doneAt: Date.now(),
+    };
+  }
+  const chatBody = JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+
+  /** CountRequest calls quota-service answered, over both replicas (each EdgeCalls call counts under its method). */
+  const countCalls = async () => {
+    const scrapes = await Promise.all(stack.replicaMetricsUrls['quota-service'].map(scrapeMetrics));
+    return scrapes.reduce((sum, scrape) => sum + scrape.value('grpc_server_handling_seconds_count', { method: 'CountRequest' }), 0);
+  };
+  const localRefusals = async () => (await scrapeMetrics(stack.metricsUrls.edge)).value('edge_local_rate_refusals_total');
+
+  /** Retry-After as quota-service computes it at `at` ms (SPEC 8 rule 4): whole seconds to the minute's end, rounded up. */
+  const secondsLeft = (minuteEnd: number, at: number) => Math.ceil((minuteEnd * 1000 - at) / 1000);
+
+  it('refuses an account over its 30 itself on both edges, as quota-service would and without asking it, until the minute ends', async () => {
+    const [key, otherKey] = await Promise.all([newKey(), newKey()]);
+    // Time enough for what comes before the minute's end (under a second here), and little more:
+    // the test then waits for that end.
+    await awayFromMinuteEnd(6);
+    const minuteEnd = Math.ceil((Date.now() + 1) / 60_000) * 60;
+
+    for (let i = 1; i <= 30; i++) expect(await send(key, i % 2)).toMatchObject({ status: 400, remaining: String(30 - i) });
+    // The first refusal on each edge comes from quota-service, and teaches that edge.
+    const fromQuota = [await send(key, 0), await send(key, 1)];
+    for (const reply of fromQuota) {
+      expect(reply).toMatchObject({ status: 429, code: 'rate_limit_error', limit: '30', remaining: '0', reset: String(minuteEnd) });
+      expect(Number(reply.retryAfter)).toBeGreaterThanOrEqual(secondsLeft(minuteEnd, reply.doneAt));
+      expect(Number(reply.retryAfter)).toBeLessThanOrEqual(secondsLeft(minuteEnd, reply.sentAt));
+    }
+
+    const callsBefore = await countCalls();
+    const localBefore = await localRefusals();
+    const refused: Reply[] = [];
+    // Bad JSON and a valid chat alike: the body is never read, and the provider never called.
+    for (let i = 0; i < 20; i++) refused.push(await send(key, i % 2, i % 4 < 2 ? '{' : chatBody));
+    for (const reply of refused) {
+      expect(reply).toMatchObject({ status: 429, code: 'rate_limit_error', limit: '30', remaining: '0', reset: String(minuteEnd) });
+      // What quota-service would have said between sending and the reply, never less; the edge
+      // reckons the minute's end from when quota-service's answer came back, so within that
+      // answer's trip of a second's turn it may say one second more.
+      expect(Number(reply.retryAfter)).toBeGreaterThanOrEqual(secondsLeft(minuteEnd, reply.doneAt));
+      expect(Number(reply.retryAfter)).toBeLessThanOrEqual(secondsLeft(minuteEnd, reply.sentAt) + 1);
+    }
+    expect(await countCalls()).toBe(callsBefore);
+    expect((await localRefusals()) - localBefore).toBe(10);
+
+    // Another account is counted by quota-service as before; reading usage and models is never refused.
+    expect(await send(otherKey, 0, chatBody)).toMatchObject({ status: 200, remaining: '29', reset: String(minuteEnd) });
+    expect(await send(otherKey, 1)).toMatchObject({ status: 400, remaining: '28' });
+    expect(await countCalls()).toBe(callsBefore + 2);
+    for (const base of stack.baseUrls) {
+      expect((await fetch(`${base}/usage`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      expect((await fetch(`${base}/models`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    }
+
+    // Up to the minute's end and across it, every 25 ms, alternating edges: refused while the
+    // minute lasts, and never once it has ended (this host's clock is Redis's).
+    await sleep(minuteEnd * 1000 - 1_500 - Date.now());
+    const across: Reply[] = [];
+    while (Date.now() < minuteEnd * 1000 + 500) {
+      across.push(await send(key, across.length % 2));
+      await sleep(25);
+    }
+    const before = across.filter((r) => r.doneAt < minuteEnd * 1000);
+    const after = across.filter((r) => r.sentAt >= minuteEnd * 1000);
+    expect(before.length).toBeGreaterThan(10);
+    expect(after.length).toBeGreaterThan(5);
+    for (const reply of before) expect(reply).toMatchObject({ status: 429, code: 'rate_limit_error', reset: String(minuteEnd) });
+    for (const reply of after) expect(reply).toMatchObject({ status: 400, code: 'INVALID_JSON', reset: String(minuteEnd + 60) });
+    // The first request the new minute counted was its first: Remaining 29, then one less each time.
+    const counted = across.filter((r) => r.status === 400).map((r) => r.remaining);
+    expect(counted).toEqual(counted.map((_, i) => String(29 - i)));
+    const admitted = await send(key, 1, chatBody);
+    expect(admitted).toMatchObject({ status: 200, reset: String(minuteEnd + 60) });
+  }, 120_000);
 });
