@@ -162,11 +162,11 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       }
     };
     try {
-      writeFileSync(proto, released.replace('int32 retry_after_seconds = 5;', 'int32 retry_after_seconds = 6;'));
+      writeFileSync(proto, released.replace('int32 retry_after_seconds = 5;', 'int32 retry_after_seconds = 7;'));
       const renumbered = breaking();
       expect(renumbered.passed).toBe(false);
       expect(renumbered.output).toMatch(/CountRequestResponse/);
-      writeFileSync(proto, released.replace('int32 retry_after_seconds = 5;', 'int32 retry_after_seconds = 5;\n  // Added after the release.\n  int32 burst_remaining = 6;'));
+      writeFileSync(proto, released.replace('int32 retry_after_seconds = 5;', 'int32 retry_after_seconds = 5;\n  // Added after the release.\n  int32 burst_remaining = 7;'));
       expect(breaking()).toEqual({ passed: true, output: expect.stringContaining('keeps every contract of the last release') });
     } finally {
       writeFileSync(proto, released);
