@@ -1,8 +1,5 @@
 import { MAX_COMPLETION_TOKENS, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { optionalId, requireCount, requireId } from '@gw/service-kit';
-
-export { MAX_ID_LENGTH } from '@gw/bounds';
-export { optionalId, requireCount, requireId };
+import { requireCount, requireId } from '@gw/service-kit';
 
 /**
  * The tokens of one request, prompt_tokens at most the context window and completion_tokens at

@@ -1,6 +1,6 @@
 import { FreeTierSettings, FreeTierStore } from '../store/free-tier-store';
 import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { optionalId, requireCount, requireId } from './field-checks';
+import { optionalId, requireCount, requireId } from '@gw/service-kit';
 import { checkFreeRequest, countedPromptTokens, FreeRefusal, FreeRequest, FreeTierLimits, freeMaxTokens } from './free-request';
 
 /** The answer to a free request: granted with its max_tokens and reservation, or refused. */

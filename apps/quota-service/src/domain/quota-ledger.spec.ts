@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { InMemoryLimitStore } from '../store/in-memory-limit-store';
-import { MAX_ID_LENGTH } from './field-checks';
+import { MAX_ID_LENGTH } from '@gw/bounds';
 import { QuotaLedger } from './quota-ledger';
 
 const MINUTE_START = Date.UTC(2031, 4, 6, 10, 0, 0);

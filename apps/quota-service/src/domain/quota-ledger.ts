@@ -1,5 +1,6 @@
+import { requireId } from '@gw/service-kit';
 import { LimitStore, PlaceGrant, UsageTotals } from '../store/limit-store';
-import { requireId, requireUsage } from './field-checks';
+import { requireUsage } from './field-checks';
 
 /** The answer to counting a request; feeds the X-RateLimit-* and Retry-After headers. */
 export interface CountOutcome {

@@ -1,8 +1,9 @@
+import { requireId } from '@gw/service-kit';
 import { FreeTierStore } from '../store/free-tier-store';
 import { LeaseStore } from '../store/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limit-store';
 import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
-import { requireId, requireModel, requireUsage } from './field-checks';
+import { requireModel, requireUsage } from './field-checks';
 
 /**
  * The end of one API request (quota.v1 FinishRequest). Each step is idempotent per request id,

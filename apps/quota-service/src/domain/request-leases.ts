@@ -1,8 +1,8 @@
 import { status } from '@grpc/grpc-js';
-import { Logger, MAX_BATCH, RpcError } from '@gw/service-kit';
+import { Logger, MAX_BATCH, requireId, RpcError } from '@gw/service-kit';
 import { leaseRenewals } from '../quota-metrics';
 import { LeaseRecord, LeaseStore } from '../store/lease-store';
-import { requireId, requireModel, requireUsage } from './field-checks';
+import { requireModel, requireUsage } from './field-checks';
 
 /** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
 export interface HoldRenewer {
