@@ -5,7 +5,7 @@ import { TraceCarrier } from '@gw/telemetry';
 export interface StreamedCall<Q> {
   callId: number;
   timeoutMs: number;
-  request: Q;
+  request?: Q;
   /** The caller's W3C trace context: what gRPC metadata would carry for a unary call. */
   traceContext: TraceCarrier;
 }
@@ -13,7 +13,7 @@ export interface StreamedCall<Q> {
 /** Its answer (quota.v1 EdgeAnswer, billing.v1 AuthorizeAnswer): a response, or a status code and message. */
 export interface StreamedAnswer<A> {
   callId: number;
-  response: A | undefined;
+  response?: A;
   errorCode: number;
   errorMessage: string;
 }

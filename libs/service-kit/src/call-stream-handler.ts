@@ -74,6 +74,8 @@ export function callStreamHandler<Q, A>(
       ready.push(answer);
     };
     const serveOne = ({ callId, timeoutMs, request, traceContext }: StreamedCall<Q>) => {
+      // An unset oneof or message arrives as undefined, which Q includes where the contract allows it.
+      request = request as Q;
       running++;
       serving.add(callId);
       if (ending) return send({ callId, response: undefined, errorCode: status.UNAVAILABLE, errorMessage: STREAM_ENDING });

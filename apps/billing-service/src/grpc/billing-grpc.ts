@@ -48,6 +48,13 @@ export function billingGrpc(ledger: BillingLedger, statement: AccountStatement, 
     recordFree: unaryHandler(logger, 'RecordFree', async (req: billingV1.RecordFreeRequest): Promise<billingV1.RecordFreeResponse> => ({
       recorded: await ledger.recordFree(req),
     })),
+    extendCreditLine: unaryHandler(logger, 'ExtendCreditLine', async (): Promise<billingV1.ExtendCreditLineResponse> => {
+      throw new RpcError(status.UNIMPLEMENTED, 'ExtendCreditLine is not served yet');
+    }),
+    applyBills: unaryHandler(logger, 'ApplyBills', async (): Promise<billingV1.ApplyBillsResponse> => {
+      throw new RpcError(status.UNIMPLEMENTED, 'ApplyBills is not served yet');
+    }),
+    watchPrices: (call) => call.destroy(new RpcError(status.UNIMPLEMENTED, 'WatchPrices is not served yet')),
     addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest): Promise<billingV1.AddBalanceResponse> => ({
       balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd),
     })),

@@ -20,7 +20,7 @@ export class AuthClient {
   }
 
   /** The new key's value, shown once, and what the list will show of it. */
-  async createKey(accountId: string, name: string): Promise<{ key: string; info: authV1.KeyInfo | undefined }> {
+  async createKey(accountId: string, name: string): Promise<{ key: string; info?: authV1.KeyInfo }> {
     return unaryCall(this.client.createKey.bind(this.client), { accountId, name }, this.timeoutMs);
   }
 

@@ -19,7 +19,7 @@ export class QuotaClient {
 
   constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
     this.client = grpcClient(quotaV1.QuotaClient, address, security, 'quota-service');
-    this.streams = new CallStreamClient(() => this.client.edgeCalls(), CALL_STREAMS);
+    this.streams = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => this.client.edgeCalls(), CALL_STREAMS);
   }
 
   countRequest(accountId: string): Promise<quotaV1.CountRequestResponse> {

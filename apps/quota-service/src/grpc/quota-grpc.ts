@@ -19,6 +19,7 @@ const EDGE_METHODS: Record<NonNullable<EdgeRequest>['$case'] | 'none', string> =
   acquirePlace: 'AcquirePlace',
   reserveFree: 'ReserveFree',
   finishRequest: 'FinishRequest',
+  admit: 'Admit',
   none: 'EdgeCalls',
 };
 
@@ -105,6 +106,8 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
             return { $case: request.$case, value: await reserveFree(request.value) };
           case 'finishRequest':
             return { $case: request.$case, value: await finishRequest(request.value) };
+          case 'admit':
+            throw new RpcError(status.UNIMPLEMENTED, 'Admit is not served yet');
           default:
             throw new RpcError(status.INVALID_ARGUMENT, 'a call without a request');
         }
@@ -113,6 +116,12 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
     renewLeases: unaryHandler(logger, 'RenewLeases', async (req: quotaV1.RenewLeasesRequest): Promise<quotaV1.RenewLeasesResponse> => ({
       unknownRequestIds: await decide('RenewLeases', () => leases.renew(req.leases.map(toLeaseRecord))),
     })),
+    admit: unaryHandler(logger, 'Admit', async (): Promise<quotaV1.AdmitResponse> => {
+      throw new RpcError(status.UNIMPLEMENTED, 'Admit is not served yet');
+    }),
+    returnCreditLine: unaryHandler(logger, 'ReturnCreditLine', async (): Promise<quotaV1.ReturnCreditLineResponse> => {
+      throw new RpcError(status.UNIMPLEMENTED, 'ReturnCreditLine is not served yet');
+    }),
     setFreeTierSettings: unaryHandler(
       logger,
       'SetFreeTierSettings',

@@ -30,6 +30,9 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/billing.v1.Billing/DailyTotals': ['console'],
   '/billing.v1.Billing/ListPrices': ['console'],
   '/billing.v1.Billing/SetPrice': ['ctl'],
+  '/billing.v1.Billing/ExtendCreditLine': ['quota-service'],
+  '/billing.v1.Billing/ApplyBills': ['quota-service'],
+  '/billing.v1.Billing/WatchPrices': ['quota-service'],
   '/console.v1.Console/CreateInvite': ['ctl'],
   '/quota.v1.Quota/CountRequest': ['edge', 'chat-product'],
   '/quota.v1.Quota/AcquirePlace': ['edge', 'chat-product'],
@@ -41,5 +44,7 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/quota.v1.Quota/FinishRequests': ['edge'],
   '/quota.v1.Quota/RenewLeases': ['edge'],
   '/quota.v1.Quota/EdgeCalls': ['edge'],
+  '/quota.v1.Quota/Admit': ['edge'],
+  '/quota.v1.Quota/ReturnCreditLine': ['ctl'],
   '/quota.v1.Quota/SetFreeTierSettings': ['ctl'],
 };

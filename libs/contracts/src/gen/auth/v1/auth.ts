@@ -118,7 +118,7 @@ export interface CreateAccountRequest {
 /** The new account. */
 export interface CreateAccountResponse {
   /** The account as stored. */
-  account: Account | undefined;
+  account?: Account | undefined;
 }
 
 /** Reads one account. */
@@ -130,7 +130,7 @@ export interface GetAccountRequest {
 /** The account read; NOT_FOUND status when there is none. */
 export interface GetAccountResponse {
   /** The account as stored. */
-  account: Account | undefined;
+  account?: Account | undefined;
 }
 
 /** Creates an API key; refused with FAILED_PRECONDITION for a suspended account or one scheduled for deletion. */
@@ -144,7 +144,7 @@ export interface CreateKeyRequest {
 /** The new key: the only message that ever carries a key value. */
 export interface CreateKeyResponse {
   /** The key as it will be listed. */
-  info:
+  info?:
     | KeyInfo
     | undefined;
   /** The key value, `sk-shfr-` and 40 hex characters. Shown once, never stored. */
@@ -205,7 +205,7 @@ export interface SuspendAccountRequest {
 /** The account after the change. */
 export interface SuspendAccountResponse {
   /** The account as stored. */
-  account: Account | undefined;
+  account?: Account | undefined;
 }
 
 /** Lifts a suspension. */
@@ -217,7 +217,7 @@ export interface UnsuspendAccountRequest {
 /** The account after the change. */
 export interface UnsuspendAccountResponse {
   /** The account as stored. */
-  account: Account | undefined;
+  account?: Account | undefined;
 }
 
 /** Schedules an account for deletion: it can no longer create keys. */
@@ -229,7 +229,7 @@ export interface ScheduleAccountDeletionRequest {
 /** The account after the change. */
 export interface ScheduleAccountDeletionResponse {
   /** The account as stored. */
-  account: Account | undefined;
+  account?: Account | undefined;
 }
 
 /** Lets an account use a model that not every caller may use. */
@@ -243,7 +243,7 @@ export interface GrantModelRequest {
 /** The account after the change. */
 export interface GrantModelResponse {
   /** The account as stored. */
-  account: Account | undefined;
+  account?: Account | undefined;
 }
 
 /** Adds a model that only accounts granted it may use. */
@@ -257,7 +257,7 @@ export interface AddModelRequest {
 /** The model as stored. */
 export interface AddModelResponse {
   /** The new model. */
-  model: Model | undefined;
+  model?: Model | undefined;
 }
 
 /** Reads one model of the catalogue, whoever may use it. */
@@ -269,7 +269,7 @@ export interface GetModelRequest {
 /** The model read; NOT_FOUND status when the catalogue has no model with this id. */
 export interface GetModelResponse {
   /** The model as stored. */
-  model: Model | undefined;
+  model?: Model | undefined;
 }
 
 /** The edge's side of the change stream: which change it has applied to its key cache. */

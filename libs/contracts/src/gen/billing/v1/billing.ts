@@ -113,7 +113,7 @@ export interface SettleManyResponse {
 /** What Settle would have answered for one request. */
 export interface SettleOutcome {
   /** The answer, when the request was settled (error_code 0). */
-  settled:
+  settled?:
     | SettleResponse
     | undefined;
   /** The gRPC status code Settle would have failed with, 0 on success. */
@@ -229,13 +229,13 @@ export interface Price {
 /** Sets the price of a model. */
 export interface SetPriceRequest {
   /** The new price. */
-  price: Price | undefined;
+  price?: Price | undefined;
 }
 
 /** The price as stored. */
 export interface SetPriceResponse {
   /** The stored price. */
-  price: Price | undefined;
+  price?: Price | undefined;
 }
 
 /** One Authorize carried by AuthorizeCalls, numbered by the edge so that its answer can be matched. */
@@ -248,7 +248,7 @@ export interface AuthorizeCall {
    */
   timeoutMs: number;
   /** The request, exactly as Authorize takes it. */
-  request:
+  request?:
     | AuthorizeRequest
     | undefined;
   /**
@@ -268,7 +268,7 @@ export interface AuthorizeAnswer {
   /** The call_id of the call answered. */
   callId: number;
   /** Authorize's response; unset on an error. */
-  response:
+  response?:
     | AuthorizeResponse
     | undefined;
   /** The gRPC status code Authorize would have failed with; 0 when the call succeeded. */
@@ -352,6 +352,128 @@ export interface DailyTotalsRequest {
 export interface DailyTotalsResponse {
   /** Oldest first. */
   days: DayTotal[];
+}
+
+/**
+ * Lends quota-service the part of an account's balance that nothing holds yet (its credit line).
+ * Postgres keeps held + line <= balance for every account, so no balance goes below zero whatever
+ * quota-service's store does. One transaction: returns not yet applied are applied first, then
+ * what the balance has beyond holds and the line is added to the line (all of it, or the need).
+ */
+export interface ExtendCreditLineRequest {
+  /** The account. */
+  accountId: string;
+  /**
+   * quota-service's cumulative total of line it gave back, micro-LYD (applied at most once: the
+   * part beyond what billing applied before).
+   */
+  returnedTotalMicroLyd: number;
+  /**
+   * 0: lend everything the balance has beyond holds and the line. Otherwise lend at most this
+   * much (while older edges still hold money through Authorize, so that the rest stays theirs).
+   */
+  needMicroLyd: number;
+}
+
+/** The line after the change; every total is cumulative and only grows. */
+export interface ExtendCreditLineResponse {
+  /** Everything ever lent to quota-service for this account, micro-LYD. */
+  grantedTotalMicroLyd: number;
+  /** The balance as `ctl account show` prints it, micro-LYD. */
+  balanceMicroLyd: number;
+  /** Charges billing applied against the line so far (cumulative), micro-LYD. */
+  chargedTotalMicroLyd: number;
+  /** Returns billing applied so far (cumulative), micro-LYD. */
+  returnedTotalMicroLyd: number;
+  /** Held outside the line by Authorize (requests of older edges), micro-LYD. */
+  heldMicroLyd: number;
+}
+
+/** One billed request, charged within the account's credit line (paid) or recorded (free). */
+export interface Bill {
+  /** Unique id of the request: billed at most once. */
+  requestId: string;
+  /** The account. */
+  accountId: string;
+  /** The model that was called. */
+  model: string;
+  /** True for a paid request, false for a free one (recorded, never charged). */
+  paid: boolean;
+  /** Prompt tokens billed, 0 to 1,000,000. */
+  promptTokens: number;
+  /** Completion tokens billed, 0 to 32,768. */
+  completionTokens: number;
+  /**
+   * True when the tokens are an estimate (no usage reported, or the lease lapsed). A later bill of
+   * the same request with reported usage replaces an estimated one: one charge, corrected.
+   */
+  usageEstimated: boolean;
+  /** Paid: the hold the request ran under, micro-LYD; the charge is at most this. */
+  heldMicroLyd: number;
+  /** Paid: the prices of the hold, micro-LYD per million tokens. */
+  inputMicroLydPerMillion: number;
+  /** As above, completion tokens. */
+  outputMicroLydPerMillion: number;
+  /** Paid: the charge, min(cost of the tokens at the hold's prices, held); 0 for a free request. */
+  chargeMicroLyd: number;
+}
+
+/** quota-service's cumulative total of line given back for one account. */
+export interface LineReturn {
+  /** The account. */
+  accountId: string;
+  /** Cumulative, micro-LYD; applied at most once (the part beyond what billing applied before). */
+  returnedTotalMicroLyd: number;
+}
+
+/** Applies bills and line returns in one transaction. */
+export interface ApplyBillsRequest {
+  /** At most 256; each request id billed at most once. */
+  bills: Bill[];
+  /** At most 256. */
+  returns: LineReturn[];
+}
+
+/** What applying each bill did, in the order of the bills. */
+export interface BillOutcome {
+  /** True when this call wrote the bill's ledger row (or corrected an estimated one). */
+  applied: boolean;
+  /** True when the request id was billed before: nothing changed. */
+  repeated: boolean;
+  /**
+   * Charged less than the bill because the line and balance could not cover it, micro-LYD
+   * (only after quota-service's store lost writes); recorded in the ledger.
+   */
+  shortfallMicroLyd: number;
+  /**
+   * INVALID_ARGUMENT when the bill is refused for good (its charge does not follow from its
+   * tokens, prices and hold); 0 otherwise.
+   */
+  errorCode: number;
+  /** The status message that goes with error_code. */
+  errorMessage: string;
+}
+
+/** The outcomes. */
+export interface ApplyBillsResponse {
+  /** One per bill. */
+  outcomes: BillOutcome[];
+}
+
+/** quota-service acknowledges a prices version it has applied. */
+export interface WatchPricesRequest {
+  /** The version applied. */
+  version: number;
+}
+
+/** Prices as they now stand: the whole table first, then each change. */
+export interface WatchPricesResponse {
+  /** Grows with every change. */
+  version: number;
+  /** True when `prices` is the whole table (it replaces what the receiver had). */
+  full: boolean;
+  /** The prices (full) or the changed ones. */
+  prices: Price[];
 }
 
 /** Reads every model's price. */
@@ -3374,6 +3496,1117 @@ export const DailyTotalsResponse: MessageFns<DailyTotalsResponse> = {
   },
 };
 
+function createBaseExtendCreditLineRequest(): ExtendCreditLineRequest {
+  return { accountId: "", returnedTotalMicroLyd: 0, needMicroLyd: 0 };
+}
+
+export const ExtendCreditLineRequest: MessageFns<ExtendCreditLineRequest> = {
+  encode(message: ExtendCreditLineRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      writer.uint32(16).int64(message.returnedTotalMicroLyd);
+    }
+    if (message.needMicroLyd !== 0) {
+      writer.uint32(24).int64(message.needMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtendCreditLineRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtendCreditLineRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.returnedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.needMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtendCreditLineRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
+        ? globalThis.Number(object.returnedTotalMicroLyd)
+        : isSet(object.returned_total_micro_lyd)
+        ? globalThis.Number(object.returned_total_micro_lyd)
+        : 0,
+      needMicroLyd: isSet(object.needMicroLyd)
+        ? globalThis.Number(object.needMicroLyd)
+        : isSet(object.need_micro_lyd)
+        ? globalThis.Number(object.need_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: ExtendCreditLineRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
+    }
+    if (message.needMicroLyd !== 0) {
+      obj.needMicroLyd = Math.round(message.needMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtendCreditLineRequest>, I>>(base?: I): ExtendCreditLineRequest {
+    return ExtendCreditLineRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtendCreditLineRequest>, I>>(object: I): ExtendCreditLineRequest {
+    const message = createBaseExtendCreditLineRequest();
+    message.accountId = object.accountId ?? "";
+    message.returnedTotalMicroLyd = object.returnedTotalMicroLyd ?? 0;
+    message.needMicroLyd = object.needMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseExtendCreditLineResponse(): ExtendCreditLineResponse {
+  return {
+    grantedTotalMicroLyd: 0,
+    balanceMicroLyd: 0,
+    chargedTotalMicroLyd: 0,
+    returnedTotalMicroLyd: 0,
+    heldMicroLyd: 0,
+  };
+}
+
+export const ExtendCreditLineResponse: MessageFns<ExtendCreditLineResponse> = {
+  encode(message: ExtendCreditLineResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.grantedTotalMicroLyd !== 0) {
+      writer.uint32(8).int64(message.grantedTotalMicroLyd);
+    }
+    if (message.balanceMicroLyd !== 0) {
+      writer.uint32(16).int64(message.balanceMicroLyd);
+    }
+    if (message.chargedTotalMicroLyd !== 0) {
+      writer.uint32(24).int64(message.chargedTotalMicroLyd);
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      writer.uint32(32).int64(message.returnedTotalMicroLyd);
+    }
+    if (message.heldMicroLyd !== 0) {
+      writer.uint32(40).int64(message.heldMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtendCreditLineResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtendCreditLineResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.grantedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.balanceMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.chargedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.returnedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.heldMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtendCreditLineResponse {
+    return {
+      grantedTotalMicroLyd: isSet(object.grantedTotalMicroLyd)
+        ? globalThis.Number(object.grantedTotalMicroLyd)
+        : isSet(object.granted_total_micro_lyd)
+        ? globalThis.Number(object.granted_total_micro_lyd)
+        : 0,
+      balanceMicroLyd: isSet(object.balanceMicroLyd)
+        ? globalThis.Number(object.balanceMicroLyd)
+        : isSet(object.balance_micro_lyd)
+        ? globalThis.Number(object.balance_micro_lyd)
+        : 0,
+      chargedTotalMicroLyd: isSet(object.chargedTotalMicroLyd)
+        ? globalThis.Number(object.chargedTotalMicroLyd)
+        : isSet(object.charged_total_micro_lyd)
+        ? globalThis.Number(object.charged_total_micro_lyd)
+        : 0,
+      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
+        ? globalThis.Number(object.returnedTotalMicroLyd)
+        : isSet(object.returned_total_micro_lyd)
+        ? globalThis.Number(object.returned_total_micro_lyd)
+        : 0,
+      heldMicroLyd: isSet(object.heldMicroLyd)
+        ? globalThis.Number(object.heldMicroLyd)
+        : isSet(object.held_micro_lyd)
+        ? globalThis.Number(object.held_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: ExtendCreditLineResponse): unknown {
+    const obj: any = {};
+    if (message.grantedTotalMicroLyd !== 0) {
+      obj.grantedTotalMicroLyd = Math.round(message.grantedTotalMicroLyd);
+    }
+    if (message.balanceMicroLyd !== 0) {
+      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
+    }
+    if (message.chargedTotalMicroLyd !== 0) {
+      obj.chargedTotalMicroLyd = Math.round(message.chargedTotalMicroLyd);
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
+    }
+    if (message.heldMicroLyd !== 0) {
+      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtendCreditLineResponse>, I>>(base?: I): ExtendCreditLineResponse {
+    return ExtendCreditLineResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtendCreditLineResponse>, I>>(object: I): ExtendCreditLineResponse {
+    const message = createBaseExtendCreditLineResponse();
+    message.grantedTotalMicroLyd = object.grantedTotalMicroLyd ?? 0;
+    message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    message.chargedTotalMicroLyd = object.chargedTotalMicroLyd ?? 0;
+    message.returnedTotalMicroLyd = object.returnedTotalMicroLyd ?? 0;
+    message.heldMicroLyd = object.heldMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseBill(): Bill {
+  return {
+    requestId: "",
+    accountId: "",
+    model: "",
+    paid: false,
+    promptTokens: 0,
+    completionTokens: 0,
+    usageEstimated: false,
+    heldMicroLyd: 0,
+    inputMicroLydPerMillion: 0,
+    outputMicroLydPerMillion: 0,
+    chargeMicroLyd: 0,
+  };
+}
+
+export const Bill: MessageFns<Bill> = {
+  encode(message: Bill, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.paid !== false) {
+      writer.uint32(32).bool(message.paid);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(40).int64(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      writer.uint32(48).int64(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(56).bool(message.usageEstimated);
+    }
+    if (message.heldMicroLyd !== 0) {
+      writer.uint32(64).int64(message.heldMicroLyd);
+    }
+    if (message.inputMicroLydPerMillion !== 0) {
+      writer.uint32(72).int64(message.inputMicroLydPerMillion);
+    }
+    if (message.outputMicroLydPerMillion !== 0) {
+      writer.uint32(80).int64(message.outputMicroLydPerMillion);
+    }
+    if (message.chargeMicroLyd !== 0) {
+      writer.uint32(88).int64(message.chargeMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Bill {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBill();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.paid = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.completionTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.heldMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.inputMicroLydPerMillion = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.outputMicroLydPerMillion = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.chargeMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Bill {
+    return {
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      paid: isSet(object.paid) ? globalThis.Boolean(object.paid) : false,
+      promptTokens: isSet(object.promptTokens)
+        ? globalThis.Number(object.promptTokens)
+        : isSet(object.prompt_tokens)
+        ? globalThis.Number(object.prompt_tokens)
+        : 0,
+      completionTokens: isSet(object.completionTokens)
+        ? globalThis.Number(object.completionTokens)
+        : isSet(object.completion_tokens)
+        ? globalThis.Number(object.completion_tokens)
+        : 0,
+      usageEstimated: isSet(object.usageEstimated)
+        ? globalThis.Boolean(object.usageEstimated)
+        : isSet(object.usage_estimated)
+        ? globalThis.Boolean(object.usage_estimated)
+        : false,
+      heldMicroLyd: isSet(object.heldMicroLyd)
+        ? globalThis.Number(object.heldMicroLyd)
+        : isSet(object.held_micro_lyd)
+        ? globalThis.Number(object.held_micro_lyd)
+        : 0,
+      inputMicroLydPerMillion: isSet(object.inputMicroLydPerMillion)
+        ? globalThis.Number(object.inputMicroLydPerMillion)
+        : isSet(object.input_micro_lyd_per_million)
+        ? globalThis.Number(object.input_micro_lyd_per_million)
+        : 0,
+      outputMicroLydPerMillion: isSet(object.outputMicroLydPerMillion)
+        ? globalThis.Number(object.outputMicroLydPerMillion)
+        : isSet(object.output_micro_lyd_per_million)
+        ? globalThis.Number(object.output_micro_lyd_per_million)
+        : 0,
+      chargeMicroLyd: isSet(object.chargeMicroLyd)
+        ? globalThis.Number(object.chargeMicroLyd)
+        : isSet(object.charge_micro_lyd)
+        ? globalThis.Number(object.charge_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: Bill): unknown {
+    const obj: any = {};
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.paid !== false) {
+      obj.paid = message.paid;
+    }
+    if (message.promptTokens !== 0) {
+      obj.promptTokens = Math.round(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      obj.completionTokens = Math.round(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      obj.usageEstimated = message.usageEstimated;
+    }
+    if (message.heldMicroLyd !== 0) {
+      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
+    }
+    if (message.inputMicroLydPerMillion !== 0) {
+      obj.inputMicroLydPerMillion = Math.round(message.inputMicroLydPerMillion);
+    }
+    if (message.outputMicroLydPerMillion !== 0) {
+      obj.outputMicroLydPerMillion = Math.round(message.outputMicroLydPerMillion);
+    }
+    if (message.chargeMicroLyd !== 0) {
+      obj.chargeMicroLyd = Math.round(message.chargeMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Bill>, I>>(base?: I): Bill {
+    return Bill.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Bill>, I>>(object: I): Bill {
+    const message = createBaseBill();
+    message.requestId = object.requestId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.model = object.model ?? "";
+    message.paid = object.paid ?? false;
+    message.promptTokens = object.promptTokens ?? 0;
+    message.completionTokens = object.completionTokens ?? 0;
+    message.usageEstimated = object.usageEstimated ?? false;
+    message.heldMicroLyd = object.heldMicroLyd ?? 0;
+    message.inputMicroLydPerMillion = object.inputMicroLydPerMillion ?? 0;
+    message.outputMicroLydPerMillion = object.outputMicroLydPerMillion ?? 0;
+    message.chargeMicroLyd = object.chargeMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseLineReturn(): LineReturn {
+  return { accountId: "", returnedTotalMicroLyd: 0 };
+}
+
+export const LineReturn: MessageFns<LineReturn> = {
+  encode(message: LineReturn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      writer.uint32(16).int64(message.returnedTotalMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LineReturn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLineReturn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.returnedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LineReturn {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
+        ? globalThis.Number(object.returnedTotalMicroLyd)
+        : isSet(object.returned_total_micro_lyd)
+        ? globalThis.Number(object.returned_total_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: LineReturn): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LineReturn>, I>>(base?: I): LineReturn {
+    return LineReturn.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LineReturn>, I>>(object: I): LineReturn {
+    const message = createBaseLineReturn();
+    message.accountId = object.accountId ?? "";
+    message.returnedTotalMicroLyd = object.returnedTotalMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseApplyBillsRequest(): ApplyBillsRequest {
+  return { bills: [], returns: [] };
+}
+
+export const ApplyBillsRequest: MessageFns<ApplyBillsRequest> = {
+  encode(message: ApplyBillsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.bills) {
+      Bill.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.returns) {
+      LineReturn.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyBillsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyBillsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bills.push(Bill.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.returns.push(LineReturn.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyBillsRequest {
+    return {
+      bills: globalThis.Array.isArray(object?.bills) ? object.bills.map((e: any) => Bill.fromJSON(e)) : [],
+      returns: globalThis.Array.isArray(object?.returns) ? object.returns.map((e: any) => LineReturn.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ApplyBillsRequest): unknown {
+    const obj: any = {};
+    if (message.bills?.length) {
+      obj.bills = message.bills.map((e) => Bill.toJSON(e));
+    }
+    if (message.returns?.length) {
+      obj.returns = message.returns.map((e) => LineReturn.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyBillsRequest>, I>>(base?: I): ApplyBillsRequest {
+    return ApplyBillsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyBillsRequest>, I>>(object: I): ApplyBillsRequest {
+    const message = createBaseApplyBillsRequest();
+    message.bills = object.bills?.map((e) => Bill.fromPartial(e)) || [];
+    message.returns = object.returns?.map((e) => LineReturn.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseBillOutcome(): BillOutcome {
+  return { applied: false, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: "" };
+}
+
+export const BillOutcome: MessageFns<BillOutcome> = {
+  encode(message: BillOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applied !== false) {
+      writer.uint32(8).bool(message.applied);
+    }
+    if (message.repeated !== false) {
+      writer.uint32(16).bool(message.repeated);
+    }
+    if (message.shortfallMicroLyd !== 0) {
+      writer.uint32(24).int64(message.shortfallMicroLyd);
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(32).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(42).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BillOutcome {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBillOutcome();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.applied = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.repeated = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.shortfallMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BillOutcome {
+    return {
+      applied: isSet(object.applied) ? globalThis.Boolean(object.applied) : false,
+      repeated: isSet(object.repeated) ? globalThis.Boolean(object.repeated) : false,
+      shortfallMicroLyd: isSet(object.shortfallMicroLyd)
+        ? globalThis.Number(object.shortfallMicroLyd)
+        : isSet(object.shortfall_micro_lyd)
+        ? globalThis.Number(object.shortfall_micro_lyd)
+        : 0,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+    };
+  },
+
+  toJSON(message: BillOutcome): unknown {
+    const obj: any = {};
+    if (message.applied !== false) {
+      obj.applied = message.applied;
+    }
+    if (message.repeated !== false) {
+      obj.repeated = message.repeated;
+    }
+    if (message.shortfallMicroLyd !== 0) {
+      obj.shortfallMicroLyd = Math.round(message.shortfallMicroLyd);
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BillOutcome>, I>>(base?: I): BillOutcome {
+    return BillOutcome.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BillOutcome>, I>>(object: I): BillOutcome {
+    const message = createBaseBillOutcome();
+    message.applied = object.applied ?? false;
+    message.repeated = object.repeated ?? false;
+    message.shortfallMicroLyd = object.shortfallMicroLyd ?? 0;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseApplyBillsResponse(): ApplyBillsResponse {
+  return { outcomes: [] };
+}
+
+export const ApplyBillsResponse: MessageFns<ApplyBillsResponse> = {
+  encode(message: ApplyBillsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outcomes) {
+      BillOutcome.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyBillsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyBillsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcomes.push(BillOutcome.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyBillsResponse {
+    return {
+      outcomes: globalThis.Array.isArray(object?.outcomes)
+        ? object.outcomes.map((e: any) => BillOutcome.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ApplyBillsResponse): unknown {
+    const obj: any = {};
+    if (message.outcomes?.length) {
+      obj.outcomes = message.outcomes.map((e) => BillOutcome.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyBillsResponse>, I>>(base?: I): ApplyBillsResponse {
+    return ApplyBillsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyBillsResponse>, I>>(object: I): ApplyBillsResponse {
+    const message = createBaseApplyBillsResponse();
+    message.outcomes = object.outcomes?.map((e) => BillOutcome.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWatchPricesRequest(): WatchPricesRequest {
+  return { version: 0 };
+}
+
+export const WatchPricesRequest: MessageFns<WatchPricesRequest> = {
+  encode(message: WatchPricesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== 0) {
+      writer.uint32(8).uint64(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchPricesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchPricesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.version = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchPricesRequest {
+    return { version: isSet(object.version) ? globalThis.Number(object.version) : 0 };
+  },
+
+  toJSON(message: WatchPricesRequest): unknown {
+    const obj: any = {};
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchPricesRequest>, I>>(base?: I): WatchPricesRequest {
+    return WatchPricesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchPricesRequest>, I>>(object: I): WatchPricesRequest {
+    const message = createBaseWatchPricesRequest();
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseWatchPricesResponse(): WatchPricesResponse {
+  return { version: 0, full: false, prices: [] };
+}
+
+export const WatchPricesResponse: MessageFns<WatchPricesResponse> = {
+  encode(message: WatchPricesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== 0) {
+      writer.uint32(8).uint64(message.version);
+    }
+    if (message.full !== false) {
+      writer.uint32(16).bool(message.full);
+    }
+    for (const v of message.prices) {
+      Price.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchPricesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchPricesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.version = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.full = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.prices.push(Price.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchPricesResponse {
+    return {
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      full: isSet(object.full) ? globalThis.Boolean(object.full) : false,
+      prices: globalThis.Array.isArray(object?.prices) ? object.prices.map((e: any) => Price.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: WatchPricesResponse): unknown {
+    const obj: any = {};
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.full !== false) {
+      obj.full = message.full;
+    }
+    if (message.prices?.length) {
+      obj.prices = message.prices.map((e) => Price.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchPricesResponse>, I>>(base?: I): WatchPricesResponse {
+    return WatchPricesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchPricesResponse>, I>>(object: I): WatchPricesResponse {
+    const message = createBaseWatchPricesResponse();
+    message.version = object.version ?? 0;
+    message.full = object.full ?? false;
+    message.prices = object.prices?.map((e) => Price.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseListPricesRequest(): ListPricesRequest {
   return {};
 }
@@ -3626,7 +4859,7 @@ export const BillingService = {
     responseSerialize: (value: ListPricesResponse): Buffer => Buffer.from(ListPricesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPricesResponse => ListPricesResponse.decode(value),
   },
-  /** Sets a model's price. */
+  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
   setPrice: {
     path: "/billing.v1.Billing/SetPrice" as const,
     requestStream: false as const,
@@ -3635,6 +4868,38 @@ export const BillingService = {
     requestDeserialize: (value: Buffer): SetPriceRequest => SetPriceRequest.decode(value),
     responseSerialize: (value: SetPriceResponse): Buffer => Buffer.from(SetPriceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetPriceResponse => SetPriceResponse.decode(value),
+  },
+  /** Lends quota-service the unheld rest of an account's balance. */
+  extendCreditLine: {
+    path: "/billing.v1.Billing/ExtendCreditLine" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExtendCreditLineRequest): Buffer =>
+      Buffer.from(ExtendCreditLineRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExtendCreditLineRequest => ExtendCreditLineRequest.decode(value),
+    responseSerialize: (value: ExtendCreditLineResponse): Buffer =>
+      Buffer.from(ExtendCreditLineResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExtendCreditLineResponse => ExtendCreditLineResponse.decode(value),
+  },
+  /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
+  applyBills: {
+    path: "/billing.v1.Billing/ApplyBills" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplyBillsRequest): Buffer => Buffer.from(ApplyBillsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplyBillsRequest => ApplyBillsRequest.decode(value),
+    responseSerialize: (value: ApplyBillsResponse): Buffer => Buffer.from(ApplyBillsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyBillsResponse => ApplyBillsResponse.decode(value),
+  },
+  /** Every price and each change, acknowledged version by version (SetPrice waits for the acks). */
+  watchPrices: {
+    path: "/billing.v1.Billing/WatchPrices" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchPricesRequest): Buffer => Buffer.from(WatchPricesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchPricesRequest => WatchPricesRequest.decode(value),
+    responseSerialize: (value: WatchPricesResponse): Buffer => Buffer.from(WatchPricesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchPricesResponse => WatchPricesResponse.decode(value),
   },
 } as const;
 
@@ -3671,8 +4936,14 @@ export interface BillingServer extends UntypedServiceImplementation {
   dailyTotals: handleUnaryCall<DailyTotalsRequest, DailyTotalsResponse>;
   /** The console: every model's price. */
   listPrices: handleUnaryCall<ListPricesRequest, ListPricesResponse>;
-  /** Sets a model's price. */
+  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
   setPrice: handleUnaryCall<SetPriceRequest, SetPriceResponse>;
+  /** Lends quota-service the unheld rest of an account's balance. */
+  extendCreditLine: handleUnaryCall<ExtendCreditLineRequest, ExtendCreditLineResponse>;
+  /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
+  applyBills: handleUnaryCall<ApplyBillsRequest, ApplyBillsResponse>;
+  /** Every price and each change, acknowledged version by version (SetPrice waits for the acks). */
+  watchPrices: handleBidiStreamingCall<WatchPricesRequest, WatchPricesResponse>;
 }
 
 export interface BillingClient extends Client {
@@ -3867,7 +5138,7 @@ export interface BillingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPricesResponse) => void,
   ): ClientUnaryCall;
-  /** Sets a model's price. */
+  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
   setPrice(
     request: SetPriceRequest,
     callback: (error: ServiceError | null, response: SetPriceResponse) => void,
@@ -3883,6 +5154,45 @@ export interface BillingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetPriceResponse) => void,
   ): ClientUnaryCall;
+  /** Lends quota-service the unheld rest of an account's balance. */
+  extendCreditLine(
+    request: ExtendCreditLineRequest,
+    callback: (error: ServiceError | null, response: ExtendCreditLineResponse) => void,
+  ): ClientUnaryCall;
+  extendCreditLine(
+    request: ExtendCreditLineRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExtendCreditLineResponse) => void,
+  ): ClientUnaryCall;
+  extendCreditLine(
+    request: ExtendCreditLineRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExtendCreditLineResponse) => void,
+  ): ClientUnaryCall;
+  /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
+  applyBills(
+    request: ApplyBillsRequest,
+    callback: (error: ServiceError | null, response: ApplyBillsResponse) => void,
+  ): ClientUnaryCall;
+  applyBills(
+    request: ApplyBillsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplyBillsResponse) => void,
+  ): ClientUnaryCall;
+  applyBills(
+    request: ApplyBillsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyBillsResponse) => void,
+  ): ClientUnaryCall;
+  /** Every price and each change, acknowledged version by version (SetPrice waits for the acks). */
+  watchPrices(): ClientDuplexStream<WatchPricesRequest, WatchPricesResponse>;
+  watchPrices(options: Partial<CallOptions>): ClientDuplexStream<WatchPricesRequest, WatchPricesResponse>;
+  watchPrices(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<WatchPricesRequest, WatchPricesResponse>;
 }
 
 export const BillingClient = makeGenericClientConstructor(BillingService, "billing.v1.Billing") as unknown as {

@@ -210,6 +210,70 @@ export function paymentToJSON(object: Payment): string {
   }
 }
 
+/** What Admit decided. */
+export enum AdmitOutcome {
+  /** ADMIT_OUTCOME_UNSPECIFIED - Never sent. */
+  ADMIT_OUTCOME_UNSPECIFIED = 0,
+  /** ADMIT_OUTCOME_PAID - Held against the balance and placed: call the model. */
+  ADMIT_OUTCOME_PAID = 1,
+  /** ADMIT_OUTCOME_FREE - Reserved as a free request and placed: call the model with max_tokens below. */
+  ADMIT_OUTCOME_FREE = 2,
+  /** ADMIT_OUTCOME_RATE_LIMITED - Over the per-minute limit: 429 rate_limit_error. Nothing but the count was looked at. */
+  ADMIT_OUTCOME_RATE_LIMITED = 3,
+  /** ADMIT_OUTCOME_NO_PLACE - Every place is taken: 429 concurrency_limit. Nothing is held or reserved. */
+  ADMIT_OUTCOME_NO_PLACE = 4,
+  /** ADMIT_OUTCOME_NOT_COVERED - The balance does not cover it and the free tier refused it: 402 with the figures below. */
+  ADMIT_OUTCOME_NOT_COVERED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function admitOutcomeFromJSON(object: any): AdmitOutcome {
+  switch (object) {
+    case 0:
+    case "ADMIT_OUTCOME_UNSPECIFIED":
+      return AdmitOutcome.ADMIT_OUTCOME_UNSPECIFIED;
+    case 1:
+    case "ADMIT_OUTCOME_PAID":
+      return AdmitOutcome.ADMIT_OUTCOME_PAID;
+    case 2:
+    case "ADMIT_OUTCOME_FREE":
+      return AdmitOutcome.ADMIT_OUTCOME_FREE;
+    case 3:
+    case "ADMIT_OUTCOME_RATE_LIMITED":
+      return AdmitOutcome.ADMIT_OUTCOME_RATE_LIMITED;
+    case 4:
+    case "ADMIT_OUTCOME_NO_PLACE":
+      return AdmitOutcome.ADMIT_OUTCOME_NO_PLACE;
+    case 5:
+    case "ADMIT_OUTCOME_NOT_COVERED":
+      return AdmitOutcome.ADMIT_OUTCOME_NOT_COVERED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return AdmitOutcome.UNRECOGNIZED;
+  }
+}
+
+export function admitOutcomeToJSON(object: AdmitOutcome): string {
+  switch (object) {
+    case AdmitOutcome.ADMIT_OUTCOME_UNSPECIFIED:
+      return "ADMIT_OUTCOME_UNSPECIFIED";
+    case AdmitOutcome.ADMIT_OUTCOME_PAID:
+      return "ADMIT_OUTCOME_PAID";
+    case AdmitOutcome.ADMIT_OUTCOME_FREE:
+      return "ADMIT_OUTCOME_FREE";
+    case AdmitOutcome.ADMIT_OUTCOME_RATE_LIMITED:
+      return "ADMIT_OUTCOME_RATE_LIMITED";
+    case AdmitOutcome.ADMIT_OUTCOME_NO_PLACE:
+      return "ADMIT_OUTCOME_NO_PLACE";
+    case AdmitOutcome.ADMIT_OUTCOME_NOT_COVERED:
+      return "ADMIT_OUTCOME_NOT_COVERED";
+    case AdmitOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Counts one request against the per-minute limit. */
 export interface CountRequestRequest {
   /** The account making the request. */
@@ -251,7 +315,7 @@ export interface AcquirePlaceRequest {
    * caller, a lease whose account_id or request_id is not this call's is refused with
    * INVALID_ARGUMENT. A refused call changes nothing: no place taken, no lease started.
    */
-  lease: Lease | undefined;
+  lease?: Lease | undefined;
 }
 
 /** Whether a place was given. */
@@ -368,6 +432,19 @@ export interface FinishRequestRequest {
   completionTokens: number;
   /** True when the provider reported no usage and the tokens are an estimate. */
   usageEstimated: boolean;
+  /**
+   * A paid request admitted by Admit: the hold its answer carried. The charge is the cost of the
+   * tokens at the hold's prices, at most its amount; the rest goes back to the account's credit line.
+   */
+  hold?:
+    | Hold
+    | undefined;
+  /**
+   * Admit requests only: true once the Admit answer arrived (PAID or FREE), false when it never
+   * did (the call failed or timed out), in which case whatever the Admit took is given back and
+   * an Admit of this request id arriving later is refused.
+   */
+  admitted?: boolean | undefined;
 }
 
 /** What finishing did. */
@@ -397,7 +474,7 @@ export interface FinishRequestsResponse {
 /** What FinishRequest would have answered for one request. */
 export interface FinishRequestOutcome {
   /** The answer, when the request was finished (error_code 0). */
-  finished:
+  finished?:
     | FinishRequestResponse
     | undefined;
   /** The gRPC status code FinishRequest would have failed with (UNAVAILABLE: retry it), 0 on success. */
@@ -427,6 +504,15 @@ export interface Lease {
   promptTokens: number;
   /** Completion tokens to bill should the request end now, 0 to 32,768. */
   completionTokens: number;
+  /**
+   * An admitted paid request: its hold (AdmitResponse.hold), so that the lease can be billed, and
+   * recovered if quota-service's store lost it.
+   */
+  hold?:
+    | Hold
+    | undefined;
+  /** The max_tokens the request was admitted with. */
+  maxTokens?: number | undefined;
 }
 
 /** Renews the leases of running requests, all of one edge together. */
@@ -477,7 +563,7 @@ export interface SetFreeTierSettingsRequest {
 /** The settings after the change. */
 export interface SetFreeTierSettingsResponse {
   /** All settings as they now stand. */
-  settings: FreeTierSettings | undefined;
+  settings?: FreeTierSettings | undefined;
 }
 
 /** Reads an account's free allowance of today. */
@@ -498,6 +584,85 @@ export interface GetFreeAllowanceResponse {
   available: boolean;
 }
 
+/** Money held for a running paid request: the charge is at most `amount_micro_lyd`, at these prices. */
+export interface Hold {
+  /** The worst case: the prompt held plus max_tokens, at the prices below; micro-LYD. */
+  amountMicroLyd: number;
+  /** The model's price when the request was admitted, micro-LYD per million prompt tokens. */
+  inputMicroLydPerMillion: number;
+  /** The same, per million completion tokens. */
+  outputMicroLydPerMillion: number;
+}
+
+/**
+ * The edge: admits an API request in one atomic step. It counts the request in the account's
+ * clock minute, then holds its worst case against the account's credit line (or, when the
+ * balance does not cover it, decides and reserves it as a free request) and takes a place,
+ * starting its lease. Refusals are answers, not errors. Only a request whose body passed the
+ * edge's checks is admitted; one the edge refuses itself is counted with CountRequest.
+ */
+export interface AdmitRequest {
+  /** The account making the request. */
+  accountId: string;
+  /** Unique id of the request; FinishRequest with the same id ends it. */
+  requestId: string;
+  /** The model asked for. */
+  model: string;
+  /** Prompt tokens to hold: the estimate plus its margin and 1,024 per image; 0 to 1,000,000. */
+  promptTokens: number;
+  /** The max_tokens the request asks for (after the API's own default and upper bound); 1 to 32,768. */
+  maxTokens: number;
+  /** The free tier's facts, as ReserveFreeRequest takes them. */
+  thinking: boolean;
+  /** As ReserveFreeRequest.text_prompt_tokens. */
+  textPromptTokens: number;
+  /** As ReserveFreeRequest.image_count. */
+  imageCount: number;
+  /** As ReserveFreeRequest.new_message_tokens. */
+  newMessageTokens: number;
+  /** As ReserveFreeRequest.json_bytes. */
+  jsonBytes: number;
+}
+
+/** The decision on an Admit. */
+export interface AdmitResponse {
+  /** One outcome. */
+  outcome: AdmitOutcome;
+  /** The count, on every outcome: the X-RateLimit-* headers. */
+  count?:
+    | CountRequestResponse
+    | undefined;
+  /** FREE: the max_tokens to send to the model. */
+  maxTokens: number;
+  /** NOT_COVERED: why the free tier refused it. */
+  refusal: FreeRefusal;
+  /** NOT_COVERED: the balance as `ctl account show` prints it (billing.v1.AuthorizeResponse). */
+  balanceMicroLyd: number;
+  /** NOT_COVERED: the smallest balance that would run it as paid now (requiredLyd). */
+  requiredMicroLyd: number;
+  /** NO_PLACE: places per account. */
+  placeLimit: number;
+  /** PAID: the hold, sent back in each Lease and in FinishRequest. */
+  hold?: Hold | undefined;
+}
+
+/**
+ * The operator, before taking money from a balance: gives back to billing-service the part of
+ * the account's credit line that no running request holds.
+ */
+export interface ReturnCreditLineRequest {
+  /** The account. */
+  accountId: string;
+}
+
+/** What was given back. */
+export interface ReturnCreditLineResponse {
+  /** micro-LYD given back by this call (0 when the line was empty). */
+  returnedMicroLyd: number;
+  /** What running requests still hold, micro-LYD. */
+  heldMicroLyd: number;
+}
+
 /**
  * One call carried by EdgeCalls: the request of one of the edge's per-request methods, numbered
  * by the edge so that its answer can be matched.
@@ -511,11 +676,12 @@ export interface EdgeCall {
    */
   timeoutMs: number;
   /** The call, exactly as the unary method of the same name takes it. */
-  request:
+  request?:
     | { $case: "countRequest"; value: CountRequestRequest }
     | { $case: "acquirePlace"; value: AcquirePlaceRequest }
     | { $case: "reserveFree"; value: ReserveFreeRequest }
     | { $case: "finishRequest"; value: FinishRequestRequest }
+    | { $case: "admit"; value: AdmitRequest }
     | undefined;
   /**
    * The caller's W3C trace context (traceparent, tracestate, baggage), as gRPC metadata carries
@@ -534,11 +700,12 @@ export interface EdgeAnswer {
   /** The call_id of the call answered. */
   callId: number;
   /** The response, exactly as the unary method of the same name returns it; unset on an error. */
-  response:
+  response?:
     | { $case: "countRequest"; value: CountRequestResponse }
     | { $case: "acquirePlace"; value: AcquirePlaceResponse }
     | { $case: "reserveFree"; value: ReserveFreeResponse }
     | { $case: "finishRequest"; value: FinishRequestResponse }
+    | { $case: "admit"; value: AdmitResponse }
     | undefined;
   /** The gRPC status code the unary method would have failed with; 0 when the call succeeded. */
   errorCode: number;
@@ -1726,6 +1893,8 @@ function createBaseFinishRequestRequest(): FinishRequestRequest {
     promptTokens: 0,
     completionTokens: 0,
     usageEstimated: false,
+    hold: undefined,
+    admitted: undefined,
   };
 }
 
@@ -1751,6 +1920,12 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     }
     if (message.usageEstimated !== false) {
       writer.uint32(56).bool(message.usageEstimated);
+    }
+    if (message.hold !== undefined) {
+      Hold.encode(message.hold, writer.uint32(66).fork()).join();
+    }
+    if (message.admitted !== undefined) {
+      writer.uint32(72).bool(message.admitted);
     }
     return writer;
   },
@@ -1824,6 +1999,22 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
             message.usageEstimated = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.hold = Hold.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.admitted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1865,6 +2056,8 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
         : isSet(object.usage_estimated)
         ? globalThis.Boolean(object.usage_estimated)
         : false,
+      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
+      admitted: isSet(object.admitted) ? globalThis.Boolean(object.admitted) : undefined,
     };
   },
 
@@ -1891,6 +2084,12 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     if (message.usageEstimated !== false) {
       obj.usageEstimated = message.usageEstimated;
     }
+    if (message.hold !== undefined) {
+      obj.hold = Hold.toJSON(message.hold);
+    }
+    if (message.admitted !== undefined) {
+      obj.admitted = message.admitted;
+    }
     return obj;
   },
 
@@ -1906,6 +2105,8 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     message.promptTokens = object.promptTokens ?? 0;
     message.completionTokens = object.completionTokens ?? 0;
     message.usageEstimated = object.usageEstimated ?? false;
+    message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
+    message.admitted = object.admitted ?? undefined;
     return message;
   },
 };
@@ -2249,7 +2450,16 @@ export const FinishRequestOutcome: MessageFns<FinishRequestOutcome> = {
 };
 
 function createBaseLease(): Lease {
-  return { accountId: "", requestId: "", model: "", payment: 0, promptTokens: 0, completionTokens: 0 };
+  return {
+    accountId: "",
+    requestId: "",
+    model: "",
+    payment: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    hold: undefined,
+    maxTokens: undefined,
+  };
 }
 
 export const Lease: MessageFns<Lease> = {
@@ -2271,6 +2481,12 @@ export const Lease: MessageFns<Lease> = {
     }
     if (message.completionTokens !== 0) {
       writer.uint32(48).int64(message.completionTokens);
+    }
+    if (message.hold !== undefined) {
+      Hold.encode(message.hold, writer.uint32(58).fork()).join();
+    }
+    if (message.maxTokens !== undefined) {
+      writer.uint32(64).int64(message.maxTokens);
     }
     return writer;
   },
@@ -2336,6 +2552,22 @@ export const Lease: MessageFns<Lease> = {
             message.completionTokens = longToNumber(reader.int64());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.hold = Hold.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.maxTokens = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2372,6 +2604,12 @@ export const Lease: MessageFns<Lease> = {
         : isSet(object.completion_tokens)
         ? globalThis.Number(object.completion_tokens)
         : 0,
+      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
+      maxTokens: isSet(object.maxTokens)
+        ? globalThis.Number(object.maxTokens)
+        : isSet(object.max_tokens)
+        ? globalThis.Number(object.max_tokens)
+        : undefined,
     };
   },
 
@@ -2395,6 +2633,12 @@ export const Lease: MessageFns<Lease> = {
     if (message.completionTokens !== 0) {
       obj.completionTokens = Math.round(message.completionTokens);
     }
+    if (message.hold !== undefined) {
+      obj.hold = Hold.toJSON(message.hold);
+    }
+    if (message.maxTokens !== undefined) {
+      obj.maxTokens = Math.round(message.maxTokens);
+    }
     return obj;
   },
 
@@ -2409,6 +2653,8 @@ export const Lease: MessageFns<Lease> = {
     message.payment = object.payment ?? 0;
     message.promptTokens = object.promptTokens ?? 0;
     message.completionTokens = object.completionTokens ?? 0;
+    message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
+    message.maxTokens = object.maxTokens ?? undefined;
     return message;
   },
 };
@@ -3074,6 +3320,749 @@ export const GetFreeAllowanceResponse: MessageFns<GetFreeAllowanceResponse> = {
   },
 };
 
+function createBaseHold(): Hold {
+  return { amountMicroLyd: 0, inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 };
+}
+
+export const Hold: MessageFns<Hold> = {
+  encode(message: Hold, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.amountMicroLyd !== 0) {
+      writer.uint32(8).int64(message.amountMicroLyd);
+    }
+    if (message.inputMicroLydPerMillion !== 0) {
+      writer.uint32(16).int64(message.inputMicroLydPerMillion);
+    }
+    if (message.outputMicroLydPerMillion !== 0) {
+      writer.uint32(24).int64(message.outputMicroLydPerMillion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Hold {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHold();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.amountMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.inputMicroLydPerMillion = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.outputMicroLydPerMillion = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Hold {
+    return {
+      amountMicroLyd: isSet(object.amountMicroLyd)
+        ? globalThis.Number(object.amountMicroLyd)
+        : isSet(object.amount_micro_lyd)
+        ? globalThis.Number(object.amount_micro_lyd)
+        : 0,
+      inputMicroLydPerMillion: isSet(object.inputMicroLydPerMillion)
+        ? globalThis.Number(object.inputMicroLydPerMillion)
+        : isSet(object.input_micro_lyd_per_million)
+        ? globalThis.Number(object.input_micro_lyd_per_million)
+        : 0,
+      outputMicroLydPerMillion: isSet(object.outputMicroLydPerMillion)
+        ? globalThis.Number(object.outputMicroLydPerMillion)
+        : isSet(object.output_micro_lyd_per_million)
+        ? globalThis.Number(object.output_micro_lyd_per_million)
+        : 0,
+    };
+  },
+
+  toJSON(message: Hold): unknown {
+    const obj: any = {};
+    if (message.amountMicroLyd !== 0) {
+      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
+    }
+    if (message.inputMicroLydPerMillion !== 0) {
+      obj.inputMicroLydPerMillion = Math.round(message.inputMicroLydPerMillion);
+    }
+    if (message.outputMicroLydPerMillion !== 0) {
+      obj.outputMicroLydPerMillion = Math.round(message.outputMicroLydPerMillion);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Hold>, I>>(base?: I): Hold {
+    return Hold.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Hold>, I>>(object: I): Hold {
+    const message = createBaseHold();
+    message.amountMicroLyd = object.amountMicroLyd ?? 0;
+    message.inputMicroLydPerMillion = object.inputMicroLydPerMillion ?? 0;
+    message.outputMicroLydPerMillion = object.outputMicroLydPerMillion ?? 0;
+    return message;
+  },
+};
+
+function createBaseAdmitRequest(): AdmitRequest {
+  return {
+    accountId: "",
+    requestId: "",
+    model: "",
+    promptTokens: 0,
+    maxTokens: 0,
+    thinking: false,
+    textPromptTokens: 0,
+    imageCount: 0,
+    newMessageTokens: 0,
+    jsonBytes: 0,
+  };
+}
+
+export const AdmitRequest: MessageFns<AdmitRequest> = {
+  encode(message: AdmitRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(32).int64(message.promptTokens);
+    }
+    if (message.maxTokens !== 0) {
+      writer.uint32(40).int64(message.maxTokens);
+    }
+    if (message.thinking !== false) {
+      writer.uint32(48).bool(message.thinking);
+    }
+    if (message.textPromptTokens !== 0) {
+      writer.uint32(56).int64(message.textPromptTokens);
+    }
+    if (message.imageCount !== 0) {
+      writer.uint32(64).int32(message.imageCount);
+    }
+    if (message.newMessageTokens !== 0) {
+      writer.uint32(72).int64(message.newMessageTokens);
+    }
+    if (message.jsonBytes !== 0) {
+      writer.uint32(80).int64(message.jsonBytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.thinking = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.textPromptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.imageCount = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.newMessageTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.jsonBytes = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      promptTokens: isSet(object.promptTokens)
+        ? globalThis.Number(object.promptTokens)
+        : isSet(object.prompt_tokens)
+        ? globalThis.Number(object.prompt_tokens)
+        : 0,
+      maxTokens: isSet(object.maxTokens)
+        ? globalThis.Number(object.maxTokens)
+        : isSet(object.max_tokens)
+        ? globalThis.Number(object.max_tokens)
+        : 0,
+      thinking: isSet(object.thinking) ? globalThis.Boolean(object.thinking) : false,
+      textPromptTokens: isSet(object.textPromptTokens)
+        ? globalThis.Number(object.textPromptTokens)
+        : isSet(object.text_prompt_tokens)
+        ? globalThis.Number(object.text_prompt_tokens)
+        : 0,
+      imageCount: isSet(object.imageCount)
+        ? globalThis.Number(object.imageCount)
+        : isSet(object.image_count)
+        ? globalThis.Number(object.image_count)
+        : 0,
+      newMessageTokens: isSet(object.newMessageTokens)
+        ? globalThis.Number(object.newMessageTokens)
+        : isSet(object.new_message_tokens)
+        ? globalThis.Number(object.new_message_tokens)
+        : 0,
+      jsonBytes: isSet(object.jsonBytes)
+        ? globalThis.Number(object.jsonBytes)
+        : isSet(object.json_bytes)
+        ? globalThis.Number(object.json_bytes)
+        : 0,
+    };
+  },
+
+  toJSON(message: AdmitRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.promptTokens !== 0) {
+      obj.promptTokens = Math.round(message.promptTokens);
+    }
+    if (message.maxTokens !== 0) {
+      obj.maxTokens = Math.round(message.maxTokens);
+    }
+    if (message.thinking !== false) {
+      obj.thinking = message.thinking;
+    }
+    if (message.textPromptTokens !== 0) {
+      obj.textPromptTokens = Math.round(message.textPromptTokens);
+    }
+    if (message.imageCount !== 0) {
+      obj.imageCount = Math.round(message.imageCount);
+    }
+    if (message.newMessageTokens !== 0) {
+      obj.newMessageTokens = Math.round(message.newMessageTokens);
+    }
+    if (message.jsonBytes !== 0) {
+      obj.jsonBytes = Math.round(message.jsonBytes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdmitRequest>, I>>(base?: I): AdmitRequest {
+    return AdmitRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdmitRequest>, I>>(object: I): AdmitRequest {
+    const message = createBaseAdmitRequest();
+    message.accountId = object.accountId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.model = object.model ?? "";
+    message.promptTokens = object.promptTokens ?? 0;
+    message.maxTokens = object.maxTokens ?? 0;
+    message.thinking = object.thinking ?? false;
+    message.textPromptTokens = object.textPromptTokens ?? 0;
+    message.imageCount = object.imageCount ?? 0;
+    message.newMessageTokens = object.newMessageTokens ?? 0;
+    message.jsonBytes = object.jsonBytes ?? 0;
+    return message;
+  },
+};
+
+function createBaseAdmitResponse(): AdmitResponse {
+  return {
+    outcome: 0,
+    count: undefined,
+    maxTokens: 0,
+    refusal: 0,
+    balanceMicroLyd: 0,
+    requiredMicroLyd: 0,
+    placeLimit: 0,
+    hold: undefined,
+  };
+}
+
+export const AdmitResponse: MessageFns<AdmitResponse> = {
+  encode(message: AdmitResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== 0) {
+      writer.uint32(8).int32(message.outcome);
+    }
+    if (message.count !== undefined) {
+      CountRequestResponse.encode(message.count, writer.uint32(18).fork()).join();
+    }
+    if (message.maxTokens !== 0) {
+      writer.uint32(24).int64(message.maxTokens);
+    }
+    if (message.refusal !== 0) {
+      writer.uint32(32).int32(message.refusal);
+    }
+    if (message.balanceMicroLyd !== 0) {
+      writer.uint32(40).int64(message.balanceMicroLyd);
+    }
+    if (message.requiredMicroLyd !== 0) {
+      writer.uint32(48).int64(message.requiredMicroLyd);
+    }
+    if (message.placeLimit !== 0) {
+      writer.uint32(56).int32(message.placeLimit);
+    }
+    if (message.hold !== undefined) {
+      Hold.encode(message.hold, writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.count = CountRequestResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.refusal = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.balanceMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.requiredMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.placeLimit = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.hold = Hold.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitResponse {
+    return {
+      outcome: isSet(object.outcome) ? admitOutcomeFromJSON(object.outcome) : 0,
+      count: isSet(object.count) ? CountRequestResponse.fromJSON(object.count) : undefined,
+      maxTokens: isSet(object.maxTokens)
+        ? globalThis.Number(object.maxTokens)
+        : isSet(object.max_tokens)
+        ? globalThis.Number(object.max_tokens)
+        : 0,
+      refusal: isSet(object.refusal) ? freeRefusalFromJSON(object.refusal) : 0,
+      balanceMicroLyd: isSet(object.balanceMicroLyd)
+        ? globalThis.Number(object.balanceMicroLyd)
+        : isSet(object.balance_micro_lyd)
+        ? globalThis.Number(object.balance_micro_lyd)
+        : 0,
+      requiredMicroLyd: isSet(object.requiredMicroLyd)
+        ? globalThis.Number(object.requiredMicroLyd)
+        : isSet(object.required_micro_lyd)
+        ? globalThis.Number(object.required_micro_lyd)
+        : 0,
+      placeLimit: isSet(object.placeLimit)
+        ? globalThis.Number(object.placeLimit)
+        : isSet(object.place_limit)
+        ? globalThis.Number(object.place_limit)
+        : 0,
+      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
+    };
+  },
+
+  toJSON(message: AdmitResponse): unknown {
+    const obj: any = {};
+    if (message.outcome !== 0) {
+      obj.outcome = admitOutcomeToJSON(message.outcome);
+    }
+    if (message.count !== undefined) {
+      obj.count = CountRequestResponse.toJSON(message.count);
+    }
+    if (message.maxTokens !== 0) {
+      obj.maxTokens = Math.round(message.maxTokens);
+    }
+    if (message.refusal !== 0) {
+      obj.refusal = freeRefusalToJSON(message.refusal);
+    }
+    if (message.balanceMicroLyd !== 0) {
+      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
+    }
+    if (message.requiredMicroLyd !== 0) {
+      obj.requiredMicroLyd = Math.round(message.requiredMicroLyd);
+    }
+    if (message.placeLimit !== 0) {
+      obj.placeLimit = Math.round(message.placeLimit);
+    }
+    if (message.hold !== undefined) {
+      obj.hold = Hold.toJSON(message.hold);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdmitResponse>, I>>(base?: I): AdmitResponse {
+    return AdmitResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdmitResponse>, I>>(object: I): AdmitResponse {
+    const message = createBaseAdmitResponse();
+    message.outcome = object.outcome ?? 0;
+    message.count = (object.count !== undefined && object.count !== null)
+      ? CountRequestResponse.fromPartial(object.count)
+      : undefined;
+    message.maxTokens = object.maxTokens ?? 0;
+    message.refusal = object.refusal ?? 0;
+    message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    message.requiredMicroLyd = object.requiredMicroLyd ?? 0;
+    message.placeLimit = object.placeLimit ?? 0;
+    message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
+    return message;
+  },
+};
+
+function createBaseReturnCreditLineRequest(): ReturnCreditLineRequest {
+  return { accountId: "" };
+}
+
+export const ReturnCreditLineRequest: MessageFns<ReturnCreditLineRequest> = {
+  encode(message: ReturnCreditLineRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnCreditLineRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnCreditLineRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReturnCreditLineRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReturnCreditLineRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnCreditLineRequest>, I>>(base?: I): ReturnCreditLineRequest {
+    return ReturnCreditLineRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnCreditLineRequest>, I>>(object: I): ReturnCreditLineRequest {
+    const message = createBaseReturnCreditLineRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseReturnCreditLineResponse(): ReturnCreditLineResponse {
+  return { returnedMicroLyd: 0, heldMicroLyd: 0 };
+}
+
+export const ReturnCreditLineResponse: MessageFns<ReturnCreditLineResponse> = {
+  encode(message: ReturnCreditLineResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.returnedMicroLyd !== 0) {
+      writer.uint32(8).int64(message.returnedMicroLyd);
+    }
+    if (message.heldMicroLyd !== 0) {
+      writer.uint32(16).int64(message.heldMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnCreditLineResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnCreditLineResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.returnedMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.heldMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReturnCreditLineResponse {
+    return {
+      returnedMicroLyd: isSet(object.returnedMicroLyd)
+        ? globalThis.Number(object.returnedMicroLyd)
+        : isSet(object.returned_micro_lyd)
+        ? globalThis.Number(object.returned_micro_lyd)
+        : 0,
+      heldMicroLyd: isSet(object.heldMicroLyd)
+        ? globalThis.Number(object.heldMicroLyd)
+        : isSet(object.held_micro_lyd)
+        ? globalThis.Number(object.held_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReturnCreditLineResponse): unknown {
+    const obj: any = {};
+    if (message.returnedMicroLyd !== 0) {
+      obj.returnedMicroLyd = Math.round(message.returnedMicroLyd);
+    }
+    if (message.heldMicroLyd !== 0) {
+      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnCreditLineResponse>, I>>(base?: I): ReturnCreditLineResponse {
+    return ReturnCreditLineResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnCreditLineResponse>, I>>(object: I): ReturnCreditLineResponse {
+    const message = createBaseReturnCreditLineResponse();
+    message.returnedMicroLyd = object.returnedMicroLyd ?? 0;
+    message.heldMicroLyd = object.heldMicroLyd ?? 0;
+    return message;
+  },
+};
+
 function createBaseEdgeCall(): EdgeCall {
   return { callId: 0, timeoutMs: 0, request: undefined, traceContext: {} };
 }
@@ -3098,6 +4087,9 @@ export const EdgeCall: MessageFns<EdgeCall> = {
         break;
       case "finishRequest":
         FinishRequestRequest.encode(message.request.value, writer.uint32(50).fork()).join();
+        break;
+      case "admit":
+        AdmitRequest.encode(message.request.value, writer.uint32(66).fork()).join();
         break;
     }
     globalThis.Object.entries(message.traceContext).forEach(([key, value]: [string, string]) => {
@@ -3167,6 +4159,14 @@ export const EdgeCall: MessageFns<EdgeCall> = {
             message.request = { $case: "finishRequest", value: FinishRequestRequest.decode(reader, reader.uint32()) };
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.request = { $case: "admit", value: AdmitRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 7: {
             if (tag !== 58) {
               break;
@@ -3218,6 +4218,8 @@ export const EdgeCall: MessageFns<EdgeCall> = {
         ? { $case: "finishRequest", value: FinishRequestRequest.fromJSON(object.finishRequest) }
         : isSet(object.finish_request)
         ? { $case: "finishRequest", value: FinishRequestRequest.fromJSON(object.finish_request) }
+        : isSet(object.admit)
+        ? { $case: "admit", value: AdmitRequest.fromJSON(object.admit) }
         : undefined,
       traceContext: isObject(object.traceContext)
         ? (globalThis.Object.entries(object.traceContext) as [string, any][]).reduce(
@@ -3265,6 +4267,8 @@ export const EdgeCall: MessageFns<EdgeCall> = {
       obj.reserveFree = ReserveFreeRequest.toJSON(message.request.value);
     } else if (message.request?.$case === "finishRequest") {
       obj.finishRequest = FinishRequestRequest.toJSON(message.request.value);
+    } else if (message.request?.$case === "admit") {
+      obj.admit = AdmitRequest.toJSON(message.request.value);
     }
     if (message.traceContext) {
       const entries = globalThis.Object.entries(message.traceContext) as [string, string][];
@@ -3307,6 +4311,12 @@ export const EdgeCall: MessageFns<EdgeCall> = {
       case "finishRequest": {
         if (object.request?.value !== undefined && object.request?.value !== null) {
           message.request = { $case: "finishRequest", value: FinishRequestRequest.fromPartial(object.request.value) };
+        }
+        break;
+      }
+      case "admit": {
+        if (object.request?.value !== undefined && object.request?.value !== null) {
+          message.request = { $case: "admit", value: AdmitRequest.fromPartial(object.request.value) };
         }
         break;
       }
@@ -3431,6 +4441,9 @@ export const EdgeAnswer: MessageFns<EdgeAnswer> = {
       case "finishRequest":
         FinishRequestResponse.encode(message.response.value, writer.uint32(42).fork()).join();
         break;
+      case "admit":
+        AdmitResponse.encode(message.response.value, writer.uint32(66).fork()).join();
+        break;
     }
     if (message.errorCode !== 0) {
       writer.uint32(48).int32(message.errorCode);
@@ -3494,6 +4507,14 @@ export const EdgeAnswer: MessageFns<EdgeAnswer> = {
             message.response = { $case: "finishRequest", value: FinishRequestResponse.decode(reader, reader.uint32()) };
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.response = { $case: "admit", value: AdmitResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 6: {
             if (tag !== 48) {
               break;
@@ -3545,6 +4566,8 @@ export const EdgeAnswer: MessageFns<EdgeAnswer> = {
         ? { $case: "finishRequest", value: FinishRequestResponse.fromJSON(object.finishRequest) }
         : isSet(object.finish_request)
         ? { $case: "finishRequest", value: FinishRequestResponse.fromJSON(object.finish_request) }
+        : isSet(object.admit)
+        ? { $case: "admit", value: AdmitResponse.fromJSON(object.admit) }
         : undefined,
       errorCode: isSet(object.errorCode)
         ? globalThis.Number(object.errorCode)
@@ -3572,6 +4595,8 @@ export const EdgeAnswer: MessageFns<EdgeAnswer> = {
       obj.reserveFree = ReserveFreeResponse.toJSON(message.response.value);
     } else if (message.response?.$case === "finishRequest") {
       obj.finishRequest = FinishRequestResponse.toJSON(message.response.value);
+    } else if (message.response?.$case === "admit") {
+      obj.admit = AdmitResponse.toJSON(message.response.value);
     }
     if (message.errorCode !== 0) {
       obj.errorCode = Math.round(message.errorCode);
@@ -3613,6 +4638,12 @@ export const EdgeAnswer: MessageFns<EdgeAnswer> = {
             $case: "finishRequest",
             value: FinishRequestResponse.fromPartial(object.response.value),
           };
+        }
+        break;
+      }
+      case "admit": {
+        if (object.response?.value !== undefined && object.response?.value !== null) {
+          message.response = { $case: "admit", value: AdmitResponse.fromPartial(object.response.value) };
         }
         break;
       }
@@ -3913,6 +4944,28 @@ export const QuotaService = {
     responseSerialize: (value: EdgeCallsResponse): Buffer => Buffer.from(EdgeCallsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EdgeCallsResponse => EdgeCallsResponse.decode(value),
   },
+  /** The edge: counts, holds or reserves, and places an API request in one step. */
+  admit: {
+    path: "/quota.v1.Quota/Admit" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdmitRequest): Buffer => Buffer.from(AdmitRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdmitRequest => AdmitRequest.decode(value),
+    responseSerialize: (value: AdmitResponse): Buffer => Buffer.from(AdmitResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdmitResponse => AdmitResponse.decode(value),
+  },
+  /** The operator: gives an account's unheld credit line back to billing-service. */
+  returnCreditLine: {
+    path: "/quota.v1.Quota/ReturnCreditLine" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReturnCreditLineRequest): Buffer =>
+      Buffer.from(ReturnCreditLineRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReturnCreditLineRequest => ReturnCreditLineRequest.decode(value),
+    responseSerialize: (value: ReturnCreditLineResponse): Buffer =>
+      Buffer.from(ReturnCreditLineResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReturnCreditLineResponse => ReturnCreditLineResponse.decode(value),
+  },
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: {
     path: "/quota.v1.Quota/SetFreeTierSettings" as const,
@@ -3955,6 +5008,10 @@ export interface QuotaServer extends UntypedServiceImplementation {
    * as the failure of every call on it still unanswered.
    */
   edgeCalls: handleBidiStreamingCall<EdgeCallsRequest, EdgeCallsResponse>;
+  /** The edge: counts, holds or reserves, and places an API request in one step. */
+  admit: handleUnaryCall<AdmitRequest, AdmitResponse>;
+  /** The operator: gives an account's unheld credit line back to billing-service. */
+  returnCreditLine: handleUnaryCall<ReturnCreditLineRequest, ReturnCreditLineResponse>;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: handleUnaryCall<SetFreeTierSettingsRequest, SetFreeTierSettingsResponse>;
 }
@@ -4118,6 +5175,38 @@ export interface QuotaClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<EdgeCallsRequest, EdgeCallsResponse>;
+  /** The edge: counts, holds or reserves, and places an API request in one step. */
+  admit(
+    request: AdmitRequest,
+    callback: (error: ServiceError | null, response: AdmitResponse) => void,
+  ): ClientUnaryCall;
+  admit(
+    request: AdmitRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdmitResponse) => void,
+  ): ClientUnaryCall;
+  admit(
+    request: AdmitRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdmitResponse) => void,
+  ): ClientUnaryCall;
+  /** The operator: gives an account's unheld credit line back to billing-service. */
+  returnCreditLine(
+    request: ReturnCreditLineRequest,
+    callback: (error: ServiceError | null, response: ReturnCreditLineResponse) => void,
+  ): ClientUnaryCall;
+  returnCreditLine(
+    request: ReturnCreditLineRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReturnCreditLineResponse) => void,
+  ): ClientUnaryCall;
+  returnCreditLine(
+    request: ReturnCreditLineRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReturnCreditLineResponse) => void,
+  ): ClientUnaryCall;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings(
     request: SetFreeTierSettingsRequest,
