@@ -12,6 +12,7 @@ import { KeyCache } from './domain/key-cache';
 import { LeaseKeeper } from './domain/lease-keeper';
 import { MinuteRefusals } from './domain/minute-refusals';
 import { Settlement } from './domain/settlement';
+import { ChatAdmission } from './routes/chat-admission';
 import { BodyBudget } from './http/body-budget';
 import { trackConnections } from './http/connection-tracker';
 import { errorHandler } from './http/error-handler';
@@ -58,6 +59,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   );
   const leases = new LeaseKeeper(quota, config.leaseRenewMs, logger);
   const settlement = new Settlement(quota, leases, logger);
+  const minuteRefusals = new MinuteRefusals(MINUTE_REFUSAL_ENTRIES);
 
   const app = express();
   app.disable('x-powered-by');
@@ -74,8 +76,8 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     chatCompletionsRoute({
       auth,
       quota,
-      minuteRefusals: new MinuteRefusals(MINUTE_REFUSAL_ENTRIES),
-      billing,
+      minuteRefusals,
+      admission: new ChatAdmission({ quota, billing, minuteRefusals, settlement }),
       provider,
       settlement,
       leases,

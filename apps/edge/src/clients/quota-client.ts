@@ -10,7 +10,7 @@ type ResponseOf<C extends EdgeRequest['$case']> = Extract<EdgeResponse, { $case:
 
 /**
  * The edge's calls to quota-service, each with a deadline and timed. The per-request ones
- * (count, place, free reservation, finish) travel on EdgeCalls streams (CallStreamClient); the
+ * (admission, count, place, free reservation, finish) travel on EdgeCalls streams (CallStreamClient); the
  * rest are unary calls.
  */
 export class QuotaClient {
@@ -20,6 +20,11 @@ export class QuotaClient {
   constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
     this.client = grpcClient(quotaV1.QuotaClient, address, security, 'quota-service');
     this.streams = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => this.client.edgeCalls(), CALL_STREAMS);
+  }
+
+  /** Counts, holds or reserves, and places a request in one step (quota.v1 Admit). */
+  admit(request: quotaV1.AdmitRequest): Promise<quotaV1.AdmitResponse> {
+    return this.streamed('Admit', { $case: 'admit', value: request });
   }
 
   countRequest(accountId: string): Promise<quotaV1.CountRequestResponse> {

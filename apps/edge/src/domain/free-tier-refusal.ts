@@ -19,7 +19,7 @@ const REFUSALS: Partial<Record<quotaV1.FreeRefusal, { code: ErrorCode; reason?: 
  * The 402 for a request the balance does not cover and the free tier refused (SPEC 7): the code
  * and reason of the refusal, the balance always, and requiredLyd when a balance exists but is too small.
  */
-export function freeTierRefusal(refusal: quotaV1.FreeRefusal, hold: billingV1.AuthorizeResponse): AppError {
+export function freeTierRefusal(refusal: quotaV1.FreeRefusal, hold: Pick<billingV1.AuthorizeResponse, 'balanceMicroLyd' | 'requiredMicroLyd'>): AppError {
   const known = REFUSALS[refusal] ?? REFUSALS[FreeRefusal.FREE_REFUSAL_SWITCHED_OFF];
   const { code, reason, message } = known as NonNullable<typeof known>;
   const extras: ErrorExtras = { balance: microToLyd(hold.balanceMicroLyd) };

@@ -13,6 +13,10 @@ export interface FinishedRequest {
   payment: quotaV1.Payment;
   usage: Usage;
   usageEstimated: boolean;
+  /** A request admitted by quota.v1 Admit: its hold (paid). */
+  hold?: quotaV1.Hold;
+  /** Set for requests sent to Admit: whether its answer arrived (false: whatever it took is given back). Unset on the older path. */
+  admitted?: boolean;
 }
 
 const RETRY_BACKOFF = { firstMs: 100, maxMs: 5000 };
@@ -62,6 +66,8 @@ export class Settlement {
       promptTokens: done.usage.promptTokens,
       completionTokens: done.usage.completionTokens,
       usageEstimated: done.usageEstimated,
+      hold: done.hold,
+      admitted: done.admitted,
     };
     for (let failures = 1; ; failures++) {
       try {
