@@ -1,3 +1,4 @@
+import { ServiceError, status } from '@grpc/grpc-js';
 import { microToLyd } from '@gw/money';
 import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
@@ -5,15 +6,30 @@ import { Command, lydFlag, required } from './command';
 
 const amount = (flags: Map<string, string>, name: string): number => lydFlag(name, required(flags, name));
 
+/** Tries of a negative change: between a return and the change a request may draw the line again. */
+const LINE_RETURN_TRIES = 3;
+
 /**
  * `balance add --account ID --amount LYD` (the amount may be negative). auth-service owns accounts
  * and billing-service keeps a balance for any id, so an unknown account is refused here first.
+ * Money lent to quota-service as the account's credit line cannot be taken: a negative change
+ * refused FAILED_PRECONDITION takes the unheld line back (quota.v1 ReturnCreditLine) and is tried
+ * again; what running requests hold stays refused.
  */
 export const balanceAdd: Command = async (flags, c) => {
   const req = { accountId: required(flags, 'account'), amountMicroLyd: amount(flags, 'amount') };
   await unaryCall(c.auth.getAccount.bind(c.auth), { accountId: req.accountId }, c.timeoutMs);
-  const { balanceMicroLyd } = await unaryCall(c.billing.addBalance.bind(c.billing), req, c.timeoutMs);
-  return { balance: microToLyd(balanceMicroLyd) };
+  for (let tries = 1; ; tries++) {
+    try {
+      const { balanceMicroLyd } = await unaryCall(c.billing.addBalance.bind(c.billing), req, c.timeoutMs);
+      return { balance: microToLyd(balanceMicroLyd) };
+    } catch (err) {
+      if (req.amountMicroLyd >= 0 || (err as ServiceError).code !== status.FAILED_PRECONDITION || tries === LINE_RETURN_TRIES) throw err;
+      // An older quota-service lends no line: the refusal stands as billing-service gave it.
+      const returned = await unaryCall(c.quota.returnCreditLine.bind(c.quota), { accountId: req.accountId }, c.timeoutMs).catch(() => undefined);
+      if (!returned?.returnedMicroLyd) throw err;
+    }
+  }
 };
 
 /**
