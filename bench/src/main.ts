@@ -72,8 +72,8 @@ async function main(): Promise<void> {
     const floorRates: BenchResults['floor']['rates'] = [];
     let cpuMsPerRequest: Record<string, number> = {};
     let floorCpuMsPerRequest = 0;
-    let storesPerRequest: StoreCounts = { pgTransactions: 0, pgStatements: 0, redisCommands: 0 };
-    const stores = await StoreCounter.open(db.url, redis.url, [stack.metricsUrls['auth-service'], stack.metricsUrls['billing-service']]);
+    let storesPerRequest: StoreCounts = { pgTransactions: 0, pgStatements: 0, redisCommands: 0, redisRoundTrips: 0 };
+    const stores = await StoreCounter.open(db.url, redis.url, [stack.metricsUrls['auth-service'], stack.metricsUrls['billing-service'], stack.metricsUrls['quota-service']]);
     for (const rate of RATES) {
       say(`open loop at ${rate} req/s`);
       const directRun = await openLoop(direct, PAID, rate, SECONDS_PER_RATE);

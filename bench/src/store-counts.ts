@@ -9,6 +9,8 @@ export interface StoreCounts {
   pgStatements: number;
   /** Commands Redis has run (INFO commandstats: the commands scripts run are counted too). */
   redisCommands: number;
+  /** Commands the services sent to Redis, each a round trip or part of one (their redis_commands_sent_total). */
+  redisRoundTrips: number;
 }
 
 async function metricSum(url: string, name: string): Promise<number> {
@@ -28,7 +30,7 @@ export class StoreCounter {
     private readonly metricsUrls: string[],
   ) {}
 
-  /** `metricsUrls`: the /metrics of the services that talk to Postgres. */
+  /** `metricsUrls`: the /metrics of the services that talk to Postgres or Redis. */
   static async open(databaseUrl: string, redisUrl: string, metricsUrls: string[]): Promise<StoreCounter> {
     const pg = new Client({ connectionString: databaseUrl });
     await pg.connect();
@@ -41,8 +43,9 @@ export class StoreCounter {
     const { rows } = await this.pg.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
     const stats = await this.redis.info('commandstats');
     const redisCommands = [...stats.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-    const pgStatements = (await Promise.all(this.metricsUrls.map((url) => metricSum(url, 'db_statements_total')))).reduce((a, b) => a + b, 0);
-    return { pgTransactions: Number(rows[0]?.n ?? 0), pgStatements, redisCommands };
+    const summed = async (name: string) => (await Promise.all(this.metricsUrls.map((url) => metricSum(url, name)))).reduce((a, b) => a + b, 0);
+    const [pgStatements, redisRoundTrips] = await Promise.all([summed('db_statements_total'), summed('redis_commands_sent_total')]);
+    return { pgTransactions: Number(rows[0]?.n ?? 0), pgStatements, redisCommands, redisRoundTrips };
   }
 
   async close(): Promise<void> {
@@ -54,5 +57,5 @@ export class StoreCounter {
 /** Per request: the difference of two readings over `requests`. */
 export function perRequest(before: StoreCounts, after: StoreCounts, requests: number): StoreCounts {
   const per = (key: keyof StoreCounts) => (after[key] - before[key]) / Math.max(1, requests);
-  return { pgTransactions: per('pgTransactions'), pgStatements: per('pgStatements'), redisCommands: per('redisCommands') };
+  return { pgTransactions: per('pgTransactions'), pgStatements: per('pgStatements'), redisCommands: per('redisCommands'), redisRoundTrips: per('redisRoundTrips') };
 }

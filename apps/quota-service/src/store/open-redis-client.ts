@@ -1,5 +1,7 @@
 import Redis from 'ioredis';
-import { Logger } from '@gw/service-kit';
+import { counter, Logger } from '@gw/service-kit';
+
+const commandsSent = counter('redis_commands_sent_total', 'Commands sent to Redis (a script is one), each a round trip or part of one pipelined write.');
 
 /** How to reach Redis and how long any one command may take. */
 export interface RedisClientOptions {
@@ -32,6 +34,12 @@ export async function openRedisClient(options: RedisClientOptions, logger: Logge
     // on loopback a write costs about what Redis spends running a script.
     enableAutoPipelining: true,
   });
+  // Counted where every command passes, auto-pipelined ones too (ioredis hands each to sendCommand).
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    commandsSent.inc();
+    return send(...args);
+  }) as Redis['sendCommand'];
   let up: boolean | undefined;
   client.on('error', (err: unknown) => {
     if (up !== false) logger.warn('redis unavailable', { err });
