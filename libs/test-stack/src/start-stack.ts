@@ -27,6 +27,11 @@ export interface StackOptions {
    * address), all on one port, and every edge reaches them at `address(port)` (a dns:// name).
    */
   quotaSpread?: { bindHosts: string[]; address: (port: number) => string };
+  /**
+   * Where replica `replica` (0-based) of `app` is built, when not this checkout's dist/apps: an
+   * older release's, to run a stack of mixed versions as a rolling upgrade does (see buildRelease).
+   */
+  distOf?: (app: string, replica: number) => string | undefined;
 }
 
 /** A running stack of real processes on loopback. */
@@ -75,6 +80,7 @@ export interface RunningStack {
 
 interface PlannedProcess {
   app: string;
+  replica: number;
   env: Record<string, string>;
   readiness: Readiness;
 }
@@ -134,21 +140,24 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     ...options.env,
   };
   const plan: PlannedProcess[] = [
-    { app: 'provider-sim', env: {}, readiness: { url: `http://127.0.0.1:${sim}/healthz` } },
-    ...authPorts.map((p, i) => ({ app: 'auth-service', env: { AUTH_PORT: String(p), AUTH_METRICS_PORT: String(authMetrics[i]), TLS_DIR: tlsDir('auth-service') }, readiness: readyz(authMetrics[i]) })),
+    { app: 'provider-sim', replica: 0, env: {}, readiness: { url: `http://127.0.0.1:${sim}/healthz` } },
+    ...authPorts.map((p, i) => ({ app: 'auth-service', replica: i, env: { AUTH_PORT: String(p), AUTH_METRICS_PORT: String(authMetrics[i]), TLS_DIR: tlsDir('auth-service') }, readiness: readyz(authMetrics[i]) })),
     ...quotaPorts.map((p, i) => ({
       app: 'quota-service',
+      replica: i,
       env: { QUOTA_PORT: String(spread ? quotaPorts[0] : p), QUOTA_METRICS_PORT: String(quotaMetrics[i]), TLS_DIR: tlsDir('quota-service'), ...(spread && { BIND_HOST: spread.bindHosts[i] }) },
       readiness: readyz(quotaMetrics[i], spread?.bindHosts[i]),
     })),
-    { app: 'billing-service', env: { TLS_DIR: tlsDir('billing-service') }, readiness: readyz(billingMetrics) },
+    { app: 'billing-service', replica: 0, env: { TLS_DIR: tlsDir('billing-service') }, readiness: readyz(billingMetrics) },
     {
       app: 'console',
+      replica: 0,
       env: { CONSOLE_PORT: String(consoleHttp), CONSOLE_GRPC_PORT: String(consoleGrpc), CONSOLE_METRICS_PORT: String(consoleMetrics), TLS_DIR: tlsDir('console') },
       readiness: readyz(consoleMetrics),
     },
     ...edgePorts.map((p, i) => ({
       app: 'edge',
+      replica: i,
       env: {
         EDGE_PORT: String(p),
         EDGE_ADMIN_PORT: String(adminPorts[i]),
@@ -184,7 +193,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`] : [];
     const nodeOptions = [...profiling, ...(options.execArgv?.[planned.app] ?? [])];
     const stdio: StdioOptions = options.ipc?.includes(planned.app) ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
-    const child = spawn(process.execPath, [...nodeOptions, join(DIST, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio });
+    const dist = options.distOf?.(planned.app, planned.replica) ?? DIST;
+    const child = spawn(process.execPath, [...nodeOptions, join(dist, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio });
     running.set(planned, child);
     for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
     await waitReady(planned.readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
