@@ -41,17 +41,21 @@ export const protobufFileName = "quota/v1/quota.proto";
  * only, and only the edge may send AcquirePlace a lease (the request's bill should it lapse).
  *
  * How the edge (the public API) uses it, for each chat request:
- *   1. CountRequest.
- *   2. (billing.v1.Authorize holds the worst case against the balance; when it is refused:)
- *      ReserveFree         -- decides whether the request runs as a free request, and reserves it.
- *   3. AcquirePlace, with a lease: while the request runs, the edge renews the leases of all
- *      its running requests together (RenewLeases) with the tokens it would bill so far.
- *   4. ...call the model...
- *   5. FinishRequest       -- once per request that got past step 2, also when it never ran:
- *      gives the place back, adds the usage, settles the free reservation, ends the lease and
- *      queues the request's bill for billing-service durably. Safe to retry with the same request id.
- * The edge sends steps 1, 2, 3 and 5 as messages of EdgeCalls rather than as unary calls: same
- * requests, same answers, a fraction of the cost.
+ *   1. Admit              -- once its body passed the edge's checks: counts it in the account's
+ *                            clock minute, holds its worst case against the account's credit line
+ *                            (or reserves it as a free request) and takes a place, starting its
+ *                            lease, in one step. A request the edge refuses itself (a body it
+ *                            cannot read or accept) is counted with CountRequest instead.
+ *   2. ...call the model; while it runs, the edge renews the leases of all its running requests
+ *      together (RenewLeases) with the tokens it would bill so far...
+ *   3. FinishRequest       -- once per admitted request, also when it never ran: gives the place
+ *      back, adds the usage, turns the hold into its charge (the rest goes back to the line) or
+ *      settles the free reservation, ends the lease and queues the request's bill for
+ *      billing-service durably. Safe to retry with the same request id.
+ * Admit, CountRequest and FinishRequest travel as messages of EdgeCalls rather than as unary calls:
+ * same requests, same answers, a fraction of the cost. An edge of an older release uses
+ * CountRequest, billing.v1.Authorize, ReserveFree and AcquirePlace (with a lease) in turn instead
+ * of Admit; both kinds are served at once and share every count, place and balance.
  * A lease that is not renewed in time (the edge died) lapses: quota-service finishes its request
  * itself, as FinishRequest would, with the usage of the last renewal marked estimated.
  * SetFreeTierSettings is the operator's (ctl freetier set).
