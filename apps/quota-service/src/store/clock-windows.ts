@@ -1,3 +1,5 @@
+import type { MinuteCount } from './limit-store';
+
 /** Length of the per-minute counting window. */
 export const MINUTE_MS = 60_000;
 /** Length of a UTC day (Unix time has no leap seconds). */
@@ -21,4 +23,9 @@ export function minuteEndUnixSeconds(nowMs: number): number {
 /** Whole seconds until the minute containing `nowMs` ends, rounded up, so always 1 to 60 (Retry-After). */
 export function secondsToMinuteEnd(nowMs: number): number {
   return Math.ceil(((minuteOf(nowMs) + 1) * MINUTE_MS - nowMs) / 1000);
+}
+
+/** A count of `count` requests in the minute of `nowMs` (the store's clock), as MinuteCount tells it. */
+export function minuteCountAt(allowed: boolean, count: number, limit: number, nowMs: number): MinuteCount {
+  return { allowed, count, limit, resetUnixSeconds: minuteEndUnixSeconds(nowMs), retryAfterSeconds: secondsToMinuteEnd(nowMs), nowMs };
 }

@@ -2,14 +2,16 @@ import type Redis from 'ioredis';
 import { NOW } from './lua-clock';
 import { LuaScript } from './lua-script';
 
-/*
- * A daily budget is three keys in one slot: a hash {day, used}, a hash {hold id: tokens} and a
+/**
+ * Lua for daily budgets. A daily budget is three keys in one slot: a hash {day, used}, a hash {hold id: tokens} and a
  * sorted set {hold id: expiry ms}. `used` counts the settled tokens of the UTC day `day` plus
  * its live reservations. The same scripts serve an account's allowance (keys under the
  * account's hash tag) and the pool (keys under {freetier}); DailyBudget is their in-memory twin.
  * Keys live 2 days past their last write; the rules compare stored days and times only.
+ * `settle_budget` replaces a hold (live or expired) by the real tokens and forgets it; 1 when
+ * there was one, 0 otherwise.
  */
-const BUDGET = `
+export const BUDGET = `
 local TWO_DAYS_MS = 172800000
 local function catch_up(budget, holds, expiry, now)
   local day = math.floor(now / 86400000)
@@ -26,6 +28,16 @@ local function catch_up(budget, holds, expiry, now)
 end
 local function keep(budget, holds, expiry)
   for _, key in ipairs({budget, holds, expiry}) do redis.call('PEXPIRE', key, TWO_DAYS_MS) end
+end
+local function settle_budget(budget, holds, expiry, id, tokens, now)
+  catch_up(budget, holds, expiry, now)
+  local held = tonumber(redis.call('HGET', holds, id))
+  if not held then return 0 end
+  redis.call('HINCRBY', budget, 'used', tokens - held)
+  redis.call('HDEL', holds, id)
+  redis.call('ZREM', expiry, id)
+  keep(budget, holds, expiry)
+  return 1
 end
 `;
 
@@ -60,15 +72,7 @@ return {1}
 export const SETTLE_BUDGET = new LuaScript(
   'settle_budget',
   `${NOW}${BUDGET}
-local now = now_ms(ARGV[3])
-catch_up(KEYS[1], KEYS[2], KEYS[3], now)
-local held = tonumber(redis.call('HGET', KEYS[2], ARGV[1]))
-if not held then return {0} end
-redis.call('HINCRBY', KEYS[1], 'used', tonumber(ARGV[2]) - held)
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-keep(KEYS[1], KEYS[2], KEYS[3])
-return {1}
+return {settle_budget(KEYS[1], KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2]), now_ms(ARGV[3]))}
 `,
 );
 

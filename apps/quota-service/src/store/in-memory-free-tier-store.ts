@@ -44,7 +44,11 @@ export class InMemoryFreeTierStore implements FreeTierStore {
   }
 
   async settle(accountId: string, requestId: string, tokens: number): Promise<boolean> {
-    const now = this.now();
+    return this.settleAt(accountId, requestId, tokens, this.now());
+  }
+
+  /** settle, at once: a step of InMemoryAdmissionStore's atomic finish. */
+  settleAt(accountId: string, requestId: string, tokens: number, now: number): boolean {
     const settled = this.allowances.get(accountId)?.settle(requestId, tokens, now) ?? false;
     const pooled = this.pool.settle(poolHoldId(accountId, requestId), tokens, now);
     return settled || pooled;

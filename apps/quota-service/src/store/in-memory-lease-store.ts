@@ -1,26 +1,30 @@
 import { LeaseRecord, LeaseStore } from './lease-store';
 
-/** A LeaseStore in this process's memory, for development (no REDIS_URL): one replica only. */
+/**
+ * A LeaseStore in this process's memory, for development (no REDIS_URL): one replica only. Its
+ * synchronous steps (has, put, remove) are for InMemoryAdmissionStore's atomic admissions.
+ */
 export class InMemoryLeaseStore implements LeaseStore {
   private readonly leases = new Map<string, { record: LeaseRecord; lapsesAt: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   async start(lease: LeaseRecord, ttlMs: number): Promise<void> {
-    this.leases.set(lease.requestId, { record: { ...lease }, lapsesAt: this.now() + ttlMs });
+    this.put(lease, ttlMs, this.now());
   }
 
   async renew(leases: LeaseRecord[], ttlMs: number): Promise<string[]> {
     const unknown: string[] = [];
+    const now = this.now();
     for (const lease of leases) {
-      if (this.leases.has(lease.requestId)) this.leases.set(lease.requestId, { record: { ...lease }, lapsesAt: this.now() + ttlMs });
+      if (this.has(lease.requestId)) this.put(lease, ttlMs, now);
       else unknown.push(lease.requestId);
     }
     return unknown;
   }
 
   async end(requestId: string): Promise<void> {
-    this.leases.delete(requestId);
+    this.remove(requestId);
   }
 
   async claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]> {
@@ -31,5 +35,20 @@ export class InMemoryLeaseStore implements LeaseStore {
       .slice(0, max);
     for (const lease of lapsed) lease.lapsesAt = now + claimMs;
     return lapsed.map((lease) => ({ ...lease.record }));
+  }
+
+  /** Whether the request has a lease. */
+  has(requestId: string): boolean {
+    return this.leases.has(requestId);
+  }
+
+  /** Starts or replaces a lease, lapsing `ttlMs` after `now`. */
+  put(lease: LeaseRecord, ttlMs: number, now: number): void {
+    this.leases.set(lease.requestId, { record: { ...lease }, lapsesAt: now + ttlMs });
+  }
+
+  /** Ends a lease, if any. */
+  remove(requestId: string): void {
+    this.leases.delete(requestId);
   }
 }

@@ -1,4 +1,4 @@
-import { dayOf, minuteEndUnixSeconds, minuteOf, secondsToMinuteEnd } from './clock-windows';
+import { dayOf, minuteCountAt, minuteOf } from './clock-windows';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
 
 interface MinuteState {
@@ -21,6 +21,9 @@ interface UsageState {
 /**
  * A LimitStore in this process's memory, for development and tests. Correct only with a single
  * replica, and its state is lost on restart. Time comes from `now` (ms), injectable for tests.
+ * Its synchronous steps (minuteCount, countOne, placesFull, takePlace, freePlace, addUsage,
+ * isFinished, markFinished) are for InMemoryAdmissionStore, which composes them into one
+ * atomic admission the way a Redis script does.
  */
 export class InMemoryLimitStore implements LimitStore {
   private readonly minutes = new Map<string, MinuteState>();
@@ -37,34 +40,16 @@ export class InMemoryLimitStore implements LimitStore {
 
   async countRequest(accountId: string): Promise<MinuteCount> {
     const now = this.now();
-    this.sweep(now);
-    const minute = minuteOf(now);
-    let state = this.minutes.get(accountId);
-    if (!state || state.minute !== minute) {
-      state = { minute, count: 0 };
-      this.minutes.set(accountId, state);
-    }
     const limit = this.settings.requestsPerMinute;
-    const allowed = state.count < limit;
-    if (allowed) state.count += 1;
-    return {
-      allowed,
-      count: state.count,
-      limit,
-      resetUnixSeconds: minuteEndUnixSeconds(now),
-      retryAfterSeconds: secondsToMinuteEnd(now),
-      nowMs: now,
-    };
+    const count = this.minuteCount(accountId, now);
+    return count < limit ? minuteCountAt(true, this.countOne(accountId, now), limit, now) : minuteCountAt(false, count, limit, now);
   }
 
   async acquirePlace(accountId: string, requestId: string): Promise<PlaceGrant> {
     const now = this.now();
     const limit = this.settings.concurrentPlaces;
-    const state = this.livePlaces(accountId, now) ?? { held: new Map<string, number>(), lastGrantMs: now };
-    if (!state.held.has(requestId) && state.held.size >= limit) return { granted: false, limit };
-    state.held.set(requestId, now);
-    state.lastGrantMs = now;
-    this.places.set(accountId, state);
+    if (!this.livePlaces(accountId, now)?.held.has(requestId) && this.placesFull(accountId, now)) return { granted: false, limit };
+    this.takePlace(accountId, requestId, now);
     return { granted: true, limit };
   }
 
@@ -77,11 +62,8 @@ export class InMemoryLimitStore implements LimitStore {
 
   async finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest> {
     const now = this.now();
-    const finished = this.finished.get(accountId) ?? new Map<string, number>();
-    const before = finished.get(requestId);
-    if (before !== undefined && now - before < FINISH_MEMORY_MS) return { released: false, repeated: true };
-    finished.set(requestId, now);
-    this.finished.set(accountId, finished);
+    if (this.isFinished(accountId, requestId, now)) return { released: false, repeated: true };
+    this.markFinished(accountId, requestId, now);
     const released = this.freePlace(accountId, requestId, now);
     this.addUsage(accountId, tokens, now);
     return { released, repeated: false };
@@ -100,11 +82,53 @@ export class InMemoryLimitStore implements LimitStore {
     this.finished.clear();
   }
 
-  private freePlace(accountId: string, requestId: string, now: number): boolean {
+  /** The requests counted in the account's minute of `now`. */
+  minuteCount(accountId: string, now: number): number {
+    this.sweep(now);
+    const state = this.minutes.get(accountId);
+    return state?.minute === minuteOf(now) ? state.count : 0;
+  }
+
+  /** Counts one more request in the account's minute of `now`; returns the new count. */
+  countOne(accountId: string, now: number): number {
+    const count = this.minuteCount(accountId, now) + 1;
+    this.minutes.set(accountId, { minute: minuteOf(now), count });
+    return count;
+  }
+
+  /** Whether every place of the account is held (places that cleared are none). */
+  placesFull(accountId: string, now: number): boolean {
+    return (this.livePlaces(accountId, now)?.held.size ?? 0) >= this.settings.concurrentPlaces;
+  }
+
+  /** Gives the request a place, moving the last grant to `now`. */
+  takePlace(accountId: string, requestId: string, now: number): void {
+    const state = this.livePlaces(accountId, now) ?? { held: new Map<string, number>(), lastGrantMs: now };
+    state.held.set(requestId, now);
+    state.lastGrantMs = now;
+    this.places.set(accountId, state);
+  }
+
+  /** Frees the request's place; false when it held none (or the places cleared). */
+  freePlace(accountId: string, requestId: string, now: number): boolean {
     return this.livePlaces(accountId, now)?.held.delete(requestId) ?? false;
   }
 
-  private addUsage(accountId: string, tokens: number, now: number): void {
+  /** Whether the request id was finished within FINISH_MEMORY_MS before `now`. */
+  isFinished(accountId: string, requestId: string, now: number): boolean {
+    const at = this.finished.get(accountId)?.get(requestId);
+    return at !== undefined && now - at < FINISH_MEMORY_MS;
+  }
+
+  /** Remembers the request id as finished at `now`. */
+  markFinished(accountId: string, requestId: string, now: number): void {
+    const finished = this.finished.get(accountId) ?? new Map<string, number>();
+    finished.set(requestId, now);
+    this.finished.set(accountId, finished);
+  }
+
+  /** Adds the tokens to the account's usage of `now`'s day and all time. */
+  addUsage(accountId: string, tokens: number, now: number): void {
     const day = dayOf(now);
     const usage = this.usage.get(accountId) ?? { day, todayTokens: 0, totalTokens: 0 };
     if (usage.day !== day) {

@@ -1,15 +1,20 @@
-import { ClaimedSettle, OutboxBacklog, SettleOutbox, SettleRecord } from './settle-outbox';
+import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
 
 /**
  * A SettleOutbox in this process's memory, for development (no REDIS_URL): bills survive a
  * failure of billing-service but not a restart of this process. One consumer only.
  */
 export class InMemorySettleOutbox implements SettleOutbox {
-  private readonly queue = new Map<string, SettleRecord>();
+  private readonly queue = new Map<string, OutboxRecord>();
   private readonly appendedAt = new Map<string, number>();
   private seq = 0;
 
-  async append(record: SettleRecord): Promise<void> {
+  async append(record: OutboxRecord): Promise<void> {
+    this.push(record);
+  }
+
+  /** Appends at once, within the caller's synchronous step (the in-memory admission store's). */
+  push(record: OutboxRecord): void {
     const id = String(++this.seq);
     this.queue.set(id, { ...record });
     this.appendedAt.set(id, Date.now());

@@ -1,10 +1,20 @@
-import { SettleRecord } from './settle-outbox';
+import { HoldTerms, SettleRecord } from './settle-outbox';
 
 /**
  * A running API request as its last lease renewal left it: the bill it would come to if it
  * ended then (quota.v1 Lease, marked estimated). A lapsed lease is finished with this bill.
+XX
+ * would), and `hold` when paid; `resurrected` marks one recreated from an edge's renewal after
+ * the store lost it (it holds no place and no part of the credit line).
  */
-export type LeaseRecord = SettleRecord;
+export type LeaseRecord = SettleRecord & {
+  hold?: HoldTerms;
+  maxTokens?: number;
+  resurrected?: boolean;
+};
+
+/** Whether a lease is of a request admitted by Admit (as opposed to one placed by AcquirePlace). */
+export const isAdmitted = (lease: LeaseRecord): boolean => lease.hold !== undefined;
 
 /**
  * The leases of running requests, shared by every replica. A lease lives until ended or until

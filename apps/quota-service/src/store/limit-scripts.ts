@@ -10,13 +10,32 @@ import { LuaScript } from './lua-script';
  * clean-up: the rules compare stored times, so a test clock ahead of Redis still behaves.
  */
 
-/** Places clear when the last grant is at least `recovery` ms old. Returns true when they are live. */
-const LIVE_PLACES = `
+/** Lua: places clear when the last grant is at least `recovery` ms old. Returns true when they are live. */
+export const LIVE_PLACES = `
 local function live_places(places, last_grant, now, recovery)
   local last = tonumber(redis.call('GET', last_grant))
   if last and now - last < recovery then return true end
   redis.call('DEL', places, last_grant)
   return false
+end
+`;
+
+/**
+ * Lua, the minute hash {minute, count}: `minute_count` is the count of the current UTC minute (0
+ * when the hash is of an earlier one); `count_one` counts one more request in it and returns the
+ * new count, the key expiring at the minute's end.
+ */
+export const MINUTE_COUNT = `
+local function minute_count(key, now)
+  local state = redis.call('HMGET', key, 'minute', 'count')
+  if tonumber(state[1]) == math.floor(now / 60000) then return tonumber(state[2]) or 0 end
+  return 0
+end
+local function count_one(key, count, now)
+  local minute = math.floor(now / 60000)
+  redis.call('HSET', key, 'minute', minute, 'count', count + 1)
+  redis.call('PEXPIRE', key, (minute + 1) * 60000 - now)
+  return count + 1
 end
 `;
 
@@ -27,18 +46,11 @@ end
  */
 export const COUNT_REQUEST = new LuaScript(
   'count_request',
-  `${NOW}
+  `${NOW}${MINUTE_COUNT}
 local now = now_ms(ARGV[2])
-local limit = tonumber(ARGV[1])
-local minute = math.floor(now / 60000)
-local state = redis.call('HMGET', KEYS[1], 'minute', 'count')
-local count = 0
-if tonumber(state[1]) == minute then count = tonumber(state[2]) or 0 end
-if count >= limit then return {0, count, now} end
-count = count + 1
-redis.call('HSET', KEYS[1], 'minute', minute, 'count', count)
-redis.call('PEXPIRE', KEYS[1], (minute + 1) * 60000 - now)
-return {1, count, now}
+local count = minute_count(KEYS[1], now)
+if count >= tonumber(ARGV[1]) then return {0, count, now} end
+return {1, count_one(KEYS[1], count, now), now}
 `,
 );
 
@@ -63,10 +75,10 @@ return {1}
 );
 
 /**
- * Adds `tokens` to today (restarting it on a new UTC day; the key lives 2 days past its last
+ * Lua: adds `tokens` to today (restarting it on a new UTC day; the key lives 2 days past its last
  * write) and to the total.
  */
-const ADD_USAGE = `
+export const ADD_USAGE = `
 local function add_usage(today, total, tokens, now)
   local day = math.floor(now / 86400000)
   if tonumber(redis.call('HGET', today, 'day')) ~= day then

@@ -18,6 +18,14 @@ export interface AccountKeys {
   freeHolds: string;
   /** Sorted set {request id: expiry ms}: when each live free reservation expires. */
   freeExpiry: string;
+  /**
+   * Hash {gr, ch, rt, hd}: the account's credit line, cumulative micro-LYD: granted by
+   * billing-service, charged by finished requests, returned to billing-service, and held now by
+   * running requests. Available = gr - ch - rt - hd. No expiry.
+   */
+  credit: string;
+  /** Hash {request id: micro-LYD}: the hold of each running paid request, whose sum is `hd`. */
+  creditHolds: string;
 }
 
 /**
@@ -36,6 +44,8 @@ export function accountKeys(prefix: string, accountId: string): AccountKeys {
     freeBudget: `${base}free`,
     freeHolds: `${base}free:holds`,
     freeExpiry: `${base}free:expiry`,
+    credit: `${base}credit`,
+    creditHolds: `${base}credit:holds`,
   };
 }
 
@@ -74,4 +84,9 @@ export interface LeaseKeys {
 export function leaseKeys(prefix: string): LeaseKeys {
   const base = `${prefix}{leases}:`;
   return { lapse: `${base}lapse`, data: `${base}data` };
+}
+
+/** Sorted set {account id: ms of its last paid admission or line grant}: the credit lines that may be idle. */
+export function activeLinesKey(prefix: string): string {
+  return `${prefix}{credit}:active`;
 }

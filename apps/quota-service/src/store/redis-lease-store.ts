@@ -3,7 +3,7 @@ import { CLAIM_LAPSED, END_LEASE, RENEW_LEASES, START_LEASE } from './lease-scri
 import { LeaseRecord, LeaseStore } from './lease-store';
 import { LuaScript } from './lua-script';
 import { LeaseKeys, leaseKeys } from './redis-keys';
-import { parseSettleRecord } from './settle-record-json';
+import { parseLeaseRecord } from './settle-record-json';
 import { StoreUnavailableError } from './store-unavailable-error';
 
 /** Options of a RedisLeaseStore. */
@@ -45,7 +45,7 @@ export class RedisLeaseStore implements LeaseStore {
 
   async claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]> {
     const claimed = await this.run(CLAIM_LAPSED, [this.clock(), max, claimMs]);
-    return claimed.map((text) => parseSettleRecord(String(text))).filter((lease): lease is LeaseRecord => lease !== undefined);
+    return claimed.map((text) => parseLeaseRecord(String(text))).filter((lease): lease is LeaseRecord => lease !== undefined);
   }
 
   private clock(): number | '' {

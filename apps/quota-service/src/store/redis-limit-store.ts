@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { minuteEndUnixSeconds, secondsToMinuteEnd } from './clock-windows';
+import { minuteCountAt } from './clock-windows';
 import { ACQUIRE_PLACE, COUNT_REQUEST, FINISH_REQUEST, GET_USAGE, RELEASE_PLACE } from './limit-scripts';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
 import { LuaScript } from './lua-script';
@@ -32,14 +32,7 @@ export class RedisLimitStore implements LimitStore {
     const keys = accountKeys(this.options.keyPrefix, accountId);
     const limit = this.settings.requestsPerMinute;
     const [allowed, count, now] = await this.run(COUNT_REQUEST, [keys.minute], [limit], 3);
-    return {
-      allowed: allowed === 1,
-      count,
-      limit,
-      resetUnixSeconds: minuteEndUnixSeconds(now),
-      retryAfterSeconds: secondsToMinuteEnd(now),
-      nowMs: now,
-    };
+    return minuteCountAt(allowed === 1, count, limit, now);
   }
 
   async acquirePlace(accountId: string, requestId: string): Promise<PlaceGrant> {

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { settleOutboxKey } from './redis-keys';
-import { parseSettleRecord } from './settle-record-json';
-import { ClaimedSettle, OutboxBacklog, SettleOutbox, SettleRecord } from './settle-outbox';
+import { parseOutboxRecord } from './settle-record-json';
+import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
 import { StoreUnavailableError } from './store-unavailable-error';
 
 /** Options of a RedisSettleOutbox. */
@@ -14,14 +14,17 @@ export interface RedisSettleOutboxOptions {
   claimIdleMs: number;
 }
 
+/** The field of a stream entry that holds the record's JSON (scripts that append to the stream write it too). */
+export const OUTBOX_FIELD = 'r';
+
 /** The consumer group every quota-service replica reads the stream in. */
 export const SETTLE_GROUP = 'billing';
 
 type StreamEntry = [id: string, fields: string[] | null];
 
 /** The record of an entry, or undefined when the entry is gone or unreadable. */
-function recordOf([, fields]: StreamEntry): SettleRecord | undefined {
-  return fields && fields[0] === 'r' ? parseSettleRecord(fields[1]) : undefined;
+function recordOf([, fields]: StreamEntry): OutboxRecord | undefined {
+  return fields && fields[0] === OUTBOX_FIELD ? parseOutboxRecord(fields[1]) : undefined;
 }
 
 const isNoGroup = (err: unknown) => err instanceof Error && err.message.startsWith('NOGROUP');
@@ -43,8 +46,8 @@ export class RedisSettleOutbox implements SettleOutbox {
     this.key = settleOutboxKey(options.keyPrefix);
   }
 
-  async append(record: SettleRecord): Promise<void> {
-    await this.call(() => this.redis.xadd(this.key, '*', 'r', JSON.stringify(record)));
+  async append(record: OutboxRecord): Promise<void> {
+    await this.call(() => this.redis.xadd(this.key, '*', OUTBOX_FIELD, JSON.stringify(record)));
   }
 
   async claim(max: number): Promise<ClaimedSettle[]> {

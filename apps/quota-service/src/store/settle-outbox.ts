@@ -2,8 +2,8 @@ import type { TraceCarrier } from '@gw/telemetry';
 /** How a finished request is paid for. */
 export type Payment = 'paid' | 'free';
 
-/** The bill of one finished API request, on its way to billing-service. */
-export interface SettleRecord {
+/** What a finished API request used, and how it is paid for. */
+interface RequestUsage {
   requestId: string;
   accountId: string;
   model: string;
@@ -15,20 +15,59 @@ export interface SettleRecord {
   traceContext?: TraceCarrier;
 }
 
+/**
+ * The bill of one finished API request of the older path (its hold at billing-service), on its
+ * way to billing-service: settled, recorded free, or its hold released.
+ */
+export interface SettleRecord extends RequestUsage {
+  kind?: undefined;
+}
+
+/** Money held for a running paid request: its charge is at most `amountMicro`, at these prices (quota.v1 Hold). */
+export interface HoldTerms {
+  amountMicro: number;
+  inputMicroPerMillion: number;
+  outputMicroPerMillion: number;
+}
+
+/** No hold: a free request's bill carries this. */
+export const NO_HOLD: HoldTerms = Object.freeze({ amountMicro: 0, inputMicroPerMillion: 0, outputMicroPerMillion: 0 });
+
+/**
+ * The bill of an admitted request (billing.v1 Bill), charged within the account's credit line
+ * when paid: `chargeMicro` is min(cost of the tokens at the hold's prices, the hold); a free
+ * request's bill has no hold and no charge.
+ */
+export interface BillRecord extends RequestUsage {
+  kind: 'bill';
+  hold: HoldTerms;
+  chargeMicro: number;
+}
+
+/** Line given back to billing-service: the account's cumulative total returned (billing.v1 LineReturn). */
+export interface LineReturnRecord {
+  kind: 'return';
+  accountId: string;
+  returnedTotalMicro: number;
+}
+
+/** What the outbox carries to billing-service. */
+export type OutboxRecord = SettleRecord | BillRecord | LineReturnRecord;
+
 /** A record handed out for delivery; `id` acknowledges it. */
 export interface ClaimedSettle {
   id: string;
-  record: SettleRecord;
+  record: OutboxRecord;
 }
 
 /**
- * A durable queue of bills between the end of a request and billing-service: every record
- * appended is handed out until acknowledged (at least once; the receiver applies each request
+ * A durable queue of bills (and line returns) between the end of a request and billing-service:
+ * every record appended is handed out until acknowledged (at least once; the receiver applies each request
  * id once). Implementations behave identically (see settle-outbox.contract.ts); a store that
  * cannot answer rejects with StoreUnavailableError.
  */
 export interface SettleOutbox {
-  append(record: SettleRecord): Promise<void>;
+  append(record: OutboxRecord): Promise<void>;
   /**
    * Up to `max` records to deliver: first those this consumer was handed and did not
    * acknowledge, then those another consumer left unacknowledged for too long (it died), then

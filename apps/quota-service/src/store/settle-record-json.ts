@@ -1,8 +1,12 @@
-import { SettleRecord } from './settle-outbox';
+import { LeaseRecord } from './lease-store';
+import { BillRecord, HoldTerms, LineReturnRecord, OutboxRecord, SettleRecord } from './settle-outbox';
 
-function isSettleRecord(value: unknown): value is SettleRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null;
+const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+
+function isUsage(r: Fields): boolean {
   return (
     typeof r.requestId === 'string' &&
     typeof r.accountId === 'string' &&
@@ -14,20 +18,38 @@ function isSettleRecord(value: unknown): value is SettleRecord {
   );
 }
 
-const isStringMap = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && Object.values(value).every((v) => typeof v === 'string');
+const isHold = (value: unknown): value is HoldTerms =>
+  isObject(value) && isCount(value.amountMicro) && isCount(value.inputMicroPerMillion) && isCount(value.outputMicroPerMillion);
 
-/**
- * A bill as Redis keeps it (JSON), or undefined when the text is not one (not written by this
- * code). A trace context that is not one is left out: the bill matters, the link does not.
- */
-export function parseSettleRecord(text: string): SettleRecord | undefined {
+const isSettleRecord = (r: Fields): r is Fields & SettleRecord => r.kind === undefined && isUsage(r);
+const isBillRecord = (r: Fields): r is Fields & BillRecord => r.kind === 'bill' && isUsage(r) && isHold(r.hold) && isCount(r.chargeMicro);
+const isLineReturn = (r: Fields): r is Fields & LineReturnRecord => r.kind === 'return' && typeof r.accountId === 'string' && isCount(r.returnedTotalMicro);
+
+const isStringMap = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === 'string');
+
+/** The JSON object of `text`, or undefined; a trace context that is not one is left out: the bill matters, the link does not. */
+function parseObject(text: string): Fields | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (!isSettleRecord(parsed)) return undefined;
+    if (!isObject(parsed)) return undefined;
     if (parsed.traceContext !== undefined && !isStringMap(parsed.traceContext)) delete parsed.traceContext;
     return parsed;
   } catch {
     return undefined;
   }
+}
+
+/** An outbox record as Redis keeps it (JSON), or undefined when the text is not one (not written by this code). */
+export function parseOutboxRecord(text: string): OutboxRecord | undefined {
+  const r = parseObject(text);
+  return r && (isSettleRecord(r) || isBillRecord(r) || isLineReturn(r)) ? r : undefined;
+}
+
+/** A lease as Redis keeps it (JSON), or undefined when the text is not one; a hold or max_tokens of the wrong shape makes it none. */
+export function parseLeaseRecord(text: string): LeaseRecord | undefined {
+  const r = parseObject(text);
+  if (!r || !isSettleRecord(r)) return undefined;
+  if (r.hold !== undefined && !isHold(r.hold)) return undefined;
+  if (r.maxTokens !== undefined && !isCount(r.maxTokens)) return undefined;
+  return r as LeaseRecord;
 }

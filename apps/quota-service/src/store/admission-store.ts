@@ -1,0 +1,119 @@
+import { LeaseRecord } from './lease-store';
+import { FinishedRequest, MinuteCount } from './limit-store';
+import { BillRecord, Payment } from './settle-outbox';
+
+/** An account's credit line as quota-service keeps it: cumulative micro-LYD, each only growing but `held`. */
+export interface CreditTotals {
+  /** Lent by billing-service, as it last said (max-merged). */
+  granted: number;
+  /** Charged by finished requests. */
+  charged: number;
+  /** Given back to billing-service. */
+  returned: number;
+  /** Held by running requests now. */
+  held: number;
+}
+
+/** Billing-service's cumulative totals of a line (ExtendCreditLine's answer), merged into the store's by taking the larger. */
+export type LineTotals = Pick<CreditTotals, 'granted' | 'charged' | 'returned'>;
+
+/**
+ * `count` counts the request in its account's clock minute; `nocount` continues the admission of
+ * a request a `count` step already counted (after a line extension, or to place a free request).
+ */
+export type AdmitMode = 'count' | 'nocount';
+
+/** One atomic admission step. */
+export interface AdmitStep {
+  accountId: string;
+  requestId: string;
+  mode: AdmitMode;
+  payment: Payment;
+  /** Paid: the worst case to hold within the line, micro-LYD. 0 when free. */
+  worstMicro: number;
+  /** Paid: billing-service's totals, merged first. */
+  merge?: LineTotals;
+  /** The lease started on admission (an admitted lease: `maxTokens` set). */
+  lease: LeaseRecord;
+  leaseTtlMs: number;
+}
+
+/**
+ * What one admission step decided, in the order the rules are checked: a request over the
+ * minute's limit is `rate-limited` (nothing written); one whose id was finished already (its
+ * edge gave up first) is `gone`; a paid one the line's available part cannot cover is
+ * `not-covered` (only the count written); one for which every place is taken is `no-place`
+ * (only the count written); else `admitted`: held, placed and leased together. A request id
+ * that is admitted already is `admitted` again, counted once, with `repeatedHoldMicro` its hold
+ * (undefined when it was admitted free).
+ */
+export type AdmitResult =
+  | { outcome: 'admitted'; count: MinuteCount; repeated: false }
+  | { outcome: 'admitted'; count: MinuteCount; repeated: true; repeatedHoldMicro: number | undefined }
+  | { outcome: 'rate-limited'; count: MinuteCount }
+  | { outcome: 'gone'; count: MinuteCount }
+  | { outcome: 'not-covered'; count: MinuteCount; credit: CreditTotals }
+  | { outcome: 'no-place'; count: MinuteCount; placeLimit: number };
+
+/** The end of an admitted request (FinishRequest with `admitted` set, or its lapsed lease). */
+export interface AdmittedFinish {
+  accountId: string;
+  requestId: string;
+  /** False when the edge never had the Admit answer: whatever the admission took is given back, no bill. */
+  admitted: boolean;
+  payment: Payment;
+  /** Prompt plus completion tokens, counted as usage. */
+  tokens: number;
+  /** Paid: the charge added to the line's `charged`, micro-LYD. */
+  chargeMicro: number;
+  /** The bill queued for billing-service; undefined when there is nothing to bill. */
+  bill: BillRecord | undefined;
+}
+
+/** What giving a line back did, micro-LYD. */
+export interface LineReturn {
+  /** Given back now (0 when nothing was unheld, or the line was not idle). */
+  returnedMicro: number;
+  /** Still held by running requests. */
+  heldMicro: number;
+  /** The account's cumulative total given back, after this call. */
+  returnedTotalMicro: number;
+}
+
+/** What a renewal of an unknown lease came to. */
+export type ResurrectOutcome = 'resurrected' | 'finished' | 'exists';
+
+/**
+ * The admission of API requests (quota.v1 Admit) and their end: counts, places and leases
+ * shared with LimitStore and LeaseStore, the credit line of each account, and the outbox. Each
+ * method is one atomic step on the account's state (one Redis script); implementations behave
+ * identically (admission-store.contract.ts); a store that cannot answer rejects with
+ * StoreUnavailableError.
+ */
+export interface AdmissionStore {
+  /** Counts (mode `count`), checks, holds, places and leases one request: see AdmitResult. */
+  admit(step: AdmitStep): Promise<AdmitResult>;
+  /**
+   * Ends an admitted request once per request id (a repeat changes nothing): its hold leaves
+   * `held` and its charge joins `charged`, its place is freed, its usage counted, a free
+   * reservation settled with the real tokens, its lease ended and its bill queued. When not
+   * `admitted`, all it took is given back and the id is remembered, so that an admission of it
+   * arriving later is `gone`.
+   */
+  finish(finish: AdmittedFinish): Promise<FinishedRequest>;
+  /**
+   * Gives back the unheld part of the account's line (adds it to `returned` and queues the new
+   * cumulative total for billing-service). With `idleMs`, only when the account had no paid
+   * admission nor line grant for that long. The account leaves the idle index once nothing is held.
+   */
+  returnLine(accountId: string, idleMs?: number): Promise<LineReturn>;
+  /** Up to `max` accounts of the idle index whose last admission or grant is at least `idleMs` old. */
+  idleLines(idleMs: number, max: number): Promise<string[]>;
+  /**
+   * Recreates the lease of an admitted request that the store lost (its id neither leased nor
+   * finished), from its renewal: it takes neither a place nor part of the line.
+   */
+  resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome>;
+  /** The account's line as the store has it. */
+  credit(accountId: string): Promise<CreditTotals>;
+}

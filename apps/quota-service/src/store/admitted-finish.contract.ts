@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import {
+  admittedLease,
+  AdmissionStores,
+  AdmissionStoresFactory,
+  freePlaces,
+  freeStep,
+  grantLine,
+  holdOf,
+  isLeased,
+  LEASE_TTL,
+  MINUTE_START,
+  outboxOf,
+  paidBill,
+  paidStep,
+  SETTINGS,
+} from './admission-fixtures';
+import { AdmittedFinish } from './admission-store';
+import { BillRecord } from './settle-outbox';
+
+/**
+ * The end of an admitted request, the return of a line and the resurrection of a lost lease
+ * (AdmissionStore.finish, returnLine, idleLines, resurrect), run against each implementation.
+ */
+export function describeAdmittedFinishContract(name: string, open: AdmissionStoresFactory): void {
+  describe(`AdmissionStore finish, lines and resurrection contract: ${name}`, () => {
+    let nowMs = MINUTE_START;
+    let s: AdmissionStores;
+    let account: string;
+    const paidFinish = (requestId: string, tokens: number, chargeMicro: number, bill: BillRecord | undefined): AdmittedFinish => ({
+      accountId: account,
+      requestId,
+      admitted: true,
+      payment: 'paid',
+      tokens,
+      chargeMicro,
+      bill,
+    });
+
+    beforeAll(async () => {
+      s = await open(SETTINGS, () => nowMs);
+    });
+    afterAll(() => s.limits.close());
+    beforeEach(() => {
+      account = `acct_${randomUUID()}`;
+      nowMs = MINUTE_START;
+    });
+
+    it('turns the hold into its charge once: the rest back in the line, place freed, usage counted, lease ended, bill queued', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const step = paidStep(account, 6000);
+      await s.admission.admit(step);
+      const bill = paidBill(account, step.requestId, 6000, 1000, 500, 3000);
+      expect(await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill))).toEqual({ released: true, repeated: false });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 3000, returned: 0, held: 0 });
+      expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 1500, totalTokens: 1500 });
+      expect(await isLeased(s.leases, step.lease)).toBe(false);
+      expect(await freePlaces(s.limits, account)).toBe(3);
+      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+
+      expect(await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill))).toEqual({ released: false, repeated: true });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 3000, returned: 0, held: 0 });
+      expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 1500, totalTokens: 1500 });
+      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+    });
+
+    it('gives the whole hold back and queues no bill for a paid request with nothing to bill', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const step = paidStep(account, 6000);
+      await s.admission.admit(step);
+      await s.admission.finish(paidFinish(step.requestId, 0, 0, undefined));
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 0, returned: 0, held: 0 });
+      expect(await outboxOf(s.outbox, account)).toEqual([]);
+    });
+
+    it('settles a free request\'s reservation with its tokens and queues its bill', async () => {
+      const step = freeStep(account);
+      await s.freeTier.reserve({ accountId: account, requestId: step.requestId, tokens: 3000, dailyTokens: 200_000, poolTokens: 50_000_000, ttlMs: 900_000 });
+      await s.admission.admit(step);
+      const bill: BillRecord = { ...paidBill(account, step.requestId, 0, 100, 20, 0), payment: 'free' };
+      await s.admission.finish({ accountId: account, requestId: step.requestId, admitted: true, payment: 'free', tokens: 120, chargeMicro: 0, bill });
+      expect(await s.freeTier.allowanceUsed(account)).toBe(120);
+      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+      expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
+    });
+
+    it('gives back all an admission took when its edge never had the answer, bills nothing, and refuses the id after', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const paid = paidStep(account, 6000);
+      const free = freeStep(account);
+      await s.freeTier.reserve({ accountId: account, requestId: free.requestId, tokens: 3000, dailyTokens: 200_000, poolTokens: 50_000_000, ttlMs: 900_000 });
+      await s.admission.admit(paid);
+      await s.admission.admit(free);
+      for (const step of [paid, free]) {
+        const abandon = { accountId: account, requestId: step.requestId, admitted: false, payment: step.payment, tokens: 0, chargeMicro: 0, bill: undefined };
+        expect(await s.admission.finish(abandon)).toEqual({ released: true, repeated: false });
+        expect(await s.admission.finish(abandon)).toEqual({ released: false, repeated: true });
+        expect(await isLeased(s.leases, step.lease)).toBe(false);
+        expect(await s.admission.admit(step)).toMatchObject({ outcome: 'gone' });
+      }
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 0, returned: 0, held: 0 });
+      expect(await s.freeTier.allowanceUsed(account)).toBe(0);
+      expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 0, totalTokens: 0 });
+      expect(await outboxOf(s.outbox, account)).toEqual([]);
+      expect(await freePlaces(s.limits, account)).toBe(3);
+    });
+
+    it('bills an admitted request the store lost from the edge\'s hold, leaving what is held alone', async () => {
+      await grantLine(s.admission, account, 10_000);
+      await s.admission.admit(paidStep(account, 2000));
+      const bill = paidBill(account, 'lost-admission', 6000, 1000, 0, 1000);
+      expect(await s.admission.finish(paidFinish('lost-admission', 1000, 1000, bill))).toEqual({ released: false, repeated: false });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 1000, returned: 0, held: 2000 });
+      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+    });
+
+    it('recreates a lost lease from its renewal, taking neither a place nor the line, and bills it once', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const lost = { ...admittedLease(account, `req_${randomUUID()}`, holdOf(6000)), promptTokens: 1000 };
+      expect(await s.admission.resurrect(lost, LEASE_TTL)).toBe('resurrected');
+      expect(await s.admission.resurrect(lost, LEASE_TTL)).toBe('exists');
+      expect(await isLeased(s.leases, lost)).toBe(true);
+      expect(await freePlaces(s.limits, account)).toBe(3);
+      expect(await s.admission.credit(account)).toMatchObject({ held: 0 });
+      nowMs += LEASE_TTL;
+      expect((await s.leases.claimLapsed(1000, 60_000)).find((l) => l.requestId === lost.requestId)).toEqual(lost);
+
+      const bill = paidBill(account, lost.requestId, 6000, 1000, 0, 1000);
+      await s.admission.finish(paidFinish(lost.requestId, 1000, 1000, bill));
+      await s.admission.finish(paidFinish(lost.requestId, 1000, 1000, bill));
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 1000, returned: 0, held: 0 });
+      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+      expect(await s.admission.resurrect(lost, LEASE_TTL)).toBe('finished');
+      expect(await isLeased(s.leases, lost)).toBe(false);
+    });
+
+    it('gives back the unheld line when forced, queueing the cumulative total returned', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const running = paidStep(account, 6000);
+      await s.admission.admit(running);
+      expect(await s.admission.returnLine(account)).toEqual({ returnedMicro: 4000, heldMicro: 6000, returnedTotalMicro: 4000 });
+      expect(await s.admission.returnLine(account)).toEqual({ returnedMicro: 0, heldMicro: 6000, returnedTotalMicro: 4000 });
+      await s.admission.finish(paidFinish(running.requestId, 1000, 1000, undefined));
+      expect(await s.admission.returnLine(account)).toEqual({ returnedMicro: 5000, heldMicro: 0, returnedTotalMicro: 9000 });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 1000, returned: 9000, held: 0 });
+      expect(await outboxOf(s.outbox, account)).toEqual([
+        { kind: 'return', accountId: account, returnedTotalMicro: 4000 },
+        { kind: 'return', accountId: account, returnedTotalMicro: 9000 },
+      ]);
+    });
+
+    it('gives back an idle line only once it is idle, and forgets the account once nothing is held', async () => {
+      const idleMs = 600_000;
+      await grantLine(s.admission, account, 10_000);
+      const running = paidStep(account, 6000);
+      await s.admission.admit(running);
+      nowMs += idleMs - 1;
+      expect(await s.admission.idleLines(idleMs, 10_000)).not.toContain(account);
+      expect(await s.admission.returnLine(account, idleMs)).toEqual({ returnedMicro: 0, heldMicro: 6000, returnedTotalMicro: 0 });
+      nowMs += 1;
+      expect(await s.admission.idleLines(idleMs, 10_000)).toContain(account);
+      expect(await s.admission.returnLine(account, idleMs)).toEqual({ returnedMicro: 4000, heldMicro: 6000, returnedTotalMicro: 4000 });
+      expect(await s.admission.idleLines(idleMs, 10_000)).toContain(account);
+      await s.admission.finish(paidFinish(running.requestId, 0, 0, undefined));
+      expect(await s.admission.returnLine(account, idleMs)).toEqual({ returnedMicro: 6000, heldMicro: 0, returnedTotalMicro: 10_000 });
+      expect(await s.admission.idleLines(idleMs, 10_000)).not.toContain(account);
+      expect(await s.admission.returnLine(account, idleMs)).toEqual({ returnedMicro: 0, heldMicro: 0, returnedTotalMicro: 10_000 });
+    });
+  });
+}

@@ -1,0 +1,27 @@
+import { FreeTierSettings } from './free-tier-store';
+import { InMemoryAdmissionStore } from './in-memory-admission-store';
+import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
+import { InMemoryLeaseStore } from './in-memory-lease-store';
+import { InMemoryLimitStore } from './in-memory-limit-store';
+import { InMemorySettleOutbox } from './in-memory-settle-outbox';
+import { LimitSettings } from './limit-store';
+
+/** Every store of quota-service in this process's memory, sharing their state as the Redis ones share keys. */
+export interface InMemoryStoreSet {
+  limits: InMemoryLimitStore;
+  freeTier: InMemoryFreeTierStore;
+  outbox: InMemorySettleOutbox;
+  leases: InMemoryLeaseStore;
+  admission: InMemoryAdmissionStore;
+}
+
+/** Opens the in-memory stores (no REDIS_URL, and tests) on one clock (ms). */
+export function openInMemoryStores(settings: Readonly<LimitSettings>, freeTierDefaults: Readonly<FreeTierSettings>, now: () => number = Date.now): InMemoryStoreSet {
+  const stores = {
+    limits: new InMemoryLimitStore(settings, now),
+    freeTier: new InMemoryFreeTierStore(freeTierDefaults, now),
+    outbox: new InMemorySettleOutbox(),
+    leases: new InMemoryLeaseStore(now),
+  };
+  return { ...stores, admission: new InMemoryAdmissionStore(stores, settings, now) };
+}

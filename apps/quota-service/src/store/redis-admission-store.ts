@@ -1,0 +1,127 @@
+import type Redis from 'ioredis';
+import { ADMIT, ADMIT_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
+import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, CreditTotals, LineReturn, ResurrectOutcome } from './admission-store';
+import { minuteCountAt } from './clock-windows';
+import { SETTLE_BUDGET } from './free-tier-scripts';
+import { LeaseRecord } from './lease-store';
+import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limit-store';
+import { LuaScript } from './lua-script';
+import { poolHoldId } from './pool-hold-id';
+import { accountKeys, activeLinesKey, freeTierKeys, leaseKeys, settleOutboxKey } from './redis-keys';
+import { runScript } from './run-script';
+import { StoreUnavailableError } from './store-unavailable-error';
+
+/** Options of a RedisAdmissionStore. */
+export interface RedisAdmissionStoreOptions {
+  /** Prepended to every key (REDIS_KEY_PREFIX). */
+  keyPrefix: string;
+  /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
+  now?: () => number;
+}
+
+const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exists', 2: 'resurrected' };
+
+/**
+ * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
+ * one round trip; a free request's end takes a second one for the free tier's pool, in its own
+ * slot. The keys of each script are named here (redis-keys.ts), none inside the scripts. The
+ * client is shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
+ */
+export class RedisAdmissionStore implements AdmissionStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly settings: Readonly<LimitSettings>,
+    private readonly options: RedisAdmissionStoreOptions,
+  ) {}
+
+  async admit(step: AdmitStep): Promise<AdmitResult> {
+    const a = accountKeys(this.options.keyPrefix, step.accountId);
+    const leases = leaseKeys(this.options.keyPrefix);
+    const keys = [a.minute, a.places, a.lastGrant, a.credit, a.creditHolds, a.finished, leases.lapse, leases.data, activeLinesKey(this.options.keyPrefix)];
+    const merge = step.merge;
+    const args = [
+      step.requestId,
+      step.accountId,
+      step.mode,
+      this.settings.requestsPerMinute,
+      this.settings.concurrentPlaces,
+      this.settings.placeRecoveryMs,
+      step.leaseTtlMs,
+      step.payment,
+      step.worstMicro,
+      merge?.granted ?? '',
+      merge?.charged ?? '',
+      merge?.returned ?? '',
+      JSON.stringify(step.lease),
+      FINISH_MEMORY_MS,
+    ];
+    const reply = await this.run(ADMIT, keys, args, 3);
+    const [answer, countNow, now] = reply;
+    const count = minuteCountAt(answer !== ADMIT_REPLY.rateLimited, countNow, this.settings.requestsPerMinute, now);
+    switch (answer) {
+      case ADMIT_REPLY.admitted:
+        return reply[3] === 1
+          ? { outcome: 'admitted', count, repeated: true, repeatedHoldMicro: reply[4] >= 0 ? reply[4] : undefined }
+          : { outcome: 'admitted', count, repeated: false };
+      case ADMIT_REPLY.rateLimited:
+        return { outcome: 'rate-limited', count };
+      case ADMIT_REPLY.gone:
+        return { outcome: 'gone', count };
+      case ADMIT_REPLY.notCovered:
+        return { outcome: 'not-covered', count, credit: { granted: reply[3], charged: reply[4], returned: reply[5], held: reply[6] } };
+      case ADMIT_REPLY.noPlace:
+        return { outcome: 'no-place', count, placeLimit: this.settings.concurrentPlaces };
+      default:
+        throw new StoreUnavailableError(new Error(`unexpected admit reply ${answer}`));
+    }
+  }
+
+  async finish(f: AdmittedFinish): Promise<FinishedRequest> {
+    const prefix = this.options.keyPrefix;
+    const a = accountKeys(prefix, f.accountId);
+    const leases = leaseKeys(prefix);
+    const keys = [a.places, a.lastGrant, a.usageToday, a.usageTotal, a.finished, a.credit, a.creditHolds, leases.lapse, leases.data, settleOutboxKey(prefix), a.freeBudget, a.freeHolds, a.freeExpiry];
+    const args = [f.requestId, f.tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS, f.payment, f.admitted ? 1 : 0, f.chargeMicro, f.bill ? JSON.stringify(f.bill) : ''];
+    const [released, repeated] = await this.run(FINISH_ADMITTED, keys, args, 2);
+    // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
+    // retried after this step failed completes it (settling a reservation is once per request id).
+    if (f.payment === 'free' || !f.admitted) {
+      const pool = freeTierKeys(prefix);
+      await this.run(SETTLE_BUDGET, [pool.poolBudget, pool.poolHolds, pool.poolExpiry], [poolHoldId(f.accountId, f.requestId), f.admitted ? f.tokens : 0], 1);
+    }
+    return { released: released === 1, repeated: repeated === 1 };
+  }
+
+  async returnLine(accountId: string, idleMs?: number): Promise<LineReturn> {
+    const keys = [accountKeys(this.options.keyPrefix, accountId).credit, activeLinesKey(this.options.keyPrefix), settleOutboxKey(this.options.keyPrefix)];
+    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(RETURN_LINE, keys, [accountId, JSON.stringify(accountId), idleMs ?? ''], 3);
+    return { returnedMicro, heldMicro, returnedTotalMicro };
+  }
+
+  async idleLines(idleMs: number, max: number): Promise<string[]> {
+    const args = [idleMs, max, ...(this.options.now ? [Math.floor(this.options.now())] : [])];
+    try {
+      const reply = await IDLE_LINES.run(this.redis, [activeLinesKey(this.options.keyPrefix)], args);
+      if (!Array.isArray(reply)) throw new Error('unexpected script reply');
+      return reply.map(String);
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
+  }
+
+  async resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome> {
+    const leases = leaseKeys(this.options.keyPrefix);
+    const keys = [accountKeys(this.options.keyPrefix, lease.accountId).finished, leases.lapse, leases.data];
+    const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify({ ...lease, resurrected: true }), FINISH_MEMORY_MS], 1);
+    return RESURRECTED[outcome];
+  }
+
+  async credit(accountId: string): Promise<CreditTotals> {
+    const [granted, charged, returned, held] = await this.run(READ_CREDIT, [accountKeys(this.options.keyPrefix, accountId).credit], [], 4);
+    return { granted, charged, returned, held };
+  }
+
+  private run(script: LuaScript, keys: string[], args: (string | number)[], replyLength: number): Promise<number[]> {
+    return runScript(this.redis, script, keys, args, replyLength, this.options.now);
+  }
+}

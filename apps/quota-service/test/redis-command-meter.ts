@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+
+/** The commands Redis ran for one account while some work ran. */
+export interface MeteredCommands {
+  /** Commands clients sent (each one round trip), by name: `evalsha`, `xadd`... */
+  roundTrips: string[];
+  /** Commands scripts ran on the account's keys, by name. */
+  scriptCommands: string[];
+}
+
+interface Seen {
+  args: string[];
+  source: string;
+}
+
+/**
+ * Counts, with MONITOR, what Redis runs for one account: a command a client sent belongs to it
+ * when one of its arguments holds the account id (its keys' hash tag, or the pool's hold id),
+ * whoever sent it, so the loops of a running quota-service (outbox, leases, lines) and other
+ * test files on the same server are not counted. MONITOR shows the commands a script runs (source
+ * `lua`) right after the EVALSHA that ran it, and nothing else can run meanwhile: those after one
+ * of the account's belong to it too.
+ */
+export class RedisCommandMeter {
+  private seen: Seen[] = [];
+
+  private constructor(
+    private readonly monitor: Redis,
+    private readonly marker: Redis,
+  ) {}
+
+  static async open(url: string): Promise<RedisCommandMeter> {
+    const monitor = await new Redis(url, { lazyConnect: true }).monitor();
+    const meter = new RedisCommandMeter(monitor, new Redis(url));
+    monitor.on('monitor', (_time: string, args: string[], source: string) => meter.seen.push({ args: args.map(String), source }));
+    return meter;
+  }
+
+  /** Runs `work` and returns what Redis ran for `accountId` meanwhile. */
+  async measure<T>(accountId: string, work: () => Promise<T>): Promise<{ result: T; commands: MeteredCommands }> {
+    const start = await this.mark(accountId);
+    const result = await work();
+    const end = await this.mark(accountId);
+    const commands: MeteredCommands = { roundTrips: [], scriptCommands: [] };
+    let ours = false;
+    for (const { args, source } of this.seen.slice(start + 1, end)) {
+      const name = args[0].toLowerCase();
+      if (source === 'lua') {
+        if (ours) commands.scriptCommands.push(name);
+        continue;
+      }
+      ours = args.slice(1).some((arg) => arg.includes(accountId));
+      if (ours) commands.roundTrips.push(name);
+    }
+    return { result, commands };
+  }
+
+  async close(): Promise<void> {
+    this.monitor.disconnect();
+    this.marker.disconnect();
+  }
+
+  /** Sends a command MONITOR will show and waits for it: everything Redis ran before is seen by then. Returns its index. */
+  private async mark(accountId: string): Promise<number> {
+    const key = `marker:${accountId}:${randomUUID()}`;
+    await this.marker.exists(key);
+    for (let waited = 0; waited < 5000; waited += 5) {
+      const at = this.seen.findIndex((c) => c.args[1] === key);
+      if (at >= 0) return at;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error('MONITOR did not show the marker');
+  }
+}
