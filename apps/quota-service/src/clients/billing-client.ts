@@ -1,11 +1,41 @@
+import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { callBatch, GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { CreditLender, LineExtension } from '../domain/credit-lender';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
-import { SettleRecord } from '../store/settle-outbox';
+import { BillRecord, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
 
-/** quota-service's only outbound calls, to billing-service, each with a deadline: delivering bills and renewing the holds of running requests. */
-export class BillingClient implements BillingSink, HoldRenewer {
+/** A bill as billing.v1 takes it. */
+function toBill(bill: BillRecord): billingV1.Bill {
+  return {
+    requestId: bill.requestId,
+    accountId: bill.accountId,
+    model: bill.model,
+    paid: bill.payment === 'paid',
+    promptTokens: bill.promptTokens,
+    completionTokens: bill.completionTokens,
+    usageEstimated: bill.usageEstimated,
+    heldMicroLyd: bill.hold.amountMicro,
+    inputMicroLydPerMillion: bill.hold.inputMicroPerMillion,
+    outputMicroLydPerMillion: bill.hold.outputMicroPerMillion,
+    chargeMicroLyd: bill.chargeMicro,
+  };
+}
+
+/** A bill's own refusal, with its gRPC code (isFinalFailure reads it). */
+function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: number } {
+  const err = new Error(outcome?.errorMessage || 'no outcome for this bill') as Error & { code: number };
+  err.code = outcome ? outcome.errorCode : status.INTERNAL;
+  return err;
+}
+
+/**
+ * quota-service's only outbound calls, to billing-service, each with a deadline: delivering
+ * bills and line returns, extending credit lines, renewing the holds of the older path's running
+ * requests, and the price watch's stream.
+ */
+export class BillingClient implements BillingSink, HoldRenewer, CreditLender {
   private readonly client: billingV1.BillingClient;
 
   constructor(
@@ -37,8 +67,31 @@ export class BillingClient implements BillingSink, HoldRenewer {
     await unaryCall(this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
   }
 
+  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
+    const request = { bills: bills.map(toBill), returns: returns.map((r) => ({ accountId: r.accountId, returnedTotalMicroLyd: r.returnedTotalMicro })) };
+    const { outcomes } = await unaryCall(this.client.applyBills.bind(this.client), request, this.timeoutMs);
+    return bills.map((_, i) => (outcomes[i]?.errorCode === 0 ? undefined : billError(outcomes[i])));
+  }
+
+  async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<LineExtension> {
+    const request = { accountId, returnedTotalMicroLyd: returnedTotalMicro, needMicroLyd: needMicro };
+    const line = await unaryCall(this.client.extendCreditLine.bind(this.client), request, this.timeoutMs);
+    return {
+      grantedTotalMicro: line.grantedTotalMicroLyd,
+      balanceMicro: line.balanceMicroLyd,
+      chargedTotalMicro: line.chargedTotalMicroLyd,
+      returnedTotalMicro: line.returnedTotalMicroLyd,
+      heldOutsideMicro: line.heldMicroLyd,
+    };
+  }
+
   async renewHolds(requestIds: string[]): Promise<void> {
     await unaryCall(this.client.renewHolds.bind(this.client), { requestIds }, this.timeoutMs);
+  }
+
+  /** Opens billing.v1 WatchPrices (no deadline: it lives until cut; the channel's keepalive finds a dead peer). */
+  watchPrices(): ReturnType<billingV1.BillingClient['watchPrices']> {
+    return this.client.watchPrices();
   }
 
   close(): void {

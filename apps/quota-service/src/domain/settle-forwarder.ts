@@ -1,7 +1,7 @@
 import { backoffMs, isFinalFailure, Logger } from '@gw/service-kit';
 import { inLinkedSpan } from '@gw/telemetry';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
-import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
+import { BillRecord, LineReturnRecord, OutboxRecord, SettleOutbox, SettleRecord } from '../store/settle-outbox';
 
 /** billing-service as the forwarder sees it; each call is idempotent per request id. */
 export interface BillingSink {
@@ -11,6 +11,11 @@ export interface BillingSink {
   recordFree(record: SettleRecord): Promise<void>;
   /** billing.v1.ReleaseHold: a paid request that used no tokens is not billed. */
   releaseHold(requestId: string): Promise<void>;
+  /**
+   * billing.v1.ApplyBills: bills of admitted requests and line returns, in one transaction; each
+   * bill's error, or undefined once applied (a return has no outcome of its own: the call's).
+   */
+  applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]>;
 }
 
 /** Timing of the forwarder. */
@@ -19,17 +24,24 @@ export interface ForwarderOptions {
   pollMs: number;
   /** Longest wait after failures in a row (the wait doubles from pollMs, with jitter: backoffMs). */
   maxBackoffMs: number;
-  /** Records delivered at once. */
+  /** Records delivered at once (at most 256, billing.v1's batch). */
   batchSize: number;
 }
 
-type DeliveryKind = 'settle' | 'free' | 'release';
+type DeliveryKind = 'settle' | 'free' | 'release' | 'bill' | 'return';
 
-/** How a bill is delivered: a free request recorded, a paid one settled, or its hold released when it used no tokens. */
-function kindOf(record: SettleRecord): DeliveryKind {
+/**
+ * How a record is delivered: an admitted request's bill or a line return applied (ApplyBills);
+ * an older request's free bill recorded, a paid one settled, or its hold released when it used no tokens.
+ */
+function kindOf(record: OutboxRecord): DeliveryKind {
+  if (record.kind !== undefined) return record.kind;
   if (record.payment === 'free') return 'free';
   return record.promptTokens + record.completionTokens > 0 ? 'settle' : 'release';
 }
+
+const traceOf = (record: OutboxRecord) => (record.kind !== 'return' && record.traceContext ? [record.traceContext] : []);
+type Retry = { err: unknown } | undefined;
 
 /** What one pass did. */
 export interface ForwardPass {
@@ -38,9 +50,11 @@ export interface ForwardPass {
 }
 
 /**
- * Delivers the bills of finished requests from the outbox to billing-service, until each
- * lands: a paid request is settled (or its hold released when it used no tokens), a free one
- * recorded. Delivery is at least once; billing-service applies each request id once, so a
+ * Delivers the bills of finished requests and the line returns from the outbox to billing-service,
+ * until each lands: bills of admitted requests and returns are applied in batches (ApplyBills);
+ * an older request's paid bill is settled (or its hold released when it used no tokens), its free
+ * one recorded. After a pass that delivered something the next batch goes at once, so that bills
+ * wait for at most one call on the wire and batch up while one is. Delivery is at least once; billing-service applies each request id once, so a
  * record delivered twice (a lost answer, a replica taking over) is never billed twice. Failures
  * follow the one retry policy (isFinalFailure, backoffMs): only a record billing-service
  * refused for good is dropped, with a metric and an error log carrying all of it so that an
@@ -86,11 +100,7 @@ export class SettleForwarder {
       const batch = await this.outbox.claim(this.options.batchSize);
       const records = batch.map(({ record }) => record);
       const retries =
-        records.length === 0
-          ? []
-          : await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap((r) => (r.traceContext ? [r.traceContext] : [])), () =>
-              this.deliverAll(records),
-            );
+        records.length === 0 ? [] : await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap(traceOf), () => this.deliverAll(records));
       const done = batch.filter((_, i) => retries[i] === undefined).map((claimed) => claimed.id);
       await this.outbox.ack(done);
       const failed = batch.length - done.length;
@@ -104,15 +114,19 @@ export class SettleForwarder {
   }
 
   /** For each record: undefined when done with (delivered, or refused for good and logged), else why to retry it. */
-  private async deliverAll(records: SettleRecord[]): Promise<({ err: unknown } | undefined)[]> {
+  private async deliverAll(records: OutboxRecord[]): Promise<Retry[]> {
     const kinds = records.map(kindOf);
-    const settles = records.filter((_, i) => kinds[i] === 'settle');
-    const settleErrors = settles.length > 0 ? await this.billing.settleMany(settles) : [];
-    const settleErrorOf = new Map(settles.map((record, i) => [record, settleErrors[i]]));
+    const of = (kind: DeliveryKind) => records.filter((_, i) => kinds[i] === kind);
+    const settles = of('settle') as SettleRecord[];
+    const [settleErrors, applyErrors] = await Promise.all([
+      settles.length > 0 ? this.billing.settleMany(settles) : [],
+      this.apply(of('bill') as BillRecord[], of('return') as LineReturnRecord[]),
+    ]);
+    const errorOf = new Map<OutboxRecord, unknown>([...settles.map((record, i) => [record, settleErrors[i]] as const), ...applyErrors]);
     return Promise.all(
       records.map(async (record, i) => {
         const kind = kinds[i];
-        if (kind === 'settle') return this.judge(record, kind, settleErrorOf.get(record));
+        if (record.kind !== undefined || kind === 'settle') return this.judge(record, kind, errorOf.get(record));
         try {
           if (kind === 'free') await this.billing.recordFree(record);
           else await this.billing.releaseHold(record.requestId);
@@ -124,8 +138,26 @@ export class SettleForwarder {
     );
   }
 
+  /**
+   * Applies bills and returns in one call: each bill's error, and the call's for each return. A
+   * call refused for good as a whole is tried again one record per call, so that one bill
+   * billing-service refuses does not take the others with it.
+   */
+  private async apply(bills: BillRecord[], returns: LineReturnRecord[]): Promise<[OutboxRecord, unknown][]> {
+    if (bills.length + returns.length === 0) return [];
+    try {
+      const errors = await this.billing.applyBills(bills, returns);
+      return [...bills.map((bill, i) => [bill, errors[i]] as [OutboxRecord, unknown]), ...returns.map((r) => [r, undefined] as [OutboxRecord, unknown])];
+    } catch (err) {
+      const all: OutboxRecord[] = [...bills, ...returns];
+      if (!isFinalFailure(err) || all.length === 1) return all.map((record) => [record, err]);
+      const alone = await Promise.all(all.map((record) => (record.kind === 'bill' ? this.apply([record], []) : this.apply([], [record as LineReturnRecord]))));
+      return alone.flat();
+    }
+  }
+
   /** What one delivery came to: counted, and a final refusal logged whole and dropped. */
-  private judge(record: SettleRecord, kind: DeliveryKind, err: unknown): { err: unknown } | undefined {
+  private judge(record: OutboxRecord, kind: DeliveryKind, err: unknown): Retry {
     if (err === undefined) {
       outboxDeliveries.inc({ kind, outcome: 'delivered' });
       return undefined;
@@ -135,7 +167,7 @@ export class SettleForwarder {
       return { err };
     }
     outboxDeliveries.inc({ kind, outcome: 'dropped' });
-    this.logger.error('bill refused by billing-service, dropped', { billingId: record.requestId, record, err });
+    this.logger.error('bill refused by billing-service, dropped', { billingId: record.kind === 'return' ? undefined : record.requestId, record, err });
     return undefined;
   }
 
@@ -147,7 +179,7 @@ export class SettleForwarder {
         if (this.stopped) return;
         this.failures = pass.failed > 0 ? this.failures + 1 : 0;
         if (pass.failed > 0) this.schedule(backoffMs(this.failures, { firstMs: this.options.pollMs, maxMs: this.options.maxBackoffMs }));
-        else this.schedule(pass.delivered === this.options.batchSize ? 0 : this.options.pollMs);
+        else this.schedule(pass.delivered > 0 ? 0 : this.options.pollMs);
       });
     }, delayMs);
     this.timer.unref();

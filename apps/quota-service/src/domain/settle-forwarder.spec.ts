@@ -1,0 +1,104 @@
+import { status } from '@grpc/grpc-js';
+import { createLogger, RpcError } from '@gw/service-kit';
+import { holdOf, paidBill } from '../store/admission-fixtures';
+import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
+import { settleRecord } from '../store/settle-outbox.contract';
+import { BillRecord, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
+import { BillingSink, SettleForwarder } from './settle-forwarder';
+
+/** A billing-service that records what it is sent; `refuse` names bills it refuses for good, `fail` may fail a whole call. */
+class FakeBilling implements BillingSink {
+  calls: { bills: string[]; returns: LineReturnRecord[] }[] = [];
+  older: string[] = [];
+  refuse = new Set<string>();
+  fail: (bills: string[], returns: LineReturnRecord[]) => RpcError | undefined = () => undefined;
+  applied: string[] = [];
+
+  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
+    const ids = bills.map((b) => b.requestId);
+    this.calls.push({ bills: ids, returns });
+    const failed = this.fail(ids, returns);
+    if (failed) throw failed;
+    this.applied.push(...ids.filter((id) => !this.refuse.has(id)), ...returns.map((r) => `return:${r.returnedTotalMicro}`));
+    return bills.map((b) => (this.refuse.has(b.requestId) ? new RpcError(status.INVALID_ARGUMENT, 'charge does not follow') : undefined));
+  }
+  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
+    this.older.push(...records.map((r) => `settle:${r.requestId}`));
+    return records.map(() => undefined);
+  }
+  async recordFree(record: SettleRecord): Promise<void> {
+    this.older.push(`free:${record.requestId}`);
+  }
+  async releaseHold(requestId: string): Promise<void> {
+    this.older.push(`release:${requestId}`);
+  }
+}
+
+const bill = (requestId: string) => paidBill('acct', requestId, 6000, 1000, 100, 1400);
+const lineReturn = (total: number): LineReturnRecord => ({ kind: 'return', accountId: 'acct', returnedTotalMicro: total });
+
+describe('SettleForwarder delivering bills and line returns (ApplyBills)', () => {
+  let outbox: InMemorySettleOutbox;
+  let billing: FakeBilling;
+  let logs: string[];
+  let forwarder: SettleForwarder;
+  const waiting = async () => (await outbox.claim(10_000)).length;
+
+  beforeEach(() => {
+    outbox = new InMemorySettleOutbox();
+    billing = new FakeBilling();
+    logs = [];
+    forwarder = new SettleForwarder(outbox, billing, { pollMs: 60_000, maxBackoffMs: 60_000, batchSize: 256 }, createLogger('quota-service-test', 'warn', (line) => logs.push(line)));
+  });
+  afterEach(() => forwarder.stop());
+
+  it('applies the bills and returns of a batch in one call, and delivers older records as before', async () => {
+    const older = settleRecord({ requestId: 'older-paid' });
+    for (const record of [bill('b1'), lineReturn(500), older, bill('b2'), settleRecord({ requestId: 'older-free', payment: 'free' })]) await outbox.append(record);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 5, failed: 0 });
+    expect(billing.calls).toEqual([{ bills: ['b1', 'b2'], returns: [lineReturn(500)] }]);
+    expect(billing.older.sort()).toEqual(['free:older-free', 'settle:older-paid']);
+    expect(await waiting()).toBe(0);
+  });
+
+  it('drops a bill billing-service refuses for good, logged whole, and delivers the rest', async () => {
+    billing.refuse.add('bad');
+    for (const id of ['good', 'bad']) await outbox.append(bill(id));
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 2, failed: 0 });
+    const dropped = logs.map((line) => JSON.parse(line)).find((e) => e.msg === 'bill refused by billing-service, dropped');
+    expect(dropped).toMatchObject({ level: 'error', billingId: 'bad', record: { ...bill('bad'), hold: holdOf(6000) } });
+    expect(await waiting()).toBe(0);
+  });
+
+  it('tries each record alone when a whole call is refused for good, so that one bad record takes no other with it', async () => {
+    for (const record of [bill('b1'), lineReturn(-1), bill('b2')]) await outbox.append(record);
+    billing.fail = (_bills, returns) => (returns.some((r) => r.returnedTotalMicro < 0) ? new RpcError(status.INVALID_ARGUMENT, 'a return past its bounds') : undefined);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 3, failed: 0 });
+    expect(billing.calls.map((c) => [c.bills, c.returns.length])).toEqual([
+      [['b1', 'b2'], 1],
+      [['b1'], 0],
+      [['b2'], 0],
+      [[], 1],
+    ]);
+    expect(billing.applied).toEqual(['b1', 'b2']);
+    expect(logs.some((line) => line.includes('"returnedTotalMicro":-1'))).toBe(true);
+  });
+
+  it('keeps every bill and return of a call that failed on the way, and delivers them once it works', async () => {
+    for (const record of [bill('b1'), lineReturn(700)]) await outbox.append(record);
+    billing.fail = () => new RpcError(status.UNAVAILABLE, 'billing-service down');
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 0, failed: 2 });
+    expect(await waiting()).toBe(2);
+    billing.fail = () => undefined;
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 2, failed: 0 });
+    expect(billing.applied).toEqual(['b1', 'return:700']);
+  });
+
+  it('sends the next batch of at most 256 as soon as the last is answered', async () => {
+    for (let i = 0; i < 600; i++) await outbox.append(bill(`b${i}`));
+    forwarder.start();
+    const deadline = Date.now() + 5000;
+    while ((await waiting()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(billing.calls.map((c) => c.bills.length)).toEqual([256, 256, 88]);
+  });
+});
