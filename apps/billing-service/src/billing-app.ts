@@ -3,11 +3,13 @@ import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/servic
 import { watchHolds } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
+import { CreditLines } from './domain/credit-lines';
 import { HoldSweeper } from './domain/hold-sweeper';
 import { billingGrpc } from './grpc/billing-grpc';
 import { BILLING_MIGRATIONS } from './store/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingStore } from './store/pg-billing-store';
+import { PgCreditLineStore } from './store/pg-credit-line-store';
 
 /** A running billing-service. */
 export interface BillingApp {
@@ -25,9 +27,11 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const store = new PgBillingStore(db);
     watchHolds(db);
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
-    const server = await startGrpcServer(config, [
-      { name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: billingGrpc(new BillingLedger(store), new PgAccountStatement(db), logger) },
-    ], logger);
+    const implementation = billingGrpc(
+      { ledger: new BillingLedger(store), creditLines: new CreditLines(new PgCreditLineStore(db)), statement: new PgAccountStatement(db) },
+      logger,
+    );
+    const server = await startGrpcServer(config, [{ name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation }], logger);
     sweeper.start();
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {

@@ -45,3 +45,29 @@ export function watchHolds(db: Database): void {
     return rows[0].open;
   });
 }
+
+/**
+ * Bills of ApplyBills, by `payment` (paid, free) and `outcome`: `written` (its ledger row written
+ * now), `corrected` (an estimated row replaced by reported usage), `repeated` (billed before:
+ * nothing changed) or `refused` (its charge does not follow from its fields: skipped for good).
+ */
+const bills = counter('billing_bills_total', 'Bills of ApplyBills, by payment (paid, free) and outcome (written, corrected, repeated, refused).', ['payment', 'outcome']);
+
+/** Charges of bills that the line and balance could not carry: only after quota-service's store lost writes. */
+const shortfallMicroLyd = counter('billing_bill_shortfall_micro_lyd_total', 'Micro-LYD of bills not charged because the credit line and balance could not carry them (recorded in the ledger).');
+
+/** ExtendCreditLine calls, and what they lent. */
+const extensions = counter('billing_credit_line_extensions_total', 'ExtendCreditLine calls answered.');
+const lentMicroLyd = counter('billing_credit_line_lent_micro_lyd_total', 'Micro-LYD lent to quota-service by ExtendCreditLine.');
+
+/** Counts one bill of ApplyBills and the shortfall it recorded. */
+export function countBill(paid: boolean, outcome: 'written' | 'corrected' | 'repeated' | 'refused', shortfallMicro = 0): void {
+  bills.inc({ payment: paid ? 'paid' : 'free', outcome });
+  if (shortfallMicro > 0) shortfallMicroLyd.inc(shortfallMicro);
+}
+
+/** Counts one ExtendCreditLine and what it lent. */
+export function countExtension(lentNowMicro: number): void {
+  extensions.inc();
+  if (lentNowMicro > 0) lentMicroLyd.inc(lentNowMicro);
+}

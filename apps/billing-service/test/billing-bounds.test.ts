@@ -31,16 +31,19 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     addBalance: (r: billingV1.AddBalanceRequest) => unaryCall(client.addBalance.bind(client), r, DEADLINE_MS),
     getBalance: (r: billingV1.GetBalanceRequest) => unaryCall(client.getBalance.bind(client), r, DEADLINE_MS),
     setPrice: (r: billingV1.SetPriceRequest) => unaryCall(client.setPrice.bind(client), r, DEADLINE_MS),
+    extendCreditLine: (r: billingV1.ExtendCreditLineRequest) => unaryCall(client.extendCreditLine.bind(client), r, DEADLINE_MS),
+    applyBills: (r: billingV1.ApplyBillsRequest) => unaryCall(client.applyBills.bind(client), r, DEADLINE_MS),
     listCharges: (r: billingV1.ListChargesRequest) => unaryCall(client.listCharges.bind(client), r, DEADLINE_MS),
     dailyTotals: (r: billingV1.DailyTotalsRequest) => unaryCall(client.dailyTotals.bind(client), r, DEADLINE_MS),
   };
-  /** Everything billing keeps: holds, ledger rows, balances and prices. */
+  /** Everything billing keeps: holds, ledger rows, balances with their credit lines, and prices. */
   const state = async () =>
     (
       await db.query(`SELECT
         (SELECT json_agg(h ORDER BY request_id) FROM billing.holds h) AS holds,
         (SELECT json_agg(l ORDER BY request_id) FROM billing.ledger l) AS ledger,
-        (SELECT json_agg(json_build_array(account_id, balance_micro, held_micro) ORDER BY account_id) FROM billing.balances) AS balances,
+        (SELECT json_agg(json_build_array(account_id, balance_micro, held_micro, line_micro, line_granted_total, line_charged_total,
+          line_returned_total) ORDER BY account_id) FROM billing.balances) AS balances,
         (SELECT json_agg(json_build_array(model, input_micro_per_million, output_micro_per_million) ORDER BY model) FROM billing.prices) AS prices`)
     ).rows[0];
   /** The call is refused with INVALID_ARGUMENT, and billing's state is as it was. */
@@ -147,6 +150,50 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     await refused(() => call.addBalance({ accountId: id(MAX_ID_LENGTH + 1), amountMicroLyd: 1 }));
     expect(await call.addBalance({ accountId, amountMicroLyd: MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: MAX_MICRO_LYD });
     expect(await call.addBalance({ accountId, amountMicroLyd: -MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: 0 });
+  });
+
+  it('ExtendCreditLine and ApplyBills: amounts from 0 to 2^53 - 1, tokens, prices and ids by their bounds, at most 256 bills and returns', async () => {
+    const accountId = await funded();
+    const extend = { accountId, returnedTotalMicroLyd: 0, needMicroLyd: 0 };
+    for (const amount of [-1, MAX_MICRO_LYD + 1, 2 ** 62]) {
+      await refused(() => call.extendCreditLine({ ...extend, returnedTotalMicroLyd: amount }));
+      await refused(() => call.extendCreditLine({ ...extend, needMicroLyd: amount }));
+    }
+    await refused(() => call.extendCreditLine({ ...extend, accountId: id(MAX_ID_LENGTH + 1) }));
+    expect(await call.extendCreditLine({ accountId: id(MAX_ID_LENGTH, 'e'), returnedTotalMicroLyd: MAX_MICRO_LYD, needMicroLyd: MAX_MICRO_LYD })).toMatchObject({
+      grantedTotalMicroLyd: 0,
+    });
+    expect(await call.extendCreditLine(extend)).toMatchObject({ grantedTotalMicroLyd: 10_000_000_000 });
+
+    const price = MAX_PRICE_MICRO_LYD_PER_MILLION;
+    const dearest = { requestId: id(MAX_ID_LENGTH, 'b'), accountId, model: id(MAX_MODEL_ID_LENGTH, 'm'), paid: true, promptTokens: MAX_PROMPT_TOKENS,
+      completionTokens: MAX_COMPLETION_TOKENS, usageEstimated: false, heldMicroLyd: MAX_MICRO_LYD, inputMicroLydPerMillion: price,
+      outputMicroLydPerMillion: price, chargeMicroLyd: 1_032_768_000 };
+    const past: Partial<billingV1.Bill>[] = [
+      { requestId: id(MAX_ID_LENGTH + 1) },
+      { accountId: id(MAX_ID_LENGTH + 1) },
+      { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') },
+      { promptTokens: MAX_PROMPT_TOKENS + 1 },
+      { completionTokens: MAX_COMPLETION_TOKENS + 1 },
+      { heldMicroLyd: -1 },
+      { inputMicroLydPerMillion: price + 1 },
+      { outputMicroLydPerMillion: -1 },
+      { chargeMicroLyd: -1 },
+    ];
+    const before = await state();
+    const { outcomes } = await call.applyBills({ bills: past.map((p) => ({ ...dearest, ...p })), returns: [] });
+    expect(outcomes.map((o) => o.errorCode)).toEqual(past.map(() => status.INVALID_ARGUMENT));
+    expect(await state()).toEqual(before);
+    // A number past 2^53 - 1 cannot be decoded: the whole call is refused.
+    await refused(() => call.applyBills({ bills: [dearest, { ...dearest, completionTokens: 2 ** 62 }], returns: [] }));
+    await refused(() => call.applyBills({ bills: [dearest, { ...dearest, heldMicroLyd: MAX_MICRO_LYD + 1 }], returns: [] }));
+    await refused(() => call.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD + 1 }] }));
+    await refused(() => call.applyBills({ bills: [dearest], returns: [{ accountId: id(MAX_ID_LENGTH + 1), returnedTotalMicroLyd: 1 }] }));
+    await refused(() => call.applyBills({ bills: [], returns: Array.from({ length: 257 }, () => ({ accountId, returnedTotalMicroLyd: 0 })) }));
+    await refused(() => call.applyBills({ bills: Array.from({ length: 257 }, () => dearest), returns: [] }));
+    expect(await call.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD - 10_000_000_000 }] })).toEqual({
+      outcomes: [{ applied: true, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' }],
+    });
   });
 
   it('SetPrice: each price up to 1,000 LYD per million tokens, the model id up to 128 characters', async () => {

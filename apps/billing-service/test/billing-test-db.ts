@@ -1,5 +1,9 @@
-import { Database, openDatabase, runMigrations } from '@gw/service-kit';
+import { credentials } from '@grpc/grpc-js';
+import { billingV1 } from '@gw/contracts';
+import { createLogger, Database, Env, openDatabase, runMigrations } from '@gw/service-kit';
 import { createTestDatabase } from '@gw/testing';
+import { BillingApp, startBillingApp } from '../src/billing-app';
+import { loadConfig } from '../src/config';
 import { BillingLedger } from '../src/domain/billing-ledger';
 import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
 import { PgBillingStore } from '../src/store/pg-billing-store';
@@ -28,6 +32,50 @@ export async function openBillingTestDb(): Promise<BillingTestDb> {
     close: async () => {
       try {
         await db.close();
+      } finally {
+        await testDb.drop();
+      }
+    },
+  };
+}
+
+/** Replicas of billing-service on one test database of their own, each with a client, and a pool for reading its state. */
+export interface BillingTestApps {
+  url: string;
+  db: Database;
+  apps: BillingApp[];
+  clients: billingV1.BillingClient[];
+  /** Closes the clients, stops the replicas and drops the database. */
+  close(): Promise<void>;
+}
+
+/** Starts `count` replicas over plain-text gRPC on loopback, on a fresh test database; `env` adds to their settings. */
+export async function startBillingTestApps(count: number, env: Env = {}): Promise<BillingTestApps> {
+  const testDb = await createTestDatabase();
+  const config = loadConfig({
+    BILLING_METRICS_PORT: '0',
+    BILLING_PORT: '0',
+    BIND_HOST: '127.0.0.1',
+    GRPC_INSECURE: 'true',
+    DATABASE_URL: testDb.url,
+    SHUTDOWN_GRACE_MS: '500',
+    ...env,
+  });
+  const logger = createLogger('billing-service', 'error', () => undefined);
+  const apps: BillingApp[] = [];
+  for (let i = 0; i < count; i++) apps.push(await startBillingApp(config, logger));
+  const clients = apps.map((app) => new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure()));
+  const db = await openDatabase(testDb.url, '');
+  return {
+    url: testDb.url,
+    db,
+    apps,
+    clients,
+    close: async () => {
+      for (const client of clients) client.close();
+      try {
+        await db.close();
+        await Promise.all(apps.map((app) => app.stop()));
       } finally {
         await testDb.drop();
       }

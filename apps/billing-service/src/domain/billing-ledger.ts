@@ -1,11 +1,11 @@
 import { status } from '@grpc/grpc-js';
-import { MAX_COMPLETION_TOKENS, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION } from '@gw/money';
+import { MAX_MICRO_LYD } from '@gw/money';
 import { MAX_BATCH, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
-import { HoldRecord, PriceRecord } from '../store/billing-records';
+import { PriceRecord } from '../store/billing-records';
 import { BillingStore, HoldOutcome } from '../store/billing-store';
-import { tokenCostMicro } from './token-cost';
+import { requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
+import { chargeWithinHold, tokenCostMicro } from './token-cost';
 
 /** A request to hold the worst case of a paid request. */
 export interface AuthorizeParams {
@@ -45,21 +45,9 @@ export interface SettleResult {
   balanceMicro: number;
 }
 
-const requireModel = (model: string) => requireId('model', model, MAX_MODEL_ID_LENGTH);
-const requirePromptTokens = (value: number) => requireCount('prompt_tokens', value, MAX_PROMPT_TOKENS);
-const requireCompletionTokens = (field: 'completion_tokens' | 'max_tokens', value: number) => requireCount(field, value, MAX_COMPLETION_TOKENS);
-const requirePrice = (field: string, value: number) => requireCount(field, value, MAX_PRICE_MICRO_LYD_PER_MILLION);
-
 function toSafeMicro(amount: bigint): number {
   if (amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new RpcError(status.OUT_OF_RANGE, 'amount too large');
   return Number(amount);
-}
-
-/** The real cost of the usage, but never more than was held: a low prompt estimate costs the account nothing extra. */
-function chargeWithinHold(usage: SettleParams, hold: HoldRecord): number {
-  const cost = tokenCostMicro(usage.promptTokens, usage.completionTokens, hold);
-  const held = BigInt(hold.amountMicro);
-  return Number(cost < held ? cost : held);
 }
 
 /**
@@ -141,7 +129,7 @@ export class BillingLedger {
     requireId('request_id', params.requestId);
     requirePromptTokens(params.promptTokens);
     requireCompletionTokens('completion_tokens', params.completionTokens);
-    const outcome = await this.store.settle(params, (hold) => chargeWithinHold(params, hold));
+    const outcome = await this.store.settle(params, (hold) => chargeWithinHold(params.promptTokens, params.completionTokens, hold, hold.amountMicro));
     if (!outcome) {
       countNotBilled('paid', 'refused');
       throw new RpcError(status.NOT_FOUND, `request ${params.requestId} has no hold to settle`);
@@ -187,20 +175,28 @@ export class BillingLedger {
 
   /**
    * Adds to (or takes from) a balance; refused, with nothing changed, when the amount is not a
-   * whole number within ±MAX_MICRO_LYD (INVALID_ARGUMENT), or when it would take money that is
-   * not there or take the balance past MAX_MICRO_LYD, 2^53 - 1 micro-LYD (the largest amount a
-   * number holds exactly).
+   * whole number within ±MAX_MICRO_LYD (INVALID_ARGUMENT), when it would take the balance past
+   * MAX_MICRO_LYD, 2^53 - 1 micro-LYD, the largest amount a number holds exactly (OUT_OF_RANGE),
+   * or take money that is not there: held for running requests, or lent to quota-service as the
+   * account's credit line, which must be returned first (FAILED_PRECONDITION).
    */
   async addBalance(accountId: string, amountMicro: number): Promise<number> {
     requireId('account_id', accountId);
     requireCount('amount_micro_lyd', amountMicro, MAX_MICRO_LYD, -MAX_MICRO_LYD);
     const balance = await this.store.addBalance(accountId, amountMicro);
     if (balance !== undefined) return balance;
-    const current = (await this.store.getBalance(accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
+    const current = (await this.store.getCreditLine(accountId)) ?? { balanceMicro: 0, heldMicro: 0, lineMicro: 0 };
     if (BigInt(current.balanceMicro) + BigInt(amountMicro) > BigInt(Number.MAX_SAFE_INTEGER)) {
       throw new RpcError(
         status.OUT_OF_RANGE,
         `balance ${current.balanceMicro} micro-LYD plus ${amountMicro} would pass ${Number.MAX_SAFE_INTEGER} micro-LYD, the largest balance kept`,
+      );
+    }
+    if (current.balanceMicro + amountMicro >= current.heldMicro && current.lineMicro > 0) {
+      throw new RpcError(
+        status.FAILED_PRECONDITION,
+        `balance ${current.balanceMicro} micro-LYD cannot take ${amountMicro}: ${current.lineMicro} of it is lent to quota-service as the ` +
+          'credit line, which must be returned first (quota.v1 ReturnCreditLine)',
       );
     }
     throw new RpcError(

@@ -15,3 +15,12 @@ export function tokenCostMicro(promptTokens: number, completionTokens: number, p
   const perMillion = BigInt(promptTokens) * BigInt(prices.inputMicroPerMillion) + BigInt(completionTokens) * BigInt(prices.outputMicroPerMillion);
   return (perMillion + PER_MILLION - 1n) / PER_MILLION;
 }
+
+/**
+ * What a request that ran under a hold of `heldMicro` at `prices` is charged for its tokens: their
+ * cost, never more than the hold (a low prompt estimate costs the account nothing extra).
+ */
+export function chargeWithinHold(promptTokens: number, completionTokens: number, prices: TokenPrices, heldMicro: number): number {
+  const cost = tokenCostMicro(promptTokens, completionTokens, prices);
+  return cost < BigInt(heldMicro) ? Number(cost) : heldMicro;
+}

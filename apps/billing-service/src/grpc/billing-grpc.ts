@@ -2,8 +2,10 @@ import { billingV1 } from '@gw/contracts';
 import { status } from '@grpc/grpc-js';
 import { callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
+import { CreditLines } from '../domain/credit-lines';
 import { AccountStatement } from '../store/account-statement';
 import { PriceRecord } from '../store/billing-records';
+import { BillRecord } from '../store/credit-line-records';
 
 const toPrice = (p: PriceRecord): billingV1.Price => ({
   model: p.model,
@@ -11,11 +13,32 @@ const toPrice = (p: PriceRecord): billingV1.Price => ({
   outputMicroLydPerMillion: p.outputMicroPerMillion,
 });
 
+/** What billing.v1.Billing serves from. */
+export interface BillingParts {
+  ledger: BillingLedger;
+  creditLines: CreditLines;
+  statement: AccountStatement;
+}
+
+const toBill = (b: billingV1.Bill): BillRecord => ({
+  requestId: b.requestId,
+  accountId: b.accountId,
+  model: b.model,
+  paid: b.paid,
+  promptTokens: b.promptTokens,
+  completionTokens: b.completionTokens,
+  usageEstimated: b.usageEstimated,
+  heldMicro: b.heldMicroLyd,
+  inputMicroPerMillion: b.inputMicroLydPerMillion,
+  outputMicroPerMillion: b.outputMicroLydPerMillion,
+  chargeMicro: b.chargeMicroLyd,
+});
+
 const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
-/** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in BillingLedger. */
-export function billingGrpc(ledger: BillingLedger, statement: AccountStatement, logger: Logger): billingV1.BillingServer {
+/** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines). */
+export function billingGrpc({ ledger, creditLines, statement }: BillingParts, logger: Logger): billingV1.BillingServer {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
@@ -48,11 +71,28 @@ export function billingGrpc(ledger: BillingLedger, statement: AccountStatement, 
     recordFree: unaryHandler(logger, 'RecordFree', async (req: billingV1.RecordFreeRequest): Promise<billingV1.RecordFreeResponse> => ({
       recorded: await ledger.recordFree(req),
     })),
-    extendCreditLine: unaryHandler(logger, 'ExtendCreditLine', async (): Promise<billingV1.ExtendCreditLineResponse> => {
-      throw new RpcError(status.UNIMPLEMENTED, 'ExtendCreditLine is not served yet');
+    extendCreditLine: unaryHandler(logger, 'ExtendCreditLine', async (req: billingV1.ExtendCreditLineRequest): Promise<billingV1.ExtendCreditLineResponse> => {
+      const line = await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd);
+      return {
+        grantedTotalMicroLyd: line.grantedTotalMicro,
+        balanceMicroLyd: line.balanceMicro,
+        chargedTotalMicroLyd: line.chargedTotalMicro,
+        returnedTotalMicroLyd: line.returnedTotalMicro,
+        heldMicroLyd: line.heldMicro,
+      };
     }),
-    applyBills: unaryHandler(logger, 'ApplyBills', async (): Promise<billingV1.ApplyBillsResponse> => {
-      throw new RpcError(status.UNIMPLEMENTED, 'ApplyBills is not served yet');
+    applyBills: unaryHandler(logger, 'ApplyBills', async (req: billingV1.ApplyBillsRequest): Promise<billingV1.ApplyBillsResponse> => {
+      const returns = req.returns.map((r) => ({ accountId: r.accountId, returnedTotalMicro: r.returnedTotalMicroLyd }));
+      const outcomes = await creditLines.applyBills(req.bills.map(toBill), returns);
+      return {
+        outcomes: outcomes.map((o) => ({
+          applied: o.applied,
+          repeated: o.repeated,
+          shortfallMicroLyd: o.shortfallMicro,
+          errorCode: o.errorCode,
+          errorMessage: o.errorMessage,
+        })),
+      };
     }),
     watchPrices: (call) => call.destroy(new RpcError(status.UNIMPLEMENTED, 'WatchPrices is not served yet')),
     addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest): Promise<billingV1.AddBalanceResponse> => ({

@@ -1,4 +1,5 @@
 import { Migration } from '@gw/service-kit';
+import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
 
 /**
  * The `billing` schema: balances, prices, open holds and the ledger. Money columns are BIGINT
@@ -116,4 +117,5 @@ export const BILLING_MIGRATIONS: Migration[] = [
       END $migration$;
     `,
   },
+  ...CREDIT_LINE_MIGRATIONS,
 ];

@@ -1,8 +1,10 @@
 import { BalanceRecord, FreeUsage, HoldRecord, LedgerRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
+import { CreditLineRecord } from './credit-line-records';
 
 /**
  * What placing a hold came to. `balance` is always the account's balance and what its OTHER
- * requests hold (this request's own hold not included); both 0 for an account without money.
+ * requests hold (this request's own hold not included), the credit line included: quota-service
+ * holds running requests in it. Both 0 for an account without money.
  */
 export type HoldOutcome =
   | { kind: 'held'; balance: BalanceRecord }
@@ -36,9 +38,12 @@ export interface BillingStore {
   setPrice(price: PriceRecord): Promise<PriceRecord>;
   /** The account's money, or undefined when it never had any. */
   getBalance(accountId: string): Promise<BalanceRecord | undefined>;
+  /** The account's money with its credit line, or undefined when it never had any. */
+  getCreditLine(accountId: string): Promise<CreditLineRecord | undefined>;
   /**
    * Adds `amountMicro` (may be negative) to the balance, creating the row. Undefined (and no
-   * change) when the balance would drop below what is held or rise past 2^53 - 1 micro-LYD.
+   * change) when the balance would drop below what is held and lent as the credit line, or rise
+   * past 2^53 - 1 micro-LYD.
    */
   addBalance(accountId: string, amountMicro: number): Promise<number | undefined>;
   /** Places the hold if the available balance covers it and its prices are the model's, once per request id. */

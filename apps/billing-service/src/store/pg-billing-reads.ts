@@ -1,5 +1,6 @@
 import { Queryable } from '@gw/service-kit';
 import { BalanceRecord, HoldRecord, LedgerRecord } from './billing-records';
+import { CreditLineRecord } from './credit-line-records';
 import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, toHold, toLedger, toSafeInt } from './pg-billing-rows';
 
 /** An account's balance row, or undefined when it never had money. */
@@ -9,6 +10,26 @@ export async function readBalance(q: Queryable, accountId: string): Promise<Bala
     [accountId],
   );
   return rows[0] && { balanceMicro: toSafeInt(rows[0].balance_micro), heldMicro: toSafeInt(rows[0].held_micro) };
+}
+
+/** An account's balance row with its credit line, or undefined when it never had money. */
+export async function readCreditLine(q: Queryable, accountId: string): Promise<CreditLineRecord | undefined> {
+  const { rows } = await q.query<Record<'balance_micro' | 'held_micro' | 'line_micro' | 'line_granted_total' | 'line_charged_total' | 'line_returned_total', Int8>>(
+    `SELECT balance_micro, held_micro, line_micro, line_granted_total, line_charged_total, line_returned_total
+     FROM billing.balances WHERE account_id = $1`,
+    [accountId],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      balanceMicro: toSafeInt(r.balance_micro),
+      heldMicro: toSafeInt(r.held_micro),
+      lineMicro: toSafeInt(r.line_micro),
+      grantedTotalMicro: toSafeInt(r.line_granted_total),
+      chargedTotalMicro: toSafeInt(r.line_charged_total),
+      returnedTotalMicro: toSafeInt(r.line_returned_total),
+    }
+  );
 }
 
 /** The ledger row of a request id. */

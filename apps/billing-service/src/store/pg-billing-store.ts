@@ -1,7 +1,8 @@
 import { Database, Queryable } from '@gw/service-kit';
 import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
 import { BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
-import { readBalance, readHold, readLedger } from './pg-billing-reads';
+import { CreditLineRecord } from './credit-line-records';
+import { readBalance, readCreditLine, readHold, readLedger } from './pg-billing-reads';
 import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
 import { recordFreeUsage } from './pg-free-usage';
 import { chargeOpenHolds, OpenHoldCharge, readHolds } from './pg-open-hold-charges';
@@ -9,10 +10,10 @@ import { chargeOpenHolds, OpenHoldCharge, readHolds } from './pg-open-hold-charg
 /** The largest balance kept: read back as a JavaScript number, it must be exact. */
 const MAX_BALANCE_MICRO = Number.MAX_SAFE_INTEGER;
 
-/** The balance and what is held, zeros for an account without a row; `ownHoldMicro` is not counted as held. */
+/** The balance and what is held or lent as the credit line, zeros for an account without a row; `ownHoldMicro` is not counted as held. */
 async function balanceBeside(q: Queryable, accountId: string, ownHoldMicro = 0): Promise<BalanceRecord> {
-  const balance = (await readBalance(q, accountId)) ?? { balanceMicro: 0, heldMicro: 0 };
-  return { balanceMicro: balance.balanceMicro, heldMicro: balance.heldMicro - ownHoldMicro };
+  const money = await readCreditLine(q, accountId);
+  return { balanceMicro: money?.balanceMicro ?? 0, heldMicro: (money ? money.heldMicro + money.lineMicro : 0) - ownHoldMicro };
 }
 
 /** Settle's answer for a request id already in the ledger. */
@@ -82,6 +83,10 @@ export class PgBillingStore implements BillingStore {
     return readBalance(this.db, accountId);
   }
 
+  getCreditLine(accountId: string): Promise<CreditLineRecord | undefined> {
+    return readCreditLine(this.db, accountId);
+  }
+
   // The range is checked in the statement itself: a sum past it is never written, so a refusal
   // changes nothing (the CHECK of migration 003 is only the backstop).
   async addBalance(accountId: string, amountMicro: number): Promise<number | undefined> {
@@ -96,7 +101,7 @@ export class PgBillingStore implements BillingStore {
           )
         : await this.db.query<{ balance_micro: Int8 }>(
             `UPDATE billing.balances SET balance_micro = balance_micro + $2, updated_at = now()
-             WHERE account_id = $1 AND balance_micro + $2 >= held_micro AND balance_micro + $2 <= $3 RETURNING balance_micro`,
+             WHERE account_id = $1 AND balance_micro + $2 >= held_micro + line_micro AND balance_micro + $2 <= $3 RETURNING balance_micro`,
             [accountId, amountMicro, MAX_BALANCE_MICRO],
           );
     return rows[0] && toSafeInt(rows[0].balance_micro);

@@ -1,0 +1,35 @@
+import { status } from '@grpc/grpc-js';
+import { requireId, RpcError } from '@gw/service-kit';
+import { BillRecord } from '../store/credit-line-records';
+import { requireAmount, requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
+import { chargeWithinHold } from './token-cost';
+
+/**
+ * Refuses, with INVALID_ARGUMENT, a bill whose fields are past their bounds or whose charge does
+ * not follow from them: a paid bill charges min(cost of its tokens at its prices, its hold), with
+ * the cost worked out as Settle works it out (chargeWithinHold); a free bill charges nothing.
+ */
+export function checkBill(bill: BillRecord): void {
+  requireId('request_id', bill.requestId);
+  requireId('account_id', bill.accountId);
+  requireModel(bill.model);
+  requirePromptTokens(bill.promptTokens);
+  requireCompletionTokens('completion_tokens', bill.completionTokens);
+  requireAmount('held_micro_lyd', bill.heldMicro);
+  requirePrice('input_micro_lyd_per_million', bill.inputMicroPerMillion);
+  requirePrice('output_micro_lyd_per_million', bill.outputMicroPerMillion);
+  requireAmount('charge_micro_lyd', bill.chargeMicro);
+  if (!bill.paid) {
+    if (bill.chargeMicro !== 0) throw new RpcError(status.INVALID_ARGUMENT, `a free bill charges nothing, not ${bill.chargeMicro}`);
+    return;
+  }
+  const due = chargeWithinHold(bill.promptTokens, bill.completionTokens, bill, bill.heldMicro);
+  if (bill.chargeMicro !== due) {
+    throw new RpcError(status.INVALID_ARGUMENT, `charge ${bill.chargeMicro} is not min(cost of the tokens, held ${bill.heldMicro}) = ${due} micro-LYD`);
+  }
+}
+
+/** A checked bill as the ledger records it: a free one with hold, prices and charge 0, as RecordFree writes it. */
+export function asRecorded(bill: BillRecord): BillRecord {
+  return bill.paid ? bill : { ...bill, heldMicro: 0, inputMicroPerMillion: 0, outputMicroPerMillion: 0 };
+}

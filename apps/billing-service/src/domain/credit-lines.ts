@@ -1,0 +1,86 @@
+import { status } from '@grpc/grpc-js';
+import { MAX_BATCH, requireId, RpcError } from '@gw/service-kit';
+import { countBill, countExtension } from '../billing-metrics';
+import { BillRecord, CreditLineExtension, LineReturnRecord } from '../store/credit-line-records';
+import { CreditLineStore } from '../store/credit-line-store';
+import { asRecorded, checkBill } from './bill-check';
+import { requireAmount } from './field-bounds';
+
+/** What applying one bill came to, as ApplyBills answers it. */
+export interface BillOutcome {
+  /** This call wrote the bill's ledger row, or corrected an estimated one. */
+  applied: boolean;
+  /** The request id was billed before (or earlier in the same call): nothing changed. */
+  repeated: boolean;
+  shortfallMicro: number;
+  /** INVALID_ARGUMENT for a bill refused for good, else 0. */
+  errorCode: number;
+  errorMessage: string;
+}
+
+const REPEATED: BillOutcome = { applied: false, repeated: true, shortfallMicro: 0, errorCode: 0, errorMessage: '' };
+
+/**
+ * The credit lines lent to quota-service and the bills it delivers: quota-service holds running
+ * paid requests inside an account's line and bills them against it; Postgres keeps
+ * held + line <= balance, so whatever quota-service's store loses, no balance goes below zero.
+ */
+export class CreditLines {
+  constructor(private readonly store: CreditLineStore) {}
+
+  /** Applies quota-service's returns, then lends the unheld rest of the balance (all, or at most `needMicro` when it is > 0). */
+  async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
+    requireId('account_id', accountId);
+    requireAmount('returned_total_micro_lyd', returnedTotalMicro);
+    requireAmount('need_micro_lyd', needMicro);
+    const extension = await this.store.extend(accountId, returnedTotalMicro, needMicro);
+    countExtension(extension.lentNowMicro);
+    return extension;
+  }
+
+  /**
+   * Applies bills and line returns in one transaction. A bill refused by its check is answered
+   * INVALID_ARGUMENT and skipped; the rest apply. Of several bills of one request id in the call,
+   * one is applied (one with reported usage rather than an estimate) and the others answered as
+   * repeated. Past MAX_BATCH bills or returns, or a return past its bounds, the whole call is refused.
+   */
+  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<BillOutcome[]> {
+    if (bills.length > MAX_BATCH || returns.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
+    for (const r of returns) {
+      requireId('account_id', r.accountId);
+      requireAmount('returned_total_micro_lyd', r.returnedTotalMicro);
+    }
+    const outcomes: BillOutcome[] = new Array<BillOutcome>(bills.length);
+    const repeated = (i: number) => {
+      outcomes[i] = REPEATED;
+      countBill(bills[i].paid, 'repeated');
+    };
+    const chosen = new Map<string, number>();
+    bills.forEach((bill, i) => {
+      try {
+        checkBill(bill);
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        outcomes[i] = { applied: false, repeated: false, shortfallMicro: 0, errorCode: err.code, errorMessage: err.message };
+        countBill(bill.paid, 'refused');
+        return;
+      }
+      const other = chosen.get(bill.requestId);
+      if (other !== undefined && !(bills[other].usageEstimated && !bill.usageEstimated)) return repeated(i);
+      if (other !== undefined) repeated(other);
+      chosen.set(bill.requestId, i);
+    });
+    const batch = [...chosen.values()];
+    const applied = await this.store.applyBills(
+      batch.map((i) => asRecorded(bills[i])),
+      returns,
+    );
+    batch.forEach((i, k) => {
+      const { outcome, shortfallMicro } = applied[k];
+      if (outcome === 'repeated') return repeated(i);
+      outcomes[i] = { applied: true, repeated: false, shortfallMicro, errorCode: 0, errorMessage: '' };
+      countBill(bills[i].paid, outcome, shortfallMicro);
+    });
+    return outcomes;
+  }
+}

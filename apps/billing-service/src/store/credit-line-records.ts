@@ -1,0 +1,56 @@
+/**
+ * An account's money as its credit line sees it, micro-LYD: the balance, what legacy Authorize
+ * holds take of it, the line lent to quota-service, and the line's cumulative totals
+ * (line = granted - charged - returned).
+ */
+export interface CreditLineRecord {
+  balanceMicro: number;
+  heldMicro: number;
+  lineMicro: number;
+  grantedTotalMicro: number;
+  chargedTotalMicro: number;
+  returnedTotalMicro: number;
+}
+
+/** What ExtendCreditLine did: what it lent now, and the account's money after it. */
+export interface CreditLineExtension {
+  lentNowMicro: number;
+  grantedTotalMicro: number;
+  balanceMicro: number;
+  chargedTotalMicro: number;
+  returnedTotalMicro: number;
+  heldMicro: number;
+}
+
+/** One bill of a request, as quota-service delivers it (amounts micro-LYD, prices per million tokens). */
+export interface BillRecord {
+  requestId: string;
+  accountId: string;
+  model: string;
+  paid: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  usageEstimated: boolean;
+  heldMicro: number;
+  inputMicroPerMillion: number;
+  outputMicroPerMillion: number;
+  chargeMicro: number;
+}
+
+/** quota-service's cumulative total of line given back for one account. */
+export interface LineReturnRecord {
+  accountId: string;
+  returnedTotalMicro: number;
+}
+
+/**
+ * What applying one bill did: its ledger row `written`, an estimated row `corrected`, or
+ * `repeated` (billed before: nothing changed). `chargedMicro` is what this call took from the
+ * balance for it (negative when an estimate corrected down gave money back); `shortfallMicro`
+ * what its row records as not paid.
+ */
+export interface AppliedBill {
+  outcome: 'written' | 'corrected' | 'repeated';
+  chargedMicro: number;
+  shortfallMicro: number;
+}

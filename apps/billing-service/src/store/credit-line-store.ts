@@ -1,0 +1,16 @@
+import { AppliedBill, BillRecord, CreditLineExtension, LineReturnRecord } from './credit-line-records';
+
+/** Persistence of credit lines and bills. Every method is one transaction. */
+export interface CreditLineStore {
+  /**
+   * Applies quota-service's returns not applied yet, then lends the account what its balance has
+   * beyond holds and the line: all of it (`needMicro` 0) or at most `needMicro`. An account
+   * without money answers zeros and gets no row.
+   */
+  extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension>;
+  /**
+   * Applies checked bills (distinct request ids; a free bill with hold, prices and charge 0) and
+   * line returns, all in one transaction; one outcome per bill, in order.
+   */
+  applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]>;
+}

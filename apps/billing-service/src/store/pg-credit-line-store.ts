@@ -1,0 +1,63 @@
+import { Queryable } from '@gw/service-kit';
+import { AppliedBill, BillRecord, CreditLineExtension, LineReturnRecord } from './credit-line-records';
+import { CreditLineStore } from './credit-line-store';
+import { Int8, toSafeInt } from './pg-billing-rows';
+
+interface ExtensionRow {
+  lent_now: Int8;
+  granted_total: Int8;
+  balance: Int8;
+  charged_total: Int8;
+  returned_total: Int8;
+  held: Int8;
+}
+
+interface AppliedRow {
+  bill_outcome: AppliedBill['outcome'];
+  bill_charged: Int8;
+  bill_shortfall: Int8;
+}
+
+// The bills' fields as arrays, one per column (billing.apply_bills unnests them), then the returns'.
+const APPLY_BILLS = `
+  SELECT bill_outcome, bill_charged, bill_shortfall FROM billing.apply_bills($1::text[], $2::text[], $3::text[], $4::boolean[],
+    $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[])`;
+
+/** CreditLineStore on Postgres: each method one call of a function of migrations 006-008, so one round trip and one transaction. */
+export class PgCreditLineStore implements CreditLineStore {
+  constructor(private readonly db: Queryable) {}
+
+  async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
+    const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_line($1, $2, $3)', [accountId, returnedTotalMicro, needMicro]);
+    const r = rows[0];
+    return {
+      lentNowMicro: toSafeInt(r.lent_now),
+      grantedTotalMicro: toSafeInt(r.granted_total),
+      balanceMicro: toSafeInt(r.balance),
+      chargedTotalMicro: toSafeInt(r.charged_total),
+      returnedTotalMicro: toSafeInt(r.returned_total),
+      heldMicro: toSafeInt(r.held),
+    };
+  }
+
+  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
+    if (bills.length === 0 && returns.length === 0) return [];
+    const column = <T>(pick: (b: BillRecord) => T) => bills.map(pick);
+    const { rows } = await this.db.query<AppliedRow>(APPLY_BILLS, [
+      column((b) => b.requestId),
+      column((b) => b.accountId),
+      column((b) => b.model),
+      column((b) => b.paid),
+      column((b) => b.promptTokens),
+      column((b) => b.completionTokens),
+      column((b) => b.usageEstimated),
+      column((b) => b.heldMicro),
+      column((b) => b.inputMicroPerMillion),
+      column((b) => b.outputMicroPerMillion),
+      column((b) => b.chargeMicro),
+      returns.map((r) => r.accountId),
+      returns.map((r) => r.returnedTotalMicro),
+    ]);
+    return rows.map((r) => ({ outcome: r.bill_outcome, chargedMicro: toSafeInt(r.bill_charged), shortfallMicro: toSafeInt(r.bill_shortfall) }));
+  }
+}
