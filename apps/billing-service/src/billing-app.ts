@@ -5,30 +5,43 @@ import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
 import { HoldSweeper } from './domain/hold-sweeper';
+import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
+import { PriceWatchHub } from './domain/price-watch-hub';
 import { billingGrpc } from './grpc/billing-grpc';
 import { BILLING_MIGRATIONS } from './store/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
+import { PgPriceFeed } from './store/pg-price-feed';
 
 /** A running billing-service. */
 export interface BillingApp {
   port: number;
-  /** Health to NOT_SERVING, stop the sweeper, finish running calls, close the database. */
+  /** Health to NOT_SERVING, end the price watches, stop the sweeper, finish running calls, close the database. */
   stop(): Promise<void>;
 }
 
-/** Opens the store, applies migrations, starts the hold sweeper and serves billing.v1.Billing plus health. */
+/**
+ * Opens the store, applies migrations, starts the hold sweeper and the price feed (between
+ * replicas through Postgres; within this one alone on the embedded database) and serves
+ * billing.v1.Billing plus health.
+ */
 export async function startBillingApp(config: BillingConfig, logger: Logger): Promise<BillingApp> {
   const db = await openDatabase(config.databaseUrl, config.dataDir);
+  let feed: PriceFeed | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
     const store = new PgBillingStore(db);
     watchHolds(db);
+    const hub = new PriceWatchHub(config.priceAckTimeoutMs);
+    const priceFeed = config.databaseUrl
+      ? await PgPriceFeed.start(config.databaseUrl, db, store, hub, config.priceAckTimeoutMs, logger)
+      : await LocalPriceFeed.start(store, hub);
+    feed = priceFeed;
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
     const implementation = billingGrpc(
-      { ledger: new BillingLedger(store), creditLines: new CreditLines(new PgCreditLineStore(db)), statement: new PgAccountStatement(db) },
+      { ledger: new BillingLedger(store, priceFeed), creditLines: new CreditLines(new PgCreditLineStore(db)), statement: new PgAccountStatement(db), priceHub: hub },
       logger,
     );
     const server = await startGrpcServer(config, [{ name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation }], logger);
@@ -38,12 +51,16 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
       port: server.port,
       stop: async () => {
         server.setNotServing();
+        // The watch streams would hold the server open: ended, each watcher resyncs elsewhere.
+        hub.endAll('billing-service stopping');
+        await priceFeed.stop();
         await sweeper.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },
     };
   } catch (err) {
+    await feed?.stop().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw err;
   }

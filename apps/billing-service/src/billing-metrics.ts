@@ -60,6 +60,12 @@ const shortfallMicroLyd = counter('billing_bill_shortfall_micro_lyd_total', 'Mic
 const extensions = counter('billing_credit_line_extensions_total', 'ExtendCreditLine calls answered.');
 const lentMicroLyd = counter('billing_credit_line_lent_micro_lyd_total', 'Micro-LYD lent to quota-service by ExtendCreditLine.');
 
+/** Price watch streams ended for not acknowledging a change in time. */
+const watchersCut = counter('billing_price_watchers_cut_total', 'WatchPrices streams ended for not acknowledging a price change within PRICE_ACK_TIMEOUT_MS.');
+
+/** Price changes some replica did not confirm in time. */
+const unconfirmedPriceChanges = counter('billing_price_changes_unconfirmed_total', 'SetPrice calls that returned without the confirmation of every billing-service replica.');
+
 /** Counts one bill of ApplyBills and the shortfall it recorded. */
 export function countBill(paid: boolean, outcome: 'written' | 'corrected' | 'repeated' | 'refused', shortfallMicro = 0): void {
   bills.inc({ payment: paid ? 'paid' : 'free', outcome });
@@ -70,4 +76,14 @@ export function countBill(paid: boolean, outcome: 'written' | 'corrected' | 'rep
 export function countExtension(lentNowMicro: number): void {
   extensions.inc();
   if (lentNowMicro > 0) lentMicroLyd.inc(lentNowMicro);
+}
+
+/** Counts a watcher cut for not acknowledging in time. */
+export function countWatcherCut(): void {
+  watchersCut.inc();
+}
+
+/** Counts a price change returned without every replica's confirmation. */
+export function countPriceChangeUnconfirmed(): void {
+  unconfirmedPriceChanges.inc();
 }

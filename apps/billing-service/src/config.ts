@@ -14,6 +14,11 @@ export interface BillingConfig {
   holdTtlSeconds: number;
   /** How often the sweeper looks for stale holds. */
   holdSweepIntervalMs: number;
+  /**
+   * How long SetPrice waits for a price watcher (a quota-service replica) to acknowledge a change
+   * before its stream is ended, so that it refuses paid work until it has the whole table again.
+   */
+  priceAckTimeoutMs: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -30,6 +35,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     dataDir: `${readString(env, 'DATA_DIR', '.data')}/billing`,
     holdTtlSeconds: readInt(env, 'HOLD_TTL_SECONDS', 900),
     holdSweepIntervalMs: readInt(env, 'HOLD_SWEEP_INTERVAL_MS', 60000),
+    priceAckTimeoutMs: readInt(env, 'PRICE_ACK_TIMEOUT_MS', 5000),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
     logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
   });

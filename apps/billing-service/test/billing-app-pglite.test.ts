@@ -92,6 +92,18 @@ describe('billing-service on the embedded PGlite', () => {
       expect(await unaryCall(client.getBalance.bind(client), { accountId: 'acct_p' }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 1_000_000 });
       const usage = { requestId: 'req_p', promptTokens: 2000, completionTokens: 100, usageEstimated: false };
       expect(await unaryCall(client.settle.bind(client), usage, DEADLINE_MS)).toEqual({ chargedMicroLyd: 1200, balanceMicroLyd: 998_800 });
+
+      // The credit line and the price watch of one replica alone (no other to notify).
+      const line = await unaryCall(client.extendCreditLine.bind(client), { accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 }, DEADLINE_MS);
+      expect(line).toMatchObject({ grantedTotalMicroLyd: 998_800, balanceMicroLyd: 998_800 });
+      const bill = { requestId: 'req_p2', accountId: 'acct_p', model: 'vendor-v4-lite', paid: true, promptTokens: 2000, completionTokens: 100,
+        usageEstimated: false, heldMicroLyd: 3000, inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000, chargeMicroLyd: 1200 };
+      expect((await unaryCall(client.applyBills.bind(client), { bills: [bill], returns: [] }, DEADLINE_MS)).outcomes).toMatchObject([{ applied: true }]);
+      const watch = client.watchPrices();
+      watch.on('error', () => undefined);
+      const table = await new Promise<billingV1.WatchPricesResponse>((resolve) => watch.once('data', resolve));
+      watch.cancel();
+      expect(table).toMatchObject({ full: true, prices: expect.arrayContaining([expect.objectContaining({ model: 'vendor-v4-lite' })]) });
     });
     expect(await stopService(running)).toBe(0);
   }, 120_000);

@@ -5,6 +5,8 @@ import { createTestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
 import { BillingLedger } from '../src/domain/billing-ledger';
+import { LocalPriceFeed } from '../src/domain/price-feed';
+import { PriceWatchHub } from '../src/domain/price-watch-hub';
 import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
 import { PgBillingStore } from '../src/store/pg-billing-store';
 
@@ -28,7 +30,7 @@ export async function openBillingTestDb(): Promise<BillingTestDb> {
     url: testDb.url,
     db,
     store,
-    ledger: new BillingLedger(store),
+    ledger: new BillingLedger(store, await LocalPriceFeed.start(store, new PriceWatchHub(1000))),
     close: async () => {
       try {
         await db.close();

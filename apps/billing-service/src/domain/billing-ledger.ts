@@ -5,6 +5,7 @@ import { countBilled, countNotBilled } from '../billing-metrics';
 import { PriceRecord } from '../store/billing-records';
 import { BillingStore, HoldOutcome } from '../store/billing-store';
 import { requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
+import { PriceFeed } from './price-feed';
 import { chargeWithinHold, tokenCostMicro } from './token-cost';
 
 /** A request to hold the worst case of a paid request. */
@@ -59,7 +60,10 @@ export class BillingLedger {
   // price in the same statement, and a changed price is read again.
   private readonly prices = new Map<string, PriceRecord>();
 
-  constructor(private readonly store: BillingStore) {}
+  constructor(
+    private readonly store: BillingStore,
+    private readonly priceFeed: Pick<PriceFeed, 'publish'>,
+  ) {}
 
   private async loadPrice(model: string): Promise<PriceRecord> {
     const price = await this.store.getPrice(model);
@@ -213,13 +217,13 @@ export class BillingLedger {
 
   /**
    * Sets a model's price, each from 0 to MAX_PRICE_MICRO_LYD_PER_MILLION; holds already placed
-   * keep the prices they were placed at.
+   * keep the prices they were placed at. Returns once every price watcher applied it or was cut.
    */
   async setPrice(price: PriceRecord): Promise<PriceRecord> {
     requireModel(price.model);
     requirePrice('input_micro_lyd_per_million', price.inputMicroPerMillion);
     requirePrice('output_micro_lyd_per_million', price.outputMicroPerMillion);
-    return this.store.setPrice(price);
+    return this.priceFeed.publish(price);
   }
 
   private requireSameAccount(params: AuthorizeParams, holder: string): void {

@@ -3,21 +3,18 @@ import { status } from '@grpc/grpc-js';
 import { callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
+import { PriceWatchHub } from '../domain/price-watch-hub';
 import { AccountStatement } from '../store/account-statement';
-import { PriceRecord } from '../store/billing-records';
 import { BillRecord } from '../store/credit-line-records';
-
-const toPrice = (p: PriceRecord): billingV1.Price => ({
-  model: p.model,
-  inputMicroLydPerMillion: p.inputMicroPerMillion,
-  outputMicroLydPerMillion: p.outputMicroPerMillion,
-});
+import { toPrice } from './price-wire';
+import { watchPrices } from './watch-prices';
 
 /** What billing.v1.Billing serves from. */
 export interface BillingParts {
   ledger: BillingLedger;
   creditLines: CreditLines;
   statement: AccountStatement;
+  priceHub: PriceWatchHub;
 }
 
 const toBill = (b: billingV1.Bill): BillRecord => ({
@@ -37,8 +34,8 @@ const toBill = (b: billingV1.Bill): BillRecord => ({
 const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
-/** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines). */
-export function billingGrpc({ ledger, creditLines, statement }: BillingParts, logger: Logger): billingV1.BillingServer {
+/** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines, PriceWatchHub). */
+export function billingGrpc({ ledger, creditLines, statement, priceHub }: BillingParts, logger: Logger): billingV1.BillingServer {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
@@ -94,7 +91,7 @@ export function billingGrpc({ ledger, creditLines, statement }: BillingParts, lo
         })),
       };
     }),
-    watchPrices: (call) => call.destroy(new RpcError(status.UNIMPLEMENTED, 'WatchPrices is not served yet')),
+    watchPrices: watchPrices(priceHub),
     addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest): Promise<billingV1.AddBalanceResponse> => ({
       balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd),
     })),

@@ -1,5 +1,6 @@
 import { Migration } from '@gw/service-kit';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
+import { PRICE_WATCH_MIGRATIONS } from './price-watch-migrations';
 
 /**
  * The `billing` schema: balances, prices, open holds and the ledger. Money columns are BIGINT
@@ -118,4 +119,5 @@ export const BILLING_MIGRATIONS: Migration[] = [
     `,
   },
   ...CREDIT_LINE_MIGRATIONS,
+  ...PRICE_WATCH_MIGRATIONS,
 ];

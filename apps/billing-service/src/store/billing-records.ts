@@ -54,3 +54,15 @@ export interface FreeUsage extends SettleUsage {
   accountId: string;
   model: string;
 }
+
+/** Every model's price at one version of the price table (each change gives a higher version). */
+export interface PriceTable {
+  version: number;
+  prices: PriceRecord[];
+}
+
+/** One price as set, and the version of the table it made. */
+export interface PriceChange {
+  version: number;
+  price: PriceRecord;
+}

@@ -1,4 +1,4 @@
-import { BalanceRecord, FreeUsage, HoldRecord, LedgerRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
+import { BalanceRecord, FreeUsage, HoldRecord, LedgerRecord, NewHold, PriceChange, PriceRecord, PriceTable, SettleUsage } from './billing-records';
 import { CreditLineRecord } from './credit-line-records';
 
 /**
@@ -34,8 +34,10 @@ export interface SettleOutcome {
 /** Persistence of balances, prices, holds and the ledger. Every method is atomic. */
 export interface BillingStore {
   getPrice(model: string): Promise<PriceRecord | undefined>;
-  /** Inserts or replaces a price. */
-  setPrice(price: PriceRecord): Promise<PriceRecord>;
+  /** Inserts or replaces a price, giving the price table a new version announced to every replica (PgPriceFeed). */
+  setPrice(price: PriceRecord): Promise<PriceChange>;
+  /** Every price and the table's version, at one moment. */
+  priceTable(): Promise<PriceTable>;
   /** The account's money, or undefined when it never had any. */
   getBalance(accountId: string): Promise<BalanceRecord | undefined>;
   /** The account's money with its credit line, or undefined when it never had any. */

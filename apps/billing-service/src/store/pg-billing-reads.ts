@@ -1,7 +1,7 @@
 import { Queryable } from '@gw/service-kit';
-import { BalanceRecord, HoldRecord, LedgerRecord } from './billing-records';
+import { BalanceRecord, HoldRecord, LedgerRecord, PriceTable } from './billing-records';
 import { CreditLineRecord } from './credit-line-records';
-import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, toHold, toLedger, toSafeInt } from './pg-billing-rows';
+import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
 
 /** An account's balance row, or undefined when it never had money. */
 export async function readBalance(q: Queryable, accountId: string): Promise<BalanceRecord | undefined> {
@@ -42,4 +42,13 @@ export async function readLedger(q: Queryable, requestId: string): Promise<Ledge
 export async function readHold(q: Queryable, requestId: string): Promise<HoldRecord | undefined> {
   const { rows } = await q.query<HoldRow>(`SELECT ${HOLD_COLUMNS} FROM billing.holds WHERE request_id = $1`, [requestId]);
   return rows[0] && toHold(rows[0]);
+}
+
+/** The whole price table and its version, read in one statement (so at one moment), sorted by model. */
+export async function readPriceTable(q: Queryable): Promise<PriceTable> {
+  const { rows } = await q.query<{ version: Int8; prices: PriceRow[] }>(
+    `SELECT v.version, coalesce((SELECT json_agg(p ORDER BY p.model) FROM (SELECT ${PRICE_COLUMNS} FROM billing.prices) p), '[]') AS prices
+     FROM billing.prices_version v`,
+  );
+  return { version: toSafeInt(rows[0].version), prices: rows[0].prices.map(toPrice) };
 }

@@ -1,8 +1,8 @@
 import { Database, Queryable } from '@gw/service-kit';
-import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceRecord, SettleUsage } from './billing-records';
+import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceChange, PriceRecord, PriceTable, SettleUsage } from './billing-records';
 import { BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
 import { CreditLineRecord } from './credit-line-records';
-import { readBalance, readCreditLine, readHold, readLedger } from './pg-billing-reads';
+import { readBalance, readCreditLine, readHold, readLedger, readPriceTable } from './pg-billing-reads';
 import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
 import { recordFreeUsage } from './pg-free-usage';
 import { chargeOpenHolds, OpenHoldCharge, readHolds } from './pg-open-hold-charges';
@@ -68,15 +68,17 @@ export class PgBillingStore implements BillingStore {
     return rows[0] && toPrice(rows[0]);
   }
 
-  async setPrice(price: PriceRecord): Promise<PriceRecord> {
-    const { rows } = await this.db.query<PriceRow>(
-      `INSERT INTO billing.prices (${PRICE_COLUMNS}) VALUES ($1, $2, $3)
-       ON CONFLICT (model) DO UPDATE SET input_micro_per_million = EXCLUDED.input_micro_per_million,
-         output_micro_per_million = EXCLUDED.output_micro_per_million, updated_at = now()
-       RETURNING ${PRICE_COLUMNS}`,
-      [price.model, price.inputMicroPerMillion, price.outputMicroPerMillion],
-    );
-    return toPrice(rows[0]);
+  async setPrice(price: PriceRecord): Promise<PriceChange> {
+    const { rows } = await this.db.query<{ version: Int8 }>('SELECT billing.set_price($1, $2, $3) AS version', [
+      price.model,
+      price.inputMicroPerMillion,
+      price.outputMicroPerMillion,
+    ]);
+    return { version: toSafeInt(rows[0].version), price: { ...price } };
+  }
+
+  priceTable(): Promise<PriceTable> {
+    return readPriceTable(this.db);
   }
 
   getBalance(accountId: string): Promise<BalanceRecord | undefined> {
