@@ -1,8 +1,8 @@
 import { status } from '@grpc/grpc-js';
+import { chargeWithinHold } from '@gw/money';
 import { requireId, RpcError } from '@gw/service-kit';
 import { BillRecord } from '../store/credit-line-records';
 import { requireAmount, requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
-import { chargeWithinHold } from './token-cost';
 
 /**
  * Refuses, with INVALID_ARGUMENT, a bill whose fields are past their bounds or whose charge does

@@ -1,12 +1,11 @@
 import { status } from '@grpc/grpc-js';
-import { MAX_MICRO_LYD } from '@gw/money';
+import { chargeWithinHold, MAX_MICRO_LYD, tokenCostMicro } from '@gw/money';
 import { MAX_BATCH, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
 import { PriceRecord } from '../store/billing-records';
 import { BillingStore, HoldOutcome } from '../store/billing-store';
 import { requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
 import { PriceFeed } from './price-feed';
-import { chargeWithinHold, tokenCostMicro } from './token-cost';
 
 /** A request to hold the worst case of a paid request. */
 export interface AuthorizeParams {
