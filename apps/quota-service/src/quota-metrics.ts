@@ -1,4 +1,4 @@
-import { counter, sampledGauge } from '@gw/service-kit';
+import { counter, gauge, sampledGauge } from '@gw/service-kit';
 import { FreeRefusal } from './domain/free-request';
 import { OutboxBacklog, SettleOutbox } from './store/settle-outbox';
 
@@ -12,16 +12,43 @@ export const refusals = counter('quota_refusals_total', 'Requests refused, by ki
 export const storeUnavailable = counter('quota_store_unavailable_total', 'Store operations that got no answer in time (Redis unreachable or slow), by operation.', ['operation']);
 
 /**
- * Bills delivered from the settle outbox to billing-service: `kind` is settle, free or release;
- * `outcome` is delivered, retry (failed, tried again later) or dropped (refused for good).
+ * Records delivered from the settle outbox to billing-service: `kind` is bill or return (ApplyBills),
+ * or settle, free or release (the older path); `outcome` is delivered, retry (failed, tried again
+ * later) or dropped (refused for good).
  */
-export const outboxDeliveries = counter('quota_outbox_deliveries_total', 'Outbox deliveries to billing-service, by kind (settle, free, release) and outcome (delivered, retry, dropped).', ['kind', 'outcome']);
+export const outboxDeliveries = counter(
+  'quota_outbox_deliveries_total',
+  'Outbox deliveries to billing-service, by kind (bill, return; settle, free, release) and outcome (delivered, retry, dropped).',
+  ['kind', 'outcome'],
+);
+
+/** Admit's answers: paid, free, rate_limited, no_place, not_covered, or gone (its edge had given up on it). */
+export const admits = counter('quota_admits_total', 'Admit answers, by outcome: paid, free, rate_limited, no_place, not_covered, gone.', ['outcome']);
+
+/**
+ * Credit lines extended by billing-service when an Admit found its line short: `grown` (more was
+ * lent), `unchanged` (nothing more to lend) or `failed` (billing-service did not answer: UNAVAILABLE).
+ */
+export const lineExtensions = counter('quota_credit_line_extensions_total', 'Credit line extensions asked of billing-service, by outcome: grown, unchanged, failed.', ['outcome']);
+
+/** Lines given back to billing-service, by reason: `idle` (the timer) or `operator` (ReturnCreditLine). */
+export const lineReturns = counter('quota_credit_line_returns_total', 'Credit lines given back to billing-service, by reason: idle, operator.', ['reason']);
+
+/** micro-LYD given back to billing-service, by reason. */
+export const lineReturnedMicro = counter('quota_credit_line_returned_micro_lyd_total', 'micro-LYD of credit lines given back to billing-service, by reason: idle, operator.', ['reason']);
+
+/** 1 while this replica holds billing-service's price table (its watch is up), else 0: paid Admits are refused. */
+export const priceWatchUp = gauge('quota_price_watch_up', 'Whether this replica holds the price table from billing-service (1) or not (0: paid admissions answer UNAVAILABLE).');
 
 /** The `kind` of a free-tier refusal. */
 export const freeRefusalKind = (refusal: FreeRefusal): string => `free_${refusal.replace(/-/g, '_')}`;
 
-/** Leases renewed by the edge: `renewed`, or `unknown` (finished or lapsed already). */
-export const leaseRenewals = counter('quota_lease_renewals_total', 'Lease renewals of running requests, by outcome: renewed, or unknown (the request has no lease).', ['outcome']);
+/** Leases renewed by the edge: `renewed`, `unknown` (finished or lapsed already) or `resurrected` (the store had lost it). */
+export const leaseRenewals = counter(
+  'quota_lease_renewals_total',
+  'Lease renewals of running requests, by outcome: renewed, unknown (the request has no lease), resurrected (recreated after the store lost it).',
+  ['outcome'],
+);
 
 /** Lapsed leases: `finished` from their last renewal, `retry` (could not be finished now) or `dropped` (refused for good). */
 export const lapsedLeases = counter('quota_lapsed_leases_total', 'Requests whose lease lapsed, by outcome: finished from the last renewal, retry, or dropped.', ['outcome']);

@@ -1,0 +1,66 @@
+import { EventEmitter } from 'node:events';
+import { ClientDuplexStream } from '@grpc/grpc-js';
+import { billingV1 } from '@gw/contracts';
+import { createLogger } from '@gw/service-kit';
+import { PriceBook } from '../domain/price-book';
+import { PriceWatch } from './price-watch';
+
+/** One WatchPrices stream as the test drives it: what the watch writes, and whether it was cancelled. */
+class FakeStream extends EventEmitter {
+  acks: number[] = [];
+  cancelled = false;
+  write(request: billingV1.WatchPricesRequest): boolean {
+    this.acks.push(request.version);
+    return true;
+  }
+  cancel(): void {
+    this.cancelled = true;
+  }
+  send(version: number, full: boolean, prices: billingV1.Price[]): void {
+    this.emit('data', { version, full, prices });
+  }
+}
+
+const flash = (output: number): billingV1.Price => ({ model: 'vendor-v4-flash', inputMicroLydPerMillion: 1, outputMicroLydPerMillion: output });
+const until = async (done: () => boolean) => {
+  for (let waited = 0; !done() && waited < 2000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+describe('PriceWatch', () => {
+  let streams: FakeStream[];
+  let book: PriceBook;
+  let watch: PriceWatch;
+
+  beforeEach(() => {
+    streams = [];
+    book = new PriceBook();
+    const source = { watchPrices: () => streams[streams.push(new FakeStream()) - 1] as unknown as ClientDuplexStream<billingV1.WatchPricesRequest, billingV1.WatchPricesResponse> };
+    watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs: 10, maxMs: 20 });
+    watch.start();
+  });
+  afterEach(() => watch.stop());
+
+  it('applies each message, then acknowledges its version', () => {
+    streams[0].send(1, true, [flash(4)]);
+    streams[0].send(2, false, [flash(8)]);
+    expect(streams[0].acks).toEqual([1, 2]);
+    expect(book.priceOf('vendor-v4-flash')).toEqual({ inputMicroPerMillion: 1, outputMicroPerMillion: 8 });
+  });
+
+  it('drops the table when the stream fails, and takes a whole one from a new stream', async () => {
+    streams[0].send(1, true, [flash(4)]);
+    streams[0].emit('error', new Error('14 UNAVAILABLE'));
+    expect(book.version).toBeUndefined();
+    await until(() => streams.length === 2);
+    streams[1].send(7, true, [flash(5)]);
+    expect(book.priceOf('vendor-v4-flash')).toEqual({ inputMicroPerMillion: 1, outputMicroPerMillion: 5 });
+    expect(streams[1].acks).toEqual([7]);
+  });
+
+  it('cuts a stream whose first message is a change, unacknowledged, and opens another', async () => {
+    streams[0].send(2, false, [flash(8)]);
+    expect(streams[0]).toMatchObject({ cancelled: true, acks: [] });
+    await until(() => streams.length === 2);
+    expect(streams).toHaveLength(2);
+  });
+});

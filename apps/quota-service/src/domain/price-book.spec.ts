@@ -1,0 +1,26 @@
+import { status } from '@grpc/grpc-js';
+import { PriceBook } from './price-book';
+
+const flash = { model: 'vendor-v4-flash', inputMicroPerMillion: 1, outputMicroPerMillion: 4 };
+const pro = { model: 'vendor-v4-pro', inputMicroPerMillion: 4, outputMicroPerMillion: 16 };
+
+describe('PriceBook', () => {
+  it('has no prices until a whole table came: UNAVAILABLE, and a change alone is refused', () => {
+    const book = new PriceBook();
+    expect(() => book.priceOf('vendor-v4-flash')).toThrow(expect.objectContaining({ code: status.UNAVAILABLE }));
+    expect(book.apply({ version: 3, full: false, prices: [flash] })).toBe(false);
+    expect(book.version).toBeUndefined();
+  });
+
+  it('replaces everything with a whole table, updates with a change, and forgets all when dropped', () => {
+    const book = new PriceBook();
+    expect(book.apply({ version: 1, full: true, prices: [flash, pro] })).toBe(true);
+    expect(book.apply({ version: 2, full: false, prices: [{ ...flash, outputMicroPerMillion: 8 }] })).toBe(true);
+    expect(book.priceOf('vendor-v4-flash')).toEqual({ inputMicroPerMillion: 1, outputMicroPerMillion: 8 });
+    expect(book.apply({ version: 3, full: true, prices: [flash] })).toBe(true);
+    expect(() => book.priceOf('vendor-v4-pro')).toThrow(expect.objectContaining({ code: status.FAILED_PRECONDITION }));
+    expect(book.version).toBe(3);
+    book.drop();
+    expect(() => book.priceOf('vendor-v4-flash')).toThrow(expect.objectContaining({ code: status.UNAVAILABLE }));
+  });
+});
