@@ -26,8 +26,10 @@ describe('loadConfig', () => {
         peakHours: { startHour: 0, endHour: 17 },
         reservationTtlMs: 900_000,
       },
-      settleDelivery: { billingAddr: '127.0.0.1:50053', grpcTimeoutMs: 1000, pollMs: 250, maxBackoffMs: 5000, batchSize: 50, claimIdleMs: 30_000 },
+      settleDelivery: { billingAddr: '127.0.0.1:50053', grpcTimeoutMs: 1000, pollMs: 250, maxBackoffMs: 5000, batchSize: 256, claimIdleMs: 30_000 },
       leases: { ttlMs: 30_000, intervalMs: 1000, claimMs: 30_000, batchSize: 50 },
+      linePolicy: 'all',
+      lineReturns: { idleMs: 600_000, intervalMs: 10_000, batchSize: 100 },
       shutdownGraceMs: 10_000,
       logLevel: 'info',
     });
@@ -64,7 +66,7 @@ describe('loadConfig', () => {
       peakHours: { startHour: 22, endHour: 6 },
       reservationTtlMs: 60_000,
     });
-    expect(config.settleDelivery).toEqual({ billingAddr: 'billing:50053', grpcTimeoutMs: 300, pollMs: 10, maxBackoffMs: 100, batchSize: 50, claimIdleMs: 2000 });
+    expect(config.settleDelivery).toEqual({ billingAddr: 'billing:50053', grpcTimeoutMs: 300, pollMs: 10, maxBackoffMs: 100, batchSize: 256, claimIdleMs: 2000 });
     expect(Object.isFrozen(config.freeTierLimits)).toBe(true);
   });
 
@@ -87,6 +89,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ LEASE_TTL_MS: '2000' }).leases).toEqual({ ttlMs: 2000, intervalMs: 500, claimMs: 2000, batchSize: 50 });
     expect(() => loadConfig({ LEASE_TTL_MS: '99' })).toThrow(/LEASE_TTL_MS/);
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads the credit lines\' policy and when idle lines go back', () => {
+    const config = loadConfig({ CREDIT_LINE_POLICY: 'need', CREDIT_LINE_IDLE_SECONDS: '60', CREDIT_LINE_RETURN_INTERVAL_MS: '500' });
+    expect(config).toMatchObject({ linePolicy: 'need', lineReturns: { idleMs: 60_000, intervalMs: 500, batchSize: 100 } });
+    expect(() => loadConfig({ CREDIT_LINE_POLICY: 'some' })).toThrow('CREDIT_LINE_POLICY must be all or need');
+    expect(() => loadConfig({ CREDIT_LINE_IDLE_SECONDS: '0' })).toThrow('CREDIT_LINE_IDLE_SECONDS must be at least 1');
   });
 
   it('stops the start on a limit that is not a positive whole number', () => {

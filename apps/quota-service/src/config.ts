@@ -1,6 +1,8 @@
 import { Env, GrpcSecurity, LogLevel, readBool, readInt, readOptional, readGrpcSecurity, readString } from '@gw/service-kit';
+import { CreditLinePolicy } from './domain/admission';
 import { FreeTierLimits } from './domain/free-request';
 import { ReaperOptions } from './domain/lease-reaper';
+import { LineReturnOptions } from './domain/line-returner';
 import { ForwarderOptions } from './domain/settle-forwarder';
 import { parsePeakHours } from './domain/peak-hours';
 import { FreeTierSettings } from './store/free-tier-store';
@@ -39,6 +41,10 @@ export interface QuotaConfig {
   freeTierLimits: FreeTierLimits;
   settleDelivery: SettleDelivery;
   leases: LeaseSettings;
+  /** How much an extension of a credit line lends: everything unheld (`all`), or what the request lacks (`need`). */
+  linePolicy: CreditLinePolicy;
+  /** When idle credit lines go back to billing-service. */
+  lineReturns: LineReturnOptions;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -54,6 +60,11 @@ function atLeast(name: string, value: number, min: number): number {
  */
 function leaseSettings(ttlMs: number): LeaseSettings {
   return Object.freeze({ ttlMs, intervalMs: Math.min(1000, Math.ceil(ttlMs / 4)), claimMs: ttlMs, batchSize: 50 });
+}
+
+function linePolicy(value: string): CreditLinePolicy {
+  if (value === 'all' || value === 'need') return value;
+  throw new Error(`CREDIT_LINE_POLICY must be all or need, got ${value}`);
 }
 
 /** Reads the configuration; the only reader of the environment. */
@@ -91,10 +102,16 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
       grpcTimeoutMs: atLeast('GRPC_TIMEOUT_MS', readInt(env, 'GRPC_TIMEOUT_MS', 1000), 1),
       pollMs: atLeast('SETTLE_POLL_MS', readInt(env, 'SETTLE_POLL_MS', 250), 1),
       maxBackoffMs: atLeast('SETTLE_MAX_BACKOFF_MS', readInt(env, 'SETTLE_MAX_BACKOFF_MS', 5000), 1),
-      batchSize: 50,
+      batchSize: 256,
       claimIdleMs: atLeast('SETTLE_CLAIM_IDLE_MS', readInt(env, 'SETTLE_CLAIM_IDLE_MS', 30_000), 1),
     }),
     leases: leaseSettings(atLeast('LEASE_TTL_MS', readInt(env, 'LEASE_TTL_MS', 30_000), 100)),
+    linePolicy: linePolicy(readString(env, 'CREDIT_LINE_POLICY', 'all')),
+    lineReturns: Object.freeze({
+      idleMs: atLeast('CREDIT_LINE_IDLE_SECONDS', readInt(env, 'CREDIT_LINE_IDLE_SECONDS', 600), 1) * 1000,
+      intervalMs: atLeast('CREDIT_LINE_RETURN_INTERVAL_MS', readInt(env, 'CREDIT_LINE_RETURN_INTERVAL_MS', 10_000), 10),
+      batchSize: 100,
+    }),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
     logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
   });

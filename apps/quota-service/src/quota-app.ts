@@ -1,9 +1,13 @@
 import { quotaV1 } from '@gw/contracts';
 import { Logger, startGrpcServer } from '@gw/service-kit';
 import { BillingClient } from './clients/billing-client';
+import { PriceWatch } from './clients/price-watch';
 import { QuotaConfig } from './config';
+import { Admission } from './domain/admission';
 import { FreeTierGate } from './domain/free-tier-gate';
 import { LeaseReaper } from './domain/lease-reaper';
+import { LineReturner } from './domain/line-returner';
+import { PriceBook } from './domain/price-book';
 import { QuotaLedger } from './domain/quota-ledger';
 import { RequestFinisher } from './domain/request-finisher';
 import { RequestLeases } from './domain/request-leases';
@@ -15,24 +19,30 @@ import { openQuotaStores } from './quota-stores';
 /** A running quota-service. */
 export interface QuotaApp {
   port: number;
-  /** Health to NOT_SERVING, finish running calls, stop forwarding bills, then close the store. */
+  /** Health to NOT_SERVING, finish running calls, stop the background loops and the price watch, then close the store. */
   stop(): Promise<void>;
 }
 
 /**
- * Opens the stores (Redis, or memory when REDIS_URL is unset), serves quota.v1.Quota plus
- * health, forwards the bills of finished requests to billing-service, and finishes the
- * requests whose leases lapsed.
+ * Opens the stores (Redis, or memory when REDIS_URL is unset), watches billing-service's prices,
+ * serves quota.v1.Quota plus health, forwards the bills of finished requests to billing-service,
+ * finishes the requests whose leases lapsed and gives idle credit lines back.
  */
 export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promise<QuotaApp> {
   const stores = await openQuotaStores(config, logger);
   const billing = new BillingClient(config.settleDelivery.billingAddr, config.security, config.settleDelivery.grpcTimeoutMs);
-  const finisher = new RequestFinisher(stores.limits, stores.freeTier, stores.outbox, stores.leases);
+  const prices = new PriceBook();
+  const priceWatch = new PriceWatch(billing, prices, logger);
+  const finisher = new RequestFinisher(stores);
+  const freeTier = new FreeTierGate(stores.freeTier, config.freeTierLimits);
+  const lines = new LineReturner(stores.admission, billing, config.lineReturns, logger);
   const domain = {
     ledger: new QuotaLedger(stores.limits),
-    freeTier: new FreeTierGate(stores.freeTier, config.freeTierLimits),
+    freeTier,
     finisher,
-    leases: new RequestLeases(stores.leases, config.leases.ttlMs, billing, logger),
+    leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
+    admission: new Admission(stores.admission, prices, billing, freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy }, logger),
+    lines,
   };
   const server = await startGrpcServer(config, [
     { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },
@@ -44,15 +54,18 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger);
   watchOutbox(stores.outbox);
   const reaper = new LeaseReaper(stores.leases, finisher, config.leases, logger);
+  priceWatch.start();
   forwarder.start();
   reaper.start();
+  lines.start();
   logger.info('listening', { port: server.port, store: config.redisUrl ? 'redis' : 'memory' });
   return {
     port: server.port,
     stop: async () => {
       server.setNotServing();
       await server.stop(config.shutdownGraceMs);
-      await reaper.stop();
+      priceWatch.stop();
+      await Promise.all([reaper.stop(), lines.stop()]);
       // Bills in memory would be lost with this process: try to deliver them first.
       await forwarder.stop(stores.durable ? 0 : config.shutdownGraceMs);
       billing.close();

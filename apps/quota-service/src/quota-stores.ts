@@ -3,17 +3,17 @@ import { hostname } from 'node:os';
 import type Redis from 'ioredis';
 import { Logger } from '@gw/service-kit';
 import { QuotaConfig } from './config';
+import { loadAdmissionScripts } from './store/admission-scripts';
+import { AdmissionStore } from './store/admission-store';
 import { loadFreeTierScripts } from './store/free-tier-scripts';
+import { openInMemoryStores } from './store/in-memory-stores';
 import { FreeTierStore } from './store/free-tier-store';
-import { InMemoryFreeTierStore } from './store/in-memory-free-tier-store';
-import { InMemoryLeaseStore } from './store/in-memory-lease-store';
-import { InMemoryLimitStore } from './store/in-memory-limit-store';
-import { InMemorySettleOutbox } from './store/in-memory-settle-outbox';
 import { loadLeaseScripts } from './store/lease-scripts';
 import { LeaseStore } from './store/lease-store';
 import { loadLimitScripts } from './store/limit-scripts';
 import { LimitSettings, LimitStore } from './store/limit-store';
 import { openRedisClient } from './store/open-redis-client';
+import { RedisAdmissionStore } from './store/redis-admission-store';
 import { RedisFreeTierStore } from './store/redis-free-tier-store';
 import { RedisLeaseStore } from './store/redis-lease-store';
 import { RedisLimitStore } from './store/redis-limit-store';
@@ -26,6 +26,7 @@ export interface QuotaStores {
   freeTier: FreeTierStore;
   outbox: SettleOutbox;
   leases: LeaseStore;
+  admission: AdmissionStore;
   /** Whether the stores survive a restart of this process (Redis) or not (memory). */
   durable: boolean;
   /** Closes the connection they share. */
@@ -40,12 +41,12 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
     placeRecoveryMs: config.placeRecoveryMs,
   };
   if (!config.redisUrl) {
-    logger.warn('REDIS_URL unset: limits, free tier, leases and unsent bills are kept in memory, correct for one replica only');
-    const limits = new InMemoryLimitStore(settings);
-    return { limits, freeTier: new InMemoryFreeTierStore(config.freeTierDefaults), outbox: new InMemorySettleOutbox(), leases: new InMemoryLeaseStore(), durable: false, close: () => limits.close() };
+    logger.warn('REDIS_URL unset: limits, free tier, credit lines, leases and unsent bills are kept in memory, correct for one replica only');
+    const memory = openInMemoryStores(settings, config.freeTierDefaults);
+    return { ...memory, durable: false, close: () => memory.limits.close() };
   }
   const onReady = async (client: Redis) => {
-    await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client)]);
+    await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client), loadAdmissionScripts(client)]);
   };
   const client = await openRedisClient({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, onReady }, logger);
   const keyPrefix = config.redisKeyPrefix;
@@ -59,6 +60,7 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
       claimIdleMs: config.settleDelivery.claimIdleMs,
     }),
     leases: new RedisLeaseStore(client, { keyPrefix }),
+    admission: new RedisAdmissionStore(client, settings, { keyPrefix }),
     durable: true,
     close: () => limits.close(),
   };

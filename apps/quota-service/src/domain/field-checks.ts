@@ -1,5 +1,8 @@
+import { status } from '@grpc/grpc-js';
 import { MAX_COMPLETION_TOKENS, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { requireCount, requireId } from '@gw/service-kit';
+import { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION } from '@gw/money';
+import { requireCount, requireId, RpcError } from '@gw/service-kit';
+import { HoldTerms } from '../store/settle-outbox';
 
 /**
  * The tokens of one request, prompt_tokens at most the context window and completion_tokens at
@@ -13,4 +16,16 @@ export function requireUsage(promptTokens: number, completionTokens: number): nu
 /** A required model id of at most MAX_MODEL_ID_LENGTH characters. */
 export function requireModel(model: string): string {
   return requireId('model', model, MAX_MODEL_ID_LENGTH);
+}
+
+/**
+ * The hold an admitted paid request runs under (quota.v1 Hold, as Admit answered it): required,
+ * an amount of at most MAX_MICRO_LYD and prices of at most MAX_PRICE_MICRO_LYD_PER_MILLION.
+ */
+export function requireHold(hold: HoldTerms | undefined): HoldTerms {
+  if (!hold) throw new RpcError(status.INVALID_ARGUMENT, 'hold is required for a paid request admitted by Admit');
+  requireCount('hold.amount_micro_lyd', hold.amountMicro, MAX_MICRO_LYD);
+  requireCount('hold.input_micro_lyd_per_million', hold.inputMicroPerMillion, MAX_PRICE_MICRO_LYD_PER_MILLION);
+  requireCount('hold.output_micro_lyd_per_million', hold.outputMicroPerMillion, MAX_PRICE_MICRO_LYD_PER_MILLION);
+  return hold;
 }

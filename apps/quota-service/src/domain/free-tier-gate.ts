@@ -6,7 +6,8 @@ import { checkFreeRequest, countedPromptTokens, FreeRefusal, FreeRequest, FreeTi
 /** The answer to a free request: granted with its max_tokens and reservation, or refused. */
 export type FreeDecision = { granted: true; maxTokens: number; reservedTokens: number } | { granted: false; refusal: FreeRefusal };
 
-function validate(request: FreeRequest): void {
+/** A free request's fields within their bounds (INVALID_ARGUMENT otherwise, nothing changed). */
+export function requireFreeRequest(request: FreeRequest): void {
   requireId('account_id', request.accountId);
   requireId('request_id', request.requestId);
   optionalId('model', request.model, MAX_MODEL_ID_LENGTH);
@@ -31,7 +32,7 @@ export class FreeTierGate {
 
   /** Decides, and when granted reserves, a free request. */
   async reserve(request: FreeRequest): Promise<FreeDecision> {
-    validate(request);
+    requireFreeRequest(request);
     const { settings, nowMs } = await this.store.snapshot();
     const refusal = checkFreeRequest(request, settings, this.limits, nowMs);
     if (refusal) return { granted: false, refusal };
@@ -46,6 +47,16 @@ export class FreeTierGate {
       ttlMs: this.limits.reservationTtlMs,
     });
     return outcome === 'reserved' ? { granted: true, maxTokens, reservedTokens: tokens } : { granted: false, refusal: outcome };
+  }
+
+  /** The max_tokens a request granted free is sent with. */
+  maxTokensOf(request: Pick<FreeRequest, 'maxTokens'>): number {
+    return freeMaxTokens(request, this.limits);
+  }
+
+  /** Gives a reservation back whole (a request granted free that got no place after all). */
+  async giveBack(accountId: string, requestId: string): Promise<void> {
+    await this.store.settle(accountId, requestId, 0);
   }
 
   /** An account's free allowance today: the daily size, what is used (reservations included) and what is left. */

@@ -1,5 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
+import { grantLine, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
+import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/in-memory-limit-store';
@@ -18,6 +20,7 @@ describe('LeaseReaper', () => {
   let outbox: InMemorySettleOutbox;
   let leases: InMemoryLeaseStore;
   let finisher: RequestFinisher;
+  let admission: InMemoryAdmissionStore;
   let logged: string[];
   let reaper: LeaseReaper;
   const now = () => nowMs;
@@ -31,14 +34,16 @@ describe('LeaseReaper', () => {
     usageEstimated: true,
     ...overrides,
   });
-  const queued = async () => (await outbox.claim(100)).map((c) => c.record);
+  const queued = async () => (await outbox.claim(100)).map((c) => c.record as SettleRecord);
 
   beforeEach(() => {
     nowMs = EVENING;
-    limits = new InMemoryLimitStore({ requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 }, now);
+    limits = new InMemoryLimitStore(SETTINGS, now);
     outbox = new InMemorySettleOutbox();
     leases = new InMemoryLeaseStore(now);
-    finisher = new RequestFinisher(limits, new InMemoryFreeTierStore(TEST_DEFAULTS, now), outbox, leases);
+    const freeTier = new InMemoryFreeTierStore(TEST_DEFAULTS, now);
+    admission = new InMemoryAdmissionStore({ limits, freeTier, outbox, leases }, SETTINGS, now);
+    finisher = new RequestFinisher({ limits, freeTier, outbox, leases, admission });
     logged = [];
     reaper = new LeaseReaper(leases, finisher, OPTIONS, createLogger('quota-service-test', 'info', (line) => logged.push(line)));
   });
@@ -77,6 +82,21 @@ describe('LeaseReaper', () => {
     expect(logged.some((line) => line.includes('"level":"error"') && line.includes('"billingId":"bad"'))).toBe(true);
     nowMs += 10 * TTL;
     expect(await reaper.reapOnce()).toBe(0);
+  });
+
+  it('bills a lapsed paid lease of Admit once, charged at its hold\'s prices from its last renewal (estimated), its hold back in the line', async () => {
+    await grantLine(admission, 'a', 100_000);
+    const step = paidStep('a', 6000, { requestId: 'admitted' });
+    await admission.admit(step);
+    const renewal = { ...step.lease, promptTokens: 1000, completionTokens: 250 };
+    await leases.renew([renewal], TTL);
+    nowMs += TTL;
+    expect(await reaper.reapOnce()).toBe(1);
+    nowMs += 10 * TTL;
+    expect(await reaper.reapOnce()).toBe(0);
+    expect(await queued()).toEqual([{ ...paidBill('a', 'admitted', 6000, 1000, 250, 2000), usageEstimated: true }]);
+    expect(await admission.credit('a')).toEqual({ granted: 100_000, charged: 2000, returned: 0, held: 0 });
+    expect(await limits.getUsage('a')).toEqual({ todayTokens: 1250, totalTokens: 1250 });
   });
 
   it('reaps on its timer until stopped', async () => {

@@ -1,6 +1,7 @@
 import { isFinalFailure, Logger } from '@gw/service-kit';
 import { lapsedLeases } from '../quota-metrics';
 import { LeaseStore } from '../store/lease-store';
+import { PeriodicTask } from './periodic-task';
 import { RequestFinisher } from './request-finisher';
 
 /** Timing of the reaper. */
@@ -16,34 +17,32 @@ export interface ReaperOptions {
 /**
  * Finishes the requests whose leases lapsed (their edge died, or lost quota-service for longer
  * than the lease time): each exactly as FinishRequest would, with the bill of its last renewal,
- * marked estimated, so its place is freed, its usage counted and its bill queued. One that
+ * marked estimated, so its place is freed, its usage counted and its bill queued (a paid request
+ * admitted by Admit charged at its hold's prices, its hold back in the line). One that
  * cannot be finished now (the store is down) is handed out again after `claimMs`; one whose
  * record is refused for good is dropped with an error log and a metric. A request that ends on
  * its edge after all is billed once: billing-service keeps the first bill of a request id.
  */
 export class LeaseReaper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = true;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly leases: LeaseStore,
     private readonly finisher: RequestFinisher,
     private readonly options: ReaperOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.loop = new PeriodicTask(() => this.reapOnce(), options.intervalMs, (err) => this.logger.warn('lease store unavailable, will retry', { err }));
+  }
 
   /** Reaps until stopped. */
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.loop.start();
   }
 
   /** Stops the loop and waits for a running pass. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Finishes the lapsed leases there are now (one batch); returns how many were finished. */
@@ -52,7 +51,7 @@ export class LeaseReaper {
     let finished = 0;
     for (const lease of lapsed) {
       try {
-        await this.finisher.finish(lease);
+        await this.finisher.finishLapsed(lease);
         lapsedLeases.inc({ outcome: 'finished' });
         this.logger.warn('lease lapsed, request finished from its last renewal', { billingId: lease.requestId, accountId: lease.accountId });
         finished++;
@@ -68,19 +67,5 @@ export class LeaseReaper {
       }
     }
     return finished;
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.running = this.reapOnce().catch((err: unknown) => {
-        this.logger.warn('lease store unavailable, will retry', { err });
-        return 0;
-      });
-      void this.running.finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule();
-      });
-    }, this.options.intervalMs);
-    this.timer.unref();
   }
 }

@@ -1,5 +1,5 @@
 import { requireId } from '@gw/service-kit';
-import { LimitStore, PlaceGrant, UsageTotals } from '../store/limit-store';
+import { LimitStore, MinuteCount, PlaceGrant, UsageTotals } from '../store/limit-store';
 import { requireUsage } from './field-checks';
 
 /** The answer to counting a request; feeds the X-RateLimit-* and Retry-After headers. */
@@ -15,6 +15,18 @@ export interface CountOutcome {
   nowUnixMs: number;
 }
 
+/** A store's count as quota.v1 answers it (CountRequestResponse): what is left, and Retry-After only when refused. */
+export function toCountOutcome(counted: MinuteCount): CountOutcome {
+  return {
+    allowed: counted.allowed,
+    limit: counted.limit,
+    remaining: Math.max(0, counted.limit - counted.count),
+    resetUnixSeconds: counted.resetUnixSeconds,
+    retryAfterSeconds: counted.allowed ? 0 : counted.retryAfterSeconds,
+    nowUnixMs: counted.nowMs,
+  };
+}
+
 /**
  * The rules of per-account limits and usage (SPEC sections 3 and 8): one count per request in
  * the UTC clock minute, a fixed number of concurrency places, usage by UTC day and all time.
@@ -25,15 +37,7 @@ export class QuotaLedger {
 
   /** Counts a request; a refused request is not counted, so it cannot make a later minute worse. */
   async countRequest(accountId: string): Promise<CountOutcome> {
-    const counted = await this.store.countRequest(requireId('account_id', accountId));
-    return {
-      allowed: counted.allowed,
-      limit: counted.limit,
-      remaining: Math.max(0, counted.limit - counted.count),
-      resetUnixSeconds: counted.resetUnixSeconds,
-      retryAfterSeconds: counted.allowed ? 0 : counted.retryAfterSeconds,
-      nowUnixMs: counted.nowMs,
-    };
+    return toCountOutcome(await this.store.countRequest(requireId('account_id', accountId)));
   }
 
   /** Takes a place for the request just before the provider call. */

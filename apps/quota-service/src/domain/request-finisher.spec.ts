@@ -1,13 +1,27 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
+import { grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
+import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/in-memory-limit-store';
 import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
+import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
 import { SettleRecord } from '../store/settle-outbox';
 import { FreeTierGate } from './free-tier-gate';
-import { RequestFinisher } from './request-finisher';
+import { AdmittedEnd, RequestFinisher } from './request-finisher';
+
+const bill = (overrides: Partial<SettleRecord> = {}): SettleRecord => ({
+  requestId: 'r1',
+  accountId: 'a',
+  model: 'vendor-v4-flash',
+  payment: 'paid',
+  promptTokens: 1000,
+  completionTokens: 200,
+  usageEstimated: false,
+  ...overrides,
+});
 
 describe('RequestFinisher', () => {
   let limits: InMemoryLimitStore;
@@ -17,24 +31,14 @@ describe('RequestFinisher', () => {
   let finisher: RequestFinisher;
   let gate: FreeTierGate;
   const now = () => EVENING;
-  const bill = (overrides: Partial<SettleRecord> = {}): SettleRecord => ({
-    requestId: 'r1',
-    accountId: 'a',
-    model: 'vendor-v4-flash',
-    payment: 'paid',
-    promptTokens: 1000,
-    completionTokens: 200,
-    usageEstimated: false,
-    ...overrides,
-  });
   const queued = async () => (await outbox.claim(100)).map((c) => c.record);
 
   beforeEach(async () => {
-    limits = new InMemoryLimitStore({ requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 }, now);
+    limits = new InMemoryLimitStore(SETTINGS, now);
     freeTier = new InMemoryFreeTierStore({ ...TEST_DEFAULTS, dailyTokens: RESERVED }, now);
     outbox = new InMemorySettleOutbox();
     leases = new InMemoryLeaseStore(now);
-    finisher = new RequestFinisher(limits, freeTier, outbox, leases);
+    finisher = new RequestFinisher({ limits, freeTier, outbox, leases, admission: new InMemoryAdmissionStore({ limits, freeTier, outbox, leases }, SETTINGS, now) });
     gate = new FreeTierGate(freeTier, TEST_LIMITS);
   });
 
@@ -92,5 +96,62 @@ describe('RequestFinisher', () => {
       expect((err as RpcError).code).toBe(status.INVALID_ARGUMENT);
     }
     expect(await queued()).toEqual([]);
+  });
+});
+
+describe('RequestFinisher, requests admitted by Admit', () => {
+  let stores: InMemoryStoreSet;
+  let finisher: RequestFinisher;
+  const end = (overrides: Partial<AdmittedEnd> = {}): AdmittedEnd => ({
+    requestId: 'r1',
+    accountId: 'a',
+    model: 'vendor-v4-flash',
+    payment: 'paid',
+    promptTokens: 1000,
+    completionTokens: 500,
+    usageEstimated: false,
+    admitted: true,
+    hold: holdOf(6000),
+    ...overrides,
+  });
+
+  beforeEach(async () => {
+    stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => EVENING);
+    finisher = new RequestFinisher(stores);
+    await grantLine(stores.admission, 'a', 100_000);
+    for (const requestId of ['r1', 'r2']) await stores.admission.admit(paidStep('a', 6000, { requestId }));
+  });
+
+  it('charges the tokens at the hold\'s prices, never more than the hold, and gives the rest back to the line', async () => {
+    expect(await finisher.finishAdmitted(end())).toEqual({ released: true, repeated: false });
+    expect(await finisher.finishAdmitted(end({ requestId: 'r2', completionTokens: 2000 }))).toEqual({ released: true, repeated: false });
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([paidBill('a', 'r1', 6000, 1000, 500, 3000), paidBill('a', 'r2', 6000, 1000, 2000, 6000)]);
+    expect(await stores.admission.credit('a')).toEqual({ granted: 100_000, charged: 9000, returned: 0, held: 0 });
+  });
+
+  it('queues no bill for no tokens, and refuses a paid finish without its hold, changing nothing', async () => {
+    await expect(finisher.finishAdmitted(end({ hold: undefined }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(finisher.finishAdmitted(end({ hold: holdOf(-1) }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    expect(await stores.admission.credit('a')).toMatchObject({ held: 12_000 });
+    await finisher.finishAdmitted(end({ promptTokens: 0, completionTokens: 0 }));
+    expect(await stores.outbox.claim(10)).toEqual([]);
+    expect(await stores.admission.credit('a')).toEqual({ granted: 100_000, charged: 0, returned: 0, held: 6000 });
+  });
+
+  it('gives back all an admission took, billing nothing, when the edge never had the answer', async () => {
+    await finisher.finishAdmitted(end({ admitted: false, hold: undefined }));
+    expect(await stores.admission.credit('a')).toMatchObject({ charged: 0, held: 6000 });
+    expect(await stores.outbox.claim(10)).toEqual([]);
+    expect(await stores.limits.getUsage('a')).toEqual({ todayTokens: 0, totalTokens: 0 });
+  });
+
+  it('finishes a lapsed lease as the edge would: an admitted paid one at its hold, estimated; an older one as before', async () => {
+    const lapsed = { ...paidStep('a', 6000, { requestId: 'r1' }).lease, promptTokens: 1000, completionTokens: 500 };
+    await finisher.finishLapsed(lapsed);
+    await finisher.finishLapsed(bill({ requestId: 'older', usageEstimated: true }));
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
+      { ...paidBill('a', 'r1', 6000, 1000, 500, 3000), usageEstimated: true },
+      bill({ requestId: 'older', usageEstimated: true }),
+    ]);
   });
 });

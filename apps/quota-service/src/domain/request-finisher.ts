@@ -1,13 +1,35 @@
+import { chargeWithinHold } from '@gw/money';
 import { requireId } from '@gw/service-kit';
+import { AdmissionStore } from '../store/admission-store';
 import { FreeTierStore } from '../store/free-tier-store';
-import { LeaseStore } from '../store/lease-store';
+import { isAdmitted, LeaseRecord, LeaseStore } from '../store/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limit-store';
-import { SettleOutbox, SettleRecord } from '../store/settle-outbox';
-import { requireModel, requireUsage } from './field-checks';
+import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/settle-outbox';
+import { requireHold, requireModel, requireUsage } from './field-checks';
+
+/** The end of a request admitted by Admit: its bill, whether the edge had the Admit answer, and (paid) its hold. */
+export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms };
+
+/** The stores a RequestFinisher ends requests in. */
+export interface FinisherStores {
+  limits: LimitStore;
+  freeTier: FreeTierStore;
+  outbox: SettleOutbox;
+  leases: LeaseStore;
+  admission: AdmissionStore;
+}
 
 /**
- * The end of one API request (quota.v1 FinishRequest). Each step is idempotent per request id,
- * so a retry of the whole call after any failure completes it without doing anything twice:
+ * The end of one API request (quota.v1 FinishRequest), once per request id.
+ *
+ * A request admitted by Admit (`admitted` set) ends in one atomic step (AdmissionStore.finish):
+ * its place freed, usage counted, the hold turned into its charge, min(cost of the tokens at the
+ * hold's prices, the hold), with the rest back in the line, a free reservation settled, the lease
+ * ended and the bill queued when there are tokens to bill. Not admitted (the edge never had the
+ * answer): whatever the admission took is given back and nothing is billed.
+ *
+ * Older requests (`admitted` unset) end as they always did, each step idempotent per request id
+ * so that a retry after any failure completes it without doing anything twice:
  *   1. the bill goes into the durable outbox first, so that once the call succeeds (or any
  *      later step fails and the caller retries) the charge cannot be lost; a repeat queues the
  *      same bill again, which billing-service applies once;
@@ -19,23 +41,57 @@ import { requireModel, requireUsage } from './field-checks';
  * release of its hold.
  */
 export class RequestFinisher {
-  constructor(
-    private readonly limits: LimitStore,
-    private readonly freeTier: FreeTierStore,
-    private readonly outbox: SettleOutbox,
-    private readonly leases: LeaseStore,
-  ) {}
+  constructor(private readonly stores: FinisherStores) {}
 
-  /** Finishes the request; see the class comment. */
+  /** Finishes an older request; see the class comment. */
   async finish(record: SettleRecord): Promise<FinishedRequest> {
+    const { limits, freeTier, outbox, leases } = this.stores;
     requireId('account_id', record.accountId);
     requireId('request_id', record.requestId);
     requireModel(record.model);
     const tokens = requireUsage(record.promptTokens, record.completionTokens);
-    if (record.payment === 'paid' || tokens > 0) await this.outbox.append(record);
-    const finished = await this.limits.finishRequest(record.accountId, record.requestId, tokens);
-    if (record.payment === 'free') await this.freeTier.settle(record.accountId, record.requestId, tokens);
-    await this.leases.end(record.requestId);
+    if (record.payment === 'paid' || tokens > 0) await outbox.append(record);
+    const finished = await limits.finishRequest(record.accountId, record.requestId, tokens);
+    if (record.payment === 'free') await freeTier.settle(record.accountId, record.requestId, tokens);
+    await leases.end(record.requestId);
     return finished;
+  }
+
+  /** Finishes a request admitted by Admit; see the class comment. INVALID_ARGUMENT for a paid one without its hold. */
+  async finishAdmitted(end: AdmittedEnd): Promise<FinishedRequest> {
+    const { accountId, requestId, payment } = end;
+    requireId('account_id', accountId);
+    requireId('request_id', requestId);
+    requireModel(end.model);
+    const tokens = requireUsage(end.promptTokens, end.completionTokens);
+    if (!end.admitted) return this.stores.admission.finish({ accountId, requestId, admitted: false, payment, tokens: 0, chargeMicro: 0, bill: undefined });
+    const hold = payment === 'paid' ? requireHold(end.hold) : NO_HOLD;
+    const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
+    const bill: BillRecord | undefined =
+      tokens > 0
+        ? {
+            kind: 'bill',
+            requestId,
+            accountId,
+            model: end.model,
+            payment,
+            promptTokens: end.promptTokens,
+            completionTokens: end.completionTokens,
+            usageEstimated: end.usageEstimated,
+            hold,
+            chargeMicro,
+            ...(end.traceContext ? { traceContext: end.traceContext } : {}),
+          }
+        : undefined;
+    return this.stores.admission.finish({ accountId, requestId, admitted: true, payment, tokens, chargeMicro, bill });
+  }
+
+  /**
+   * Finishes a request whose lease lapsed, from its last renewal (estimated): a paid request
+   * admitted by Admit (its lease has the hold) as Admit's FinishRequest would, charged at the
+   * hold's prices; any other as an older FinishRequest.
+   */
+  async finishLapsed(lease: LeaseRecord): Promise<FinishedRequest> {
+    return isAdmitted(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }) : this.finish(lease);
   }
 }

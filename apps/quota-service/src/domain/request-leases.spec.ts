@@ -1,6 +1,10 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
+import { holdOf, SETTINGS } from '../store/admission-fixtures';
+import { AdmissionStore } from '../store/admission-store';
+import { TEST_DEFAULTS } from '../store/free-tier-fixtures';
 import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
+import { openInMemoryStores } from '../store/in-memory-stores';
 import { LeaseRecord } from '../store/lease-store';
 import { HoldRenewer, RequestLeases } from './request-leases';
 
@@ -13,6 +17,7 @@ describe('RequestLeases', () => {
   let renewedHolds: string[][];
   let holds: HoldRenewer;
   let leases: RequestLeases;
+  let admission: AdmissionStore;
   const lease = (requestId: string, overrides: Partial<LeaseRecord> = {}): LeaseRecord => ({
     requestId,
     accountId: 'a',
@@ -25,10 +30,12 @@ describe('RequestLeases', () => {
   });
 
   beforeEach(() => {
-    store = new InMemoryLeaseStore(() => nowMs);
+    const stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
+    store = stores.leases;
     renewedHolds = [];
     holds = { renewHolds: async (ids) => void renewedHolds.push(ids) };
-    leases = new RequestLeases(store, TTL, holds, quiet);
+    admission = stores.admission;
+    leases = new RequestLeases(store, admission, TTL, holds, quiet);
   });
 
   it('keeps the last renewal of each running request, marked estimated, and renews the holds of the paid ones', async () => {
@@ -41,6 +48,22 @@ describe('RequestLeases', () => {
       lease('paid-1', { completionTokens: 60, usageEstimated: true }),
       lease('free-1', { payment: 'free', usageEstimated: true }),
     ]);
+  });
+
+  it('recreates the lost lease of a paid request admitted by Admit from its renewal, unless it was finished, and renews no hold of it', async () => {
+    const admitted = (requestId: string) => lease(requestId, { hold: holdOf(5000), maxTokens: 1000 });
+    await admission.finish({ accountId: 'a', requestId: 'finished', admitted: true, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
+    expect(await leases.renew([admitted('lost'), admitted('finished'), lease('older-lost')])).toEqual(['finished', 'older-lost']);
+    expect(await leases.renew([admitted('lost')])).toEqual([]);
+    expect(renewedHolds).toEqual([]);
+    nowMs += TTL;
+    expect(await store.claimLapsed(10, TTL)).toEqual([{ ...admitted('lost'), usageEstimated: true }]);
+  });
+
+  it('refuses a hold on a free lease, or one past its bounds', async () => {
+    for (const bad of [lease('r', { payment: 'free', hold: holdOf(1) }), lease('r', { hold: holdOf(-1) }), lease('r', { hold: holdOf(1), maxTokens: 0 })]) {
+      expect(((await leases.renew([bad]).catch((e: unknown) => e)) as RpcError).code).toBe(status.INVALID_ARGUMENT);
+    }
   });
 
   it('renews the leases even when billing-service cannot renew the holds now', async () => {

@@ -1,32 +1,45 @@
 import { status } from '@grpc/grpc-js';
-import { Logger, MAX_BATCH, requireId, RpcError } from '@gw/service-kit';
+import { MAX_COMPLETION_TOKENS } from '@gw/bounds';
+import { Logger, MAX_BATCH, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { leaseRenewals } from '../quota-metrics';
-import { LeaseRecord, LeaseStore } from '../store/lease-store';
-import { requireModel, requireUsage } from './field-checks';
+import { AdmissionStore } from '../store/admission-store';
+import { isAdmitted, LeaseRecord, LeaseStore } from '../store/lease-store';
+import { requireHold, requireModel, requireUsage } from './field-checks';
 
 /** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
 export interface HoldRenewer {
   renewHolds(requestIds: string[]): Promise<void>;
 }
 
-/** A lease whose ids, model and tokens are within their bounds (INVALID_ARGUMENT otherwise), marked estimated. */
+/**
+ * A lease whose ids, model, tokens, hold and max_tokens are within their bounds (INVALID_ARGUMENT
+ * otherwise), marked estimated. A hold is a paid request's only.
+ */
 export function requireLease(lease: LeaseRecord): LeaseRecord {
   requireId('account_id', lease.accountId);
   requireId('request_id', lease.requestId);
   requireModel(lease.model);
   requireUsage(lease.promptTokens, lease.completionTokens);
+  if (lease.hold !== undefined) {
+    requireHold(lease.hold);
+    if (lease.payment !== 'paid') throw new RpcError(status.INVALID_ARGUMENT, 'only a paid request has a hold');
+  }
+  if (lease.maxTokens !== undefined) requireCount('max_tokens', lease.maxTokens, MAX_COMPLETION_TOKENS, 1);
   return { ...lease, usageEstimated: true };
 }
 
 /**
- * The leases of the edge's running requests (DESIGN "One request", step 9). A lease starts with
- * the request's place and carries the bill the request would come to if it ended now; the edge
- * renews it, and with it the paid request's hold at billing-service, until FinishRequest ends
- * it. One not renewed within `ttlMs` lapses (LeaseReaper).
+ * The leases of the edge's running requests (DESIGN "One request", step 8). A lease starts with
+ * the request's place (or its admission) and carries the bill the request would come to if it
+ * ended now; the edge renews it, and with it an older paid request's hold at billing-service,
+ * until FinishRequest ends it. One not renewed within `ttlMs` lapses (LeaseReaper). The lease of
+ * a paid request admitted by Admit that the store lost (unknown, and its id not finished) is
+ * recreated from the renewal, so that the request is still billed should its edge die.
  */
 export class RequestLeases {
   constructor(
     private readonly store: LeaseStore,
+    private readonly admission: AdmissionStore,
     private readonly ttlMs: number,
     private readonly holds: HoldRenewer,
     private readonly logger: Logger,
@@ -43,17 +56,27 @@ export class RequestLeases {
   }
 
   /**
-   * Renews the leases that still exist; returns the request ids that have none. The holds of
-   * the paid ones are renewed too, on a best-effort basis: a billing-service that cannot be
-   * reached now sweeps nothing either, and the next renewal comes in a few seconds.
+   * Renews the leases that still exist, and recreates those of admitted paid requests the store
+   * lost; returns the request ids that have none. The holds of older paid requests are renewed
+   * too, on a best-effort basis: a billing-service that cannot be reached now sweeps nothing
+   * either, and the next renewal comes in a few seconds.
    */
   async renew(leases: LeaseRecord[]): Promise<string[]> {
     if (leases.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} leases in one call`);
     const checked = leases.map(requireLease);
-    const unknown = await this.store.renew(checked, this.ttlMs);
-    const gone = new Set(unknown);
-    const paid = checked.filter((lease) => lease.payment === 'paid' && !gone.has(lease.requestId)).map((lease) => lease.requestId);
-    leaseRenewals.inc({ outcome: 'renewed' }, checked.length - gone.size);
+    const gone = new Set(await this.store.renew(checked, this.ttlMs));
+    const lost = checked.filter((lease) => gone.has(lease.requestId) && isAdmitted(lease));
+    const outcomes = await Promise.all(lost.map((lease) => this.admission.resurrect(lease, this.ttlMs)));
+    lost.forEach((lease, i) => {
+      if (outcomes[i] === 'finished') return;
+      gone.delete(lease.requestId);
+      if (outcomes[i] === 'resurrected') this.logger.warn('lease unknown to the store, recreated from its renewal', { billingId: lease.requestId, accountId: lease.accountId });
+    });
+    const unknown = [...gone];
+    const paid = checked.filter((lease) => lease.payment === 'paid' && !isAdmitted(lease) && !gone.has(lease.requestId)).map((lease) => lease.requestId);
+    const resurrected = outcomes.filter((o) => o === 'resurrected').length;
+    leaseRenewals.inc({ outcome: 'renewed' }, checked.length - gone.size - resurrected);
+    leaseRenewals.inc({ outcome: 'resurrected' }, resurrected);
     leaseRenewals.inc({ outcome: 'unknown' }, gone.size);
     if (paid.length > 0) {
       await this.holds.renewHolds(paid).catch((err: unknown) => this.logger.warn('holds of running requests not renewed, next renewal will', { err, holds: paid.length }));

@@ -5,7 +5,9 @@ import { currentTraceCarrier, isTracing } from '@gw/telemetry';
 import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
 import { FreeTierSettings } from '../store/free-tier-store';
+import { LeaseRecord } from '../store/lease-store';
 import { Payment, SettleRecord } from '../store/settle-outbox';
+import { toHoldTerms } from './hold-message';
 
 const REFUSALS: Record<FreeRefusal, quotaV1.FreeRefusal> = {
   'switched-off': quotaV1.FreeRefusal.FREE_REFUSAL_SWITCHED_OFF,
@@ -23,6 +25,9 @@ const PAYMENTS: Partial<Record<quotaV1.Payment, Payment>> = {
   [quotaV1.Payment.PAYMENT_FREE]: 'free',
 };
 
+/** A free-tier refusal as quota.v1 sends it. */
+export const toFreeRefusal = (refusal: FreeRefusal): quotaV1.FreeRefusal => REFUSALS[refusal];
+
 /** A free-tier decision as quota.v1 sends it. */
 export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFreeResponse {
   return decision.granted
@@ -30,15 +35,30 @@ export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFr
     : { granted: false, refusal: REFUSALS[decision.refusal], maxTokens: 0, reservedTokens: 0 };
 }
 
-function paymentOf(payment: quotaV1.Payment): Payment {
+/** A payment as the domain names it; INVALID_ARGUMENT when none is given. */
+export function paymentOf(payment: quotaV1.Payment): Payment {
   const known = PAYMENTS[payment];
   if (!known) throw new RpcError(status.INVALID_ARGUMENT, 'payment must be PAYMENT_PAID or PAYMENT_FREE');
   return known;
 }
 
-/** A lease as the bill its request would come to should it lapse now (marked estimated); INVALID_ARGUMENT without a payment. */
-export function toLeaseRecord(lease: quotaV1.Lease): SettleRecord {
-  return { ...lease, payment: paymentOf(lease.payment), usageEstimated: true };
+/**
+ * A lease as the bill its request would come to should it lapse now (marked estimated), with the
+ * hold and max_tokens of an admitted request; INVALID_ARGUMENT without a payment.
+ */
+export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
+  const { accountId, requestId, model, promptTokens, completionTokens, hold, maxTokens } = lease;
+  return {
+    requestId,
+    accountId,
+    model,
+    payment: paymentOf(lease.payment),
+    promptTokens,
+    completionTokens,
+    usageEstimated: true,
+    ...(hold ? { hold: toHoldTerms(hold) } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+  };
 }
 
 /** A FinishRequest as the bill it queues; INVALID_ARGUMENT without a payment. */

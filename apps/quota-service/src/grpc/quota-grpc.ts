@@ -1,12 +1,15 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { callStreamHandler, eachOnItsOwn, isCaller, Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { Admission, AdmitDecision } from '../domain/admission';
 import { FreeTierGate } from '../domain/free-tier-gate';
+import { LineReturner } from '../domain/line-returner';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
 import { RequestLeases } from '../domain/request-leases';
-import { freeRefusalKind, refusals, storeUnavailable } from '../quota-metrics';
+import { admits, freeRefusalKind, refusals, storeUnavailable } from '../quota-metrics';
 import { StoreUnavailableError } from '../store/store-unavailable-error';
+import { toAdmitRequest, toAdmitResponse, toAdmittedEnd } from './admit-messages';
 import { toLeaseRecord, toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
 import { placeLease } from './place-lease';
 
@@ -29,6 +32,16 @@ export interface QuotaDomain {
   freeTier: FreeTierGate;
   finisher: RequestFinisher;
   leases: RequestLeases;
+  admission: Admission;
+  lines: LineReturner;
+}
+
+/** The refusal an Admit decision counts in quota_refusals_total, if any. */
+function refusalKind(decision: AdmitDecision): string | undefined {
+  if (decision.outcome === 'rate-limited') return 'per_minute';
+  if (decision.outcome === 'no-place') return 'concurrency';
+  if (decision.outcome === 'not-covered') return freeRefusalKind(decision.refusal);
+  return undefined;
 }
 
 /**
@@ -36,7 +49,7 @@ export interface QuotaDomain {
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
  * Refusals and store failures are counted here, where every decision passes.
  */
-export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
+export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -73,7 +86,24 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
     if (!decision.granted) refusals.inc({ kind: freeRefusalKind(decision.refusal) });
     return toReserveFreeResponse(decision);
   };
-  const finishRequest = (req: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> => decide('FinishRequest', () => finisher.finish(toSettleRecord(req)));
+  // A FinishRequest without `admitted` is an older edge's: today's path, exactly.
+  const finishRequest = (req: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> =>
+    decide('FinishRequest', () => {
+      const { admitted } = req;
+      return admitted === undefined ? finisher.finish(toSettleRecord(req)) : finisher.finishAdmitted(toAdmittedEnd({ ...req, admitted }));
+    });
+  const admit = async (req: quotaV1.AdmitRequest, callerGone: () => boolean): Promise<quotaV1.AdmitResponse> => {
+    try {
+      const decision = await decide('Admit', () => admission.admit(toAdmitRequest(req), callerGone));
+      admits.inc({ outcome: decision.outcome.replace('-', '_') });
+      const refused = refusalKind(decision);
+      if (refused) refusals.inc({ kind: refused });
+      return toAdmitResponse(decision);
+    } catch (err) {
+      if (err instanceof RpcError && err.code === status.ABORTED) admits.inc({ outcome: 'gone' });
+      throw err;
+    }
+  };
 
   return {
     countRequest: unaryHandler(logger, 'CountRequest', countRequest),
@@ -96,7 +126,7 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
     edgeCalls: callStreamHandler(logger, 'EdgeCalls', {
       rpcService: 'quota.v1.Quota',
       methodOf: (request: EdgeRequest) => EDGE_METHODS[request?.$case ?? 'none'],
-      serve: async (request: EdgeRequest, _callerGone, metadata): Promise<EdgeResponse> => {
+      serve: async (request: EdgeRequest, callerGone, metadata): Promise<EdgeResponse> => {
         switch (request?.$case) {
           case 'countRequest':
             return { $case: request.$case, value: await countRequest(request.value) };
@@ -107,7 +137,7 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
           case 'finishRequest':
             return { $case: request.$case, value: await finishRequest(request.value) };
           case 'admit':
-            throw new RpcError(status.UNIMPLEMENTED, 'Admit is not served yet');
+            return { $case: request.$case, value: await admit(request.value, callerGone) };
           default:
             throw new RpcError(status.INVALID_ARGUMENT, 'a call without a request');
         }
@@ -116,11 +146,10 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases }: QuotaDomain, l
     renewLeases: unaryHandler(logger, 'RenewLeases', async (req: quotaV1.RenewLeasesRequest): Promise<quotaV1.RenewLeasesResponse> => ({
       unknownRequestIds: await decide('RenewLeases', () => leases.renew(req.leases.map(toLeaseRecord))),
     })),
-    admit: unaryHandler(logger, 'Admit', async (): Promise<quotaV1.AdmitResponse> => {
-      throw new RpcError(status.UNIMPLEMENTED, 'Admit is not served yet');
-    }),
-    returnCreditLine: unaryHandler(logger, 'ReturnCreditLine', async (): Promise<quotaV1.ReturnCreditLineResponse> => {
-      throw new RpcError(status.UNIMPLEMENTED, 'ReturnCreditLine is not served yet');
+    admit: unaryHandler(logger, 'Admit', (req: quotaV1.AdmitRequest, _metadata, callerGone) => admit(req, callerGone)),
+    returnCreditLine: unaryHandler(logger, 'ReturnCreditLine', async (req: quotaV1.ReturnCreditLineRequest): Promise<quotaV1.ReturnCreditLineResponse> => {
+      const line = await decide('ReturnCreditLine', () => lines.returnNow(req.accountId));
+      return { returnedMicroLyd: line.returnedMicro, heldMicroLyd: line.heldMicro };
     }),
     setFreeTierSettings: unaryHandler(
       logger,

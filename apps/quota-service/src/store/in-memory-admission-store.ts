@@ -127,7 +127,7 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     const now = this.now();
     if (this.stores.limits.isFinished(lease.accountId, lease.requestId, now)) return 'finished';
     if (this.stores.leases.has(lease.requestId)) return 'exists';
-    this.stores.leases.put({ ...lease, resurrected: true }, ttlMs, now);
+    this.stores.leases.put(lease, ttlMs, now);
     return 'resurrected';
   }
 

@@ -3,17 +3,22 @@ import { HoldTerms, SettleRecord } from './settle-outbox';
 /**
  * A running API request as its last lease renewal left it: the bill it would come to if it
  * ended then (quota.v1 Lease, marked estimated). A lapsed lease is finished with this bill.
-XX
- * would), and `hold` when paid; `resurrected` marks one recreated from an edge's renewal after
- * the store lost it (it holds no place and no part of the credit line).
+ * A paid request admitted by Admit has its `hold` (the edge renews its lease with it), and any
+ * admitted request its `maxTokens` as Admit started the lease. Each renewal replaces the record
+ * whole, so nothing the store alone knows is kept in it: what a request holds of its account's
+ * line is kept beside the line (AdmissionStore), so that a lease recreated after the store lost
+ * it holds nothing there.
  */
 export type LeaseRecord = SettleRecord & {
   hold?: HoldTerms;
   maxTokens?: number;
-  resurrected?: boolean;
 };
 
-/** Whether a lease is of a request admitted by Admit (as opposed to one placed by AcquirePlace). */
+/**
+ * Whether a lease is of a paid request admitted by Admit, to be finished as Admit's requests are
+ * (its hold charged and given back). A free one's lease carries nothing to tell it from an older
+ * free lease (the edge renews it without max_tokens), and both finish alike.
+ */
 export const isAdmitted = (lease: LeaseRecord): boolean => lease.hold !== undefined;
 
 /**

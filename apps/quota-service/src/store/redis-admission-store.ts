@@ -112,7 +112,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   async resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome> {
     const leases = leaseKeys(this.options.keyPrefix);
     const keys = [accountKeys(this.options.keyPrefix, lease.accountId).finished, leases.lapse, leases.data];
-    const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify({ ...lease, resurrected: true }), FINISH_MEMORY_MS], 1);
+    const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS], 1);
     return RESURRECTED[outcome];
   }
 

@@ -1,0 +1,66 @@
+import { status } from '@grpc/grpc-js';
+import { createLogger } from '@gw/service-kit';
+import { grantLine, paidStep, SETTINGS } from '../store/admission-fixtures';
+import { EVENING, TEST_DEFAULTS } from '../store/free-tier-fixtures';
+import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
+import { LineReturnRecord } from '../store/settle-outbox';
+import { LineReturner } from './line-returner';
+
+const IDLE = 600_000;
+
+describe('LineReturner', () => {
+  let nowMs = EVENING;
+  let stores: InMemoryStoreSet;
+  let applied: LineReturnRecord[][];
+  let down: boolean;
+  let lines: LineReturner;
+
+  beforeEach(async () => {
+    nowMs = EVENING;
+    stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
+    applied = [];
+    down = false;
+    const billing = {
+      applyBills: async (_bills: unknown[], returns: LineReturnRecord[]) => {
+        if (down) throw Object.assign(new Error('down'), { code: status.UNAVAILABLE });
+        applied.push(returns);
+        return [];
+      },
+    };
+    lines = new LineReturner(stores.admission, billing, { idleMs: IDLE, intervalMs: 10, batchSize: 100 }, createLogger('quota-service-test', 'error', () => undefined));
+    for (const account of ['busy', 'idle']) await grantLine(stores.admission, account, 10_000);
+  });
+  afterEach(() => lines.stop());
+
+  it('gives back the lines of accounts idle for the idle time, through the outbox', async () => {
+    nowMs += IDLE - 1;
+    await stores.admission.admit(paidStep('busy', 1000));
+    nowMs += 1;
+    expect(await lines.returnIdleOnce()).toBe(1);
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([{ kind: 'return', accountId: 'idle', returnedTotalMicro: 10_000 }]);
+    expect(await stores.admission.credit('busy')).toMatchObject({ returned: 0, held: 1000 });
+    expect(applied).toEqual([]);
+  });
+
+  it('runs on its timer', async () => {
+    nowMs += IDLE;
+    lines.start();
+    const deadline = Date.now() + 5000;
+    while ((await stores.admission.credit('idle')).returned === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await stores.admission.credit('idle')).toMatchObject({ returned: 10_000 });
+  });
+
+  it('gives a line back at once for the operator, applied by billing-service before it answers, what is held staying', async () => {
+    await stores.admission.admit(paidStep('busy', 4000));
+    expect(await lines.returnNow('busy')).toEqual({ returnedMicro: 6000, heldMicro: 4000 });
+    expect(applied).toEqual([[{ kind: 'return', accountId: 'busy', returnedTotalMicro: 6000 }]]);
+  });
+
+  it('answers UNAVAILABLE when billing-service cannot apply it now; asked again it delivers the same total', async () => {
+    down = true;
+    await expect(lines.returnNow('idle')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    down = false;
+    expect(await lines.returnNow('idle')).toEqual({ returnedMicro: 0, heldMicro: 0 });
+    expect(applied).toEqual([[{ kind: 'return', accountId: 'idle', returnedTotalMicro: 10_000 }]]);
+  });
+});
