@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger } from '@gw/service-kit';
-import { SETTINGS } from '../store/admission-fixtures';
+import { admitRequest, SETTINGS } from '../store/admission-fixtures';
 import { EVENING, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
 import { AdmitRequest, Admission, CreditLinePolicy } from './admission';
@@ -55,19 +55,7 @@ describe('Admission', () => {
     stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
     admission = new Admission(stores.admission, prices, billing, new FreeTierGate(stores.freeTier, TEST_LIMITS), { leaseTtlMs: 30_000, linePolicy }, createLogger('quota-service-test', 'error', () => undefined));
   };
-  const request = (overrides: Partial<AdmitRequest> = {}): AdmitRequest => ({
-    accountId: 'acct',
-    requestId: `req_${++seq}`,
-    model: 'vendor-v4-flash',
-    promptTokens: 1000,
-    maxTokens: 1000,
-    thinking: false,
-    textPromptTokens: 900,
-    imageCount: 0,
-    newMessageTokens: 100,
-    jsonBytes: 5000,
-    ...overrides,
-  });
+  const request = (overrides: Partial<AdmitRequest> = {}): AdmitRequest => admitRequest('acct', `req_${++seq}`, overrides);
   const admit = (overrides: Partial<AdmitRequest> = {}) => admission.admit(request(overrides), () => false);
 
   beforeEach(() => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AdmitRequest } from '../domain/admission';
 import { AdmissionStore, AdmitStep } from './admission-store';
 import { FreeTierStore } from './free-tier-store';
 import { LeaseRecord, LeaseStore } from './lease-store';
@@ -82,3 +83,25 @@ export async function freePlaces(limits: LimitStore, accountId: string): Promise
   for (const id of probes) await limits.releasePlace(accountId, id, 0);
   return granted;
 }
+
+/**
+ * An Admit of 1,000 prompt tokens and 1,000 max_tokens of vendor-v4-flash (at PRICES: 5,000
+ * micro-LYD held), the free tier's facts those of a small request it grants (quota.v1 AdmitRequest
+ * has the same fields).
+ */
+export function admitRequest(accountId: string, requestId: string, overrides: Partial<AdmitRequest> = {}): AdmitRequest {
+  return {
+    accountId,
+    requestId,
+    model: 'vendor-v4-flash',
+    promptTokens: 1000,
+    maxTokens: 1000,
+    thinking: false,
+    textPromptTokens: 900,
+    imageCount: 0,
+    newMessageTokens: 100,
+    jsonBytes: 5000,
+    ...overrides,
+  };
+}
+

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { status } from '@grpc/grpc-js';
+import { quotaV1 } from '@gw/contracts';
+import { unaryCall } from '@gw/service-kit';
+import { AdmissionStack, admitRequest, awayFromMinuteEnd, counterValue, DEADLINE_MS, QuotaReplica } from './admission-stack';
+import { RedisCommandMeter } from './redis-command-meter';
+
+const { ADMIT_OUTCOME_PAID: PAID, ADMIT_OUTCOME_FREE: FREE, ADMIT_OUTCOME_NOT_COVERED: NOT_COVERED } = quotaV1.AdmitOutcome;
+const { PAYMENT_PAID, PAYMENT_FREE } = quotaV1.Payment;
+const FLASH_HOLD = { amountMicroLyd: 5000, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 };
+
+describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: the paid path', () => {
+  const stack = new AdmissionStack();
+  let replica: QuotaReplica;
+  let meter: RedisCommandMeter;
+  let account: string;
+  const admit = (req: quotaV1.AdmitRequest, on = replica) => unaryCall(on.quota.admit.bind(on.quota), req, DEADLINE_MS);
+  const finish = (req: quotaV1.FinishRequestRequest) => unaryCall(replica.quota.finishRequest.bind(replica.quota), req, DEADLINE_MS);
+  const finished = (requestId: string, promptTokens: number, completionTokens: number, hold?: quotaV1.Hold): quotaV1.FinishRequestRequest => ({
+    accountId: account,
+    requestId,
+    model: 'vendor-v4-flash',
+    payment: hold ? PAYMENT_PAID : PAYMENT_FREE,
+    promptTokens,
+    completionTokens,
+    usageEstimated: false,
+    hold,
+    admitted: true,
+  });
+
+  beforeAll(async () => {
+    await stack.start();
+    replica = await stack.replica();
+    meter = await RedisCommandMeter.open(stack.redis.url);
+  });
+  afterAll(async () => {
+    await meter?.close();
+    await stack.stop();
+  });
+  beforeEach(async () => {
+    account = `acct_${randomUUID()}`;
+    await awayFromMinuteEnd();
+  });
+
+  it('admits a paid request in one Redis round trip, finishes it in one, and asks billing-service nothing while the line covers it', async () => {
+    await stack.addBalance(account, 100_000);
+    expect(await admit(admitRequest(account, 'r1'))).toMatchObject({ outcome: PAID, count: { allowed: true, remaining: 29 }, hold: FLASH_HOLD });
+    const extensions = await counterValue('quota_credit_line_extensions_total');
+
+    const admitted = await meter.measure(account, () => admit(admitRequest(account, 'r2')));
+    expect(admitted.result).toMatchObject({ outcome: PAID, count: { remaining: 28 }, hold: FLASH_HOLD });
+    expect(admitted.commands.roundTrips).toEqual(['evalsha']);
+    expect(await counterValue('quota_credit_line_extensions_total')).toBe(extensions);
+
+    // 1,000 prompt + 500 completion tokens cost 3,000 of the 5,000 held.
+    const ended = await meter.measure(account, () => finish(finished('r2', 1000, 500, FLASH_HOLD)));
+    expect(ended.result).toEqual({ released: true, repeated: false });
+    expect(ended.commands.roundTrips).toEqual(['evalsha']);
+    expect(await finish(finished('r2', 1000, 500, FLASH_HOLD))).toEqual({ released: false, repeated: true });
+    // A reply longer than the hold's worst case is charged the hold, never more.
+    await finish(finished('r1', 1000, 5000, FLASH_HOLD));
+    await stack.eventually(() => stack.ledger('r2'), [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
+    await stack.eventually(() => stack.ledger('r1'), [{ amount: 5000, paid: true, estimated: false, prompt: 1000, completion: 5000 }]);
+    expect(await stack.line(account)).toEqual({ balance: 92_000, line: 92_000, granted: 100_000, charged: 8000, returned: 0 });
+    console.info(`paid Admit: ${admitted.commands.roundTrips.length} round trip, ${admitted.commands.scriptCommands.length} commands in it; Finish: ${ended.commands.roundTrips.length} round trip, ${ended.commands.scriptCommands.length} commands`);
+  });
+
+  it('answers a 402 whose required is exact, and lets the next request through once the balance is topped up', async () => {
+    await stack.addBalance(account, 8000);
+    expect(await admit(admitRequest(account, 'running'))).toMatchObject({ outcome: PAID });
+    // vendor-v4-pro, 1,000 + 1,000 tokens: 20,000 held, beside the 5,000 the running request holds.
+    const pro = (requestId: string) => admitRequest(account, requestId, { model: 'vendor-v4-pro' });
+    expect(await admit(pro('p1'))).toMatchObject({
+      outcome: NOT_COVERED,
+      refusal: quotaV1.FreeRefusal.FREE_REFUSAL_MODEL,
+      balanceMicroLyd: 8000,
+      requiredMicroLyd: 25_000,
+      count: { remaining: 28 },
+    });
+    await stack.addBalance(account, 25_000 - 8000 - 1);
+    expect(await admit(pro('p2'))).toMatchObject({ outcome: NOT_COVERED, balanceMicroLyd: 24_999, requiredMicroLyd: 25_000 });
+    const grown = await counterValue('quota_credit_line_extensions_total', { outcome: 'grown' });
+    await stack.addBalance(account, 1);
+    expect(await admit(pro('p3'))).toMatchObject({ outcome: PAID, count: { remaining: 26 }, hold: { amountMicroLyd: 20_000 } });
+    expect(await counterValue('quota_credit_line_extensions_total', { outcome: 'grown' })).toBe(grown + 1);
+  });
+
+  it('runs a request the balance does not cover as free, its reply capped, and records it free', async () => {
+    const free = await admit(admitRequest(account, 'f1', { maxTokens: 8192 }));
+    expect(free).toMatchObject({ outcome: FREE, maxTokens: 2048, count: { remaining: 29 } });
+    await finish(finished('f1', 1000, 300));
+    await stack.eventually(() => stack.ledger('f1'), [{ amount: 0, paid: false, estimated: false, prompt: 1000, completion: 300 }]);
+  });
+
+  it('gives back all an Admit took when its edge never had the answer, and refuses a late Admit of the same id', async () => {
+    await stack.addBalance(account, 10_000);
+    expect(await admit(admitRequest(account, 'lost-answer'))).toMatchObject({ outcome: PAID });
+    const abandon = { ...finished('lost-answer', 0, 0), payment: PAYMENT_PAID, admitted: false };
+    expect(await finish(abandon)).toEqual({ released: true, repeated: false });
+    // The whole balance is free again: 1,000 + 2,250 tokens hold 10,000.
+    expect(await admit(admitRequest(account, 'whole', { maxTokens: 2250 }))).toMatchObject({ outcome: PAID, hold: { amountMicroLyd: 10_000 } });
+    await expect(admit(admitRequest(account, 'lost-answer'))).rejects.toMatchObject({ code: status.ABORTED });
+    await finish({ ...abandon, requestId: 'never-arrived' });
+    await expect(admit(admitRequest(account, 'never-arrived'))).rejects.toMatchObject({ code: status.ABORTED });
+    expect(await admit(admitRequest(account, 'next', { model: 'vendor-v4-pro' }))).toMatchObject({ count: { remaining: 25 } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await stack.ledger('lost-answer')).toEqual([]);
+  });
+
+  it('admits on EdgeCalls as the unary Admit does', async () => {
+    await stack.addBalance(account, 10_000);
+    expect(await replica.edge.call({ $case: 'admit', value: admitRequest(account, 'streamed') }, DEADLINE_MS)).toMatchObject({
+      $case: 'admit',
+      value: { outcome: PAID, hold: FLASH_HOLD },
+    });
+  });
+
+  it('refuses a field past its bound with INVALID_ARGUMENT, counting nothing', async () => {
+    await expect(admit(admitRequest(account, 'big', { promptTokens: 1_000_001 }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(admit(admitRequest(account, '', {}))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    expect(await admit(admitRequest(account, 'ok'))).toMatchObject({ count: { remaining: 29 } });
+  });
+
+  it('prices the next Admit on every replica with a price once billing-service\'s SetPrice returns', async () => {
+    const other = await stack.replica();
+    await stack.addBalance(account, 100_000);
+    const setPrice = (output: number) =>
+      unaryCall(stack.billing.setPrice.bind(stack.billing), { price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: output } }, DEADLINE_MS);
+    try {
+      await setPrice(8_000_000);
+      for (const [i, on] of [replica, other].entries()) {
+        expect(await admit(admitRequest(account, `priced-${i}`), on)).toMatchObject({ outcome: PAID, hold: { amountMicroLyd: 9000, outputMicroLydPerMillion: 8_000_000 } });
+      }
+    } finally {
+      await setPrice(4_000_000);
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { status } from '@grpc/grpc-js';
+import Redis from 'ioredis';
+import { quotaV1 } from '@gw/contracts';
+import { unaryCall } from '@gw/service-kit';
+import { accountKeys, leaseKeys } from '../src/store/redis-keys';
+import { AdmissionStack, admitRequest, DEADLINE_MS, QuotaReplica } from './admission-stack';
+
+const { ADMIT_OUTCOME_PAID: PAID } = quotaV1.AdmitOutcome;
+const HOLD = { amountMicroLyd: 5000, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 };
+
+/**
+ * The ends of admitted requests that the edge does not bring (a lapse, a lease Redis lost) and the
+ * credit line's way back to billing-service (the operator's ReturnCreditLine, the idle timer), with
+ * a real billing-service on Postgres.
+ */
+describe('Admitted requests without their edge, and credit lines given back', () => {
+  const stack = new AdmissionStack();
+  let replica: QuotaReplica;
+  let redis: Redis;
+  let account: string;
+  const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> =>
+    unaryCall(method.bind(replica.quota) as never, req, DEADLINE_MS) as Promise<A>;
+  const admit = (requestId: string): Promise<quotaV1.AdmitResponse> => call(replica.quota.admit, admitRequest(account, requestId));
+  const finish = (requestId: string, completionTokens: number): Promise<quotaV1.FinishRequestResponse> =>
+    call(replica.quota.finishRequest, { accountId: account, requestId, model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens, usageEstimated: false, hold: HOLD, admitted: true });
+  const lease = (requestId: string, completionTokens: number): quotaV1.Lease => ({
+    accountId: account,
+    requestId,
+    model: 'vendor-v4-flash',
+    payment: quotaV1.Payment.PAYMENT_PAID,
+    promptTokens: 1000,
+    completionTokens,
+    hold: HOLD,
+    maxTokens: 1000,
+  });
+  const renew = (...leases: quotaV1.Lease[]): Promise<quotaV1.RenewLeasesResponse> => call(replica.quota.renewLeases, { leases });
+  const held = async () => Number((await redis.hget(accountKeys(stack.redis.keyPrefix, account).credit, 'hd')) ?? 0);
+  const addBalance = (amountMicroLyd: number) => unaryCall(stack.billing.addBalance.bind(stack.billing), { accountId: account, amountMicroLyd }, DEADLINE_MS);
+
+  beforeAll(async () => {
+    await stack.start();
+    // Leases lapse 300 ms after their last renewal; the reaper looks every 75 ms.
+    replica = await stack.replica({ LEASE_TTL_MS: '300' });
+    redis = new Redis(stack.redis.url);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await stack.stop();
+  });
+  beforeEach(async () => {
+    account = `acct_${randomUUID()}`;
+    await stack.addBalance(account, 100_000);
+  });
+
+  it('bills an admitted request whose lease lapsed once, from its last renewal at its hold\'s prices, estimated', async () => {
+    expect(await admit('lapsing')).toMatchObject({ outcome: PAID });
+    // 1,000 prompt + 250 completion tokens so far: 2,000 micro-LYD.
+    expect(await renew(lease('lapsing', 250))).toEqual({ unknownRequestIds: [] });
+    await stack.eventually(() => stack.ledger('lapsing'), [{ amount: 2000, paid: true, estimated: true, prompt: 1000, completion: 250 }]);
+    expect(await held()).toBe(0);
+    expect(await finish('lapsing', 400)).toEqual({ released: false, repeated: true });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await stack.ledger('lapsing')).toHaveLength(1);
+    expect(await stack.line(account)).toMatchObject({ balance: 98_000, charged: 2000 });
+  });
+
+  it('recreates the lease of an admission Redis lost from the edge\'s renewal, and bills it once', async () => {
+    for (const requestId of ['lost-then-lapsed', 'lost-then-finished']) expect(await admit(requestId)).toMatchObject({ outcome: PAID });
+    // A failover that lost the admissions' writes: no lease, no hold, no place.
+    const keys = accountKeys(stack.redis.keyPrefix, account);
+    const leases = leaseKeys(stack.redis.keyPrefix);
+    for (const requestId of ['lost-then-lapsed', 'lost-then-finished']) {
+      await redis.multi().hdel(leases.data, requestId).zrem(leases.lapse, requestId).hdel(keys.creditHolds, requestId).hdel(keys.places, requestId).exec();
+    }
+    await redis.hset(keys.credit, 'hd', 0);
+    expect(await renew(lease('lost-then-lapsed', 250), lease('lost-then-finished', 250))).toEqual({ unknownRequestIds: [] });
+    expect(await finish('lost-then-finished', 500)).toEqual({ released: false, repeated: false });
+    await stack.eventually(() => stack.ledger('lost-then-lapsed'), [{ amount: 2000, paid: true, estimated: true, prompt: 1000, completion: 250 }]);
+    await stack.eventually(() => stack.ledger('lost-then-finished'), [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
+    expect(await renew(lease('lost-then-lapsed', 250), lease('lost-then-finished', 500))).toEqual({ unknownRequestIds: ['lost-then-lapsed', 'lost-then-finished'] });
+    expect(await held()).toBe(0);
+    expect(await stack.line(account)).toMatchObject({ balance: 95_000, charged: 5000 });
+  });
+
+  it('gives the unheld line back for the operator, so that a negative balance add can take it', async () => {
+    expect(await admit('running')).toMatchObject({ outcome: PAID });
+    await expect(addBalance(-50_000)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
+    expect(await call(replica.quota.returnCreditLine, { accountId: account })).toEqual({ returnedMicroLyd: 95_000, heldMicroLyd: 5000 });
+    expect(await stack.line(account)).toEqual({ balance: 100_000, line: 5000, granted: 100_000, charged: 0, returned: 95_000 });
+    expect(await addBalance(-50_000)).toEqual({ balanceMicroLyd: 50_000 });
+    // What the running request holds stays lent: the balance cannot go below it.
+    await expect(addBalance(-45_001)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
+    expect(await finish('running', 500)).toEqual({ released: true, repeated: false });
+    await stack.eventually(() => stack.line(account), { balance: 47_000, line: 2000, granted: 100_000, charged: 3000, returned: 95_000 });
+    // The next request needs more than the 2,000 left of the line: billing lends again.
+    expect(await admit('after')).toMatchObject({ outcome: PAID });
+    expect(await stack.line(account)).toMatchObject({ line: 47_000, granted: 145_000 });
+  });
+
+  it('gives back the line of an account idle for CREDIT_LINE_IDLE_SECONDS, through the outbox', async () => {
+    const idle = await stack.replica({ REDIS_KEY_PREFIX: `${stack.redis.keyPrefix}idle:`, CREDIT_LINE_IDLE_SECONDS: '1', CREDIT_LINE_RETURN_INTERVAL_MS: '50' });
+    const admitted = await unaryCall(idle.quota.admit.bind(idle.quota), admitRequest(account, 'idle-1'), DEADLINE_MS);
+    expect(admitted).toMatchObject({ outcome: PAID });
+    await unaryCall(idle.quota.finishRequest.bind(idle.quota), { accountId: account, requestId: 'idle-1', model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens: 0, usageEstimated: false, hold: HOLD, admitted: true }, DEADLINE_MS);
+    await stack.eventually(() => stack.line(account), { balance: 99_000, line: 0, granted: 100_000, charged: 1000, returned: 99_000 });
+    expect(await addBalance(-99_000)).toEqual({ balanceMicroLyd: 0 });
+  });
+});
