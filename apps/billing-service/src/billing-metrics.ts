@@ -1,12 +1,14 @@
 import { counter, Database, sampledGauge } from '@gw/service-kit';
 import { LedgerRecord } from './store/billing-records';
+import { BillRecord } from './store/credit-line-records';
 
 /**
- * Settle and RecordFree calls, by `payment` (paid, free) and `outcome`: `billed` (this call
- * wrote the ledger row), `repeated` (already billed: nothing changed) or `refused` (no hold to
- * settle, or a request id that is not this payment's or account's).
+ * Settle and RecordFree calls, and bills of ApplyBills that wrote their row, by `payment` (paid,
+ * free) and `outcome`: `billed` (this call wrote the ledger row), `repeated` (already billed:
+ * nothing changed) or `refused` (no hold to settle, or a request id that is not this payment's or
+ * account's). ApplyBills' own outcomes are in billing_bills_total.
  */
-const settles = counter('billing_settles_total', 'Settle and RecordFree calls, by payment (paid, free) and outcome (billed, repeated, refused).', ['payment', 'outcome']);
+const settles = counter('billing_settles_total', 'Requests billed by Settle, RecordFree or ApplyBills, by payment (paid, free) and outcome (billed, repeated, refused).', ['payment', 'outcome']);
 
 /** Micro-LYD charged to balances by settles, each request once. */
 const chargedMicroLyd = counter('billing_charged_micro_lyd_total', 'Micro-LYD charged to API balances by settles (each request once).');
@@ -21,7 +23,7 @@ const chargedLyd = counter('billing_charged_lyd_total', 'LYD charged to API bala
 const estimatedSettles = counter('billing_estimated_settles_total', 'Requests billed with usage_estimated, by payment (paid, free).', ['payment']);
 
 /** Counts a ledger row just written: the settle, its charge, and whether its usage was estimated. */
-export function countBilled(entry: LedgerRecord): void {
+export function countBilled(entry: Pick<LedgerRecord, 'paid' | 'model' | 'promptTokens' | 'completionTokens' | 'amountMicro' | 'usageEstimated'>): void {
   const payment = entry.paid ? 'paid' : 'free';
   settles.inc({ payment, outcome: 'billed' });
   tokens.inc({ model: entry.model, payment, kind: 'prompt' }, entry.promptTokens);
@@ -66,10 +68,15 @@ const watchersCut = counter('billing_price_watchers_cut_total', 'WatchPrices str
 /** Price changes some replica did not confirm in time. */
 const unconfirmedPriceChanges = counter('billing_price_changes_unconfirmed_total', 'SetPrice calls that returned without the confirmation of every billing-service replica.');
 
-/** Counts one bill of ApplyBills and the shortfall it recorded. */
-export function countBill(paid: boolean, outcome: 'written' | 'corrected' | 'repeated' | 'refused', shortfallMicro = 0): void {
-  bills.inc({ payment: paid ? 'paid' : 'free', outcome });
+/**
+ * Counts one bill of ApplyBills and the shortfall it recorded. A bill whose ledger row was written
+ * now also counts as a settle does (its tokens and charge, each request once), so that revenue
+ * reads the same whichever path billed it.
+ */
+export function countBill(bill: Omit<BillRecord, 'requestId' | 'accountId'>, outcome: 'written' | 'corrected' | 'repeated' | 'refused', shortfallMicro = 0): void {
+  bills.inc({ payment: bill.paid ? 'paid' : 'free', outcome });
   if (shortfallMicro > 0) shortfallMicroLyd.inc(shortfallMicro);
+  if (outcome === 'written') countBilled({ ...bill, amountMicro: bill.chargeMicro - shortfallMicro });
 }
 
 /** Counts one ExtendCreditLine and what it lent. */

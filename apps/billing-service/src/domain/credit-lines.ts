@@ -53,7 +53,7 @@ export class CreditLines {
     const outcomes: BillOutcome[] = new Array<BillOutcome>(bills.length);
     const repeated = (i: number) => {
       outcomes[i] = REPEATED;
-      countBill(bills[i].paid, 'repeated');
+      countBill(bills[i], 'repeated');
     };
     const chosen = new Map<string, number>();
     bills.forEach((bill, i) => {
@@ -62,7 +62,7 @@ export class CreditLines {
       } catch (err) {
         if (!(err instanceof RpcError)) throw err;
         outcomes[i] = { applied: false, repeated: false, shortfallMicro: 0, errorCode: err.code, errorMessage: err.message };
-        countBill(bill.paid, 'refused');
+        countBill(bill, 'refused');
         return;
       }
       const other = chosen.get(bill.requestId);
@@ -79,7 +79,7 @@ export class CreditLines {
       const { outcome, shortfallMicro } = applied[k];
       if (outcome === 'repeated') return repeated(i);
       outcomes[i] = { applied: true, repeated: false, shortfallMicro, errorCode: 0, errorMessage: '' };
-      countBill(bills[i].paid, outcome, shortfallMicro);
+      countBill(bills[i], outcome, shortfallMicro);
     });
     return outcomes;
   }

@@ -32,6 +32,9 @@ export const balanceAdd: Command = async (flags, c) => {
   }
 };
 
+/** How long `price set` waits: longer than billing-service waits for its watchers' acknowledgements. */
+const SET_PRICE_TIMEOUT_MS = 20_000;
+
 /**
  * `price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION`. auth-service owns the
  * model catalogue and billing-service prices any id, so an unknown model is refused here first.
@@ -42,7 +45,8 @@ export const priceSet: Command = async (flags, c) => {
   if (input < 0 || output < 0) throw new CtlUsageError('prices cannot be negative');
   const price = { model: required(flags, 'model'), inputMicroLydPerMillion: input, outputMicroLydPerMillion: output };
   await unaryCall(c.auth.getModel.bind(c.auth), { id: price.model }, c.timeoutMs);
-  const res = await unaryCall(c.billing.setPrice.bind(c.billing), { price }, c.timeoutMs);
+  // SetPrice returns once every quota-service replica applied the price, or billing gave up on one (PRICE_ACK_TIMEOUT_MS and a few seconds).
+  const res = await unaryCall(c.billing.setPrice.bind(c.billing), { price }, Math.max(c.timeoutMs, SET_PRICE_TIMEOUT_MS));
   const p = res.price ?? price;
   return { model: p.model, input: microToLyd(p.inputMicroLydPerMillion), output: microToLyd(p.outputMicroLydPerMillion) };
 };
