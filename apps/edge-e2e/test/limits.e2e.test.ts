@@ -164,9 +164,11 @@ describe('limits through the API (SPEC 7 429 rows, SPEC 8): two edges, two quota
   const chatBody = JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
 
   /** CountRequest calls quota-service answered, over both replicas (each EdgeCalls call counts under its method). */
+  /** The calls that count a request at quota-service: CountRequest (a body the edge refused) and Admit. */
   const countCalls = async () => {
     const scrapes = await Promise.all(stack.replicaMetricsUrls['quota-service'].map(scrapeMetrics));
-    return scrapes.reduce((sum, scrape) => sum + scrape.value('grpc_server_handling_seconds_count', { method: 'CountRequest' }), 0);
+    const calls = (method: string) => scrapes.reduce((sum, scrape) => sum + scrape.value('grpc_server_handling_seconds_count', { method }), 0);
+    return calls('CountRequest') + calls('Admit');
   };
   const localRefusals = async () => (await scrapeMetrics(stack.metricsUrls.edge)).value('edge_local_rate_refusals_total');
 

@@ -204,9 +204,9 @@ describe('money through the API (SPEC 7 402 rows and rules 1-4, SPEC 8 free requ
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(40);
     const after = await calls();
     expect(after.finishes - before.finishes).toBe(40);
-    // Each request makes 3 calls on the stream (count, place, finish): 120, in fewer messages.
-    expect(after.carried - before.carried).toBe(120);
-    expect(after.messages - before.messages).toBeLessThan(120);
+    // Each request makes 2 calls on the stream (Admit, FinishRequest): 80, in fewer messages.
+    expect(after.carried - before.carried).toBe(80);
+    expect(after.messages - before.messages).toBeLessThan(80);
   });
 
   it('charges once, after it returns, a reply that ended while billing-service was stopped', async () => {

@@ -82,7 +82,9 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
     expect(after.edge.value('edge_open_streams')).toBe(0);
     expect(moved('edge', 'edge_settlements_total', { outcome: 'ok' })).toBe(4);
     expect(moved('edge', 'edge_estimated_charges_total', { payment: 'paid' })).toBe(1);
-    expect(moved('edge', 'edge_grpc_client_seconds_count', { method: 'CountRequest', code: 'OK' })).toBe(6);
+    // One Admit per chat request whose body was accepted; none needed CountRequest.
+    expect(moved('edge', 'edge_grpc_client_seconds_count', { method: 'Admit', code: 'OK' })).toBe(6);
+    expect(moved('edge', 'edge_grpc_client_seconds_count', { method: 'CountRequest', code: 'OK' })).toBe(0);
     expect(moved('edge', 'edge_grpc_client_seconds_count', { method: 'FinishRequest', code: 'OK' })).toBe(4);
 
     // Two keys, each asked about once: the key cache answered the other four requests.
@@ -90,8 +92,8 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
 
     expect(moved('quota-service', 'quota_refusals_total', { kind: 'per_minute' })).toBe(1);
     expect(moved('quota-service', 'quota_refusals_total', { kind: 'free_model' })).toBe(1);
-    expect(moved('quota-service', 'quota_outbox_deliveries_total', { kind: 'settle', outcome: 'delivered' })).toBe(3);
-    expect(moved('quota-service', 'quota_outbox_deliveries_total', { kind: 'free', outcome: 'delivered' })).toBe(1);
+    // Three paid bills and one free one, applied by billing-service in batches (ApplyBills).
+    expect(moved('quota-service', 'quota_outbox_deliveries_total', { kind: 'bill', outcome: 'delivered' })).toBe(4);
     expect(moved('quota-service', 'grpc_server_handling_seconds_count', { method: 'FinishRequest', code: 'OK' })).toBe(4);
 
     const charged = 5_000_000 - (await gw.balanceMicro(paid.accountId));
@@ -100,10 +102,10 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
     expect(moved('billing-service', 'billing_estimated_settles_total', { payment: 'paid' })).toBe(1);
     expect(moved('billing-service', 'billing_settles_total', { outcome: 'repeated' })).toBe(0);
 
-    // By model (the catalog's names; `none` before the model is checked), tokens and money by model.
+    // By model (the catalog's names; the body, and with it the model, is checked before the request is counted), tokens and money by model.
     expect(moved('edge', 'edge_chat_requests_total', { model: FLASH, code: 'ok' })).toBe(3);
     expect(moved('edge', 'edge_chat_requests_total', { model: FLASH, code: 'UPSTREAM_INTERRUPTED' })).toBe(1);
-    expect(moved('edge', 'edge_chat_requests_total', { model: 'none', code: 'rate_limit_error' })).toBe(1);
+    expect(moved('edge', 'edge_chat_requests_total', { model: FLASH, code: 'rate_limit_error' })).toBe(1);
     expect(moved('edge', 'edge_chat_requests_total', { model: 'vendor-v4-pro', code: 'FREE_TIER_MODEL' })).toBe(1);
     expect(moved('edge', 'edge_provider_ttfb_seconds_count', { model: FLASH })).toBe(4);
     for (const kind of ['prompt', 'completion']) {

@@ -80,19 +80,24 @@ describe('traces across every hop, and log lines joined to them', () => {
     }, 'a span of every service in the trace');
 
     const named = (service: string, name: string, kind: number) => inTrace.filter((s) => s.service === service && s.name === name && s.kind === kind);
-    expect(named('edge', 'quota.v1.Quota/CountRequest', CLIENT)).toHaveLength(1);
-    expect(named('quota-service', 'quota.v1.Quota/CountRequest', SERVER)).toHaveLength(1);
-    expect(named('quota-service', 'quota.v1.Quota/AcquirePlace', SERVER)).toHaveLength(1);
+    expect(named('edge', 'quota.v1.Quota/Admit', CLIENT)).toHaveLength(1);
+    expect(named('quota-service', 'quota.v1.Quota/Admit', SERVER)).toHaveLength(1);
     expect(named('quota-service', 'quota.v1.Quota/FinishRequest', SERVER)).toHaveLength(1);
-    expect(named('billing-service', 'billing.v1.Billing/Authorize', SERVER)).toHaveLength(1);
     expect(named('auth-service', 'grpc.auth.v1.Auth/Authenticate', SERVER)).toHaveLength(1);
+    // The account's first paid request finds no credit line yet: quota-service's Admit asks billing-service for one.
+    const extension = named('billing-service', 'grpc.billing.v1.Billing/ExtendCreditLine', SERVER);
+    expect(extension).toHaveLength(1);
 
     const spanById = new Map(inTrace.map((s) => [s.spanId, s]));
     const parentOf = (span: ReceivedSpan) => spanById.get(span.parentSpanId);
-    // The server side of each hop is the child of the edge's client span of it.
-    for (const server of inTrace.filter((s) => s.kind === SERVER && s.service !== 'edge')) {
+    // The server side of each hop is the child of its caller's client span: the edge's, or for the
+    // line, quota-service's, inside its Admit.
+    for (const server of inTrace.filter((s) => s.kind === SERVER && s.service !== 'edge' && s !== extension[0])) {
       expect(parentOf(server)).toMatchObject({ service: 'edge', kind: CLIENT });
     }
+    const lineCall = parentOf(extension[0]);
+    expect(lineCall).toMatchObject({ service: 'quota-service', kind: CLIENT });
+    expect(lineCall && parentOf(lineCall)).toMatchObject({ service: 'quota-service', name: 'quota.v1.Quota/Admit', kind: SERVER });
     const providerCall = inTrace.find((s) => s.service === 'edge' && s.kind === CLIENT && String(s.attributes['url.full'] ?? '').startsWith(stack.providerUrl));
     expect(providerCall).toBeDefined();
     // The stores, inside the handlers that use them.
