@@ -16,6 +16,9 @@ import { quotaGrpc } from './grpc/quota-grpc';
 import { watchOutbox } from './quota-metrics';
 import { openQuotaStores } from './quota-stores';
 
+/** Without a price table, an Admit waits this long for the watch to reopen (a restart of billing-service, or of this replica). */
+const PRICE_WAIT_MS = 250;
+
 /** A running quota-service. */
 export interface QuotaApp {
   port: number;
@@ -41,7 +44,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     freeTier,
     finisher,
     leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
-    admission: new Admission(stores.admission, prices, billing, freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy }, logger),
+    admission: new Admission(stores.admission, prices, billing, freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS }, logger),
     lines,
   };
   const server = await startGrpcServer(config, [

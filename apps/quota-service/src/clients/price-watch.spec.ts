@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { ClientDuplexStream } from '@grpc/grpc-js';
+import { ClientDuplexStream, status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { createLogger } from '@gw/service-kit';
 import { PriceBook } from '../domain/price-book';
@@ -30,12 +30,18 @@ describe('PriceWatch', () => {
   let streams: FakeStream[];
   let book: PriceBook;
   let watch: PriceWatch;
+  let retryIn: (firstMs: number) => void;
 
   beforeEach(() => {
     streams = [];
     book = new PriceBook();
     const source = { watchPrices: () => streams[streams.push(new FakeStream()) - 1] as unknown as ClientDuplexStream<billingV1.WatchPricesRequest, billingV1.WatchPricesResponse> };
     watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs: 10, maxMs: 20 });
+    retryIn = (firstMs) => {
+      watch.stop();
+      watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs, maxMs: firstMs });
+      watch.start();
+    };
     watch.start();
   });
   afterEach(() => watch.stop());
@@ -62,5 +68,21 @@ describe('PriceWatch', () => {
     expect(streams[0]).toMatchObject({ cancelled: true, acks: [] });
     await until(() => streams.length === 2);
     expect(streams).toHaveLength(2);
+  });
+
+  it('reopens at once when a table is wanted, rather than after its backoff', async () => {
+    retryIn(60_000);
+    streams[streams.length - 1].emit('error', new Error('14 UNAVAILABLE'));
+    const opened = streams.length;
+    const waiting = book.wait(5000);
+    expect(streams).toHaveLength(opened + 1);
+    streams[opened].send(4, true, [flash(4)]);
+    await waiting;
+    expect(book.version).toBe(4);
+  });
+
+  it('makes paid admissions UNIMPLEMENTED while billing-service does not serve the watch (an older release)', () => {
+    streams[0].emit('error', Object.assign(new Error('12 UNIMPLEMENTED'), { code: status.UNIMPLEMENTED }));
+    expect(() => book.priceOf('vendor-v4-flash')).toThrow(expect.objectContaining({ code: status.UNIMPLEMENTED }));
   });
 });

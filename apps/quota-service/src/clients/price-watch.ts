@@ -1,4 +1,4 @@
-import { ClientDuplexStream } from '@grpc/grpc-js';
+import { ClientDuplexStream, status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { Backoff, backoffMs, Logger } from '@gw/service-kit';
 import { PriceBook } from '../domain/price-book';
@@ -11,14 +11,16 @@ export interface PriceSource {
   watchPrices(): WatchStream;
 }
 
-const RETRY: Backoff = { firstMs: 100, maxMs: 5000 };
+const RETRY: Backoff = { firstMs: 100, maxMs: 1000 };
 
 /**
  * Holds billing.v1 WatchPrices open and keeps the PriceBook coherent with it: each message is
  * applied, then its version acknowledged on the stream (billing's SetPrice waits for that). When
- * the stream ends or fails the book drops its table (paid admissions answer UNAVAILABLE) and a new
- * stream is opened after a backoff; its first message is the whole table again. A change that
- * arrives before any table is a broken stream: it is cut and opened again.
+ * the stream ends or fails the book drops its table (paid admissions answer UNAVAILABLE; an older
+ * billing-service that does not serve the watch makes them UNIMPLEMENTED, so that the edge takes
+ * the older calls) and a new stream is opened after a backoff, or at once when the book wants a
+ * table; its first message is the whole table again. A change that arrives before any table is a
+ * broken stream: it is cut and opened again.
  */
 export class PriceWatch {
   private stream: WatchStream | undefined;
@@ -31,7 +33,9 @@ export class PriceWatch {
     private readonly book: PriceBook,
     private readonly logger: Logger,
     private readonly retry: Backoff = RETRY,
-  ) {}
+  ) {
+    book.onWanted = () => this.reopenNow();
+  }
 
   start(): void {
     this.stopped = false;
@@ -50,11 +54,11 @@ export class PriceWatch {
   private open(): void {
     const stream = this.source.watchPrices();
     this.stream = stream;
-    const lost = (reason: string) => {
+    const lost = (reason: string, unsupported?: boolean) => {
       if (this.stream !== stream) return;
       this.stream = undefined;
       stream.cancel();
-      this.lost(reason);
+      this.lost(reason, unsupported);
     };
     stream.on('data', (update: billingV1.WatchPricesResponse) => {
       if (this.stream !== stream) return;
@@ -65,18 +69,29 @@ export class PriceWatch {
       this.failures = 0;
       priceWatchUp.set(1);
     });
-    stream.on('error', (err: Error) => lost(err.message));
+    stream.on('error', (err: Error & { code?: number }) => lost(err.message, err.code === status.UNIMPLEMENTED));
     stream.on('end', () => lost('price watch ended'));
   }
 
-  private lost(reason: string): void {
-    this.book.drop();
+  /** Opens a stream now when waiting to: a paid admission wants prices. */
+  private reopenNow(): void {
+    if (this.stopped || this.stream || !this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.open();
+  }
+
+  private lost(reason: string, unsupported = false): void {
+    this.book.drop(unsupported ? 'unsupported' : 'down');
     priceWatchUp.set(0);
     if (this.stopped) return;
     this.failures++;
     // Said once per outage: billing-service may be down (or older) for a while.
     if (this.failures === 1) this.logger.warn('price watch lost: paid admissions refused until it is back', { reason });
-    this.timer = setTimeout(() => this.open(), backoffMs(this.failures, this.retry));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.open();
+    }, backoffMs(this.failures, this.retry));
     this.timer.unref();
   }
 }

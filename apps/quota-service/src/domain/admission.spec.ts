@@ -53,7 +53,7 @@ describe('Admission', () => {
   let seq = 0;
   const open = (linePolicy: CreditLinePolicy = 'all') => {
     stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
-    admission = new Admission(stores.admission, prices, billing, new FreeTierGate(stores.freeTier, TEST_LIMITS), { leaseTtlMs: 30_000, linePolicy }, createLogger('quota-service-test', 'error', () => undefined));
+    admission = new Admission(stores.admission, prices, billing, new FreeTierGate(stores.freeTier, TEST_LIMITS), { leaseTtlMs: 30_000, linePolicy, priceWaitMs: 20 }, createLogger('quota-service-test', 'error', () => undefined));
   };
   const request = (overrides: Partial<AdmitRequest> = {}): AdmitRequest => admitRequest('acct', `req_${++seq}`, overrides);
   const admit = (overrides: Partial<AdmitRequest> = {}) => admission.admit(request(overrides), () => false);
@@ -166,6 +166,17 @@ describe('Admission', () => {
     await stores.admission.finish({ accountId: 'acct', requestId: late.requestId, admitted: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
     await expect(admission.admit(late, () => false)).rejects.toMatchObject({ code: status.ABORTED });
     expect(await stores.admission.credit('acct')).toMatchObject({ held: 5000 });
+  });
+
+  it('waits a moment for a price table on its way, and answers UNIMPLEMENTED, counting nothing, when billing-service serves none', async () => {
+    billing.balance = 100_000;
+    prices.drop();
+    prices.onWanted = () => setTimeout(() => prices.apply({ version: 2, full: true, prices: [FLASH] }), 5);
+    expect(await admit()).toMatchObject({ outcome: 'paid' });
+    prices.drop('unsupported');
+    prices.onWanted = () => undefined;
+    await expect(admit()).rejects.toMatchObject({ code: status.UNIMPLEMENTED });
+    expect((await stores.limits.countRequest('acct')).count).toBe(2);
   });
 
   it('prices with a change as soon as the book has it', async () => {

@@ -20,6 +20,8 @@ export type CreditLinePolicy = 'all' | 'need';
 export interface AdmissionSettings {
   leaseTtlMs: number;
   linePolicy: CreditLinePolicy;
+  /** Without a price table, how long an Admit waits for the price watch to reopen before answering UNAVAILABLE. */
+  priceWaitMs: number;
 }
 
 /** An API request to admit (quota.v1 AdmitRequest): the free tier's facts and the prompt tokens to hold. */
@@ -69,6 +71,7 @@ export class Admission {
     requireFreeRequest(request);
     requireModel(request.model);
     requireCount('prompt_tokens', request.promptTokens, MAX_PROMPT_TOKENS);
+    if (this.prices.version === undefined) await this.prices.wait(this.settings.priceWaitMs);
     const prices = this.prices.priceOf(request.model);
     const hold: HoldTerms = { amountMicro: Number(tokenCostMicro(request.promptTokens, request.maxTokens, prices)), ...prices };
     if (callerGone()) throw new RpcError(status.CANCELLED, 'the caller has gone: nothing admitted');

@@ -23,4 +23,21 @@ describe('PriceBook', () => {
     book.drop();
     expect(() => book.priceOf('vendor-v4-flash')).toThrow(expect.objectContaining({ code: status.UNAVAILABLE }));
   });
+
+  it('waits for a table, asking the watch to reopen, up to a time; says UNIMPLEMENTED when billing-service does not serve the watch', async () => {
+    const book = new PriceBook();
+    let wanted = 0;
+    book.onWanted = () => void wanted++;
+    const started = Date.now();
+    await book.wait(30);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    const waiting = book.wait(5000);
+    book.apply({ version: 1, full: true, prices: [flash] });
+    await waiting;
+    expect(wanted).toBe(2);
+    await book.wait(5000);
+    expect(wanted).toBe(2);
+    book.drop('unsupported');
+    expect(() => book.priceOf('vendor-v4-flash')).toThrow(expect.objectContaining({ code: status.UNIMPLEMENTED }));
+  });
 });
