@@ -37,7 +37,10 @@ describe('PriceBook', () => {
     expect(wanted).toBe(2);
     await book.wait(5000);
     expect(wanted).toBe(2);
+    book.drop();
+    const unsupported = book.wait(5000);
     book.drop('unsupported');
+    await unsupported;
     expect(() => book.priceOf('vendor-v4-flash')).toThrow(expect.objectContaining({ code: status.UNIMPLEMENTED }));
   });
 });

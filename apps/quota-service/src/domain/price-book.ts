@@ -46,16 +46,17 @@ export class PriceBook {
     return true;
   }
 
-  /** Forgets the table: the watch is down, changes may be missed (or billing-service does not serve it). */
+  /** Forgets the table: the watch is down, changes may be missed (or billing-service does not serve it: no use waiting). */
   drop(why: NoTable = 'down'): void {
     this.held = undefined;
     this.missing = why;
     this.prices.clear();
+    if (why === 'unsupported') for (const wake of this.waiters) wake();
   }
 
   /**
-   * Resolves once a table is held, asking the watch to reopen at once, or after `timeoutMs`
-   * without one: a replica whose watch is reconnecting (billing-service just came back, or this
+   * Resolves once a table is held (or billing-service turns out not to serve one), asking the watch
+   * to reopen at once, or after `timeoutMs` without one: a replica whose watch is reconnecting (billing-service just came back, or this
    * replica just started) prices the request a moment later instead of refusing it.
    */
   async wait(timeoutMs: number): Promise<void> {

@@ -54,11 +54,11 @@ export interface ForwardPass {
  * until each lands: bills of admitted requests and returns are applied in batches (ApplyBills);
  * an older request's paid bill is settled (or its hold released when it used no tokens), its free
  * one recorded. After a pass that delivered something the next batch goes at once, so that bills
- * wait for at most one call on the wire and batch up while one is. Delivery is at least once; billing-service applies each request id once, so a
- * record delivered twice (a lost answer, a replica taking over) is never billed twice. Failures
- * follow the one retry policy (isFinalFailure, backoffMs): only a record billing-service
- * refused for good is dropped, with a metric and an error log carrying all of it so that an
- * operator can apply it by hand.
+ * wait for at most one call on the wire and batch up while one is. Delivery is at least once;
+ * billing-service applies each request id once, so a record delivered twice (a lost answer, a
+ * replica taking over) is never billed twice. Failures follow the one retry policy
+ * (isFinalFailure, backoffMs): only a record billing-service refused for good is dropped, with a
+ * metric and an error log carrying all of it so that an operator can apply it by hand.
  */
 export class SettleForwarder {
   private timer: NodeJS.Timeout | undefined;

@@ -35,8 +35,7 @@ export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFr
     : { granted: false, refusal: REFUSALS[decision.refusal], maxTokens: 0, reservedTokens: 0 };
 }
 
-/** A payment as the domain names it; INVALID_ARGUMENT when none is given. */
-export function paymentOf(payment: quotaV1.Payment): Payment {
+function paymentOf(payment: quotaV1.Payment): Payment {
   const known = PAYMENTS[payment];
   if (!known) throw new RpcError(status.INVALID_ARGUMENT, 'payment must be PAYMENT_PAID or PAYMENT_FREE');
   return known;
