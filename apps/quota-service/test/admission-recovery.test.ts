@@ -53,16 +53,21 @@ describe('Admitted requests without their edge, and credit lines given back', ()
     await stack.addBalance(account, 100_000);
   });
 
-  it('bills an admitted request whose lease lapsed once, from its last renewal at its hold\'s prices, estimated', async () => {
-    expect(await admit('lapsing')).toMatchObject({ outcome: PAID });
+  it('bills an admitted request whose lease lapsed once, from its last renewal at its hold\'s prices, estimated; its edge\'s real bill, late, replaces the estimate', async () => {
+    for (const requestId of ['lapsing', 'lapsing-alone']) expect(await admit(requestId)).toMatchObject({ outcome: PAID });
     // 1,000 prompt + 250 completion tokens so far: 2,000 micro-LYD.
-    expect(await renew(lease('lapsing', 250))).toEqual({ unknownRequestIds: [] });
-    await stack.eventually(() => stack.ledger('lapsing'), [{ amount: 2000, paid: true, estimated: true, prompt: 1000, completion: 250 }]);
+    expect(await renew(lease('lapsing', 250), lease('lapsing-alone', 250))).toEqual({ unknownRequestIds: [] });
+    for (const requestId of ['lapsing', 'lapsing-alone']) {
+      await stack.eventually(() => stack.ledger(requestId), [{ amount: 2000, paid: true, estimated: true, prompt: 1000, completion: 250 }]);
+    }
     expect(await held()).toBe(0);
+    // The edge was only stalled: its real usage, 400 completion tokens (2,600), comes after all.
+    expect(await finish('lapsing', 400)).toEqual({ released: false, repeated: true });
+    await stack.eventually(() => stack.ledger('lapsing'), [{ amount: 2600, paid: true, estimated: false, prompt: 1000, completion: 400 }]);
     expect(await finish('lapsing', 400)).toEqual({ released: false, repeated: true });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await stack.ledger('lapsing')).toHaveLength(1);
-    expect(await stack.line(account)).toMatchObject({ balance: 98_000, charged: 2000 });
+    expect(await stack.ledger('lapsing-alone')).toHaveLength(1);
+    expect(await stack.line(account)).toMatchObject({ balance: 100_000 - 2600 - 2000, charged: 4600 });
   });
 
   it('recreates the lease of an admission Redis lost from the edge\'s renewal, and bills it once', async () => {

@@ -84,7 +84,7 @@ describe('Admission', () => {
     await admission.admit(finished, () => false);
     // 2,000 prompt + 500 completion tokens cost 4,000: charged here, not yet applied by billing-service.
     const end = { accountId: 'acct', requestId: finished.requestId, model: 'vendor-v4-flash', payment: 'paid' as const, promptTokens: 2000, completionTokens: 500, usageEstimated: false };
-    await stores.admission.finish({ ...end, admitted: true, tokens: 2500, chargeMicro: 4000, bill: undefined });
+    await stores.admission.finish({ ...end, admitted: true, lapsed: false, tokens: 2500, chargeMicro: 4000, bill: undefined });
     // Line 19,000; held 5,000; charged 4,000: 10,000 left. A pro request of 1,000 + 1,000 holds 20,000.
     const refused = await admit({ model: 'vendor-v4-pro' });
     expect(refused).toEqual({
@@ -163,7 +163,7 @@ describe('Admission', () => {
       count: { count: 1 },
     });
     const late = request();
-    await stores.admission.finish({ accountId: 'acct', requestId: late.requestId, admitted: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
+    await stores.admission.finish({ accountId: 'acct', requestId: late.requestId, admitted: false, usageEstimated: false, lapsed: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
     await expect(admission.admit(late, () => false)).rejects.toMatchObject({ code: status.ABORTED });
     expect(await stores.admission.credit('acct')).toMatchObject({ held: 5000 });
   });

@@ -57,14 +57,19 @@ export class RequestFinisher {
     return finished;
   }
 
-  /** Finishes a request admitted by Admit; see the class comment. INVALID_ARGUMENT for a paid one without its hold. */
-  async finishAdmitted(end: AdmittedEnd): Promise<FinishedRequest> {
+  /**
+   * Finishes a request admitted by Admit; see the class comment. INVALID_ARGUMENT for a paid one
+   * without its hold. `lapsed`: the reaper finishes it from its lease (an estimate that the edge's
+   * real bill, should it come after all, replaces).
+   */
+  async finishAdmitted(end: AdmittedEnd, lapsed = false): Promise<FinishedRequest> {
     const { accountId, requestId, payment } = end;
     requireId('account_id', accountId);
     requireId('request_id', requestId);
     requireModel(end.model);
     const tokens = requireUsage(end.promptTokens, end.completionTokens);
-    if (!end.admitted) return this.stores.admission.finish({ accountId, requestId, admitted: false, payment, tokens: 0, chargeMicro: 0, bill: undefined });
+    const { usageEstimated } = end;
+    if (!end.admitted) return this.stores.admission.finish({ accountId, requestId, admitted: false, payment, tokens: 0, usageEstimated, lapsed, chargeMicro: 0, bill: undefined });
     const hold = payment === 'paid' ? requireHold(end.hold) : NO_HOLD;
     const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
     const bill: BillRecord | undefined =
@@ -77,13 +82,13 @@ export class RequestFinisher {
             payment,
             promptTokens: end.promptTokens,
             completionTokens: end.completionTokens,
-            usageEstimated: end.usageEstimated,
+            usageEstimated,
             hold,
             chargeMicro,
             ...(end.traceContext ? { traceContext: end.traceContext } : {}),
           }
         : undefined;
-    return this.stores.admission.finish({ accountId, requestId, admitted: true, payment, tokens, chargeMicro, bill });
+    return this.stores.admission.finish({ accountId, requestId, admitted: true, payment, tokens, usageEstimated, lapsed, chargeMicro, bill });
   }
 
   /**
@@ -92,6 +97,6 @@ export class RequestFinisher {
    * hold's prices; any other as an older FinishRequest.
    */
   async finishLapsed(lease: LeaseRecord): Promise<FinishedRequest> {
-    return isAdmitted(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }) : this.finish(lease);
+    return isAdmitted(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
   }
 }

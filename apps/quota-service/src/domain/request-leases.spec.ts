@@ -52,7 +52,7 @@ describe('RequestLeases', () => {
 
   it('recreates the lost lease of a paid request admitted by Admit from its renewal, unless it was finished, and renews no hold of it', async () => {
     const admitted = (requestId: string) => lease(requestId, { hold: holdOf(5000), maxTokens: 1000 });
-    await admission.finish({ accountId: 'a', requestId: 'finished', admitted: true, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
+    await admission.finish({ accountId: 'a', requestId: 'finished', admitted: true, usageEstimated: false, lapsed: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
     expect(await leases.renew([admitted('lost'), admitted('finished'), lease('older-lost')])).toEqual(['finished', 'older-lost']);
     expect(await leases.renew([admitted('lost')])).toEqual([]);
     expect(renewedHolds).toEqual([]);

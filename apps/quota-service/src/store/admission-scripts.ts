@@ -81,22 +81,35 @@ return {1, count, now, 0, -1}
 /**
  * KEYS: 1 places hash, 2 last-grant string, 3 usage today hash, 4 usage total string, 5 finished
  *       zset, 6 credit hash, 7 credit holds hash, 8 lease lapse zset, 9 lease data hash,
- *       10 outbox stream, 11-13 the account's free allowance (budget, holds, expiry).
+ *       10 outbox stream, 11-13 the account's free allowance (budget, holds, expiry),
+ *       14 lapse estimates hash {request id: charge}.
  * ARGV: 1 request id, 2 tokens, 3 recovery ms, 4 finish memory ms, 5 'paid'|'free',
- *       6 admitted 1/0, 7 charge micro, 8 bill JSON or '', [9 now].
+ *       6 admitted 1/0, 7 charge micro, 8 bill JSON or '', 9 'lapse' (the reaper's estimate) |
+ *       'real' (usage the provider reported) | '', [10 now].
  * Once per request id (a repeat changes nothing): the request's hold leaves hd, its place is freed
  * and its lease ended; admitted: the usage counted, then paid: the charge added to ch, free: the
  * allowance settled with the tokens; the bill appended. Not admitted: the allowance reservation is
- * returned whole and nothing else happens (the id stays finished). Returns {released 0/1, repeated 0/1}.
+ * returned whole and nothing else happens (the id stays finished). The one repeat that does
+ * something is a real bill of a paid request the reaper finished from an estimate: its bill is
+ * queued (billing-service corrects the row) and ch grows by what the correction adds (billing
+ * gives a smaller charge back to the balance, outside the line). Returns {released 0/1, repeated 0/1}.
  */
 export const FINISH_ADMITTED = new LuaScript(
   'finish_admitted',
   `${NOW}${LIVE_PLACES}${ADD_USAGE}${BUDGET}
 local rid = ARGV[1]
-local now = now_ms(ARGV[9])
+local now = now_ms(ARGV[10])
 local memory = tonumber(ARGV[4])
+local charge = tonumber(ARGV[7])
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - memory)
-if redis.call('ZSCORE', KEYS[5], rid) then return {0, 1} end
+if redis.call('ZSCORE', KEYS[5], rid) then
+  local estimated = ARGV[9] == 'real' and tonumber(redis.call('HGET', KEYS[14], rid))
+  if not estimated then return {0, 1} end
+  redis.call('HDEL', KEYS[14], rid)
+  if charge > estimated then redis.call('HINCRBY', KEYS[6], 'ch', charge - estimated) end
+  if ARGV[8] ~= '' then redis.call('XADD', KEYS[10], '*', '${OUTBOX_FIELD}', ARGV[8]) end
+  return {0, 1}
+end
 redis.call('ZADD', KEYS[5], now, rid)
 redis.call('PEXPIRE', KEYS[5], memory)
 local held = tonumber(redis.call('HGET', KEYS[7], rid))
@@ -115,8 +128,11 @@ if ARGV[6] == '0' then
 end
 add_usage(KEYS[3], KEYS[4], tokens, now)
 if ARGV[5] == 'paid' then
-  local charge = tonumber(ARGV[7])
   if charge > 0 then redis.call('HINCRBY', KEYS[6], 'ch', charge) end
+  if ARGV[9] == 'lapse' then
+    redis.call('HSET', KEYS[14], rid, charge)
+    redis.call('PEXPIRE', KEYS[14], memory)
+  end
 else
   settle_budget(KEYS[11], KEYS[12], KEYS[13], rid, tokens, now)
 end

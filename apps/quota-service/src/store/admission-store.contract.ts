@@ -134,7 +134,7 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
     it('answers gone, counted but nothing taken, for a request id its edge finished first', async () => {
       await grantLine(s.admission, account, 10_000);
       const late = paidStep(account, 3000);
-      await s.admission.finish({ accountId: account, requestId: late.requestId, admitted: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
+      await s.admission.finish({ accountId: account, requestId: late.requestId, admitted: false, usageEstimated: false, lapsed: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
       expect(await s.admission.admit(late)).toMatchObject({ outcome: 'gone', count: { count: 1 } });
       expect(await s.admission.credit(account)).toMatchObject({ held: 0 });
       expect(await isLeased(s.leases, late.lease)).toBe(false);

@@ -64,6 +64,10 @@ export interface AdmittedFinish {
   payment: Payment;
   /** Prompt plus completion tokens, counted as usage. */
   tokens: number;
+  /** True when the tokens are an estimate (no usage reported); false for the provider's. */
+  usageEstimated: boolean;
+  /** True when the reaper finishes the request from its lapsed lease (an estimate a real bill may correct). */
+  lapsed: boolean;
   /** Paid: the charge added to the line's `charged`, micro-LYD. */
   chargeMicro: number;
   /** The bill queued for billing-service; undefined when there is nothing to bill. */
@@ -98,7 +102,9 @@ export interface AdmissionStore {
    * `held` and its charge joins `charged`, its place is freed, its usage counted, a free
    * reservation settled with the real tokens, its lease ended and its bill queued. When not
    * `admitted`, all it took is given back and the id is remembered, so that an admission of it
-   * arriving later is `gone`.
+   * arriving later is `gone`. The one repeat that does something: usage the provider reported for
+   * a paid request the reaper finished from an estimate queues the real bill (billing-service
+   * corrects the row) and adds to `charged` what the real charge has beyond the estimate.
    */
   finish(finish: AdmittedFinish): Promise<FinishedRequest>;
   /**

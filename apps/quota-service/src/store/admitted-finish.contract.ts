@@ -27,14 +27,17 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
     let nowMs = MINUTE_START;
     let s: AdmissionStores;
     let account: string;
-    const paidFinish = (requestId: string, tokens: number, chargeMicro: number, bill: BillRecord | undefined): AdmittedFinish => ({
+    const paidFinish = (requestId: string, tokens: number, chargeMicro: number, bill: BillRecord | undefined, usage: Partial<AdmittedFinish> = {}): AdmittedFinish => ({
       accountId: account,
       requestId,
       admitted: true,
       payment: 'paid',
       tokens,
+      usageEstimated: false,
+      lapsed: false,
       chargeMicro,
       bill,
+      ...usage,
     });
 
     beforeAll(async () => {
@@ -78,7 +81,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       await s.freeTier.reserve({ accountId: account, requestId: step.requestId, tokens: 3000, dailyTokens: 200_000, poolTokens: 50_000_000, ttlMs: 900_000 });
       await s.admission.admit(step);
       const bill: BillRecord = { ...paidBill(account, step.requestId, 0, 100, 20, 0), payment: 'free' };
-      await s.admission.finish({ accountId: account, requestId: step.requestId, admitted: true, payment: 'free', tokens: 120, chargeMicro: 0, bill });
+      await s.admission.finish({ accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 120, chargeMicro: 0, bill });
       expect(await s.freeTier.allowanceUsed(account)).toBe(120);
       expect(await outboxOf(s.outbox, account)).toEqual([bill]);
       expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
@@ -92,7 +95,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       await s.admission.admit(paid);
       await s.admission.admit(free);
       for (const step of [paid, free]) {
-        const abandon = { accountId: account, requestId: step.requestId, admitted: false, payment: step.payment, tokens: 0, chargeMicro: 0, bill: undefined };
+        const abandon = { accountId: account, requestId: step.requestId, admitted: false, usageEstimated: false, lapsed: false, payment: step.payment, tokens: 0, chargeMicro: 0, bill: undefined };
         expect(await s.admission.finish(abandon)).toEqual({ released: true, repeated: false });
         expect(await s.admission.finish(abandon)).toEqual({ released: false, repeated: true });
         expect(await isLeased(s.leases, step.lease)).toBe(false);
@@ -132,6 +135,24 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await outboxOf(s.outbox, account)).toEqual([bill]);
       expect(await s.admission.resurrect(lost, LEASE_TTL)).toBe('finished');
       expect(await isLeased(s.leases, lost)).toBe(false);
+    });
+
+    it('queues the real bill of a request the reaper finished from an estimate, charging the line only what it adds', async () => {
+      await grantLine(s.admission, account, 100_000);
+      for (const requestId of ['lapsed-up', 'lapsed-down', 'lapsed-twice']) await s.admission.admit(paidStep(account, 6000, { requestId }));
+      const estimate = (requestId: string) => ({ ...paidBill(account, requestId, 6000, 1000, 250, 2000), usageEstimated: true });
+      for (const requestId of ['lapsed-up', 'lapsed-down', 'lapsed-twice']) {
+        expect(await s.admission.finish(paidFinish(requestId, 1250, 2000, estimate(requestId), { usageEstimated: true, lapsed: true }))).toEqual({ released: true, repeated: false });
+      }
+      const real = (requestId: string, completion: number, charge: number) => paidBill(account, requestId, 6000, 1000, completion, charge);
+      expect(await s.admission.finish(paidFinish('lapsed-up', 1500, 3000, real('lapsed-up', 500, 3000)))).toEqual({ released: false, repeated: true });
+      expect(await s.admission.finish(paidFinish('lapsed-down', 1100, 1400, real('lapsed-down', 100, 1400)))).toEqual({ released: false, repeated: true });
+      // Again, or an estimate of the edge's own: nothing more.
+      await s.admission.finish(paidFinish('lapsed-up', 1500, 3000, real('lapsed-up', 500, 3000)));
+      await s.admission.finish(paidFinish('lapsed-twice', 1600, 3400, { ...real('lapsed-twice', 600, 3400), usageEstimated: true }, { usageEstimated: true }));
+      expect(await s.admission.credit(account)).toEqual({ granted: 100_000, charged: 6000 + 1000, returned: 0, held: 0 });
+      expect(await outboxOf(s.outbox, account)).toEqual([estimate('lapsed-up'), estimate('lapsed-down'), estimate('lapsed-twice'), real('lapsed-up', 500, 3000), real('lapsed-down', 100, 1400)]);
+      expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 3 * 1250, totalTokens: 3 * 1250 });
     });
 
     it('gives back the unheld line when forced, queueing the cumulative total returned', async () => {

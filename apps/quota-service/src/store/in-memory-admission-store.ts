@@ -29,6 +29,8 @@ export class InMemoryAdmissionStore implements AdmissionStore {
   private readonly holds = new Map<string, Map<string, number>>();
   /** Account -> ms of its last paid admission or line grant. */
   private readonly active = new Map<string, number>();
+  /** Request id -> the charge the reaper made from an estimate (request ids of admitted requests are the edge's, unique). */
+  private readonly estimates = new Map<string, number>();
 
   constructor(
     private readonly stores: InMemoryStores,
@@ -78,6 +80,12 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     const now = this.now();
     if (limits.isFinished(f.accountId, f.requestId, now)) {
       if (f.payment === 'free' || !f.admitted) freeTier.settleAt(f.accountId, f.requestId, f.admitted ? f.tokens : 0, now);
+      const estimated = this.estimates.get(f.requestId);
+      if (estimated !== undefined && f.admitted && !f.lapsed && !f.usageEstimated) {
+        this.estimates.delete(f.requestId);
+        this.line(f.accountId).charged += Math.max(0, f.chargeMicro - estimated);
+        if (f.bill) outbox.push(f.bill);
+      }
       return { released: false, repeated: true };
     }
     limits.markFinished(f.accountId, f.requestId, now);
@@ -95,6 +103,7 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     limits.addUsage(f.accountId, f.tokens, now);
     if (f.payment === 'paid') this.line(f.accountId).charged += f.chargeMicro;
     else freeTier.settleAt(f.accountId, f.requestId, f.tokens, now);
+    if (f.payment === 'paid' && f.lapsed) this.estimates.set(f.requestId, f.chargeMicro);
     if (f.bill) outbox.push(f.bill);
     return { released, repeated: false };
   }

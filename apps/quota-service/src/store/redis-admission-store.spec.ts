@@ -81,7 +81,7 @@ describe('RedisAdmissionStore', () => {
     expect(admitted.commands.scriptCommands.length).toBeGreaterThanOrEqual(12);
 
     const bill = paidBill(account, step.requestId, 6000, 1000, 100, 1400);
-    const finish = { accountId: account, requestId: step.requestId, admitted: true, payment: 'paid' as const, tokens: 1100, chargeMicro: 1400, bill };
+    const finish = { accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'paid' as const, tokens: 1100, chargeMicro: 1400, bill };
     const finished = await meter.measure(account, () => stores.admission.finish(finish));
     expect(finished.result).toEqual({ released: true, repeated: false });
     expect(finished.commands.roundTrips).toEqual(['evalsha']);
@@ -91,7 +91,7 @@ describe('RedisAdmissionStore', () => {
   it('takes a second round trip, for the pool, only to finish a free or abandoned request', async () => {
     const step = freeStep(account);
     await stores.admission.admit(step);
-    const finish = { accountId: account, requestId: step.requestId, admitted: true, payment: 'free' as const, tokens: 0, chargeMicro: 0, bill: undefined };
+    const finish = { accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free' as const, tokens: 0, chargeMicro: 0, bill: undefined };
     const finished = await meter.measure(account, () => stores.admission.finish(finish));
     expect(finished.commands.roundTrips).toEqual(['evalsha', 'evalsha']);
   });

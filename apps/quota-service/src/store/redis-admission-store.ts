@@ -80,8 +80,24 @@ export class RedisAdmissionStore implements AdmissionStore {
     const prefix = this.options.keyPrefix;
     const a = accountKeys(prefix, f.accountId);
     const leases = leaseKeys(prefix);
-    const keys = [a.places, a.lastGrant, a.usageToday, a.usageTotal, a.finished, a.credit, a.creditHolds, leases.lapse, leases.data, settleOutboxKey(prefix), a.freeBudget, a.freeHolds, a.freeExpiry];
-    const args = [f.requestId, f.tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS, f.payment, f.admitted ? 1 : 0, f.chargeMicro, f.bill ? JSON.stringify(f.bill) : ''];
+    const keys = [
+      a.places,
+      a.lastGrant,
+      a.usageToday,
+      a.usageTotal,
+      a.finished,
+      a.credit,
+      a.creditHolds,
+      leases.lapse,
+      leases.data,
+      settleOutboxKey(prefix),
+      a.freeBudget,
+      a.freeHolds,
+      a.freeExpiry,
+      a.lapseEstimates,
+    ];
+    const usage = f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real';
+    const args = [f.requestId, f.tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS, f.payment, f.admitted ? 1 : 0, f.chargeMicro, f.bill ? JSON.stringify(f.bill) : '', usage];
     const [released, repeated] = await this.run(FINISH_ADMITTED, keys, args, 2);
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
     // retried after this step failed completes it (settling a reservation is once per request id).

@@ -26,6 +26,8 @@ export interface AccountKeys {
   credit: string;
   /** Hash {request id: micro-LYD}: the hold of each running paid request, whose sum is `hd`. */
   creditHolds: string;
+  /** Hash {request id: micro-LYD}: the charge of each paid request the reaper finished from an estimate in the last hour. */
+  lapseEstimates: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export function accountKeys(prefix: string, accountId: string): AccountKeys {
     freeExpiry: `${base}free:expiry`,
     credit: `${base}credit`,
     creditHolds: `${base}credit:holds`,
+    lapseEstimates: `${base}credit:estimates`,
   };
 }
 
