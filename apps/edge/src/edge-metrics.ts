@@ -50,7 +50,7 @@ export const estimatedCharges = counter('edge_estimated_charges_total', 'Request
 export const grpcClientSeconds = histogram('edge_grpc_client_seconds', "Time of the edge's gRPC calls, by method and status code.", ['method', 'code'], LATENCY_BUCKETS);
 
 /** Lease renewals of running requests: `renewed`, `unknown` to quota-service (let go), or `failed` (tried again). */
-export const leaseRenewals = counter('edge_lease_renewals_total', 'Lease renewals of running requests, by outcome: renewed, unknown (no longer renewed) or failed (retried).', ['outcome']);
+export const leaseRenewals = counter('edge_lease_renewals_total', 'Lease renewals, by outcome: renewed, applied (the final bill of a finished request applied: no longer renewed), unknown (a running request quota-service no longer knows: no longer renewed) or failed (retried).', ['outcome']);
 
 /** Connections closed as soon as they were accepted: the public server had its most open (EDGE_MAX_CONNECTIONS). */
 export const connectionsRefused = counter('edge_connections_refused_total', 'Connections closed at once because the edge had EDGE_MAX_CONNECTIONS open.');

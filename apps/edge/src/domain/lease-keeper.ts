@@ -3,15 +3,28 @@ import { Logger, MAX_BATCH } from '@gw/service-kit';
 import { QuotaClient } from '../clients/quota-client';
 import { leaseRenewals } from '../edge-metrics';
 
+/** A request whose finish landed is renewed as its final bill at most this long. */
+const FINAL_KEEP_MS = 10 * 60_000;
+
+interface Kept {
+  leaseNow: () => quotaV1.Lease;
+  /** When its finish landed (an admitted request): renewed since as its final bill. */
+  finishedAt?: number;
+}
+
 /**
  * Keeps the leases of this edge's running requests alive (DESIGN "One request", step 9): every
  * `renewMs` all of them go to quota-service in RenewLeases calls of up to MAX_BATCH, each with
  * what its request would be billed if it ended now. A request is kept from the moment it gets
- * its place until its finish has landed. A renewal that fails is logged and tried again at the
- * next tick; a lease quota-service no longer knows (it lapsed and was finished there) is let go.
+ * its place until its finish has landed; a request admitted with Admit is kept after that as its
+ * final bill (`final`), until quota-service answers that it has no lease for it, which it does
+ * once that bill is applied at billing-service: a bill quota-service's store lost comes back from
+ * here (admission.md amendment 2). A renewal that fails is logged and tried again at the next
+ * tick; a running request's lease quota-service no longer knows (it lapsed and was finished
+ * there) is let go.
  */
 export class LeaseKeeper {
-  private readonly running = new Map<string, () => quotaV1.Lease>();
+  private readonly running = new Map<string, Kept>();
   private readonly timer: NodeJS.Timeout;
   private renewing: Promise<void> | undefined;
 
@@ -28,25 +41,42 @@ export class LeaseKeeper {
 
   /** Keeps renewing the lease of a request, as `leaseNow` gives it at each renewal. */
   keep(requestId: string, leaseNow: () => quotaV1.Lease): void {
-    this.running.set(requestId, leaseNow);
+    this.running.set(requestId, { leaseNow });
   }
 
-  /** Stops renewing a request's lease: its finish landed (or was refused for good). */
+  /** An admitted request's finish landed: renewed from now on as its final bill, until applied. */
+  finished(requestId: string): void {
+    const kept = this.running.get(requestId);
+    if (kept) kept.finishedAt = Date.now();
+  }
+
+  /** Stops renewing a request's lease: its finish landed on the older path (or was refused for good). */
   forget(requestId: string): void {
     this.running.delete(requestId);
   }
 
   /** Renews every lease kept now; one failed call does not stop the others. */
   async renewAll(): Promise<void> {
-    const leases = [...this.running.values()].map((leaseNow) => leaseNow());
+    const now = Date.now();
+    const leases: quotaV1.Lease[] = [];
+    for (const [requestId, kept] of this.running) {
+      if (kept.finishedAt === undefined) leases.push(kept.leaseNow());
+      else if (now - kept.finishedAt > FINAL_KEEP_MS) this.forget(requestId);
+      else leases.push({ ...kept.leaseNow(), final: true });
+    }
     for (let i = 0; i < leases.length; i += MAX_BATCH) {
       const batch = leases.slice(i, i + MAX_BATCH);
       try {
         const { unknownRequestIds } = await this.quota.renewLeases(batch);
         leaseRenewals.inc({ outcome: 'renewed' }, batch.length - unknownRequestIds.length);
         for (const requestId of unknownRequestIds) {
-          leaseRenewals.inc({ outcome: 'unknown' });
-          this.logger.warn('lease unknown to quota-service, no longer renewed', { billingId: requestId });
+          if (this.running.get(requestId)?.finishedAt !== undefined) {
+            // Its bill is applied: nothing more to keep.
+            leaseRenewals.inc({ outcome: 'applied' });
+          } else {
+            leaseRenewals.inc({ outcome: 'unknown' });
+            this.logger.warn('lease unknown to quota-service, no longer renewed', { billingId: requestId });
+          }
           this.forget(requestId);
         }
       } catch (err) {

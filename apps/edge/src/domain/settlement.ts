@@ -27,7 +27,8 @@ const RETRY_BACKOFF = { firstMs: 100, maxMs: 5000 };
  * bill durably for billing-service (settled once per request id). It is retried off the
  * caller's path until it lands, with the one retry policy (isFinalFailure, backoffMs); a repeat
  * changes nothing. Until it lands the request's lease is kept alive with its final bill, so
- * that an edge that dies meanwhile still has it billed. Outcomes, retries and estimated
+ * that an edge that dies meanwhile still has it billed; an admitted request's lease is kept
+ * after that too, marked final, until its bill is applied (LeaseKeeper). Outcomes, retries and estimated
  * charges are counted in the edge's metrics.
  */
 export class Settlement {
@@ -69,9 +70,11 @@ export class Settlement {
       hold: done.hold,
       admitted: done.admitted,
     };
+    let landed = false;
     for (let failures = 1; ; failures++) {
       try {
         await this.quota.finishRequest(request);
+        landed = true;
         settlements.inc({ outcome: 'ok' });
         if (done.usageEstimated) estimatedCharges.inc({ payment: done.payment === quotaV1.Payment.PAYMENT_FREE ? 'free' : 'paid' });
         break;
@@ -88,6 +91,7 @@ export class Settlement {
         await new Promise((r) => setTimeout(r, wait));
       }
     }
-    this.leases.forget(done.requestId);
+    if (landed && done.admitted) this.leases.finished(done.requestId);
+    else this.leases.forget(done.requestId);
   }
 }

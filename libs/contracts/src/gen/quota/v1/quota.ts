@@ -516,7 +516,17 @@ export interface Lease {
     | Hold
     | undefined;
   /** The max_tokens the request was admitted with. */
-  maxTokens?: number | undefined;
+  maxTokens?:
+    | number
+    | undefined;
+  /**
+   * True once the request's FinishRequest has landed: the tokens are its final bill. quota-service
+   * answers its id as unknown once that bill has been applied at billing-service; until then the
+   * edge keeps renewing it, so that a bill quota-service's store lost is queued again (billed once
+   * per request id whatever happens). A quota-service older than this field answers it unknown
+   * at once, the lease having ended with the finish.
+   */
+  final?: boolean | undefined;
 }
 
 /** Renews the leases of running requests, all of one edge together. */
@@ -2463,6 +2473,7 @@ function createBaseLease(): Lease {
     completionTokens: 0,
     hold: undefined,
     maxTokens: undefined,
+    final: undefined,
   };
 }
 
@@ -2491,6 +2502,9 @@ export const Lease: MessageFns<Lease> = {
     }
     if (message.maxTokens !== undefined) {
       writer.uint32(64).int64(message.maxTokens);
+    }
+    if (message.final !== undefined) {
+      writer.uint32(72).bool(message.final);
     }
     return writer;
   },
@@ -2572,6 +2586,14 @@ export const Lease: MessageFns<Lease> = {
             message.maxTokens = longToNumber(reader.int64());
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.final = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2614,6 +2636,7 @@ export const Lease: MessageFns<Lease> = {
         : isSet(object.max_tokens)
         ? globalThis.Number(object.max_tokens)
         : undefined,
+      final: isSet(object.final) ? globalThis.Boolean(object.final) : undefined,
     };
   },
 
@@ -2643,6 +2666,9 @@ export const Lease: MessageFns<Lease> = {
     if (message.maxTokens !== undefined) {
       obj.maxTokens = Math.round(message.maxTokens);
     }
+    if (message.final !== undefined) {
+      obj.final = message.final;
+    }
     return obj;
   },
 
@@ -2659,6 +2685,7 @@ export const Lease: MessageFns<Lease> = {
     message.completionTokens = object.completionTokens ?? 0;
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     message.maxTokens = object.maxTokens ?? undefined;
+    message.final = object.final ?? undefined;
     return message;
   },
 };

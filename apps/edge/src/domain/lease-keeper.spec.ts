@@ -1,0 +1,63 @@
+import { quotaV1 } from '@gw/contracts';
+import { createLogger } from '@gw/service-kit';
+import { QuotaClient } from '../clients/quota-client';
+import { LeaseKeeper } from './lease-keeper';
+
+const lease = (requestId: string): quotaV1.Lease => ({ accountId: 'a', requestId, model: 'm', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 10, completionTokens: 5 });
+
+/** quota-service as RenewLeases answers: the ids it names unknown. */
+function quotaAnswering(unknown: (leases: quotaV1.Lease[]) => string[]) {
+  const sent: quotaV1.Lease[][] = [];
+  const quota = {
+    renewLeases: async (leases: quotaV1.Lease[]) => {
+      sent.push(leases);
+      return { unknownRequestIds: unknown(leases) };
+    },
+  };
+  return { quota: quota as unknown as QuotaClient, sent };
+}
+
+describe('LeaseKeeper', () => {
+  const warnings: string[] = [];
+  const logger = createLogger('edge-test', 'warn', (line) => warnings.push(line));
+  let keeper: LeaseKeeper;
+  afterEach(() => keeper.stop());
+
+  it("renews an admitted request after its finish landed as its final bill, until quota-service has applied it", async () => {
+    const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => l.final && sent.length > 2).map((l) => l.requestId));
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper.keep('r1', () => lease('r1'));
+    await keeper.renewAll();
+    keeper.finished('r1');
+    await keeper.renewAll();
+    await keeper.renewAll();
+    await keeper.renewAll();
+    expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([[['r1', false]], [['r1', true]], [['r1', true]]]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('lets go of a running request quota-service no longer knows, saying so', async () => {
+    const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper.keep('r2', () => lease('r2'));
+    await keeper.renewAll();
+    await keeper.renewAll();
+    expect(sent).toHaveLength(1);
+    expect(warnings.join('\n')).toContain('lease unknown to quota-service');
+  });
+
+  it('keeps a final bill at most 10 minutes', async () => {
+    const { quota, sent } = quotaAnswering(() => []);
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper.keep('r3', () => lease('r3'));
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+    keeper.finished('r3');
+    clock.mockReturnValue(now + 10 * 60_000);
+    await keeper.renewAll();
+    clock.mockReturnValue(now + 10 * 60_000 + 1);
+    await keeper.renewAll();
+    clock.mockRestore();
+    expect(sent).toHaveLength(1);
+  });
+});
