@@ -1,4 +1,5 @@
 import { credentials } from '@grpc/grpc-js';
+import { Client as PgClient } from 'pg';
 import { billingV1 } from '@gw/contracts';
 import { createLogger, Database, Env, openDatabase, runMigrations } from '@gw/service-kit';
 import { createTestDatabase } from '@gw/testing';
@@ -92,5 +93,25 @@ export async function codeOf(promise: Promise<unknown>): Promise<number | undefi
     return undefined;
   } catch (err) {
     return (err as { code?: number }).code;
+  }
+}
+
+/**
+ * Runs `work` (two calls) while another transaction holds what `lockSql` locks, and lets go once
+ * both calls wait for it: so both run at once, each from before the other committed anything.
+ */
+export async function heldApart<T>(t: Pick<BillingTestApps, 'url' | 'db'>, lockSql: string, params: unknown[], work: () => Promise<T>): Promise<T> {
+  const blocker = new PgClient({ connectionString: t.url });
+  await blocker.connect();
+  try {
+    await blocker.query('BEGIN');
+    await blocker.query(lockSql, params);
+    const running = work();
+    const waiting = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+    while ((await t.db.query<{ n: number }>(waiting)).rows[0].n < 2) await new Promise((r) => setTimeout(r, 10));
+    await blocker.query('ROLLBACK');
+    return await running;
+  } finally {
+    await blocker.end();
   }
 }

@@ -1,8 +1,7 @@
 import { status } from '@grpc/grpc-js';
-import { Client as PgClient } from 'pg';
 import { billingV1 } from '@gw/contracts';
 import { Database, unaryCall } from '@gw/service-kit';
-import { BillingTestApps, codeOf, startBillingTestApps } from './billing-test-db';
+import { BillingTestApps, codeOf, heldApart as runHeldApart, startBillingTestApps } from './billing-test-db';
 
 const DEADLINE_MS = 5000;
 
@@ -86,25 +85,7 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     expect(held + line).toBeLessThanOrEqual(balance);
     expect(line).toBe(granted - charged - returned);
   };
-  /**
-   * Runs `work` (two calls) while another transaction holds what `lockSql` locks, and lets go once
-   * both calls wait for it: so both run at once, each from before the other committed anything.
-   */
-  const heldApart = async <T>(lockSql: string, params: unknown[], work: () => Promise<T>): Promise<T> => {
-    const blocker = new PgClient({ connectionString: t.url });
-    await blocker.connect();
-    try {
-      await blocker.query('BEGIN');
-      await blocker.query(lockSql, params);
-      const running = work();
-      const waiting = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
-      while ((await db.query<{ n: number }>(waiting)).rows[0].n < 2) await new Promise((r) => setTimeout(r, 10));
-      await blocker.query('ROLLBACK');
-      return await running;
-    } finally {
-      await blocker.end();
-    }
-  };
+  const heldApart = <T>(lockSql: string, params: unknown[], work: () => Promise<T>): Promise<T> => runHeldApart(t, lockSql, params, work);
   const applied = { applied: true, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
   const repeated = { applied: false, repeated: true, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
 
