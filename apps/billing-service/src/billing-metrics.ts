@@ -58,9 +58,9 @@ const bills = counter('billing_bills_total', 'Bills of ApplyBills, by payment (p
 /** Charges of bills that the line and balance could not carry: only after quota-service's store lost writes. */
 const shortfallMicroLyd = counter('billing_bill_shortfall_micro_lyd_total', 'Micro-LYD of bills not charged because the credit line and balance could not carry them (recorded in the ledger).');
 
-/** ExtendCreditLine calls, and what they lent. */
-const extensions = counter('billing_credit_line_extensions_total', 'ExtendCreditLine calls answered.');
-const lentMicroLyd = counter('billing_credit_line_lent_micro_lyd_total', 'Micro-LYD lent to quota-service by ExtendCreditLine.');
+/** Credit line extensions (an ExtendCreditLine call, or one line of ExtendCreditLines), and what they lent. */
+const extensions = counter('billing_credit_line_extensions_total', 'Credit line extensions served: ExtendCreditLine calls and lines of ExtendCreditLines.');
+const lentMicroLyd = counter('billing_credit_line_lent_micro_lyd_total', 'Micro-LYD lent to quota-service by ExtendCreditLine and ExtendCreditLines.');
 
 /** Price watch streams ended for not acknowledging a change in time. */
 const watchersCut = counter('billing_price_watchers_cut_total', 'WatchPrices streams ended for not acknowledging a price change within PRICE_ACK_TIMEOUT_MS.');
@@ -79,7 +79,7 @@ export function countBill(bill: Omit<BillRecord, 'requestId' | 'accountId'>, out
   if (outcome === 'written') countBilled({ ...bill, amountMicro: bill.chargeMicro - shortfallMicro });
 }
 
-/** Counts one ExtendCreditLine and what it lent. */
+/** Counts one extension (ExtendCreditLine, or a line of ExtendCreditLines) and what it lent. */
 export function countExtension(lentNowMicro: number): void {
   extensions.inc();
   if (lentNowMicro > 0) lentMicroLyd.inc(lentNowMicro);

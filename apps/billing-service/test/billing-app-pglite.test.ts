@@ -96,6 +96,12 @@ describe('billing-service on the embedded PGlite', () => {
       // The credit line and the price watch of one replica alone (no other to notify).
       const line = await unaryCall(client.extendCreditLine.bind(client), { accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 }, DEADLINE_MS);
       expect(line).toMatchObject({ grantedTotalMicroLyd: 998_800, balanceMicroLyd: 998_800 });
+      // Several in one call, in order: nothing more to lend; then 1,000 returned and lent again.
+      const lines = [{ accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 }, { accountId: 'acct_p', returnedTotalMicroLyd: 1000, needMicroLyd: 0 }];
+      expect((await unaryCall(client.extendCreditLines.bind(client), { lines }, DEADLINE_MS)).outcomes).toMatchObject([
+        { line: { grantedTotalMicroLyd: 998_800, returnedTotalMicroLyd: 0 }, errorCode: 0 },
+        { line: { grantedTotalMicroLyd: 999_800, returnedTotalMicroLyd: 1000 }, errorCode: 0 },
+      ]);
       const bill = { requestId: 'req_p2', accountId: 'acct_p', model: 'vendor-v4-lite', paid: true, promptTokens: 2000, completionTokens: 100,
         usageEstimated: false, heldMicroLyd: 3000, inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000, chargeMicroLyd: 1200 };
       expect((await unaryCall(client.applyBills.bind(client), { bills: [bill], returns: [] }, DEADLINE_MS)).outcomes).toMatchObject([{ applied: true }]);

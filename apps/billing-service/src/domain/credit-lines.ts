@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
-import { MAX_BATCH, requireId, RpcError } from '@gw/service-kit';
+import { ItemOutcome, MAX_BATCH, requireId, RpcError } from '@gw/service-kit';
 import { countBill, countExtension } from '../billing-metrics';
-import { BillRecord, CreditLineExtension, LineReturnRecord } from '../store/credit-line-records';
+import { BillRecord, CreditLineAsk, CreditLineExtension, LineReturnRecord } from '../store/credit-line-records';
 import { CreditLineStore } from '../store/credit-line-store';
 import { asRecorded, checkBill } from './bill-check';
 import { requireAmount } from './field-bounds';
@@ -18,6 +18,13 @@ export interface BillOutcome {
   errorMessage: string;
 }
 
+/** An extension's fields within billing.v1's bounds, else INVALID_ARGUMENT naming the field. */
+function requireAsk({ accountId, returnedTotalMicro, needMicro }: CreditLineAsk): void {
+  requireId('account_id', accountId);
+  requireAmount('returned_total_micro_lyd', returnedTotalMicro);
+  requireAmount('need_micro_lyd', needMicro);
+}
+
 const REPEATED: BillOutcome = { applied: false, repeated: true, shortfallMicro: 0, errorCode: 0, errorMessage: '' };
 
 /**
@@ -30,12 +37,35 @@ export class CreditLines {
 
   /** Applies quota-service's returns, then lends the unheld rest of the balance (all, or at most `needMicro` when it is > 0). */
   async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
-    requireId('account_id', accountId);
-    requireAmount('returned_total_micro_lyd', returnedTotalMicro);
-    requireAmount('need_micro_lyd', needMicro);
+    requireAsk({ accountId, returnedTotalMicro, needMicro });
     const extension = await this.store.extend(accountId, returnedTotalMicro, needMicro);
     countExtension(extension.lentNowMicro);
     return extension;
+  }
+
+  /**
+   * Several extensions in one transaction, each served as `extend` serves it, in the order given.
+   * An ask past its bounds is answered INVALID_ARGUMENT and skipped; the rest are served. Past
+   * MAX_BATCH asks the whole call is refused.
+   */
+  async extendMany(asks: CreditLineAsk[]): Promise<ItemOutcome<CreditLineExtension>[]> {
+    if (asks.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} lines in one call`);
+    const outcomes = asks.map((ask): ItemOutcome<CreditLineExtension> => {
+      try {
+        requireAsk(ask);
+        return { result: undefined, errorCode: 0, errorMessage: '' };
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        return { result: undefined, errorCode: err.code, errorMessage: err.message };
+      }
+    });
+    const served = asks.flatMap((_, i) => (outcomes[i].errorCode === 0 ? [i] : []));
+    const extensions = await this.store.extendMany(served.map((i) => asks[i]));
+    served.forEach((i, k) => {
+      outcomes[i].result = extensions[k];
+      countExtension(extensions[k].lentNowMicro);
+    });
+    return outcomes;
   }
 
   /**

@@ -5,7 +5,7 @@ import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { AccountStatement } from '../store/account-statement';
-import { BillRecord } from '../store/credit-line-records';
+import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
 import { toPrice } from './price-wire';
 import { watchPrices } from './watch-prices';
 
@@ -29,6 +29,14 @@ const toBill = (b: billingV1.Bill): BillRecord => ({
   inputMicroPerMillion: b.inputMicroLydPerMillion,
   outputMicroPerMillion: b.outputMicroLydPerMillion,
   chargeMicro: b.chargeMicroLyd,
+});
+
+const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse => ({
+  grantedTotalMicroLyd: line.grantedTotalMicro,
+  balanceMicroLyd: line.balanceMicro,
+  chargedTotalMicroLyd: line.chargedTotalMicro,
+  returnedTotalMicroLyd: line.returnedTotalMicro,
+  heldMicroLyd: line.heldMicro,
 });
 
 const MAX_CHARGES_PAGE = 100;
@@ -68,15 +76,13 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub }: Billin
     recordFree: unaryHandler(logger, 'RecordFree', async (req: billingV1.RecordFreeRequest): Promise<billingV1.RecordFreeResponse> => ({
       recorded: await ledger.recordFree(req),
     })),
-    extendCreditLine: unaryHandler(logger, 'ExtendCreditLine', async (req: billingV1.ExtendCreditLineRequest): Promise<billingV1.ExtendCreditLineResponse> => {
-      const line = await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd);
-      return {
-        grantedTotalMicroLyd: line.grantedTotalMicro,
-        balanceMicroLyd: line.balanceMicro,
-        chargedTotalMicroLyd: line.chargedTotalMicro,
-        returnedTotalMicroLyd: line.returnedTotalMicro,
-        heldMicroLyd: line.heldMicro,
-      };
+    extendCreditLine: unaryHandler(logger, 'ExtendCreditLine', async (req: billingV1.ExtendCreditLineRequest): Promise<billingV1.ExtendCreditLineResponse> =>
+      toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
+    ),
+    extendCreditLines: unaryHandler(logger, 'ExtendCreditLines', async (req: billingV1.ExtendCreditLinesRequest): Promise<billingV1.ExtendCreditLinesResponse> => {
+      const asks = req.lines.map((l) => ({ accountId: l.accountId, returnedTotalMicro: l.returnedTotalMicroLyd, needMicro: l.needMicroLyd }));
+      const outcomes = await creditLines.extendMany(asks);
+      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })) };
     }),
     applyBills: unaryHandler(logger, 'ApplyBills', async (req: billingV1.ApplyBillsRequest): Promise<billingV1.ApplyBillsResponse> => {
       const returns = req.returns.map((r) => ({ accountId: r.accountId, returnedTotalMicro: r.returnedTotalMicroLyd }));

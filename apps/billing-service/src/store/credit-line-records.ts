@@ -12,6 +12,13 @@ export interface CreditLineRecord {
   returnedTotalMicro: number;
 }
 
+/** One extension asked for (ExtendCreditLine's fields): quota-service's returned total, and the need (0: all). */
+export interface CreditLineAsk {
+  accountId: string;
+  returnedTotalMicro: number;
+  needMicro: number;
+}
+
 /** What ExtendCreditLine did: what it lent now, and the account's money after it. */
 export interface CreditLineExtension {
   lentNowMicro: number;

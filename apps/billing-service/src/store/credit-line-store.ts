@@ -1,4 +1,4 @@
-import { AppliedBill, BillRecord, CreditLineExtension, LineReturnRecord } from './credit-line-records';
+import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LineReturnRecord } from './credit-line-records';
 
 /** Persistence of credit lines and bills. Every method is one transaction. */
 export interface CreditLineStore {
@@ -8,6 +8,12 @@ export interface CreditLineStore {
    * without money answers zeros and gets no row.
    */
   extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension>;
+  /**
+   * Several extensions in one transaction, each as `extend` does it, in the order given (an
+   * account twice is extended twice); the accounts are locked in one order first, so that calls
+   * at once over the same accounts cannot deadlock. One extension per ask, in order.
+   */
+  extendMany(asks: CreditLineAsk[]): Promise<CreditLineExtension[]>;
   /**
    * Applies checked bills (distinct request ids; a free bill with hold, prices and charge 0) and
    * line returns, all in one transaction; one outcome per bill, in order.

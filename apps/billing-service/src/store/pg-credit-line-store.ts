@@ -1,5 +1,5 @@
 import { Queryable } from '@gw/service-kit';
-import { AppliedBill, BillRecord, CreditLineExtension, LineReturnRecord } from './credit-line-records';
+import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LineReturnRecord } from './credit-line-records';
 import { CreditLineStore } from './credit-line-store';
 import { Int8, toSafeInt } from './pg-billing-rows';
 
@@ -18,26 +18,37 @@ interface AppliedRow {
   bill_shortfall: Int8;
 }
 
+const toExtension = (r: ExtensionRow): CreditLineExtension => ({
+  lentNowMicro: toSafeInt(r.lent_now),
+  grantedTotalMicro: toSafeInt(r.granted_total),
+  balanceMicro: toSafeInt(r.balance),
+  chargedTotalMicro: toSafeInt(r.charged_total),
+  returnedTotalMicro: toSafeInt(r.returned_total),
+  heldMicro: toSafeInt(r.held),
+});
+
 // The bills' fields as arrays, one per column (billing.apply_bills unnests them), then the returns'.
 const APPLY_BILLS = `
   SELECT bill_outcome, bill_charged, bill_shortfall FROM billing.apply_bills($1::text[], $2::text[], $3::text[], $4::boolean[],
     $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[])`;
 
-/** CreditLineStore on Postgres: each method one call of a function of migrations 006-008, so one round trip and one transaction. */
+/** CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012, so one round trip and one transaction. */
 export class PgCreditLineStore implements CreditLineStore {
   constructor(private readonly db: Queryable) {}
 
   async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
     const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_line($1, $2, $3)', [accountId, returnedTotalMicro, needMicro]);
-    const r = rows[0];
-    return {
-      lentNowMicro: toSafeInt(r.lent_now),
-      grantedTotalMicro: toSafeInt(r.granted_total),
-      balanceMicro: toSafeInt(r.balance),
-      chargedTotalMicro: toSafeInt(r.charged_total),
-      returnedTotalMicro: toSafeInt(r.returned_total),
-      heldMicro: toSafeInt(r.held),
-    };
+    return toExtension(rows[0]);
+  }
+
+  async extendMany(asks: CreditLineAsk[]): Promise<CreditLineExtension[]> {
+    if (asks.length === 0) return [];
+    const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_lines($1::text[], $2::bigint[], $3::bigint[]) ORDER BY line_index', [
+      asks.map((a) => a.accountId),
+      asks.map((a) => a.returnedTotalMicro),
+      asks.map((a) => a.needMicro),
+    ]);
+    return rows.map(toExtension);
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {

@@ -389,6 +389,39 @@ export interface ExtendCreditLineResponse {
   heldMicroLyd: number;
 }
 
+/**
+ * Several ExtendCreditLine calls in one call, one Postgres transaction: the lines quota-service
+ * asked for while its previous call was on the wire. The accounts are locked in one order, so
+ * that calls at once over the same accounts queue instead of deadlocking; the lines are then
+ * served in the order given, each exactly as ExtendCreditLine serves it (an account given twice is
+ * served twice, the second after the first).
+ */
+export interface ExtendCreditLinesRequest {
+  /** At most 256 (more: the call is refused whole with INVALID_ARGUMENT). */
+  lines: ExtendCreditLineRequest[];
+}
+
+/** What became of one line of ExtendCreditLines. */
+export interface ExtendCreditLineOutcome {
+  /** The line after the change, as ExtendCreditLine answers it; unset when error_code is not 0. */
+  line?:
+    | ExtendCreditLineResponse
+    | undefined;
+  /**
+   * INVALID_ARGUMENT when this line's fields are out of bounds (nothing done for it; the other
+   * lines are served); 0 otherwise.
+   */
+  errorCode: number;
+  /** The status message that goes with error_code. */
+  errorMessage: string;
+}
+
+/** The outcomes. */
+export interface ExtendCreditLinesResponse {
+  /** One per line, in the order of the lines. */
+  outcomes: ExtendCreditLineOutcome[];
+}
+
 /** One billed request, charged within the account's credit line (paid) or recorded (free). */
 export interface Bill {
   /** Unique id of the request: billed at most once. */
@@ -3768,6 +3801,259 @@ export const ExtendCreditLineResponse: MessageFns<ExtendCreditLineResponse> = {
   },
 };
 
+function createBaseExtendCreditLinesRequest(): ExtendCreditLinesRequest {
+  return { lines: [] };
+}
+
+export const ExtendCreditLinesRequest: MessageFns<ExtendCreditLinesRequest> = {
+  encode(message: ExtendCreditLinesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.lines) {
+      ExtendCreditLineRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtendCreditLinesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtendCreditLinesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lines.push(ExtendCreditLineRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtendCreditLinesRequest {
+    return {
+      lines: globalThis.Array.isArray(object?.lines)
+        ? object.lines.map((e: any) => ExtendCreditLineRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ExtendCreditLinesRequest): unknown {
+    const obj: any = {};
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => ExtendCreditLineRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtendCreditLinesRequest>, I>>(base?: I): ExtendCreditLinesRequest {
+    return ExtendCreditLinesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtendCreditLinesRequest>, I>>(object: I): ExtendCreditLinesRequest {
+    const message = createBaseExtendCreditLinesRequest();
+    message.lines = object.lines?.map((e) => ExtendCreditLineRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseExtendCreditLineOutcome(): ExtendCreditLineOutcome {
+  return { line: undefined, errorCode: 0, errorMessage: "" };
+}
+
+export const ExtendCreditLineOutcome: MessageFns<ExtendCreditLineOutcome> = {
+  encode(message: ExtendCreditLineOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.line !== undefined) {
+      ExtendCreditLineResponse.encode(message.line, writer.uint32(10).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(16).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(26).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtendCreditLineOutcome {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtendCreditLineOutcome();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.line = ExtendCreditLineResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtendCreditLineOutcome {
+    return {
+      line: isSet(object.line) ? ExtendCreditLineResponse.fromJSON(object.line) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+    };
+  },
+
+  toJSON(message: ExtendCreditLineOutcome): unknown {
+    const obj: any = {};
+    if (message.line !== undefined) {
+      obj.line = ExtendCreditLineResponse.toJSON(message.line);
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtendCreditLineOutcome>, I>>(base?: I): ExtendCreditLineOutcome {
+    return ExtendCreditLineOutcome.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtendCreditLineOutcome>, I>>(object: I): ExtendCreditLineOutcome {
+    const message = createBaseExtendCreditLineOutcome();
+    message.line = (object.line !== undefined && object.line !== null)
+      ? ExtendCreditLineResponse.fromPartial(object.line)
+      : undefined;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseExtendCreditLinesResponse(): ExtendCreditLinesResponse {
+  return { outcomes: [] };
+}
+
+export const ExtendCreditLinesResponse: MessageFns<ExtendCreditLinesResponse> = {
+  encode(message: ExtendCreditLinesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outcomes) {
+      ExtendCreditLineOutcome.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtendCreditLinesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtendCreditLinesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcomes.push(ExtendCreditLineOutcome.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtendCreditLinesResponse {
+    return {
+      outcomes: globalThis.Array.isArray(object?.outcomes)
+        ? object.outcomes.map((e: any) => ExtendCreditLineOutcome.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ExtendCreditLinesResponse): unknown {
+    const obj: any = {};
+    if (message.outcomes?.length) {
+      obj.outcomes = message.outcomes.map((e) => ExtendCreditLineOutcome.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtendCreditLinesResponse>, I>>(base?: I): ExtendCreditLinesResponse {
+    return ExtendCreditLinesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtendCreditLinesResponse>, I>>(object: I): ExtendCreditLinesResponse {
+    const message = createBaseExtendCreditLinesResponse();
+    message.outcomes = object.outcomes?.map((e) => ExtendCreditLineOutcome.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseBill(): Bill {
   return {
     requestId: "",
@@ -4881,6 +5167,18 @@ export const BillingService = {
       Buffer.from(ExtendCreditLineResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExtendCreditLineResponse => ExtendCreditLineResponse.decode(value),
   },
+  /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
+  extendCreditLines: {
+    path: "/billing.v1.Billing/ExtendCreditLines" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExtendCreditLinesRequest): Buffer =>
+      Buffer.from(ExtendCreditLinesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExtendCreditLinesRequest => ExtendCreditLinesRequest.decode(value),
+    responseSerialize: (value: ExtendCreditLinesResponse): Buffer =>
+      Buffer.from(ExtendCreditLinesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExtendCreditLinesResponse => ExtendCreditLinesResponse.decode(value),
+  },
   /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
   applyBills: {
     path: "/billing.v1.Billing/ApplyBills" as const,
@@ -4940,6 +5238,8 @@ export interface BillingServer extends UntypedServiceImplementation {
   setPrice: handleUnaryCall<SetPriceRequest, SetPriceResponse>;
   /** Lends quota-service the unheld rest of an account's balance. */
   extendCreditLine: handleUnaryCall<ExtendCreditLineRequest, ExtendCreditLineResponse>;
+  /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
+  extendCreditLines: handleUnaryCall<ExtendCreditLinesRequest, ExtendCreditLinesResponse>;
   /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
   applyBills: handleUnaryCall<ApplyBillsRequest, ApplyBillsResponse>;
   /** Every price and each change, acknowledged version by version (SetPrice waits for the acks). */
@@ -5169,6 +5469,22 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExtendCreditLineResponse) => void,
+  ): ClientUnaryCall;
+  /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
+  extendCreditLines(
+    request: ExtendCreditLinesRequest,
+    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
+  ): ClientUnaryCall;
+  extendCreditLines(
+    request: ExtendCreditLinesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
+  ): ClientUnaryCall;
+  extendCreditLines(
+    request: ExtendCreditLinesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
   ): ClientUnaryCall;
   /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
   applyBills(
