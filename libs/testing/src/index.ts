@@ -3,6 +3,7 @@ export { createTestDatabase, type TestDatabase } from './test-database';
 export { createTestRedis, type TestRedis } from './test-redis';
 export { freePort } from './free-port';
 export { startPausableProxy, type PausableProxy } from './pausable-proxy';
+export { startOwnRedisServer, type OwnRedisServer } from './own-redis-server';
 export { repoRoot, testTlsDir, testTlsRoot } from './test-tls';
 export { startTestDnsServer, type TestDnsServer } from './test-dns-server';
 export { launchChromium, screenshotDir } from './browser';
