@@ -63,7 +63,7 @@ export class LeaseReaper {
         }
         lapsedLeases.inc({ outcome: 'dropped' });
         this.logger.error('lapsed lease refused, its bill dropped', { billingId: lease.requestId, lease, err });
-        await this.leases.end(lease.requestId);
+        await this.leases.end(lease);
       }
     }
     return finished;

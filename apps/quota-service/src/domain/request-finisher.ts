@@ -53,7 +53,7 @@ export class RequestFinisher {
     if (record.payment === 'paid' || tokens > 0) await outbox.append(record);
     const finished = await limits.finishRequest(record.accountId, record.requestId, tokens);
     if (record.payment === 'free') await freeTier.settle(record.accountId, record.requestId, tokens);
-    await leases.end(record.requestId);
+    await leases.end(record);
     return finished;
   }
 

@@ -3,7 +3,7 @@ import { MAX_COMPLETION_TOKENS } from '@gw/bounds';
 import { Logger, MAX_BATCH, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { leaseRenewals } from '../quota-metrics';
 import { AdmissionStore } from '../store/admission-store';
-import { isAdmitted, LeaseRecord, LeaseStore } from '../store/lease-store';
+import { isAdmitted, LeaseRecord, LeaseRef, LeaseStore } from '../store/lease-store';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 
 /** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
@@ -51,8 +51,8 @@ export class RequestLeases {
   }
 
   /** Ends the lease of a request that was refused its place after all. */
-  async end(requestId: string): Promise<void> {
-    await this.store.end(requestId);
+  async end(lease: LeaseRef): Promise<void> {
+    await this.store.end(lease);
   }
 
   /**

@@ -77,7 +77,7 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
     ]);
     if (!place.granted) {
       refusals.inc({ kind: 'concurrency' });
-      if (lease) await decide('AcquirePlace', () => leases.end(lease.requestId));
+      if (lease) await decide('AcquirePlace', () => leases.end(lease));
     }
     return place;
   };

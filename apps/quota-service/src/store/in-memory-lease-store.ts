@@ -1,4 +1,4 @@
-import { LeaseRecord, LeaseStore } from './lease-store';
+import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
 
 /**
  * A LeaseStore in this process's memory, for development (no REDIS_URL): one replica only. Its
@@ -23,8 +23,8 @@ export class InMemoryLeaseStore implements LeaseStore {
     return unknown;
   }
 
-  async end(requestId: string): Promise<void> {
-    this.remove(requestId);
+  async end(lease: LeaseRef): Promise<void> {
+    this.remove(lease.requestId);
   }
 
   async claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]> {

@@ -60,7 +60,7 @@ export function describeLeaseStoreContract(name: string, open: LeaseStoreFactory
       expect(await lapsedOf(lapsed)).toEqual([]);
       nowMs += CLAIM;
       expect(await lapsedOf(lapsed)).toEqual([lapsed]);
-      await store.end(lapsed.requestId);
+      await store.end(lapsed);
       nowMs += CLAIM;
       expect(await lapsedOf(lapsed)).toEqual([]);
     });
@@ -69,7 +69,7 @@ export function describeLeaseStoreContract(name: string, open: LeaseStoreFactory
       const [ended, running, never] = [lease(), lease(), lease()];
       await store.start(ended, TTL);
       await store.start(running, TTL);
-      await store.end(ended.requestId);
+      await store.end(ended);
       expect((await store.renew([ended, running, never], TTL)).sort()).toEqual([ended.requestId, never.requestId].sort());
       nowMs += TTL;
       expect(await lapsedOf(ended, running, never)).toEqual([running]);

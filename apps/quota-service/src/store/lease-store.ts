@@ -14,6 +14,9 @@ export type LeaseRecord = SettleRecord & {
   maxTokens?: number;
 };
 
+/** Which lease: its request, and its account (whose keys a store may keep it beside). */
+export type LeaseRef = Pick<LeaseRecord, 'accountId' | 'requestId'>;
+
 /**
  * Whether a lease is of a paid request admitted by Admit, to be finished as Admit's requests are
  * (its hold charged and given back). A free one's lease carries nothing to tell it from an older
@@ -37,7 +40,7 @@ export interface LeaseStore {
    */
   renew(leases: LeaseRecord[], ttlMs: number): Promise<string[]>;
   /** Ends the lease of a finished request; nothing when it has none. */
-  end(requestId: string): Promise<void>;
+  end(lease: LeaseRef): Promise<void>;
   /** Up to `max` lapsed leases, oldest first, each kept from other claims for `claimMs`. */
   claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]>;
 }

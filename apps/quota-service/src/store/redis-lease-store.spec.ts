@@ -35,7 +35,7 @@ describe('RedisLeaseStore', () => {
     expect(await store.claimLapsed(10, 1000)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await store.claimLapsed(10, 1000)).toEqual([lease]);
-    await store.end(lease.requestId);
+    await store.end(lease);
   });
 
   it('rejects with StoreUnavailableError when Redis does not answer', async () => {

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { CLAIM_LAPSED, END_LEASE, RENEW_LEASES, START_LEASE } from './lease-scripts';
-import { LeaseRecord, LeaseStore } from './lease-store';
+import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
 import { LuaScript } from './lua-script';
 import { LeaseKeys, leaseKeys } from './redis-keys';
 import { parseLeaseRecord } from './settle-record-json';
@@ -39,8 +39,8 @@ export class RedisLeaseStore implements LeaseStore {
     return (await this.run(RENEW_LEASES, [this.clock(), ttlMs, ...pairs])).map(String);
   }
 
-  async end(requestId: string): Promise<void> {
-    await this.run(END_LEASE, [requestId]);
+  async end(lease: LeaseRef): Promise<void> {
+    await this.run(END_LEASE, [lease.requestId]);
   }
 
   async claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]> {
