@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       maxConnectionAgeMs: 60_000,
       redisUrl: undefined,
       redisKeyPrefix: 'gw:',
+      redisKeyLayout: 'account',
       redisTimeoutMs: 200,
       requestsPerMinute: 30,
       concurrentPlaces: 3,
@@ -89,6 +90,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ LEASE_TTL_MS: '2000' }).leases).toEqual({ ttlMs: 2000, intervalMs: 500, claimMs: 2000, batchSize: 50 });
     expect(() => loadConfig({ LEASE_TTL_MS: '99' })).toThrow(/LEASE_TTL_MS/);
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads the key layout: today\'s names unless told, a shard layout only with a prefix that is no hash tag', () => {
+    expect(loadConfig({ QUOTA_KEY_LAYOUT: 'shard' }).redisKeyLayout).toBe('shard');
+    expect(loadConfig({ QUOTA_KEY_LAYOUT: 'account', REDIS_KEY_PREFIX: '{gw}:' }).redisKeyLayout).toBe('account');
+    expect(() => loadConfig({ QUOTA_KEY_LAYOUT: 'cluster' })).toThrow('QUOTA_KEY_LAYOUT must be account or shard');
+    expect(() => loadConfig({ QUOTA_KEY_LAYOUT: 'shard', REDIS_KEY_PREFIX: '{gw}:' })).toThrow('REDIS_KEY_PREFIX must hold no { or }');
   });
 
   it('reads the credit lines\' policy and when idle lines go back', () => {

@@ -6,6 +6,7 @@ import { LineReturnOptions } from './domain/line-returner';
 import { ForwarderOptions } from './domain/settle-forwarder';
 import { parsePeakHours } from './domain/peak-hours';
 import { FreeTierSettings } from './store/free-tier-store';
+import { KeyLayout } from './store/redis-keys';
 
 /** Where and how the bills of finished requests reach billing-service. */
 export interface SettleDelivery extends ForwarderOptions {
@@ -31,6 +32,17 @@ export interface QuotaConfig {
   /** Unset: state is kept in memory, which is only correct with one replica. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /**
+   * QUOTA_KEY_LAYOUT, how the keys in Redis are named (store/redis-keys.ts). `account` (default):
+   * the names every release before used, each account's keys under its own hash tag and the
+   * leases, outbox and idle lines in global keys, for a standalone Redis; replicas of older and
+   * newer releases on one Redis share counts, places, lines and leases only under the same names,
+   * so a rolling upgrade keeps it. `shard`: the accounts spread over 64 shards, each account's keys
+   * beside its shard's leases, outbox and idle lines in one hash slot, so that every script touches
+   * one slot, as Redis Cluster requires. Switching names every key anew: stop all replicas, or
+   * start the new layout on an empty Redis (or another REDIS_KEY_PREFIX), never both at once.
+   */
+  redisKeyLayout: KeyLayout;
   /** Deadline of every Redis command. */
   redisTimeoutMs: number;
   requestsPerMinute: number;
@@ -62,6 +74,13 @@ function leaseSettings(ttlMs: number): LeaseSettings {
   return Object.freeze({ ttlMs, intervalMs: Math.min(1000, Math.ceil(ttlMs / 4)), claimMs: ttlMs, batchSize: 50 });
 }
 
+function keyLayout(value: string, prefix: string): KeyLayout {
+  if (value !== 'account' && value !== 'shard') throw new Error(`QUOTA_KEY_LAYOUT must be account or shard, got ${value}`);
+  // A brace in the prefix would be taken for the keys' hash tag.
+  if (value === 'shard' && /[{}]/.test(prefix)) throw new Error('REDIS_KEY_PREFIX must hold no { or } with QUOTA_KEY_LAYOUT=shard');
+  return value;
+}
+
 function linePolicy(value: string): CreditLinePolicy {
   if (value === 'all' || value === 'need') return value;
   throw new Error(`CREDIT_LINE_POLICY must be all or need, got ${value}`);
@@ -69,6 +88,7 @@ function linePolicy(value: string): CreditLinePolicy {
 
 /** Reads the configuration; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<QuotaConfig> {
+  const redisKeyPrefix = readString(env, 'REDIS_KEY_PREFIX', 'gw:');
   return Object.freeze({
     host: readString(env, 'BIND_HOST', '0.0.0.0'),
     port: readInt(env, 'QUOTA_PORT', 50052),
@@ -76,7 +96,8 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
     security: readGrpcSecurity(env, 'quota-service'),
     maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
     redisUrl: readOptional(env, 'REDIS_URL'),
-    redisKeyPrefix: readString(env, 'REDIS_KEY_PREFIX', 'gw:'),
+    redisKeyPrefix,
+    redisKeyLayout: keyLayout(readString(env, 'QUOTA_KEY_LAYOUT', 'account'), redisKeyPrefix),
     redisTimeoutMs: atLeast('REDIS_TIMEOUT_MS', readInt(env, 'REDIS_TIMEOUT_MS', 200), 1),
     requestsPerMinute: atLeast('RATE_LIMIT_PER_MINUTE', readInt(env, 'RATE_LIMIT_PER_MINUTE', 30), 1),
     concurrentPlaces: atLeast('CONCURRENCY_LIMIT', readInt(env, 'CONCURRENCY_LIMIT', 3), 1),

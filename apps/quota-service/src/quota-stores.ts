@@ -16,6 +16,7 @@ import { openRedisClient } from './store/open-redis-client';
 import { RedisAdmissionStore } from './store/redis-admission-store';
 import { RedisFreeTierStore } from './store/redis-free-tier-store';
 import { RedisLeaseStore } from './store/redis-lease-store';
+import { redisKeys } from './store/redis-keys';
 import { RedisLimitStore } from './store/redis-limit-store';
 import { RedisSettleOutbox } from './store/redis-settle-outbox';
 import { SettleOutbox } from './store/settle-outbox';
@@ -33,7 +34,7 @@ export interface QuotaStores {
   close(): Promise<void>;
 }
 
-/** Opens the stores in Redis at REDIS_URL, or in memory when it is unset (one replica only). */
+/** Opens the stores in Redis at REDIS_URL with the keys of QUOTA_KEY_LAYOUT, or in memory when it is unset (one replica only). */
 export async function openQuotaStores(config: QuotaConfig, logger: Logger): Promise<QuotaStores> {
   const settings: LimitSettings = {
     requestsPerMinute: config.requestsPerMinute,
@@ -49,18 +50,18 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
     await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client), loadAdmissionScripts(client)]);
   };
   const client = await openRedisClient({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, onReady }, logger);
-  const keyPrefix = config.redisKeyPrefix;
-  const limits = new RedisLimitStore(client, settings, { keyPrefix });
+  const keys = redisKeys(config.redisKeyLayout, config.redisKeyPrefix);
+  const limits = new RedisLimitStore(client, settings, { keys });
   return {
     limits,
-    freeTier: new RedisFreeTierStore(client, config.freeTierDefaults, { keyPrefix }),
+    freeTier: new RedisFreeTierStore(client, config.freeTierDefaults, { keys }),
     outbox: new RedisSettleOutbox(client, {
-      keyPrefix,
+      keys,
       consumer: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
       claimIdleMs: config.settleDelivery.claimIdleMs,
     }),
-    leases: new RedisLeaseStore(client, { keyPrefix }),
-    admission: new RedisAdmissionStore(client, settings, { keyPrefix }),
+    leases: new RedisLeaseStore(client, { keys }),
+    admission: new RedisAdmissionStore(client, settings, { keys }),
     durable: true,
     close: () => limits.close(),
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { quotaV1 } from '@gw/contracts';
-import { accountKeys } from '../src/store/redis-keys';
+import { redisKeys } from '../src/store/redis-keys';
 import { AdmissionStack, admitRequest, awayFromMinuteEnd, DEADLINE_MS, QuotaReplica } from './admission-stack';
 
 const Outcome = quotaV1.AdmitOutcome;
@@ -33,7 +33,7 @@ describe('200 Admits of one account at once, on two quota-service replicas', () 
   let replicas: QuotaReplica[];
   let redis: Redis;
   let account: string;
-  const keys = () => accountKeys(stack.redis.keyPrefix, account);
+  const keys = () => redisKeys('account', stack.redis.keyPrefix).account(account);
   const admitAll = (model: string, onPaid: (replica: QuotaReplica, requestId: string) => Promise<unknown> = async () => undefined) =>
     Promise.all(
       Array.from({ length: SENT }, async (_, i) => {

@@ -3,7 +3,7 @@ import { status } from '@grpc/grpc-js';
 import Redis from 'ioredis';
 import { quotaV1 } from '@gw/contracts';
 import { unaryCall } from '@gw/service-kit';
-import { accountKeys, leaseKeys } from '../src/store/redis-keys';
+import { redisKeys } from '../src/store/redis-keys';
 import { AdmissionStack, admitRequest, DEADLINE_MS, QuotaReplica } from './admission-stack';
 
 const { ADMIT_OUTCOME_PAID: PAID } = quotaV1.AdmitOutcome;
@@ -16,6 +16,7 @@ const HOLD = { amountMicroLyd: 5000, inputMicroLydPerMillion: 1_000_000, outputM
  */
 describe('Admitted requests without their edge, and credit lines given back', () => {
   const stack = new AdmissionStack();
+  const keysOf = (accountId: string) => redisKeys('account', stack.redis.keyPrefix).account(accountId);
   let replica: QuotaReplica;
   let redis: Redis;
   let account: string;
@@ -35,7 +36,7 @@ describe('Admitted requests without their edge, and credit lines given back', ()
     maxTokens: 1000,
   });
   const renew = (...leases: quotaV1.Lease[]): Promise<quotaV1.RenewLeasesResponse> => call(replica.quota.renewLeases, { leases });
-  const held = async () => Number((await redis.hget(accountKeys(stack.redis.keyPrefix, account).credit, 'hd')) ?? 0);
+  const held = async () => Number((await redis.hget(keysOf(account).credit, 'hd')) ?? 0);
   const addBalance = (amountMicroLyd: number) => unaryCall(stack.billing.addBalance.bind(stack.billing), { accountId: account, amountMicroLyd }, DEADLINE_MS);
 
   beforeAll(async () => {
@@ -73,8 +74,8 @@ describe('Admitted requests without their edge, and credit lines given back', ()
   it('recreates the lease of an admission Redis lost from the edge\'s renewal, and bills it once', async () => {
     for (const requestId of ['lost-then-lapsed', 'lost-then-finished']) expect(await admit(requestId)).toMatchObject({ outcome: PAID });
     // A failover that lost the admissions' writes: no lease, no hold, no place.
-    const keys = accountKeys(stack.redis.keyPrefix, account);
-    const leases = leaseKeys(stack.redis.keyPrefix);
+    const keys = keysOf(account);
+    const leases = keys.shard.leases;
     for (const requestId of ['lost-then-lapsed', 'lost-then-finished']) {
       await redis.multi().hdel(leases.data, requestId).zrem(leases.lapse, requestId).hdel(keys.creditHolds, requestId).hdel(keys.places, requestId).exec();
     }

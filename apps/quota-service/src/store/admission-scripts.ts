@@ -7,9 +7,9 @@ import { OUTBOX_FIELD } from './redis-settle-outbox';
 
 /*
  * The admission of API requests, one script per step. Every key comes in KEYS (none is built
- * here), so that a key layout with other hash tags needs no new script; the time is Redis TIME
- * unless a test clock is passed last. Amounts are integer micro-LYD, exact in Lua's doubles up
- * to 2^53.
+ * here), all in one hash slot in the shard layout (redis-keys.ts): the account's keys and its
+ * shard's leases, outbox and active lines. The time is Redis TIME unless a test clock is passed
+ * last. Amounts are integer micro-LYD, exact in Lua's doubles up to 2^53.
  */
 
 /** ADMIT's answers (the first number of its reply). */
@@ -171,12 +171,15 @@ return {returned, hd, rt}
 `,
 );
 
-/** KEYS: active lines zset. ARGV: idle ms, max, [now]. Up to `max` accounts idle that long, longest idle first. */
+/**
+ * KEYS: active lines zset. ARGV: idle ms, max, [now]. Up to `max` accounts idle that long, longest
+ * idle first, each followed by the ms of its last admission or grant (to merge several shards').
+ */
 export const IDLE_LINES = new LuaScript(
   'idle_lines',
   `${NOW}
 local now = now_ms(ARGV[3])
-return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
 `,
 );
 

@@ -3,8 +3,8 @@ import { NOW } from './lua-clock';
 import { LuaScript } from './lua-script';
 
 /*
- * The leases live under one hash tag `{leases}` (one slot): a sorted set {request id: lapse ms}
- * and a hash {request id: JSON of the last renewal}. ARGV[1] is a test clock (ms) or '' for
+ * The leases of one shard (redis-keys.ts), two keys in one slot: a sorted set {request id: lapse
+ * ms} and a hash {request id: JSON of the last renewal}. ARGV[1] is a test clock (ms) or '' for
  * Redis TIME, so that the variable part of a call can follow it.
  */
 
@@ -74,7 +74,19 @@ return claimed
 `,
 );
 
+/**
+ * KEYS: lapse zset, data hash. ARGV: [now], max.
+ * Writes nothing: up to `max` request ids lapsed by now, oldest first, each followed by its lapse
+ * ms, so that a claim over several shards can take the oldest of all.
+ */
+export const LAPSED_LEASES = new LuaScript(
+  'lapsed_leases',
+  `${NOW}
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(ARGV[1]), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+`,
+);
+
 /** SCRIPT LOAD of every lease script; run on each new connection. */
 export async function loadLeaseScripts(redis: Redis): Promise<void> {
-  await Promise.all([START_LEASE, RENEW_LEASES, END_LEASE, CLAIM_LAPSED].map((script) => script.load(redis)));
+  await Promise.all([START_LEASE, RENEW_LEASES, END_LEASE, CLAIM_LAPSED, LAPSED_LEASES].map((script) => script.load(redis)));
 }

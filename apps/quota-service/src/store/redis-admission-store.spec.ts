@@ -14,7 +14,7 @@ import { loadLimitScripts } from './limit-scripts';
 import { openRedisClient } from './open-redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from './redis-free-tier-store';
-import { accountKeys } from './redis-keys';
+import { KeyLayout, redisKeys } from './redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';
 import { RedisLimitStore } from './redis-limit-store';
 import { RedisSettleOutbox } from './redis-settle-outbox';
@@ -29,21 +29,19 @@ let testRedis: TestRedis;
 const opened: AdmissionStores[] = [];
 
 /** Every store on one client, as quota-stores.ts opens them; `now` undefined: Redis TIME. */
-async function openStores(now?: () => number, url = testRedis.url): Promise<AdmissionStores> {
+async function openStores(layout: KeyLayout, now?: () => number, url = testRedis.url): Promise<AdmissionStores> {
   const client = await openRedisClient({ url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);
-  const options = { keyPrefix: testRedis.keyPrefix, now };
+  const options = { keys: redisKeys(layout, testRedis.keyPrefix), now };
   const stores = {
     admission: new RedisAdmissionStore(client, SETTINGS, options),
     limits: new RedisLimitStore(client, SETTINGS, options),
     leases: new RedisLeaseStore(client, options),
-    outbox: new RedisSettleOutbox(client, { keyPrefix: testRedis.keyPrefix, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    outbox: new RedisSettleOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
     freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, options),
   };
   opened.push(stores);
   return stores;
 }
-
-const open: AdmissionStoresFactory = (_settings, now) => openStores(now);
 
 beforeAll(async () => {
   testRedis = await createTestRedis();
@@ -53,16 +51,19 @@ afterAll(async () => {
   await testRedis.cleanup();
 });
 
-describeAdmissionContract('redis', open);
-describeAdmittedFinishContract('redis', open);
+for (const layout of ['account', 'shard'] as const) {
+  const open: AdmissionStoresFactory = (_settings, now) => openStores(layout, now);
+  describeAdmissionContract(`redis, ${layout} layout`, open);
+  describeAdmittedFinishContract(`redis, ${layout} layout`, open);
+}
 
-describe('RedisAdmissionStore', () => {
+describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (layout) => {
   let stores: AdmissionStores;
   let meter: RedisCommandMeter;
   let account: string;
 
   beforeAll(async () => {
-    stores = await openStores();
+    stores = await openStores(layout);
     meter = await RedisCommandMeter.open(testRedis.url);
   });
   afterAll(() => meter.close());
@@ -96,14 +97,14 @@ describe('RedisAdmissionStore', () => {
     expect(finished.commands.roundTrips).toEqual(['evalsha', 'evalsha']);
   });
 
-  it('keeps the credit line and holds under the account\'s hash tag, without expiry', async () => {
+  it('keeps the credit line and holds without expiry', async () => {
     await grantLine(stores.admission, account, 100_000);
     await stores.admission.admit(paidStep(account, 6000));
-    const keys = accountKeys(testRedis.keyPrefix, account);
+    const keys = redisKeys(layout, testRedis.keyPrefix).account(account);
     const plain = new Redis(testRedis.url);
     try {
       for (const key of [keys.credit, keys.creditHolds]) {
-        expect(key).toContain(`{${account}}`);
+        expect(await plain.hlen(key)).toBeGreaterThan(0);
         expect(await plain.pttl(key)).toBe(-1);
       }
     } finally {
@@ -112,7 +113,7 @@ describe('RedisAdmissionStore', () => {
   });
 
   it('rejects with StoreUnavailableError when Redis cannot be reached', async () => {
-    const down = await openStores(undefined, 'redis://127.0.0.1:1');
+    const down = await openStores(layout, undefined, 'redis://127.0.0.1:1');
     await expect(down.admission.admit(paidStep(account, 1))).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(down.admission.returnLine(account)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(down.admission.idleLines(1, 1)).rejects.toBeInstanceOf(StoreUnavailableError);

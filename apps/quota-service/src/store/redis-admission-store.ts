@@ -7,14 +7,15 @@ import { LeaseRecord } from './lease-store';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limit-store';
 import { LuaScript } from './lua-script';
 import { poolHoldId } from './pool-hold-id';
-import { accountKeys, activeLinesKey, freeTierKeys, leaseKeys, settleOutboxKey } from './redis-keys';
+import { RedisKeys } from './redis-keys';
 import { runScript } from './run-script';
+import { lowestOf, scoredMembers } from './shard-walk';
 import { StoreUnavailableError } from './store-unavailable-error';
 
 /** Options of a RedisAdmissionStore. */
 export interface RedisAdmissionStoreOptions {
-  /** Prepended to every key (REDIS_KEY_PREFIX). */
-  keyPrefix: string;
+  /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX). */
+  keys: RedisKeys;
   /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
   now?: () => number;
 }
@@ -23,8 +24,9 @@ const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exist
 
 /**
  * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
- * one round trip; a free request's end takes a second one for the free tier's pool, in its own
- * slot. The keys of each script are named here (redis-keys.ts), none inside the scripts. The
+ * one round trip, on the account's keys and its shard's indexes; a free request's end takes a
+ * second one for the free tier's pool, in its own slot. The keys of each script are named here
+ * (redis-keys.ts), none inside the scripts. Idle lines are looked for in every shard at once. The
  * client is shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
  */
 export class RedisAdmissionStore implements AdmissionStore {
@@ -35,9 +37,8 @@ export class RedisAdmissionStore implements AdmissionStore {
   ) {}
 
   async admit(step: AdmitStep): Promise<AdmitResult> {
-    const a = accountKeys(this.options.keyPrefix, step.accountId);
-    const leases = leaseKeys(this.options.keyPrefix);
-    const keys = [a.minute, a.places, a.lastGrant, a.credit, a.creditHolds, a.finished, leases.lapse, leases.data, activeLinesKey(this.options.keyPrefix)];
+    const a = this.options.keys.account(step.accountId);
+    const keys = [a.minute, a.places, a.lastGrant, a.credit, a.creditHolds, a.finished, a.shard.leases.lapse, a.shard.leases.data, a.shard.activeLines];
     const merge = step.merge;
     const args = [
       step.requestId,
@@ -77,9 +78,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async finish(f: AdmittedFinish): Promise<FinishedRequest> {
-    const prefix = this.options.keyPrefix;
-    const a = accountKeys(prefix, f.accountId);
-    const leases = leaseKeys(prefix);
+    const a = this.options.keys.account(f.accountId);
     const keys = [
       a.places,
       a.lastGrant,
@@ -88,9 +87,9 @@ export class RedisAdmissionStore implements AdmissionStore {
       a.finished,
       a.credit,
       a.creditHolds,
-      leases.lapse,
-      leases.data,
-      settleOutboxKey(prefix),
+      a.shard.leases.lapse,
+      a.shard.leases.data,
+      a.shard.outbox,
       a.freeBudget,
       a.freeHolds,
       a.freeExpiry,
@@ -102,38 +101,39 @@ export class RedisAdmissionStore implements AdmissionStore {
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
     // retried after this step failed completes it (settling a reservation is once per request id).
     if (f.payment === 'free' || !f.admitted) {
-      const pool = freeTierKeys(prefix);
+      const pool = this.options.keys.freeTier;
       await this.run(SETTLE_BUDGET, [pool.poolBudget, pool.poolHolds, pool.poolExpiry], [poolHoldId(f.accountId, f.requestId), f.admitted ? f.tokens : 0], 1);
     }
     return { released: released === 1, repeated: repeated === 1 };
   }
 
   async returnLine(accountId: string, idleMs?: number): Promise<LineReturn> {
-    const keys = [accountKeys(this.options.keyPrefix, accountId).credit, activeLinesKey(this.options.keyPrefix), settleOutboxKey(this.options.keyPrefix)];
+    const a = this.options.keys.account(accountId);
+    const keys = [a.credit, a.shard.activeLines, a.shard.outbox];
     const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(RETURN_LINE, keys, [accountId, JSON.stringify(accountId), idleMs ?? ''], 3);
     return { returnedMicro, heldMicro, returnedTotalMicro };
   }
 
+  /** Every shard's idle lines, asked at once; the `max` longest idle of them all. */
   async idleLines(idleMs: number, max: number): Promise<string[]> {
     const args = [idleMs, max, ...(this.options.now ? [Math.floor(this.options.now())] : [])];
     try {
-      const reply = await IDLE_LINES.run(this.redis, [activeLinesKey(this.options.keyPrefix)], args);
-      if (!Array.isArray(reply)) throw new Error('unexpected script reply');
-      return reply.map(String);
+      const idle = await Promise.all(this.options.keys.shards.map(async (shard) => scoredMembers(shard.index, await IDLE_LINES.run(this.redis, [shard.activeLines], args))));
+      return lowestOf(idle, max).map((line) => line.member);
     } catch (err) {
       throw new StoreUnavailableError(err);
     }
   }
 
   async resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome> {
-    const leases = leaseKeys(this.options.keyPrefix);
-    const keys = [accountKeys(this.options.keyPrefix, lease.accountId).finished, leases.lapse, leases.data];
+    const a = this.options.keys.account(lease.accountId);
+    const keys = [a.finished, a.shard.leases.lapse, a.shard.leases.data];
     const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS], 1);
     return RESURRECTED[outcome];
   }
 
   async credit(accountId: string): Promise<CreditTotals> {
-    const [granted, charged, returned, held] = await this.run(READ_CREDIT, [accountKeys(this.options.keyPrefix, accountId).credit], [], 4);
+    const [granted, charged, returned, held] = await this.run(READ_CREDIT, [this.options.keys.account(accountId).credit], [], 4);
     return { granted, charged, returned, held };
   }
 

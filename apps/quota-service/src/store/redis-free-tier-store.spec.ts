@@ -8,7 +8,7 @@ import { describeFreeTierDecisions } from './free-tier-decisions.contract';
 import { EVENING, freeRequest, FreeTierStoreFactory, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from './free-tier-fixtures';
 import { loadFreeTierScripts } from './free-tier-scripts';
 import { openRedisClient } from './open-redis-client';
-import { accountKeys, freeTierKeys } from './redis-keys';
+import { redisKeys } from './redis-keys';
 import { RedisFreeTierStore } from './redis-free-tier-store';
 import { StoreUnavailableError } from './store-unavailable-error';
 
@@ -26,42 +26,38 @@ afterAll(async () => {
   await testRedis.cleanup();
 });
 
-/** Each store gets a key space of its own inside the test file's, so that each has its own pool. */
-const open: FreeTierStoreFactory = async (defaults, now) => new RedisFreeTierStore(redis, defaults, { keyPrefix: `${testRedis.keyPrefix}${randomUUID()}:`, now });
-
-describeFreeTierDecisions('redis', open);
-describeFreeTierBudget('redis', open);
+for (const layout of ['account', 'shard'] as const) {
+  /** Each store gets a key space of its own inside the test file's, so that each has its own pool. */
+  const open: FreeTierStoreFactory = async (defaults, now) => new RedisFreeTierStore(redis, defaults, { keys: redisKeys(layout, `${testRedis.keyPrefix}${randomUUID()}:`), now });
+  describeFreeTierDecisions(`redis, ${layout} layout`, open);
+  describeFreeTierBudget(`redis, ${layout} layout`, open);
+}
 
 describe('RedisFreeTierStore', () => {
   it('shows a change of the settings to every replica', async () => {
     const keyPrefix = `${testRedis.keyPrefix}${randomUUID()}:`;
-    const [one, two] = [0, 1].map(() => new RedisFreeTierStore(redis, TEST_DEFAULTS, { keyPrefix }));
+    const [one, two] = [0, 1].map(() => new RedisFreeTierStore(redis, TEST_DEFAULTS, { keys: redisKeys('account', keyPrefix) }));
     await one.updateSettings({ paused: true, dailyTokens: 1234 });
     const { settings, nowMs } = await two.snapshot();
     expect(settings).toEqual({ ...TEST_DEFAULTS, paused: true, dailyTokens: 1234 });
     expect(Math.abs(nowMs - Date.now())).toBeLessThan(5000);
   });
 
-  it('keeps an account under its hash tag and the pool under {freetier}, every key expiring', async () => {
-    const keyPrefix = `${testRedis.keyPrefix}${randomUUID()}:`;
-    const store = new RedisFreeTierStore(redis, TEST_DEFAULTS, { keyPrefix, now: () => EVENING });
+  it('keeps the allowance with the account\'s keys and the pool under {freetier}, every key expiring', async () => {
+    const keys = redisKeys('shard', `${testRedis.keyPrefix}${randomUUID()}:`);
+    const store = new RedisFreeTierStore(redis, TEST_DEFAULTS, { keys, now: () => EVENING });
     const account = `acct_${randomUUID()}`;
     expect(await new FreeTierGate(store, TEST_LIMITS).reserve(freeRequest(account))).toMatchObject({ reservedTokens: RESERVED });
-    const own = accountKeys(keyPrefix, account);
-    const pool = freeTierKeys(keyPrefix);
-    for (const key of [own.freeBudget, own.freeHolds, own.freeExpiry]) {
-      expect(key).toContain(`{${account}}`);
-      expect(await redis.pttl(key)).toBeGreaterThan(0);
-    }
-    for (const key of [pool.poolBudget, pool.poolHolds, pool.poolExpiry]) {
-      expect(key).toContain('{freetier}');
+    const own = keys.account(account);
+    const pool = keys.freeTier;
+    for (const key of [own.freeBudget, own.freeHolds, own.freeExpiry, pool.poolBudget, pool.poolHolds, pool.poolExpiry]) {
       expect(await redis.pttl(key)).toBeGreaterThan(0);
     }
   });
 
   it('rejects with StoreUnavailableError, at once, when Redis cannot be reached', async () => {
     const down = await connect('redis://127.0.0.1:1', 200);
-    const store = new RedisFreeTierStore(down, TEST_DEFAULTS, { keyPrefix: testRedis.keyPrefix });
+    const store = new RedisFreeTierStore(down, TEST_DEFAULTS, { keys: redisKeys('account', testRedis.keyPrefix) });
     const started = Date.now();
     await expect(store.snapshot()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.updateSettings({ paused: true })).rejects.toBeInstanceOf(StoreUnavailableError);

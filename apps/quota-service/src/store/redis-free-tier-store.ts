@@ -3,13 +3,13 @@ import { FREE_TIER_SNAPSHOT, RESERVE_BUDGET, SETTLE_BUDGET, UPDATE_FREE_TIER, US
 import { FreeReservation, FreeTierSettings, FreeTierSnapshot, FreeTierStore, ReserveOutcome } from './free-tier-store';
 import { LuaScript } from './lua-script';
 import { poolHoldId } from './pool-hold-id';
-import { accountKeys, freeTierKeys } from './redis-keys';
+import { RedisKeys } from './redis-keys';
 import { runScript } from './run-script';
 
 /** Options of a RedisFreeTierStore. */
 export interface RedisFreeTierStoreOptions {
-  /** Prepended to every key (REDIS_KEY_PREFIX). */
-  keyPrefix: string;
+  /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX). */
+  keys: RedisKeys;
   /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
   now?: () => number;
 }
@@ -29,7 +29,7 @@ const flag = (value: boolean | undefined): string => (value === undefined ? '' :
 
 /**
  * A FreeTierStore in Redis, shared by every replica. An account's allowance lives under the
- * account's hash tag and the pool and settings under {freetier}, so that each script touches
+ * account's hash tag (redis-keys.ts) and the pool and settings under {freetier}, so that each script touches
  * one Redis Cluster slot: reserving is one atomic script on the allowance, then one on the
  * pool, and a pool refusal gives the allowance back (should that last step fail, the
  * reservation expires instead). Neither budget is ever taken past its limit. The client is
@@ -43,18 +43,18 @@ export class RedisFreeTierStore implements FreeTierStore {
     private readonly defaults: Readonly<FreeTierSettings>,
     private readonly options: RedisFreeTierStoreOptions,
   ) {
-    const keys = freeTierKeys(options.keyPrefix);
-    this.pool = [keys.poolBudget, keys.poolHolds, keys.poolExpiry];
+    const pool = options.keys.freeTier;
+    this.pool = [pool.poolBudget, pool.poolHolds, pool.poolExpiry];
   }
 
   async snapshot(): Promise<FreeTierSnapshot> {
-    const values = await this.run(FREE_TIER_SNAPSHOT, [freeTierKeys(this.options.keyPrefix).settings], [], 5);
+    const values = await this.run(FREE_TIER_SNAPSHOT, [this.options.keys.freeTier.settings], [], 5);
     return { settings: toSettings(values, this.defaults), nowMs: values[4] };
   }
 
   async updateSettings(change: Partial<FreeTierSettings>): Promise<FreeTierSettings> {
     const args = [change.dailyTokens ?? '', change.poolTokens ?? '', flag(change.paused), flag(change.enabled)];
-    return toSettings(await this.run(UPDATE_FREE_TIER, [freeTierKeys(this.options.keyPrefix).settings], args, 4), this.defaults);
+    return toSettings(await this.run(UPDATE_FREE_TIER, [this.options.keys.freeTier.settings], args, 4), this.defaults);
   }
 
   async reserve(r: FreeReservation): Promise<ReserveOutcome> {
@@ -80,7 +80,7 @@ export class RedisFreeTierStore implements FreeTierStore {
   }
 
   private allowance(accountId: string): string[] {
-    const keys = accountKeys(this.options.keyPrefix, accountId);
+    const keys = this.options.keys.account(accountId);
     return [keys.freeBudget, keys.freeHolds, keys.freeExpiry];
   }
 

@@ -1,4 +1,59 @@
-/** The Redis keys of one account. */
+import { crc32 } from 'node:zlib';
+
+/*
+ * Every script touches one Redis Cluster hash slot (DESIGN "Past one machine"): an account's keys
+ * share a hash tag, and the indexes its scripts touch beside them (leases, the outbox, idle lines)
+ * sit under the same tag, one set per shard. Two layouts name them:
+ *
+ * - `account` (QUOTA_KEY_LAYOUT's default, standalone Redis): the names of the releases before,
+ *   so that an older replica beside a newer one on the same Redis shares counts, places, lines
+ *   and leases. An account's keys are under `{accountId}`; the one "shard" is the global
+ *   `{leases}`, `{outbox}` and `{credit}` keys, so a script spans several slots, which only a
+ *   standalone Redis allows.
+ * - `shard` (Redis Cluster): SHARD_COUNT shards, shard k under the tag `{s<k>}`: the account's
+ *   keys `{s<k>}:a:<accountId>:...` beside the shard's `{s<k>}:leases:*`, `{s<k>}:outbox:settles`
+ *   and `{s<k>}:credit:active`, so each script's keys are in one slot.
+ *
+ * The free tier's pool and settings are in `{freetier}` in both: a free request takes a second
+ * script for them anyway.
+ */
+
+/** QUOTA_KEY_LAYOUT: how the keys are named (see above). */
+export type KeyLayout = 'account' | 'shard';
+
+/**
+ * The shards of the `shard` layout. 64 spreads a cluster over up to 64 primaries (issue 23's
+ * targets need one Redis; a cluster of a few primaries gets 10 to 22 shards each), while every
+ * background pass (reaper, forwarder, idle lines, outbox gauges) sends one command per shard per
+ * look, pipelined. Fixed: another count names every account's keys anew (a key migration).
+ */
+export const SHARD_COUNT = 64;
+
+/** The index of an account's shard: CRC-32 (zlib, as `zlib.crc32` anywhere) of its id's UTF-8 bytes, mod SHARD_COUNT. */
+export function shardOf(accountId: string): number {
+  return crc32(accountId) % SHARD_COUNT;
+}
+
+/** The leases of running requests of one shard. */
+export interface LeaseKeys {
+  /** Sorted set {request id: lapse ms}. */
+  lapse: string;
+  /** Hash {request id: JSON of the last renewal}. */
+  data: string;
+}
+
+/** The indexes of one shard, beside its accounts' keys (in their slot in the shard layout). */
+export interface ShardKeys {
+  /** 0 to shards - 1. */
+  index: number;
+  leases: LeaseKeys;
+  /** Stream of bills and line returns waiting for billing-service (consumer group `billing`). */
+  outbox: string;
+  /** Sorted set {account id: ms of its last paid admission or line grant}: the credit lines that may be idle. */
+  activeLines: string;
+}
+
+/** The Redis keys of one account, and of the shard it is in. */
 export interface AccountKeys {
   /** Hash {minute, count}: requests counted in the current UTC minute. */
   minute: string;
@@ -28,28 +83,8 @@ export interface AccountKeys {
   creditHolds: string;
   /** Hash {request id: micro-LYD}: the charge of each paid request the reaper finished from an estimate in the last hour. */
   lapseEstimates: string;
-}
-
-/**
- * Keys of an account, all under one hash tag `{accountId}` so that they share a Redis Cluster
- * slot and one script may touch them together.
- */
-export function accountKeys(prefix: string, accountId: string): AccountKeys {
-  const base = `${prefix}{${accountId}}:`;
-  return {
-    minute: `${base}rpm`,
-    places: `${base}places`,
-    lastGrant: `${base}places:last`,
-    usageToday: `${base}usage:today`,
-    usageTotal: `${base}usage:total`,
-    finished: `${base}finished`,
-    freeBudget: `${base}free`,
-    freeHolds: `${base}free:holds`,
-    freeExpiry: `${base}free:expiry`,
-    credit: `${base}credit`,
-    creditHolds: `${base}credit:holds`,
-    lapseEstimates: `${base}credit:estimates`,
-  };
+  /** The indexes of the account's shard. */
+  shard: ShardKeys;
 }
 
 /** The keys of the free tier as a whole, under one hash tag `{freetier}` (one slot, one script). */
@@ -64,32 +99,60 @@ export interface FreeTierKeys {
   poolExpiry: string;
 }
 
-/** The free tier's global keys. */
-export function freeTierKeys(prefix: string): FreeTierKeys {
+/** The names of every key quota-service keeps in Redis, in one layout under one prefix (REDIS_KEY_PREFIX). */
+export interface RedisKeys {
+  layout: KeyLayout;
+  /** Every shard, for the loops that walk them: one in the account layout, SHARD_COUNT in the shard layout. */
+  shards: readonly ShardKeys[];
+  /** The keys of an account, its shard's with them. */
+  account(accountId: string): AccountKeys;
+  /** The shard whose indexes hold the account's leases, bills and idle line. */
+  shardOfAccount(accountId: string): ShardKeys;
+  freeTier: FreeTierKeys;
+}
+
+function accountKeysAt(base: string, shard: ShardKeys): AccountKeys {
+  return {
+    minute: `${base}rpm`,
+    places: `${base}places`,
+    lastGrant: `${base}places:last`,
+    usageToday: `${base}usage:today`,
+    usageTotal: `${base}usage:total`,
+    finished: `${base}finished`,
+    freeBudget: `${base}free`,
+    freeHolds: `${base}free:holds`,
+    freeExpiry: `${base}free:expiry`,
+    credit: `${base}credit`,
+    creditHolds: `${base}credit:holds`,
+    lapseEstimates: `${base}credit:estimates`,
+    shard,
+  };
+}
+
+function freeTierKeys(prefix: string): FreeTierKeys {
   const base = `${prefix}{freetier}:`;
-  return { settings: `${base}settings`, poolBudget: `${base}pool`, poolHolds: `${base}pool:holds`, poolExpiry: `${base}pool:expiry` };
+  return Object.freeze({ settings: `${base}settings`, poolBudget: `${base}pool`, poolHolds: `${base}pool:holds`, poolExpiry: `${base}pool:expiry` });
 }
 
-/** The stream of bills waiting for billing-service (its own slot). */
-export function settleOutboxKey(prefix: string): string {
-  return `${prefix}{outbox}:settles`;
-}
+const shardKeys = (index: number, leases: string, outbox: string, activeLines: string): ShardKeys =>
+  Object.freeze({ index, leases: Object.freeze({ lapse: `${leases}lapse`, data: `${leases}data` }), outbox, activeLines });
 
-/** The leases of running requests, under one hash tag `{leases}` (one slot, one script). */
-export interface LeaseKeys {
-  /** Sorted set {request id: lapse ms}. */
-  lapse: string;
-  /** Hash {request id: JSON of the last renewal}. */
-  data: string;
-}
-
-/** The lease keys. */
-export function leaseKeys(prefix: string): LeaseKeys {
-  const base = `${prefix}{leases}:`;
-  return { lapse: `${base}lapse`, data: `${base}data` };
-}
-
-/** Sorted set {account id: ms of its last paid admission or line grant}: the credit lines that may be idle. */
-export function activeLinesKey(prefix: string): string {
-  return `${prefix}{credit}:active`;
+/** The key names of `layout` under `prefix` (which must hold no `{`, or it would be taken for the hash tag). */
+export function redisKeys(layout: KeyLayout, prefix: string): RedisKeys {
+  const freeTier = freeTierKeys(prefix);
+  if (layout === 'account') {
+    const only = shardKeys(0, `${prefix}{leases}:`, `${prefix}{outbox}:settles`, `${prefix}{credit}:active`);
+    return { layout, shards: [only], account: (id) => accountKeysAt(`${prefix}{${id}}:`, only), shardOfAccount: () => only, freeTier };
+  }
+  const shards = Array.from({ length: SHARD_COUNT }, (_, k) => shardKeys(k, `${prefix}{s${k}}:leases:`, `${prefix}{s${k}}:outbox:settles`, `${prefix}{s${k}}:credit:active`));
+  return {
+    layout,
+    shards,
+    account: (id) => {
+      const k = shardOf(id);
+      return accountKeysAt(`${prefix}{s${k}}:a:${id}:`, shards[k]);
+    },
+    shardOfAccount: (id) => shards[shardOf(id)],
+    freeTier,
+  };
 }

@@ -3,13 +3,13 @@ import { minuteCountAt } from './clock-windows';
 import { ACQUIRE_PLACE, COUNT_REQUEST, FINISH_REQUEST, GET_USAGE, RELEASE_PLACE } from './limit-scripts';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
 import { LuaScript } from './lua-script';
-import { accountKeys } from './redis-keys';
+import { RedisKeys } from './redis-keys';
 import { runScript } from './run-script';
 
 /** Options of a RedisLimitStore. */
 export interface RedisLimitStoreOptions {
-  /** Prepended to every key (REDIS_KEY_PREFIX). */
-  keyPrefix: string;
+  /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX). */
+  keys: RedisKeys;
   /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
   now?: () => number;
 }
@@ -29,14 +29,14 @@ export class RedisLimitStore implements LimitStore {
   ) {}
 
   async countRequest(accountId: string): Promise<MinuteCount> {
-    const keys = accountKeys(this.options.keyPrefix, accountId);
+    const keys = this.options.keys.account(accountId);
     const limit = this.settings.requestsPerMinute;
     const [allowed, count, now] = await this.run(COUNT_REQUEST, [keys.minute], [limit], 3);
     return minuteCountAt(allowed === 1, count, limit, now);
   }
 
   async acquirePlace(accountId: string, requestId: string): Promise<PlaceGrant> {
-    const keys = accountKeys(this.options.keyPrefix, accountId);
+    const keys = this.options.keys.account(accountId);
     const limit = this.settings.concurrentPlaces;
     const args = [requestId, limit, this.settings.placeRecoveryMs];
     const [granted] = await this.run(ACQUIRE_PLACE, [keys.places, keys.lastGrant], args, 1);
@@ -44,14 +44,14 @@ export class RedisLimitStore implements LimitStore {
   }
 
   async releasePlace(accountId: string, requestId: string, tokens: number): Promise<{ released: boolean }> {
-    const keys = accountKeys(this.options.keyPrefix, accountId);
+    const keys = this.options.keys.account(accountId);
     const args = [requestId, tokens, this.settings.placeRecoveryMs];
     const [released] = await this.run(RELEASE_PLACE, [keys.places, keys.lastGrant, keys.usageToday, keys.usageTotal], args, 1);
     return { released: released === 1 };
   }
 
   async finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest> {
-    const keys = accountKeys(this.options.keyPrefix, accountId);
+    const keys = this.options.keys.account(accountId);
     const args = [requestId, tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS];
     const scriptKeys = [keys.places, keys.lastGrant, keys.usageToday, keys.usageTotal, keys.finished];
     const [released, repeated] = await this.run(FINISH_REQUEST, scriptKeys, args, 2);
@@ -59,7 +59,7 @@ export class RedisLimitStore implements LimitStore {
   }
 
   async getUsage(accountId: string): Promise<UsageTotals> {
-    const keys = accountKeys(this.options.keyPrefix, accountId);
+    const keys = this.options.keys.account(accountId);
     const [todayTokens, totalTokens] = await this.run(GET_USAGE, [keys.usageToday, keys.usageTotal], [], 2);
     return { todayTokens, totalTokens };
   }

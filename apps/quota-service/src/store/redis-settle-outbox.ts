@@ -1,14 +1,15 @@
 import type Redis from 'ioredis';
-import { settleOutboxKey } from './redis-keys';
+import { RedisKeys, ShardKeys } from './redis-keys';
 import { parseOutboxRecord } from './settle-record-json';
+import { groupBy } from './shard-walk';
 import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
 import { StoreUnavailableError } from './store-unavailable-error';
 
 /** Options of a RedisSettleOutbox. */
 export interface RedisSettleOutboxOptions {
-  /** Prepended to the stream's key (REDIS_KEY_PREFIX). */
-  keyPrefix: string;
-  /** This replica's name in the consumer group; unique per process. */
+  /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX): one stream per shard. */
+  keys: RedisKeys;
+  /** This replica's name in the consumer groups; unique per process. */
   consumer: string;
   /** A record another consumer was handed this long ago without acknowledging it is taken over. */
   claimIdleMs: number;
@@ -17,10 +18,16 @@ export interface RedisSettleOutboxOptions {
 /** The field of a stream entry that holds the record's JSON (scripts that append to the stream write it too). */
 export const OUTBOX_FIELD = 'r';
 
-/** The consumer group every quota-service replica reads the stream in. */
+/** The consumer group every quota-service replica reads each shard's stream in. */
 export const SETTLE_GROUP = 'billing';
 
 type StreamEntry = [id: string, fields: string[] | null];
+
+/** An entry of one shard's stream. */
+interface ShardEntry {
+  shard: ShardKeys;
+  entry: StreamEntry;
+}
 
 /** The record of an entry, or undefined when the entry is gone or unreadable. */
 function recordOf([, fields]: StreamEntry): OutboxRecord | undefined {
@@ -29,83 +36,125 @@ function recordOf([, fields]: StreamEntry): OutboxRecord | undefined {
 
 const isNoGroup = (err: unknown) => err instanceof Error && err.message.startsWith('NOGROUP');
 
+/** Stream entry ids (`ms-seq`) in the order Redis gave them, across streams: by time, then sequence. */
+function byEntryId(a: ShardEntry, b: ShardEntry): number {
+  const [aMs, aSeq] = a.entry[0].split('-').map(Number);
+  const [bMs, bSeq] = b.entry[0].split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq;
+}
+
 /**
- * A SettleOutbox on a Redis stream with one consumer group, shared by every replica: each
- * replica reads under its own consumer name, a record stays pending until acknowledged, and
- * records a dead replica left pending are taken over after `claimIdleMs` (XAUTOCLAIM).
- * Acknowledged records are deleted from the stream. Entries that cannot be read (not written
- * by this code) are acknowledged and skipped. The client is shared; RedisLimitStore closes it.
+ * A SettleOutbox on Redis streams, one per shard (beside the accounts whose scripts append to it),
+ * each with one consumer group shared by every replica: each replica reads under its own consumer
+ * name, a record stays pending until acknowledged, and records a dead replica left pending are
+ * taken over after `claimIdleMs` (XAUTOCLAIM). Acknowledged records are deleted from the stream, so
+ * a stream's length is what waits in it. A claim first asks every shard how much waits, then reads
+ * only the shards with something, `max` shared among them; each step is one command per shard, all
+ * sent at once (one pipelined write). Entries that cannot be read (not written by this code) are
+ * acknowledged and skipped. The client is shared; RedisLimitStore closes it.
  */
 export class RedisSettleOutbox implements SettleOutbox {
-  private readonly key: string;
-
   constructor(
     private readonly redis: Redis,
     private readonly options: RedisSettleOutboxOptions,
-  ) {
-    this.key = settleOutboxKey(options.keyPrefix);
-  }
+  ) {}
 
   async append(record: OutboxRecord): Promise<void> {
-    await this.call(() => this.redis.xadd(this.key, '*', OUTBOX_FIELD, JSON.stringify(record)));
+    const stream = this.options.keys.shardOfAccount(record.accountId).outbox;
+    await this.call(() => this.redis.xadd(stream, '*', OUTBOX_FIELD, JSON.stringify(record)));
   }
 
   async claim(max: number): Promise<ClaimedSettle[]> {
-    const entries = await this.call(() => this.withGroup(() => this.pendingOrNew(max)));
+    const shards = this.options.keys.shards;
+    const entries = await this.call(async () => {
+      const lengths = await Promise.all(shards.map((shard) => this.redis.xlen(shard.outbox)));
+      const waiting = shards.filter((_, i) => lengths[i] > 0);
+      return waiting.length === 0 ? [] : this.pendingOrNew(waiting, max);
+    });
     const claimed: ClaimedSettle[] = [];
     const unreadable: string[] = [];
-    for (const entry of entries) {
+    for (const { shard, entry } of entries) {
+      const id = `${shard.index}/${entry[0]}`;
       const record = recordOf(entry);
-      if (record) claimed.push({ id: entry[0], record });
-      else unreadable.push(entry[0]);
+      if (record) claimed.push({ id, record });
+      else unreadable.push(id);
     }
     await this.ack(unreadable);
     return claimed;
   }
 
+  /** Acknowledges and deletes, one XACK and one XDEL per shard of the ids (`<shard>/<entry id>`, as claimed). */
   async ack(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.call(async () => {
-      await this.redis.xack(this.key, SETTLE_GROUP, ...ids);
-      await this.redis.xdel(this.key, ...ids);
-    });
+    const entries = ids.map((id) => id.split('/')).filter(([index, entryId]) => this.options.keys.shards[Number(index)] && entryId);
+    await this.call(() =>
+      Promise.all(
+        [...groupBy(entries, ([index]) => this.options.keys.shards[Number(index)])].map(async ([shard, own]) => {
+          const entryIds = own.map(([, entryId]) => entryId);
+          await this.redis.xack(shard.outbox, SETTLE_GROUP, ...entryIds);
+          await this.redis.xdel(shard.outbox, ...entryIds);
+        }),
+      ),
+    );
   }
 
-  /** Entries left in the stream are the ones not yet delivered (delivered ones are deleted); ids are their append times. */
+  /** Entries left in the streams are the ones not yet delivered (delivered ones are deleted); ids are their append times. */
   async backlog(): Promise<OutboxBacklog> {
-    const [records, oldest] = await this.call(() => Promise.all([this.redis.xlen(this.key), this.redis.xrange(this.key, '-', '+', 'COUNT', 1)]));
-    const appendedMs = oldest.length > 0 ? Number(oldest[0][0].split('-')[0]) : undefined;
-    return { records, oldestAgeSeconds: appendedMs === undefined ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
-  }
-
-  private async pendingOrNew(max: number): Promise<StreamEntry[]> {
-    const entries = await this.read(max, '0');
-    if (entries.length < max) {
-      const room = max - entries.length;
-      const [, orphaned] = (await this.redis.xautoclaim(this.key, SETTLE_GROUP, this.options.consumer, this.options.claimIdleMs, '0-0', 'COUNT', room)) as [
-        string,
-        StreamEntry[],
-      ];
-      entries.push(...orphaned);
+    const shards = await this.call(() =>
+      Promise.all(this.options.keys.shards.map((shard) => Promise.all([this.redis.xlen(shard.outbox), this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)]))),
+    );
+    let records = 0;
+    let appendedMs = Infinity;
+    for (const [length, oldest] of shards) {
+      records += length;
+      if (oldest.length > 0) appendedMs = Math.min(appendedMs, Number(oldest[0][0].split('-')[0]));
     }
-    if (entries.length < max) entries.push(...(await this.read(max - entries.length, '>')));
-    return entries;
+    return { records, oldestAgeSeconds: appendedMs === Infinity ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
   }
 
-  private async read(max: number, from: '0' | '>'): Promise<StreamEntry[]> {
-    const reply = (await this.redis.xreadgroup('GROUP', SETTLE_GROUP, this.options.consumer, 'COUNT', max, 'STREAMS', this.key, from)) as
+  /** This consumer's pending entries, then those others left too long, then new ones: each step over every shard at once, each group oldest first. */
+  private async pendingOrNew(shards: ShardKeys[], max: number): Promise<ShardEntry[]> {
+    const entries = await this.fromEach(shards, max, (shard, count) => this.read(shard, count, '0'));
+    if (entries.length < max) {
+      entries.push(
+        ...(await this.fromEach(shards, max - entries.length, async (shard, count) => {
+          const [, orphaned] = (await this.redis.xautoclaim(shard.outbox, SETTLE_GROUP, this.options.consumer, this.options.claimIdleMs, '0-0', 'COUNT', count)) as [
+            string,
+            StreamEntry[],
+          ];
+          return orphaned;
+        })),
+      );
+    }
+    if (entries.length < max) entries.push(...(await this.fromEach(shards, max - entries.length, (shard, count) => this.read(shard, count, '>'))));
+    // What a step took past `max` stays this consumer's pending, handed out by the next claim.
+    return entries.slice(0, max);
+  }
+
+  /**
+   * Runs `take` on every shard at once, each asked for its share of `room`, and returns the
+   * entries oldest first. A shard without the consumer group (its stream new, or deleted) gets
+   * it first.
+   */
+  private async fromEach(shards: ShardKeys[], room: number, take: (shard: ShardKeys, count: number) => Promise<StreamEntry[]>): Promise<ShardEntry[]> {
+    const count = Math.ceil(room / shards.length);
+    const taken = await Promise.all(shards.map(async (shard) => (await this.withGroup(shard, () => take(shard, count))).map((entry) => ({ shard, entry }))));
+    return taken.flat().sort(byEntryId);
+  }
+
+  private async read(shard: ShardKeys, max: number, from: '0' | '>'): Promise<StreamEntry[]> {
+    const reply = (await this.redis.xreadgroup('GROUP', SETTLE_GROUP, this.options.consumer, 'COUNT', max, 'STREAMS', shard.outbox, from)) as
       | [string, StreamEntry[]][]
       | null;
     return reply?.[0]?.[1] ?? [];
   }
 
-  /** Runs `work`, creating the group (and the stream) first when Redis answers NOGROUP. */
-  private async withGroup<T>(work: () => Promise<T>): Promise<T> {
+  /** Runs `work`, creating the shard's group (and stream) first when Redis answers NOGROUP. */
+  private async withGroup<T>(shard: ShardKeys, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (err) {
       if (!isNoGroup(err)) throw err;
-      await this.redis.xgroup('CREATE', this.key, SETTLE_GROUP, '0', 'MKSTREAM').catch((e: unknown) => {
+      await this.redis.xgroup('CREATE', shard.outbox, SETTLE_GROUP, '0', 'MKSTREAM').catch((e: unknown) => {
         if (!(e instanceof Error && e.message.startsWith('BUSYGROUP'))) throw e;
       });
       return work();
