@@ -9,18 +9,26 @@ export interface MeteredCommands {
   scriptCommands: string[];
 }
 
+/** A command a client sent (one round trip, or part of a pipelined one), with those it ran if it ran a script. */
+export interface SentCommand {
+  /** Name and arguments, as MONITOR shows them. */
+  args: string[];
+  /** The commands the script ran, each its name and arguments. */
+  scriptCommands: string[][];
+}
+
 interface Seen {
   args: string[];
   source: string;
 }
 
 /**
- * Counts, with MONITOR, what Redis runs for one account: a command a client sent belongs to it
- * when one of its arguments holds the account id (its keys' hash tag, or the pool's hold id),
- * whoever sent it, so the loops of a running quota-service (outbox, leases, lines) and other
- * test files on the same server are not counted. MONITOR shows the commands a script runs (source
- * `lua`) right after the EVALSHA that ran it, and nothing else can run meanwhile: those after one
- * of the account's belong to it too.
+ * Counts, with MONITOR, what Redis runs for one account (or under one key prefix): a command a
+ * client sent belongs to it when one of its arguments holds the account id (in its keys' names,
+ * or the pool's hold id), whoever sent it, so the loops of a running quota-service (outbox,
+ * leases, lines) and other test files on the same server are not counted. MONITOR shows the
+ * commands a script runs (source `lua`) right after the EVALSHA that ran it, and nothing else can
+ * run meanwhile: those after one of the account's belong to it too.
  */
 export class RedisCommandMeter {
   private seen: Seen[] = [];
@@ -39,21 +47,27 @@ export class RedisCommandMeter {
 
   /** Runs `work` and returns what Redis ran for `accountId` meanwhile. */
   async measure<T>(accountId: string, work: () => Promise<T>): Promise<{ result: T; commands: MeteredCommands }> {
-    const start = await this.mark(accountId);
+    const { result, sent } = await this.record(accountId, work);
+    const name = (args: string[]) => args[0].toLowerCase();
+    return { result, commands: { roundTrips: sent.map((c) => name(c.args)), scriptCommands: sent.flatMap((c) => c.scriptCommands.map(name)) } };
+  }
+
+  /** Runs `work` and returns, whole, the commands sent meanwhile with an argument that holds `marker` (an account id, a key prefix). */
+  async record<T>(marker: string, work: () => Promise<T>): Promise<{ result: T; sent: SentCommand[] }> {
+    const start = await this.mark(marker);
     const result = await work();
-    const end = await this.mark(accountId);
-    const commands: MeteredCommands = { roundTrips: [], scriptCommands: [] };
-    let ours = false;
+    const end = await this.mark(marker);
+    const sent: SentCommand[] = [];
+    let ours: SentCommand | undefined;
     for (const { args, source } of this.seen.slice(start + 1, end)) {
-      const name = args[0].toLowerCase();
       if (source === 'lua') {
-        if (ours) commands.scriptCommands.push(name);
+        ours?.scriptCommands.push(args);
         continue;
       }
-      ours = args.slice(1).some((arg) => arg.includes(accountId));
-      if (ours) commands.roundTrips.push(name);
+      ours = args.slice(1).some((arg) => arg.includes(marker)) ? { args, scriptCommands: [] } : undefined;
+      if (ours) sent.push(ours);
     }
-    return { result, commands };
+    return { result, sent };
   }
 
   async close(): Promise<void> {
@@ -62,8 +76,8 @@ export class RedisCommandMeter {
   }
 
   /** Sends a command MONITOR will show and waits for it: everything Redis ran before is seen by then. Returns its index. */
-  private async mark(accountId: string): Promise<number> {
-    const key = `marker:${accountId}:${randomUUID()}`;
+  private async mark(marker: string): Promise<number> {
+    const key = `marker:${marker}:${randomUUID()}`;
     await this.marker.exists(key);
     for (let waited = 0; waited < 5000; waited += 5) {
       const at = this.seen.findIndex((c) => c.args[1] === key);
