@@ -3,7 +3,7 @@ import { status } from '@grpc/grpc-js';
 import Redis from 'ioredis';
 import { quotaV1 } from '@gw/contracts';
 import { unaryCall } from '@gw/service-kit';
-import { redisKeys } from '../src/store/redis-keys';
+import { KeyLayout, redisKeys } from '../src/store/redis-keys';
 import { AdmissionStack, admitRequest, DEADLINE_MS, QuotaReplica } from './admission-stack';
 
 const { ADMIT_OUTCOME_PAID: PAID } = quotaV1.AdmitOutcome;
@@ -12,11 +12,12 @@ const HOLD = { amountMicroLyd: 5000, inputMicroLydPerMillion: 1_000_000, outputM
 /**
  * The ends of admitted requests that the edge does not bring (a lapse, a lease Redis lost) and the
  * credit line's way back to billing-service (the operator's ReturnCreditLine, the idle timer), with
- * a real billing-service on Postgres.
+ * a real billing-service on Postgres; the loops that find them (reaper, forwarder, idle lines) walk
+ * the one set of global keys of the account layout, and every shard of the shard layout.
  */
-describe('Admitted requests without their edge, and credit lines given back', () => {
+describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without their edge, and credit lines given back (%s layout)', (layout) => {
   const stack = new AdmissionStack();
-  const keysOf = (accountId: string) => redisKeys('account', stack.redis.keyPrefix).account(accountId);
+  const keysOf = (accountId: string) => redisKeys(layout, stack.redis.keyPrefix).account(accountId);
   let replica: QuotaReplica;
   let redis: Redis;
   let account: string;
@@ -42,7 +43,7 @@ describe('Admitted requests without their edge, and credit lines given back', ()
   beforeAll(async () => {
     await stack.start();
     // Leases lapse 300 ms after their last renewal; the reaper looks every 75 ms.
-    replica = await stack.replica({ LEASE_TTL_MS: '300' });
+    replica = await stack.replica({ LEASE_TTL_MS: '300', QUOTA_KEY_LAYOUT: layout });
     redis = new Redis(stack.redis.url);
   });
   afterAll(async () => {
@@ -105,7 +106,7 @@ describe('Admitted requests without their edge, and credit lines given back', ()
   });
 
   it('gives back the line of an account idle for CREDIT_LINE_IDLE_SECONDS, through the outbox', async () => {
-    const idle = await stack.replica({ REDIS_KEY_PREFIX: `${stack.redis.keyPrefix}idle:`, CREDIT_LINE_IDLE_SECONDS: '1', CREDIT_LINE_RETURN_INTERVAL_MS: '50' });
+    const idle = await stack.replica({ REDIS_KEY_PREFIX: `${stack.redis.keyPrefix}idle:`, QUOTA_KEY_LAYOUT: layout, CREDIT_LINE_IDLE_SECONDS: '1', CREDIT_LINE_RETURN_INTERVAL_MS: '50' });
     const admitted = await unaryCall(idle.quota.admit.bind(idle.quota), admitRequest(account, 'idle-1'), DEADLINE_MS);
     expect(admitted).toMatchObject({ outcome: PAID });
     await unaryCall(idle.quota.finishRequest.bind(idle.quota), { accountId: account, requestId: 'idle-1', model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens: 0, usageEstimated: false, hold: HOLD, admitted: true }, DEADLINE_MS);
