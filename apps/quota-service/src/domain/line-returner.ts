@@ -46,18 +46,20 @@ export class LineReturner {
     return this.loop.stop();
   }
 
-  /** Gives back the lines idle now (one batch); returns how many gave something back. */
+  /**
+   * Gives back the lines idle now (one batch, all asked of the store at once: each return is
+   * atomic, and one another replica made first gives nothing more); returns how many gave
+   * something back.
+   */
   async returnIdleOnce(): Promise<number> {
     const idle = await this.store.idleLines(this.options.idleMs, this.options.batchSize);
-    let returned = 0;
-    for (const accountId of idle) {
-      const line = await this.store.returnLine(accountId, this.options.idleMs);
-      if (line.returnedMicro === 0) continue;
-      returned++;
+    const lines = await Promise.all(idle.map((accountId) => this.store.returnLine(accountId, this.options.idleMs)));
+    const returned = lines.filter((line) => line.returnedMicro > 0);
+    for (const line of returned) {
       lineReturns.inc({ reason: 'idle' });
       lineReturnedMicro.inc({ reason: 'idle' }, line.returnedMicro);
     }
-    return returned;
+    return returned.length;
   }
 
   /**
