@@ -28,10 +28,10 @@ function toSettings(values: number[], defaults: Readonly<FreeTierSettings>): Fre
 const flag = (value: boolean | undefined): string => (value === undefined ? '' : value ? '1' : '0');
 
 /**
- * A FreeTierStore in Redis, shared by every replica. An account's allowance lives under the
- * account's hash tag (redis-keys.ts) and the pool and settings under {freetier}, so that each script touches
- * one Redis Cluster slot: reserving is one atomic script on the allowance, then one on the
- * pool, and a pool refusal gives the allowance back (should that last step fail, the
+ * A FreeTierStore in Redis, shared by every replica. An account's allowance lives with the
+ * account's keys (redis-keys.ts) and the pool and settings under {freetier}, so that each script
+ * touches one Redis Cluster slot: reserving is one atomic script on the allowance, then one on
+ * the pool, and a pool refusal gives the allowance back (should that last step fail, the
  * reservation expires instead). Neither budget is ever taken past its limit. The client is
  * shared with the RedisLimitStore, which closes it.
  */
