@@ -84,8 +84,9 @@ describe('traces across every hop, and log lines joined to them', () => {
     expect(named('quota-service', 'quota.v1.Quota/Admit', SERVER)).toHaveLength(1);
     expect(named('quota-service', 'quota.v1.Quota/FinishRequest', SERVER)).toHaveLength(1);
     expect(named('auth-service', 'grpc.auth.v1.Auth/Authenticate', SERVER)).toHaveLength(1);
-    // The account's first paid request finds no credit line yet: quota-service's Admit asks billing-service for one.
-    const extension = named('billing-service', 'grpc.billing.v1.Billing/ExtendCreditLine', SERVER);
+    // The account's first paid request finds no credit line yet: quota-service's Admit asks billing-service for one
+    // (ExtendCreditLines; with no other extension on the wire it goes at once, alone, inside the Admit).
+    const extension = named('billing-service', 'grpc.billing.v1.Billing/ExtendCreditLines', SERVER);
     expect(extension).toHaveLength(1);
 
     const spanById = new Map(inTrace.map((s) => [s.spanId, s]));

@@ -6,6 +6,7 @@ import { QuotaConfig } from './config';
 import { Admission } from './domain/admission';
 import { FreeTierGate } from './domain/free-tier-gate';
 import { LeaseReaper } from './domain/lease-reaper';
+import { LineExtensionBatcher } from './domain/line-extension-batcher';
 import { LineReturner } from './domain/line-returner';
 import { PriceBook } from './domain/price-book';
 import { QuotaLedger } from './domain/quota-ledger';
@@ -44,7 +45,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     freeTier,
     finisher,
     leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
-    admission: new Admission(stores.admission, prices, billing, freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS }, logger),
+    admission: new Admission(stores.admission, prices, new LineExtensionBatcher(billing), freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS }, logger),
     lines,
   };
   const server = await startGrpcServer(config, [

@@ -1,4 +1,4 @@
-import { counter, gauge, sampledGauge } from '@gw/service-kit';
+import { counter, gauge, histogram, sampledGauge } from '@gw/service-kit';
 import { FreeRefusal } from './domain/free-request';
 import { OutboxBacklog, SettleOutbox } from './store/settle-outbox';
 
@@ -30,6 +30,17 @@ export const admits = counter('quota_admits_total', 'Admit answers, by outcome: 
  * lent), `unchanged` (nothing more to lend) or `failed` (billing-service did not answer: UNAVAILABLE).
  */
 export const lineExtensions = counter('quota_credit_line_extensions_total', 'Credit line extensions asked of billing-service, by outcome: grown, unchanged, failed.', ['outcome']);
+
+/**
+ * Lines per call that extends credit lines (billing.v1 ExtendCreditLines): 1 when the call went at
+ * once, more when extensions waited for the call before it; its count is the number of calls.
+ */
+export const lineExtensionBatchSize = histogram(
+  'quota_credit_line_batch_size',
+  'Credit line extensions sent to billing-service per ExtendCreditLines call (the count is the number of calls).',
+  [],
+  [1, 2, 4, 8, 16, 32, 64, 128, 256],
+);
 
 /** Lines given back to billing-service, by reason: `idle` (the timer) or `operator` (ReturnCreditLine). */
 export const lineReturns = counter('quota_credit_line_returns_total', 'Credit lines given back to billing-service, by reason: idle, operator.', ['reason']);

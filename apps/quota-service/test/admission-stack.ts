@@ -49,6 +49,11 @@ export class AdmissionStack {
     this.db = await openDatabase(this.testDb.url, '');
   }
 
+  /** Where the stack's billing-service answers (plain text on loopback). */
+  get billingAddress(): string {
+    return this.billingService.address;
+  }
+
   async stop(): Promise<void> {
     for (const r of this.replicas) {
       r.edge.close();

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { callBatch, GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
-import { CreditLender, LineExtension } from '../domain/credit-lender';
+import { callBatch, GrpcSecurity, grpcClient, ItemResult, unaryCall } from '@gw/service-kit';
+import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
 import { BillRecord, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
@@ -23,6 +23,15 @@ function toBill(bill: BillRecord): billingV1.Bill {
   };
 }
 
+/** A line as billing.v1 answers it. */
+const toLineExtension = (line: billingV1.ExtendCreditLineResponse): LineExtension => ({
+  grantedTotalMicro: line.grantedTotalMicroLyd,
+  balanceMicro: line.balanceMicroLyd,
+  chargedTotalMicro: line.chargedTotalMicroLyd,
+  returnedTotalMicro: line.returnedTotalMicroLyd,
+  heldOutsideMicro: line.heldMicroLyd,
+});
+
 /** A bill's own refusal, with its gRPC code (isFinalFailure reads it). */
 function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: number } {
   const err = new Error(outcome?.errorMessage || 'no outcome for this bill') as Error & { code: number };
@@ -32,10 +41,10 @@ function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: 
 
 /**
  * quota-service's only outbound calls, to billing-service, each with a deadline: delivering
- * bills and line returns, extending credit lines, renewing the holds of the older path's running
- * requests, and the price watch's stream.
+ * bills and line returns, extending credit lines (several in one call), renewing the holds of
+ * the older path's running requests, and the price watch's stream.
  */
-export class BillingClient implements BillingSink, HoldRenewer, CreditLender {
+export class BillingClient implements BillingSink, HoldRenewer, BatchLender {
   private readonly client: billingV1.BillingClient;
 
   constructor(
@@ -73,16 +82,15 @@ export class BillingClient implements BillingSink, HoldRenewer, CreditLender {
     return bills.map((_, i) => (outcomes[i]?.errorCode === 0 ? undefined : billError(outcomes[i])));
   }
 
-  async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<LineExtension> {
-    const request = { accountId, returnedTotalMicroLyd: returnedTotalMicro, needMicroLyd: needMicro };
-    const line = await unaryCall(this.client.extendCreditLine.bind(this.client), request, this.timeoutMs);
-    return {
-      grantedTotalMicro: line.grantedTotalMicroLyd,
-      balanceMicro: line.balanceMicroLyd,
-      chargedTotalMicro: line.chargedTotalMicroLyd,
-      returnedTotalMicro: line.returnedTotalMicroLyd,
-      heldOutsideMicro: line.heldMicroLyd,
-    };
+  /** ExtendCreditLines; a billing-service without it (UNIMPLEMENTED: an older release) gets one ExtendCreditLine per line. */
+  async extendMany(asks: LineAsk[]): Promise<ItemResult<LineExtension>[]> {
+    const lines = asks.map((a) => ({ accountId: a.accountId, returnedTotalMicroLyd: a.returnedTotalMicro, needMicroLyd: a.needMicro }));
+    return callBatch(
+      lines,
+      async (many) =>
+        (await unaryCall(this.client.extendCreditLines.bind(this.client), { lines: many }, this.timeoutMs)).outcomes.map((o) => ({ ...o, result: o.line && toLineExtension(o.line) })),
+      async (one) => toLineExtension(await unaryCall(this.client.extendCreditLine.bind(this.client), one, this.timeoutMs)),
+    );
   }
 
   async renewHolds(requestIds: string[]): Promise<void> {

@@ -1,3 +1,5 @@
+import type { ItemResult } from '@gw/service-kit';
+
 /** billing-service's answer to a line extension (billing.v1 ExtendCreditLine), micro-LYD; totals are cumulative. */
 export interface LineExtension {
   /** Everything ever lent for the account. */
@@ -19,4 +21,22 @@ export interface CreditLender {
    * account's unheld balance: all of it (`needMicro` 0) or at most `needMicro`.
    */
   extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<LineExtension>;
+}
+
+/** One extension asked of billing-service (billing.v1 ExtendCreditLineRequest). */
+export interface LineAsk {
+  accountId: string;
+  /** quota-service's cumulative total of line given back. */
+  returnedTotalMicro: number;
+  /** 0: lend all the unheld balance; else at most this much. */
+  needMicro: number;
+}
+
+/** billing-service as the batched extensions see it. */
+export interface BatchLender {
+  /**
+   * Several extensions in one call (billing.v1 ExtendCreditLines, at most 256), served in order:
+   * each its own answer or error, and a failed call the error of each.
+   */
+  extendMany(asks: LineAsk[]): Promise<ItemResult<LineExtension>[]>;
 }
