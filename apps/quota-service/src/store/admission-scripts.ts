@@ -82,7 +82,7 @@ return {1, count, now, 0, -1}
  * KEYS: 1 places hash, 2 last-grant string, 3 usage today hash, 4 usage total string, 5 finished
  *       zset, 6 credit hash, 7 credit holds hash, 8 lease lapse zset, 9 lease data hash,
  *       10 outbox stream, 11-13 the account's free allowance (budget, holds, expiry),
- *       14 lapse estimates hash {request id: charge}.
+ *       14 lapse estimates hash {request id: charge}, 15 unbilled hash {request id: 1}.
  * ARGV: 1 request id, 2 tokens, 3 recovery ms, 4 finish memory ms, 5 'paid'|'free',
  *       6 admitted 1/0, 7 charge micro, 8 bill JSON or '', 9 'lapse' (the reaper's estimate) |
  *       'real' (usage the provider reported) | '', [10 now].
@@ -92,7 +92,8 @@ return {1, count, now, 0, -1}
  * returned whole and nothing else happens (the id stays finished). The one repeat that does
  * something is a real bill of a paid request the reaper finished from an estimate: its bill is
  * queued (billing-service corrects the row) and ch grows by what the correction adds (billing
- * gives a smaller charge back to the balance, outside the line). Returns {released 0/1, repeated 0/1}.
+ * gives a smaller charge back to the balance, outside the line). A bill appended marks its request
+ * unbilled until the forwarder has it applied. Returns {released 0/1, repeated 0/1}.
  */
 export const FINISH_ADMITTED = new LuaScript(
   'finish_admitted',
@@ -100,6 +101,10 @@ export const FINISH_ADMITTED = new LuaScript(
 local rid = ARGV[1]
 local now = now_ms(ARGV[10])
 local memory = tonumber(ARGV[4])
+local function queue_bill()
+  redis.call('XADD', KEYS[10], '*', '${OUTBOX_FIELD}', ARGV[8])
+  redis.call('HSET', KEYS[15], rid, 1)
+end
 local charge = tonumber(ARGV[7])
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - memory)
 if redis.call('ZSCORE', KEYS[5], rid) then
@@ -107,7 +112,7 @@ if redis.call('ZSCORE', KEYS[5], rid) then
   if not estimated then return {0, 1} end
   redis.call('HDEL', KEYS[14], rid)
   if charge > estimated then redis.call('HINCRBY', KEYS[6], 'ch', charge - estimated) end
-  if ARGV[8] ~= '' then redis.call('XADD', KEYS[10], '*', '${OUTBOX_FIELD}', ARGV[8]) end
+  if ARGV[8] ~= '' then queue_bill() end
   return {0, 1}
 end
 redis.call('ZADD', KEYS[5], now, rid)
@@ -136,7 +141,7 @@ if ARGV[5] == 'paid' then
 else
   settle_budget(KEYS[11], KEYS[12], KEYS[13], rid, tokens, now)
 end
-if ARGV[8] ~= '' then redis.call('XADD', KEYS[10], '*', '${OUTBOX_FIELD}', ARGV[8]) end
+if ARGV[8] ~= '' then queue_bill() end
 return {released, 0}
 `,
 );
@@ -201,6 +206,25 @@ return {2}
 `,
 );
 
+/** BILL_STATE's answers. */
+export const BILL_STATE_REPLY = { unfinished: 0, pending: 1, applied: 2 } as const;
+
+/**
+ * KEYS: 1 finished zset, 2 unbilled hash. ARGV: 1 request id, 2 finish memory ms, [3 now].
+ * Where a finished request's bill stands: {0} not finished (the store has no trace of its finish),
+ * {1} finished and its bill waiting for billing-service, {2} finished and its bill applied (or none).
+ */
+export const BILL_STATE = new LuaScript(
+  'bill_state',
+  `${NOW}
+local now = now_ms(ARGV[3])
+local finished = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+if not finished or now - finished >= tonumber(ARGV[2]) then return {0} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {1} end
+return {2}
+`,
+);
+
 /** KEYS: credit hash. Returns {gr, ch, rt, hd}. */
 export const READ_CREDIT = new LuaScript(
   'read_credit',
@@ -214,5 +238,5 @@ return t
 
 /** SCRIPT LOAD of every admission script, on each new connection. */
 export async function loadAdmissionScripts(redis: Redis): Promise<void> {
-  await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, READ_CREDIT].map((script) => script.load(redis)));
+  await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, BILL_STATE, READ_CREDIT].map((script) => script.load(redis)));
 }

@@ -1,4 +1,4 @@
-import { LeaseRecord } from './lease-store';
+import { LeaseRecord, LeaseRef } from './lease-store';
 import { FinishedRequest, MinuteCount } from './limit-store';
 import { BillRecord, Payment } from './settle-outbox';
 
@@ -88,6 +88,14 @@ export interface LineReturn {
 export type ResurrectOutcome = 'resurrected' | 'finished' | 'exists';
 
 /**
+ * Where the bill of an admitted request stands (admission.md amendment 2): `pending` while its
+ * finish's bill waits in the outbox, `applied` once billing-service applied it (or the finish had
+ * nothing to bill), `unfinished` when the store has no trace of its finish (never finished, or
+ * lost with the store: the final lease's renewal finishes it again).
+ */
+export type BillState = 'pending' | 'applied' | 'unfinished';
+
+/**
  * The admission of API requests (quota.v1 Admit) and their end: counts, places and leases
  * shared with LimitStore and LeaseStore, the credit line of each account, and the outbox. Each
  * method is one atomic step on the account's state (one Redis script); implementations behave
@@ -120,6 +128,8 @@ export interface AdmissionStore {
    * finished), from its renewal: it takes neither a place nor part of the line.
    */
   resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome>;
+  /** Where the bill of the request stands: see BillState. */
+  billState(request: LeaseRef): Promise<BillState>;
   /** The account's line as the store has it. */
   credit(accountId: string): Promise<CreditTotals>;
 }

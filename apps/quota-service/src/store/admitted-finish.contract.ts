@@ -155,6 +155,48 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 3 * 1250, totalTokens: 3 * 1250 });
     });
 
+    it('tells a finished request\'s bill pending until the outbox acknowledges it, then applied; one with nothing to bill applied; one it has no finish of unfinished', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const billed = paidStep(account, 3000);
+      const empty = paidStep(account, 3000);
+      const free = freeStep(account);
+      for (const step of [billed, empty, free]) await s.admission.admit(step);
+      expect(await s.admission.billState(billed.lease)).toBe('unfinished');
+      const bill = paidBill(account, billed.requestId, 3000, 1000, 0, 1000);
+      const freeBill: BillRecord = { ...paidBill(account, free.requestId, 0, 100, 20, 0), payment: 'free' };
+      await s.admission.finish(paidFinish(billed.requestId, 1000, 1000, bill));
+      await s.admission.finish(paidFinish(empty.requestId, 0, 0, undefined));
+      await s.admission.finish({ accountId: account, requestId: free.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 120, chargeMicro: 0, bill: freeBill });
+      expect(await s.admission.billState(billed.lease)).toBe('pending');
+      expect(await s.admission.billState(free.lease)).toBe('pending');
+      expect(await s.admission.billState(empty.lease)).toBe('applied');
+      expect(await s.admission.billState({ accountId: account, requestId: 'never-seen' })).toBe('unfinished');
+
+      const claimed = (await s.outbox.claim(10_000)).filter((c) => c.record.accountId === account);
+      expect(claimed.map((c) => c.record)).toEqual([bill, freeBill]);
+      await s.outbox.ack([claimed[0].id]);
+      expect(await s.admission.billState(billed.lease)).toBe('applied');
+      expect(await s.admission.billState(free.lease)).toBe('pending');
+      await s.outbox.ack([claimed[1].id]);
+      expect(await s.admission.billState(free.lease)).toBe('applied');
+      // A repeat of the finish queues nothing and marks nothing.
+      await s.admission.finish(paidFinish(billed.requestId, 1000, 1000, bill));
+      expect(await s.admission.billState(billed.lease)).toBe('applied');
+      expect(await outboxOf(s.outbox, account)).toEqual([]);
+    });
+
+    it('marks the real bill that corrects a lapse estimate pending until acknowledged', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const step = paidStep(account, 6000);
+      await s.admission.admit(step);
+      const estimate = { ...paidBill(account, step.requestId, 6000, 1000, 250, 2000), usageEstimated: true };
+      await s.admission.finish(paidFinish(step.requestId, 1250, 2000, estimate, { usageEstimated: true, lapsed: true }));
+      await s.outbox.ack((await s.outbox.claim(10_000)).filter((c) => c.record.accountId === account).map((c) => c.id));
+      expect(await s.admission.billState(step.lease)).toBe('applied');
+      await s.admission.finish(paidFinish(step.requestId, 1500, 3000, paidBill(account, step.requestId, 6000, 1000, 500, 3000)));
+      expect(await s.admission.billState(step.lease)).toBe('pending');
+    });
+
     it('gives back the unheld line when forced, queueing the cumulative total returned', async () => {
       await grantLine(s.admission, account, 10_000);
       const running = paidStep(account, 6000);

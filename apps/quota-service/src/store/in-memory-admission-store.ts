@@ -1,10 +1,10 @@
-import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, CreditTotals, LineReturn, ResurrectOutcome } from './admission-store';
+import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, ResurrectOutcome } from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './in-memory-lease-store';
 import { InMemoryLimitStore } from './in-memory-limit-store';
 import { InMemorySettleOutbox } from './in-memory-settle-outbox';
-import { LeaseRecord } from './lease-store';
+import { LeaseRecord, LeaseRef } from './lease-store';
 import { FinishedRequest, LimitSettings } from './limit-store';
 
 /** The in-memory stores an InMemoryAdmissionStore shares its state with. */
@@ -138,6 +138,11 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     if (this.stores.leases.has(lease.requestId)) return 'exists';
     this.stores.leases.put(lease, ttlMs, now);
     return 'resurrected';
+  }
+
+  async billState(request: LeaseRef): Promise<BillState> {
+    if (!this.stores.limits.isFinished(request.accountId, request.requestId, this.now())) return 'unfinished';
+    return this.stores.outbox.isUnbilled(request.requestId) ? 'pending' : 'applied';
   }
 
   async credit(accountId: string): Promise<CreditTotals> {

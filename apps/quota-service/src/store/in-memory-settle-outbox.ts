@@ -8,6 +8,8 @@ export class InMemorySettleOutbox implements SettleOutbox {
   private readonly queue = new Map<string, OutboxRecord>();
   private readonly appendedAt = new Map<string, number>();
   private seq = 0;
+  /** Request ids of the bills (kind `bill`) queued and not yet acknowledged, as Redis' unbilled marks. */
+  private readonly unbilled = new Set<string>();
 
   async append(record: OutboxRecord): Promise<void> {
     this.push(record);
@@ -17,6 +19,7 @@ export class InMemorySettleOutbox implements SettleOutbox {
   push(record: OutboxRecord): void {
     const id = String(++this.seq);
     this.queue.set(id, { ...record });
+    if (record.kind === 'bill') this.unbilled.add(record.requestId);
     this.appendedAt.set(id, Date.now());
   }
 
@@ -31,9 +34,16 @@ export class InMemorySettleOutbox implements SettleOutbox {
 
   async ack(ids: string[]): Promise<void> {
     for (const id of ids) {
+      const record = this.queue.get(id);
+      if (record?.kind === 'bill') this.unbilled.delete(record.requestId);
       this.queue.delete(id);
       this.appendedAt.delete(id);
     }
+  }
+
+  /** Whether a bill of the request waits (queued, not acknowledged); a delivered bill of the id clears it, as in Redis. */
+  isUnbilled(requestId: string): boolean {
+    return this.unbilled.has(requestId);
   }
 
   async backlog(): Promise<OutboxBacklog> {

@@ -1,9 +1,9 @@
 import type Redis from 'ioredis';
-import { ADMIT, ADMIT_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
-import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, CreditTotals, LineReturn, ResurrectOutcome } from './admission-store';
+import { ADMIT, ADMIT_REPLY, BILL_STATE, BILL_STATE_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
+import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, ResurrectOutcome } from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { SETTLE_BUDGET } from './free-tier-scripts';
-import { LeaseRecord } from './lease-store';
+import { LeaseRecord, LeaseRef } from './lease-store';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limit-store';
 import { LuaScript } from './lua-script';
 import { poolHoldId } from './pool-hold-id';
@@ -21,6 +21,7 @@ export interface RedisAdmissionStoreOptions {
 }
 
 const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exists', 2: 'resurrected' };
+const BILL_STATES: Record<number, BillState> = { [BILL_STATE_REPLY.unfinished]: 'unfinished', [BILL_STATE_REPLY.pending]: 'pending', [BILL_STATE_REPLY.applied]: 'applied' };
 
 /**
  * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
@@ -94,6 +95,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       a.freeHolds,
       a.freeExpiry,
       a.lapseEstimates,
+      a.unbilled,
     ];
     const usage = f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real';
     const args = [f.requestId, f.tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS, f.payment, f.admitted ? 1 : 0, f.chargeMicro, f.bill ? JSON.stringify(f.bill) : '', usage];
@@ -130,6 +132,12 @@ export class RedisAdmissionStore implements AdmissionStore {
     const keys = [a.finished, a.shard.leases.lapse, a.shard.leases.data];
     const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS], 1);
     return RESURRECTED[outcome];
+  }
+
+  async billState(request: LeaseRef): Promise<BillState> {
+    const a = this.options.keys.account(request.accountId);
+    const [state] = await this.run(BILL_STATE, [a.finished, a.unbilled], [request.requestId, FINISH_MEMORY_MS], 1);
+    return BILL_STATES[state];
   }
 
   async credit(accountId: string): Promise<CreditTotals> {

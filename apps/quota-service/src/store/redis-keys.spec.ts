@@ -22,6 +22,7 @@ describe('redisKeys', () => {
       credit: 'gw:{acct_1}:credit',
       creditHolds: 'gw:{acct_1}:credit:holds',
       lapseEstimates: 'gw:{acct_1}:credit:estimates',
+      unbilled: 'gw:{acct_1}:credit:unbilled',
     });
     const global = { index: 0, leases: { lapse: 'gw:{leases}:lapse', data: 'gw:{leases}:data' }, outbox: 'gw:{outbox}:settles', activeLines: 'gw:{credit}:active' };
     expect(shard).toEqual(global);

@@ -83,6 +83,12 @@ export interface AccountKeys {
   creditHolds: string;
   /** Hash {request id: micro-LYD}: the charge of each paid request the reaper finished from an estimate in the last hour. */
   lapseEstimates: string;
+  /**
+   * Hash {request id: 1}: the requests whose bill FINISH queued and billing-service has not yet
+   * applied (the forwarder deletes a delivered bill's field), so that a final lease renewal can
+   * tell a bill waiting from one applied (admission.md amendment 2). No expiry.
+   */
+  unbilled: string;
   /** The indexes of the account's shard. */
   shard: ShardKeys;
 }
@@ -125,6 +131,7 @@ function accountKeysAt(base: string, shard: ShardKeys): AccountKeys {
     credit: `${base}credit`,
     creditHolds: `${base}credit:holds`,
     lapseEstimates: `${base}credit:estimates`,
+    unbilled: `${base}credit:unbilled`,
     shard,
   };
 }

@@ -54,6 +54,9 @@ function byEntryId(a: ShardEntry, b: ShardEntry): number {
  * acknowledged and skipped. The client is shared; RedisLimitStore closes it.
  */
 export class RedisSettleOutbox implements SettleOutbox {
+  /** The bills this consumer was handed and has not acknowledged: claimed id -> its request, whose unbilled mark ack clears. */
+  private readonly claimedBills = new Map<string, { accountId: string; requestId: string }>();
+
   constructor(
     private readonly redis: Redis,
     private readonly options: RedisSettleOutboxOptions,
@@ -78,20 +81,33 @@ export class RedisSettleOutbox implements SettleOutbox {
       const record = recordOf(entry);
       if (record) claimed.push({ id, record });
       else unreadable.push(id);
+      if (record?.kind === 'bill') this.claimedBills.set(id, { accountId: record.accountId, requestId: record.requestId });
     }
     await this.ack(unreadable);
     return claimed;
   }
 
-  /** Acknowledges and deletes, one XACK and one XDEL per shard of the ids (`<shard>/<entry id>`, as claimed). */
+  /**
+   * Acknowledges and deletes the ids (`<shard>/<entry id>`, as claimed) and clears the unbilled
+   * marks of the bills among them (admission.md amendment 2): per shard one pipelined write of an
+   * XACK, an XDEL and one HDEL per account of its bills, sent together so that a record is never
+   * gone while its mark stays (nor its mark cleared before billing-service applied it).
+   */
   async ack(ids: string[]): Promise<void> {
-    const entries = ids.map((id) => id.split('/')).filter(([index, entryId]) => this.options.keys.shards[Number(index)] && entryId);
+    const entries = ids.map((id) => [id, ...id.split('/')]).filter(([, index, entryId]) => this.options.keys.shards[Number(index)] && entryId);
     await this.call(() =>
       Promise.all(
-        [...groupBy(entries, ([index]) => this.options.keys.shards[Number(index)])].map(async ([shard, own]) => {
-          const entryIds = own.map(([, entryId]) => entryId);
-          await this.redis.xack(shard.outbox, SETTLE_GROUP, ...entryIds);
-          await this.redis.xdel(shard.outbox, ...entryIds);
+        [...groupBy(entries, ([, index]) => this.options.keys.shards[Number(index)])].map(async ([shard, own]) => {
+          const entryIds = own.map(([, , entryId]) => entryId);
+          const bills = own.flatMap(([id]) => this.claimedBills.get(id) ?? []);
+          const pipeline = this.redis.pipeline().xack(shard.outbox, SETTLE_GROUP, ...entryIds).xdel(shard.outbox, ...entryIds);
+          for (const [accountId, billed] of groupBy(bills, (bill) => bill.accountId)) {
+            pipeline.hdel(this.options.keys.account(accountId).unbilled, ...billed.map((bill) => bill.requestId));
+          }
+          const replies = (await pipeline.exec()) ?? [];
+          const failed = replies.find(([err]) => err);
+          if (failed) throw failed[0];
+          for (const [id] of own) this.claimedBills.delete(id);
         }),
       ),
     );

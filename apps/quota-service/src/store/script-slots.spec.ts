@@ -85,6 +85,7 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
     await admission.admit(free);
     await admission.finish({ accountId: account, requestId: free.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 0, chargeMicro: 0, bill: undefined });
     await admission.resurrect(paidStep(account, 6000).lease, LEASE_TTL);
+    await admission.billState(paid.lease);
     await admission.credit(account);
     nowMs += LEASE_TTL;
     await leases.claimLapsed(10, 60_000);
@@ -95,6 +96,8 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
     await outbox.append({ kind: 'return', accountId: account, returnedTotalMicro: 1 });
     await outbox.claim(10);
     const taken = await other.claim(10);
+    // The acknowledgement of a bill also clears its unbilled mark, in the shard's pipeline.
+    expect(taken.some((c) => c.record.kind === 'bill')).toBe(true);
     await other.ack(taken.map((c) => c.id));
     await outbox.backlog();
   });
