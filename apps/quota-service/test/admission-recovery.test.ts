@@ -90,6 +90,29 @@ describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without th
     expect(await stack.line(account)).toMatchObject({ balance: 95_000, charged: 5000 });
   });
 
+  it('keeps a final bill until billing-service applied it, and queues it again when Redis forgot the request, billed once', async () => {
+    const final = (requestId: string, completionTokens: number): quotaV1.Lease => ({ ...lease(requestId, completionTokens), final: true });
+    /** Redis lost every trace of the account's requests: restarted empty, or failed over. */
+    const forget = async () => {
+      const keys = keysOf(account);
+      await redis.del(keys.finished, keys.unbilled, keys.creditHolds, keys.places, keys.credit, keys.usageToday, keys.usageTotal);
+    };
+    for (const requestId of ['applied', 'forgotten-applied', 'forgotten-unbilled']) expect(await admit(requestId)).toMatchObject({ outcome: PAID });
+    for (const requestId of ['applied', 'forgotten-applied']) expect(await finish(requestId, 500)).toEqual({ released: true, repeated: false });
+    for (const requestId of ['applied', 'forgotten-applied']) {
+      await stack.eventually(() => stack.ledger(requestId), [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
+    }
+    expect(await renew(final('applied', 500))).toEqual({ unknownRequestIds: ['applied'] });
+    // The edge had the finish of 'forgotten-unbilled' land, then Redis lost everything of it.
+    await redis.multi().hdel(keysOf(account).shard.leases.data, 'forgotten-unbilled').zrem(keysOf(account).shard.leases.lapse, 'forgotten-unbilled').exec();
+    await forget();
+    expect(await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).toEqual({ unknownRequestIds: [] });
+    await stack.eventually(() => stack.ledger('forgotten-unbilled'), [{ amount: 2000, paid: true, estimated: false, prompt: 1000, completion: 250 }]);
+    await stack.eventually(async () => (await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).unknownRequestIds.sort(), ['forgotten-applied', 'forgotten-unbilled']);
+    expect(await stack.ledger('forgotten-applied')).toEqual([{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
+    expect(await stack.line(account)).toMatchObject({ balance: 100_000 - 3000 - 3000 - 2000, charged: 8000 });
+  });
+
   it('gives the unheld line back for the operator, so that a negative balance add can take it', async () => {
     expect(await admit('running')).toMatchObject({ outcome: PAID });
     await expect(addBalance(-50_000)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });

@@ -1,6 +1,6 @@
 import { chargeWithinHold } from '@gw/money';
 import { requireId } from '@gw/service-kit';
-import { AdmissionStore } from '../store/admission-store';
+import { AdmissionStore, AdmittedFinish } from '../store/admission-store';
 import { FreeTierStore } from '../store/free-tier-store';
 import { isAdmitted, LeaseRecord, LeaseStore } from '../store/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limit-store';
@@ -9,6 +9,40 @@ import { requireHold, requireModel, requireUsage } from './field-checks';
 
 /** The end of a request admitted by Admit: its bill, whether the edge had the Admit answer, and (paid) its hold. */
 export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms };
+
+/**
+ * The store step (AdmissionStore.finish) that ends an admitted request: checked (INVALID_ARGUMENT
+ * for a paid one without its hold), charged min(cost at the hold's prices, hold), billed when it
+ * has tokens. Also what a final lease's renewal finishes again when the store lost the finish.
+ */
+export function admittedFinishOf(end: AdmittedEnd, lapsed = false): AdmittedFinish {
+  const { accountId, requestId, payment } = end;
+  requireId('account_id', accountId);
+  requireId('request_id', requestId);
+  requireModel(end.model);
+  const tokens = requireUsage(end.promptTokens, end.completionTokens);
+  const { usageEstimated } = end;
+  if (!end.admitted) return { accountId, requestId, admitted: false, payment, tokens: 0, usageEstimated, lapsed, chargeMicro: 0, bill: undefined };
+  const hold = payment === 'paid' ? requireHold(end.hold) : NO_HOLD;
+  const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
+  const bill: BillRecord | undefined =
+    tokens > 0
+      ? {
+          kind: 'bill',
+          requestId,
+          accountId,
+          model: end.model,
+          payment,
+          promptTokens: end.promptTokens,
+          completionTokens: end.completionTokens,
+          usageEstimated,
+          hold,
+          chargeMicro,
+          ...(end.traceContext ? { traceContext: end.traceContext } : {}),
+        }
+      : undefined;
+  return { accountId, requestId, admitted: true, payment, tokens, usageEstimated, lapsed, chargeMicro, bill };
+}
 
 /** The stores a RequestFinisher ends requests in. */
 export interface FinisherStores {
@@ -63,32 +97,7 @@ export class RequestFinisher {
    * real bill, should it come after all, replaces).
    */
   async finishAdmitted(end: AdmittedEnd, lapsed = false): Promise<FinishedRequest> {
-    const { accountId, requestId, payment } = end;
-    requireId('account_id', accountId);
-    requireId('request_id', requestId);
-    requireModel(end.model);
-    const tokens = requireUsage(end.promptTokens, end.completionTokens);
-    const { usageEstimated } = end;
-    if (!end.admitted) return this.stores.admission.finish({ accountId, requestId, admitted: false, payment, tokens: 0, usageEstimated, lapsed, chargeMicro: 0, bill: undefined });
-    const hold = payment === 'paid' ? requireHold(end.hold) : NO_HOLD;
-    const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
-    const bill: BillRecord | undefined =
-      tokens > 0
-        ? {
-            kind: 'bill',
-            requestId,
-            accountId,
-            model: end.model,
-            payment,
-            promptTokens: end.promptTokens,
-            completionTokens: end.completionTokens,
-            usageEstimated,
-            hold,
-            chargeMicro,
-            ...(end.traceContext ? { traceContext: end.traceContext } : {}),
-          }
-        : undefined;
-    return this.stores.admission.finish({ accountId, requestId, admitted: true, payment, tokens, usageEstimated, lapsed, chargeMicro, bill });
+    return this.stores.admission.finish(admittedFinishOf(end, lapsed));
   }
 
   /**

@@ -4,6 +4,7 @@ import { holdOf, SETTINGS } from '../store/admission-fixtures';
 import { AdmissionStore } from '../store/admission-store';
 import { TEST_DEFAULTS } from '../store/free-tier-fixtures';
 import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
+import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
 import { openInMemoryStores } from '../store/in-memory-stores';
 import { LeaseRecord } from '../store/lease-store';
 import { HoldRenewer, RequestLeases } from './request-leases';
@@ -58,6 +59,66 @@ describe('RequestLeases', () => {
     expect(renewedHolds).toEqual([]);
     nowMs += TTL;
     expect(await store.claimLapsed(10, TTL)).toEqual([{ ...admitted('lost'), usageEstimated: true }]);
+  });
+
+  describe('final leases (admission.md amendment 2)', () => {
+    const admitted = (requestId: string, overrides: Partial<LeaseRecord> = {}) => lease(requestId, { hold: holdOf(5000), maxTokens: 1000, ...overrides });
+    const final = (requestId: string, overrides: Partial<LeaseRecord> = {}) => admitted(requestId, { ...overrides, final: true });
+    const outbox = () => openedOutbox;
+    let openedOutbox: InMemorySettleOutbox;
+    beforeEach(() => {
+      const stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
+      store = stores.leases;
+      admission = stores.admission;
+      openedOutbox = stores.outbox;
+      leases = new RequestLeases(store, admission, TTL, holds, quiet);
+    });
+    const finishOf = (requestId: string, tokens: number, billed: boolean) =>
+      admission.finish({
+        accountId: 'a',
+        requestId,
+        admitted: true,
+        usageEstimated: false,
+        lapsed: false,
+        payment: 'paid',
+        tokens,
+        chargeMicro: 0,
+        bill: billed ? { kind: 'bill', requestId, accountId: 'a', model: 'vendor-v4-flash', payment: 'paid', promptTokens: tokens, completionTokens: 0, usageEstimated: false, hold: holdOf(5000), chargeMicro: 0 } : undefined,
+      });
+
+    it('keeps a final lease while its bill waits, answers it unknown once applied or when there was nothing to bill', async () => {
+      await finishOf('waiting', 100, true);
+      await finishOf('nothing', 0, false);
+      expect(await leases.renew([final('waiting'), final('nothing'), lease('older-final', { final: true })])).toEqual(['nothing', 'older-final']);
+      const claimed = await outbox().claim(10);
+      expect(claimed.map((c) => c.record.kind === 'bill' && c.record.requestId)).toEqual(['waiting']);
+      expect(await leases.renew([final('waiting')])).toEqual([]);
+      await outbox().ack(claimed.map((c) => c.id));
+      expect(await leases.renew([final('waiting')])).toEqual(['waiting']);
+    });
+
+    it('finishes again a final lease the store has no trace of, from its hold and usage, and keeps it until that bill is applied', async () => {
+      expect(await leases.renew([final('lost', { promptTokens: 1000, completionTokens: 500 }), final('lost-free', { payment: 'free', hold: undefined, promptTokens: 10 })])).toEqual([]);
+      const claimed = await outbox().claim(10);
+      expect(claimed.map((c) => c.record)).toEqual([
+        { kind: 'bill', requestId: 'lost', accountId: 'a', model: 'vendor-v4-flash', payment: 'paid', promptTokens: 1000, completionTokens: 500, usageEstimated: false, hold: holdOf(5000), chargeMicro: 3000 },
+        { kind: 'bill', requestId: 'lost-free', accountId: 'a', model: 'vendor-v4-flash', payment: 'free', promptTokens: 10, completionTokens: 20, usageEstimated: false, hold: { amountMicro: 0, inputMicroPerMillion: 0, outputMicroPerMillion: 0 }, chargeMicro: 0 },
+      ]);
+      expect(await admission.credit('a')).toEqual({ granted: 0, charged: 3000, returned: 0, held: 0 });
+      expect(await leases.renew([final('lost', { promptTokens: 1000, completionTokens: 500 })])).toEqual([]);
+      expect(await outbox().claim(10)).toHaveLength(2);
+      await outbox().ack(claimed.map((c) => c.id));
+      expect(await leases.renew([final('lost'), final('lost-free', { payment: 'free', hold: undefined })])).toEqual(['lost', 'lost-free']);
+      expect(await store.claimLapsed(10, 0)).toEqual([]);
+    });
+
+    it('finishes a final lease whose finish the store lost while its admission survived: hold freed, lease ended', async () => {
+      await admission.admit({ accountId: 'a', requestId: 'kept', mode: 'count', payment: 'paid', worstMicro: 0, lease: admitted('kept'), leaseTtlMs: TTL });
+      expect(await leases.renew([final('kept')])).toEqual([]);
+      nowMs += TTL;
+      expect(await store.claimLapsed(10, TTL)).toEqual([]);
+      expect((await outbox().claim(10)).map((c) => c.record.kind === 'bill' && c.record.requestId)).toEqual(['kept']);
+    });
   });
 
   it('refuses a hold on a free lease, or one past its bounds', async () => {

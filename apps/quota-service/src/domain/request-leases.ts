@@ -5,6 +5,7 @@ import { leaseRenewals } from '../quota-metrics';
 import { AdmissionStore } from '../store/admission-store';
 import { isAdmitted, LeaseRecord, LeaseRef, LeaseStore } from '../store/lease-store';
 import { requireHold, requireModel, requireUsage } from './field-checks';
+import { admittedFinishOf } from './request-finisher';
 
 /** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
 export interface HoldRenewer {
@@ -63,7 +64,39 @@ export class RequestLeases {
    */
   async renew(leases: LeaseRecord[]): Promise<string[]> {
     if (leases.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} leases in one call`);
-    const checked = leases.map(requireLease);
+    const all = leases.map(requireLease);
+    const finals = all.filter((lease) => lease.final);
+    const [unknown, finalUnknown] = await Promise.all([this.renewRunning(all.filter((lease) => !lease.final)), this.keepFinals(finals)]);
+    return [...unknown, ...finalUnknown];
+  }
+
+  /**
+   * The final bills of admitted requests whose finish landed (admission.md amendment 2): an id is
+   * answered unknown once its bill is applied at billing-service, or it had none; while the bill
+   * waits in the outbox it is kept. When the store has no trace of the finish (Redis restarted
+   * empty, or failed over, or lost its last second), the request is finished again from this
+   * renewal, admitted, with its hold, usage and payment, so that its bill is queued again
+   * (billing-service applies each request id once): kept until that bill is applied. Its usage is
+   * the one its FinishRequest had, the last word on the request: billed as not estimated, so that
+   * it also replaces a lapse estimate billing-service may hold, never a bill of its own. A final
+   * lease of a request not admitted by Admit (neither hold nor max_tokens) is unknown at once.
+   */
+  private async keepFinals(finals: LeaseRecord[]): Promise<string[]> {
+    if (finals.length === 0) return [];
+    const states = await Promise.all(finals.map((lease) => (lease.hold !== undefined || lease.maxTokens !== undefined ? this.admission.billState(lease) : 'applied')));
+    const lost = finals.filter((_, i) => states[i] === 'unfinished');
+    await Promise.all(lost.map((lease) => this.admission.finish(admittedFinishOf({ ...lease, usageEstimated: false, admitted: true }))));
+    for (const lease of lost) this.logger.warn('finished request unknown to the store, finished again from its final lease', { billingId: lease.requestId, accountId: lease.accountId });
+    const applied = finals.filter((_, i) => states[i] === 'applied').map((lease) => lease.requestId);
+    leaseRenewals.inc({ outcome: 'final_applied' }, applied.length);
+    leaseRenewals.inc({ outcome: 'final_pending' }, states.filter((state) => state === 'pending').length);
+    leaseRenewals.inc({ outcome: 'final_refinished' }, lost.length);
+    return applied;
+  }
+
+  /** Renews running requests' leases: see renew. */
+  private async renewRunning(checked: LeaseRecord[]): Promise<string[]> {
+    if (checked.length === 0) return [];
     const gone = new Set(await this.store.renew(checked, this.ttlMs));
     const lost = checked.filter((lease) => gone.has(lease.requestId) && isAdmitted(lease));
     const outcomes = await Promise.all(lost.map((lease) => this.admission.resurrect(lease, this.ttlMs)));

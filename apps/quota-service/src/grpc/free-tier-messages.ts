@@ -46,7 +46,7 @@ function paymentOf(payment: quotaV1.Payment): Payment {
  * hold and max_tokens of an admitted request; INVALID_ARGUMENT without a payment.
  */
 export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
-  const { accountId, requestId, model, promptTokens, completionTokens, hold, maxTokens } = lease;
+  const { accountId, requestId, model, promptTokens, completionTokens, hold, maxTokens, final } = lease;
   return {
     requestId,
     accountId,
@@ -57,6 +57,7 @@ export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
     usageEstimated: true,
     ...(hold ? { hold: toHoldTerms(hold) } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(final ? { final: true } : {}),
   };
 }
 

@@ -12,6 +12,11 @@ import { HoldTerms, SettleRecord } from './settle-outbox';
 export type LeaseRecord = SettleRecord & {
   hold?: HoldTerms;
   maxTokens?: number;
+  /**
+   * A renewal only (quota.v1 Lease.final, never stored): the request's FinishRequest landed and
+   * this is its final bill, renewed until that bill is applied at billing-service.
+   */
+  final?: boolean;
 };
 
 /** Which lease: its request, and its account (whose keys a store may keep it beside). */
