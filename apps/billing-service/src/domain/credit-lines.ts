@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
-import { ItemOutcome, MAX_BATCH, requireId, RpcError } from '@gw/service-kit';
+import { ItemOutcome, MAX_BATCH, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { countBill, countExtension } from '../billing-metrics';
-import { BillRecord, CreditLineAsk, CreditLineExtension, LineReturnRecord } from '../store/credit-line-records';
+import { BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
 import { CreditLineStore } from '../store/credit-line-store';
 import { asRecorded, checkBill } from './bill-check';
 import { requireAmount } from './field-bounds';
@@ -24,6 +24,9 @@ function requireAsk({ accountId, returnedTotalMicro, needMicro }: CreditLineAsk)
   requireAmount('returned_total_micro_lyd', returnedTotalMicro);
   requireAmount('need_micro_lyd', needMicro);
 }
+
+/** ListCreditLines' largest page. */
+export const MAX_LENT_LINES_PAGE = 1000;
 
 const REPEATED: BillOutcome = { applied: false, repeated: true, shortfallMicro: 0, errorCode: 0, errorMessage: '' };
 
@@ -74,6 +77,13 @@ export class CreditLines {
    * one is applied (one with reported usage rather than an estimate) and the others answered as
    * repeated. Past MAX_BATCH bills or returns, or a return past its bounds, the whole call is refused.
    */
+  /** A page of the lines lent now, by account id after `afterAccountId` (empty or an id), `limit` 1 to MAX_LENT_LINES_PAGE. */
+  async lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
+    optionalId('after_account_id', afterAccountId);
+    requireCount('limit', limit, MAX_LENT_LINES_PAGE, 1);
+    return this.store.lentLines(afterAccountId, limit);
+  }
+
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<BillOutcome[]> {
     if (bills.length > MAX_BATCH || returns.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
     for (const r of returns) {

@@ -84,6 +84,14 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub }: Billin
       const outcomes = await creditLines.extendMany(asks);
       return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })) };
     }),
+    listCreditLines: unaryHandler(logger, 'ListCreditLines', async (req: billingV1.ListCreditLinesRequest): Promise<billingV1.ListCreditLinesResponse> => ({
+      lines: (await creditLines.lentLines(req.afterAccountId, req.limit)).map((l) => ({
+        accountId: l.accountId,
+        grantedTotalMicroLyd: l.grantedTotalMicro,
+        chargedTotalMicroLyd: l.chargedTotalMicro,
+        returnedTotalMicroLyd: l.returnedTotalMicro,
+      })),
+    })),
     applyBills: unaryHandler(logger, 'ApplyBills', async (req: billingV1.ApplyBillsRequest): Promise<billingV1.ApplyBillsResponse> => {
       const returns = req.returns.map((r) => ({ accountId: r.accountId, returnedTotalMicro: r.returnedTotalMicroLyd }));
       const outcomes = await creditLines.applyBills(req.bills.map(toBill), returns);

@@ -12,6 +12,14 @@ export interface CreditLineRecord {
   returnedTotalMicro: number;
 }
 
+/** A line lent now (line > 0) and its cumulative totals, micro-LYD. */
+export interface LentLine {
+  accountId: string;
+  grantedTotalMicro: number;
+  chargedTotalMicro: number;
+  returnedTotalMicro: number;
+}
+
 /** One extension asked for (ExtendCreditLine's fields): quota-service's returned total, and the need (0: all). */
 export interface CreditLineAsk {
   accountId: string;

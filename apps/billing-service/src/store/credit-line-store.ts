@@ -1,4 +1,4 @@
-import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LineReturnRecord } from './credit-line-records';
+import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from './credit-line-records';
 
 /** Persistence of credit lines and bills. Every method is one transaction. */
 export interface CreditLineStore {
@@ -19,4 +19,6 @@ export interface CreditLineStore {
    * line returns, all in one transaction; one outcome per bill, in order.
    */
   applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]>;
+  /** Up to `limit` lines lent now (line > 0) of accounts whose id sorts after `afterAccountId`, in account id order. */
+  lentLines(afterAccountId: string, limit: number): Promise<LentLine[]>;
 }

@@ -1,5 +1,5 @@
 import { Queryable } from '@gw/service-kit';
-import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LineReturnRecord } from './credit-line-records';
+import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from './credit-line-records';
 import { CreditLineStore } from './credit-line-store';
 import { Int8, toSafeInt } from './pg-billing-rows';
 
@@ -49,6 +49,15 @@ export class PgCreditLineStore implements CreditLineStore {
       asks.map((a) => a.needMicro),
     ]);
     return rows.map(toExtension);
+  }
+
+  async lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
+    const { rows } = await this.db.query<{ account_id: string; granted: Int8; charged: Int8; returned: Int8 }>(
+      `SELECT account_id, line_granted_total AS granted, line_charged_total AS charged, line_returned_total AS returned
+         FROM billing.balances WHERE line_micro > 0 AND account_id > $1 ORDER BY account_id LIMIT $2`,
+      [afterAccountId, limit],
+    );
+    return rows.map((r) => ({ accountId: r.account_id, grantedTotalMicro: toSafeInt(r.granted), chargedTotalMicro: toSafeInt(r.charged), returnedTotalMicro: toSafeInt(r.returned) }));
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {

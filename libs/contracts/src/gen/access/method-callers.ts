@@ -32,6 +32,7 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/billing.v1.Billing/SetPrice': ['ctl'],
   '/billing.v1.Billing/ExtendCreditLine': ['quota-service'],
   '/billing.v1.Billing/ExtendCreditLines': ['quota-service'],
+  '/billing.v1.Billing/ListCreditLines': ['quota-service'],
   '/billing.v1.Billing/ApplyBills': ['quota-service'],
   '/billing.v1.Billing/WatchPrices': ['quota-service'],
   '/console.v1.Console/CreateInvite': ['ctl'],

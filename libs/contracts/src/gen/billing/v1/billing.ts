@@ -422,6 +422,32 @@ export interface ExtendCreditLinesResponse {
   outcomes: ExtendCreditLineOutcome[];
 }
 
+/** A page of the accounts whose credit line is lent now. */
+export interface ListCreditLinesRequest {
+  /** Only accounts whose id sorts after this one (bytewise); empty for the first page. */
+  afterAccountId: string;
+  /** At most this many (1 to 1,000). */
+  limit: number;
+}
+
+/** A credit line lent now (line > 0), with its cumulative totals as ExtendCreditLine answers them. */
+export interface LentCreditLine {
+  /** The account. */
+  accountId: string;
+  /** Everything ever lent to quota-service for this account, micro-LYD. */
+  grantedTotalMicroLyd: number;
+  /** Charges billing applied against the line so far (cumulative), micro-LYD. */
+  chargedTotalMicroLyd: number;
+  /** Returns billing applied so far (cumulative), micro-LYD. */
+  returnedTotalMicroLyd: number;
+}
+
+/** One page of lent lines. */
+export interface ListCreditLinesResponse {
+  /** By account id; fewer than `limit`: the last page. */
+  lines: LentCreditLine[];
+}
+
 /** One billed request, charged within the account's credit line (paid) or recorded (free). */
 export interface Bill {
   /** Unique id of the request: billed at most once. */
@@ -4054,6 +4080,297 @@ export const ExtendCreditLinesResponse: MessageFns<ExtendCreditLinesResponse> = 
   },
 };
 
+function createBaseListCreditLinesRequest(): ListCreditLinesRequest {
+  return { afterAccountId: "", limit: 0 };
+}
+
+export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
+  encode(message: ListCreditLinesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.afterAccountId !== "") {
+      writer.uint32(10).string(message.afterAccountId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCreditLinesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCreditLinesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.afterAccountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCreditLinesRequest {
+    return {
+      afterAccountId: isSet(object.afterAccountId)
+        ? globalThis.String(object.afterAccountId)
+        : isSet(object.after_account_id)
+        ? globalThis.String(object.after_account_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListCreditLinesRequest): unknown {
+    const obj: any = {};
+    if (message.afterAccountId !== "") {
+      obj.afterAccountId = message.afterAccountId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCreditLinesRequest>, I>>(base?: I): ListCreditLinesRequest {
+    return ListCreditLinesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCreditLinesRequest>, I>>(object: I): ListCreditLinesRequest {
+    const message = createBaseListCreditLinesRequest();
+    message.afterAccountId = object.afterAccountId ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseLentCreditLine(): LentCreditLine {
+  return { accountId: "", grantedTotalMicroLyd: 0, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 };
+}
+
+export const LentCreditLine: MessageFns<LentCreditLine> = {
+  encode(message: LentCreditLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.grantedTotalMicroLyd !== 0) {
+      writer.uint32(16).int64(message.grantedTotalMicroLyd);
+    }
+    if (message.chargedTotalMicroLyd !== 0) {
+      writer.uint32(24).int64(message.chargedTotalMicroLyd);
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      writer.uint32(32).int64(message.returnedTotalMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LentCreditLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLentCreditLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.grantedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.chargedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.returnedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LentCreditLine {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      grantedTotalMicroLyd: isSet(object.grantedTotalMicroLyd)
+        ? globalThis.Number(object.grantedTotalMicroLyd)
+        : isSet(object.granted_total_micro_lyd)
+        ? globalThis.Number(object.granted_total_micro_lyd)
+        : 0,
+      chargedTotalMicroLyd: isSet(object.chargedTotalMicroLyd)
+        ? globalThis.Number(object.chargedTotalMicroLyd)
+        : isSet(object.charged_total_micro_lyd)
+        ? globalThis.Number(object.charged_total_micro_lyd)
+        : 0,
+      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
+        ? globalThis.Number(object.returnedTotalMicroLyd)
+        : isSet(object.returned_total_micro_lyd)
+        ? globalThis.Number(object.returned_total_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: LentCreditLine): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.grantedTotalMicroLyd !== 0) {
+      obj.grantedTotalMicroLyd = Math.round(message.grantedTotalMicroLyd);
+    }
+    if (message.chargedTotalMicroLyd !== 0) {
+      obj.chargedTotalMicroLyd = Math.round(message.chargedTotalMicroLyd);
+    }
+    if (message.returnedTotalMicroLyd !== 0) {
+      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LentCreditLine>, I>>(base?: I): LentCreditLine {
+    return LentCreditLine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LentCreditLine>, I>>(object: I): LentCreditLine {
+    const message = createBaseLentCreditLine();
+    message.accountId = object.accountId ?? "";
+    message.grantedTotalMicroLyd = object.grantedTotalMicroLyd ?? 0;
+    message.chargedTotalMicroLyd = object.chargedTotalMicroLyd ?? 0;
+    message.returnedTotalMicroLyd = object.returnedTotalMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseListCreditLinesResponse(): ListCreditLinesResponse {
+  return { lines: [] };
+}
+
+export const ListCreditLinesResponse: MessageFns<ListCreditLinesResponse> = {
+  encode(message: ListCreditLinesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.lines) {
+      LentCreditLine.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCreditLinesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCreditLinesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lines.push(LentCreditLine.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCreditLinesResponse {
+    return {
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => LentCreditLine.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListCreditLinesResponse): unknown {
+    const obj: any = {};
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => LentCreditLine.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCreditLinesResponse>, I>>(base?: I): ListCreditLinesResponse {
+    return ListCreditLinesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCreditLinesResponse>, I>>(object: I): ListCreditLinesResponse {
+    const message = createBaseListCreditLinesResponse();
+    message.lines = object.lines?.map((e) => LentCreditLine.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseBill(): Bill {
   return {
     requestId: "",
@@ -5179,6 +5496,21 @@ export const BillingService = {
       Buffer.from(ExtendCreditLinesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExtendCreditLinesResponse => ExtendCreditLinesResponse.decode(value),
   },
+  /**
+   * The lines lent now, a page at a time by account id: quota-service takes back the lines its
+   * store no longer knows (Redis restarted empty or failed over), once idle.
+   */
+  listCreditLines: {
+    path: "/billing.v1.Billing/ListCreditLines" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCreditLinesRequest): Buffer =>
+      Buffer.from(ListCreditLinesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCreditLinesRequest => ListCreditLinesRequest.decode(value),
+    responseSerialize: (value: ListCreditLinesResponse): Buffer =>
+      Buffer.from(ListCreditLinesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCreditLinesResponse => ListCreditLinesResponse.decode(value),
+  },
   /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
   applyBills: {
     path: "/billing.v1.Billing/ApplyBills" as const,
@@ -5240,6 +5572,11 @@ export interface BillingServer extends UntypedServiceImplementation {
   extendCreditLine: handleUnaryCall<ExtendCreditLineRequest, ExtendCreditLineResponse>;
   /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
   extendCreditLines: handleUnaryCall<ExtendCreditLinesRequest, ExtendCreditLinesResponse>;
+  /**
+   * The lines lent now, a page at a time by account id: quota-service takes back the lines its
+   * store no longer knows (Redis restarted empty or failed over), once idle.
+   */
+  listCreditLines: handleUnaryCall<ListCreditLinesRequest, ListCreditLinesResponse>;
   /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
   applyBills: handleUnaryCall<ApplyBillsRequest, ApplyBillsResponse>;
   /** Every price and each change, acknowledged version by version (SetPrice waits for the acks). */
@@ -5485,6 +5822,25 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The lines lent now, a page at a time by account id: quota-service takes back the lines its
+   * store no longer knows (Redis restarted empty or failed over), once idle.
+   */
+  listCreditLines(
+    request: ListCreditLinesRequest,
+    callback: (error: ServiceError | null, response: ListCreditLinesResponse) => void,
+  ): ClientUnaryCall;
+  listCreditLines(
+    request: ListCreditLinesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCreditLinesResponse) => void,
+  ): ClientUnaryCall;
+  listCreditLines(
+    request: ListCreditLinesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCreditLinesResponse) => void,
   ): ClientUnaryCall;
   /** Applies bills and line returns, a batch in one transaction, each request id at most once. */
   applyBills(

@@ -1,0 +1,44 @@
+import { status } from '@grpc/grpc-js';
+import { MAX_ID_LENGTH } from '@gw/bounds';
+import { billingV1 } from '@gw/contracts';
+import { unaryCall } from '@gw/service-kit';
+import { BillingTestApps, codeOf, startBillingTestApps } from './billing-test-db';
+
+const DEADLINE_MS = 10_000;
+
+/**
+ * billing.v1 ListCreditLines over gRPC, on Postgres: the lines lent now (line > 0), a page at a
+ * time by account id, with their cumulative totals, so that quota-service can find the lines its
+ * store no longer knows.
+ */
+describe('billing.v1 ListCreditLines', () => {
+  let t: BillingTestApps;
+  let client: billingV1.BillingClient;
+
+  const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> => unaryCall(method.bind(client) as never, req, DEADLINE_MS) as Promise<A>;
+  const list = (afterAccountId: string, limit: number): Promise<billingV1.ListCreditLinesResponse> => call(client.listCreditLines, { afterAccountId, limit });
+
+  beforeAll(async () => {
+    t = await startBillingTestApps(1);
+    [client] = t.clients;
+  });
+  afterAll(() => t?.close());
+
+  it('lists the lines lent now by account id, page after page, leaving out the accounts whose line is 0', async () => {
+    const ids = ['acct_list_1', 'acct_list_2', 'acct_list_3', 'acct_list_4'];
+    for (const id of ids) await call(client.addBalance, { accountId: id, amountMicroLyd: 10_000 });
+    for (const id of ids.slice(0, 3)) await call(client.extendCreditLine, { accountId: id, returnedTotalMicroLyd: 0, needMicroLyd: 0 });
+    // acct_list_2 gives 4,000 back; acct_list_3 gives all back: its line is 0.
+    await call(client.applyBills, { bills: [], returns: [{ accountId: 'acct_list_2', returnedTotalMicroLyd: 4000 }, { accountId: 'acct_list_3', returnedTotalMicroLyd: 10_000 }] });
+    const first = await list('', 1);
+    expect(first.lines).toEqual([{ accountId: 'acct_list_1', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 }]);
+    expect(await list('acct_list_1', 10)).toEqual({ lines: [{ accountId: 'acct_list_2', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 4000 }] });
+    expect(await list('acct_list_2', 10)).toEqual({ lines: [] });
+  });
+
+  it('refuses a limit out of 1 to 1,000 or a bad account id', async () => {
+    for (const [after, limit] of [['', 0], ['', 1001], ['a'.repeat(MAX_ID_LENGTH + 1), 10], ['acct\u0000', 10]] as const) {
+      expect(await codeOf(list(after, limit))).toBe(status.INVALID_ARGUMENT);
+    }
+  });
+});
