@@ -424,7 +424,7 @@ export interface ExtendCreditLinesResponse {
 
 /** A page of the accounts whose credit line is lent now. */
 export interface ListCreditLinesRequest {
-  /** Only accounts whose id sorts after this one (bytewise); empty for the first page. */
+  /** Only accounts whose id sorts after this one (the last of the page before); empty for the first page. */
   afterAccountId: string;
   /** At most this many (1 to 1,000). */
   limit: number;
