@@ -189,20 +189,56 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'WI
 );
 
 /**
- * KEYS: 1 finished zset, 2 lease lapse zset, 3 lease data hash.
- * ARGV: 1 request id, 2 lease ttl ms, 3 lease JSON, 4 finish memory ms, [5 now].
- * Recreates a lease the store lost, unless its id was finished (0) or is leased (1). Returns {2} when recreated.
+ * KEYS: 1 finished zset, 2 lease lapse zset, 3 lease data hash, 4 credit hash, 5 credit holds
+ *       hash, 6 active lines zset.
+ * ARGV: 1 request id, 2 lease ttl ms, 3 lease JSON, 4 finish memory ms, 5 hold micro or '',
+ *       6 account id, [7 now].
+ * Recreates a lease the store lost, unless its id was finished (0) or is leased (1). A paid
+ * request's hold is held again in its account's line (unless the store still has it), since
+ * billing-service lent that money and the request will be charged from it: so that the line is
+ * never given back, nor lent again to another request, while the request holds it. Returns {2}
+ * when recreated.
  */
 export const RESURRECT_LEASE = new LuaScript(
   'resurrect_lease',
   `${NOW}
-local now = now_ms(ARGV[5])
+local now = now_ms(ARGV[7])
 local finished = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
 if finished and now - finished < tonumber(ARGV[4]) then return {0} end
 if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return {1} end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+local hold = tonumber(ARGV[5])
+if hold and redis.call('HSETNX', KEYS[5], ARGV[1], hold) == 1 then
+  redis.call('HINCRBY', KEYS[4], 'hd', hold)
+  redis.call('ZADD', KEYS[6], now, ARGV[6])
+end
 return {2}
+`,
+);
+
+/**
+ * KEYS: 1 credit hash, 2 active lines zset. ARGV: 1 account id, 2-4 billing-service's granted,
+ * charged and returned totals, [5 now].
+ * Adopts a line billing-service has lent that the store does not know whole (billing's granted
+ * total is beyond the store's, or the store has none: Redis lost it): the totals merged by taking
+ * the larger, as ADMIT merges an extension's, and the account put in the active lines (as active
+ * now unless it is there already), so that the idle timer gives the line back once idle, as any
+ * other. Returns {1} when adopted, {0} when the store knows the line.
+ */
+export const ADOPT_LINE = new LuaScript(
+  'adopt_line',
+  `${NOW}
+local now = now_ms(ARGV[5])
+local stored = redis.call('HMGET', KEYS[1], 'gr', 'ch', 'rt')
+if tonumber(ARGV[2]) <= (tonumber(stored[1]) or -1) then return {0} end
+local fields = {'gr', 'ch', 'rt'}
+for i = 1, 3 do
+  local given = tonumber(ARGV[1 + i])
+  if given > (tonumber(stored[i]) or 0) then redis.call('HSET', KEYS[1], fields[i], given) end
+end
+redis.call('ZADD', KEYS[2], 'NX', now, ARGV[1])
+return {1}
 `,
 );
 
@@ -238,5 +274,5 @@ return t
 
 /** SCRIPT LOAD of every admission script, on each new connection. */
 export async function loadAdmissionScripts(redis: Redis): Promise<void> {
-  await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, BILL_STATE, READ_CREDIT].map((script) => script.load(redis)));
+  await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, ADOPT_LINE, BILL_STATE, READ_CREDIT].map((script) => script.load(redis)));
 }

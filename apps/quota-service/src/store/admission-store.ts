@@ -125,9 +125,18 @@ export interface AdmissionStore {
   idleLines(idleMs: number, max: number): Promise<string[]>;
   /**
    * Recreates the lease of an admitted request that the store lost (its id neither leased nor
-   * finished), from its renewal: it takes neither a place nor part of the line.
+   * finished), from its renewal: it takes no place; a paid one's hold is held in the line again
+   * (unless the store still has it), since the request will be charged from the money
+   * billing-service lent, and the account counts as active.
    */
   resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome>;
+  /**
+   * Adopts a line billing-service has lent (its totals) when the store does not know it whole
+   * (billing's granted total beyond the store's, or none in the store): totals merged by taking
+   * the larger, the account active now unless it is already, so that the idle timer gives it back
+   * once idle. True when adopted.
+   */
+  adoptLine(accountId: string, totals: LineTotals): Promise<boolean>;
   /** Where the bill of the request stands: see BillState. */
   billState(request: LeaseRef): Promise<BillState>;
   /** The account's line as the store has it. */

@@ -117,22 +117,24 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await outboxOf(s.outbox, account)).toEqual([bill]);
     });
 
-    it('recreates a lost lease from its renewal, taking neither a place nor the line, and bills it once', async () => {
+    it('recreates a lost lease from its renewal, taking no place but holding its hold in the line again, and bills it once', async () => {
       await grantLine(s.admission, account, 10_000);
       const lost = { ...admittedLease(account, `req_${randomUUID()}`, holdOf(6000)), promptTokens: 1000 };
       expect(await s.admission.resurrect(lost, LEASE_TTL)).toBe('resurrected');
       expect(await s.admission.resurrect(lost, LEASE_TTL)).toBe('exists');
       expect(await isLeased(s.leases, lost)).toBe(true);
       expect(await freePlaces(s.limits, account)).toBe(3);
-      expect(await s.admission.credit(account)).toMatchObject({ held: 0 });
+      expect(await s.admission.credit(account)).toMatchObject({ held: 6000 });
+      // The line's unheld part only can be given back while it runs.
+      expect(await s.admission.returnLine(account)).toMatchObject({ returnedMicro: 4000, heldMicro: 6000 });
       nowMs += LEASE_TTL;
       expect((await s.leases.claimLapsed(1000, 60_000)).find((l) => l.requestId === lost.requestId)).toEqual(lost);
 
       const bill = paidBill(account, lost.requestId, 6000, 1000, 0, 1000);
       await s.admission.finish(paidFinish(lost.requestId, 1000, 1000, bill));
       await s.admission.finish(paidFinish(lost.requestId, 1000, 1000, bill));
-      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 1000, returned: 0, held: 0 });
-      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 1000, returned: 4000, held: 0 });
+      expect(await outboxOf(s.outbox, account)).toEqual([{ kind: 'return', accountId: account, returnedTotalMicro: 4000 }, bill]);
       expect(await s.admission.resurrect(lost, LEASE_TTL)).toBe('finished');
       expect(await isLeased(s.leases, lost)).toBe(false);
     });
@@ -195,6 +197,38 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.admission.billState(step.lease)).toBe('applied');
       await s.admission.finish(paidFinish(step.requestId, 1500, 3000, paidBill(account, step.requestId, 6000, 1000, 500, 3000)));
       expect(await s.admission.billState(step.lease)).toBe('pending');
+    });
+
+    it('holds a recreated lease\'s hold once, only when the store lost it too, and none for a free one', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const step = paidStep(account, 6000);
+      await s.admission.admit(step);
+      // The lease lost, the hold kept: nothing held twice.
+      await s.leases.end(step.lease);
+      expect(await s.admission.resurrect(step.lease, LEASE_TTL)).toBe('resurrected');
+      expect(await s.admission.credit(account)).toMatchObject({ held: 6000 });
+      expect(await s.admission.resurrect(admittedLease(account, 'free-lost'), LEASE_TTL)).toBe('resurrected');
+      expect(await s.admission.credit(account)).toMatchObject({ held: 6000 });
+    });
+
+    it('adopts a line billing-service lent that the store does not know, merged, to be given back once idle; a known line is left alone', async () => {
+      const idleMs = 600_000;
+      // Unknown: Redis lost it (the account is not among the active lines).
+      expect(await s.admission.adoptLine(account, { granted: 50_000, charged: 8000, returned: 2000 })).toBe(true);
+      expect(await s.admission.credit(account)).toEqual({ granted: 50_000, charged: 8000, returned: 2000, held: 0 });
+      expect(await s.admission.adoptLine(account, { granted: 50_000, charged: 9000, returned: 2000 })).toBe(false);
+      expect(await s.admission.idleLines(idleMs, 10_000)).not.toContain(account);
+      nowMs += idleMs;
+      expect(await s.admission.idleLines(idleMs, 10_000)).toContain(account);
+      expect(await s.admission.returnLine(account, idleMs)).toEqual({ returnedMicro: 40_000, heldMicro: 0, returnedTotalMicro: 42_000 });
+      expect(await s.admission.idleLines(idleMs, 10_000)).not.toContain(account);
+      expect(await outboxOf(s.outbox, account)).toEqual([{ kind: 'return', accountId: account, returnedTotalMicro: 42_000 }]);
+
+      // Known and active: its own totals stay.
+      const known = `acct_${randomUUID()}`;
+      await grantLine(s.admission, known, 10_000);
+      expect(await s.admission.adoptLine(known, { granted: 5000, charged: 0, returned: 0 })).toBe(false);
+      expect(await s.admission.credit(known)).toEqual({ granted: 10_000, charged: 0, returned: 0, held: 0 });
     });
 
     it('gives back the unheld line when forced, queueing the cumulative total returned', async () => {

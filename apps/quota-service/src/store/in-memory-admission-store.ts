@@ -1,4 +1,4 @@
-import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, ResurrectOutcome } from './admission-store';
+import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, LineTotals, ResurrectOutcome } from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './in-memory-lease-store';
@@ -137,7 +137,23 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     if (this.stores.limits.isFinished(lease.accountId, lease.requestId, now)) return 'finished';
     if (this.stores.leases.has(lease.requestId)) return 'exists';
     this.stores.leases.put(lease, ttlMs, now);
+    if (lease.payment === 'paid' && lease.hold && !this.holdsOf(lease.accountId).has(lease.requestId)) {
+      this.holdsOf(lease.accountId).set(lease.requestId, lease.hold.amountMicro);
+      this.line(lease.accountId).held += lease.hold.amountMicro;
+      this.active.set(lease.accountId, now);
+    }
     return 'resurrected';
+  }
+
+  async adoptLine(accountId: string, totals: LineTotals): Promise<boolean> {
+    const known = this.lines.get(accountId);
+    if (known && known.granted > 0 && totals.granted <= known.granted) return false;
+    const line = this.line(accountId);
+    line.granted = Math.max(line.granted, totals.granted);
+    line.charged = Math.max(line.charged, totals.charged);
+    line.returned = Math.max(line.returned, totals.returned);
+    if (!this.active.has(accountId)) this.active.set(accountId, this.now());
+    return true;
   }
 
   async billState(request: LeaseRef): Promise<BillState> {

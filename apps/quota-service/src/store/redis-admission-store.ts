@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import { ADMIT, ADMIT_REPLY, BILL_STATE, BILL_STATE_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
-import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, ResurrectOutcome } from './admission-store';
+import { ADMIT, ADMIT_REPLY, ADOPT_LINE, BILL_STATE, BILL_STATE_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
+import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, LineTotals, ResurrectOutcome } from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { SETTLE_BUDGET } from './free-tier-scripts';
 import { LeaseRecord, LeaseRef } from './lease-store';
@@ -129,9 +129,16 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome> {
     const a = this.options.keys.account(lease.accountId);
-    const keys = [a.finished, a.shard.leases.lapse, a.shard.leases.data];
-    const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS], 1);
+    const keys = [a.finished, a.shard.leases.lapse, a.shard.leases.data, a.credit, a.creditHolds, a.shard.activeLines];
+    const hold = lease.payment === 'paid' && lease.hold ? lease.hold.amountMicro : '';
+    const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS, hold, lease.accountId], 1);
     return RESURRECTED[outcome];
+  }
+
+  async adoptLine(accountId: string, totals: LineTotals): Promise<boolean> {
+    const a = this.options.keys.account(accountId);
+    const [adopted] = await this.run(ADOPT_LINE, [a.credit, a.shard.activeLines], [accountId, totals.granted, totals.charged, totals.returned], 1);
+    return adopted === 1;
   }
 
   async billState(request: LeaseRef): Promise<BillState> {

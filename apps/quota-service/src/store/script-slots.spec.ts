@@ -85,6 +85,7 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
     await admission.admit(free);
     await admission.finish({ accountId: account, requestId: free.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 0, chargeMicro: 0, bill: undefined });
     await admission.resurrect(paidStep(account, 6000).lease, LEASE_TTL);
+    await admission.adoptLine(`acct_${randomUUID()}`, { granted: 1000, charged: 0, returned: 0 });
     await admission.billState(paid.lease);
     await admission.credit(account);
     nowMs += LEASE_TTL;
@@ -142,6 +143,6 @@ describe('Redis Cluster hash slots of the scripts and commands', () => {
   it('in the account layout, the standalone one, spans several slots with the admission scripts only', async () => {
     const sent = await everyOperation('account');
     const spanning = new Set(crossSlot(sent).map((line) => line.split(':')[0]));
-    expect([...spanning].sort()).toEqual(['admit', 'finish_admitted', 'resurrect_lease', 'return_line']);
+    expect([...spanning].sort()).toEqual(['admit', 'adopt_line', 'finish_admitted', 'resurrect_lease', 'return_line']);
   });
 });
