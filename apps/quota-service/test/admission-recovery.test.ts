@@ -38,6 +38,13 @@ describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without th
   });
   const renew = (...leases: quotaV1.Lease[]): Promise<quotaV1.RenewLeasesResponse> => call(replica.quota.renewLeases, { leases });
   const held = async () => Number((await redis.hget(keysOf(account).credit, 'hd')) ?? 0);
+  /**
+   * The replica whose lines idle 2 s, on keys of its own. One only: a replica on other keys over
+   * the same billing-service would take every line its keys lack for lost, and give it back.
+   */
+  const LINES_PREFIX = () => `${stack.redis.keyPrefix}lines:`;
+  let lines: Promise<QuotaReplica> | undefined;
+  const linesReplica = () => (lines ??= stack.replica({ REDIS_KEY_PREFIX: LINES_PREFIX(), QUOTA_KEY_LAYOUT: layout, CREDIT_LINE_IDLE_SECONDS: '2', CREDIT_LINE_RETURN_INTERVAL_MS: '50' }));
   const addBalance = (amountMicroLyd: number) => unaryCall(stack.billing.addBalance.bind(stack.billing), { accountId: account, amountMicroLyd }, DEADLINE_MS);
 
   beforeAll(async () => {
@@ -129,11 +136,29 @@ describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without th
   });
 
   it('gives back the line of an account idle for CREDIT_LINE_IDLE_SECONDS, through the outbox', async () => {
-    const idle = await stack.replica({ REDIS_KEY_PREFIX: `${stack.redis.keyPrefix}idle:`, QUOTA_KEY_LAYOUT: layout, CREDIT_LINE_IDLE_SECONDS: '1', CREDIT_LINE_RETURN_INTERVAL_MS: '50' });
+    const idle = await linesReplica();
     const admitted = await unaryCall(idle.quota.admit.bind(idle.quota), admitRequest(account, 'idle-1'), DEADLINE_MS);
     expect(admitted).toMatchObject({ outcome: PAID });
     await unaryCall(idle.quota.finishRequest.bind(idle.quota), { accountId: account, requestId: 'idle-1', model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens: 0, usageEstimated: false, hold: HOLD, admitted: true }, DEADLINE_MS);
     await stack.eventually(() => stack.line(account), { balance: 99_000, line: 0, granted: 100_000, charged: 1000, returned: 99_000 });
     expect(await addBalance(-99_000)).toEqual({ balanceMicroLyd: 0 });
+  });
+
+  it('gives back, once idle, a line billing-service lent that Redis lost, keeping the part a request still running holds', async () => {
+    const lost = await linesReplica();
+    const keys = redisKeys(layout, LINES_PREFIX()).account(account);
+    const quota = lost.quota;
+    for (const requestId of ['lost-done', 'lost-running']) expect(await unaryCall(quota.admit.bind(quota), admitRequest(account, requestId), DEADLINE_MS)).toMatchObject({ outcome: PAID });
+    await unaryCall(quota.finishRequest.bind(quota), { accountId: account, requestId: 'lost-done', model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens: 0, usageEstimated: false, hold: HOLD, admitted: true }, DEADLINE_MS);
+    await stack.eventually(() => stack.ledger('lost-done'), [{ amount: 1000, paid: true, estimated: false, prompt: 1000, completion: 0 }]);
+    // Redis lost everything of the account: its line, holds, leases, and its place among the active lines.
+    await redis.multi().del(keys.credit, keys.creditHolds, keys.places, keys.finished).zrem(keys.shard.activeLines, account).hdel(keys.shard.leases.data, 'lost-running').zrem(keys.shard.leases.lapse, 'lost-running').exec();
+    // The running request's next renewal holds its part again.
+    expect(await unaryCall(quota.renewLeases.bind(quota), { leases: [lease('lost-running', 0)] }, DEADLINE_MS)).toEqual({ unknownRequestIds: [] });
+    expect(Number(await redis.hget(keys.credit, 'hd'))).toBe(5000);
+    // Adopted, then given back once idle: all but what the running request holds.
+    await stack.eventually(() => stack.line(account), { balance: 99_000, line: 5000, granted: 100_000, charged: 1000, returned: 94_000 });
+    await unaryCall(quota.finishRequest.bind(quota), { accountId: account, requestId: 'lost-running', model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens: 500, usageEstimated: false, hold: HOLD, admitted: true }, DEADLINE_MS);
+    await stack.eventually(() => stack.line(account), { balance: 96_000, line: 0, granted: 100_000, charged: 4000, returned: 96_000 });
   });
 });

@@ -2,6 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { callBatch, GrpcSecurity, grpcClient, ItemResult, unaryCall } from '@gw/service-kit';
 import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
+import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
 import { BillRecord, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
@@ -91,6 +92,12 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender {
         (await unaryCall(this.client.extendCreditLines.bind(this.client), { lines: many }, this.timeoutMs)).outcomes.map((o) => ({ ...o, result: o.line && toLineExtension(o.line) })),
       async (one) => toLineExtension(await unaryCall(this.client.extendCreditLine.bind(this.client), one, this.timeoutMs)),
     );
+  }
+
+  /** ListCreditLines: a page of the lines lent now, by account id. */
+  async lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
+    const { lines } = await unaryCall(this.client.listCreditLines.bind(this.client), { afterAccountId, limit }, this.timeoutMs);
+    return lines.map((l) => ({ accountId: l.accountId, granted: l.grantedTotalMicroLyd, charged: l.chargedTotalMicroLyd, returned: l.returnedTotalMicroLyd }));
   }
 
   async renewHolds(requestIds: string[]): Promise<void> {

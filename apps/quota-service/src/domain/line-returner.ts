@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { Logger, requireId, RpcError } from '@gw/service-kit';
 import { lineReturnedMicro, lineReturns } from '../quota-metrics';
-import { AdmissionStore } from '../store/admission-store';
+import { AdmissionStore, LineTotals } from '../store/admission-store';
 import { BillRecord, LineReturnRecord } from '../store/settle-outbox';
 import { PeriodicTask } from './periodic-task';
 
@@ -15,10 +15,21 @@ export interface LineReturnOptions {
   batchSize: number;
 }
 
-/** billing-service as a forced return sees it: applies a return at once (billing.v1 ApplyBills). */
+/** A line billing-service has lent now, and its totals (billing.v1 LentCreditLine). */
+export type LentLine = LineTotals & { accountId: string };
+
+/**
+ * billing-service as the returns see it: applies a return at once (billing.v1 ApplyBills), and
+ * lists the lines lent now, a page at a time by account id (billing.v1 ListCreditLines; an older
+ * billing-service has none).
+ */
 export interface ReturnSink {
   applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]>;
+  lentLines?(afterAccountId: string, limit: number): Promise<LentLine[]>;
 }
+
+/** Lines asked of billing-service per ListCreditLines call. */
+export const LENT_LINES_PAGE = 1000;
 
 /**
  * Gives the unheld part of credit lines back to billing-service (DESIGN "Money, credit lines and
@@ -28,6 +39,7 @@ export interface ReturnSink {
  */
 export class LineReturner {
   private readonly loop: PeriodicTask;
+  private readonly audit: PeriodicTask;
 
   constructor(
     private readonly store: AdmissionStore,
@@ -36,14 +48,47 @@ export class LineReturner {
     private readonly logger: Logger,
   ) {
     this.loop = new PeriodicTask(() => this.returnIdleOnce(), options.intervalMs, (err) => this.logger.warn('idle credit lines not returned, will retry', { err }));
+    const auditMs = Math.max(options.intervalMs, Math.floor(options.idleMs / 2));
+    this.audit = new PeriodicTask(() => this.adoptLostOnce(), auditMs, (err) => this.logger.warn('lent credit lines not checked, will retry', { err }));
   }
 
   start(): void {
     this.loop.start();
+    if (this.billing.lentLines) this.audit.start();
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  async stop(): Promise<void> {
+    await Promise.all([this.loop.stop(), this.audit.stop()]);
+  }
+
+  /**
+   * Finds the lines billing-service has lent that the store does not know (Redis restarted empty
+   * or failed over: an account that never comes back would keep its line lent forever) and
+   * adopts them (AdmissionStore.adoptLine: billing's totals, the account active now), so that the
+   * idle timer gives each back once idle, exactly as a line the store always knew: only its
+   * unheld part, once its account had no paid admission for the idle time. Requests that were
+   * running when the store lost the line hold their part of it again at their first renewal
+   * (resurrect), and finished ones whose bills the store lost are charged again at their final
+   * renewal, both within seconds, far less than the idle time. Looks every half idle time (at
+   * least every interval), all lines a page at a time; returns how many were adopted.
+   */
+  async adoptLostOnce(): Promise<number> {
+    if (!this.billing.lentLines) return 0;
+    let adopted = 0;
+    for (let after = ''; ; ) {
+      const lines = await this.billing.lentLines(after, LENT_LINES_PAGE).catch((err: unknown) => {
+        // An older billing-service: no lines to look at.
+        if ((err as { code?: unknown }).code === status.UNIMPLEMENTED) return [];
+        throw err;
+      });
+      const outcomes = await Promise.all(lines.map((line) => this.store.adoptLine(line.accountId, line)));
+      lines.forEach((line, i) => {
+        if (outcomes[i]) this.logger.warn('credit line lent by billing-service unknown to the store, adopted to be given back once idle', { accountId: line.accountId });
+      });
+      adopted += outcomes.filter(Boolean).length;
+      if (lines.length < LENT_LINES_PAGE) return adopted;
+      after = lines[lines.length - 1].accountId;
+    }
   }
 
   /**
