@@ -51,6 +51,17 @@ export interface ChaosFindings {
   requestIdsNotEchoed: string[];
 }
 
+/** The findings of a run where nothing was lost or leaked. */
+export const NOTHING_WRONG: ChaosFindings = Object.freeze({
+  balanceMismatches: [],
+  holdsLeft: [],
+  placesHeld: [],
+  outboxLeft: 0,
+  loggedRowMismatches: [],
+  unloggedRowMismatches: [],
+  requestIdsNotEchoed: [],
+});
+
 /**
  * Holds the books after the load against what the callers saw and what the edge logged. A
  * request the edge logged is matched to its ledger row by its billing id, exactly. A request

@@ -1,3 +1,4 @@
+import { RunningStack } from '@gw/test-stack';
 import { CallRecord, ChaosKind, sendChaosCall } from './chaos-caller';
 
 /** An account the load sends requests for. */
@@ -6,6 +7,36 @@ export interface LoadAccount {
   key: string;
   /** It has a balance: its requests run paid; else they run free. */
   paid: boolean;
+}
+
+/**
+ * The stack settings of the fault tests: recovery timers short enough for the drain. HOLD_TTL_SECONDS
+ * is well above every request but the long streams (about 29 s): a running request's hold is
+ * never swept, so those must still be billed. Leases are renewed every 500 ms (a final bill too,
+ * until applied) and lapse after 3 s.
+ */
+export const FAULT_STACK_ENV = {
+  HOLD_TTL_SECONDS: '20',
+  HOLD_SWEEP_INTERVAL_MS: '1000',
+  FREE_RESERVATION_TTL_SECONDS: '20',
+  PLACE_RECOVERY_SECONDS: '20',
+  SETTLE_POLL_MS: '100',
+  SETTLE_MAX_BACKOFF_MS: '1000',
+  SETTLE_CLAIM_IDLE_MS: '2000',
+  LEASE_RENEW_MS: '500',
+  LEASE_TTL_MS: '3000',
+};
+
+/** A new account (`balanceLyd` when paid, else 0) and a key of it, made with ctl. */
+export async function createLoadAccount(stack: RunningStack, paid: boolean, balanceLyd: string): Promise<LoadAccount> {
+  const ctl = async <T>(...args: string[]): Promise<T> => {
+    const { json, exitCode } = await stack.ctl(...args);
+    if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')}: ${JSON.stringify(json)}`);
+    return json as T;
+  };
+  const { accountId } = await ctl<{ accountId: string }>('account', 'create', '--balance', paid ? balanceLyd : '0');
+  const { key } = await ctl<{ key: string }>('key', 'create', '--account', accountId);
+  return { accountId, key, paid };
 }
 
 /** How much load, for how long. */

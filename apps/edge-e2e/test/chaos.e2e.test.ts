@@ -1,31 +1,18 @@
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
-import { auditChaos, AuditAccount, ChaosFindings, edgeRequestLines } from './chaos-audit';
+import { auditChaos, AuditAccount, edgeRequestLines, NOTHING_WRONG } from './chaos-audit';
 import { BooksReader } from './chaos-books';
 import { Fault, injectFaults } from './chaos-faults';
-import { LoadAccount, runLoad } from './chaos-load';
+import { createLoadAccount, FAULT_STACK_ENV, LoadAccount, runLoad } from './chaos-load';
 import { chaosFigures } from './chaos-report';
 
 const PAID_ACCOUNTS = 9;
 const FREE_ACCOUNTS = 5;
 const PAID_BALANCE_LYD = '2';
 
-// Recovery timers shortened so that what a crash leaves behind is recovered within the drain.
-// HOLD_TTL_SECONDS is well above every other request (at most about 7 s, plus a few seconds of
-// finish retries across a crash) but below the long streams (about 29 s): DESIGN says a running
-// request's hold is never swept, so those must still be billed. LEASE_* are for the leases being
-// added (the edge renews, quota-service settles a lapsed lease); unknown variables are ignored.
-const STACK_ENV = {
-  HOLD_TTL_SECONDS: '20',
-  HOLD_SWEEP_INTERVAL_MS: '1000',
-  FREE_RESERVATION_TTL_SECONDS: '20',
-  PLACE_RECOVERY_SECONDS: '20',
-  SETTLE_POLL_MS: '100',
-  SETTLE_MAX_BACKOFF_MS: '1000',
-  SETTLE_CLAIM_IDLE_MS: '2000',
-  LEASE_RENEW_MS: '500',
-  LEASE_TTL_MS: '3000',
-};
+// Recovery timers shortened so that what a crash leaves behind is recovered within the drain
+// (FAULT_STACK_ENV); unknown variables are ignored.
+const STACK_ENV = FAULT_STACK_ENV;
 
 // Each app crashes once, in turn, while the load runs; edge replica 0 only, so replica 1 serves on.
 const FAULTS: Fault[] = [
@@ -34,16 +21,6 @@ const FAULTS: Fault[] = [
   { app: 'quota-service', atMs: 26_000 },
   { app: 'billing-service', atMs: 36_000 },
 ];
-
-const NOTHING_WRONG: ChaosFindings = {
-  balanceMismatches: [],
-  holdsLeft: [],
-  placesHeld: [],
-  outboxLeft: 0,
-  loggedRowMismatches: [],
-  unloggedRowMismatches: [],
-  requestIdsNotEchoed: [],
-};
 
 describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
   let db: TestDatabase;
@@ -63,17 +40,7 @@ describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
     await Promise.all([db?.drop(), redis?.cleanup()]);
   }, 90_000);
 
-  async function ctl<T>(...args: string[]): Promise<T> {
-    const { json, exitCode } = await stack.ctl(...args);
-    if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')}: ${JSON.stringify(json)}`);
-    return json as T;
-  }
-
-  async function account(paid: boolean): Promise<LoadAccount> {
-    const { accountId } = await ctl<{ accountId: string }>('account', 'create', '--balance', paid ? PAID_BALANCE_LYD : '0');
-    const { key } = await ctl<{ key: string }>('key', 'create', '--account', accountId);
-    return { accountId, key, paid };
-  }
+  const account = (paid: boolean): Promise<LoadAccount> => createLoadAccount(stack, paid, PAID_BALANCE_LYD);
 
   it('keeps every bill and frees every hold and place while each service is SIGKILLed under mixed load', async () => {
     const accounts = await Promise.all(Array.from({ length: PAID_ACCOUNTS + FREE_ACCOUNTS }, (_, i) => account(i < PAID_ACCOUNTS)));
