@@ -218,13 +218,15 @@ return {2}
 );
 
 /**
- * KEYS: 1 credit hash, 2 active lines zset. ARGV: 1 account id, 2-4 billing-service's granted,
- * charged and returned totals, [5 now].
+ * KEYS: 1 credit hash, 2 active lines zset, 3 unbilled hash. ARGV: 1 account id, 2-4
+ * billing-service's granted, charged and returned totals, [5 now].
  * Adopts a line billing-service has lent that the store does not know whole (billing's granted
  * total is beyond the store's, or the store has none: Redis lost it): the totals merged by taking
  * the larger, as ADMIT merges an extension's, and the account put in the active lines (as active
  * now unless it is there already), so that the idle timer gives the line back once idle, as any
- * other. Returns {1} when adopted, {0} when the store knows the line.
+ * other. Not while a bill of the account waits for billing-service (its charge would be missing
+ * from both charged totals, and the line given back too large): a later look adopts it. Returns
+ * {1} when adopted, {0} when the store knows the line or a bill waits.
  */
 export const ADOPT_LINE = new LuaScript(
   'adopt_line',
@@ -232,6 +234,7 @@ export const ADOPT_LINE = new LuaScript(
 local now = now_ms(ARGV[5])
 local stored = redis.call('HMGET', KEYS[1], 'gr', 'ch', 'rt')
 if tonumber(ARGV[2]) <= (tonumber(stored[1]) or -1) then return {0} end
+if redis.call('HLEN', KEYS[3]) > 0 then return {0} end
 local fields = {'gr', 'ch', 'rt'}
 for i = 1, 3 do
   local given = tonumber(ARGV[1 + i])

@@ -134,7 +134,8 @@ export interface AdmissionStore {
    * Adopts a line billing-service has lent (its totals) when the store does not know it whole
    * (billing's granted total beyond the store's, or none in the store): totals merged by taking
    * the larger, the account active now unless it is already, so that the idle timer gives it back
-   * once idle. True when adopted.
+   * once idle. Not while a bill of the account waits for billing-service (a later look adopts
+   * it). True when adopted.
    */
   adoptLine(accountId: string, totals: LineTotals): Promise<boolean>;
   /** Where the bill of the request stands: see BillState. */

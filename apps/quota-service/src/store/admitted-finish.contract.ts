@@ -224,6 +224,15 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.admission.idleLines(idleMs, 10_000)).not.toContain(account);
       expect(await outboxOf(s.outbox, account)).toEqual([{ kind: 'return', accountId: account, returnedTotalMicro: 42_000 }]);
 
+      // Not while a bill of the account waits: its charge is in neither total yet.
+      const waiting = `acct_${randomUUID()}`;
+      const bill = paidBill(waiting, 'waiting-bill', 3000, 1000, 0, 1000);
+      await s.admission.finish({ accountId: waiting, requestId: 'waiting-bill', admitted: true, payment: 'paid', tokens: 1000, usageEstimated: false, lapsed: false, chargeMicro: 1000, bill });
+      expect(await s.admission.adoptLine(waiting, { granted: 10_000, charged: 0, returned: 0 })).toBe(false);
+      await s.outbox.ack((await s.outbox.claim(10_000)).filter((c) => c.record.accountId === waiting).map((c) => c.id));
+      expect(await s.admission.adoptLine(waiting, { granted: 10_000, charged: 1000, returned: 0 })).toBe(true);
+      expect(await s.admission.credit(waiting)).toEqual({ granted: 10_000, charged: 1000, returned: 0, held: 0 });
+
       // Known and active: its own totals stay.
       const known = `acct_${randomUUID()}`;
       await grantLine(s.admission, known, 10_000);

@@ -148,6 +148,7 @@ export class InMemoryAdmissionStore implements AdmissionStore {
   async adoptLine(accountId: string, totals: LineTotals): Promise<boolean> {
     const known = this.lines.get(accountId);
     if (known && known.granted > 0 && totals.granted <= known.granted) return false;
+    if (this.stores.outbox.hasUnbilled(accountId)) return false;
     const line = this.line(accountId);
     line.granted = Math.max(line.granted, totals.granted);
     line.charged = Math.max(line.charged, totals.charged);

@@ -46,6 +46,11 @@ export class InMemorySettleOutbox implements SettleOutbox {
     return this.unbilled.has(requestId);
   }
 
+  /** Whether a bill (kind `bill`) of the account waits, not acknowledged. */
+  hasUnbilled(accountId: string): boolean {
+    return [...this.queue.values()].some((record) => record.kind === 'bill' && record.accountId === accountId && this.unbilled.has(record.requestId));
+  }
+
   async backlog(): Promise<OutboxBacklog> {
     const oldest = this.appendedAt.values().next().value;
     return { records: this.queue.size, oldestAgeSeconds: oldest === undefined ? 0 : (Date.now() - oldest) / 1000 };

@@ -137,7 +137,7 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async adoptLine(accountId: string, totals: LineTotals): Promise<boolean> {
     const a = this.options.keys.account(accountId);
-    const [adopted] = await this.run(ADOPT_LINE, [a.credit, a.shard.activeLines], [accountId, totals.granted, totals.charged, totals.returned], 1);
+    const [adopted] = await this.run(ADOPT_LINE, [a.credit, a.shard.activeLines, a.unbilled], [accountId, totals.granted, totals.charged, totals.returned], 1);
     return adopted === 1;
   }
 
