@@ -83,7 +83,10 @@ export class RequestLeases {
    */
   private async keepFinals(finals: LeaseRecord[]): Promise<string[]> {
     if (finals.length === 0) return [];
-    const states = await Promise.all(finals.map((lease) => (lease.hold !== undefined || lease.maxTokens !== undefined ? this.admission.billState(lease) : 'applied')));
+    const admitted = finals.filter((lease) => lease.hold !== undefined || lease.maxTokens !== undefined);
+    const known = await this.admission.billStates(admitted);
+    const stateOf = new Map(admitted.map((lease, i) => [lease, known[i]]));
+    const states = finals.map((lease) => stateOf.get(lease) ?? 'applied');
     const lost = finals.filter((_, i) => states[i] === 'unfinished');
     await Promise.all(lost.map((lease) => this.admission.finish(admittedFinishOf({ ...lease, usageEstimated: false, admitted: true }))));
     for (const lease of lost) this.logger.warn('finished request unknown to the store, finished again from its final lease', { billingId: lease.requestId, accountId: lease.accountId });

@@ -245,22 +245,31 @@ return {1}
 `,
 );
 
-/** BILL_STATE's answers. */
+/** BILL_STATES' answers. */
 export const BILL_STATE_REPLY = { unfinished: 0, pending: 1, applied: 2 } as const;
 
 /**
- * KEYS: 1 finished zset, 2 unbilled hash. ARGV: 1 request id, 2 finish memory ms, [3 now].
- * Where a finished request's bill stands: {0} not finished (the store has no trace of its finish),
- * {1} finished and its bill waiting for billing-service, {2} finished and its bill applied (or none).
+ * KEYS: pairs of (finished zset, unbilled hash), one pair per request. ARGV: 1 finish memory ms,
+ * then one request id per pair, [then now]. Where each finished request's bill stands, in order:
+ * 0 not finished (the store has no trace of its finish), 1 finished and its bill waiting for
+ * billing-service, 2 finished and its bill applied (or none). One call answers a whole batch of
+ * renewals (per shard in the shard layout, where every pair is in the shard's slot).
  */
-export const BILL_STATE = new LuaScript(
-  'bill_state',
+export const BILL_STATES = new LuaScript(
+  'bill_states',
   `${NOW}
-local now = now_ms(ARGV[3])
-local finished = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
-if not finished or now - finished >= tonumber(ARGV[2]) then return {0} end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {1} end
-return {2}
+local n = #KEYS / 2
+local now = now_ms(ARGV[n + 2])
+local memory = tonumber(ARGV[1])
+local states = {}
+for i = 1, n do
+  local id = ARGV[i + 1]
+  local finished = tonumber(redis.call('ZSCORE', KEYS[2 * i - 1], id))
+  if not finished or now - finished >= memory then states[i] = 0
+  elseif redis.call('HEXISTS', KEYS[2 * i], id) == 1 then states[i] = 1
+  else states[i] = 2 end
+end
+return states
 `,
 );
 
@@ -277,5 +286,5 @@ return t
 
 /** SCRIPT LOAD of every admission script, on each new connection. */
 export async function loadAdmissionScripts(redis: Redis): Promise<void> {
-  await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, ADOPT_LINE, BILL_STATE, READ_CREDIT].map((script) => script.load(redis)));
+  await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT].map((script) => script.load(redis)));
 }

@@ -138,8 +138,8 @@ export interface AdmissionStore {
    * it). True when adopted.
    */
   adoptLine(accountId: string, totals: LineTotals): Promise<boolean>;
-  /** Where the bill of the request stands: see BillState. */
-  billState(request: LeaseRef): Promise<BillState>;
+  /** Where the bill of each request stands (see BillState), in their order: many in one step per shard. */
+  billStates(requests: readonly LeaseRef[]): Promise<BillState[]>;
   /** The account's line as the store has it. */
   credit(accountId: string): Promise<CreditTotals>;
 }

@@ -163,27 +163,31 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       const empty = paidStep(account, 3000);
       const free = freeStep(account);
       for (const step of [billed, empty, free]) await s.admission.admit(step);
-      expect(await s.admission.billState(billed.lease)).toBe('unfinished');
+      expect((await s.admission.billStates([billed.lease]))[0]).toBe('unfinished');
       const bill = paidBill(account, billed.requestId, 3000, 1000, 0, 1000);
       const freeBill: BillRecord = { ...paidBill(account, free.requestId, 0, 100, 20, 0), payment: 'free' };
       await s.admission.finish(paidFinish(billed.requestId, 1000, 1000, bill));
       await s.admission.finish(paidFinish(empty.requestId, 0, 0, undefined));
       await s.admission.finish({ accountId: account, requestId: free.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 120, chargeMicro: 0, bill: freeBill });
-      expect(await s.admission.billState(billed.lease)).toBe('pending');
-      expect(await s.admission.billState(free.lease)).toBe('pending');
-      expect(await s.admission.billState(empty.lease)).toBe('applied');
-      expect(await s.admission.billState({ accountId: account, requestId: 'never-seen' })).toBe('unfinished');
+      expect((await s.admission.billStates([billed.lease]))[0]).toBe('pending');
+      expect((await s.admission.billStates([free.lease]))[0]).toBe('pending');
+      expect((await s.admission.billStates([empty.lease]))[0]).toBe('applied');
+      expect((await s.admission.billStates([{ accountId: account, requestId: 'never-seen' }]))[0]).toBe('unfinished');
+      // Many at once, across accounts (and shards), answered in their order.
+      const elsewhere = { accountId: `${account}-other`, requestId: 'never-seen-either' };
+      expect(await s.admission.billStates([empty.lease, elsewhere, billed.lease, free.lease])).toEqual(['applied', 'unfinished', 'pending', 'pending']);
+      expect(await s.admission.billStates([])).toEqual([]);
 
       const claimed = (await s.outbox.claim(10_000)).filter((c) => c.record.accountId === account);
       expect(claimed.map((c) => c.record)).toEqual([bill, freeBill]);
       await s.outbox.ack([claimed[0].id]);
-      expect(await s.admission.billState(billed.lease)).toBe('applied');
-      expect(await s.admission.billState(free.lease)).toBe('pending');
+      expect((await s.admission.billStates([billed.lease]))[0]).toBe('applied');
+      expect((await s.admission.billStates([free.lease]))[0]).toBe('pending');
       await s.outbox.ack([claimed[1].id]);
-      expect(await s.admission.billState(free.lease)).toBe('applied');
+      expect((await s.admission.billStates([free.lease]))[0]).toBe('applied');
       // A repeat of the finish queues nothing and marks nothing.
       await s.admission.finish(paidFinish(billed.requestId, 1000, 1000, bill));
-      expect(await s.admission.billState(billed.lease)).toBe('applied');
+      expect((await s.admission.billStates([billed.lease]))[0]).toBe('applied');
       expect(await outboxOf(s.outbox, account)).toEqual([]);
     });
 
@@ -194,9 +198,9 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       const estimate = { ...paidBill(account, step.requestId, 6000, 1000, 250, 2000), usageEstimated: true };
       await s.admission.finish(paidFinish(step.requestId, 1250, 2000, estimate, { usageEstimated: true, lapsed: true }));
       await s.outbox.ack((await s.outbox.claim(10_000)).filter((c) => c.record.accountId === account).map((c) => c.id));
-      expect(await s.admission.billState(step.lease)).toBe('applied');
+      expect((await s.admission.billStates([step.lease]))[0]).toBe('applied');
       await s.admission.finish(paidFinish(step.requestId, 1500, 3000, paidBill(account, step.requestId, 6000, 1000, 500, 3000)));
-      expect(await s.admission.billState(step.lease)).toBe('pending');
+      expect((await s.admission.billStates([step.lease]))[0]).toBe('pending');
     });
 
     it('holds a recreated lease\'s hold once, only when the store lost it too, and none for a free one', async () => {

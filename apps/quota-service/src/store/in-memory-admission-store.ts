@@ -157,9 +157,11 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     return true;
   }
 
-  async billState(request: LeaseRef): Promise<BillState> {
-    if (!this.stores.limits.isFinished(request.accountId, request.requestId, this.now())) return 'unfinished';
-    return this.stores.outbox.isUnbilled(request.requestId) ? 'pending' : 'applied';
+  async billStates(requests: readonly LeaseRef[]): Promise<BillState[]> {
+    return requests.map((request) => {
+      if (!this.stores.limits.isFinished(request.accountId, request.requestId, this.now())) return 'unfinished';
+      return this.stores.outbox.isUnbilled(request.requestId) ? 'pending' : 'applied';
+    });
   }
 
   async credit(accountId: string): Promise<CreditTotals> {

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { ADMIT, ADMIT_REPLY, ADOPT_LINE, BILL_STATE, BILL_STATE_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
+import { ADMIT, ADMIT_REPLY, ADOPT_LINE, BILL_STATES, BILL_STATE_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
 import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, LineTotals, ResurrectOutcome } from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { SETTLE_BUDGET } from './free-tier-scripts';
@@ -21,7 +21,7 @@ export interface RedisAdmissionStoreOptions {
 }
 
 const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exists', 2: 'resurrected' };
-const BILL_STATES: Record<number, BillState> = { [BILL_STATE_REPLY.unfinished]: 'unfinished', [BILL_STATE_REPLY.pending]: 'pending', [BILL_STATE_REPLY.applied]: 'applied' };
+const BILL_STATE_NAMES: Record<number, BillState> = { [BILL_STATE_REPLY.unfinished]: 'unfinished', [BILL_STATE_REPLY.pending]: 'pending', [BILL_STATE_REPLY.applied]: 'applied' };
 
 /**
  * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
@@ -141,10 +141,25 @@ export class RedisAdmissionStore implements AdmissionStore {
     return adopted === 1;
   }
 
-  async billState(request: LeaseRef): Promise<BillState> {
-    const a = this.options.keys.account(request.accountId);
-    const [state] = await this.run(BILL_STATE, [a.finished, a.unbilled], [request.requestId, FINISH_MEMORY_MS], 1);
-    return BILL_STATES[state];
+  async billStates(requests: readonly LeaseRef[]): Promise<BillState[]> {
+    // One script per shard (one slot each), all sent in one pipelined write.
+    const byShard = new Map<string, number[]>();
+    requests.forEach((request, i) => {
+      const shard = this.options.keys.account(request.accountId).shard.activeLines;
+      byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
+    });
+    const states = new Array<BillState>(requests.length);
+    await Promise.all(
+      [...byShard.values()].map(async (indexes) => {
+        const keys = indexes.flatMap((i) => {
+          const a = this.options.keys.account(requests[i].accountId);
+          return [a.finished, a.unbilled];
+        });
+        const replies = await this.run(BILL_STATES, keys, [FINISH_MEMORY_MS, ...indexes.map((i) => requests[i].requestId)], indexes.length);
+        indexes.forEach((i, k) => (states[i] = BILL_STATE_NAMES[replies[k]]));
+      }),
+    );
+    return states;
   }
 
   async credit(accountId: string): Promise<CreditTotals> {

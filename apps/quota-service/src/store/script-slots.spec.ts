@@ -86,7 +86,7 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
     await admission.finish({ accountId: account, requestId: free.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 0, chargeMicro: 0, bill: undefined });
     await admission.resurrect(paidStep(account, 6000).lease, LEASE_TTL);
     await admission.adoptLine(`acct_${randomUUID()}`, { granted: 1000, charged: 0, returned: 0 });
-    await admission.billState(paid.lease);
+    await admission.billStates([paid.lease]);
     await admission.credit(account);
     nowMs += LEASE_TTL;
     await leases.claimLapsed(10, 60_000);
