@@ -57,7 +57,7 @@ export const freeRefusalKind = (refusal: FreeRefusal): string => `free_${refusal
 /** Leases renewed by the edge: `renewed`, `unknown` (finished or lapsed already) or `resurrected` (the store had lost it). */
 export const leaseRenewals = counter(
   'quota_lease_renewals_total',
-  'Lease renewals of running requests, by outcome: renewed, unknown (the request has no lease), resurrected (recreated after the store lost it).',
+  'Lease renewals, by outcome: renewed, unknown (the request has no lease), resurrected (recreated after the store lost it); of finished requests (final): final_pending (bill not yet applied), final_applied, final_refinished (finished again: the store had lost its finish).',
   ['outcome'],
 );
 
