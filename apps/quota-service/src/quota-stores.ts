@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import { Logger } from '@gw/service-kit';
 import { QuotaConfig } from './config';
 import { loadAdmissionScripts } from './store/admission-scripts';
+import { loadOutboxScripts } from './store/outbox-scripts';
 import { AdmissionStore } from './store/admission-store';
 import { loadFreeTierScripts } from './store/free-tier-scripts';
 import { openInMemoryStores } from './store/in-memory-stores';
@@ -47,7 +48,7 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
     return { ...memory, durable: false, close: () => memory.limits.close() };
   }
   const onReady = async (client: Redis) => {
-    await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client), loadAdmissionScripts(client)]);
+    await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client), loadAdmissionScripts(client), loadOutboxScripts(client)]);
   };
   const client = await openRedisClient({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, onReady }, logger);
   const keys = redisKeys(config.redisKeyLayout, config.redisKeyPrefix);

@@ -94,11 +94,14 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
     expect(billing.applied).toEqual(['b1', 'return:700']);
   });
 
-  it('sends the next batch of at most 256 as soon as the last is answered', async () => {
+  it('sends the next batch of at most 256 at once after a full one, and waits pollMs after one that was not full', async () => {
     for (let i = 0; i < 600; i++) await outbox.append(bill(`b${i}`));
     forwarder.start();
     const deadline = Date.now() + 5000;
     while ((await waiting()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(billing.calls.map((c) => c.bills.length)).toEqual([256, 256, 88]);
+    await outbox.append(bill('late'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(billing.calls).toHaveLength(3);
   });
 });

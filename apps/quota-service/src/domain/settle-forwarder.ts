@@ -20,7 +20,7 @@ export interface BillingSink {
 
 /** Timing of the forwarder. */
 export interface ForwarderOptions {
-  /** Wait between looks at an empty outbox, and the first wait after a failure. */
+  /** Wait between passes (unless the last one was full), and the first wait after a failure. */
   pollMs: number;
   /** Longest wait after failures in a row (the wait doubles from pollMs, with jitter: backoffMs). */
   maxBackoffMs: number;
@@ -53,8 +53,9 @@ export interface ForwardPass {
  * Delivers the bills of finished requests and the line returns from the outbox to billing-service,
  * until each lands: bills of admitted requests and returns are applied in batches (ApplyBills);
  * an older request's paid bill is settled (or its hold released when it used no tokens), its free
- * one recorded. After a pass that delivered something the next batch goes at once, so that bills
- * wait for at most one call on the wire and batch up while one is. Delivery is at least once;
+ * one recorded. Passes are pollMs apart, so that bills gather into batches (at 500 paid requests/s
+ * about 125 per transaction, where sending the next batch as soon as one is answered gave 9); a
+ * full pass is followed at once. Delivery is at least once;
  * billing-service applies each request id once, so a record delivered twice (a lost answer, a
  * replica taking over) is never billed twice. Failures follow the one retry policy
  * (isFinalFailure, backoffMs): only a record billing-service refused for good is dropped, with a
@@ -179,7 +180,7 @@ export class SettleForwarder {
         if (this.stopped) return;
         this.failures = pass.failed > 0 ? this.failures + 1 : 0;
         if (pass.failed > 0) this.schedule(backoffMs(this.failures, { firstMs: this.options.pollMs, maxMs: this.options.maxBackoffMs }));
-        else this.schedule(pass.delivered > 0 ? 0 : this.options.pollMs);
+        else this.schedule(pass.delivered >= this.options.batchSize ? 0 : this.options.pollMs);
       });
     }, delayMs);
     this.timer.unref();

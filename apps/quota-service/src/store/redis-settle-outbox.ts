@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { ACK_DELIVERED } from './outbox-scripts';
 import { RedisKeys, ShardKeys } from './redis-keys';
 import { parseOutboxRecord } from './settle-record-json';
 import { groupBy } from './shard-walk';
@@ -56,6 +57,12 @@ function byEntryId(a: ShardEntry, b: ShardEntry): number {
 export class RedisSettleOutbox implements SettleOutbox {
   /** The bills this consumer was handed and has not acknowledged: claimed id -> its request, whose unbilled mark ack clears. */
   private readonly claimedBills = new Map<string, { accountId: string; requestId: string }>();
+  /** Ids handed out by claims and not acknowledged: while any are, a claim reads this consumer's pending entries first. */
+  private readonly handedOut = new Set<string>();
+  /** The last pending read filled its share: more of this consumer's entries may be pending. */
+  private morePending = false;
+  /** When to look next for entries that other (dead) consumers left pending. */
+  private nextOrphanLookMs = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -79,8 +86,10 @@ export class RedisSettleOutbox implements SettleOutbox {
     for (const { shard, entry } of entries) {
       const id = `${shard.index}/${entry[0]}`;
       const record = recordOf(entry);
-      if (record) claimed.push({ id, record });
-      else unreadable.push(id);
+      if (record) {
+        claimed.push({ id, record });
+        this.handedOut.add(id);
+      } else unreadable.push(id);
       if (record?.kind === 'bill') this.claimedBills.set(id, { accountId: record.accountId, requestId: record.requestId });
     }
     await this.ack(unreadable);
@@ -89,9 +98,7 @@ export class RedisSettleOutbox implements SettleOutbox {
 
   /**
    * Acknowledges and deletes the ids (`<shard>/<entry id>`, as claimed) and clears the unbilled
-   * marks of the bills among them (admission.md amendment 2): per shard one pipelined write of an
-   * XACK, an XDEL and one HDEL per account of its bills, sent together so that a record is never
-   * gone while its mark stays (nor its mark cleared before billing-service applied it).
+   * marks of the bills among them: one script per shard (ACK_DELIVERED), all sent at once.
    */
   async ack(ids: string[]): Promise<void> {
     const entries = ids.map((id) => [id, ...id.split('/')]).filter(([, index, entryId]) => this.options.keys.shards[Number(index)] && entryId);
@@ -99,15 +106,14 @@ export class RedisSettleOutbox implements SettleOutbox {
       Promise.all(
         [...groupBy(entries, ([, index]) => this.options.keys.shards[Number(index)])].map(async ([shard, own]) => {
           const entryIds = own.map(([, , entryId]) => entryId);
-          const bills = own.flatMap(([id]) => this.claimedBills.get(id) ?? []);
-          const pipeline = this.redis.pipeline().xack(shard.outbox, SETTLE_GROUP, ...entryIds).xdel(shard.outbox, ...entryIds);
-          for (const [accountId, billed] of groupBy(bills, (bill) => bill.accountId)) {
-            pipeline.hdel(this.options.keys.account(accountId).unbilled, ...billed.map((bill) => bill.requestId));
+          const bills = [...groupBy(own.flatMap(([id]) => this.claimedBills.get(id) ?? []), (bill) => bill.accountId)];
+          const keys = [shard.outbox, ...bills.map(([accountId]) => this.options.keys.account(accountId).unbilled)];
+          const args = [SETTLE_GROUP, entryIds.length, ...entryIds, ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)])];
+          await ACK_DELIVERED.run(this.redis, keys, args);
+          for (const [id] of own) {
+            this.claimedBills.delete(id);
+            this.handedOut.delete(id);
           }
-          const replies = (await pipeline.exec()) ?? [];
-          const failed = replies.find(([err]) => err);
-          if (failed) throw failed[0];
-          for (const [id] of own) this.claimedBills.delete(id);
         }),
       ),
     );
@@ -127,22 +133,34 @@ export class RedisSettleOutbox implements SettleOutbox {
     return { records, oldestAgeSeconds: appendedMs === Infinity ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
   }
 
-  /** This consumer's pending entries, then those others left too long, then new ones: each step over every shard at once, each group oldest first. */
+  /**
+   * This consumer's pending entries (only while some it handed out were not acknowledged: a
+   * delivery failed), then those others left too long (looked for every claimIdleMs / 2, or at
+   * once while the last look filled its share), then new ones: each step over every shard at
+   * once, each group oldest first.
+   */
   private async pendingOrNew(shards: ShardKeys[], max: number): Promise<ShardEntry[]> {
-    const entries = await this.fromEach(shards, max, (shard, count) => this.read(shard, count, '0'));
-    if (entries.length < max) {
-      entries.push(
-        ...(await this.fromEach(shards, max - entries.length, async (shard, count) => {
-          const [, orphaned] = (await this.redis.xautoclaim(shard.outbox, SETTLE_GROUP, this.options.consumer, this.options.claimIdleMs, '0-0', 'COUNT', count)) as [
-            string,
-            StreamEntry[],
-          ];
-          return orphaned;
-        })),
-      );
+    const entries: ShardEntry[] = [];
+    if (this.handedOut.size > 0 || this.morePending) {
+      this.handedOut.clear();
+      entries.push(...(await this.fromEach(shards, max, (shard, count) => this.read(shard, count, '0'))));
+      this.morePending = entries.length >= max;
+    }
+    if (entries.length < max && Date.now() >= this.nextOrphanLookMs) {
+      const room = max - entries.length;
+      const orphans = await this.fromEach(shards, room, async (shard, count) => {
+        const [, orphaned] = (await this.redis.xautoclaim(shard.outbox, SETTLE_GROUP, this.options.consumer, this.options.claimIdleMs, '0-0', 'COUNT', count)) as [
+          string,
+          StreamEntry[],
+        ];
+        return orphaned;
+      });
+      if (orphans.length < room) this.nextOrphanLookMs = Date.now() + this.options.claimIdleMs / 2;
+      entries.push(...orphans);
     }
     if (entries.length < max) entries.push(...(await this.fromEach(shards, max - entries.length, (shard, count) => this.read(shard, count, '>'))));
     // What a step took past `max` stays this consumer's pending, handed out by the next claim.
+    if (entries.length > max) this.morePending = true;
     return entries.slice(0, max);
   }
 
