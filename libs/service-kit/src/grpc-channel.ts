@@ -10,21 +10,37 @@ export const GRPC_OPTIONS: ChannelOptions = {
   'grpc.enable_channelz': 0,
 };
 
+/** Time a connection past its maximum age is given to finish its running calls (servers' grpc.max_connection_age_grace_ms). */
+export const CONNECTION_AGE_GRACE_MS = 30_000;
+
+/**
+ * A client's keepalive ping interval. grpc-js pings from the connection's start, and a ping on a
+ * connection the server has sent its GOAWAY on (its maximum age) kills every call still draining
+ * on it (grpc/grpc-node#3068: the watches and call streams, which move away within 20 s). So the
+ * first ping falls after a healthy connection's whole life, its maximum age (+10% jitter) and
+ * grace: only a connection whose server has vanished without closing it lives that long, and
+ * the ping finds it. startGrpcServer refuses a maximum age that would let a connection live longer.
+ */
+export const CLIENT_KEEPALIVE_MS = 120_000;
+
 /**
  * What a client adds: a connection to every address the name resolves to (a headless Service
  * gives one per pod) with calls spread round robin; the name is looked up again whenever a
  * connection ends (servers end them at their maximum connection age), at most once a second, so
- * new replicas get calls; keepalive pings find a dead peer between calls.
+ * new replicas get calls; keepalive pings find a peer that vanished (CLIENT_KEEPALIVE_MS).
  */
 const CLIENT_OPTIONS: ChannelOptions = {
   ...GRPC_OPTIONS,
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   'grpc.service_config_disable_resolution': 1,
   'grpc.dns_min_time_between_resolutions_ms': 1000,
-  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_time_ms': CLIENT_KEEPALIVE_MS,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
 };
+
+/** The longest maximum connection age a server may set: its connections (age + 10% jitter + grace) end before a client's first keepalive ping. */
+export const MAX_CONNECTION_AGE_LIMIT_MS = Math.floor((CLIENT_KEEPALIVE_MS - CONNECTION_AGE_GRACE_MS) / 1.1) - 1000;
 
 /** A ts-proto generated client class. */
 type GeneratedClient<C> = new (address: string, creds: ChannelCredentials, options: ChannelOptions) => C;

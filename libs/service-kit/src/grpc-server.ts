@@ -3,7 +3,7 @@ import { healthV1, METHOD_CALLERS } from '@gw/contracts';
 import { accessInterceptor } from './access-interceptor';
 import { drainCallStreams } from './call-stream-handler';
 import { startAdminServer } from './admin-server';
-import { GRPC_OPTIONS } from './grpc-channel';
+import { CONNECTION_AGE_GRACE_MS, GRPC_OPTIONS, MAX_CONNECTION_AGE_LIMIT_MS } from './grpc-channel';
 import { serverCredentials } from './grpc-credentials';
 import { refuseUndecodable, tolerantDecoding } from './undecodable-request';
 import { plainTextCallers } from './verified-caller';
@@ -42,8 +42,6 @@ export interface RunningGrpcServer {
   stop(graceMs: number): Promise<void>;
 }
 
-/** Time a connection past its maximum age is given to finish its running calls. */
-const CONNECTION_AGE_GRACE_MS = 30_000;
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
@@ -59,6 +57,9 @@ export async function startGrpcServer(settings: GrpcServerSettings, services: Se
   if (security.kind === 'insecure') {
     if (!LOOPBACK.test(host)) throw new Error(`GRPC_INSECURE=true serves plain text, allowed only on a loopback address, not BIND_HOST=${host}`);
     logger.warn('gRPC in plain text (GRPC_INSECURE=true): callers are not checked');
+  }
+  if (settings.maxConnectionAgeMs > MAX_CONNECTION_AGE_LIMIT_MS) {
+    throw new Error(`GRPC_MAX_CONNECTION_AGE_MS=${settings.maxConnectionAgeMs} is above ${MAX_CONNECTION_AGE_LIMIT_MS}: a client's keepalive ping would find its connections draining and cut their calls`);
   }
   const options: ServerOptions = {
     ...GRPC_OPTIONS,

@@ -2,6 +2,7 @@ import { status, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { healthV1, quotaV1 } from '@gw/contracts';
 import { testTlsDir } from '@gw/testing';
 import { createLogger, GrpcSecurity, grpcClient, RpcError, RunningGrpcServer, startGrpcServer, unaryCall, unaryHandler } from '../src';
+import { CLIENT_KEEPALIVE_MS, CONNECTION_AGE_GRACE_MS, MAX_CONNECTION_AGE_LIMIT_MS } from '../src/grpc-channel';
 
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 
@@ -90,5 +91,16 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
     } finally {
       health.close();
     }
+  });
+});
+
+describe('gRPC server: maximum connection age against the clients keepalive', () => {
+  it("refuses a maximum age whose connections (age, +10% jitter, grace) would still drain at a client's first keepalive ping, which would cut their calls", async () => {
+    const logger = createLogger('test', 'error', () => undefined);
+    const settings = (maxConnectionAgeMs: number) => ({ host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs });
+    expect(MAX_CONNECTION_AGE_LIMIT_MS * 1.1 + CONNECTION_AGE_GRACE_MS).toBeLessThan(CLIENT_KEEPALIVE_MS);
+    await expect(startGrpcServer(settings(MAX_CONNECTION_AGE_LIMIT_MS + 1), [], logger)).rejects.toThrow(/GRPC_MAX_CONNECTION_AGE_MS=.* is above/);
+    const server = await startGrpcServer(settings(MAX_CONNECTION_AGE_LIMIT_MS), [], logger);
+    await server.stop(100);
   });
 });

@@ -104,7 +104,7 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender {
     await unaryCall(this.client.renewHolds.bind(this.client), { requestIds }, this.timeoutMs);
   }
 
-  /** Opens billing.v1 WatchPrices (no deadline: it lives until cut; the channel's keepalive finds a dead peer). */
+  /** Opens billing.v1 WatchPrices (no deadline: it lives until cut; the channel's keepalive finds a vanished peer). */
   watchPrices(): ReturnType<billingV1.BillingClient['watchPrices']> {
     return this.client.watchPrices();
   }
