@@ -36,6 +36,17 @@ describe('LeaseKeeper', () => {
     expect(warnings).toEqual([]);
   });
 
+  it("takes the final bill when the finish lands and lets go of the request's state: what it says later is not asked", async () => {
+    const { quota, sent } = quotaAnswering(() => []);
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    let completionTokens = 5;
+    keeper.keep('r4', () => ({ ...lease('r4'), completionTokens }));
+    keeper.finished('r4');
+    completionTokens = 99;
+    await keeper.renewAll();
+    expect(sent).toEqual([[{ ...lease('r4'), completionTokens: 5, final: true }]]);
+  });
+
   it('lets go of a running request quota-service no longer knows, saying so', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger);

@@ -6,11 +6,8 @@ import { leaseRenewals } from '../edge-metrics';
 /** A request whose finish landed is renewed as its final bill at most this long. */
 const FINAL_KEEP_MS = 10 * 60_000;
 
-interface Kept {
-  leaseNow: () => quotaV1.Lease;
-  /** When its finish landed (an admitted request): renewed since as its final bill. */
-  finishedAt?: number;
-}
+/** A running request's lease as it stands now, or a finished one's final bill (its request's state let go). */
+type Kept = { leaseNow: () => quotaV1.Lease; finishedAt?: undefined } | { final: quotaV1.Lease; finishedAt: number };
 
 /**
  * Keeps the leases of this edge's running requests alive (DESIGN "One request", step 9): every
@@ -44,10 +41,13 @@ export class LeaseKeeper {
     this.running.set(requestId, { leaseNow });
   }
 
-  /** An admitted request's finish landed: renewed from now on as its final bill, until applied. */
+  /**
+   * An admitted request's finish landed: renewed from now on as its final bill, until applied.
+   * The bill is taken now, so that the request's state (body, reply, sockets) is not held until then.
+   */
   finished(requestId: string): void {
     const kept = this.running.get(requestId);
-    if (kept) kept.finishedAt = Date.now();
+    if (kept && kept.finishedAt === undefined) this.running.set(requestId, { final: { ...kept.leaseNow(), final: true }, finishedAt: Date.now() });
   }
 
   /** Stops renewing a request's lease: its finish landed on the older path (or was refused for good). */
@@ -62,7 +62,7 @@ export class LeaseKeeper {
     for (const [requestId, kept] of this.running) {
       if (kept.finishedAt === undefined) leases.push(kept.leaseNow());
       else if (now - kept.finishedAt > FINAL_KEEP_MS) this.forget(requestId);
-      else leases.push({ ...kept.leaseNow(), final: true });
+      else leases.push(kept.final);
     }
     for (let i = 0; i < leases.length; i += MAX_BATCH) {
       const batch = leases.slice(i, i + MAX_BATCH);
