@@ -31,6 +31,7 @@ describe('PriceWatch', () => {
   let book: PriceBook;
   let watch: PriceWatch;
   let retryIn: (firstMs: number) => void;
+  let rotatingEvery: (rotateMs: number) => void;
 
   beforeEach(() => {
     streams = [];
@@ -42,9 +43,49 @@ describe('PriceWatch', () => {
       watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs, maxMs: firstMs });
       watch.start();
     };
+    rotatingEvery = (rotateMs) => {
+      watch.stop();
+      streams.length = 0;
+      watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs: 10, maxMs: 20 }, rotateMs);
+      watch.start();
+    };
     watch.start();
   });
   afterEach(() => watch.stop());
+
+  it('moves to a new stream every rotateMs without dropping the table: both are applied and acknowledged until the new one has sent its whole table, then the old one is cut', async () => {
+    rotatingEvery(30);
+    streams[0].send(1, true, [flash(4)]);
+    await until(() => streams.length === 2);
+    expect(streams.length).toBe(2);
+    streams[0].send(2, false, [flash(5)]);
+    expect(book.priceOf('vendor-v4-flash').outputMicroPerMillion).toBe(5);
+    expect(streams[0].cancelled).toBe(false);
+    streams[1].send(2, true, [flash(5)]);
+    expect(streams[0].cancelled).toBe(true);
+    expect([streams[0].acks, streams[1].acks]).toEqual([[1, 2], [2]]);
+    streams[0].send(3, false, [flash(99)]);
+    streams[1].send(3, false, [flash(6)]);
+    expect(book.priceOf('vendor-v4-flash').outputMicroPerMillion).toBe(6);
+    expect(book.version).toBe(3);
+    await until(() => streams.length === 3);
+    expect(streams.length).toBe(3);
+  });
+
+  it('gives up a new stream that fails or whose first message is a change, keeping the table and the stream it follows', async () => {
+    rotatingEvery(30);
+    streams[0].send(1, true, [flash(4)]);
+    await until(() => streams.length === 2);
+    streams[1].emit('error', new Error('14 UNAVAILABLE'));
+    expect(book.version).toBe(1);
+    await until(() => streams.length === 3);
+    streams[2].send(2, false, [flash(7)]);
+    expect(streams[2].cancelled).toBe(true);
+    expect(streams[2].acks).toEqual([]);
+    expect([book.version, streams[0].cancelled]).toEqual([1, false]);
+    streams[0].send(2, false, [flash(7)]);
+    expect(book.priceOf('vendor-v4-flash').outputMicroPerMillion).toBe(7);
+  });
 
   it('applies each message, then acknowledges its version', () => {
     streams[0].send(1, true, [flash(4)]);
