@@ -9,3 +9,4 @@ export { startTestDnsServer, type TestDnsServer } from './test-dns-server';
 export { launchChromium, screenshotDir } from './browser';
 export { OtlpReceiver, type ReceivedExport, type ReceivedSpan } from './otlp-receiver';
 export { readPromql, type PromqlReading } from './promql';
+export { createTestRedisCluster, startRedisCluster, type TestRedisCluster, type TestRedisClusterSpace } from './redis-cluster';
