@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       security: { kind: 'mtls', dir: resolve('.data/tls/quota-service'), refreshMs: 60_000 },
       maxConnectionAgeMs: 60_000,
       redisUrl: undefined,
+      redisClusterNodes: undefined,
       redisKeyPrefix: 'gw:',
       redisKeyLayout: 'account',
       redisTimeoutMs: 200,
@@ -97,6 +98,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ QUOTA_KEY_LAYOUT: 'account', REDIS_KEY_PREFIX: '{gw}:' }).redisKeyLayout).toBe('account');
     expect(() => loadConfig({ QUOTA_KEY_LAYOUT: 'cluster' })).toThrow('QUOTA_KEY_LAYOUT must be account or shard');
     expect(() => loadConfig({ QUOTA_KEY_LAYOUT: 'shard', REDIS_KEY_PREFIX: '{gw}:' })).toThrow('REDIS_KEY_PREFIX must hold no { or }');
+  });
+
+  it('reads a Redis Cluster (REDIS_CLUSTER_NODES), instead of REDIS_URL, in the shard layout', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379, 10.0.0.7:7000' })).toMatchObject({ redisUrl: undefined, redisClusterNodes: ['redis-0:6379', '10.0.0.7:7000'], redisKeyLayout: 'shard' });
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', REDIS_URL: 'redis://redis:6379/0' })).toThrow('set REDIS_URL or REDIS_CLUSTER_NODES, not both');
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', QUOTA_KEY_LAYOUT: 'account' })).toThrow('REDIS_CLUSTER_NODES needs QUOTA_KEY_LAYOUT=shard');
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0' })).toThrow('REDIS_CLUSTER_NODES must be host:port');
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis://redis-0:6379' })).toThrow('REDIS_CLUSTER_NODES must be host:port');
   });
 
   it('reads the credit lines\' policy and when idle lines go back', () => {

@@ -29,8 +29,10 @@ export interface QuotaConfig {
   metricsPort: number;
   security: GrpcSecurity;
   maxConnectionAgeMs: number;
-  /** Unset: state is kept in memory, which is only correct with one replica. */
+  /** Unset, with REDIS_CLUSTER_NODES unset too: state is kept in memory, which is only correct with one replica. */
   redisUrl: string | undefined;
+  /** REDIS_CLUSTER_NODES: `host:port` of one or more nodes of a Redis Cluster (the client finds the rest); instead of REDIS_URL. */
+  redisClusterNodes: string[] | undefined;
   redisKeyPrefix: string;
   /**
    * QUOTA_KEY_LAYOUT, how the keys in Redis are named (store/redis-keys.ts). `account` (default):
@@ -81,6 +83,26 @@ function keyLayout(value: string, prefix: string): KeyLayout {
   return value;
 }
 
+/** REDIS_CLUSTER_NODES as `host:port,host:port`; undefined when unset. */
+function clusterNodes(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const nodes = value.split(',').map((node) => node.trim());
+  for (const node of nodes) {
+    if (!/^[^\s:,]+:\d{1,5}$/.test(node)) throw new Error(`REDIS_CLUSTER_NODES must be host:port[,host:port...], got ${value}`);
+  }
+  return nodes;
+}
+
+/** Where the Redis stores are: REDIS_URL or REDIS_CLUSTER_NODES, not both; a cluster takes the shard layout (its default there). */
+function redisPlace(env: Env, prefix: string): Pick<QuotaConfig, 'redisUrl' | 'redisClusterNodes' | 'redisKeyLayout'> {
+  const redisUrl = readOptional(env, 'REDIS_URL');
+  const redisClusterNodes = clusterNodes(readOptional(env, 'REDIS_CLUSTER_NODES'));
+  if (redisUrl !== undefined && redisClusterNodes !== undefined) throw new Error('set REDIS_URL or REDIS_CLUSTER_NODES, not both');
+  const redisKeyLayout = keyLayout(readString(env, 'QUOTA_KEY_LAYOUT', redisClusterNodes ? 'shard' : 'account'), prefix);
+  if (redisClusterNodes && redisKeyLayout !== 'shard') throw new Error('REDIS_CLUSTER_NODES needs QUOTA_KEY_LAYOUT=shard: the account layout spans hash slots');
+  return { redisUrl, redisClusterNodes, redisKeyLayout };
+}
+
 function linePolicy(value: string): CreditLinePolicy {
   if (value === 'all' || value === 'need') return value;
   throw new Error(`CREDIT_LINE_POLICY must be all or need, got ${value}`);
@@ -95,9 +117,8 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
     metricsPort: readInt(env, 'QUOTA_METRICS_PORT', 9102),
     security: readGrpcSecurity(env, 'quota-service'),
     maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
-    redisUrl: readOptional(env, 'REDIS_URL'),
+    ...redisPlace(env, redisKeyPrefix),
     redisKeyPrefix,
-    redisKeyLayout: keyLayout(readString(env, 'QUOTA_KEY_LAYOUT', 'account'), redisKeyPrefix),
     redisTimeoutMs: atLeast('REDIS_TIMEOUT_MS', readInt(env, 'REDIS_TIMEOUT_MS', 200), 1),
     requestsPerMinute: atLeast('RATE_LIMIT_PER_MINUTE', readInt(env, 'RATE_LIMIT_PER_MINUTE', 30), 1),
     concurrentPlaces: atLeast('CONCURRENCY_LIMIT', readInt(env, 'CONCURRENCY_LIMIT', 3), 1),

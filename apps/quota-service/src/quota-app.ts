@@ -62,7 +62,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   forwarder.start();
   reaper.start();
   lines.start();
-  logger.info('listening', { port: server.port, store: config.redisUrl ? 'redis' : 'memory' });
+  logger.info('listening', { port: server.port, store: config.redisClusterNodes ? 'redis cluster' : config.redisUrl ? 'redis' : 'memory' });
   return {
     port: server.port,
     stop: async () => {

@@ -13,7 +13,7 @@ import { loadLeaseScripts } from './store/lease-scripts';
 import { LeaseStore } from './store/lease-store';
 import { loadLimitScripts } from './store/limit-scripts';
 import { LimitSettings, LimitStore } from './store/limit-store';
-import { openRedisClient } from './store/open-redis-client';
+import { openRedisClient, openRedisCluster } from './store/open-redis-client';
 import { RedisAdmissionStore } from './store/redis-admission-store';
 import { RedisFreeTierStore } from './store/redis-free-tier-store';
 import { RedisLeaseStore } from './store/redis-lease-store';
@@ -35,22 +35,24 @@ export interface QuotaStores {
   close(): Promise<void>;
 }
 
-/** Opens the stores in Redis at REDIS_URL with the keys of QUOTA_KEY_LAYOUT, or in memory when it is unset (one replica only). */
+/** Opens the stores in Redis at REDIS_URL, or in the Redis Cluster of REDIS_CLUSTER_NODES, with the keys of QUOTA_KEY_LAYOUT; in memory when neither is set (one replica only). */
 export async function openQuotaStores(config: QuotaConfig, logger: Logger): Promise<QuotaStores> {
   const settings: LimitSettings = {
     requestsPerMinute: config.requestsPerMinute,
     concurrentPlaces: config.concurrentPlaces,
     placeRecoveryMs: config.placeRecoveryMs,
   };
-  if (!config.redisUrl) {
-    logger.warn('REDIS_URL unset: limits, free tier, credit lines, leases and unsent bills are kept in memory, correct for one replica only');
+  if (!config.redisUrl && !config.redisClusterNodes) {
+    logger.warn('REDIS_URL and REDIS_CLUSTER_NODES unset: limits, free tier, credit lines, leases and unsent bills are kept in memory, correct for one replica only');
     const memory = openInMemoryStores(settings, config.freeTierDefaults);
     return { ...memory, durable: false, close: () => memory.limits.close() };
   }
   const onReady = async (client: Redis) => {
     await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client), loadAdmissionScripts(client), loadOutboxScripts(client)]);
   };
-  const client = await openRedisClient({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, onReady }, logger);
+  const client = config.redisClusterNodes
+    ? await openRedisCluster(config.redisClusterNodes, { commandTimeoutMs: config.redisTimeoutMs, onReady }, logger)
+    : await openRedisClient({ url: config.redisUrl as string, commandTimeoutMs: config.redisTimeoutMs, onReady }, logger);
   const keys = redisKeys(config.redisKeyLayout, config.redisKeyPrefix);
   const limits = new RedisLimitStore(client, settings, { keys });
   return {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { BUDGET } from './free-tier-scripts';
 import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT } from './limit-scripts';
 import { NOW } from './lua-clock';
@@ -221,7 +221,7 @@ return {2}
  * KEYS: 1 credit hash, 2 active lines zset, 3 unbilled hash. ARGV: 1 account id, 2-4
  * billing-service's granted, charged and returned totals, [5 now].
  * Adopts a line billing-service has lent that the store does not know whole (billing's granted
- * total is beyond the store's, or the store has none: Redis lost it): the totals merged by taking
+ * total is beyond the store's, or the store has none: RedisConnection lost it): the totals merged by taking
  * the larger, as ADMIT merges an extension's, and the account put in the active lines (as active
  * now unless it is there already), so that the idle timer gives the line back once idle, as any
  * other. Not while a bill of the account waits for billing-service (its charge would be missing
@@ -285,6 +285,6 @@ return t
 );
 
 /** SCRIPT LOAD of every admission script, on each new connection. */
-export async function loadAdmissionScripts(redis: Redis): Promise<void> {
+export async function loadAdmissionScripts(redis: RedisConnection): Promise<void> {
   await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT].map((script) => script.load(redis)));
 }

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { NOW } from './lua-clock';
 import { LuaScript } from './lua-script';
 
@@ -126,6 +126,6 @@ return read_settings(KEYS[1])
 );
 
 /** SCRIPT LOAD of every script above, on each new connection. */
-export async function loadFreeTierScripts(redis: Redis): Promise<void> {
+export async function loadFreeTierScripts(redis: RedisConnection): Promise<void> {
   await Promise.all([RESERVE_BUDGET, SETTLE_BUDGET, USED_BUDGET, FREE_TIER_SNAPSHOT, UPDATE_FREE_TIER].map((script) => script.load(redis)));
 }

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { NOW } from './lua-clock';
 import { LuaScript } from './lua-script';
 
@@ -87,6 +87,6 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(ARGV[1]), 'WITHSCORES
 );
 
 /** SCRIPT LOAD of every lease script; run on each new connection. */
-export async function loadLeaseScripts(redis: Redis): Promise<void> {
+export async function loadLeaseScripts(redis: RedisConnection): Promise<void> {
   await Promise.all([START_LEASE, RENEW_LEASES, END_LEASE, CLAIM_LAPSED, LAPSED_LEASES].map((script) => script.load(redis)));
 }

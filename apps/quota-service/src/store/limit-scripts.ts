@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { NOW } from './lua-clock';
 import { LuaScript } from './lua-script';
 
@@ -149,6 +149,6 @@ return {tokens, tonumber(redis.call('GET', KEYS[2])) or 0}
 );
 
 /** SCRIPT LOAD of every script above; run on each new connection (EVALSHA falls back to EVAL anyway). */
-export async function loadLimitScripts(redis: Redis): Promise<void> {
+export async function loadLimitScripts(redis: RedisConnection): Promise<void> {
   await Promise.all([COUNT_REQUEST, ACQUIRE_PLACE, RELEASE_PLACE, FINISH_REQUEST, GET_USAGE].map((script) => script.load(redis)));
 }

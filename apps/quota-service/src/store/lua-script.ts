@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 
 function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('NOSCRIPT');
@@ -22,13 +22,13 @@ export class LuaScript {
   }
 
   /** SCRIPT LOAD; rejects if the server names the script differently (which would mean a different source). */
-  async load(redis: Redis): Promise<void> {
+  async load(redis: RedisConnection): Promise<void> {
     const sha = await redis.script('LOAD', this.source);
     if (sha !== this.sha) throw new Error(`script ${this.name} loaded as ${String(sha)}, expected ${this.sha}`);
   }
 
   /** EVALSHA with these keys and arguments, or EVAL when the server answers NOSCRIPT. */
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(redis: RedisConnection, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {

@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { counter, Logger } from '@gw/service-kit';
 
 const commandsSent = counter('redis_commands_sent_total', 'Commands sent to Redis (a script is one), each a round trip or part of one pipelined write.');
@@ -34,12 +34,18 @@ export async function openRedisClient(options: RedisClientOptions, logger: Logge
     // on loopback a write costs about what Redis spends running a script.
     enableAutoPipelining: true,
   });
-  // Counted where every command passes, auto-pipelined ones too (ioredis hands each to sendCommand).
-  const send = client.sendCommand.bind(client);
-  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+  watch(client, options.onReady && (() => options.onReady?.(client)), logger);
+  await client.connect().catch(() => undefined);
+  return client;
+}
+
+/** Counts every command sent (auto-pipelined ones too: ioredis hands each to sendCommand), logs up and down once each, runs onReady. */
+function watch(client: Redis | Cluster, onReady: (() => Promise<unknown> | undefined) | undefined, logger: Logger): void {
+  const send = client.sendCommand.bind(client) as (...args: unknown[]) => unknown;
+  (client as { sendCommand: (...args: unknown[]) => unknown }).sendCommand = (...args: unknown[]) => {
     commandsSent.inc();
     return send(...args);
-  }) as Redis['sendCommand'];
+  };
   let up: boolean | undefined;
   client.on('error', (err: unknown) => {
     if (up !== false) logger.warn('redis unavailable', { err });
@@ -48,8 +54,37 @@ export async function openRedisClient(options: RedisClientOptions, logger: Logge
   client.on('ready', () => {
     up = true;
     logger.info('redis ready');
-    options.onReady?.(client).catch((err: unknown) => logger.warn('redis ready hook failed', { err }));
+    onReady?.()?.catch((err: unknown) => logger.warn('redis ready hook failed', { err }));
   });
+}
+
+/**
+ * Opens an ioredis cluster client on REDIS_CLUSTER_NODES (it finds the other nodes and follows
+ * MOVED and ASK redirections), with the same guarantees as openRedisClient: no offline queue, a
+ * deadline on every command, reconnection in the background, and the commands of one turn of the
+ * event loop sent together (per node). The scripts are loaded on every master at each ready.
+ */
+export async function openRedisCluster(nodes: string[], options: Omit<RedisClientOptions, 'url'>, logger: Logger): Promise<Cluster> {
+  const connectTimeoutMs = Math.max(options.commandTimeoutMs * 5, 1000);
+  const client = new Cluster(
+    nodes.map((node) => ({ host: node.slice(0, node.lastIndexOf(':')), port: Number(node.slice(node.lastIndexOf(':') + 1)) })),
+    {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      maxRedirections: 16,
+      clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
+      slotsRefreshTimeout: connectTimeoutMs,
+      redisOptions: {
+        commandTimeout: options.commandTimeoutMs,
+        connectTimeout: connectTimeoutMs,
+        socketTimeout: connectTimeoutMs,
+        maxRetriesPerRequest: 1,
+      },
+    },
+  );
+  const { onReady } = options;
+  watch(client, onReady && (() => Promise.all(client.nodes('master').map(onReady))), logger);
   await client.connect().catch(() => undefined);
   return client;
 }

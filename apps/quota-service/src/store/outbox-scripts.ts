@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { LuaScript } from './lua-script';
 
 /**
@@ -27,6 +27,6 @@ return {n}
 );
 
 /** SCRIPT LOAD of the outbox's script, on each new connection. */
-export async function loadOutboxScripts(redis: Redis): Promise<void> {
+export async function loadOutboxScripts(redis: RedisConnection): Promise<void> {
   await ACK_DELIVERED.load(redis);
 }

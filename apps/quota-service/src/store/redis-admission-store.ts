@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { ADMIT, ADMIT_REPLY, ADOPT_LINE, BILL_STATES, BILL_STATE_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
 import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, LineTotals, ResurrectOutcome } from './admission-store';
 import { minuteCountAt } from './clock-windows';
@@ -32,7 +32,7 @@ const BILL_STATE_NAMES: Record<number, BillState> = { [BILL_STATE_REPLY.unfinish
  */
 export class RedisAdmissionStore implements AdmissionStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly settings: Readonly<LimitSettings>,
     private readonly options: RedisAdmissionStoreOptions,
   ) {}

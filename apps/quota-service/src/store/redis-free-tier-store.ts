@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { FREE_TIER_SNAPSHOT, RESERVE_BUDGET, SETTLE_BUDGET, UPDATE_FREE_TIER, USED_BUDGET } from './free-tier-scripts';
 import { FreeReservation, FreeTierSettings, FreeTierSnapshot, FreeTierStore, ReserveOutcome } from './free-tier-store';
 import { LuaScript } from './lua-script';
@@ -39,7 +39,7 @@ export class RedisFreeTierStore implements FreeTierStore {
   private readonly pool: string[];
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly defaults: Readonly<FreeTierSettings>,
     private readonly options: RedisFreeTierStoreOptions,
   ) {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { CLAIM_LAPSED, END_LEASE, LAPSED_LEASES, RENEW_LEASES, START_LEASE } from './lease-scripts';
 import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
 import { LuaScript } from './lua-script';
@@ -25,7 +25,7 @@ export interface RedisLeaseStoreOptions {
  */
 export class RedisLeaseStore implements LeaseStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly options: RedisLeaseStoreOptions,
   ) {}
 

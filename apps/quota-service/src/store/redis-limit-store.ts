@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { minuteCountAt } from './clock-windows';
 import { ACQUIRE_PLACE, COUNT_REQUEST, FINISH_REQUEST, GET_USAGE, RELEASE_PLACE } from './limit-scripts';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
@@ -23,7 +23,7 @@ export class RedisLimitStore implements LimitStore {
   private closing: Promise<void> | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly settings: Readonly<LimitSettings>,
     private readonly options: RedisLimitStoreOptions,
   ) {}

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { ACK_DELIVERED } from './outbox-scripts';
 import { RedisKeys, ShardKeys } from './redis-keys';
 import { parseOutboxRecord } from './settle-record-json';
@@ -65,7 +65,7 @@ export class RedisSettleOutbox implements SettleOutbox {
   private nextOrphanLookMs = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly options: RedisSettleOutboxOptions,
   ) {}
 

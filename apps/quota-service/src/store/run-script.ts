@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { LuaScript } from './lua-script';
 import { StoreUnavailableError } from './store-unavailable-error';
 
@@ -18,7 +18,7 @@ function numbers(reply: unknown, length: number): number[] {
  * of Redis TIME. Any failure, or a reply of another shape, becomes StoreUnavailableError.
  */
 export async function runScript(
-  redis: Redis,
+  redis: RedisConnection,
   script: LuaScript,
   keys: string[],
   args: (string | number)[],

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { Cluster } from 'ioredis';
+import { createLogger } from '@gw/service-kit';
+import { createTestRedisCluster, TestRedisClusterSpace } from '@gw/testing';
+import { AdmissionStoresFactory, SETTINGS } from './admission-fixtures';
+import { loadAdmissionScripts } from './admission-scripts';
+import { describeAdmissionContract } from './admission-store.contract';
+import { describeAdmittedFinishContract } from './admitted-finish.contract';
+import { describeFinishRequestContract } from './finish-request.contract';
+import { describeFreeTierBudget } from './free-tier-budget.contract';
+import { describeFreeTierDecisions } from './free-tier-decisions.contract';
+import { TEST_DEFAULTS } from './free-tier-fixtures';
+import { loadFreeTierScripts } from './free-tier-scripts';
+import { describeLeaseStoreContract } from './lease-store.contract';
+import { loadLeaseScripts } from './lease-scripts';
+import { describeLimitStoreContract } from './limit-store.contract';
+import { loadLimitScripts } from './limit-scripts';
+import { openRedisCluster } from './open-redis-client';
+import { loadOutboxScripts } from './outbox-scripts';
+import { RedisAdmissionStore } from './redis-admission-store';
+import { RedisFreeTierStore } from './redis-free-tier-store';
+import { RedisKeys, redisKeys } from './redis-keys';
+import { RedisLeaseStore } from './redis-lease-store';
+import { RedisLimitStore } from './redis-limit-store';
+import { RedisSettleOutbox } from './redis-settle-outbox';
+import { describeSettleOutboxContract } from './settle-outbox.contract';
+
+/*
+ * Every store contract on a Redis Cluster (REDIS_CLUSTER_NODES, else one of the test's own: 3
+ * masters, a replica each), through the cluster client quota-service opens, in the shard
+ * layout: what passes on
+ * memory and on one Redis passes here, each script in one hash slot on the master that serves it.
+ */
+
+const silent = createLogger('quota-service-test', 'error', () => undefined);
+let cluster: TestRedisClusterSpace;
+const clients: Cluster[] = [];
+
+const loadScripts = async (node: Parameters<typeof loadLimitScripts>[0]) => {
+  await Promise.all([loadLimitScripts(node), loadFreeTierScripts(node), loadLeaseScripts(node), loadAdmissionScripts(node), loadOutboxScripts(node)]);
+};
+
+/** A new cluster client (closing a limit store closes its client), and fresh key names. */
+async function connect(): Promise<{ client: Cluster; keys: RedisKeys }> {
+  const client = await openRedisCluster(cluster.nodes, { commandTimeoutMs: 2000, onReady: loadScripts }, silent);
+  clients.push(client);
+  return { client, keys: redisKeys('shard', `${cluster.keyPrefix}${randomUUID()}:`) };
+}
+
+beforeAll(async () => {
+  cluster = await createTestRedisCluster();
+}, 30_000);
+afterAll(async () => {
+  for (const client of clients) client.disconnect();
+  await cluster.cleanup();
+});
+
+const admissionStores: AdmissionStoresFactory = async (_settings, now) => {
+  const { client, keys } = await connect();
+  return {
+    admission: new RedisAdmissionStore(client, SETTINGS, { keys, now }),
+    limits: new RedisLimitStore(client, SETTINGS, { keys, now }),
+    leases: new RedisLeaseStore(client, { keys, now }),
+    outbox: new RedisSettleOutbox(client, { keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, { keys, now }),
+  };
+};
+
+describeAdmissionContract('redis cluster', admissionStores);
+describeAdmittedFinishContract('redis cluster', admissionStores);
+describeLimitStoreContract('redis cluster', async (settings, now) => {
+  const { client, keys } = await connect();
+  return new RedisLimitStore(client, settings, { keys, now });
+});
+describeFinishRequestContract('redis cluster', async (settings, now) => {
+  const { client, keys } = await connect();
+  return new RedisLimitStore(client, settings, { keys, now });
+});
+describeLeaseStoreContract('redis cluster', async (now) => {
+  const { client, keys } = await connect();
+  return new RedisLeaseStore(client, { keys, now });
+});
+describeSettleOutboxContract('redis cluster', async () => {
+  const { client, keys } = await connect();
+  return new RedisSettleOutbox(client, { keys, consumer: 'replica-1', claimIdleMs: 30_000 });
+});
+describeFreeTierDecisions('redis cluster', async (defaults, now) => {
+  const { client, keys } = await connect();
+  return new RedisFreeTierStore(client, defaults, { keys, now });
+});
+describeFreeTierBudget('redis cluster', async (defaults, now) => {
+  const { client, keys } = await connect();
+  return new RedisFreeTierStore(client, defaults, { keys, now });
+});
