@@ -76,7 +76,10 @@ describe('Redis lost under load: every bill kept, every line back', () => {
     const load = runLoad({ baseUrls: stack.baseUrls, accounts, lanesPerAccount: 2, laneSpacingMs: 5_000, durationMs: 24_000, giveUpMs: 40_000 });
     const inFlightAtKill: number[] = [];
     try {
-      await sleep(7_000);
+      // Bills must wait in the outbox when Redis is lost, for the edges' final renewals to bring
+      // back: the kill waits for some (the outbox is delivered every 4 s, whenever it falls).
+      await sleep(5_000);
+      for (const until = Date.now() + 8_000; (await books.read(ids)).outbox === 0 && Date.now() < until; ) await sleep(50);
       inFlightAtKill.push(load.inFlight());
       await redis.kill();
       await redis.start({ empty: true });
