@@ -1,5 +1,5 @@
 import { RunningStack, StackOptions, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, createTestRedisCluster, TestDatabase } from '@gw/testing';
 
 /** A stack of its own for one test file, with what its tests keep needing. */
 export interface GatewayUnderTest {
@@ -31,18 +31,33 @@ export interface GatewayUnderTest {
   stop(): Promise<void>;
 }
 
-/** Starts the whole stack on a database and Redis key space of its own; `processOptions` are passed to startStack as they are. */
-export async function startGateway(env: Record<string, string> = {}, processOptions: Pick<StackOptions, 'execArgv' | 'ipc' | 'replicas'> = {}): Promise<GatewayUnderTest> {
+/**
+ * Starts the whole stack on a database and Redis key space of its own (on a Redis Cluster with
+ * `onCluster`); `processOptions` are passed to startStack as they are.
+ */
+export async function startGateway(
+  env: Record<string, string> = {},
+  processOptions: Pick<StackOptions, 'execArgv' | 'ipc' | 'replicas'> = {},
+  { onCluster = false } = {},
+): Promise<GatewayUnderTest> {
   let db: TestDatabase | undefined;
-  let redis: TestRedis | undefined;
+  let redis: { cleanup(): Promise<void> } | undefined;
   let stack: RunningStack | undefined;
   const cleanup = async () => {
     await stack?.stop();
     await Promise.all([db?.drop(), redis?.cleanup()]);
   };
   try {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env, ...processOptions });
+    db = await createTestDatabase();
+    if (onCluster) {
+      const cluster = await createTestRedisCluster();
+      redis = cluster;
+      stack = await startStack({ databaseUrl: db.url, redisClusterNodes: cluster.nodes, redisKeyPrefix: cluster.keyPrefix, env, ...processOptions });
+    } else {
+      const single = await createTestRedis();
+      redis = single;
+      stack = await startStack({ databaseUrl: db.url, redisUrl: single.url, redisKeyPrefix: single.keyPrefix, env, ...processOptions });
+    }
   } catch (err) {
     await cleanup();
     throw err;

@@ -10,7 +10,9 @@ const DIST = join(repoRoot(__dirname), 'dist', 'apps');
 /** Where the stack's stores are, and how many replicas of the scalable processes to run. */
 export interface StackOptions {
   databaseUrl: string;
-  redisUrl: string;
+  /** quota-service's Redis: one server (`redisUrl`), or a Redis Cluster's nodes (`redisClusterNodes`, in the shard layout). */
+  redisUrl?: string;
+  redisClusterNodes?: string[];
   redisKeyPrefix: string;
   /** Extra environment for every process (limits, timeouts...). */
   env?: Record<string, string>;
@@ -126,7 +128,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     BIND_HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     DATABASE_URL: options.databaseUrl,
-    REDIS_URL: options.redisUrl,
+    ...(options.redisClusterNodes ? { REDIS_CLUSTER_NODES: options.redisClusterNodes.join(',') } : {}),
+    ...(options.redisUrl !== undefined ? { REDIS_URL: options.redisUrl } : {}),
     REDIS_KEY_PREFIX: options.redisKeyPrefix,
     BILLING_PORT: String(billing),
     BILLING_METRICS_PORT: String(billingMetrics),
