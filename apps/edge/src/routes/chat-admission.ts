@@ -54,6 +54,8 @@ export interface LeaseTerms {
   model: string;
   maxTokens: number;
   hold?: quotaV1.Hold;
+  /** Admitted with Admit: its lease carries its max_tokens, paid or free, which marks its final bill as one to keep until applied. */
+  byAdmit?: boolean;
 }
 
 /** The renewals of a request's lease (on the older path, the first starts with its place). */

@@ -84,14 +84,14 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     // once the reply is read, its final bill until the finish lands.
     const progress = new ReplyProgress();
     let final: BillableUsage | undefined;
-    const leaseOf: LeaseOf = ({ payment, model, maxTokens, hold }) => () => ({
+    const leaseOf: LeaseOf = ({ payment, model, maxTokens, hold, byAdmit }) => () => ({
       accountId,
       requestId,
       model,
       payment,
       ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage,
       hold,
-      maxTokens: hold ? maxTokens : undefined,
+      maxTokens: byAdmit ? maxTokens : undefined,
     });
     const admitted = await deps.admission.admit(res, { requestId, accountId, checked, prompt, promptTokens }, leaseOf);
     record.payment = admitted.payment === PAID ? 'paid' : 'free';
@@ -110,7 +110,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       hold,
       admitted: byAdmit ? true : undefined,
     });
-    deps.leases.keep(requestId, leaseOf({ payment, model, maxTokens, hold }));
+    deps.leases.keep(requestId, leaseOf({ payment, model, maxTokens, hold, byAdmit }));
 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
