@@ -1,10 +1,12 @@
 import { billingV1 } from '@gw/contracts';
-import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
+import { Logger, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { watchHolds } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
 import { HoldSweeper } from './domain/hold-sweeper';
+import { LedgerArchive } from './domain/ledger-archive';
+import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
 import { billingGrpc } from './grpc/billing-grpc';
@@ -12,6 +14,7 @@ import { BILLING_MIGRATIONS } from './store/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
+import { PgLedgerMonths } from './store/pg-ledger-months';
 import { PgPriceFeed } from './store/pg-price-feed';
 
 /** A running billing-service. */
@@ -29,6 +32,7 @@ export interface BillingApp {
 export async function startBillingApp(config: BillingConfig, logger: Logger): Promise<BillingApp> {
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   let feed: PriceFeed | undefined;
+  let monthKeeper: PeriodicTask | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
@@ -40,8 +44,16 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
       : await LocalPriceFeed.start(store, hub);
     feed = priceFeed;
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
+    const months = new PgLedgerMonths(db);
+    monthKeeper = await startLedgerMonthKeeper(months, logger);
     const implementation = billingGrpc(
-      { ledger: new BillingLedger(store, priceFeed), creditLines: new CreditLines(new PgCreditLineStore(db)), statement: new PgAccountStatement(db), priceHub: hub },
+      {
+        ledger: new BillingLedger(store, priceFeed),
+        creditLines: new CreditLines(new PgCreditLineStore(db)),
+        statement: new PgAccountStatement(db),
+        priceHub: hub,
+        archive: new LedgerArchive(months),
+      },
       logger,
     );
     const server = await startGrpcServer(config, [{ name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation }], logger);
@@ -55,12 +67,14 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         hub.endAll('billing-service stopping');
         await priceFeed.stop();
         await sweeper.stop();
+        await monthKeeper?.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },
     };
   } catch (err) {
     await feed?.stop().catch(() => undefined);
+    await monthKeeper?.stop();
     await db.close().catch(() => undefined);
     throw err;
   }

@@ -187,7 +187,7 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     // apart by an uncommitted row of one of their ids, until both have begun: neither sees the other's rows.
     const free = Array.from({ length: 200 }, () => ({ ...bill('acct_line_free_only', 10, 1), paid: false, chargeMicroLyd: 0 }));
     const calls = await heldApart(
-      "INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million, output_micro_per_million, amount_micro, usage_estimated) VALUES ($1, 'x', 'x', 0, 0, 0, 0, 0, false)",
+      "INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million, output_micro_per_million, amount_micro, usage_estimated, request_at) VALUES ($1, 'x', 'x', 0, 0, 0, 0, 0, false, billing.ledger_time($1))",
       [free[120].requestId],
       () => Promise.all([call.apply(free.slice(0, 150)), call.apply(free.slice(50))]),
     );

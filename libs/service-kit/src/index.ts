@@ -39,3 +39,4 @@ export { startAdminServer } from './admin-server';
 export type { AdminServer } from './admin-server';
 export { backoffMs, isFinalFailure } from './retry-policy';
 export type { Backoff } from './retry-policy';
+export { PeriodicTask } from './periodic-task';

@@ -1,4 +1,4 @@
-import { Logger } from '@gw/service-kit';
+import { Logger, PeriodicTask } from '@gw/service-kit';
 import { BillingStore } from '../store/billing-store';
 
 // Upper bound of holds released by one sweep, so a sweep never runs unbounded.
@@ -11,21 +11,20 @@ const MAX_RELEASED_PER_SWEEP = 1000;
  * settle will never come; releasing it frees the balance again.
  */
 export class HoldSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly store: Pick<BillingStore, 'releaseHoldsOlderThan'>,
     private readonly ttlSeconds: number,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(() => this.sweepOnce(), intervalMs, (err) => this.logger.warn('hold sweep failed, will retry', { err }));
+  }
 
   /** Sweeps every `intervalMs` until stopped. */
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.task.start();
   }
 
   /** Releases the stale holds now; returns how many. */
@@ -36,25 +35,7 @@ export class HoldSweeper {
   }
 
   /** Stops the timer and waits for a sweep that is running. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.running = this.sweepOnce()
-        .then(
-          () => undefined,
-          (err: unknown) => this.logger.warn('hold sweep failed, will retry', { err }),
-        )
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.schedule();
-        });
-    }, this.intervalMs);
-    this.timer.unref();
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 }

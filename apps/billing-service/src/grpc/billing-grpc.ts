@@ -3,6 +3,7 @@ import { status } from '@grpc/grpc-js';
 import { callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
+import { LedgerArchive } from '../domain/ledger-archive';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { AccountStatement } from '../store/account-statement';
 import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
@@ -15,6 +16,7 @@ export interface BillingParts {
   creditLines: CreditLines;
   statement: AccountStatement;
   priceHub: PriceWatchHub;
+  archive: LedgerArchive;
 }
 
 const toBill = (b: billingV1.Bill): BillRecord => ({
@@ -43,7 +45,7 @@ const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
 /** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines, PriceWatchHub). */
-export function billingGrpc({ ledger, creditLines, statement, priceHub }: BillingParts, logger: Logger): billingV1.BillingServer {
+export function billingGrpc({ ledger, creditLines, statement, priceHub, archive }: BillingParts, logger: Logger): billingV1.BillingServer {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
@@ -106,6 +108,13 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub }: Billin
       };
     }),
     watchPrices: watchPrices(priceHub),
+    readLedgerArchive: unaryHandler(logger, 'ReadLedgerArchive', (req: billingV1.ReadLedgerArchiveRequest): Promise<billingV1.ReadLedgerArchiveResponse> =>
+      archive.page(req.before, req.after, req.limit),
+    ),
+    dropLedgerMonths: unaryHandler(logger, 'DropLedgerMonths', async (req: billingV1.DropLedgerMonthsRequest): Promise<billingV1.DropLedgerMonthsResponse> => {
+      const dropped = await archive.drop(req.before, req.rows, req.sha256);
+      return { months: dropped.months, rows: dropped.rows, amountMicroLyd: dropped.amountMicro };
+    }),
     addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest): Promise<billingV1.AddBalanceResponse> => ({
       balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd),
     })),

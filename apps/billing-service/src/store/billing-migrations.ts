@@ -1,5 +1,6 @@
 import { Migration } from '@gw/service-kit';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
+import { LEDGER_MONTH_MIGRATIONS } from './ledger-month-migrations';
 import { PRICE_WATCH_MIGRATIONS } from './price-watch-migrations';
 
 /**
@@ -120,4 +121,5 @@ export const BILLING_MIGRATIONS: Migration[] = [
   },
   ...CREDIT_LINE_MIGRATIONS,
   ...PRICE_WATCH_MIGRATIONS,
+  ...LEDGER_MONTH_MIGRATIONS,
 ];

@@ -173,8 +173,8 @@ export class PgBillingStore implements BillingStore {
       const amountMicro = chargeFor(hold);
       const { rows } = await tx.query<LedgerRow>(
         `INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
-           output_micro_per_million, amount_micro, paid, usage_estimated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9) RETURNING ${LEDGER_COLUMNS}`,
+           output_micro_per_million, amount_micro, paid, usage_estimated, request_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, billing.ledger_time($1)) RETURNING ${LEDGER_COLUMNS}`,
         [
           hold.requestId,
           hold.accountId,

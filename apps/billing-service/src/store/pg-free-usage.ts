@@ -8,10 +8,10 @@ import { LEDGER_COLUMNS, LedgerRow, toLedger } from './pg-billing-rows';
 // writes nothing); a request with an open paid hold gets no free row.
 const INSERT_FREE_ROW = `
   INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
-    output_micro_per_million, amount_micro, paid, usage_estimated)
-  SELECT $1, $2, $3, $4, $5, 0, 0, 0, false, $6
+    output_micro_per_million, amount_micro, paid, usage_estimated, request_at)
+  SELECT $1, $2, $3, $4, $5, 0, 0, 0, false, $6, billing.ledger_time($1)
   WHERE NOT EXISTS (SELECT 1 FROM billing.holds WHERE request_id = $1)
-  ON CONFLICT (request_id) DO NOTHING
+  ON CONFLICT (request_id, request_at) DO NOTHING
   RETURNING ${LEDGER_COLUMNS}`;
 
 /** Writes a free request's ledger row (amount 0, paid=false, prices 0) inside transaction `tx`. */

@@ -27,9 +27,9 @@ const CHARGE_OPEN_HOLDS = `
     SELECT t.*, i.prompt_tokens, i.completion_tokens, i.charge_micro, i.usage_estimated FROM taken t JOIN input i USING (request_id)),
   entry AS (
     INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
-      output_micro_per_million, amount_micro, paid, usage_estimated)
+      output_micro_per_million, amount_micro, paid, usage_estimated, request_at)
     SELECT request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million, output_micro_per_million,
-      charge_micro, true, usage_estimated FROM charged
+      charge_micro, true, usage_estimated, billing.ledger_time(request_id) FROM charged
     RETURNING ${LEDGER_COLUMNS}),
   moved AS (
     UPDATE billing.balances b SET balance_micro = b.balance_micro - s.charge, held_micro = b.held_micro - s.held, updated_at = now()

@@ -3,6 +3,7 @@ import { Command } from './command';
 import { consoleInvite } from './console-commands';
 import { freeTierSet } from './free-tier-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
+import { ledgerArchive } from './ledger-commands';
 import { balanceAdd, priceSet, usageShow } from './money-commands';
 import { LocalCommand, tlsInit, tlsIssue } from './tls-commands';
 
@@ -21,6 +22,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'balance add': balanceAdd,
   'price set': priceSet,
   'usage show': usageShow,
+  'ledger archive': ledgerArchive,
   'freetier set': freeTierSet,
   'console invite': consoleInvite,
 };

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Request, RequestHandler, Response } from 'express';
 import { CheckedChatRequest, checkChatRequest } from '@gw/chat-validation';
 import { quotaV1 } from '@gw/contracts';
+import { newBillingId } from '../domain/billing-id';
 import { KeyLookup } from '../domain/cached-key-lookup';
 import { QuotaClient } from '../clients/quota-client';
 import { BillableUsage, billableUsage } from '../domain/billable-usage';
@@ -52,7 +52,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
   return async (req: Request, res: Response) => {
     // The id the request is held, placed and billed under: always new, unlike the x-request-id
     // a caller may send twice (reusing it must not share a place or a bill with another request).
-    const requestId = randomUUID();
+    const requestId = newBillingId();
     const traceId: string = res.locals.requestId;
     const record = recordOf(res);
     record.reportsOverhead = true;

@@ -1,7 +1,6 @@
-import { isFinalFailure, Logger } from '@gw/service-kit';
+import { isFinalFailure, Logger, PeriodicTask } from '@gw/service-kit';
 import { lapsedLeases } from '../quota-metrics';
 import { LeaseStore } from '../store/lease-store';
-import { PeriodicTask } from './periodic-task';
 import { RequestFinisher } from './request-finisher';
 
 /** Timing of the reaper. */

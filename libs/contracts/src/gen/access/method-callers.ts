@@ -35,6 +35,8 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/billing.v1.Billing/ListCreditLines': ['quota-service'],
   '/billing.v1.Billing/ApplyBills': ['quota-service'],
   '/billing.v1.Billing/WatchPrices': ['quota-service'],
+  '/billing.v1.Billing/ReadLedgerArchive': ['ctl'],
+  '/billing.v1.Billing/DropLedgerMonths': ['ctl'],
   '/console.v1.Console/CreateInvite': ['ctl'],
   '/quota.v1.Quota/CountRequest': ['edge', 'chat-product'],
   '/quota.v1.Quota/AcquirePlace': ['edge', 'chat-product'],

@@ -545,6 +545,46 @@ export interface ListPricesResponse {
   prices: Price[];
 }
 
+/** The operator: a page of the rows of the ledger's months before `before`, for an archive. */
+export interface ReadLedgerArchiveRequest {
+  /** The first month kept, YYYY-MM (UTC); every month before it is read. It must have ended a day ago or more. */
+  before: string;
+  /** The `next` of the page before; empty for the first page. */
+  after: string;
+  /** At most this many rows (1 to 10,000). */
+  limit: number;
+}
+
+/** A page of the archive as CSV: the header, then one line per row, in the order of the file. */
+export interface ReadLedgerArchiveResponse {
+  /** The CSV header line (without its line end). */
+  header: string;
+  /** One CSV line (without its line end) per row, ordered by request time and request id. */
+  lines: string[];
+  /** Where the next page starts; empty when this page is the last. */
+  next: string;
+}
+
+/** The operator: drops the months before `before` once the archive written of them matches their rows. */
+export interface DropLedgerMonthsRequest {
+  /** As in ReadLedgerArchiveRequest. */
+  before: string;
+  /** The rows the archive holds (its lines after the header). */
+  rows: number;
+  /** SHA-256 of the archive file's bytes, lowercase hex: the header and every line, each ended by "\n". */
+  sha256: string;
+}
+
+/** What was dropped. */
+export interface DropLedgerMonthsResponse {
+  /** The months dropped, YYYY-MM. */
+  months: string[];
+  /** The rows dropped. */
+  rows: number;
+  /** The sum of their charges, micro-LYD. */
+  amountMicroLyd: number;
+}
+
 function createBaseAuthorizeRequest(): AuthorizeRequest {
   return { requestId: "", accountId: "", model: "", promptTokens: 0, maxTokens: 0 };
 }
@@ -5329,6 +5369,414 @@ export const ListPricesResponse: MessageFns<ListPricesResponse> = {
   },
 };
 
+function createBaseReadLedgerArchiveRequest(): ReadLedgerArchiveRequest {
+  return { before: "", after: "", limit: 0 };
+}
+
+export const ReadLedgerArchiveRequest: MessageFns<ReadLedgerArchiveRequest> = {
+  encode(message: ReadLedgerArchiveRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.before !== "") {
+      writer.uint32(10).string(message.before);
+    }
+    if (message.after !== "") {
+      writer.uint32(18).string(message.after);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadLedgerArchiveRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadLedgerArchiveRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.before = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.after = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadLedgerArchiveRequest {
+    return {
+      before: isSet(object.before) ? globalThis.String(object.before) : "",
+      after: isSet(object.after) ? globalThis.String(object.after) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ReadLedgerArchiveRequest): unknown {
+    const obj: any = {};
+    if (message.before !== "") {
+      obj.before = message.before;
+    }
+    if (message.after !== "") {
+      obj.after = message.after;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadLedgerArchiveRequest>, I>>(base?: I): ReadLedgerArchiveRequest {
+    return ReadLedgerArchiveRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadLedgerArchiveRequest>, I>>(object: I): ReadLedgerArchiveRequest {
+    const message = createBaseReadLedgerArchiveRequest();
+    message.before = object.before ?? "";
+    message.after = object.after ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseReadLedgerArchiveResponse(): ReadLedgerArchiveResponse {
+  return { header: "", lines: [], next: "" };
+}
+
+export const ReadLedgerArchiveResponse: MessageFns<ReadLedgerArchiveResponse> = {
+  encode(message: ReadLedgerArchiveResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.header !== "") {
+      writer.uint32(10).string(message.header);
+    }
+    for (const v of message.lines) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.next !== "") {
+      writer.uint32(26).string(message.next);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadLedgerArchiveResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadLedgerArchiveResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.header = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lines.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.next = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadLedgerArchiveResponse {
+    return {
+      header: isSet(object.header) ? globalThis.String(object.header) : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => globalThis.String(e)) : [],
+      next: isSet(object.next) ? globalThis.String(object.next) : "",
+    };
+  },
+
+  toJSON(message: ReadLedgerArchiveResponse): unknown {
+    const obj: any = {};
+    if (message.header !== "") {
+      obj.header = message.header;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines;
+    }
+    if (message.next !== "") {
+      obj.next = message.next;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadLedgerArchiveResponse>, I>>(base?: I): ReadLedgerArchiveResponse {
+    return ReadLedgerArchiveResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadLedgerArchiveResponse>, I>>(object: I): ReadLedgerArchiveResponse {
+    const message = createBaseReadLedgerArchiveResponse();
+    message.header = object.header ?? "";
+    message.lines = object.lines?.map((e) => e) || [];
+    message.next = object.next ?? "";
+    return message;
+  },
+};
+
+function createBaseDropLedgerMonthsRequest(): DropLedgerMonthsRequest {
+  return { before: "", rows: 0, sha256: "" };
+}
+
+export const DropLedgerMonthsRequest: MessageFns<DropLedgerMonthsRequest> = {
+  encode(message: DropLedgerMonthsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.before !== "") {
+      writer.uint32(10).string(message.before);
+    }
+    if (message.rows !== 0) {
+      writer.uint32(16).int64(message.rows);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(26).string(message.sha256);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DropLedgerMonthsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDropLedgerMonthsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.before = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rows = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DropLedgerMonthsRequest {
+    return {
+      before: isSet(object.before) ? globalThis.String(object.before) : "",
+      rows: isSet(object.rows) ? globalThis.Number(object.rows) : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+    };
+  },
+
+  toJSON(message: DropLedgerMonthsRequest): unknown {
+    const obj: any = {};
+    if (message.before !== "") {
+      obj.before = message.before;
+    }
+    if (message.rows !== 0) {
+      obj.rows = Math.round(message.rows);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DropLedgerMonthsRequest>, I>>(base?: I): DropLedgerMonthsRequest {
+    return DropLedgerMonthsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DropLedgerMonthsRequest>, I>>(object: I): DropLedgerMonthsRequest {
+    const message = createBaseDropLedgerMonthsRequest();
+    message.before = object.before ?? "";
+    message.rows = object.rows ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    return message;
+  },
+};
+
+function createBaseDropLedgerMonthsResponse(): DropLedgerMonthsResponse {
+  return { months: [], rows: 0, amountMicroLyd: 0 };
+}
+
+export const DropLedgerMonthsResponse: MessageFns<DropLedgerMonthsResponse> = {
+  encode(message: DropLedgerMonthsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.months) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.rows !== 0) {
+      writer.uint32(16).int64(message.rows);
+    }
+    if (message.amountMicroLyd !== 0) {
+      writer.uint32(24).int64(message.amountMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DropLedgerMonthsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDropLedgerMonthsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.months.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rows = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amountMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DropLedgerMonthsResponse {
+    return {
+      months: globalThis.Array.isArray(object?.months) ? object.months.map((e: any) => globalThis.String(e)) : [],
+      rows: isSet(object.rows) ? globalThis.Number(object.rows) : 0,
+      amountMicroLyd: isSet(object.amountMicroLyd)
+        ? globalThis.Number(object.amountMicroLyd)
+        : isSet(object.amount_micro_lyd)
+        ? globalThis.Number(object.amount_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: DropLedgerMonthsResponse): unknown {
+    const obj: any = {};
+    if (message.months?.length) {
+      obj.months = message.months;
+    }
+    if (message.rows !== 0) {
+      obj.rows = Math.round(message.rows);
+    }
+    if (message.amountMicroLyd !== 0) {
+      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DropLedgerMonthsResponse>, I>>(base?: I): DropLedgerMonthsResponse {
+    return DropLedgerMonthsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DropLedgerMonthsResponse>, I>>(object: I): DropLedgerMonthsResponse {
+    const message = createBaseDropLedgerMonthsResponse();
+    message.months = object.months?.map((e) => e) || [];
+    message.rows = object.rows ?? 0;
+    message.amountMicroLyd = object.amountMicroLyd ?? 0;
+    return message;
+  },
+};
+
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
@@ -5531,6 +5979,33 @@ export const BillingService = {
     responseSerialize: (value: WatchPricesResponse): Buffer => Buffer.from(WatchPricesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchPricesResponse => WatchPricesResponse.decode(value),
   },
+  /** A page of the ledger's months before a month, for `ctl ledger archive`. */
+  readLedgerArchive: {
+    path: "/billing.v1.Billing/ReadLedgerArchive" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReadLedgerArchiveRequest): Buffer =>
+      Buffer.from(ReadLedgerArchiveRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReadLedgerArchiveRequest => ReadLedgerArchiveRequest.decode(value),
+    responseSerialize: (value: ReadLedgerArchiveResponse): Buffer =>
+      Buffer.from(ReadLedgerArchiveResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReadLedgerArchiveResponse => ReadLedgerArchiveResponse.decode(value),
+  },
+  /**
+   * Drops the ledger's months before a month, in one transaction, only when the archive's row
+   * count and SHA-256 match those rows as they stand (FAILED_PRECONDITION otherwise, nothing dropped).
+   */
+  dropLedgerMonths: {
+    path: "/billing.v1.Billing/DropLedgerMonths" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DropLedgerMonthsRequest): Buffer =>
+      Buffer.from(DropLedgerMonthsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DropLedgerMonthsRequest => DropLedgerMonthsRequest.decode(value),
+    responseSerialize: (value: DropLedgerMonthsResponse): Buffer =>
+      Buffer.from(DropLedgerMonthsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DropLedgerMonthsResponse => DropLedgerMonthsResponse.decode(value),
+  },
 } as const;
 
 export interface BillingServer extends UntypedServiceImplementation {
@@ -5581,6 +6056,13 @@ export interface BillingServer extends UntypedServiceImplementation {
   applyBills: handleUnaryCall<ApplyBillsRequest, ApplyBillsResponse>;
   /** Every price and each change, acknowledged version by version (SetPrice waits for the acks). */
   watchPrices: handleBidiStreamingCall<WatchPricesRequest, WatchPricesResponse>;
+  /** A page of the ledger's months before a month, for `ctl ledger archive`. */
+  readLedgerArchive: handleUnaryCall<ReadLedgerArchiveRequest, ReadLedgerArchiveResponse>;
+  /**
+   * Drops the ledger's months before a month, in one transaction, only when the archive's row
+   * count and SHA-256 match those rows as they stand (FAILED_PRECONDITION otherwise, nothing dropped).
+   */
+  dropLedgerMonths: handleUnaryCall<DropLedgerMonthsRequest, DropLedgerMonthsResponse>;
 }
 
 export interface BillingClient extends Client {
@@ -5865,6 +6347,41 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<WatchPricesRequest, WatchPricesResponse>;
+  /** A page of the ledger's months before a month, for `ctl ledger archive`. */
+  readLedgerArchive(
+    request: ReadLedgerArchiveRequest,
+    callback: (error: ServiceError | null, response: ReadLedgerArchiveResponse) => void,
+  ): ClientUnaryCall;
+  readLedgerArchive(
+    request: ReadLedgerArchiveRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReadLedgerArchiveResponse) => void,
+  ): ClientUnaryCall;
+  readLedgerArchive(
+    request: ReadLedgerArchiveRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReadLedgerArchiveResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Drops the ledger's months before a month, in one transaction, only when the archive's row
+   * count and SHA-256 match those rows as they stand (FAILED_PRECONDITION otherwise, nothing dropped).
+   */
+  dropLedgerMonths(
+    request: DropLedgerMonthsRequest,
+    callback: (error: ServiceError | null, response: DropLedgerMonthsResponse) => void,
+  ): ClientUnaryCall;
+  dropLedgerMonths(
+    request: DropLedgerMonthsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DropLedgerMonthsResponse) => void,
+  ): ClientUnaryCall;
+  dropLedgerMonths(
+    request: DropLedgerMonthsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DropLedgerMonthsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const BillingClient = makeGenericClientConstructor(BillingService, "billing.v1.Billing") as unknown as {

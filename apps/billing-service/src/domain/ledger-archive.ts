@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { status } from '@grpc/grpc-js';
+import { requireCount, RpcError } from '@gw/service-kit';
+import { DroppedMonths, LEDGER_ARCHIVE_COLUMNS, LedgerCursor, LedgerMonthsStore, LedgerTextRow } from '../store/ledger-months-store';
+
+/** The archive's header line. */
+export const LEDGER_ARCHIVE_HEADER = LEDGER_ARCHIVE_COLUMNS.join(',');
+
+/** A page's largest size. */
+export const MAX_ARCHIVE_PAGE = 10_000;
+
+/** How long after a month ends its bills may still arrive (a lease's last renewals, an outbox resent): not archived before. */
+const LATE_BILLS_MS = 24 * 3600_000;
+
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+
+const csvField = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+/** A row as one CSV line (RFC 4180 quoting, no line end). */
+export const ledgerCsvLine = (row: LedgerTextRow): string => LEDGER_ARCHIVE_COLUMNS.map((c) => csvField(row[c])).join(',');
+
+const encodeCursor = (row: LedgerTextRow): string => `${row.request_at}|${row.request_id}`;
+
+function decodeCursor(text: string): LedgerCursor | undefined {
+  if (!text) return undefined;
+  const bar = text.indexOf('|');
+  if (bar < 0) throw new RpcError(status.INVALID_ARGUMENT, 'after is not a cursor this service gave');
+  return { requestAt: text.slice(0, bar), requestId: text.slice(bar + 1) };
+}
+
+/**
+ * Archiving the ledger's months (`ctl ledger archive`): the rows before a month, read as CSV, and
+ * then dropped only when the file written of them is those rows, byte for byte.
+ */
+export class LedgerArchive {
+  constructor(
+    private readonly store: LedgerMonthsStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The start of month `before` (YYYY-MM, UTC), refused unless every month before it ended a day ago or more. */
+  firstKept(before: string): Date {
+    const match = MONTH.exec(before);
+    if (!match) throw new RpcError(status.INVALID_ARGUMENT, 'before must be a month, YYYY-MM');
+    const start = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
+    const settled = new Date(this.now() - LATE_BILLS_MS);
+    if (start > new Date(Date.UTC(settled.getUTCFullYear(), settled.getUTCMonth(), 1))) {
+      throw new RpcError(status.FAILED_PRECONDITION, `the months before ${before} may still receive bills: a month is archived a day after it ends`);
+    }
+    return start;
+  }
+
+  /** A page of the archive: the header, the lines, and where the next page starts ('' at the end). */
+  async page(before: string, after: string, limit: number): Promise<{ header: string; lines: string[]; next: string }> {
+    requireCount('limit', limit, MAX_ARCHIVE_PAGE, 1);
+    const rows = await this.store.readRows(this.firstKept(before), decodeCursor(after), limit);
+    return { header: LEDGER_ARCHIVE_HEADER, lines: rows.map(ledgerCsvLine), next: rows.length === limit ? encodeCursor(rows[rows.length - 1]) : '' };
+  }
+
+  /** Drops the months before `before` when `rows` and `sha256` are those of the archive of them as they stand. */
+  async drop(before: string, rows: number, sha256: string): Promise<DroppedMonths> {
+    let seen = 0;
+    let digest = '';
+    const dropped = await this.store.dropMonths(this.firstKept(before), sha256, async (pages) => {
+      const hash = createHash('sha256').update(`${LEDGER_ARCHIVE_HEADER}\n`);
+      for await (const page of pages) {
+        for (const row of page) hash.update(`${ledgerCsvLine(row)}\n`);
+        seen += page.length;
+      }
+      digest = hash.digest('hex');
+      return seen === rows && digest === sha256.toLowerCase();
+    });
+    if (!dropped) {
+      throw new RpcError(status.FAILED_PRECONDITION, `the archive does not match the ledger (${rows} rows given, ${seen} there; sha256 ${digest}): nothing dropped`);
+    }
+    return dropped;
+  }
+}

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { microToLyd } from '@gw/money';
+import { unaryCall } from '@gw/service-kit';
+import { Command, required } from './command';
+
+/** Rows asked of billing-service per page. */
+const PAGE_ROWS = 5_000;
+
+/** How long the drop may take: it reads every archived row once more, in its transaction. */
+const DROP_TIMEOUT_MS = 600_000;
+
+/** What a file holds, read back from the disk: its SHA-256 and its lines after the header. */
+async function readBack(path: string): Promise<{ sha256: string; rows: number }> {
+  const hash = createHash('sha256');
+  let lineEnds = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lineEnds++;
+  }
+  return { sha256: hash.digest('hex'), rows: lineEnds - 1 };
+}
+
+/**
+ * `ledger archive --before YYYY-MM --to FILE`: writes the ledger's months before YYYY-MM to a new
+ * CSV file (a header, then a line per row; COPY ... FROM ... WITH (FORMAT csv, HEADER) takes it),
+ * reads the file back from the disk, and has billing-service drop those months only if the
+ * file's row count and SHA-256 are those of the rows as they stand. A file that exists is left alone.
+ */
+export const ledgerArchive: Command = async (flags, c) => {
+  const before = required(flags, 'before');
+  const path = required(flags, 'to');
+  const file = await open(path, 'wx');
+  try {
+    let after = '';
+    do {
+      const page = await unaryCall(c.billing.readLedgerArchive.bind(c.billing), { before, after, limit: PAGE_ROWS }, c.timeoutMs);
+      const text = (after ? '' : `${page.header}\n`) + page.lines.map((line) => `${line}\n`).join('');
+      await file.write(text);
+      after = page.next;
+    } while (after);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  const written = await readBack(path);
+  const dropped = await unaryCall(c.billing.dropLedgerMonths.bind(c.billing), { before, ...written }, Math.max(c.timeoutMs, DROP_TIMEOUT_MS));
+  return { file: path, months: dropped.months, rows: dropped.rows, amount: microToLyd(dropped.amountMicroLyd), sha256: written.sha256 };
+};
