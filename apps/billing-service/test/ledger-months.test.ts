@@ -175,7 +175,7 @@ describe('billing.ledger by month', () => {
     const drop = (rows: number, digest: string) => unaryCall(client.dropLedgerMonths.bind(client), { before, rows, sha256: digest }, DEADLINE_MS);
     expect(await codeOf(drop(4, createHash('sha256').update(`${text}x`).digest('hex')))).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(drop(3, sha256))).toBe(status.FAILED_PRECONDITION);
-    expect(await codeOf(unaryCall(client.dropLedgerMonths.bind(client), { before: monthName(monthStart(0)), rows: 0, sha256 }, DEADLINE_MS))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(unaryCall(client.dropLedgerMonths.bind(client), { before: monthName(monthStart(1)), rows: 0, sha256 }, DEADLINE_MS))).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(unaryCall(client.readLedgerArchive.bind(client), { before: '2026-13', after: '', limit: 1 }, DEADLINE_MS))).toBe(status.INVALID_ARGUMENT);
     expect((await db.query('SELECT 1 FROM billing.ledger WHERE request_at < $1', [new Date(monthStart(-1))])).rows).toHaveLength(4);
 

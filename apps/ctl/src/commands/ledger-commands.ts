@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { microToLyd } from '@gw/money';
 import { unaryCall } from '@gw/service-kit';
+import { CtlUsageError } from '../parse-args';
 import { Command, required } from './command';
 
 /** Rows asked of billing-service per page. */
@@ -31,20 +32,29 @@ async function readBack(path: string): Promise<{ sha256: string; rows: number }>
 export const ledgerArchive: Command = async (flags, c) => {
   const before = required(flags, 'before');
   const path = required(flags, 'to');
-  const file = await open(path, 'wx');
+  const file = await open(path, 'wx').catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'EEXIST' ? new CtlUsageError(`--to ${path} exists: an archive goes to a new file`) : err;
+  });
+  let written: { sha256: string; rows: number };
   try {
-    let after = '';
-    do {
-      const page = await unaryCall(c.billing.readLedgerArchive.bind(c.billing), { before, after, limit: PAGE_ROWS }, c.timeoutMs);
-      const text = (after ? '' : `${page.header}\n`) + page.lines.map((line) => `${line}\n`).join('');
-      await file.write(text);
-      after = page.next;
-    } while (after);
-    await file.sync();
-  } finally {
-    await file.close();
+    try {
+      let after = '';
+      do {
+        const page = await unaryCall(c.billing.readLedgerArchive.bind(c.billing), { before, after, limit: PAGE_ROWS }, c.timeoutMs);
+        await file.write((after ? '' : `${page.header}\n`) + page.lines.map((line) => `${line}\n`).join(''));
+        after = page.next;
+      } while (after);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    written = await readBack(path);
+  } catch (err) {
+    // Nothing was dropped yet: a part-written file would only mislead.
+    await rm(path, { force: true });
+    throw err;
   }
-  const written = await readBack(path);
+  // From here the file stays whatever happens: the months may be gone even if the answer is lost.
   const dropped = await unaryCall(c.billing.dropLedgerMonths.bind(c.billing), { before, ...written }, Math.max(c.timeoutMs, DROP_TIMEOUT_MS));
   return { file: path, months: dropped.months, rows: dropped.rows, amount: microToLyd(dropped.amountMicroLyd), sha256: written.sha256 };
 };
