@@ -45,7 +45,7 @@ const APPS: AppSpec[] = [
     portVar: 'QUOTA_PORT',
     health: 'admin',
     adminPortVar: 'QUOTA_METRICS_PORT',
-    required: ['REDIS_URL', 'BILLING_ADDR', 'QUOTA_METRICS_PORT', 'TLS_DIR', GRACE],
+    required: ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'BILLING_ADDR', 'QUOTA_METRICS_PORT', 'TLS_DIR', GRACE],
     autoscaled: true,
     sharedStateVars: ['REDIS_URL'],
     mtls: true,
