@@ -1,5 +1,23 @@
-import Redis from 'ioredis';
+import { crc32 } from 'node:zlib';
+import Redis, { Cluster } from 'ioredis';
 import { Client as PgClient } from 'pg';
+
+/** Where quota-service keeps an account's places and its bills waiting (apps/quota-service/src/store/redis-keys.ts). */
+interface KeyNames {
+  places(accountId: string): string;
+  outboxes: string[];
+}
+
+const SHARDS = 64;
+
+/** The account layout, on one Redis server. */
+const accountLayout = (prefix: string): KeyNames => ({ places: (id) => `${prefix}{${id}}:places`, outboxes: [`${prefix}{outbox}:settles`] });
+
+/** The shard layout, as on a Redis Cluster: each account in shard crc32(id) mod 64. */
+const shardLayout = (prefix: string): KeyNames => ({
+  places: (id) => `${prefix}{s${crc32(id) % SHARDS}}:a:${id}:places`,
+  outboxes: Array.from({ length: SHARDS }, (_, k) => `${prefix}{s${k}}:outbox:settles`),
+});
 
 /** One row of billing.ledger. */
 export interface LedgerRow {
@@ -27,15 +45,23 @@ export interface Books {
 export class BooksReader {
   private constructor(
     private readonly pg: PgClient,
-    private readonly redis: Redis,
-    private readonly keyPrefix: string,
+    private readonly redis: Redis | Cluster,
+    private readonly keys: KeyNames,
   ) {}
 
   /** Connects to the test's database and Redis; `keyPrefix` is the stack's REDIS_KEY_PREFIX. */
   static async open(databaseUrl: string, redisUrl: string, keyPrefix: string): Promise<BooksReader> {
     const pg = new PgClient({ connectionString: databaseUrl });
     await pg.connect();
-    return new BooksReader(pg, new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 }), keyPrefix);
+    return new BooksReader(pg, new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 }), accountLayout(keyPrefix));
+  }
+
+  /** As open, on a Redis Cluster (`host:port` of its nodes), where quota-service takes the shard layout. */
+  static async openOnCluster(databaseUrl: string, nodes: string[], keyPrefix: string): Promise<BooksReader> {
+    const pg = new PgClient({ connectionString: databaseUrl });
+    await pg.connect();
+    const startup = nodes.map((node) => ({ host: node.slice(0, node.lastIndexOf(':')), port: Number(node.slice(node.lastIndexOf(':') + 1)) }));
+    return new BooksReader(pg, new Redis.Cluster(startup, { redisOptions: { maxRetriesPerRequest: 3 } }), shardLayout(keyPrefix));
   }
 
   /** The books of these accounts now. */
@@ -55,8 +81,8 @@ export class BooksReader {
       [accountIds],
     );
     await this.pg.query('COMMIT');
-    // Keys as apps/quota-service/src/store/redis-keys.ts lays them out.
-    const placeCounts = await Promise.all(accountIds.map((id) => this.redis.hlen(`${this.keyPrefix}{${id}}:places`)));
+    const placeCounts = await Promise.all(accountIds.map((id) => this.redis.hlen(this.keys.places(id))));
+    const outboxes = await Promise.all(this.keys.outboxes.map((key) => this.redis.xlen(key)));
     return {
       ledger: ledger.rows.map((r) => ({ billingId: r.request_id, accountId: r.account_id, amountMicro: Number(r.amount_micro), paid: r.paid, estimated: r.usage_estimated })),
       balances: new Map(accountIds.map((id) => {
@@ -65,7 +91,7 @@ export class BooksReader {
       })),
       holds: new Map(accountIds.map((id) => [id, Number(holds.rows.find((h) => h.account_id === id)?.n ?? 0)])),
       places: new Map(accountIds.map((id, i) => [id, placeCounts[i]])),
-      outbox: await this.redis.xlen(`${this.keyPrefix}{outbox}:settles`),
+      outbox: outboxes.reduce((a, b) => a + b, 0),
     };
   }
 

@@ -16,6 +16,8 @@ const FORMED_TIMEOUT_MS = 20_000;
 export interface TestRedisCluster {
   /** `host:port` of every node, as REDIS_CLUSTER_NODES takes them. */
   nodes: string[];
+  /** SIGKILLs one node (`host:port`), as a crash would; the others go on. */
+  kill(node: string): Promise<void>;
   /** Kills every node and removes their folders. */
   stop(): Promise<void>;
 }
@@ -68,7 +70,7 @@ export async function startRedisCluster({ masters = 3, replicasEach = 1 } = {}):
       if (Date.now() > deadline) throw new Error(`the Redis Cluster on ${nodes.join(', ')} did not form within ${FORMED_TIMEOUT_MS} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return { nodes, stop };
+    return { nodes, stop, kill: (node) => killProcess(children[nodes.indexOf(node)]) };
   } catch (err) {
     await stop();
     throw err;
