@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import type { ClusterSpread } from './cluster-spread-run';
 import type { StoreCounts } from './store-counts';
 
 /** Everything one run measured. */
@@ -16,6 +17,8 @@ export interface BenchResults {
   storesPerRequest: StoreCounts;
   /** The second load shape: 20 accounts with their limits raised, 500 req/s. */
   hotAccounts: { gateway: Percentiles; direct: Percentiles } | undefined;
+  /** The third load shape: 3,000 accounts on a Redis Cluster of 3 masters, 500 req/s. */
+  clusterSpread: ClusterSpread | undefined;
   /** One grpc-js unary call on loopback, client and server in one process: the floor under each hop. */
   grpcCall: { p50Ms: number; cpuMsPerCall: number; onStream: { p50Ms: number; cpuMsPerCall: number } };
 }
@@ -35,6 +38,22 @@ export function describeMachine(): string {
 }
 
 const f = (n: number) => n.toFixed(3);
+
+/** The Redis Cluster run: each master's share of the commands, and what one master carries. */
+function clusterLines(c: ClusterSpread | undefined): string[] {
+  if (!c) return [];
+  return [
+    '',
+    `On a Redis Cluster of ${c.masters.length} masters (a replica each), ${c.accounts.toLocaleString('en')} accounts, 500 paid req/s (${c.requests} requests, ${c.errors} errors): ` +
+      `${c.commandsPerRequest.toFixed(1)} commands run and ${c.roundTripsPerRequest.toFixed(2)} round trips per paid request; ` +
+      `the busiest master ran ${c.maxOverMean.toFixed(2)}× the mean of the commands, the idlest ${c.minOverMean.toFixed(2)}× (target: within 1.5×). ` +
+      `The masters spent ${f(c.redisCpuMsPerRequest)} ms of CPU per paid request in all: one master (one core) carries about ${Math.floor(1000 / c.redisCpuMsPerRequest).toLocaleString('en')} paid requests/s, and each added master as much again.`,
+    '',
+    '| master | commands | CPU ms |',
+    '|---|---|---|',
+    ...c.masters.map((m) => `| ${m.node} | ${m.commands} | ${m.cpuMs.toFixed(0)} |`),
+  ];
+}
 
 /** The Markdown report of a run, with the targets of issue 23 beside the figures. */
 export function markdownReport(r: BenchResults): string {
@@ -99,6 +118,7 @@ export function markdownReport(r: BenchResults): string {
       'A paid request makes one call before the provider is called (Admit) and one after it (FinishRequest), each a message on a call stream; between processes each costs the wake-ups of its hops.',
     '',
     'Chart `latency.png`: latency (ms, y) against rate (req/s, x); blue gateway p50, red gateway p99, green direct p50, orange direct p99.',
+    ...clusterLines(r.clusterSpread),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -5,16 +5,18 @@ import { createTestDatabase, createTestRedis } from '@gw/testing';
 import { AccountPool } from './account-pool';
 import { BenchResults, describeMachine, markdownReport, Percentiles } from './bench-report';
 import { startFloorProxy } from './floor-process';
+import { firstPaidRequests } from './first-paid-requests';
 import { grpcCallFloor } from './grpc-call-floor';
 import { hotAccountsRun } from './hot-accounts-run';
 import { LatencyHistogram } from './latency-histogram';
 import { writeLatencyChart } from './latency-chart';
 import { closedLoop, openLoop } from './open-loop';
+import { clusterSpreadRun } from './cluster-spread-run';
 import { memoryPerOpenStream } from './open-streams';
 import { childPids, cpuSeconds, storePids } from './process-stats';
 import { perRequest as perRequestCounts, StoreCounter, StoreCounts } from './store-counts';
 import { streamTiming } from './stream-timing';
-import { send, Target, targetPool } from './target';
+import { Target, targetPool } from './target';
 
 const RATES = [200, 500, 1000];
 /** The floor proxy is measured where the gateway's targets are: 200 and 500 req/s. */
@@ -58,19 +60,8 @@ async function main(): Promise<void> {
       }),
     );
 
-    // An account's first paid request finds no credit line at quota-service and draws one from
-    // billing-service (a Postgres transaction); the line then serves its requests until it has
-    // been idle 10 minutes. At this bench's rates each account asks every few seconds, so lines
-    // stay: each account makes its first paid request here, 64 at a time, as a steady flow would have.
     say("every account's first paid request (its credit line drawn)");
-    const firstOf = [...accounts.all()];
-    await Promise.all(
-      Array.from({ length: 64 }, async () => {
-        for (let key = firstOf.pop(); key !== undefined; key = firstOf.pop()) {
-          await send({ ...gateway, authorization: () => `Bearer ${key}` }, PAID);
-        }
-      }),
-    );
+    await firstPaidRequests(gateway, accounts.all(), PAID);
 
     // First, while the edge is fresh: its resident size after load says more about the GC than the streams.
     say('1,000 streams open at once');
@@ -144,6 +135,7 @@ async function main(): Promise<void> {
       floor: { rates: floorRates, cpuMsPerRequest: floorCpuMsPerRequest },
       storesPerRequest,
       hotAccounts: undefined,
+      clusterSpread: undefined,
       grpcCall,
     };
     mkdirSync(RESULTS, { recursive: true });
@@ -158,6 +150,8 @@ async function main(): Promise<void> {
     say('20 accounts, limits raised, 500 req/s (a stack of its own)');
     const hot = await hotAccountsRun(PAID, 500, SECONDS_PER_RATE);
     results.hotAccounts = { gateway: percentiles(hot.gateway), direct: percentiles(hot.direct) };
+    say('3,000 accounts on a Redis Cluster of 3 masters, 500 req/s (a stack of its own)');
+    results.clusterSpread = await clusterSpreadRun(PAID, 3000, 500, SECONDS_PER_RATE);
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
     const table = markdownReport(results);
