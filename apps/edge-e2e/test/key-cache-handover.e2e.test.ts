@@ -6,10 +6,11 @@ import { scrapeMetrics } from './metrics-scrape';
 /**
  * With GRPC_MAX_CONNECTION_AGE_MS at 1 s, auth-service asks every connection to go away after a
  * second and cuts it 30 s later (the grace of service-kit's gRPC server): a change stream that
- * stayed on its connection would be cut about every 31 s, so this run sees three cuts.
+ * stayed on its connection would be cut about every 31 s, so each edge moves to a new stream at
+ * least twice in this run, once past a cut.
  */
 const MAX_CONNECTION_AGE_MS = 1000;
-const RUN_MS = 100_000;
+const RUN_MS = 45_000;
 const KEYS = 500;
 const SWEEP_EVERY_MS = 10_000;
 const REVOKE_EVERY_MS = 250;
@@ -87,7 +88,7 @@ describe('key cache across connection-age cuts of the change stream (two edges, 
     expect((await authenticateCalls()) - callsBefore).toBe(revocations * edges.length);
     expect(await edgeMetric('edge_key_cache_flushes_total')).toEqual(flushesBefore);
     const handovers = (await edgeMetric('edge_key_cache_handovers_total', { outcome: 'done' })).map((n, e) => n - handoversBefore[e]);
-    expect(Math.min(...handovers)).toBeGreaterThanOrEqual(3);
+    expect(Math.min(...handovers)).toBeGreaterThanOrEqual(2);
     expect(duringHandover).toBeGreaterThan(0);
     expect(await edgeMetric('edge_key_cache_trusted')).toEqual([1, 1]);
     console.log(`key cache handover e2e: ${revocations} revocations (${duringHandover} checks during a handover), handovers per edge ${handovers.join('/')}`);

@@ -71,6 +71,19 @@ describe('Redis lost under load: every bill kept, every line back', () => {
     const ids = accounts.map((a) => a.accountId);
     const before = await books.read(ids);
     const audited: AuditAccount[] = accounts.map((a) => ({ accountId: a.accountId, paid: a.paid, startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0 }));
+    // An account that draws its line before the loss and asks nothing after: Redis restarted empty
+    // forgets the line, and only the line returner can give it back (adopted, then returned idle).
+    const quiet = await account(true);
+    const quietStart = (await books.read([quiet.accountId])).balances.get(quiet.accountId)?.balanceMicro ?? 0;
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${stack.baseUrls[i]}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${quiet.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
 
     // 2 callers per account, one request every 5 s or more each: 24 a minute per account, under 30.
     const load = runLoad({ baseUrls: stack.baseUrls, accounts, lanesPerAccount: 2, laneSpacingMs: 5_000, durationMs: 24_000, giveUpMs: 40_000 });
@@ -95,11 +108,13 @@ describe('Redis lost under load: every bill kept, every line back', () => {
     const findings = auditChaos(audited, load.records, edgeRequestLines(stack.logs), after);
     // Lines lent before the loss, and since, come back once idle (adopted within half the idle time).
     const deadline = Date.now() + (IDLE_LINE_SECONDS * 3 + 5) * 1000;
-    let lines = await money(ids);
+    let lines = await money([...ids, quiet.accountId]);
     while (lines.lent > 0 && Date.now() < deadline) {
       await sleep(500);
-      lines = await money(ids);
+      lines = await money([...ids, quiet.accountId]);
     }
+    const quietBooks = (await books.drained([quiet.accountId], 10_000)).books;
+    const quietCharged = quietBooks.ledger.reduce((sum, row) => sum + row.amountMicro, 0);
     const delivered = load.records.filter((r) => r.delivered);
     const logged = (msg: string) => stack.logs.filter((line) => line.includes(msg)).length;
     const recovered = {
@@ -118,6 +133,8 @@ describe('Redis lost under load: every bill kept, every line back', () => {
     expect(delivered.filter((r) => r.paid).length).toBeGreaterThan(0);
     expect(delivered.filter((r) => !r.paid).length).toBeGreaterThan(0);
     expect(findings).toEqual(NOTHING_WRONG);
+    expect(quietBooks.ledger).toHaveLength(2);
+    expect(quietStart - (quietBooks.balances.get(quiet.accountId)?.balanceMicro ?? 0)).toBe(quietCharged);
     expect(drained).toBe(true);
     expect(lines).toMatchObject({ lent: 0, negative: 0 });
   }, 150_000);
