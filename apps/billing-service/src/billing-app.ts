@@ -7,6 +7,7 @@ import { CreditLines } from './domain/credit-lines';
 import { HoldSweeper } from './domain/hold-sweeper';
 import { LedgerArchive } from './domain/ledger-archive';
 import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
+import { startMoneyAuditWatch } from './domain/money-audit';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
 import { billingGrpc } from './grpc/billing-grpc';
@@ -15,6 +16,7 @@ import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
 import { PgLedgerMonths } from './store/pg-ledger-months';
+import { PgMoneyAudit } from './store/pg-money-audit';
 import { PgPriceFeed } from './store/pg-price-feed';
 
 /** A running billing-service. */
@@ -33,6 +35,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   let feed: PriceFeed | undefined;
   let monthKeeper: PeriodicTask | undefined;
+  let auditWatch: PeriodicTask | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
@@ -46,6 +49,8 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
     const months = new PgLedgerMonths(db);
     monthKeeper = await startLedgerMonthKeeper(months, logger);
+    const moneyAudit = new PgMoneyAudit(db);
+    auditWatch = startMoneyAuditWatch(moneyAudit, config.moneyAuditIntervalMs, logger);
     const implementation = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
@@ -53,6 +58,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         statement: new PgAccountStatement(db),
         priceHub: hub,
         archive: new LedgerArchive(months),
+        moneyAudit,
       },
       logger,
     );
@@ -68,6 +74,8 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         await priceFeed.stop();
         await sweeper.stop();
         await monthKeeper?.stop();
+    await auditWatch?.stop();
+        await auditWatch?.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       holdTtlSeconds: 900,
       holdSweepIntervalMs: 60000,
       priceAckTimeoutMs: 5000,
+      moneyAuditIntervalMs: 600_000,
       shutdownGraceMs: 10000,
       logLevel: 'info',
     });

@@ -19,6 +19,8 @@ export interface BillingConfig {
    * before its stream is ended, so that it refuses paid work until it has the whole table again.
    */
   priceAckTimeoutMs: number;
+  /** How often the books are audited for the money_audit_violations gauge. */
+  moneyAuditIntervalMs: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -36,6 +38,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     holdTtlSeconds: readInt(env, 'HOLD_TTL_SECONDS', 900),
     holdSweepIntervalMs: readInt(env, 'HOLD_SWEEP_INTERVAL_MS', 60000),
     priceAckTimeoutMs: readInt(env, 'PRICE_ACK_TIMEOUT_MS', 5000),
+    moneyAuditIntervalMs: readInt(env, 'MONEY_AUDIT_INTERVAL_MS', 600_000),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
     logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
   });

@@ -132,7 +132,7 @@ describe('billing.ledger by month', () => {
   });
 
   it('bills a request id once across the months whatever arrives at once: billing ids of two months, older ids, twice each', async () => {
-    await db.query("INSERT INTO billing.balances (account_id, balance_micro) VALUES ('acct_twice', 10000000)");
+    await unaryCall(client.addBalance.bind(client), { accountId: 'acct_twice', amountMicroLyd: 10_000_000 }, DEADLINE_MS);
     const ids = [uuid7At(monthStart(-1) + DAY_MS), uuid7At(monthStart(0) + 1), `req_plain_${randomBytes(4).toString('hex')}`];
     const bills = ids.map((id) => bill(id, 'acct_twice', 100));
     const outcomes = (await Promise.all([apply(bills), apply([...bills].reverse()), apply(bills)])).flatMap((r) => r.outcomes);
@@ -186,6 +186,7 @@ describe('billing.ledger by month', () => {
       { month: monthName(monthStart(-3)), rows: 1, sha256 },
       { month: monthName(monthStart(-2)), rows: 3, sha256 },
     ]);
+    expect((await db.query('SELECT * FROM billing.balance_mismatches()')).rows).toEqual([]);
     expect(await statement.charges('acct_old', 100, undefined)).toEqual(chargesBefore.filter((c) => !archived.some((a) => a.request_id === c.requestId)));
     const keptDay = monthName(monthStart(-1));
     const kept = (days: typeof daysBefore) => days.filter((d) => d.day >= `${keptDay}-01`);

@@ -44,6 +44,61 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     expect(await rows('SELECT 1 FROM billing.balances WHERE account_id = $1', accountId)).toBe(0);
   });
 
+  it('makes a balance change once under an idempotency key, however many runs at once, and keeps its reason', async () => {
+    const accountId = await newAccount();
+    const args = ['balance', 'add', '--account', accountId, '--amount', '2.5', '--reason', 'invoice 99 paid', '--idempotency-key', `inv-99-${accountId}`];
+    const runs = await Promise.all(Array.from({ length: 8 }, () => stack.ctl(...args)));
+    expect(runs).toEqual(Array.from({ length: 8 }, () => ({ exitCode: 0, json: { balance: 2.5 } })));
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '3', '--idempotency-key', `inv-99-${accountId}`)).toEqual(refusal('ALREADY_EXISTS'));
+    const { rows } = await pg.query('SELECT amount_micro::text AS amount, kind, reason, made_by FROM billing.balance_entries WHERE account_id = $1', [accountId]);
+    expect(rows).toEqual([{ amount: '2500000', kind: 'top-up', reason: 'invoice 99 paid', made_by: 'ctl' }]);
+  });
+
+  it('audits the books: ok after paid requests, and names exactly what was corrupted, exiting 1', async () => {
+    const accountId = await newAccount('--balance', '5');
+    const { key } = (await stack.ctl('key', 'create', '--account', accountId)).json as { key: string };
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${stack.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const charged = async () => Number((await pg.query('SELECT count(*) AS n FROM billing.ledger WHERE account_id = $1 AND paid', [accountId])).rows[0].n);
+    for (const deadline = Date.now() + 10_000; (await charged()) < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+    expect(await stack.ctl('audit')).toMatchObject({ exitCode: 0, json: { ok: true, violations: [] } });
+
+    // A balance moved without an entry.
+    await pg.query('UPDATE billing.balances SET balance_micro = balance_micro + 7 WHERE account_id = $1', [accountId]);
+    expect(await stack.ctl('audit')).toEqual({
+      exitCode: 1,
+      json: { ok: false, accountsChecked: expect.any(Number), violations: [{ kind: 'balance-not-entries', accountId, detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges \d+$/) }] },
+    });
+    await pg.query('UPDATE billing.balances SET balance_micro = balance_micro - 7 WHERE account_id = $1', [accountId]);
+
+    // A charge made twice: a second ledger row of a billing id, and the balance charged again.
+    const { rows } = await pg.query<{ request_id: string; amount_micro: string }>('SELECT request_id, amount_micro::text FROM billing.ledger WHERE account_id = $1 AND paid LIMIT 1', [accountId]);
+    await pg.query(
+      `INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million, output_micro_per_million,
+         amount_micro, paid, usage_estimated, held_micro, shortfall_micro, request_at)
+       SELECT request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million, output_micro_per_million,
+         amount_micro, paid, usage_estimated, held_micro, shortfall_micro, request_at + interval '1 second'
+       FROM billing.ledger WHERE request_id = $1`,
+      [rows[0].request_id],
+    );
+    // Charged from the account's credit line, as ApplyBills charges.
+    await pg.query(
+      'UPDATE billing.balances SET balance_micro = balance_micro - $2, line_micro = line_micro - $2, line_charged_total = line_charged_total + $2 WHERE account_id = $1',
+      [accountId, rows[0].amount_micro],
+    );
+    expect(await stack.ctl('audit')).toEqual({
+      exitCode: 1,
+      json: { ok: false, accountsChecked: expect.any(Number), violations: [{ kind: 'billed-twice', accountId, billingId: rows[0].request_id, detail: '2 ledger rows' }] },
+    });
+  });
+
   it('refuses a balance for an account that does not exist, writing nothing', async () => {
     expect(await stack.ctl('balance', 'add', '--account', 'acct_nobody', '--amount', '5')).toEqual(refusal('NOT_FOUND'));
     expect(await rows('SELECT 1 FROM billing.balances WHERE account_id = $1', 'acct_nobody')).toBe(0);

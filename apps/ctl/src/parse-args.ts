@@ -10,7 +10,10 @@ export interface ParsedArgs {
  * A flag given twice is refused: which of its values was meant is the operator's to say.
  */
 export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const [noun = '', verb = '', ...rest] = argv;
+  const [noun = '', ...after] = argv;
+  // A command of one word (`audit`) has no verb: its flags follow the noun.
+  const verb = after[0] !== undefined && !after[0].startsWith('--') ? after[0] : '';
+  const rest = verb ? after.slice(1) : after;
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];

@@ -1,4 +1,5 @@
 import { ServiceError, status } from '@grpc/grpc-js';
+import { CtlCheckFailed } from './commands/command';
 import { COMMANDS, LOCAL_COMMANDS } from './commands/command-table';
 import { CtlConfig } from './config';
 import { connectClients } from './ctl-clients';
@@ -18,14 +19,16 @@ export async function runCtl(argv: readonly string[], config: CtlConfig): Promis
   let clients: ReturnType<typeof connectClients> | undefined;
   try {
     const { noun, verb, flags } = parseArgs(argv);
-    const local = LOCAL_COMMANDS[`${noun} ${verb}`];
+    const name = verb ? `${noun} ${verb}` : noun;
+    const local = LOCAL_COMMANDS[name];
     if (local) return { output: JSON.stringify(await local(flags, config)), exitCode: 0 };
-    const command = COMMANDS[`${noun} ${verb}`];
-    if (!command) return fail('USAGE', `unknown command "${noun} ${verb}"; known: ${[...Object.keys(COMMANDS), ...Object.keys(LOCAL_COMMANDS)].join(', ')}`);
+    const command = COMMANDS[name];
+    if (!command) return fail('USAGE', `unknown command "${name}"; known: ${[...Object.keys(COMMANDS), ...Object.keys(LOCAL_COMMANDS)].join(', ')}`);
     clients = connectClients(config);
     return { output: JSON.stringify(await command(flags, clients)), exitCode: 0 };
   } catch (err) {
     if (err instanceof CtlUsageError) return fail(err.code, err.message);
+    if (err instanceof CtlCheckFailed) return { output: JSON.stringify(err.report), exitCode: 1 };
     if (isServiceError(err)) return fail(status[err.code] ?? 'UNKNOWN', err.details || err.message);
     return fail('INTERNAL', err instanceof Error ? err.message : String(err));
   } finally {

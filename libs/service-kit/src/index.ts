@@ -16,7 +16,7 @@ export { readGrpcSecurity } from './grpc-security';
 export type { GrpcSecurity } from './grpc-security';
 export { channelCredentials, serverCredentials } from './grpc-credentials';
 export { judgeCall } from './caller-access';
-export { isCaller } from './verified-caller';
+export { isCaller, verifiedCallerOf } from './verified-caller';
 export type { MethodCallers, Refusal } from './caller-access';
 export { unaryCall } from './unary-call';
 export { CallStreamClient, serviceError } from './call-stream-client';

@@ -14,9 +14,10 @@ export class PeriodicTask {
     private readonly failed: (err: unknown) => void,
   ) {}
 
-  start(): void {
+  /** Starts the loop: its first run after `intervalMs`, or at once with `runNow`. */
+  start(runNow = false): void {
     this.stopped = false;
-    this.schedule();
+    this.schedule(runNow ? 0 : this.intervalMs);
   }
 
   async stop(): Promise<void> {
@@ -25,14 +26,14 @@ export class PeriodicTask {
     await this.running;
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.intervalMs): void {
     this.timer = setTimeout(() => {
       this.running = this.run().then(() => undefined, this.failed);
       void this.running.finally(() => {
         this.running = undefined;
         if (!this.stopped) this.schedule();
       });
-    }, this.intervalMs);
+    }, delayMs);
     this.timer.unref();
   }
 }

@@ -42,3 +42,9 @@ export function isCaller(metadata: Metadata, identity: GatewayIdentity): boolean
   const caller = callers.get(metadata);
   return caller === PLAIN_TEXT || caller === identity;
 }
+
+/** Who made the call whose request metadata this is, as the access check verified it: an identity, `unchecked` on a plain-text server, or undefined. */
+export function verifiedCallerOf(metadata: Metadata): string | undefined {
+  const caller = callers.get(metadata);
+  return caller === PLAIN_TEXT ? 'unchecked' : caller;
+}

@@ -44,7 +44,7 @@ describe('k8s/overlays/prod/monitoring', () => {
 
   it('alerts on errors, the outbox, the breaker, Redis, PostgreSQL and holds, each rule readable PromQL with a runbook in the README', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
-      ['GatewayErrorRatioHigh', 'HoldsPilingUp', 'PostgresUnavailable', 'ProviderBreakerOpen', 'RedisUnavailable', 'SettleOutboxGrowing', 'SettleOutboxOldBill'].sort(),
+      ['GatewayErrorRatioHigh', 'HoldsPilingUp', 'MoneyAuditViolation', 'PostgresUnavailable', 'ProviderBreakerOpen', 'RedisUnavailable', 'SettleOutboxGrowing', 'SettleOutboxOldBill'].sort(),
     );
     for (const rule of rules) {
       expect({ alert: rule.alert, errors: readPromql(rule.expr).errors }).toEqual({ alert: rule.alert, errors: [] });

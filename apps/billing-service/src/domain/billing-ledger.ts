@@ -1,9 +1,20 @@
 import { status } from '@grpc/grpc-js';
 import { chargeWithinHold, MAX_MICRO_LYD, tokenCostMicro } from '@gw/money';
-import { MAX_BATCH, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { MAX_BATCH, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
 import { PriceRecord } from '../store/billing-records';
-import { BillingStore, HoldOutcome } from '../store/billing-store';
+import { BalanceChange, BillingStore, HoldOutcome } from '../store/billing-store';
+
+/** The longest reason an operator may give for a balance change. */
+const MAX_REASON_LENGTH = 500;
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** What comes with an operator's balance change: why, who asked, and the key that makes it once. */
+export interface ChangeNote {
+  reason?: string;
+  madeBy?: string;
+  idempotencyKey?: string;
+}
 import { requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
 import { PriceFeed } from './price-feed';
 
@@ -181,13 +192,24 @@ export class BillingLedger {
    * whole number within ±MAX_MICRO_LYD (INVALID_ARGUMENT), when it would take the balance past
    * MAX_MICRO_LYD, 2^53 - 1 micro-LYD, the largest amount a number holds exactly (OUT_OF_RANGE),
    * or take money that is not there: held for running requests, or lent to quota-service as the
-   * account's credit line, which must be returned first (FAILED_PRECONDITION).
+   * account's credit line, which must be returned first (FAILED_PRECONDITION). Under an
+   * idempotency key the change is made once: the same key again answers the balance that change
+   * left; the key with another account or amount is refused (ALREADY_EXISTS). Every change made
+   * is an entry with its reason and who asked.
    */
-  async addBalance(accountId: string, amountMicro: number): Promise<number> {
+  async addBalance(accountId: string, amountMicro: number, note: ChangeNote = {}): Promise<number> {
+    const change: BalanceChange = { accountId, amountMicro, reason: note.reason ?? '', madeBy: note.madeBy ?? '', idempotencyKey: note.idempotencyKey };
     requireId('account_id', accountId);
     requireCount('amount_micro_lyd', amountMicro, MAX_MICRO_LYD, -MAX_MICRO_LYD);
-    const balance = await this.store.addBalance(accountId, amountMicro);
-    if (balance !== undefined) return balance;
+    optionalId('reason', change.reason, MAX_REASON_LENGTH);
+    if (change.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(change.idempotencyKey)) {
+      throw new RpcError(status.INVALID_ARGUMENT, 'idempotency_key must be 1 to 128 of A-Z a-z 0-9 . _ : -');
+    }
+    const outcome = await this.store.addBalance(change);
+    if (outcome.kind === 'applied' || outcome.kind === 'repeated') return outcome.balanceMicro;
+    if (outcome.kind === 'key-used') {
+      throw new RpcError(status.ALREADY_EXISTS, `idempotency key ${change.idempotencyKey} was used for another change (another account or amount)`);
+    }
     const current = (await this.store.getCreditLine(accountId)) ?? { balanceMicro: 0, heldMicro: 0, lineMicro: 0 };
     if (BigInt(current.balanceMicro) + BigInt(amountMicro) > BigInt(Number.MAX_SAFE_INTEGER)) {
       throw new RpcError(

@@ -1,11 +1,13 @@
 import { billingV1 } from '@gw/contracts';
 import { status } from '@grpc/grpc-js';
-import { callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler } from '@gw/service-kit';
+import { callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler, verifiedCallerOf } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
+import { auditMoney } from '../domain/money-audit';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { AccountStatement } from '../store/account-statement';
+import { MoneyAuditStore } from '../store/money-audit-store';
 import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
 import { toPrice } from './price-wire';
 import { watchPrices } from './watch-prices';
@@ -17,6 +19,7 @@ export interface BillingParts {
   statement: AccountStatement;
   priceHub: PriceWatchHub;
   archive: LedgerArchive;
+  moneyAudit: MoneyAuditStore;
 }
 
 const toBill = (b: billingV1.Bill): BillRecord => ({
@@ -45,7 +48,7 @@ const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
 /** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines, PriceWatchHub). */
-export function billingGrpc({ ledger, creditLines, statement, priceHub, archive }: BillingParts, logger: Logger): billingV1.BillingServer {
+export function billingGrpc({ ledger, creditLines, statement, priceHub, archive, moneyAudit }: BillingParts, logger: Logger): billingV1.BillingServer {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
@@ -111,12 +114,17 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive 
     readLedgerArchive: unaryHandler(logger, 'ReadLedgerArchive', (req: billingV1.ReadLedgerArchiveRequest): Promise<billingV1.ReadLedgerArchiveResponse> =>
       archive.page(req.before, req.after, req.limit),
     ),
+    auditMoney: unaryHandler(logger, 'AuditMoney', async (): Promise<billingV1.AuditMoneyResponse> => auditMoney(moneyAudit)),
     dropLedgerMonths: unaryHandler(logger, 'DropLedgerMonths', async (req: billingV1.DropLedgerMonthsRequest): Promise<billingV1.DropLedgerMonthsResponse> => {
       const dropped = await archive.drop(req.before, req.rows, req.sha256);
       return { months: dropped.months, rows: dropped.rows, amountMicroLyd: dropped.amountMicro };
     }),
-    addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest): Promise<billingV1.AddBalanceResponse> => ({
-      balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd),
+    addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest, metadata): Promise<billingV1.AddBalanceResponse> => ({
+      balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd, {
+        reason: req.note?.reason,
+        madeBy: verifiedCallerOf(metadata),
+        idempotencyKey: req.note?.idempotencyKey || undefined,
+      }),
     })),
     getBalance: unaryHandler(logger, 'GetBalance', async (req: billingV1.GetBalanceRequest): Promise<billingV1.GetBalanceResponse> => ({
       balanceMicroLyd: await ledger.getBalance(req.accountId),

@@ -1,4 +1,5 @@
 import { Migration } from '@gw/service-kit';
+import { BALANCE_ENTRY_MIGRATIONS } from './balance-entry-migrations';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
 import { LEDGER_MONTH_MIGRATIONS } from './ledger-month-migrations';
 import { PRICE_WATCH_MIGRATIONS } from './price-watch-migrations';
@@ -122,4 +123,5 @@ export const BILLING_MIGRATIONS: Migration[] = [
   ...CREDIT_LINE_MIGRATIONS,
   ...PRICE_WATCH_MIGRATIONS,
   ...LEDGER_MONTH_MIGRATIONS,
+  ...BALANCE_ENTRY_MIGRATIONS,
 ];

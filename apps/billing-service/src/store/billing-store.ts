@@ -43,11 +43,11 @@ export interface BillingStore {
   /** The account's money with its credit line, or undefined when it never had any. */
   getCreditLine(accountId: string): Promise<CreditLineRecord | undefined>;
   /**
-   * Adds `amountMicro` (may be negative) to the balance, creating the row. Undefined (and no
-   * change) when the balance would drop below what is held and lent as the credit line, or rise
-   * past 2^53 - 1 micro-LYD.
+   * Adds the change's amount (may be negative) to the balance, creating the row, and writes its
+   * entry, at most once per idempotency key. Refused (and nothing changed) when the balance would
+   * drop below what is held and lent as the credit line, or rise past 2^53 - 1 micro-LYD.
    */
-  addBalance(accountId: string, amountMicro: number): Promise<number | undefined>;
+  addBalance(change: BalanceChange): Promise<BalanceChangeOutcome>;
   /** Places the hold if the available balance covers it and its prices are the model's, once per request id. */
   placeHold(hold: NewHold): Promise<HoldOutcome>;
   /**
@@ -65,3 +65,19 @@ export interface BillingStore {
   /** Releases holds neither placed nor renewed within the last `ttlSeconds`; returns how many. */
   releaseHoldsOlderThan(ttlSeconds: number, limit: number): Promise<number>;
 }
+
+/** An operator's change of a balance. */
+export interface BalanceChange {
+  accountId: string;
+  amountMicro: number;
+  reason: string;
+  /** Who asked: the verified identity of the caller. */
+  madeBy: string;
+  idempotencyKey: string | undefined;
+}
+
+/**
+ * applied: made now; repeated: made before under the same key (the balance it left); refused: not
+ * made; key-used: the key was used for another account or amount.
+ */
+export type BalanceChangeOutcome = { kind: 'applied' | 'repeated'; balanceMicro: number } | { kind: 'refused' | 'key-used' };

@@ -1,6 +1,6 @@
 import { Database, Queryable } from '@gw/service-kit';
 import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceChange, PriceRecord, PriceTable, SettleUsage } from './billing-records';
-import { BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
+import { BalanceChange, BalanceChangeOutcome, BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
 import { CreditLineRecord } from './credit-line-records';
 import { readBalance, readCreditLine, readHold, readLedger, readPriceTable } from './pg-billing-reads';
 import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
@@ -91,22 +91,13 @@ export class PgBillingStore implements BillingStore {
 
   // The range is checked in the statement itself: a sum past it is never written, so a refusal
   // changes nothing (the CHECK of migration 003 is only the backstop).
-  async addBalance(accountId: string, amountMicro: number): Promise<number | undefined> {
-    const { rows } =
-      amountMicro >= 0
-        ? await this.db.query<{ balance_micro: Int8 }>(
-            `INSERT INTO billing.balances AS b (account_id, balance_micro) VALUES ($1, $2)
-             ON CONFLICT (account_id) DO UPDATE SET balance_micro = b.balance_micro + EXCLUDED.balance_micro, updated_at = now()
-               WHERE b.balance_micro + EXCLUDED.balance_micro <= $3
-             RETURNING balance_micro`,
-            [accountId, amountMicro, MAX_BALANCE_MICRO],
-          )
-        : await this.db.query<{ balance_micro: Int8 }>(
-            `UPDATE billing.balances SET balance_micro = balance_micro + $2, updated_at = now()
-             WHERE account_id = $1 AND balance_micro + $2 >= held_micro + line_micro AND balance_micro + $2 <= $3 RETURNING balance_micro`,
-            [accountId, amountMicro, MAX_BALANCE_MICRO],
-          );
-    return rows[0] && toSafeInt(rows[0].balance_micro);
+  async addBalance(change: BalanceChange): Promise<BalanceChangeOutcome> {
+    const { rows } = await this.db.query<{ outcome: BalanceChangeOutcome['kind']; balance: Int8 | null }>(
+      'SELECT outcome, balance FROM billing.add_balance($1, $2, $3, $4, $5, $6)',
+      [change.accountId, change.amountMicro, MAX_BALANCE_MICRO, change.reason, change.madeBy, change.idempotencyKey ?? null],
+    );
+    const { outcome, balance } = rows[0];
+    return outcome === 'applied' || outcome === 'repeated' ? { kind: outcome, balanceMicro: toSafeInt(balance ?? 0) } : { kind: outcome };
   }
 
   /** One round trip for a new request id; the full transaction for one already held or settled. */

@@ -62,6 +62,13 @@ export class PgLedgerMonths implements LedgerMonthsStore {
         'SELECT count(*) AS rows, coalesce(sum(amount_micro), 0) AS amount FROM billing.ledger WHERE request_at < $1',
         [before],
       );
+      // The charges leave the ledger with their months; each account's balance still equals its entries.
+      await tx.query(
+        `INSERT INTO billing.archived_charges AS a (account_id, amount_micro)
+         SELECT account_id, sum(amount_micro) FROM billing.ledger WHERE request_at < $1 AND paid GROUP BY account_id
+         ON CONFLICT (account_id) DO UPDATE SET amount_micro = a.amount_micro + EXCLUDED.amount_micro`,
+        [before],
+      );
       for (const m of months) {
         await tx.query(
           `INSERT INTO billing.ledger_archives (month, rows, amount_micro, sha256)

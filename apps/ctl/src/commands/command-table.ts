@@ -1,3 +1,4 @@
+import { audit } from './audit-commands';
 import { accountCreate, accountGrantModel, accountScheduleDeletion, accountShow, accountSuspend, accountUnsuspend, modelAdd } from './account-commands';
 import { Command } from './command';
 import { consoleInvite } from './console-commands';
@@ -23,6 +24,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'price set': priceSet,
   'usage show': usageShow,
   'ledger archive': ledgerArchive,
+  audit,
   'freetier set': freeTierSet,
   'console invite': consoleInvite,
 };

@@ -2,6 +2,13 @@ import { readLyd } from '@gw/money';
 import { CtlClients } from '../ctl-clients';
 import { CtlUsageError } from '../parse-args';
 
+/** A check that found something wrong: its report is printed as it is, and the run exits 1. */
+export class CtlCheckFailed extends Error {
+  constructor(readonly report: unknown) {
+    super('the check found violations');
+  }
+}
+
 /** One `NOUN VERB`: takes the flags, returns the JSON document to print. */
 export type Command = (flags: Map<string, string>, clients: CtlClients) => Promise<unknown>;
 

@@ -10,14 +10,19 @@ const amount = (flags: Map<string, string>, name: string): number => lydFlag(nam
 const LINE_RETURN_TRIES = 3;
 
 /**
- * `balance add --account ID --amount LYD` (the amount may be negative). auth-service owns accounts
+ * `balance add --account ID --amount LYD [--reason TEXT] [--idempotency-key K]` (the amount may be
+ * negative). Under a key the change is made once, however often the command is run: the same key
+ * answers the balance that change left. auth-service owns accounts
  * and billing-service keeps a balance for any id, so an unknown account is refused here first.
  * Money lent to quota-service as the account's credit line cannot be taken: a negative change
  * refused FAILED_PRECONDITION takes the unheld line back (quota.v1 ReturnCreditLine) and is tried
  * again; what running requests hold stays refused.
  */
 export const balanceAdd: Command = async (flags, c) => {
-  const req = { accountId: required(flags, 'account'), amountMicroLyd: amount(flags, 'amount') };
+  const idempotencyKey = flags.get('idempotency-key');
+  const reason = flags.get('reason');
+  if (idempotencyKey === 'true' || reason === 'true') throw new CtlUsageError('--reason and --idempotency-key take a value');
+  const req = { accountId: required(flags, 'account'), amountMicroLyd: amount(flags, 'amount'), note: { reason: reason ?? '', idempotencyKey: idempotencyKey ?? '' } };
   await unaryCall(c.auth.getAccount.bind(c.auth), { accountId: req.accountId }, c.timeoutMs);
   for (let tries = 1; ; tries++) {
     try {

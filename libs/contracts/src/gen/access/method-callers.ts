@@ -37,6 +37,7 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/billing.v1.Billing/WatchPrices': ['quota-service'],
   '/billing.v1.Billing/ReadLedgerArchive': ['ctl'],
   '/billing.v1.Billing/DropLedgerMonths': ['ctl'],
+  '/billing.v1.Billing/AuditMoney': ['ctl'],
   '/console.v1.Console/CreateInvite': ['ctl'],
   '/quota.v1.Quota/CountRequest': ['edge', 'chat-product'],
   '/quota.v1.Quota/AcquirePlace': ['edge', 'chat-product'],

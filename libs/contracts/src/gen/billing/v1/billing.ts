@@ -193,6 +193,20 @@ export interface AddBalanceRequest {
   accountId: string;
   /** The amount, micro-LYD; may be negative. */
   amountMicroLyd: number;
+  /** Why, and under which idempotency key; none: no reason, no key. */
+  note?: ChangeNote | undefined;
+}
+
+/** What an operator says of a balance change. */
+export interface ChangeNote {
+  /** Why, in the operator's words (at most 500 characters, no control characters): kept with the entry. */
+  reason: string;
+  /**
+   * When given (1 to 128 of A-Z a-z 0-9 . _ : -), the change is made at most once under this key: a
+   * call with a key already used for this account and amount answers the balance that change left,
+   * changing nothing; for another account or amount it is refused (ALREADY_EXISTS).
+   */
+  idempotencyKey: string;
 }
 
 /** The balance after the change. */
@@ -583,6 +597,33 @@ export interface DropLedgerMonthsResponse {
   rows: number;
   /** The sum of their charges, micro-LYD. */
   amountMicroLyd: number;
+}
+
+/** The operator's audit of the money billing-service keeps. */
+export interface AuditMoneyRequest {
+}
+
+/** What the audit found: no violation when the money adds up. */
+export interface AuditMoneyResponse {
+  /** At most 1,000, by kind then account. */
+  violations: MoneyViolation[];
+  /** Accounts with a balance row, all checked. */
+  accountsChecked: number;
+}
+
+/** One thing that does not add up. */
+export interface MoneyViolation {
+  /**
+   * balance-not-entries: the balance is not its entries less its charges; billed-twice: a billing
+   * id with more than one ledger row.
+   */
+  kind: string;
+  /** The account it is about. */
+  accountId: string;
+  /** The billing id (billed-twice), else empty. */
+  requestId: string;
+  /** The figures, in words. */
+  detail: string;
 }
 
 function createBaseAuthorizeRequest(): AuthorizeRequest {
@@ -1839,7 +1880,7 @@ export const RecordFreeResponse: MessageFns<RecordFreeResponse> = {
 };
 
 function createBaseAddBalanceRequest(): AddBalanceRequest {
-  return { accountId: "", amountMicroLyd: 0 };
+  return { accountId: "", amountMicroLyd: 0, note: undefined };
 }
 
 export const AddBalanceRequest: MessageFns<AddBalanceRequest> = {
@@ -1849,6 +1890,9 @@ export const AddBalanceRequest: MessageFns<AddBalanceRequest> = {
     }
     if (message.amountMicroLyd !== 0) {
       writer.uint32(16).int64(message.amountMicroLyd);
+    }
+    if (message.note !== undefined) {
+      ChangeNote.encode(message.note, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1882,6 +1926,14 @@ export const AddBalanceRequest: MessageFns<AddBalanceRequest> = {
             message.amountMicroLyd = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = ChangeNote.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1906,6 +1958,7 @@ export const AddBalanceRequest: MessageFns<AddBalanceRequest> = {
         : isSet(object.amount_micro_lyd)
         ? globalThis.Number(object.amount_micro_lyd)
         : 0,
+      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
     };
   },
 
@@ -1917,6 +1970,9 @@ export const AddBalanceRequest: MessageFns<AddBalanceRequest> = {
     if (message.amountMicroLyd !== 0) {
       obj.amountMicroLyd = Math.round(message.amountMicroLyd);
     }
+    if (message.note !== undefined) {
+      obj.note = ChangeNote.toJSON(message.note);
+    }
     return obj;
   },
 
@@ -1927,6 +1983,98 @@ export const AddBalanceRequest: MessageFns<AddBalanceRequest> = {
     const message = createBaseAddBalanceRequest();
     message.accountId = object.accountId ?? "";
     message.amountMicroLyd = object.amountMicroLyd ?? 0;
+    message.note = (object.note !== undefined && object.note !== null)
+      ? ChangeNote.fromPartial(object.note)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseChangeNote(): ChangeNote {
+  return { reason: "", idempotencyKey: "" };
+}
+
+export const ChangeNote: MessageFns<ChangeNote> = {
+  encode(message: ChangeNote, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reason !== "") {
+      writer.uint32(10).string(message.reason);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(18).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeNote {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeNote();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeNote {
+    return {
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: ChangeNote): unknown {
+    const obj: any = {};
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeNote>, I>>(base?: I): ChangeNote {
+    return ChangeNote.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeNote>, I>>(object: I): ChangeNote {
+    const message = createBaseChangeNote();
+    message.reason = object.reason ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -5777,6 +5925,274 @@ export const DropLedgerMonthsResponse: MessageFns<DropLedgerMonthsResponse> = {
   },
 };
 
+function createBaseAuditMoneyRequest(): AuditMoneyRequest {
+  return {};
+}
+
+export const AuditMoneyRequest: MessageFns<AuditMoneyRequest> = {
+  encode(_: AuditMoneyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditMoneyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditMoneyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): AuditMoneyRequest {
+    return {};
+  },
+
+  toJSON(_: AuditMoneyRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditMoneyRequest>, I>>(base?: I): AuditMoneyRequest {
+    return AuditMoneyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditMoneyRequest>, I>>(_: I): AuditMoneyRequest {
+    const message = createBaseAuditMoneyRequest();
+    return message;
+  },
+};
+
+function createBaseAuditMoneyResponse(): AuditMoneyResponse {
+  return { violations: [], accountsChecked: 0 };
+}
+
+export const AuditMoneyResponse: MessageFns<AuditMoneyResponse> = {
+  encode(message: AuditMoneyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.violations) {
+      MoneyViolation.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.accountsChecked !== 0) {
+      writer.uint32(16).int64(message.accountsChecked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditMoneyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditMoneyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.violations.push(MoneyViolation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accountsChecked = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditMoneyResponse {
+    return {
+      violations: globalThis.Array.isArray(object?.violations)
+        ? object.violations.map((e: any) => MoneyViolation.fromJSON(e))
+        : [],
+      accountsChecked: isSet(object.accountsChecked)
+        ? globalThis.Number(object.accountsChecked)
+        : isSet(object.accounts_checked)
+        ? globalThis.Number(object.accounts_checked)
+        : 0,
+    };
+  },
+
+  toJSON(message: AuditMoneyResponse): unknown {
+    const obj: any = {};
+    if (message.violations?.length) {
+      obj.violations = message.violations.map((e) => MoneyViolation.toJSON(e));
+    }
+    if (message.accountsChecked !== 0) {
+      obj.accountsChecked = Math.round(message.accountsChecked);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditMoneyResponse>, I>>(base?: I): AuditMoneyResponse {
+    return AuditMoneyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditMoneyResponse>, I>>(object: I): AuditMoneyResponse {
+    const message = createBaseAuditMoneyResponse();
+    message.violations = object.violations?.map((e) => MoneyViolation.fromPartial(e)) || [];
+    message.accountsChecked = object.accountsChecked ?? 0;
+    return message;
+  },
+};
+
+function createBaseMoneyViolation(): MoneyViolation {
+  return { kind: "", accountId: "", requestId: "", detail: "" };
+}
+
+export const MoneyViolation: MessageFns<MoneyViolation> = {
+  encode(message: MoneyViolation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(26).string(message.requestId);
+    }
+    if (message.detail !== "") {
+      writer.uint32(34).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MoneyViolation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMoneyViolation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MoneyViolation {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: MoneyViolation): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MoneyViolation>, I>>(base?: I): MoneyViolation {
+    return MoneyViolation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MoneyViolation>, I>>(object: I): MoneyViolation {
+    const message = createBaseMoneyViolation();
+    message.kind = object.kind ?? "";
+    message.accountId = object.accountId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.detail = object.detail ?? "";
+    return message;
+  },
+};
+
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
@@ -6006,6 +6422,16 @@ export const BillingService = {
       Buffer.from(DropLedgerMonthsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DropLedgerMonthsResponse => DropLedgerMonthsResponse.decode(value),
   },
+  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
+  auditMoney: {
+    path: "/billing.v1.Billing/AuditMoney" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuditMoneyRequest): Buffer => Buffer.from(AuditMoneyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuditMoneyRequest => AuditMoneyRequest.decode(value),
+    responseSerialize: (value: AuditMoneyResponse): Buffer => Buffer.from(AuditMoneyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuditMoneyResponse => AuditMoneyResponse.decode(value),
+  },
 } as const;
 
 export interface BillingServer extends UntypedServiceImplementation {
@@ -6063,6 +6489,8 @@ export interface BillingServer extends UntypedServiceImplementation {
    * count and SHA-256 match those rows as they stand (FAILED_PRECONDITION otherwise, nothing dropped).
    */
   dropLedgerMonths: handleUnaryCall<DropLedgerMonthsRequest, DropLedgerMonthsResponse>;
+  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
+  auditMoney: handleUnaryCall<AuditMoneyRequest, AuditMoneyResponse>;
 }
 
 export interface BillingClient extends Client {
@@ -6381,6 +6809,22 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DropLedgerMonthsResponse) => void,
+  ): ClientUnaryCall;
+  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
+  auditMoney(
+    request: AuditMoneyRequest,
+    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
+  ): ClientUnaryCall;
+  auditMoney(
+    request: AuditMoneyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
+  ): ClientUnaryCall;
+  auditMoney(
+    request: AuditMoneyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
   ): ClientUnaryCall;
 }
 
