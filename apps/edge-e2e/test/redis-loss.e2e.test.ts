@@ -71,19 +71,22 @@ describe('Redis lost under load: every bill kept, every line back', () => {
     const ids = accounts.map((a) => a.accountId);
     const before = await books.read(ids);
     const audited: AuditAccount[] = accounts.map((a) => ({ accountId: a.accountId, paid: a.paid, startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0 }));
-    // An account that draws its line before the loss and asks nothing after: Redis restarted empty
-    // forgets the line, and only the line returner can give it back (adopted, then returned idle).
+    // An account that draws its line just before the loss and asks nothing after: Redis restarted
+    // empty forgets the line, and only the line returner can give it back (adopted, then returned
+    // idle). Drawn earlier, the line would go back idle before the loss.
     const quiet = await account(true);
     const quietStart = (await books.read([quiet.accountId])).balances.get(quiet.accountId)?.balanceMicro ?? 0;
-    for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${stack.baseUrls[i]}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${quiet.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
-      });
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-    }
+    const drawQuietLine = async () => {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${stack.baseUrls[i]}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${quiet.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+      }
+    };
 
     // 2 callers per account, one request every 5 s or more each: 24 a minute per account, under 30.
     const load = runLoad({ baseUrls: stack.baseUrls, accounts, lanesPerAccount: 2, laneSpacingMs: 5_000, durationMs: 24_000, giveUpMs: 40_000 });
@@ -93,6 +96,7 @@ describe('Redis lost under load: every bill kept, every line back', () => {
       // back: the kill waits for some (the outbox is delivered every 4 s, whenever it falls).
       await sleep(5_000);
       for (const until = Date.now() + 8_000; (await books.read(ids)).outbox === 0 && Date.now() < until; ) await sleep(50);
+      await drawQuietLine();
       inFlightAtKill.push(load.inFlight());
       await redis.kill();
       await redis.start({ empty: true });
