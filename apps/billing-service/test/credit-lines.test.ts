@@ -196,6 +196,54 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     expect(await ledger(free.map((b) => b.requestId))).toHaveLength(200);
   });
 
+  it('records why each request ended, shows it with the charge, and keeps every correction of an estimate with what it moved', async () => {
+    const accountId = await funded(100_000);
+    await call.extend(accountId);
+    const { COMPLETE, CALLER_LEFT, PROVIDER_BROKE_OFF, RECOVERED } = {
+      COMPLETE: billingV1.EndReason.END_REASON_COMPLETE,
+      CALLER_LEFT: billingV1.EndReason.END_REASON_CALLER_LEFT,
+      PROVIDER_BROKE_OFF: billingV1.EndReason.END_REASON_PROVIDER_BROKE_OFF,
+      RECOVERED: billingV1.EndReason.END_REASON_RECOVERED,
+    };
+    const ended = [
+      bill(accountId, 10, 1, { endReason: COMPLETE }),
+      bill(accountId, 10, 2, { endReason: CALLER_LEFT }),
+      bill(accountId, 10, 3, { endReason: PROVIDER_BROKE_OFF, usageEstimated: true }),
+      bill(accountId, 10, 4),
+    ];
+    const lapsed = bill(accountId, 1000, 1000, { endReason: RECOVERED, usageEstimated: true });
+    await call.apply([...ended, lapsed]);
+    const reasons = async (ids: string[]) =>
+      (await db.query<{ request_id: string; end_reason: string }>('SELECT request_id, end_reason FROM billing.ledger WHERE request_id = ANY($1)', [ids])).rows;
+    expect(await reasons([...ended, lapsed].map((b) => b.requestId))).toEqual(
+      expect.arrayContaining([
+        { request_id: ended[0].requestId, end_reason: 'complete' },
+        { request_id: ended[1].requestId, end_reason: 'caller-left' },
+        { request_id: ended[2].requestId, end_reason: 'provider-broke-off' },
+        { request_id: ended[3].requestId, end_reason: '' },
+        { request_id: lapsed.requestId, end_reason: 'recovered' },
+      ]),
+    );
+
+    // The stalled edge's real bill replaces the estimate: the row is the real charge and why the
+    // request really ended; the correction is on record with what the estimate had taken.
+    const before = await money(accountId);
+    expect((await call.apply([bill(accountId, 1000, 100, { requestId: lapsed.requestId, endReason: COMPLETE })])).outcomes).toEqual([applied]);
+    expect(await reasons([lapsed.requestId])).toEqual([{ request_id: lapsed.requestId, end_reason: 'complete' }]);
+    const { rows: corrections } = await db.query<Record<string, string>>(
+      `SELECT account_id, prompt_before, completion_before, amount_before, shortfall_before, prompt_after, completion_after, amount_after, shortfall_after
+       FROM billing.charge_corrections WHERE request_id = $1`,
+      [lapsed.requestId],
+    );
+    expect(corrections).toEqual([
+      { account_id: accountId, prompt_before: '1000', completion_before: '1000', amount_before: '5000', shortfall_before: '0', prompt_after: '1000', completion_after: '100', amount_after: '1400', shortfall_after: '0' },
+    ]);
+    expect((await money(accountId))?.balance).toBe((before?.balance ?? 0) + 5000 - 1400);
+
+    const listed = await unaryCall(client.listCharges.bind(client), { accountId, limit: 10, before: '' }, DEADLINE_MS);
+    expect(listed.charges.map((c) => c.endReason).sort()).toEqual([COMPLETE, COMPLETE, CALLER_LEFT, PROVIDER_BROKE_OFF, billingV1.EndReason.END_REASON_UNSPECIFIED].sort());
+  });
+
   it('replaces an estimated bill with the real one: one row, corrected, the balance and line moved by the difference', async () => {
     const accountId = await funded(100_000);
     await call.extend(accountId);

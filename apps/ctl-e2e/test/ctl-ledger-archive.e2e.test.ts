@@ -77,7 +77,7 @@ describe('ctl ledger archive (real stack)', () => {
       json: { file, months: [monthName(monthStart(-3)), monthName(monthStart(-2))], rows: 3, amount: 6, sha256: createHash('sha256').update(content).digest('hex') },
     });
     const lines = content.toString('utf8').trimEnd().split('\n');
-    expect(lines[0]).toBe('request_id,request_at,created_at,account_id,model,paid,prompt_tokens,completion_tokens,input_micro_per_million,output_micro_per_million,held_micro,amount_micro,shortfall_micro,usage_estimated');
+    expect(lines[0]).toBe('request_id,request_at,created_at,account_id,model,paid,prompt_tokens,completion_tokens,input_micro_per_million,output_micro_per_million,held_micro,amount_micro,shortfall_micro,usage_estimated,end_reason');
     expect(lines.slice(1).map((l) => l.split(',')[11])).toEqual(['1000000', '2000000', '3000000']);
     expect(await count('SELECT 1 FROM billing.ledger WHERE account_id = $1', [accountId])).toBe(1);
     expect(await count('SELECT 1 FROM billing.ledger_archives')).toBe(2);

@@ -1,3 +1,4 @@
+import { Client as PgClient } from 'pg';
 import { RunningStack, StackOptions, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, createTestRedisCluster, TestDatabase } from '@gw/testing';
 
@@ -28,6 +29,8 @@ export interface GatewayUnderTest {
    */
   settledBalanceMicro(accountId: string, expectedMicro: number, timeoutMs?: number): Promise<number>;
   simStats(): Promise<{ inFlight: number; maxInFlight: number; total: number }>;
+  /** Why each of the account's billed requests ended, as the ledger records it, sorted. */
+  endReasons(accountId: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -105,6 +108,16 @@ export async function startGateway(
       return balance;
     },
     simStats: async () => (await (await fetch(`${simUrl}/sim/stats`)).json()) as { inFlight: number; maxInFlight: number; total: number },
+    endReasons: async (accountId) => {
+      const pg = new PgClient({ connectionString: (db as TestDatabase).url });
+      await pg.connect();
+      try {
+        const { rows } = await pg.query<{ end_reason: string }>('SELECT end_reason FROM billing.ledger WHERE account_id = $1 ORDER BY end_reason', [accountId]);
+        return rows.map((r) => r.end_reason);
+      } finally {
+        await pg.end();
+      }
+    },
     stop: cleanup,
   };
 }

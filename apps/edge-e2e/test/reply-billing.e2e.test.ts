@@ -46,6 +46,7 @@ describe('replies that break off, go silent or are abandoned: what the caller se
     expect(events.some((event) => event.includes('"usage"'))).toBe(false);
     const prompt = simPromptTokens(ask('one two three'));
     await expectBilled(account, prompt + 4, 5_000_000, costMicro(prompt, 4));
+    expect(await gw.endReasons(account.accountId)).toEqual(['complete']);
   });
 
   it('streamed UPSTREAM_INTERRUPTED: one error event, no [DONE]; the openai client raises', async () => {
@@ -75,6 +76,7 @@ describe('replies that break off, go silent or are abandoned: what the caller se
     expect(JSON.parse(events[events.length - 1]).error.code).toBe('UPSTREAM_INTERRUPTED');
     const prompt = simPromptTokens(ask(text));
     await expectBilled(account, prompt + 4, 5_000_000, costMicro(prompt, 4));
+    expect(await gw.endReasons(account.accountId)).toEqual(['provider-broke-off']);
   });
 
   it('estimates a broken stream without usage: prompt estimate plus 20 tokens a second', async () => {
@@ -102,6 +104,7 @@ describe('replies that break off, go silent or are abandoned: what the caller se
     const completion = (await gw.billedTokens(account, (total) => total > 0)) - prompt;
     expect(completion).toBeGreaterThanOrEqual(1);
     expect(completion).toBeLessThanOrEqual(20);
+    expect(await gw.endReasons(account.accountId)).toEqual(['provider-broke-off']);
   });
 
   it('keeps reading and billing streams the caller left, and keeps their places until the provider finishes', async () => {
@@ -122,6 +125,7 @@ describe('replies that break off, go silent or are abandoned: what the caller se
 
     const prompt = simPromptTokens(ask(text));
     await expectBilled(account, 3 * (prompt + 6), 5_000_000, 3 * costMicro(prompt, 6));
+    expect(await gw.endReasons(account.accountId)).toEqual(['caller-left', 'caller-left', 'caller-left']);
     const after = await gw.chat(key, { model: MODEL, messages: ask('now') });
     expect(after.status).toBe(200);
   });

@@ -24,8 +24,9 @@ describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without th
   const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> =>
     unaryCall(method.bind(replica.quota) as never, req, DEADLINE_MS) as Promise<A>;
   const admit = (requestId: string): Promise<quotaV1.AdmitResponse> => call(replica.quota.admit, admitRequest(account, requestId));
-  const finish = (requestId: string, completionTokens: number): Promise<quotaV1.FinishRequestResponse> =>
-    call(replica.quota.finishRequest, { accountId: account, requestId, model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens, usageEstimated: false, hold: HOLD, admitted: true });
+  const { END_REASON_COMPLETE, END_REASON_CALLER_LEFT } = quotaV1.EndReason;
+  const finish = (requestId: string, completionTokens: number, endReason = END_REASON_COMPLETE): Promise<quotaV1.FinishRequestResponse> =>
+    call(replica.quota.finishRequest, { accountId: account, requestId, model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1000, completionTokens, usageEstimated: false, hold: HOLD, admitted: true, endReason });
   const lease = (requestId: string, completionTokens: number): quotaV1.Lease => ({
     accountId: account,
     requestId,
@@ -70,9 +71,11 @@ describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without th
       await stack.eventually(() => stack.ledger(requestId), [{ amount: 2000, paid: true, estimated: true, prompt: 1000, completion: 250 }]);
     }
     expect(await held()).toBe(0);
+    for (const requestId of ['lapsing', 'lapsing-alone']) expect(await stack.endReason(requestId)).toBe('recovered');
     // The edge was only stalled: its real usage, 400 completion tokens (2,600), comes after all.
     expect(await finish('lapsing', 400)).toEqual({ released: false, repeated: true });
     await stack.eventually(() => stack.ledger('lapsing'), [{ amount: 2600, paid: true, estimated: false, prompt: 1000, completion: 400 }]);
+    expect(await stack.endReason('lapsing')).toBe('complete');
     expect(await finish('lapsing', 400)).toEqual({ released: false, repeated: true });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await stack.ledger('lapsing-alone')).toHaveLength(1);
@@ -98,7 +101,7 @@ describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without th
   });
 
   it('keeps a final bill until billing-service applied it, and queues it again when Redis forgot the request, billed once', async () => {
-    const final = (requestId: string, completionTokens: number): quotaV1.Lease => ({ ...lease(requestId, completionTokens), final: true });
+    const final = (requestId: string, completionTokens: number): quotaV1.Lease => ({ ...lease(requestId, completionTokens), final: true, endReason: END_REASON_CALLER_LEFT });
     /** Redis lost every trace of the account's requests: restarted empty, or failed over. */
     const forget = async () => {
       const keys = keysOf(account);
@@ -115,6 +118,8 @@ describe.each(['account', 'shard'] as KeyLayout[])('Admitted requests without th
     await forget();
     expect(await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).toEqual({ unknownRequestIds: [] });
     await stack.eventually(() => stack.ledger('forgotten-unbilled'), [{ amount: 2000, paid: true, estimated: false, prompt: 1000, completion: 250 }]);
+    // Queued again from the edge's final lease, with why the request ended.
+    expect(await stack.endReason('forgotten-unbilled')).toBe('caller-left');
     await stack.eventually(async () => (await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).unknownRequestIds.sort(), ['forgotten-applied', 'forgotten-unbilled']);
     expect(await stack.ledger('forgotten-applied')).toEqual([{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
     expect(await stack.line(account)).toMatchObject({ balance: 100_000 - 3000 - 3000 - 2000, charged: 8000 });

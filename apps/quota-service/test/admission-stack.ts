@@ -120,6 +120,12 @@ export class AdmissionStack {
     return rows;
   }
 
+  /** Why the ledger says a request ended ('' when not recorded), or undefined without a row. */
+  async endReason(requestId: string): Promise<string | undefined> {
+    const { rows } = await this.db.query<{ end_reason: string }>('SELECT end_reason FROM billing.ledger WHERE request_id = $1', [requestId]);
+    return rows[0]?.end_reason;
+  }
+
   /** Waits (at most 10 s) until `read` answers `expected`, then asserts it. */
   async eventually<T>(read: () => Promise<T>, expected: T): Promise<void> {
     const deadline = Date.now() + 10_000;

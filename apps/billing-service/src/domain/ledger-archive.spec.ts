@@ -43,7 +43,8 @@ describe('LedgerArchive', () => {
       amount_micro: '6',
       shortfall_micro: '0',
       usage_estimated: 'false',
+      end_reason: 'caller-left',
     };
-    expect(ledgerCsvLine(row)).toBe('r1,2026-11-01T00:00:00.000001Z,2026-11-01T00:00:00.500000Z,"acct,1","say ""hi""",true,1,2,3,4,5,6,0,false');
+    expect(ledgerCsvLine(row)).toBe('r1,2026-11-01T00:00:00.000001Z,2026-11-01T00:00:00.500000Z,"acct,1","say ""hi""",true,1,2,3,4,5,6,0,false,caller-left');
   });
 });

@@ -9,6 +9,7 @@ import { PriceWatchHub } from '../domain/price-watch-hub';
 import { AccountStatement } from '../store/account-statement';
 import { MoneyAuditStore } from '../store/money-audit-store';
 import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
+import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
 import { watchPrices } from './watch-prices';
 
@@ -34,6 +35,7 @@ const toBill = (b: billingV1.Bill): BillRecord => ({
   inputMicroPerMillion: b.inputMicroLydPerMillion,
   outputMicroPerMillion: b.outputMicroLydPerMillion,
   chargeMicro: b.chargeMicroLyd,
+  endReason: fromEndReasonWire(b.endReason),
 });
 
 const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse => ({
@@ -145,6 +147,7 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
           amountMicroLyd: c.amountMicro,
           paid: c.paid,
           usageEstimated: c.usageEstimated,
+          endReason: toEndReasonWire(c.endReason),
         })),
         next: rows.length > req.limit ? page[page.length - 1].requestId : '',
       };

@@ -1,4 +1,5 @@
 import { PriceRecord } from './billing-records';
+import { EndReason } from './credit-line-records';
 
 /** One billed request, as the account's holder sees it. */
 export interface ChargeRecord {
@@ -10,6 +11,7 @@ export interface ChargeRecord {
   amountMicro: number;
   paid: boolean;
   usageEstimated: boolean;
+  endReason: EndReason;
 }
 
 /** Tokens and money of one UTC day. */

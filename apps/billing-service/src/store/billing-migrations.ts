@@ -1,5 +1,6 @@
 import { Migration } from '@gw/service-kit';
 import { BALANCE_ENTRY_MIGRATIONS } from './balance-entry-migrations';
+import { CHARGE_END_MIGRATIONS } from './charge-end-migrations';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
 import { LEDGER_MONTH_MIGRATIONS } from './ledger-month-migrations';
 import { PRICE_WATCH_MIGRATIONS } from './price-watch-migrations';
@@ -124,4 +125,5 @@ export const BILLING_MIGRATIONS: Migration[] = [
   ...PRICE_WATCH_MIGRATIONS,
   ...LEDGER_MONTH_MIGRATIONS,
   ...BALANCE_ENTRY_MIGRATIONS,
+  ...CHARGE_END_MIGRATIONS,
 ];

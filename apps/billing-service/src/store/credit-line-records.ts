@@ -37,6 +37,9 @@ export interface CreditLineExtension {
   heldMicro: number;
 }
 
+/** Why a billed request ended ('' when not recorded: billed before end reasons were kept, or by an older caller). */
+export type EndReason = '' | 'complete' | 'caller-left' | 'provider-broke-off' | 'recovered';
+
 /** One bill of a request, as quota-service delivers it (amounts micro-LYD, prices per million tokens). */
 export interface BillRecord {
   requestId: string;
@@ -50,6 +53,7 @@ export interface BillRecord {
   inputMicroPerMillion: number;
   outputMicroPerMillion: number;
   chargeMicro: number;
+  endReason: EndReason;
 }
 
 /** quota-service's cumulative total of line given back for one account. */

@@ -17,6 +17,7 @@ export const LEDGER_ARCHIVE_COLUMNS = [
   'amount_micro',
   'shortfall_micro',
   'usage_estimated',
+  'end_reason',
 ] as const;
 
 /** Where a page of rows starts: after this row in (request_at, request_id) order. */

@@ -1,6 +1,7 @@
 import { Database } from '@gw/service-kit';
 import { PriceRecord } from './billing-records';
 import { AccountStatement, ChargeRecord, DayTotalRecord } from './account-statement';
+import { EndReason } from './credit-line-records';
 import { Int8, PRICE_COLUMNS, PriceRow, toPrice, toSafeInt } from './pg-billing-rows';
 
 interface ChargeRow {
@@ -12,6 +13,7 @@ interface ChargeRow {
   amount_micro: Int8;
   paid: boolean;
   usage_estimated: boolean;
+  end_reason: EndReason;
 }
 
 /** AccountStatement on Postgres (or PGlite), from billing.ledger (indexed by account and time) and billing.prices. */
@@ -21,7 +23,8 @@ export class PgAccountStatement implements AccountStatement {
   async charges(accountId: string, limit: number, before: string | undefined): Promise<ChargeRecord[]> {
     // Keyset paging on (created_at, request_id): exact however many rows arrive meanwhile.
     const { rows } = await this.db.query<ChargeRow>(
-      `SELECT l.request_id, l.created_at, l.model, l.prompt_tokens, l.completion_tokens, l.amount_micro, l.paid, l.usage_estimated
+      `SELECT l.request_id, l.created_at, l.model, l.prompt_tokens, l.completion_tokens, l.amount_micro, l.paid, l.usage_estimated,
+         l.end_reason
        FROM billing.ledger l
        WHERE l.account_id = $1
          AND ($3::text IS NULL OR (l.created_at, l.request_id) < (SELECT c.created_at, c.request_id FROM billing.ledger c WHERE c.request_id = $3 AND c.account_id = $1))
@@ -38,6 +41,7 @@ export class PgAccountStatement implements AccountStatement {
       amountMicro: toSafeInt(r.amount_micro),
       paid: r.paid,
       usageEstimated: r.usage_estimated,
+      endReason: r.end_reason,
     }));
   }
 

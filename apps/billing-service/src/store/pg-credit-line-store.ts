@@ -30,7 +30,7 @@ const toExtension = (r: ExtensionRow): CreditLineExtension => ({
 // The bills' fields as arrays, one per column (billing.apply_bills unnests them), then the returns'.
 const APPLY_BILLS = `
   SELECT bill_outcome, bill_charged, bill_shortfall FROM billing.apply_bills($1::text[], $2::text[], $3::text[], $4::boolean[],
-    $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[])`;
+    $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[], $14::text[])`;
 
 /** CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012, so one round trip and one transaction. */
 export class PgCreditLineStore implements CreditLineStore {
@@ -77,6 +77,7 @@ export class PgCreditLineStore implements CreditLineStore {
       column((b) => b.chargeMicro),
       returns.map((r) => r.accountId),
       returns.map((r) => r.returnedTotalMicro),
+      column((b) => b.endReason),
     ]);
     return rows.map((r) => ({ outcome: r.bill_outcome, chargedMicro: toSafeInt(r.bill_charged), shortfallMicro: toSafeInt(r.bill_shortfall) }));
   }

@@ -17,6 +17,8 @@ export interface FinishedRequest {
   hold?: quotaV1.Hold;
   /** Set for requests sent to Admit: whether its answer arrived (false: whatever it took is given back). Unset on the older path. */
   admitted?: boolean;
+  /** Why it ended (unset for one that never ran). */
+  endReason?: quotaV1.EndReason;
 }
 
 const RETRY_BACKOFF = { firstMs: 100, maxMs: 5000 };
@@ -69,6 +71,7 @@ export class Settlement {
       usageEstimated: done.usageEstimated,
       hold: done.hold,
       admitted: done.admitted,
+      endReason: done.endReason,
     };
     let landed = false;
     for (let failures = 1; ; failures++) {

@@ -1,6 +1,7 @@
 import { Response } from 'express';
 import { AppError } from '@gw/errors';
 import { openStreams } from '../edge-metrics';
+import { CallerEnd } from '../domain/end-reason';
 import { ReplyListener } from '../upstream/reply-listener';
 import { WholeReply } from '../upstream/whole-reply';
 import { openEventStream } from './event-stream';
@@ -23,6 +24,7 @@ const CALLER_BACKLOG_LIMIT_BYTES = 4 * 1024 * 1024;
 export class CallerReply implements ReplyListener {
   readonly done: Promise<void>;
   private state: 'waiting' | 'streaming' | 'over' = 'waiting';
+  private ended: CallerEnd = 'delivered';
   private readonly silence: NodeJS.Timeout;
   private settle!: (error?: Error) => void;
   // Let go once the reply is over: the provider side may go on reading for minutes after.
@@ -38,7 +40,12 @@ export class CallerReply implements ReplyListener {
       this.settle = (error) => (error ? reject(error) : resolve());
     });
     this.silence = setTimeout(() => this.silent(), silenceMs);
-    res.once('close', () => this.over());
+    res.once('close', () => this.left());
+  }
+
+  /** How the caller's side ended (once `done` has settled): the end reason of the request's bill reads it. */
+  get end(): CallerEnd {
+    return this.ended;
   }
 
   heard(): void {
@@ -74,10 +81,18 @@ export class CallerReply implements ReplyListener {
   }
 
   fail(error: Error): void {
+    if (this.state !== 'over') this.ended = 'failed';
     this.over(error);
   }
 
+  /** The connection closed: after the reply was out this changes nothing; before, the caller left. */
+  private left(): void {
+    if (this.state !== 'over') this.ended = 'left';
+    this.over();
+  }
+
   private silent(): void {
+    if (this.state !== 'over') this.ended = 'cut-for-silence';
     const seconds = Math.round(this.silenceMs / 1000);
     this.over(this.state === 'waiting' ? gatewayTimeout() : new AppError('UPSTREAM_INTERRUPTED', `The provider sent nothing for ${seconds} s; the stream was cut off.`));
   }

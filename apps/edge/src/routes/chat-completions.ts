@@ -18,6 +18,7 @@ import { bodyTooLarge } from '../http/front-proxy-reply';
 import { readBody } from '../http/read-body';
 import { recordOf } from '../http/request-record';
 import { ProviderClient } from '../upstream/provider-client';
+import { endReasonOf } from '../domain/end-reason';
 import { relayProviderReply } from '../upstream/relay-provider-reply';
 import { ChatAdmission, countOnly, LeaseOf, refuseRememberedOverLimit } from './chat-admission';
 
@@ -84,6 +85,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     // once the reply is read, its final bill until the finish lands.
     const progress = new ReplyProgress();
     let final: BillableUsage | undefined;
+    let endReason: quotaV1.EndReason | undefined;
     const leaseOf: LeaseOf = ({ payment, model, maxTokens, hold, byAdmit }) => () => ({
       accountId,
       requestId,
@@ -92,6 +94,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage,
       hold,
       maxTokens: byAdmit ? maxTokens : undefined,
+      endReason,
     });
     const admitted = await deps.admission.admit(res, { requestId, accountId, checked, prompt, promptTokens }, leaseOf);
     record.payment = admitted.payment === PAID ? 'paid' : 'free';
@@ -109,13 +112,15 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       ...usage,
       hold,
       admitted: byAdmit ? true : undefined,
+      endReason,
     });
     deps.leases.keep(requestId, leaseOf({ payment, model, maxTokens, hold, byAdmit }));
 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
     const billed = relayProviderReply(deps.provider, forwarded, traceId, reply, record, progress).then((read) => {
-      final = billableUsage(read, { promptTokens, maxTokens, elapsedMs: Date.now() - started });
+      final = billableUsage(read.outcome, { promptTokens, maxTokens, elapsedMs: Date.now() - started });
+      endReason = endReasonOf(read.whole, reply.end);
       record.usage = final;
       return finished(final);
     });

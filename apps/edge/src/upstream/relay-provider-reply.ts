@@ -8,6 +8,12 @@ import { ReplyListener } from './reply-listener';
 import { SseEventScanner } from './sse-event-scanner';
 import { judgeWholeReply } from './whole-reply';
 
+/** What reading the provider's reply came to: its bill, and whether it came whole (for the end reason). */
+export interface ReadReply {
+  outcome: ReplyOutcome;
+  whole: boolean;
+}
+
 const interrupted = () => new AppError('UPSTREAM_INTERRUPTED', 'The provider reply broke off.');
 
 /**
@@ -16,7 +22,7 @@ const interrupted = () => new AppError('UPSTREAM_INTERRUPTED', 'The provider rep
  * passed on piece by piece; every other answer (refusals included) is read whole first.
  * `timer` is told when the call goes out, is answered and ends, before `listener` hears of it;
  * `progress` follows what the reply would be billed as it comes in (for the request's lease).
- * Never throws: resolves with what the reply comes to for billing.
+ * Never throws: resolves with what the reply comes to for billing, and whether it came whole.
  */
 export async function relayProviderReply(
   provider: ProviderClient,
@@ -25,7 +31,7 @@ export async function relayProviderReply(
   listener: ReplyListener,
   timer: ProviderTimer,
   progress: ReplyProgress,
-): Promise<ReplyOutcome> {
+): Promise<ReadReply> {
   let response: ProviderResponse;
   timer.called();
   try {
@@ -33,7 +39,7 @@ export async function relayProviderReply(
   } catch (err) {
     timer.ended();
     listener.fail(err instanceof Error ? err : new Error(String(err)));
-    return { kind: 'nothing' };
+    return { outcome: { kind: 'nothing' }, whole: false };
   }
   timer.answered();
   listener.heard();
@@ -42,7 +48,7 @@ export async function relayProviderReply(
   return relayWhole(response, listener, timer, progress);
 }
 
-async function relayWhole(response: ProviderResponse, listener: ReplyListener, timer: ProviderTimer, progress: ReplyProgress): Promise<ReplyOutcome> {
+async function relayWhole(response: ProviderResponse, listener: ReplyListener, timer: ProviderTimer, progress: ReplyProgress): Promise<ReadReply> {
   const pieces: Buffer[] = [];
   let brokeOff = false;
   try {
@@ -57,13 +63,13 @@ async function relayWhole(response: ProviderResponse, listener: ReplyListener, t
   timer.ended();
   if (brokeOff) {
     listener.fail(interrupted());
-    return response.status < 300 && pieces.length > 0 ? { kind: 'partial' } : { kind: 'nothing' };
+    return { outcome: response.status < 300 && pieces.length > 0 ? { kind: 'partial' } : { kind: 'nothing' }, whole: false };
   }
   const reply = { ...response, body: Buffer.concat(pieces) };
   const verdict = judgeWholeReply(reply);
   if (verdict.error) listener.fail(verdict.error);
   else listener.whole(reply);
-  return verdict.outcome;
+  return { outcome: verdict.outcome, whole: !verdict.error };
 }
 
 async function relayStream(
@@ -72,7 +78,7 @@ async function relayStream(
   listener: ReplyListener,
   timer: ProviderTimer,
   progress: ReplyProgress,
-): Promise<ReplyOutcome> {
+): Promise<ReadReply> {
   const scanner = new SseEventScanner(includeUsage);
   listener.streamStarted();
   try {
@@ -90,6 +96,7 @@ async function relayStream(
   // A stream that ends without [DONE] broke off too, even when the connection closed cleanly.
   if (scanner.done) listener.streamEnded();
   else listener.fail(interrupted());
-  if (scanner.usage) return { kind: 'reported', usage: scanner.usage };
-  return scanner.anyEvent ? { kind: 'partial' } : { kind: 'nothing' };
+  const whole = scanner.done;
+  if (scanner.usage) return { outcome: { kind: 'reported', usage: scanner.usage }, whole };
+  return { outcome: scanner.anyEvent ? { kind: 'partial' } : { kind: 'nothing' }, whole };
 }

@@ -5,7 +5,7 @@ import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
 import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
-import { BillRecord, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
+import { BillRecord, END_REASONS, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
 
 /** A bill as billing.v1 takes it. */
 function toBill(bill: BillRecord): billingV1.Bill {
@@ -21,6 +21,7 @@ function toBill(bill: BillRecord): billingV1.Bill {
     inputMicroLydPerMillion: bill.hold.inputMicroPerMillion,
     outputMicroLydPerMillion: bill.hold.outputMicroPerMillion,
     chargeMicroLyd: bill.chargeMicro,
+    ...(bill.endReason ? { endReason: END_REASONS.indexOf(bill.endReason) + 1 } : {}),
   };
 }
 

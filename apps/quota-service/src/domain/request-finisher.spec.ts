@@ -150,7 +150,7 @@ describe('RequestFinisher, requests admitted by Admit', () => {
     await finisher.finishLapsed(lapsed);
     await finisher.finishLapsed(bill({ requestId: 'older', usageEstimated: true }));
     expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
-      { ...paidBill('a', 'r1', 6000, 1000, 500, 3000), usageEstimated: true },
+      { ...paidBill('a', 'r1', 6000, 1000, 500, 3000), usageEstimated: true, endReason: 'recovered' },
       bill({ requestId: 'older', usageEstimated: true }),
     ]);
   });

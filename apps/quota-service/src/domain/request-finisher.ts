@@ -36,6 +36,7 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false): AdmittedFini
           promptTokens: end.promptTokens,
           completionTokens: end.completionTokens,
           usageEstimated,
+          ...(lapsed ? { endReason: 'recovered' as const } : end.endReason ? { endReason: end.endReason } : {}),
           hold,
           chargeMicro,
           ...(end.traceContext ? { traceContext: end.traceContext } : {}),

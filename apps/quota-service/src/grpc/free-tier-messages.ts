@@ -6,7 +6,7 @@ import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
 import { FreeTierSettings } from '../store/free-tier-store';
 import { LeaseRecord } from '../store/lease-store';
-import { Payment, SettleRecord } from '../store/settle-outbox';
+import { END_REASONS, EndReason, Payment, SettleRecord } from '../store/settle-outbox';
 import { toHoldTerms } from './hold-message';
 
 const REFUSALS: Record<FreeRefusal, quotaV1.FreeRefusal> = {
@@ -35,6 +35,12 @@ export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFr
     : { granted: false, refusal: REFUSALS[decision.refusal], maxTokens: 0, reservedTokens: 0 };
 }
 
+/** An end reason as quota.v1 sends it, or nothing for UNSPECIFIED (an older edge) or a value this replica does not know. */
+const endReasonOf = (reason: quotaV1.EndReason | undefined): { endReason?: EndReason } => {
+  const known = reason ? END_REASONS[reason - 1] : undefined;
+  return known ? { endReason: known } : {};
+};
+
 function paymentOf(payment: quotaV1.Payment): Payment {
   const known = PAYMENTS[payment];
   if (!known) throw new RpcError(status.INVALID_ARGUMENT, 'payment must be PAYMENT_PAID or PAYMENT_FREE');
@@ -46,7 +52,7 @@ function paymentOf(payment: quotaV1.Payment): Payment {
  * hold and max_tokens of an admitted request; INVALID_ARGUMENT without a payment.
  */
 export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
-  const { accountId, requestId, model, promptTokens, completionTokens, hold, maxTokens, final } = lease;
+  const { accountId, requestId, model, promptTokens, completionTokens, hold, maxTokens, final, endReason } = lease;
   return {
     requestId,
     accountId,
@@ -57,7 +63,7 @@ export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
     usageEstimated: true,
     ...(hold ? { hold: toHoldTerms(hold) } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
-    ...(final ? { final: true } : {}),
+    ...(final ? { final: true, ...endReasonOf(endReason) } : {}),
   };
 }
 
@@ -72,6 +78,7 @@ export function toSettleRecord(req: quotaV1.FinishRequestRequest): SettleRecord 
     promptTokens: req.promptTokens,
     completionTokens: req.completionTokens,
     usageEstimated: req.usageEstimated,
+    ...endReasonOf(req.endReason),
     ...(isTracing() ? { traceContext: currentTraceCarrier() } : {}),
   };
 }

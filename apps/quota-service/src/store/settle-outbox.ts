@@ -2,6 +2,12 @@ import type { TraceCarrier } from '@gw/telemetry';
 /** How a finished request is paid for. */
 export type Payment = 'paid' | 'free';
 
+/** Why a request ended (quota.v1 EndReason); a record of an older replica has none. */
+export type EndReason = 'complete' | 'caller-left' | 'provider-broke-off' | 'recovered';
+
+/** Every end reason, in quota.v1 EndReason's order (1 to 4). */
+export const END_REASONS: readonly EndReason[] = ['complete', 'caller-left', 'provider-broke-off', 'recovered'];
+
 /** What a finished API request used, and how it is paid for. */
 interface RequestUsage {
   requestId: string;
@@ -11,6 +17,8 @@ interface RequestUsage {
   promptTokens: number;
   completionTokens: number;
   usageEstimated: boolean;
+  /** Why it ended, when the caller said (a lapsed lease's bill: 'recovered'). */
+  endReason?: EndReason;
   /** The trace of the request that produced the bill, so its delivery links to it (when tracing). */
   traceContext?: TraceCarrier;
 }

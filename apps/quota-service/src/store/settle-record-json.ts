@@ -1,5 +1,5 @@
 import { LeaseRecord } from './lease-store';
-import { BillRecord, HoldTerms, LineReturnRecord, OutboxRecord, SettleRecord } from './settle-outbox';
+import { BillRecord, END_REASONS, EndReason, HoldTerms, LineReturnRecord, OutboxRecord, SettleRecord } from './settle-outbox';
 
 type Fields = Record<string, unknown>;
 
@@ -14,7 +14,8 @@ function isUsage(r: Fields): boolean {
     (r.payment === 'paid' || r.payment === 'free') &&
     Number.isSafeInteger(r.promptTokens) &&
     Number.isSafeInteger(r.completionTokens) &&
-    typeof r.usageEstimated === 'boolean'
+    typeof r.usageEstimated === 'boolean' &&
+    (r.endReason === undefined || END_REASONS.includes(r.endReason as EndReason))
   );
 }
 

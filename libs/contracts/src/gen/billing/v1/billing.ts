@@ -38,6 +38,63 @@ export const protobufFileName = "billing/v1/billing.proto";
  * changes nothing.
  */
 
+/** Why a billed request ended (quota.v1 EndReason, value for value). */
+export enum EndReason {
+  /** END_REASON_UNSPECIFIED - Not recorded (billed before end reasons were kept, or by an older caller). */
+  END_REASON_UNSPECIFIED = 0,
+  /** END_REASON_COMPLETE - The reply reached the caller whole. */
+  END_REASON_COMPLETE = 1,
+  /** END_REASON_CALLER_LEFT - The caller went away first; the provider's reply was still read to its end. */
+  END_REASON_CALLER_LEFT = 2,
+  /** END_REASON_PROVIDER_BROKE_OFF - The provider's reply broke off, failed or was refused. */
+  END_REASON_PROVIDER_BROKE_OFF = 3,
+  /** END_REASON_RECOVERED - Recovered after the gateway lost the request: billed from its lease's last renewal. */
+  END_REASON_RECOVERED = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function endReasonFromJSON(object: any): EndReason {
+  switch (object) {
+    case 0:
+    case "END_REASON_UNSPECIFIED":
+      return EndReason.END_REASON_UNSPECIFIED;
+    case 1:
+    case "END_REASON_COMPLETE":
+      return EndReason.END_REASON_COMPLETE;
+    case 2:
+    case "END_REASON_CALLER_LEFT":
+      return EndReason.END_REASON_CALLER_LEFT;
+    case 3:
+    case "END_REASON_PROVIDER_BROKE_OFF":
+      return EndReason.END_REASON_PROVIDER_BROKE_OFF;
+    case 4:
+    case "END_REASON_RECOVERED":
+      return EndReason.END_REASON_RECOVERED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return EndReason.UNRECOGNIZED;
+  }
+}
+
+export function endReasonToJSON(object: EndReason): string {
+  switch (object) {
+    case EndReason.END_REASON_UNSPECIFIED:
+      return "END_REASON_UNSPECIFIED";
+    case EndReason.END_REASON_COMPLETE:
+      return "END_REASON_COMPLETE";
+    case EndReason.END_REASON_CALLER_LEFT:
+      return "END_REASON_CALLER_LEFT";
+    case EndReason.END_REASON_PROVIDER_BROKE_OFF:
+      return "END_REASON_PROVIDER_BROKE_OFF";
+    case EndReason.END_REASON_RECOVERED:
+      return "END_REASON_RECOVERED";
+    case EndReason.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Holds the worst-case cost of a request against the account's balance, in one atomic step. */
 export interface AuthorizeRequest {
   /** Unique id of the request; the same id settles it. */
@@ -324,6 +381,8 @@ export interface Charge {
   paid: boolean;
   /** True when the provider reported no usage and the tokens are an estimate. */
   usageEstimated: boolean;
+  /** Why the request ended (UNSPECIFIED for a request billed before this was recorded). */
+  endReason: EndReason;
 }
 
 /** An account's billed requests, newest first, a page at a time. */
@@ -489,6 +548,8 @@ export interface Bill {
   outputMicroLydPerMillion: number;
   /** Paid: the charge, min(cost of the tokens at the hold's prices, held); 0 for a free request. */
   chargeMicroLyd: number;
+  /** Why the request ended. */
+  endReason?: EndReason | undefined;
 }
 
 /** quota-service's cumulative total of line given back for one account. */
@@ -3112,6 +3173,7 @@ function createBaseCharge(): Charge {
     amountMicroLyd: 0,
     paid: false,
     usageEstimated: false,
+    endReason: 0,
   };
 }
 
@@ -3137,6 +3199,9 @@ export const Charge: MessageFns<Charge> = {
     }
     if (message.usageEstimated !== false) {
       writer.uint32(56).bool(message.usageEstimated);
+    }
+    if (message.endReason !== 0) {
+      writer.uint32(64).int32(message.endReason);
     }
     return writer;
   },
@@ -3210,6 +3275,14 @@ export const Charge: MessageFns<Charge> = {
             message.usageEstimated = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.endReason = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3247,6 +3320,11 @@ export const Charge: MessageFns<Charge> = {
         : isSet(object.usage_estimated)
         ? globalThis.Boolean(object.usage_estimated)
         : false,
+      endReason: isSet(object.endReason)
+        ? endReasonFromJSON(object.endReason)
+        : isSet(object.end_reason)
+        ? endReasonFromJSON(object.end_reason)
+        : 0,
     };
   },
 
@@ -3273,6 +3351,9 @@ export const Charge: MessageFns<Charge> = {
     if (message.usageEstimated !== false) {
       obj.usageEstimated = message.usageEstimated;
     }
+    if (message.endReason !== 0) {
+      obj.endReason = endReasonToJSON(message.endReason);
+    }
     return obj;
   },
 
@@ -3288,6 +3369,7 @@ export const Charge: MessageFns<Charge> = {
     message.amountMicroLyd = object.amountMicroLyd ?? 0;
     message.paid = object.paid ?? false;
     message.usageEstimated = object.usageEstimated ?? false;
+    message.endReason = object.endReason ?? 0;
     return message;
   },
 };
@@ -4572,6 +4654,7 @@ function createBaseBill(): Bill {
     inputMicroLydPerMillion: 0,
     outputMicroLydPerMillion: 0,
     chargeMicroLyd: 0,
+    endReason: undefined,
   };
 }
 
@@ -4609,6 +4692,9 @@ export const Bill: MessageFns<Bill> = {
     }
     if (message.chargeMicroLyd !== 0) {
       writer.uint32(88).int64(message.chargeMicroLyd);
+    }
+    if (message.endReason !== undefined) {
+      writer.uint32(96).int32(message.endReason);
     }
     return writer;
   },
@@ -4714,6 +4800,14 @@ export const Bill: MessageFns<Bill> = {
             message.chargeMicroLyd = longToNumber(reader.int64());
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.endReason = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4775,6 +4869,11 @@ export const Bill: MessageFns<Bill> = {
         : isSet(object.charge_micro_lyd)
         ? globalThis.Number(object.charge_micro_lyd)
         : 0,
+      endReason: isSet(object.endReason)
+        ? endReasonFromJSON(object.endReason)
+        : isSet(object.end_reason)
+        ? endReasonFromJSON(object.end_reason)
+        : undefined,
     };
   },
 
@@ -4813,6 +4912,9 @@ export const Bill: MessageFns<Bill> = {
     if (message.chargeMicroLyd !== 0) {
       obj.chargeMicroLyd = Math.round(message.chargeMicroLyd);
     }
+    if (message.endReason !== undefined) {
+      obj.endReason = endReasonToJSON(message.endReason);
+    }
     return obj;
   },
 
@@ -4832,6 +4934,7 @@ export const Bill: MessageFns<Bill> = {
     message.inputMicroLydPerMillion = object.inputMicroLydPerMillion ?? 0;
     message.outputMicroLydPerMillion = object.outputMicroLydPerMillion ?? 0;
     message.chargeMicroLyd = object.chargeMicroLyd ?? 0;
+    message.endReason = object.endReason ?? undefined;
     return message;
   },
 };

@@ -171,6 +171,66 @@ export function freeRefusalToJSON(object: FreeRefusal): string {
   }
 }
 
+/** Why a request ended, as its bill and the ledger record it. */
+export enum EndReason {
+  /** END_REASON_UNSPECIFIED - Not said (an older caller). */
+  END_REASON_UNSPECIFIED = 0,
+  /** END_REASON_COMPLETE - The reply reached the caller whole (a stream to its [DONE]). */
+  END_REASON_COMPLETE = 1,
+  /** END_REASON_CALLER_LEFT - The caller went away first; the provider's reply was still read to its end for the bill. */
+  END_REASON_CALLER_LEFT = 2,
+  /** END_REASON_PROVIDER_BROKE_OFF - The provider's reply broke off, failed or was refused (billed from what arrived, if anything). */
+  END_REASON_PROVIDER_BROKE_OFF = 3,
+  /**
+   * END_REASON_RECOVERED - The gateway lost the request (its edge stopped renewing the lease): quota-service finished it
+   * from the lease's last renewal, marked estimated.
+   */
+  END_REASON_RECOVERED = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function endReasonFromJSON(object: any): EndReason {
+  switch (object) {
+    case 0:
+    case "END_REASON_UNSPECIFIED":
+      return EndReason.END_REASON_UNSPECIFIED;
+    case 1:
+    case "END_REASON_COMPLETE":
+      return EndReason.END_REASON_COMPLETE;
+    case 2:
+    case "END_REASON_CALLER_LEFT":
+      return EndReason.END_REASON_CALLER_LEFT;
+    case 3:
+    case "END_REASON_PROVIDER_BROKE_OFF":
+      return EndReason.END_REASON_PROVIDER_BROKE_OFF;
+    case 4:
+    case "END_REASON_RECOVERED":
+      return EndReason.END_REASON_RECOVERED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return EndReason.UNRECOGNIZED;
+  }
+}
+
+export function endReasonToJSON(object: EndReason): string {
+  switch (object) {
+    case EndReason.END_REASON_UNSPECIFIED:
+      return "END_REASON_UNSPECIFIED";
+    case EndReason.END_REASON_COMPLETE:
+      return "END_REASON_COMPLETE";
+    case EndReason.END_REASON_CALLER_LEFT:
+      return "END_REASON_CALLER_LEFT";
+    case EndReason.END_REASON_PROVIDER_BROKE_OFF:
+      return "END_REASON_PROVIDER_BROKE_OFF";
+    case EndReason.END_REASON_RECOVERED:
+      return "END_REASON_RECOVERED";
+    case EndReason.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** How a finished request is paid for. */
 export enum Payment {
   /** PAYMENT_UNSPECIFIED - Not given: refused with INVALID_ARGUMENT. */
@@ -448,7 +508,11 @@ export interface FinishRequestRequest {
    * did (the call failed or timed out), in which case whatever the Admit took is given back and
    * an Admit of this request id arriving later is refused.
    */
-  admitted?: boolean | undefined;
+  admitted?:
+    | boolean
+    | undefined;
+  /** Why the request ended (recorded with its bill). */
+  endReason?: EndReason | undefined;
 }
 
 /** What finishing did. */
@@ -526,7 +590,14 @@ export interface Lease {
    * per request id whatever happens). A quota-service older than this field answers it unknown
    * at once, the lease having ended with the finish.
    */
-  final?: boolean | undefined;
+  final?:
+    | boolean
+    | undefined;
+  /**
+   * A final lease: why its request ended (as its FinishRequest said), so that a bill queued again
+   * keeps it.
+   */
+  endReason?: EndReason | undefined;
 }
 
 /** Renews the leases of running requests, all of one edge together. */
@@ -1909,6 +1980,7 @@ function createBaseFinishRequestRequest(): FinishRequestRequest {
     usageEstimated: false,
     hold: undefined,
     admitted: undefined,
+    endReason: undefined,
   };
 }
 
@@ -1940,6 +2012,9 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     }
     if (message.admitted !== undefined) {
       writer.uint32(72).bool(message.admitted);
+    }
+    if (message.endReason !== undefined) {
+      writer.uint32(80).int32(message.endReason);
     }
     return writer;
   },
@@ -2029,6 +2104,14 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
             message.admitted = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.endReason = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2072,6 +2155,11 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
         : false,
       hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
       admitted: isSet(object.admitted) ? globalThis.Boolean(object.admitted) : undefined,
+      endReason: isSet(object.endReason)
+        ? endReasonFromJSON(object.endReason)
+        : isSet(object.end_reason)
+        ? endReasonFromJSON(object.end_reason)
+        : undefined,
     };
   },
 
@@ -2104,6 +2192,9 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     if (message.admitted !== undefined) {
       obj.admitted = message.admitted;
     }
+    if (message.endReason !== undefined) {
+      obj.endReason = endReasonToJSON(message.endReason);
+    }
     return obj;
   },
 
@@ -2121,6 +2212,7 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     message.usageEstimated = object.usageEstimated ?? false;
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     message.admitted = object.admitted ?? undefined;
+    message.endReason = object.endReason ?? undefined;
     return message;
   },
 };
@@ -2474,6 +2566,7 @@ function createBaseLease(): Lease {
     hold: undefined,
     maxTokens: undefined,
     final: undefined,
+    endReason: undefined,
   };
 }
 
@@ -2505,6 +2598,9 @@ export const Lease: MessageFns<Lease> = {
     }
     if (message.final !== undefined) {
       writer.uint32(72).bool(message.final);
+    }
+    if (message.endReason !== undefined) {
+      writer.uint32(80).int32(message.endReason);
     }
     return writer;
   },
@@ -2594,6 +2690,14 @@ export const Lease: MessageFns<Lease> = {
             message.final = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.endReason = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2637,6 +2741,11 @@ export const Lease: MessageFns<Lease> = {
         ? globalThis.Number(object.max_tokens)
         : undefined,
       final: isSet(object.final) ? globalThis.Boolean(object.final) : undefined,
+      endReason: isSet(object.endReason)
+        ? endReasonFromJSON(object.endReason)
+        : isSet(object.end_reason)
+        ? endReasonFromJSON(object.end_reason)
+        : undefined,
     };
   },
 
@@ -2669,6 +2778,9 @@ export const Lease: MessageFns<Lease> = {
     if (message.final !== undefined) {
       obj.final = message.final;
     }
+    if (message.endReason !== undefined) {
+      obj.endReason = endReasonToJSON(message.endReason);
+    }
     return obj;
   },
 
@@ -2686,6 +2798,7 @@ export const Lease: MessageFns<Lease> = {
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     message.maxTokens = object.maxTokens ?? undefined;
     message.final = object.final ?? undefined;
+    message.endReason = object.endReason ?? undefined;
     return message;
   },
 };
