@@ -1,5 +1,5 @@
 import { billingV1 } from '@gw/contracts';
-import { Logger, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
+import { Logger, MoneyAudit, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { watchHolds } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
@@ -7,7 +7,7 @@ import { CreditLines } from './domain/credit-lines';
 import { HoldSweeper } from './domain/hold-sweeper';
 import { LedgerArchive } from './domain/ledger-archive';
 import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
-import { startMoneyAuditWatch } from './domain/money-audit';
+import { moneyAuditOf } from './domain/money-audit';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
 import { billingGrpc } from './grpc/billing-grpc';
@@ -16,6 +16,7 @@ import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
 import { PgLedgerMonths } from './store/pg-ledger-months';
+import { MoneyViolation } from './store/money-audit-store';
 import { PgMoneyAudit } from './store/pg-money-audit';
 import { PgPriceFeed } from './store/pg-price-feed';
 
@@ -35,7 +36,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   let feed: PriceFeed | undefined;
   let monthKeeper: PeriodicTask | undefined;
-  let auditWatch: PeriodicTask | undefined;
+  let moneyAudit: MoneyAudit<MoneyViolation> | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
@@ -49,8 +50,8 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
     const months = new PgLedgerMonths(db);
     monthKeeper = await startLedgerMonthKeeper(months, logger);
-    const moneyAudit = new PgMoneyAudit(db);
-    auditWatch = startMoneyAuditWatch(moneyAudit, config.moneyAuditIntervalMs, logger);
+    moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
+    moneyAudit.watch(config.moneyAuditIntervalMs, logger);
     const implementation = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
@@ -74,8 +75,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         await priceFeed.stop();
         await sweeper.stop();
         await monthKeeper?.stop();
-    await auditWatch?.stop();
-        await auditWatch?.stop();
+        await moneyAudit?.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },
@@ -83,6 +83,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
   } catch (err) {
     await feed?.stop().catch(() => undefined);
     await monthKeeper?.stop();
+    await moneyAudit?.stop();
     await db.close().catch(() => undefined);
     throw err;
   }

@@ -16,7 +16,7 @@ describe('billing.v1 ListCreditLines', () => {
   let client: billingV1.BillingClient;
 
   const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> => unaryCall(method.bind(client) as never, req, DEADLINE_MS) as Promise<A>;
-  const list = (afterAccountId: string, limit: number): Promise<billingV1.ListCreditLinesResponse> => call(client.listCreditLines, { afterAccountId, limit });
+  const list = (afterAccountId: string, limit: number): Promise<billingV1.ListCreditLinesResponse> => call(client.listCreditLines, { afterAccountId, limit, accountIds: [] });
 
   beforeAll(async () => {
     t = await startBillingTestApps(1);
@@ -34,6 +34,20 @@ describe('billing.v1 ListCreditLines', () => {
     expect(first.lines).toEqual([{ accountId: 'acct_list_1', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 }]);
     expect(await list('acct_list_1', 10)).toEqual({ lines: [{ accountId: 'acct_list_2', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 4000 }] });
     expect(await list('acct_list_2', 10)).toEqual({ lines: [] });
+  });
+
+  it('gives the lines of the accounts asked for, whatever their line, leaving out accounts without a balance', async () => {
+    const of = (accountIds: string[]): Promise<billingV1.ListCreditLinesResponse> => call(client.listCreditLines, { afterAccountId: '', limit: 0, accountIds });
+    for (const id of ['acct_of_1', 'acct_of_2']) await call(client.addBalance, { accountId: id, amountMicroLyd: 5000 });
+    await call(client.extendCreditLine, { accountId: 'acct_of_2', returnedTotalMicroLyd: 0, needMicroLyd: 0 });
+    expect(await of(['acct_of_2', 'acct_of_nobody', 'acct_of_1'])).toEqual({
+      lines: [
+        { accountId: 'acct_of_1', grantedTotalMicroLyd: 0, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 },
+        { accountId: 'acct_of_2', grantedTotalMicroLyd: 5000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 },
+      ],
+    });
+    expect(await codeOf(of(Array.from({ length: 1001 }, (_, i) => `acct_of_${i}`)))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(of(['acct\u0000']))).toBe(status.INVALID_ARGUMENT);
   });
 
   it('refuses a limit out of 1 to 1,000 or a bad account id', async () => {

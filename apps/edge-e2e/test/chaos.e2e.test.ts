@@ -65,5 +65,10 @@ describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
     expect(load.records.filter((r) => r.delivered && !r.paid).length).toBeGreaterThan(0);
     expect(findings).toEqual(NOTHING_WRONG);
     expect(drained).toBe(true);
+    // The operator's audit of the books and the store agrees: every rule holds after the faults.
+    expect(await stack.ctl('audit')).toEqual({
+      exitCode: 0,
+      json: { ok: true, books: { accountsChecked: expect.any(Number) }, store: { checked: true, accountsChecked: expect.any(Number) }, violations: [] },
+    });
   }, 240_000);
 });

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       requestsPerMinute: 30,
       concurrentPlaces: 3,
       placeRecoveryMs: 130_000,
+      moneyAuditIntervalMs: 600_000,
       freeTierDefaults: { dailyTokens: 200_000, poolTokens: 50_000_000, paused: false, enabled: true },
       freeTierLimits: {
         freeModel: 'vendor-v4-flash',

@@ -50,6 +50,8 @@ export interface QuotaConfig {
   requestsPerMinute: number;
   concurrentPlaces: number;
   placeRecoveryMs: number;
+  /** MONEY_AUDIT_INTERVAL_MS: how often the store is audited (its holds, lines, leases, places, free pool). */
+  moneyAuditIntervalMs: number;
   /** The free tier's settings until an operator changes them (`ctl freetier set`). */
   freeTierDefaults: FreeTierSettings;
   freeTierLimits: FreeTierLimits;
@@ -123,6 +125,7 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
     requestsPerMinute: atLeast('RATE_LIMIT_PER_MINUTE', readInt(env, 'RATE_LIMIT_PER_MINUTE', 30), 1),
     concurrentPlaces: atLeast('CONCURRENCY_LIMIT', readInt(env, 'CONCURRENCY_LIMIT', 3), 1),
     placeRecoveryMs: atLeast('PLACE_RECOVERY_SECONDS', readInt(env, 'PLACE_RECOVERY_SECONDS', 130), 1) * 1000,
+    moneyAuditIntervalMs: atLeast('MONEY_AUDIT_INTERVAL_MS', readInt(env, 'MONEY_AUDIT_INTERVAL_MS', 600_000), 1000),
     freeTierDefaults: Object.freeze({
       dailyTokens: atLeast('FREE_DAILY_TOKENS', readInt(env, 'FREE_DAILY_TOKENS', 200_000), 0),
       poolTokens: atLeast('FREE_POOL_TOKENS', readInt(env, 'FREE_POOL_TOKENS', 50_000_000), 0),

@@ -13,6 +13,7 @@ import { QuotaLedger } from './domain/quota-ledger';
 import { RequestFinisher } from './domain/request-finisher';
 import { RequestLeases } from './domain/request-leases';
 import { SettleForwarder } from './domain/settle-forwarder';
+import { storeAuditOf } from './domain/store-audit';
 import { quotaGrpc } from './grpc/quota-grpc';
 import { watchOutbox } from './quota-metrics';
 import { openQuotaStores } from './quota-stores';
@@ -47,6 +48,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
     admission: new Admission(stores.admission, prices, new LineExtensionBatcher(billing), freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS }, logger),
     lines,
+    storeAudit: stores.audit && storeAuditOf({ source: stores.audit, freeTier: stores.freeTier, linesOf: (ids) => billing.linesOf(ids), placeMaxAgeMs: config.placeRecoveryMs }),
   };
   const server = await startGrpcServer(config, [
     { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },
@@ -62,6 +64,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   forwarder.start();
   reaper.start();
   lines.start();
+  domain.storeAudit?.watch(config.moneyAuditIntervalMs, logger);
   logger.info('listening', { port: server.port, store: config.redisClusterNodes ? 'redis cluster' : config.redisUrl ? 'redis' : 'memory' });
   return {
     port: server.port,
@@ -69,7 +72,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
       server.setNotServing();
       await server.stop(config.shutdownGraceMs);
       priceWatch.stop();
-      await Promise.all([reaper.stop(), lines.stop()]);
+      await Promise.all([reaper.stop(), lines.stop(), domain.storeAudit?.stop()]);
       // Bills in memory would be lost with this process: try to deliver them first.
       await forwarder.stop(stores.durable ? 0 : config.shutdownGraceMs);
       billing.close();

@@ -20,7 +20,9 @@ import { RedisLeaseStore } from './store/redis-lease-store';
 import { redisKeys } from './store/redis-keys';
 import { RedisLimitStore } from './store/redis-limit-store';
 import { RedisSettleOutbox } from './store/redis-settle-outbox';
+import { RedisStoreAudit } from './store/redis-store-audit';
 import { SettleOutbox } from './store/settle-outbox';
+import { StoreAuditSource } from './store/store-audit-source';
 
 /** Every store of quota-service, on one Redis connection (or all in memory). */
 export interface QuotaStores {
@@ -29,6 +31,8 @@ export interface QuotaStores {
   outbox: SettleOutbox;
   leases: LeaseStore;
   admission: AdmissionStore;
+  /** What the audit reads of the store; none in memory (one replica, nothing to compare). */
+  audit?: StoreAuditSource;
   /** Whether the stores survive a restart of this process (Redis) or not (memory). */
   durable: boolean;
   /** Closes the connection they share. */
@@ -65,6 +69,7 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
     }),
     leases: new RedisLeaseStore(client, { keys }),
     admission: new RedisAdmissionStore(client, settings, { keys }),
+    audit: new RedisStoreAudit(client, keys, config.redisKeyPrefix),
     durable: true,
     close: () => limits.close(),
   };

@@ -40,3 +40,5 @@ export type { AdminServer } from './admin-server';
 export { backoffMs, isFinalFailure } from './retry-policy';
 export type { Backoff } from './retry-policy';
 export { PeriodicTask } from './periodic-task';
+export { MoneyAudit } from './audit-watch';
+export type { AuditReport, AuditViolation } from './audit-watch';

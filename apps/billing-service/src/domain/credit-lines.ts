@@ -84,6 +84,13 @@ export class CreditLines {
     return this.store.lentLines(afterAccountId, limit);
   }
 
+  /** The lines of these accounts (1 to MAX_LENT_LINES_PAGE ids), whatever their line. */
+  async linesOf(accountIds: readonly string[]): Promise<LentLine[]> {
+    if (accountIds.length > MAX_LENT_LINES_PAGE) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_LENT_LINES_PAGE} account_ids`);
+    for (const id of accountIds) requireId('account_ids', id);
+    return this.store.linesOf(accountIds);
+  }
+
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<BillOutcome[]> {
     if (bills.length > MAX_BATCH || returns.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
     for (const r of returns) {

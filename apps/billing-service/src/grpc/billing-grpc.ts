@@ -1,13 +1,12 @@
 import { billingV1 } from '@gw/contracts';
 import { status } from '@grpc/grpc-js';
-import { callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler, verifiedCallerOf } from '@gw/service-kit';
+import { callStreamHandler, eachOnItsOwn, Logger, MoneyAudit, optionalId, requireCount, requireId, RpcError, unaryHandler, verifiedCallerOf } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
-import { auditMoney } from '../domain/money-audit';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { AccountStatement } from '../store/account-statement';
-import { MoneyAuditStore } from '../store/money-audit-store';
+import { MoneyViolation } from '../store/money-audit-store';
 import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
@@ -20,7 +19,7 @@ export interface BillingParts {
   statement: AccountStatement;
   priceHub: PriceWatchHub;
   archive: LedgerArchive;
-  moneyAudit: MoneyAuditStore;
+  moneyAudit: MoneyAudit<MoneyViolation>;
 }
 
 const toBill = (b: billingV1.Bill): BillRecord => ({
@@ -92,7 +91,7 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
       return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })) };
     }),
     listCreditLines: unaryHandler(logger, 'ListCreditLines', async (req: billingV1.ListCreditLinesRequest): Promise<billingV1.ListCreditLinesResponse> => ({
-      lines: (await creditLines.lentLines(req.afterAccountId, req.limit)).map((l) => ({
+      lines: (req.accountIds.length > 0 ? await creditLines.linesOf(req.accountIds) : await creditLines.lentLines(req.afterAccountId, req.limit)).map((l) => ({
         accountId: l.accountId,
         grantedTotalMicroLyd: l.grantedTotalMicro,
         chargedTotalMicroLyd: l.chargedTotalMicro,
@@ -116,7 +115,7 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
     readLedgerArchive: unaryHandler(logger, 'ReadLedgerArchive', (req: billingV1.ReadLedgerArchiveRequest): Promise<billingV1.ReadLedgerArchiveResponse> =>
       archive.page(req.before, req.after, req.limit),
     ),
-    auditMoney: unaryHandler(logger, 'AuditMoney', async (): Promise<billingV1.AuditMoneyResponse> => auditMoney(moneyAudit)),
+    auditMoney: unaryHandler(logger, 'AuditMoney', (): Promise<billingV1.AuditMoneyResponse> => moneyAudit.run()),
     dropLedgerMonths: unaryHandler(logger, 'DropLedgerMonths', async (req: billingV1.DropLedgerMonthsRequest): Promise<billingV1.DropLedgerMonthsResponse> => {
       const dropped = await archive.drop(req.before, req.rows, req.sha256);
       return { months: dropped.months, rows: dropped.rows, amountMicroLyd: dropped.amountMicro };

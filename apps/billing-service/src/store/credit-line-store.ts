@@ -21,4 +21,6 @@ export interface CreditLineStore {
   applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]>;
   /** Up to `limit` lines lent now (line > 0) of accounts whose id sorts after `afterAccountId`, in account id order. */
   lentLines(afterAccountId: string, limit: number): Promise<LentLine[]>;
+  /** The lines of these accounts, whatever their line, in account id order (an account without a balance row left out). */
+  linesOf(accountIds: readonly string[]): Promise<LentLine[]>;
 }

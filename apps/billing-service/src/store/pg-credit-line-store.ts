@@ -51,11 +51,19 @@ export class PgCreditLineStore implements CreditLineStore {
     return rows.map(toExtension);
   }
 
-  async lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
+  lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
+    return this.lines('line_micro > 0 AND account_id > $1 ORDER BY account_id LIMIT $2', [afterAccountId, limit]);
+  }
+
+  linesOf(accountIds: readonly string[]): Promise<LentLine[]> {
+    return this.lines('account_id = ANY ($1::text[]) ORDER BY account_id', [accountIds]);
+  }
+
+  private async lines(where: string, params: unknown[]): Promise<LentLine[]> {
     const { rows } = await this.db.query<{ account_id: string; granted: Int8; charged: Int8; returned: Int8 }>(
       `SELECT account_id, line_granted_total AS granted, line_charged_total AS charged, line_returned_total AS returned
-         FROM billing.balances WHERE line_micro > 0 AND account_id > $1 ORDER BY account_id LIMIT $2`,
-      [afterAccountId, limit],
+         FROM billing.balances WHERE ${where}`,
+      params,
     );
     return rows.map((r) => ({ accountId: r.account_id, grantedTotalMicro: toSafeInt(r.granted), chargedTotalMicro: toSafeInt(r.charged), returnedTotalMicro: toSafeInt(r.returned) }));
   }

@@ -1,20 +1,37 @@
 import { unaryCall } from '@gw/service-kit';
 import { Command, CtlCheckFailed } from './command';
 
-/** How long the audit may take: it reads every balance and the whole ledger. */
+/** How long the audit may take: it reads every balance, the whole ledger and every account in Redis. */
 const AUDIT_TIMEOUT_MS = 300_000;
+
+interface Violation {
+  kind: string;
+  accountId: string;
+  requestId: string;
+  detail: string;
+}
+
+const shown = (v: Violation) => ({ kind: v.kind, ...(v.accountId ? { accountId: v.accountId } : {}), ...(v.requestId ? { billingId: v.requestId } : {}), detail: v.detail });
 
 /**
  * `audit`: billing-service checks its books (every balance equals its entries less its charges,
- * no billing id billed twice) and the report is printed: `ok` true, or false with each violation
- * named (and the run exits 1).
+ * no billing id billed twice) and quota-service its store (every hold has a lease, the holds fit
+ * the line, the line agrees with billing-service's, no lease or place outlives its rules, the free
+ * pool is not below zero); the report is printed: `ok` true, or false with each violation named
+ * (and the run exits 1).
  */
 export const audit: Command = async (_flags, c) => {
-  const money = await unaryCall(c.billing.auditMoney.bind(c.billing), {}, Math.max(c.timeoutMs, AUDIT_TIMEOUT_MS));
+  const timeoutMs = Math.max(c.timeoutMs, AUDIT_TIMEOUT_MS);
+  const [books, store] = await Promise.all([
+    unaryCall(c.billing.auditMoney.bind(c.billing), {}, timeoutMs),
+    unaryCall(c.quota.auditStore.bind(c.quota), {}, timeoutMs),
+  ]);
+  const violations = [...books.violations, ...store.violations].map(shown);
   const report = {
-    ok: money.violations.length === 0,
-    accountsChecked: money.accountsChecked,
-    violations: money.violations.map((v) => ({ kind: v.kind, accountId: v.accountId, ...(v.requestId ? { billingId: v.requestId } : {}), detail: v.detail })),
+    ok: violations.length === 0,
+    books: { accountsChecked: books.accountsChecked },
+    store: { checked: store.checked, accountsChecked: store.accountsChecked },
+    violations,
   };
   if (!report.ok) throw new CtlCheckFailed(report);
   return report;

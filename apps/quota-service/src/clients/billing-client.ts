@@ -96,8 +96,17 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender {
   }
 
   /** ListCreditLines: a page of the lines lent now, by account id. */
-  async lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
-    const { lines } = await unaryCall(this.client.listCreditLines.bind(this.client), { afterAccountId, limit }, this.timeoutMs);
+  lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
+    return this.listLines({ afterAccountId, limit, accountIds: [] });
+  }
+
+  /** ListCreditLines of these accounts, whatever their line. */
+  linesOf(accountIds: readonly string[]): Promise<LentLine[]> {
+    return this.listLines({ afterAccountId: '', limit: 0, accountIds: [...accountIds] });
+  }
+
+  private async listLines(request: billingV1.ListCreditLinesRequest): Promise<LentLine[]> {
+    const { lines } = await unaryCall(this.client.listCreditLines.bind(this.client), request, this.timeoutMs);
     return lines.map((l) => ({ accountId: l.accountId, granted: l.grantedTotalMicroLyd, charged: l.chargedTotalMicroLyd, returned: l.returnedTotalMicroLyd }));
   }
 

@@ -1,8 +1,9 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { callStreamHandler, eachOnItsOwn, isCaller, Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { callStreamHandler, eachOnItsOwn, isCaller, Logger, MoneyAudit, RpcError, unaryHandler } from '@gw/service-kit';
 import { Admission, AdmitDecision } from '../domain/admission';
 import { FreeTierGate } from '../domain/free-tier-gate';
+import { StoreViolation } from '../domain/store-audit';
 import { LineReturner } from '../domain/line-returner';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
@@ -34,6 +35,8 @@ export interface QuotaDomain {
   leases: RequestLeases;
   admission: Admission;
   lines: LineReturner;
+  /** The audit of the store; none when it is in memory. */
+  storeAudit?: MoneyAudit<StoreViolation>;
 }
 
 /** The refusal an Admit decision counts in quota_refusals_total, if any. */
@@ -49,7 +52,7 @@ function refusalKind(decision: AdmitDecision): string | undefined {
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
  * Refusals and store failures are counted here, where every decision passes.
  */
-export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
+export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines, storeAudit }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -158,5 +161,9 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
         settings: await decide('SetFreeTierSettings', () => freeTier.updateSettings(toSettingsChange(req))),
       }),
     ),
+    auditStore: unaryHandler(logger, 'AuditStore', async (): Promise<quotaV1.AuditStoreResponse> => {
+      if (!storeAudit) return { violations: [], accountsChecked: 0, checked: false };
+      return { ...(await decide('AuditStore', () => storeAudit.run())), checked: true };
+    }),
   };
 }

@@ -163,3 +163,18 @@ export function redisKeys(layout: KeyLayout, prefix: string): RedisKeys {
     freeTier,
   };
 }
+
+/**
+ * The account whose key `key` is, when it is the account key ending in `:${suffix}` of `keys`
+ * (the name SCAN found), else undefined: the name is rebuilt from the id found, so that only a
+ * key this layout names is taken.
+ */
+export function accountOfKey(keys: RedisKeys, prefix: string, key: string, suffix: 'credit' | 'places'): string | undefined {
+  if (!key.startsWith(prefix) || !key.endsWith(`:${suffix}`)) return undefined;
+  const name = key.slice(prefix.length, key.length - suffix.length - 1);
+  const id = keys.layout === 'account' ? /^\{(.+)\}$/.exec(name)?.[1] : /^\{s\d+\}:a:(.+)$/.exec(name)?.[1];
+  if (id === undefined) return undefined;
+  const named = keys.account(id);
+  return (suffix === 'credit' ? named.credit : named.places) === key ? id : undefined;
+}
+

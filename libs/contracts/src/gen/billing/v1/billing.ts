@@ -495,12 +495,17 @@ export interface ExtendCreditLinesResponse {
   outcomes: ExtendCreditLineOutcome[];
 }
 
-/** A page of the accounts whose credit line is lent now. */
+/** A page of the accounts whose credit line is lent now; or, with account_ids, those accounts' lines. */
 export interface ListCreditLinesRequest {
   /** Only accounts whose id sorts after this one (the last of the page before); empty for the first page. */
   afterAccountId: string;
   /** At most this many (1 to 1,000). */
   limit: number;
+  /**
+   * When given (at most 1,000, `limit` then ignored): the lines of these accounts, whatever their
+   * line (also 0), in account id order; an account without a balance is left out.
+   */
+  accountIds: string[];
 }
 
 /** A credit line lent now (line > 0), with its cumulative totals as ExtendCreditLine answers them. */
@@ -4351,7 +4356,7 @@ export const ExtendCreditLinesResponse: MessageFns<ExtendCreditLinesResponse> = 
 };
 
 function createBaseListCreditLinesRequest(): ListCreditLinesRequest {
-  return { afterAccountId: "", limit: 0 };
+  return { afterAccountId: "", limit: 0, accountIds: [] };
 }
 
 export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
@@ -4361,6 +4366,9 @@ export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
     }
     if (message.limit !== 0) {
       writer.uint32(16).int32(message.limit);
+    }
+    for (const v of message.accountIds) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -4394,6 +4402,14 @@ export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
             message.limit = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountIds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4414,6 +4430,11 @@ export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
         ? globalThis.String(object.after_account_id)
         : "",
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      accountIds: globalThis.Array.isArray(object?.accountIds)
+        ? object.accountIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.account_ids)
+        ? object.account_ids.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -4425,6 +4446,9 @@ export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
     if (message.limit !== 0) {
       obj.limit = Math.round(message.limit);
     }
+    if (message.accountIds?.length) {
+      obj.accountIds = message.accountIds;
+    }
     return obj;
   },
 
@@ -4435,6 +4459,7 @@ export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
     const message = createBaseListCreditLinesRequest();
     message.afterAccountId = object.afterAccountId ?? "";
     message.limit = object.limit ?? 0;
+    message.accountIds = object.accountIds?.map((e) => e) || [];
     return message;
   },
 };

@@ -748,6 +748,39 @@ export interface ReturnCreditLineResponse {
   heldMicroLyd: number;
 }
 
+/** Audits quota-service's store (the operator's `ctl audit`). */
+export interface AuditStoreRequest {
+}
+
+/** What the audit of the store found: no violation when every rule holds. */
+export interface AuditStoreResponse {
+  /** At most 1,000. */
+  violations: StoreViolation[];
+  /** Accounts with a credit line or places in the store, all checked. */
+  accountsChecked: number;
+  /** False when the store is in memory (one replica, started without Redis): nothing was checked. */
+  checked: boolean;
+}
+
+/** One rule of the store that does not hold. */
+export interface StoreViolation {
+  /**
+   * hold-without-lease: a running request's hold has no lease; held-not-holds: an account's held
+   * total is not the sum of its holds; held-beyond-line: the holds do not fit in the line;
+   * lines-disagree: the line's totals here and at billing-service cannot both be right;
+   * lease-overdue: a lease lapsed over a minute ago and was not finished; place-overdue: a place
+   * without a lease held past PLACE_RECOVERY_SECONDS; free-pool-below-zero: the free pool's count
+   * is below zero or past its size.
+   */
+  kind: string;
+  /** The account it is about (empty for the free pool). */
+  accountId: string;
+  /** The request id it is about, else empty. */
+  requestId: string;
+  /** The figures, in words. */
+  detail: string;
+}
+
 /**
  * One call carried by EdgeCalls: the request of one of the edge's per-request methods, numbered
  * by the edge so that its answer can be matched.
@@ -4207,6 +4240,290 @@ export const ReturnCreditLineResponse: MessageFns<ReturnCreditLineResponse> = {
   },
 };
 
+function createBaseAuditStoreRequest(): AuditStoreRequest {
+  return {};
+}
+
+export const AuditStoreRequest: MessageFns<AuditStoreRequest> = {
+  encode(_: AuditStoreRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditStoreRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditStoreRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): AuditStoreRequest {
+    return {};
+  },
+
+  toJSON(_: AuditStoreRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditStoreRequest>, I>>(base?: I): AuditStoreRequest {
+    return AuditStoreRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditStoreRequest>, I>>(_: I): AuditStoreRequest {
+    const message = createBaseAuditStoreRequest();
+    return message;
+  },
+};
+
+function createBaseAuditStoreResponse(): AuditStoreResponse {
+  return { violations: [], accountsChecked: 0, checked: false };
+}
+
+export const AuditStoreResponse: MessageFns<AuditStoreResponse> = {
+  encode(message: AuditStoreResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.violations) {
+      StoreViolation.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.accountsChecked !== 0) {
+      writer.uint32(16).int64(message.accountsChecked);
+    }
+    if (message.checked !== false) {
+      writer.uint32(24).bool(message.checked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditStoreResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditStoreResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.violations.push(StoreViolation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accountsChecked = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.checked = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditStoreResponse {
+    return {
+      violations: globalThis.Array.isArray(object?.violations)
+        ? object.violations.map((e: any) => StoreViolation.fromJSON(e))
+        : [],
+      accountsChecked: isSet(object.accountsChecked)
+        ? globalThis.Number(object.accountsChecked)
+        : isSet(object.accounts_checked)
+        ? globalThis.Number(object.accounts_checked)
+        : 0,
+      checked: isSet(object.checked) ? globalThis.Boolean(object.checked) : false,
+    };
+  },
+
+  toJSON(message: AuditStoreResponse): unknown {
+    const obj: any = {};
+    if (message.violations?.length) {
+      obj.violations = message.violations.map((e) => StoreViolation.toJSON(e));
+    }
+    if (message.accountsChecked !== 0) {
+      obj.accountsChecked = Math.round(message.accountsChecked);
+    }
+    if (message.checked !== false) {
+      obj.checked = message.checked;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditStoreResponse>, I>>(base?: I): AuditStoreResponse {
+    return AuditStoreResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditStoreResponse>, I>>(object: I): AuditStoreResponse {
+    const message = createBaseAuditStoreResponse();
+    message.violations = object.violations?.map((e) => StoreViolation.fromPartial(e)) || [];
+    message.accountsChecked = object.accountsChecked ?? 0;
+    message.checked = object.checked ?? false;
+    return message;
+  },
+};
+
+function createBaseStoreViolation(): StoreViolation {
+  return { kind: "", accountId: "", requestId: "", detail: "" };
+}
+
+export const StoreViolation: MessageFns<StoreViolation> = {
+  encode(message: StoreViolation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(26).string(message.requestId);
+    }
+    if (message.detail !== "") {
+      writer.uint32(34).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreViolation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreViolation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreViolation {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: StoreViolation): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreViolation>, I>>(base?: I): StoreViolation {
+    return StoreViolation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreViolation>, I>>(object: I): StoreViolation {
+    const message = createBaseStoreViolation();
+    message.kind = object.kind ?? "";
+    message.accountId = object.accountId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.detail = object.detail ?? "";
+    return message;
+  },
+};
+
 function createBaseEdgeCall(): EdgeCall {
   return { callId: 0, timeoutMs: 0, request: undefined, traceContext: {} };
 }
@@ -5122,6 +5439,16 @@ export const QuotaService = {
       Buffer.from(SetFreeTierSettingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetFreeTierSettingsResponse => SetFreeTierSettingsResponse.decode(value),
   },
+  /** The operator: audits the store's holds, lines, leases, places and free pool. */
+  auditStore: {
+    path: "/quota.v1.Quota/AuditStore" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuditStoreRequest): Buffer => Buffer.from(AuditStoreRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuditStoreRequest => AuditStoreRequest.decode(value),
+    responseSerialize: (value: AuditStoreResponse): Buffer => Buffer.from(AuditStoreResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuditStoreResponse => AuditStoreResponse.decode(value),
+  },
 } as const;
 
 export interface QuotaServer extends UntypedServiceImplementation {
@@ -5158,6 +5485,8 @@ export interface QuotaServer extends UntypedServiceImplementation {
   returnCreditLine: handleUnaryCall<ReturnCreditLineRequest, ReturnCreditLineResponse>;
   /** The operator: reads or changes the free tier's settings. */
   setFreeTierSettings: handleUnaryCall<SetFreeTierSettingsRequest, SetFreeTierSettingsResponse>;
+  /** The operator: audits the store's holds, lines, leases, places and free pool. */
+  auditStore: handleUnaryCall<AuditStoreRequest, AuditStoreResponse>;
 }
 
 export interface QuotaClient extends Client {
@@ -5366,6 +5695,22 @@ export interface QuotaClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetFreeTierSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /** The operator: audits the store's holds, lines, leases, places and free pool. */
+  auditStore(
+    request: AuditStoreRequest,
+    callback: (error: ServiceError | null, response: AuditStoreResponse) => void,
+  ): ClientUnaryCall;
+  auditStore(
+    request: AuditStoreRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AuditStoreResponse) => void,
+  ): ClientUnaryCall;
+  auditStore(
+    request: AuditStoreRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AuditStoreResponse) => void,
   ): ClientUnaryCall;
 }
 
