@@ -52,4 +52,5 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/quota.v1.Quota/Admit': ['edge'],
   '/quota.v1.Quota/ReturnCreditLine': ['ctl'],
   '/quota.v1.Quota/SetFreeTierSettings': ['ctl'],
+  '/quota.v1.Quota/GetHeld': ['console', 'ctl'],
 };
