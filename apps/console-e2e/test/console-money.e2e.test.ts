@@ -193,12 +193,24 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
       expect(await setThreshold(page, value)).toBe(400);
       expect(await page.getByRole('alert').innerText()).toBe(problem);
       expect(await page.getByLabel(/^Alert at or below/).inputValue()).toBe(value);
+      // The field is brought into view with the reason, however far down a phone's page it is.
+      await expect(page.waitForFunction("document.activeElement && document.activeElement.id === 'threshold'", undefined, { timeout: 2000 })).resolves.toBeTruthy();
     }
     await shot(page, '05-threshold-refused');
     expect(await storedThreshold()).toEqual(before);
     // Without the session's form token: refused outright.
     const forged = await page.request.post(`${stack.consoleUrl}/usage/low-balance`, { form: { threshold: '100' }, maxRedirects: 0 });
     expect(forged.status()).toBe(403);
+    expect(await storedThreshold()).toEqual(before);
+    // A field sent twice is not read as either, nor as none.
+    const csrf = await page.locator('form[action="/usage/low-balance"] input[name="_csrf"]').inputValue();
+    const twice = await page.request.post(`${stack.consoleUrl}/usage/low-balance`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      data: new URLSearchParams([['_csrf', csrf], ['threshold', '100'], ['threshold', '']]).toString(),
+      maxRedirects: 0,
+    });
+    expect(twice.status()).toBe(400);
+    expect(await twice.text()).toContain('The form sent no single threshold');
     expect(await storedThreshold()).toEqual(before);
     // Empty: no alert.
     expect(await setThreshold(page, '')).toBe(303);

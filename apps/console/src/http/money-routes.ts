@@ -91,9 +91,11 @@ ${days.map((d) => html`<tr><td>${d.day}</td><td data-label="Tokens">${tokens(d.t
 
   router.get('/usage', (req, res) => usagePage(req, res));
   router.post('/usage/low-balance', async (req: Request, res: Response) => {
-    const typed = typeof req.body?.threshold === 'string' ? req.body.threshold : '';
-    const reading = readThreshold(typed);
-    if (!reading.ok) return usagePage(req, res, { problem: reading.problem, typed });
+    const sent: unknown = req.body?.threshold;
+    // Not one text (no field, or the field twice): never read as "no alert".
+    if (typeof sent !== 'string') return usagePage(req, res, { problem: 'The form sent no single threshold: type one amount in LYD.', typed: '' });
+    const reading = readThreshold(sent);
+    if (!reading.ok) return usagePage(req, res, { problem: reading.problem, typed: sent });
     const { holder } = sessionOf(res);
     await thresholds.setThreshold(holder.accountId, reading.micro, holder.id);
     logger.info('low-balance threshold set', { accountId: holder.accountId, holderId: holder.id, thresholdMicro: reading.micro ?? null });

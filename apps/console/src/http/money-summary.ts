@@ -42,9 +42,9 @@ export function lowBalanceForm(thresholdMicro: number | undefined, csrfToken: st
   const value = refused ? refused.typed : thresholdMicro === undefined ? '' : plainLyd(thresholdMicro);
   return html`<section id="low-balance-alert"><h2>Low-balance alert</h2>
 <p id="threshold-now">${thresholdMicro === undefined ? 'No alert is set.' : html`A banner shows on your pages while the balance is at or below <strong>${lyd(thresholdMicro)}</strong>.`}</p>
-${refused ? html`<p class="error" role="alert">${refused.problem}</p>` : ''}
+${refused ? html`<p class="error" role="alert" id="threshold-problem">${refused.problem}</p>` : ''}
 <form method="post" action="/usage/low-balance"><input type="hidden" name="_csrf" value="${csrfToken}">
 <label for="threshold">Alert at or below, in LYD (empty for no alert)</label>
-<input id="threshold" name="threshold" type="text" inputmode="decimal" autocomplete="off" value="${value}"${refused ? html` aria-invalid="true"` : ''}>
+<input id="threshold" name="threshold" type="text" inputmode="decimal" autocomplete="off" value="${value}"${refused ? html` aria-invalid="true" aria-describedby="threshold-problem"` : ''}>
 <button type="submit">Save alert</button></form></section>`;
 }
