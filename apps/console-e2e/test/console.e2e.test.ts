@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, launchChromium, screenshotDir, TestDatabase, TestRedis } from '@gw/testing';
+import { ctlOk as ctlOkOn, PASSWORD, SignedInHolder, signedInHolder } from './console-holder';
 
-const PASSWORD = 'correct horse battery';
 const KEY = /^sk-shfr-[0-9a-f]{40}$/;
 
 /**
@@ -32,26 +32,15 @@ describe('web console in a real browser', () => {
     await Promise.all([db?.drop(), redis?.cleanup()]);
   }, 60_000);
 
-  const ctlOk = async <T>(...args: string[]): Promise<T> => {
-    const { json, exitCode } = await stack.ctl(...args);
-    if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')} failed: ${JSON.stringify(json)}`);
-    return json as T;
-  };
+  const ctlOk = <T>(...args: string[]): Promise<T> => ctlOkOn<T>(stack, ...args);
   const apiStatus = async (key: string) => (await fetch(`${stack.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } })).status;
   const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
   /** A new account, its holder invited and signed in through the invitation link: the holder's browser context and page. */
   const holder = async (email: string, name = 'Acme') => {
-    const { accountId } = await ctlOk<{ accountId: string }>('account', 'create', '--name', name, '--balance', '5');
-    const { link, expires } = await ctlOk<{ link: string; expires: string }>('console', 'invite', '--account', accountId, '--email', email);
-    expect(Date.parse(expires) - Date.now()).toBeGreaterThan(29 * 60_000);
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    await page.goto(link.replace(/^http:\/\/127\.0\.0\.1:\d+/, stack.consoleUrl));
-    await page.getByLabel(/New password/).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.waitForURL(/\/keys$/);
-    return { accountId, context, page, link };
+    const signedIn = await signedInHolder(stack, browser, email, { name });
+    expect(Date.parse(signedIn.expires) - Date.now()).toBeGreaterThan(29 * 60_000);
+    return signedIn;
   };
   const createKey = async (page: Page, name?: string) => {
     if (name !== undefined) await page.getByLabel(/^Name/).fill(name);
@@ -62,7 +51,7 @@ describe('web console in a real browser', () => {
   };
   const rowsOf = async (page: Page) => page.locator('tbody tr').allInnerTexts();
 
-  let first: { accountId: string; context: BrowserContext; page: Page; link: string };
+  let first: SignedInHolder;
 
   it('invites a holder who sets a password and signs in; the link works once', async () => {
     first = await holder('first@example.com');

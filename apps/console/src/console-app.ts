@@ -10,6 +10,7 @@ import { consoleGrpc } from './grpc/console-grpc';
 import { startConsoleServer } from './http/console-server';
 import { CONSOLE_MIGRATIONS } from './store/console-migrations';
 import { PgConsoleStore } from './store/pg-console-store';
+import { PgLowBalanceStore } from './store/pg-low-balance-store';
 import { PgSignInAttemptStore } from './store/pg-sign-in-attempt-store';
 
 const CLEANUP_MS = 10 * 60_000;
@@ -35,7 +36,8 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
     const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
     const grpc = await startGrpcServer(config, [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }], logger);
-    const web = await startConsoleServer({ access, auth, money, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, trustProxyHops: config.trustProxyHops, logger }, config.host, config.httpPort);
+    const thresholds = new PgLowBalanceStore(db);
+    const web = await startConsoleServer({ access, auth, money, thresholds, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, trustProxyHops: config.trustProxyHops, logger }, config.host, config.httpPort);
     const cleanup = setInterval(
       () => void Promise.all([store.deleteExpired(), guard.deleteEnded()]).catch((err: unknown) => logger.warn('expired sessions or sign-in counts not removed', { err })),
       CLEANUP_MS,

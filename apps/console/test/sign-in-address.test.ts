@@ -8,6 +8,7 @@ import { HolderAccess } from '../src/domain/holder-access';
 import { SignInGuard, signInLimits } from '../src/domain/sign-in-guard';
 import { startConsoleServer } from '../src/http/console-server';
 import { CONSOLE_MIGRATIONS } from '../src/store/console-migrations';
+import { LowBalanceStore } from '../src/store/low-balance-store';
 import { PgConsoleStore } from '../src/store/pg-console-store';
 import { PgSignInAttemptStore } from '../src/store/pg-sign-in-attempt-store';
 
@@ -36,8 +37,8 @@ describe('sign-in attempts by client address (POST /sign-in)', () => {
   /** A console's pages alone (the sign-in form needs no other service), behind `hops` trusted proxies. */
   const consoleAt = async (hops: number) => {
     const access = new HolderAccess(new PgConsoleStore(db), new SignInGuard(new PgSignInAttemptStore(db), signInLimits(2, 60_000, 60_000)), { sessionTtlMs: 60_000, publicUrl: 'http://x' });
-    const unused = {} as AuthClient & MoneyClients;
-    const server = await startConsoleServer({ access, auth: unused, money: unused, sessionTtlMs: 60_000, secureCookies: false, trustProxyHops: hops, logger: createLogger('console', 'error', () => undefined) }, '127.0.0.1', 0);
+    const unused = {} as AuthClient & MoneyClients & LowBalanceStore;
+    const server = await startConsoleServer({ access, auth: unused, money: unused, thresholds: unused, sessionTtlMs: 60_000, secureCookies: false, trustProxyHops: hops, logger: createLogger('console', 'error', () => undefined) }, '127.0.0.1', 0);
     servers.push(server);
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return async (email: string, forwardedFor: string) => {

@@ -65,6 +65,22 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     console.info(`paid Admit: ${admitted.commands.roundTrips.length} round trip, ${admitted.commands.scriptCommands.length} commands in it; Finish: ${ended.commands.roundTrips.length} round trip, ${ended.commands.scriptCommands.length} commands`);
   });
 
+  it('tells what running paid requests hold (GetHeld): their worst cases while they run, none once finished; free ones hold nothing', async () => {
+    const held = (accountId = account) => unaryCall(replica.quota.getHeld.bind(replica.quota), { accountId }, DEADLINE_MS);
+    expect(await held()).toEqual({ heldMicroLyd: 0 });
+    await stack.addBalance(account, 12_000);
+    expect(await admit(admitRequest(account, 'h1'))).toMatchObject({ outcome: PAID });
+    expect(await admit(admitRequest(account, 'h2'))).toMatchObject({ outcome: PAID });
+    expect(await admit(admitRequest(account, 'h3'))).toMatchObject({ outcome: FREE });
+    expect(await held()).toEqual({ heldMicroLyd: 10_000 });
+    await finish(finished('h1', 1000, 500, FLASH_HOLD));
+    expect(await held()).toEqual({ heldMicroLyd: 5000 });
+    await finish(finished('h2', 10, 10, FLASH_HOLD));
+    await finish(finished('h3', 10, 10));
+    expect(await held()).toEqual({ heldMicroLyd: 0 });
+    await expect(held('')).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+  });
+
   it('answers a 402 whose required is exact, and lets the next request through once the balance is topped up', async () => {
     await stack.addBalance(account, 8000);
     expect(await admit(admitRequest(account, 'running'))).toMatchObject({ outcome: PAID });

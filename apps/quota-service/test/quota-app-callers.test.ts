@@ -121,6 +121,13 @@ describe('quota-service over mutual TLS: leases are the edge\'s, and of the call
     }
   });
 
+  it('answers GetHeld to the console, and refuses the edge and the chat product with PERMISSION_DENIED', async () => {
+    const accountId = newAccount('held');
+    const held = (client: quotaV1.QuotaClient) => unaryCall(client.getHeld.bind(client), { accountId }, DEADLINE_MS);
+    expect(await held(quota.console)).toEqual({ heldMicroLyd: 0 });
+    for (const refused of [quota.edge, quota.chat]) await expect(held(refused)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+  });
+
   it('refuses any caller, the edge too, a lease that names another account or request than its call (INVALID_ARGUMENT)', async () => {
     const { edge } = quota;
     const accountId = newAccount('edge');

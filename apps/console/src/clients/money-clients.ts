@@ -1,3 +1,4 @@
+import { status } from '@grpc/grpc-js';
 import { billingV1, quotaV1 } from '@gw/contracts';
 import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
 
@@ -33,6 +34,19 @@ export class MoneyClients {
 
   freeAllowance(accountId: string): Promise<quotaV1.GetFreeAllowanceResponse> {
     return unaryCall(this.quota.getFreeAllowance.bind(this.quota), { accountId }, this.timeoutMs);
+  }
+
+  /**
+   * What the account's running paid requests hold now, micro-LYD; undefined from a quota-service
+   * older than GetHeld (UNIMPLEMENTED), which a rolling upgrade may still run for a while.
+   */
+  async heldMicro(accountId: string): Promise<number | undefined> {
+    try {
+      return (await unaryCall(this.quota.getHeld.bind(this.quota), { accountId }, this.timeoutMs)).heldMicroLyd;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === status.UNIMPLEMENTED) return undefined;
+      throw err;
+    }
   }
 
   close(): void {

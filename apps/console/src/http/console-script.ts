@@ -1,7 +1,7 @@
 /**
  * The console's only JavaScript (served as /console.js; the pages allow no inline script): the
- * copy button of a new key, and dropping the posted form from history so that a reload shows
- * the list without the key.
+ * copy button of a new key, dropping the posted form from history so that a reload shows
+ * the list without the key, and bringing a refused field (and the reason beside it) into view.
  */
 export const CONSOLE_SCRIPT = `
 document.querySelectorAll('[data-copy]').forEach(function (button) {
@@ -14,4 +14,6 @@ document.querySelectorAll('[data-copy]').forEach(function (button) {
   });
 });
 if (document.getElementById('new-key') && window.history.replaceState) window.history.replaceState(null, '', '/keys');
+var invalid = document.querySelector('[aria-invalid="true"]');
+if (invalid) invalid.focus();
 `;

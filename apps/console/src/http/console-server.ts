@@ -4,6 +4,7 @@ import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
+import { LowBalanceStore } from '../store/low-balance-store';
 import { CONSOLE_SCRIPT } from './console-script';
 import { keyRoutes } from './key-routes';
 import { moneyRoutes } from './money-routes';
@@ -17,6 +18,7 @@ export interface ConsoleServerDeps {
   access: HolderAccess;
   auth: AuthClient;
   money: MoneyClients;
+  thresholds: LowBalanceStore;
   sessionTtlMs: number;
   secureCookies: boolean;
   trustProxyHops: number;
@@ -43,8 +45,8 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.get('/console.js', (_req, res) => res.type('application/javascript').setHeader('Cache-Control', 'max-age=300').send(CONSOLE_SCRIPT));
   app.get('/healthz', (_req, res) => res.type('text/plain').send('ok'));
   app.use(signInRoutes(deps));
-  app.use(keyRoutes(deps.access, deps.auth));
-  app.use(moneyRoutes(deps.access, deps.auth, deps.money));
+  app.use(keyRoutes(deps.access, deps.auth, deps));
+  app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.thresholds, deps.logger));
   app.use((_req, res) => res.status(404).type('html').send(page('Not found', html`<section><p>There is no such page. <a href="/keys">Your keys</a></p></section>`).markup));
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);

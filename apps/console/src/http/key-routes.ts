@@ -1,10 +1,14 @@
 import { status } from '@grpc/grpc-js';
 import { Request, Response, Router } from 'express';
 import { authV1 } from '@gw/contracts';
+import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
+import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
+import { LowBalanceStore } from '../store/low-balance-store';
 import { suspensionBanner, when } from './account-view';
 import { html, SafeHtml } from './html';
+import { lowBalanceBannerOf } from './low-balance-banner';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
 
@@ -25,20 +29,32 @@ ${keys.map((k) => html`<tr><td>${k.name}</td><td data-label="Key"><code>${k.pref
 <td><a href="/keys/${encodeURIComponent(k.id)}/revoke" aria-label="Revoke ${k.name}">Revoke</a></td></tr>`)}</tbody></table>`;
 }
 
+/** What the key pages need beyond auth-service: the low-balance banner's threshold and balance. */
+export interface KeyPageMoney {
+  money: MoneyClients;
+  thresholds: LowBalanceStore;
+  logger: Logger;
+}
+
 /** GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account. */
-export function keyRoutes(access: HolderAccess, auth: AuthClient): Router {
+export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, thresholds, logger }: KeyPageMoney): Router {
   const router = Router();
   // Every page under /keys, /keys/:id/revoke included: one session lookup per request.
   router.use('/keys', signedIn(access));
   const listPage = async (res: Response, created?: { key: string; name: string }, problem?: string, typedName = '') => {
     const { holder, csrfToken } = sessionOf(res);
-    const [account, keys] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId)]);
+    // Keys can be looked after while billing-service does not answer: the page goes without the banner then.
+    const lowBalance = lowBalanceBannerOf(holder.accountId, thresholds, money).catch((err: unknown) => {
+      logger.warn('low-balance banner left out: threshold or balance not read', { err });
+      return '' as const;
+    });
+    const [account, keys, banner] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId), lowBalance]);
     const blocked = cannotCreate(account);
     res.setHeader('Cache-Control', 'no-store');
     res.status(problem ? 400 : 200).type('html').send(
       page(
         `Keys of ${account.name}`,
-        html`${suspensionBanner(account)}
+        html`${suspensionBanner(account)}${banner}
 ${created ? html`<section class="notice" role="status" id="new-key"><h2>Your new key “${created.name}”</h2>
 <p><strong>Copy it now: it will not be shown again.</strong> Keep it on your servers; anyone with it can spend this account's balance.</p>
 <label for="key-value">Key</label><input id="key-value" class="key" type="text" readonly value="${created.key}">

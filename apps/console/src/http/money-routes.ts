@@ -1,19 +1,23 @@
 import { Request, Response, Router } from 'express';
 import { authV1, billingV1 } from '@gw/contracts';
-import { microToLyd } from '@gw/money';
+import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
-import { suspensionBanner, when } from './account-view';
+import { readThreshold } from '../domain/low-balance-threshold';
+import { spendingOf } from '../domain/spending';
+import { LowBalanceStore } from '../store/low-balance-store';
+import { lyd, suspensionBanner, when } from './account-view';
 import { dayChart } from './day-chart';
 import { html, SafeHtml } from './html';
+import { lowBalanceBanner } from './low-balance-banner';
+import { lowBalanceForm, moneyFigures, ThresholdProblem } from './money-summary';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
 
 const PAGE_SIZE = 20;
 const CHART_DAYS = 30;
 
-const lyd = (micro: number) => `${microToLyd(micro).toLocaleString('en-US', { maximumFractionDigits: 6 })} LYD`;
 const tokens = (n: number) => n.toLocaleString('en-US');
 
 function chargesTable(charges: billingV1.Charge[]): SafeHtml {
@@ -34,17 +38,24 @@ ${models.map((m) => {
 })}</tbody></table>`;
 }
 
-/** GET /usage: the balance, the free allowance left today, usage, a chart of 30 days, the requests billed (paged) and the prices. */
-export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: MoneyClients): Router {
+/**
+ * GET /usage: the balance, what running requests hold, spent today, the average of the last
+ * 7 days and how long the balance lasts, the low-balance alert, the free allowance left today,
+ * usage, a chart of 30 days, the requests billed (paged) and the prices. POST /usage/low-balance
+ * sets the alert's threshold.
+ */
+export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: MoneyClients, thresholds: LowBalanceStore, logger: Logger): Router {
   const router = Router();
   router.use('/usage', signedIn(access));
-  router.get('/usage', async (req: Request, res: Response) => {
+  const usagePage = async (req: Request, res: Response, refused?: ThresholdProblem) => {
     const { holder, csrfToken } = sessionOf(res);
     const accountId = holder.accountId;
     const before = typeof req.query.before === 'string' ? req.query.before : '';
-    const [account, balance, allowance, usage, days, page1, models, prices] = await Promise.all([
+    const [account, balance, held, threshold, allowance, usage, days, page1, models, prices] = await Promise.all([
       auth.getAccount(accountId),
       money.balanceMicro(accountId),
+      money.heldMicro(accountId),
+      thresholds.threshold(accountId),
       money.freeAllowance(accountId),
       money.usage(accountId),
       money.dailyTotals(accountId, CHART_DAYS),
@@ -52,13 +63,15 @@ export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: Money
       auth.listModels(accountId),
       money.prices(),
     ]);
+    const spending = spendingOf(days.map((d) => ({ day: d.day, amountMicro: d.amountMicroLyd })), balance);
     res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(
+    res.status(refused ? 400 : 200).type('html').send(
       page(
         'Money and use',
-        html`${suspensionBanner(account)}
-<section><h2>Balance</h2><dl>
-<dt>API balance</dt><dd id="balance">${lyd(balance)}</dd>
+        html`${suspensionBanner(account)}${lowBalanceBanner(balance, threshold)}
+${moneyFigures(balance, held, spending)}
+${lowBalanceForm(threshold, csrfToken, refused)}
+<section><h2>Use</h2><dl>
 <dt>Free allowance left today</dt><dd id="free-left">${allowance.available ? html`${tokens(allowance.remainingTokens)} of ${tokens(allowance.dailyTokens)} tokens (resets at 00:00 UTC)` : 'Free requests are not available now.'}</dd>
 <dt>Tokens today</dt><dd id="today-tokens">${tokens(usage.todayTokens)}</dd>
 <dt>Tokens all time</dt><dd id="total-tokens">${tokens(usage.totalTokens)}</dd></dl>
@@ -74,6 +87,19 @@ ${days.map((d) => html`<tr><td>${d.day}</td><td data-label="Tokens">${tokens(d.t
         { email: holder.email, csrfToken },
       ).markup,
     );
+  };
+
+  router.get('/usage', (req, res) => usagePage(req, res));
+  router.post('/usage/low-balance', async (req: Request, res: Response) => {
+    const sent: unknown = req.body?.threshold;
+    // Not one text (no field, or the field twice): never read as "no alert".
+    if (typeof sent !== 'string') return usagePage(req, res, { problem: 'The form sent no single threshold: type one amount in LYD.', typed: '' });
+    const reading = readThreshold(sent);
+    if (!reading.ok) return usagePage(req, res, { problem: reading.problem, typed: sent });
+    const { holder } = sessionOf(res);
+    await thresholds.setThreshold(holder.accountId, reading.micro, holder.id);
+    logger.info('low-balance threshold set', { accountId: holder.accountId, holderId: holder.id, thresholdMicro: reading.micro ?? null });
+    res.redirect(303, '/usage#low-balance-alert');
   });
   return router;
 }

@@ -11,7 +11,9 @@ button.secondary{background:#fff;color:#14324a}button.danger{background:#b42318;
 button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e3e7eb;vertical-align:top}
 .banner{border-left:6px solid #b42318;background:#fdecea}.notice{border-left:6px solid #f5a623;background:#fff8e6}.error{color:#b42318;font-weight:600}
-code,.key{font-family:ui-monospace,monospace;word-break:break-all}.inline{display:inline}dt{font-weight:600}dd{margin:0 0 .5rem}.muted{color:#5b6875}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:.5rem;margin:0}.figures div{border:1px solid #e3e7eb;border-radius:6px;padding:.5rem .75rem}
+.figures dt{font-size:.875rem;color:#5b6875}.figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
+code,.key{font-family:ui-monospace,monospace;word-break:break-all}td code{word-break:normal;overflow-wrap:break-word}.inline{display:inline}dt{font-weight:600}dd{margin:0 0 .5rem}.muted{color:#5b6875}
 @media (max-width:40rem){table,thead,tbody,tr,th,td{display:block}thead{display:none}td{border:0;padding:.2rem 0}tr{border-bottom:1px solid #e3e7eb;padding:.5rem 0}td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
 `;
 

@@ -2,9 +2,10 @@ import { Migration } from '@gw/service-kit';
 
 /**
  * The `console` schema: holders (one per email, each looking after one account) with a
- * memory-hard hash of their password, one-time invitations and server-side sessions. Tokens
- * (invitation links, session cookies) are kept only as their SHA-256. One DO block, as PGlite
- * refuses several commands in one prepared statement.
+ * memory-hard hash of their password, one-time invitations, server-side sessions and each
+ * account's low-balance threshold. Tokens (invitation links, session cookies) are kept only as
+ * their SHA-256. Several commands go in one DO block, as PGlite refuses several commands in one
+ * prepared statement.
  */
 export const CONSOLE_MIGRATIONS: Migration[] = [
   {
@@ -55,6 +56,19 @@ export const CONSOLE_MIGRATIONS: Migration[] = [
         );
         CREATE INDEX known_devices_expires_at ON console.known_devices (expires_at);
       END $migration$;
+    `,
+  },
+  {
+    // The balance at or below which the account's pages show a banner: one per account (its
+    // balance is the account's), set by a holder of it, in micro-LYD as billing-service keeps money.
+    id: '003-low-balance-thresholds',
+    sql: `
+      CREATE TABLE console.low_balance_thresholds (
+        account_id text PRIMARY KEY,
+        threshold_micro bigint NOT NULL CHECK (threshold_micro >= 0),
+        set_by text NOT NULL,
+        set_at timestamptz NOT NULL DEFAULT now()
+      );
     `,
   },
 ];

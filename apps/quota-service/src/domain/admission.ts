@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { tokenCostMicro } from '@gw/money';
-import { Logger, requireCount, RpcError } from '@gw/service-kit';
+import { Logger, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { lineExtensions } from '../quota-metrics';
 import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/admission-store';
 import { LeaseRecord } from '../store/lease-store';
@@ -97,6 +97,11 @@ export class Admission {
     }
     const requiredMicro = hold.amountMicro + credit.held + (credit.charged - line.chargedTotalMicro) + line.heldOutsideMicro;
     return this.free(request, count, { balanceMicro: line.balanceMicro, requiredMicro });
+  }
+
+  /** What the account's running paid requests hold now, micro-LYD (quota.v1 GetHeld): the `held` of its line. */
+  async heldMicro(accountId: string): Promise<number> {
+    return (await this.store.credit(requireId('account_id', accountId))).held;
   }
 
   /** Asks billing-service for more line; UNAVAILABLE when it does not answer (the line cannot be judged). */

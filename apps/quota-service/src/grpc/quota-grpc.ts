@@ -154,6 +154,9 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
       const line = await decide('ReturnCreditLine', () => lines.returnNow(req.accountId));
       return { returnedMicroLyd: line.returnedMicro, heldMicroLyd: line.heldMicro };
     }),
+    getHeld: unaryHandler(logger, 'GetHeld', async (req: quotaV1.GetHeldRequest): Promise<quotaV1.GetHeldResponse> => ({
+      heldMicroLyd: await decide('GetHeld', () => admission.heldMicro(req.accountId)),
+    })),
     setFreeTierSettings: unaryHandler(
       logger,
       'SetFreeTierSettings',

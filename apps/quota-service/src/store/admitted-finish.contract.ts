@@ -49,6 +49,21 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       nowMs = MINUTE_START;
     });
 
+    it('reads what running requests hold (GetHeld): nothing for an account never seen, each running hold, none once they finish', async () => {
+      expect((await s.admission.credit(account)).held).toBe(0);
+      await grantLine(s.admission, account, 10_000);
+      const [first, second] = [paidStep(account, 6000), paidStep(account, 2500)];
+      await s.admission.admit(first);
+      await s.admission.admit(second);
+      await s.admission.admit(freeStep(account));
+      expect((await s.admission.credit(account)).held).toBe(8500);
+      await s.admission.finish(paidFinish(first.requestId, 1500, 3000, paidBill(account, first.requestId, 6000, 1000, 500, 3000)));
+      expect((await s.admission.credit(account)).held).toBe(2500);
+      await s.admission.finish(paidFinish(second.requestId, 0, 0, undefined, { admitted: false }));
+      expect((await s.admission.credit(account)).held).toBe(0);
+      expect((await s.admission.credit(`acct_${randomUUID()}`)).held).toBe(0);
+    });
+
     it('turns the hold into its charge once: the rest back in the line, place freed, usage counted, lease ended, bill queued', async () => {
       await grantLine(s.admission, account, 10_000);
       const step = paidStep(account, 6000);

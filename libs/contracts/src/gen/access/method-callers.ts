@@ -53,4 +53,5 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/quota.v1.Quota/ReturnCreditLine': ['ctl'],
   '/quota.v1.Quota/SetFreeTierSettings': ['ctl'],
   '/quota.v1.Quota/AuditStore': ['ctl'],
+  '/quota.v1.Quota/GetHeld': ['console', 'ctl'],
 };

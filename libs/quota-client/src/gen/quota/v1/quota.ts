@@ -58,7 +58,7 @@ export const protobufFileName = "quota/v1/quota.proto";
  * of Admit; both kinds are served at once and share every count, place and balance.
  * A lease that is not renewed in time (the edge died) lapses: quota-service finishes its request
  * itself, as FinishRequest would, with the usage of the last renewal marked estimated.
- * SetFreeTierSettings is the operator's (ctl freetier set).
+ * SetFreeTierSettings is the operator's (ctl freetier set); GetHeld is the console's and the operator's.
  *
  * A gRPC error means the service could not decide (for example its store was unreachable);
  * being over a limit is never an error, it is a normal response with allowed/granted false.
@@ -779,6 +779,22 @@ export interface StoreViolation {
   requestId: string;
   /** The figures, in words. */
   detail: string;
+}
+
+/** Reads the money an account's running paid requests hold now (the console shows it beside the balance). */
+export interface GetHeldRequest {
+  /** The account. */
+  accountId: string;
+}
+
+/** The holds of the account's running paid requests, inside its credit line. */
+export interface GetHeldResponse {
+  /**
+   * The sum of the worst cases held by the account's paid requests that are running now,
+   * micro-LYD; 0 when none runs. Each hold turns into its charge (never more) when its request
+   * finishes, and the rest goes back to the line.
+   */
+  heldMicroLyd: number;
 }
 
 /**
@@ -4524,6 +4540,152 @@ export const StoreViolation: MessageFns<StoreViolation> = {
   },
 };
 
+function createBaseGetHeldRequest(): GetHeldRequest {
+  return { accountId: "" };
+}
+
+export const GetHeldRequest: MessageFns<GetHeldRequest> = {
+  encode(message: GetHeldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHeldRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHeldRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHeldRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetHeldRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetHeldRequest>, I>>(base?: I): GetHeldRequest {
+    return GetHeldRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetHeldRequest>, I>>(object: I): GetHeldRequest {
+    const message = createBaseGetHeldRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetHeldResponse(): GetHeldResponse {
+  return { heldMicroLyd: 0 };
+}
+
+export const GetHeldResponse: MessageFns<GetHeldResponse> = {
+  encode(message: GetHeldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.heldMicroLyd !== 0) {
+      writer.uint32(8).int64(message.heldMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHeldResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHeldResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.heldMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHeldResponse {
+    return {
+      heldMicroLyd: isSet(object.heldMicroLyd)
+        ? globalThis.Number(object.heldMicroLyd)
+        : isSet(object.held_micro_lyd)
+        ? globalThis.Number(object.held_micro_lyd)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetHeldResponse): unknown {
+    const obj: any = {};
+    if (message.heldMicroLyd !== 0) {
+      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetHeldResponse>, I>>(base?: I): GetHeldResponse {
+    return GetHeldResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetHeldResponse>, I>>(object: I): GetHeldResponse {
+    const message = createBaseGetHeldResponse();
+    message.heldMicroLyd = object.heldMicroLyd ?? 0;
+    return message;
+  },
+};
+
 function createBaseEdgeCall(): EdgeCall {
   return { callId: 0, timeoutMs: 0, request: undefined, traceContext: {} };
 }
@@ -5449,6 +5611,16 @@ export const QuotaService = {
     responseSerialize: (value: AuditStoreResponse): Buffer => Buffer.from(AuditStoreResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuditStoreResponse => AuditStoreResponse.decode(value),
   },
+  /** The console and the operator: the money an account's running paid requests hold now. */
+  getHeld: {
+    path: "/quota.v1.Quota/GetHeld" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetHeldRequest): Buffer => Buffer.from(GetHeldRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetHeldRequest => GetHeldRequest.decode(value),
+    responseSerialize: (value: GetHeldResponse): Buffer => Buffer.from(GetHeldResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetHeldResponse => GetHeldResponse.decode(value),
+  },
 } as const;
 
 export interface QuotaServer extends UntypedServiceImplementation {
@@ -5487,6 +5659,8 @@ export interface QuotaServer extends UntypedServiceImplementation {
   setFreeTierSettings: handleUnaryCall<SetFreeTierSettingsRequest, SetFreeTierSettingsResponse>;
   /** The operator: audits the store's holds, lines, leases, places and free pool. */
   auditStore: handleUnaryCall<AuditStoreRequest, AuditStoreResponse>;
+  /** The console and the operator: the money an account's running paid requests hold now. */
+  getHeld: handleUnaryCall<GetHeldRequest, GetHeldResponse>;
 }
 
 export interface QuotaClient extends Client {
@@ -5711,6 +5885,22 @@ export interface QuotaClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuditStoreResponse) => void,
+  ): ClientUnaryCall;
+  /** The console and the operator: the money an account's running paid requests hold now. */
+  getHeld(
+    request: GetHeldRequest,
+    callback: (error: ServiceError | null, response: GetHeldResponse) => void,
+  ): ClientUnaryCall;
+  getHeld(
+    request: GetHeldRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetHeldResponse) => void,
+  ): ClientUnaryCall;
+  getHeld(
+    request: GetHeldRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetHeldResponse) => void,
   ): ClientUnaryCall;
 }
 
