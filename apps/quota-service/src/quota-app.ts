@@ -47,6 +47,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
     admission: new Admission(stores.admission, prices, new LineExtensionBatcher(billing), freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS }, logger),
     lines,
+    freeTierTrail: billing,
   };
   const server = await startGrpcServer(config, [
     { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },

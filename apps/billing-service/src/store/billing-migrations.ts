@@ -1,4 +1,4 @@
-import { Migration } from '@gw/service-kit';
+import { auditTrailMigration, Migration } from '@gw/service-kit';
 import { BALANCE_ENTRY_MIGRATIONS } from './balance-entry-migrations';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
 import { LEDGER_MONTH_MIGRATIONS } from './ledger-month-migrations';
@@ -124,4 +124,6 @@ export const BILLING_MIGRATIONS: Migration[] = [
   ...PRICE_WATCH_MIGRATIONS,
   ...LEDGER_MONTH_MIGRATIONS,
   ...BALANCE_ENTRY_MIGRATIONS,
+  // Who changed what (balances, prices, the free tier), each entry chained to the one before it.
+  auditTrailMigration('030-audit-trail', 'billing'),
 ];

@@ -1,6 +1,6 @@
 import { FreeTierSettings, FreeTierStore } from '../store/free-tier-store';
 import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { optionalId, requireCount, requireId } from '@gw/service-kit';
+import { AuditActor, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { checkFreeRequest, countedPromptTokens, FreeRefusal, FreeRequest, FreeTierLimits, freeMaxTokens } from './free-request';
 
 /** The answer to a free request: granted with its max_tokens and reservation, or refused. */
@@ -72,4 +72,10 @@ export class FreeTierGate {
     if (change.poolTokens !== undefined) requireCount('pool_tokens', change.poolTokens, MAX_FREE_TIER_TOKENS);
     return this.store.updateSettings(change);
   }
+}
+
+/** Where a change of the settings is recorded: billing-service's audit trail, as Redis keeps none. */
+export interface FreeTierTrail {
+  /** Records the settings after a change, which of them it set, and who asked why. */
+  recordFreeTierChange(settings: FreeTierSettings, changed: (keyof FreeTierSettings)[], by: AuditActor): Promise<void>;
 }

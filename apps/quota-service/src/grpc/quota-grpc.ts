@@ -1,8 +1,8 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { callStreamHandler, eachOnItsOwn, isCaller, Logger, RpcError, unaryHandler } from '@gw/service-kit';
+import { auditActor, callStreamHandler, eachOnItsOwn, isCaller, Logger, RpcError, unaryHandler } from '@gw/service-kit';
 import { Admission, AdmitDecision } from '../domain/admission';
-import { FreeTierGate } from '../domain/free-tier-gate';
+import { FreeTierGate, FreeTierTrail } from '../domain/free-tier-gate';
 import { LineReturner } from '../domain/line-returner';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
@@ -34,6 +34,7 @@ export interface QuotaDomain {
   leases: RequestLeases;
   admission: Admission;
   lines: LineReturner;
+  freeTierTrail: FreeTierTrail;
 }
 
 /** The refusal an Admit decision counts in quota_refusals_total, if any. */
@@ -49,7 +50,7 @@ function refusalKind(decision: AdmitDecision): string | undefined {
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
  * Refusals and store failures are counted here, where every decision passes.
  */
-export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
+export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines, freeTierTrail }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -154,9 +155,21 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
     setFreeTierSettings: unaryHandler(
       logger,
       'SetFreeTierSettings',
-      async (req: quotaV1.SetFreeTierSettingsRequest): Promise<quotaV1.SetFreeTierSettingsResponse> => ({
-        settings: await decide('SetFreeTierSettings', () => freeTier.updateSettings(toSettingsChange(req))),
-      }),
+      async (req: quotaV1.SetFreeTierSettingsRequest, metadata): Promise<quotaV1.SetFreeTierSettingsResponse> => {
+        const by = auditActor(metadata, { reason: req.reason });
+        const change = toSettingsChange(req);
+        const settings = await decide('SetFreeTierSettings', () => freeTier.updateSettings(change));
+        const changed = Object.keys(change) as (keyof typeof change)[];
+        // Made, then recorded: a change the trail did not take is reported, and the same command
+        // run again sets the same values and records them.
+        if (changed.length) {
+          await freeTierTrail.recordFreeTierChange(settings, changed, by).catch((err: unknown) => {
+            logger.warn('free-tier change not recorded in the audit trail', { err });
+            throw new RpcError(status.UNAVAILABLE, 'the settings were changed but billing-service did not record the change in the audit trail: run the command again');
+          });
+        }
+        return { settings };
+      },
     ),
   };
 }

@@ -571,7 +571,14 @@ export interface SetFreeTierSettingsRequest {
     | boolean
     | undefined;
   /** Switch the free tier on or off. */
-  enabled?: boolean | undefined;
+  enabled?:
+    | boolean
+    | undefined;
+  /**
+   * Why, in the operator's words (at most 500 characters, no control characters): kept with the
+   * change in billing-service's audit trail.
+   */
+  reason?: string | undefined;
 }
 
 /** The settings after the change. */
@@ -2956,7 +2963,7 @@ export const FreeTierSettings: MessageFns<FreeTierSettings> = {
 };
 
 function createBaseSetFreeTierSettingsRequest(): SetFreeTierSettingsRequest {
-  return { dailyTokens: undefined, poolTokens: undefined, paused: undefined, enabled: undefined };
+  return { dailyTokens: undefined, poolTokens: undefined, paused: undefined, enabled: undefined, reason: undefined };
 }
 
 export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> = {
@@ -2972,6 +2979,9 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
     }
     if (message.enabled !== undefined) {
       writer.uint32(32).bool(message.enabled);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(42).string(message.reason);
     }
     return writer;
   },
@@ -3021,6 +3031,14 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
             message.enabled = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3047,6 +3065,7 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
         : undefined,
       paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : undefined,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
     };
   },
 
@@ -3064,6 +3083,9 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
     }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
     return obj;
   },
 
@@ -3076,6 +3098,7 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
     message.poolTokens = object.poolTokens ?? undefined;
     message.paused = object.paused ?? undefined;
     message.enabled = object.enabled ?? undefined;
+    message.reason = object.reason ?? undefined;
     return message;
   },
 };
