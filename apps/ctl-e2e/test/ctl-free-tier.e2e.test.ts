@@ -98,4 +98,11 @@ describe('ctl freetier set (real processes: ctl, quota-service on Redis, billing
   it('still prints usage as {todayTokens, totalTokens}', async () => {
     expect(await ctl(env, 'usage', 'show', '--account', 'acct_nobody')).toEqual({ exitCode: 0, json: { todayTokens: 0, totalTokens: 0 } });
   });
+
+  it('makes no change the audit trail cannot record: billing-service stopped, the change is refused and nothing changes', async () => {
+    await stopService(billing);
+    const refused = await ctl(env, 'freetier', 'set', '--daily-tokens', '7', '--reason', 'while billing is down');
+    expect(refused).toEqual({ exitCode: 1, json: { error: { code: 'UNAVAILABLE', message: expect.stringContaining('not made') } } });
+    expect((await ctl(env, 'freetier', 'set')).json).toMatchObject({ dailyTokens: 2000 });
+  });
 });

@@ -157,18 +157,7 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
       'SetFreeTierSettings',
       async (req: quotaV1.SetFreeTierSettingsRequest, metadata): Promise<quotaV1.SetFreeTierSettingsResponse> => {
         const by = auditActor(metadata, { reason: req.reason });
-        const change = toSettingsChange(req);
-        const settings = await decide('SetFreeTierSettings', () => freeTier.updateSettings(change));
-        const changed = Object.keys(change) as (keyof typeof change)[];
-        // Made, then recorded: a change the trail did not take is reported, and the same command
-        // run again sets the same values and records them.
-        if (changed.length) {
-          await freeTierTrail.recordFreeTierChange(settings, changed, by).catch((err: unknown) => {
-            logger.warn('free-tier change not recorded in the audit trail', { err });
-            throw new RpcError(status.UNAVAILABLE, 'the settings were changed but billing-service did not record the change in the audit trail: run the command again');
-          });
-        }
-        return { settings };
+        return { settings: await decide('SetFreeTierSettings', () => freeTier.changeSettings(toSettingsChange(req), freeTierTrail, by)) };
       },
     ),
   };

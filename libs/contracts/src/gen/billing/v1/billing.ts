@@ -657,16 +657,17 @@ export interface VerifyAuditTrailResponse {
 
 /**
  * quota-service records a change of the free-tier settings it keeps (in Redis, which has no
- * audit trail of its own) in billing-service's trail.
+ * audit trail of its own) in billing-service's trail, before it makes it: a change this does not
+ * record is not made.
  */
 export interface RecordFreeTierChangeRequest {
-  /** Each account's free allowance per UTC day after the change, tokens, 0 to 10^12. */
+  /** Each account's free allowance per UTC day once the change is made, tokens, 0 to 10^12. */
   dailyTokens: number;
-  /** The daily pool after the change, tokens, 0 to 10^12. */
+  /** The daily pool once the change is made, tokens, 0 to 10^12. */
   poolTokens: number;
-  /** Whether free requests are paused after the change. */
+  /** Whether free requests are paused once the change is made. */
   paused: boolean;
-  /** Whether the free tier is on after the change. */
+  /** Whether the free tier is on once the change is made. */
   enabled: boolean;
   /** The names of the settings the change set (daily_tokens, pool_tokens, paused, enabled). */
   changed: string[];

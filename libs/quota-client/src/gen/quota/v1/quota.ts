@@ -576,7 +576,8 @@ export interface SetFreeTierSettingsRequest {
     | undefined;
   /**
    * Why, in the operator's words (at most 500 characters, no control characters): kept with the
-   * change in billing-service's audit trail.
+   * change in billing-service's audit trail, where the change is recorded before it is made (a
+   * change the trail does not take is not made: UNAVAILABLE).
    */
   reason?: string | undefined;
 }
