@@ -1,19 +1,6 @@
 import { billingV1 } from '@gw/contracts';
-import { Metadata, status } from '@grpc/grpc-js';
-import {
-  auditActor,
-  callStreamHandler,
-  eachOnItsOwn,
-  Logger,
-  optionalId,
-  requireCount,
-  requireId,
-  RpcError,
-  toAuditEntryMessage,
-  toChainCheckMessage,
-  unaryHandler,
-  verifiedCallerOf,
-} from '@gw/service-kit';
+import { status } from '@grpc/grpc-js';
+import { auditActor, callStreamHandler, eachOnItsOwn, Logger, optionalId, requireCount, requireId, RpcError, unaryHandler, verifiedCallerOf } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
@@ -23,6 +10,7 @@ import { AccountStatement } from '../store/account-statement';
 import { MoneyAuditStore } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
 import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
+import { auditTrailGrpc } from './audit-trail-grpc';
 import { toPrice } from './price-wire';
 import { watchPrices } from './watch-prices';
 
@@ -60,9 +48,6 @@ const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse =
 });
 
 const MAX_CHARGES_PAGE = 100;
-const MAX_AUDIT_PAGE = 200;
-const MAX_FREE_TOKENS = 1e12;
-const FREE_TIER_SETTINGS = ['daily_tokens', 'pool_tokens', 'paused', 'enabled'];
 const MAX_DAYS = 366;
 
 /** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines, PriceWatchHub). */
@@ -182,23 +167,6 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
       );
       return { price: toPrice(stored) };
     }),
-    listAuditEntries: unaryHandler(logger, 'ListAuditEntries', async (req: billingV1.ListAuditEntriesRequest): Promise<billingV1.ListAuditEntriesResponse> => {
-      const entries = await audit.entries(requireId('account_id', req.accountId), requireCount('limit', req.limit, MAX_AUDIT_PAGE, 1));
-      return { entries: entries.map(toAuditEntryMessage) };
-    }),
-    verifyAuditTrail: unaryHandler(logger, 'VerifyAuditTrail', async (): Promise<billingV1.VerifyAuditTrailResponse> => ({ check: toChainCheckMessage(await audit.verify()) })),
-    recordFreeTierChange: unaryHandler(logger, 'RecordFreeTierChange', async (req: billingV1.RecordFreeTierChangeRequest): Promise<billingV1.RecordFreeTierChangeResponse> => {
-      if (req.changed.some((name) => !FREE_TIER_SETTINGS.includes(name))) throw new RpcError(status.INVALID_ARGUMENT, `changed names only ${FREE_TIER_SETTINGS.join(', ')}`);
-      const change = {
-        dailyTokens: requireCount('daily_tokens', req.dailyTokens, MAX_FREE_TOKENS),
-        poolTokens: requireCount('pool_tokens', req.poolTokens, MAX_FREE_TOKENS),
-        paused: req.paused,
-        enabled: req.enabled,
-        changed: [...new Set(req.changed)],
-      };
-      // The operator asked quota-service: the actor is whom quota-service names, not quota-service itself.
-      const by = { actor: requireId('actor', req.actor, 64), reason: auditActor(new Metadata(), { reason: req.reason }).reason };
-      return { seq: await audit.recordFreeTierChange(change, by) };
-    }),
+    ...auditTrailGrpc(audit, logger),
   };
 }
