@@ -48,7 +48,7 @@ const who = (actor: string) => (actor.startsWith('holder:') ? actor.slice('holde
 function activityTable(entries: auditV1.AuditEntry[]): SafeHtml {
   if (entries.length === 0) return html`<p class="muted">Nothing recorded yet.</p>`;
   return html`<table id="activity"><thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead><tbody>
-${entries.map((e) => html`<tr data-action="${e.action}"><td>${when(e.at)}</td><td data-label="What">${whatHappened(e)}</td><td data-label="By">${who(e.actor)}</td><td data-label="Reason">${e.reason}</td></tr>`)}</tbody></table>`;
+${entries.map((e) => html`<tr data-action="${e.action}"><td>${when(e.at)}</td><td data-label="What">${whatHappened(e)}</td><td data-label="By">${who(e.actor)}</td>${e.reason ? html`<td data-label="Reason">${e.reason}</td>` : html`<td></td>`}</tr>`)}</tbody></table>`;
 }
 
 /**
