@@ -88,12 +88,14 @@ export class AccountDirectory {
     return owner;
   }
 
-  /** Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason (suspensionEnd, suspensionReason). */
+  /**
+   * Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason
+   * (suspensionEnd, suspensionReason), asked `by` an actor: the trail's reason is the reason shown.
+   */
   async suspend(accountId: string, until: string, reason: string, by: string): Promise<AccountRecord> {
     requireId('account_id', accountId);
     const end = suspensionEnd(until);
     const shown = suspensionReason(reason);
-    // The reason shown to the holder is the operator's reason for the trail.
     await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: shown || null }, { actor: by, reason: shown }), accountId);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
