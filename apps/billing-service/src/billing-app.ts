@@ -13,6 +13,7 @@ import { PriceWatchHub } from './domain/price-watch-hub';
 import { billingGrpc } from './grpc/billing-grpc';
 import { BILLING_MIGRATIONS } from './store/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
+import { PgBillingAudit } from './store/pg-billing-audit';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
 import { PgLedgerMonths } from './store/pg-ledger-months';
@@ -60,6 +61,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         priceHub: hub,
         archive: new LedgerArchive(months),
         moneyAudit,
+        audit: new PgBillingAudit(db),
       },
       logger,
     );

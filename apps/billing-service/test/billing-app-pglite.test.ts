@@ -90,6 +90,9 @@ describe('billing-service on the embedded PGlite', () => {
     running = await startService(MAIN_JS, dataDir);
     await withClient(running.port, async (client) => {
       expect(await unaryCall(client.getBalance.bind(client), { accountId: 'acct_p' }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 1_000_000 });
+      // The audit trail kept the balance change and the price, and still checks after the restart.
+      expect((await unaryCall(client.listAuditEntries.bind(client), { accountId: 'acct_p', limit: 10 }, DEADLINE_MS)).entries).toMatchObject([{ seq: 1, action: 'balance-changed' }]);
+      expect(await unaryCall(client.verifyAuditTrail.bind(client), {}, DEADLINE_MS)).toEqual({ check: { entries: 2, ok: true } });
       const usage = { requestId: 'req_p', promptTokens: 2000, completionTokens: 100, usageEstimated: false };
       expect(await unaryCall(client.settle.bind(client), usage, DEADLINE_MS)).toEqual({ chargedMicroLyd: 1200, balanceMicroLyd: 998_800 });
 

@@ -11,7 +11,8 @@ const KEY = /^sk-shfr-[0-9a-f]{40}$/;
  * holder sets a password and signs in, creates keys (shown once), revokes one (401 on the API
  * from the next request), sees a suspension and cannot create then; another holder can neither
  * see nor revoke the first one's keys, even by forging the form; wrong passwords are rate
- * limited; signing out ends the session. Each flow leaves a screenshot.
+ * limited; the activity page lists the holder's own account's audit entries only; signing out
+ * ends the session. Each flow leaves a screenshot.
  */
 describe('web console in a real browser', () => {
   let db: TestDatabase;
@@ -186,6 +187,31 @@ describe('web console in a real browser', () => {
     expect(await forced.text()).toContain('suspended');
     expect((await ctlOk<unknown[]>('key', 'list', '--account', accountId)).length).toBe(before);
     await ctlOk('account', 'unsuspend', '--account', accountId);
+  });
+
+  it("shows the holder their own account's activity, newest first: their keys created and revoked, the operator's changes, nothing of another account", async () => {
+    const { page, accountId } = first;
+    const stranger = await ctlOk<{ accountId: string }>('account', 'create', '--name', 'Stranger');
+    const strangersKey = await ctlOk<{ prefix: string }>('key', 'create', '--account', stranger.accountId, '--reason', 'not for Acme');
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.waitForURL(/\/activity$/);
+    const rows = await page.locator('#activity tbody tr').allInnerTexts();
+    const keys = await ctlOk<{ name: string }[]>('key', 'list', '--account', accountId);
+    // Every key created here (the revoked one too) and the one revoke, each by the holder; the operator's suspension and its lifting; the opening balance.
+    expect(rows).toHaveLength(keys.length + 1 + 1 + 2 + 1);
+    expect(rows.filter((r) => /^.*UTC\s+Key .* created \(sk-shfr-[0-9a-f]{4}…\)\s+first@example\.com/.test(r))).toHaveLength(keys.length + 1);
+    expect(rows.filter((r) => r.includes('Key “to revoke” created'))).toHaveLength(1);
+    expect(rows.filter((r) => /Key sk-shfr-[0-9a-f]{4}… revoked\s+first@example\.com/.test(r))).toHaveLength(1);
+    expect(rows[0]).toMatch(/Suspension lifted\s+the operator/);
+    expect(rows[1]).toMatch(/Account suspended until 2099-01-01 00:00 UTC\s+the operator\s+unpaid invoice/);
+    expect(rows.at(-1)).toMatch(/Balance topped up by 5 LYD, to 5 LYD\s+the operator/);
+    const content = await page.content();
+    expect(content).not.toContain(strangersKey.prefix);
+    expect(content).not.toContain('not for Acme');
+    await shot(page, '09-activity');
+    await page.setViewportSize({ width: 1100, height: 700 });
+    await shot(page, '09-activity-wide');
+    await page.setViewportSize({ width: 390, height: 844 });
   });
 
   it('rate limits wrong passwords: after 3 failures even the right one waits', async () => {

@@ -1,7 +1,8 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { waitReady } from '@gw/service-kit';
-import { createTestRedis, freePort, TestRedis, testTlsDir } from '@gw/testing';
+import { Client as PgClient } from 'pg';
+import { createTestDatabase, createTestRedis, freePort, TestDatabase, TestRedis, testTlsDir } from '@gw/testing';
 
 const DIST = join(__dirname, '..', '..', '..', 'dist', 'apps');
 
@@ -14,23 +15,38 @@ function ctl(env: Record<string, string>, ...args: string[]): Promise<{ json: un
   });
 }
 
-describe('ctl freetier set (real processes: ctl and quota-service on Redis)', () => {
+/** Starts one bundled service with `env`, ready once its /readyz answers. */
+async function startService(app: string, env: Record<string, string>, metricsPort: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(DIST, app, 'main.js')], { env, stdio: 'ignore' });
+  await waitReady({ url: `http://127.0.0.1:${metricsPort}/readyz` }, 30_000, () => child.exitCode === null);
+  return child;
+}
+
+const stopService = async (child: ChildProcess | undefined) => {
+  if (child?.exitCode === null) await new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'));
+};
+
+describe('ctl freetier set (real processes: ctl, quota-service on Redis, billing-service keeping its audit trail)', () => {
   let redis: TestRedis;
+  let db: TestDatabase;
   let quota: ChildProcess;
+  let billing: ChildProcess;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    redis = await createTestRedis();
-    const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
+    [redis, db] = await Promise.all([createTestRedis(), createTestDatabase()]);
+    const [port, metricsPort, billingPort, billingMetricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     env = { PATH: process.env.PATH ?? '', QUOTA_ADDR: `127.0.0.1:${port}`, TLS_DIR: testTlsDir('ctl') };
-    const own = { ...env, TLS_DIR: testTlsDir('quota-service'), QUOTA_PORT: String(port), QUOTA_METRICS_PORT: String(metricsPort), BIND_HOST: '127.0.0.1', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix, LOG_LEVEL: 'error' };
-    quota = spawn(process.execPath, [join(DIST, 'quota-service', 'main.js')], { env: own, stdio: 'ignore' });
-    await waitReady({ url: `http://127.0.0.1:${metricsPort}/readyz` }, 30_000, () => quota.exitCode === null);
-  });
+    const common = { PATH: env.PATH, BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' };
+    billing = await startService('billing-service', { ...common, TLS_DIR: testTlsDir('billing-service'), DATABASE_URL: db.url, BILLING_PORT: String(billingPort), BILLING_METRICS_PORT: String(billingMetricsPort) }, billingMetricsPort);
+    const own = { ...common, TLS_DIR: testTlsDir('quota-service'), QUOTA_PORT: String(port), QUOTA_METRICS_PORT: String(metricsPort), BILLING_ADDR: `127.0.0.1:${billingPort}`, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix };
+    quota = await startService('quota-service', own, metricsPort);
+  }, 90_000);
 
   afterAll(async () => {
-    if (quota?.exitCode === null) await new Promise((resolve) => quota.once('exit', resolve).kill('SIGTERM'));
-    await redis?.cleanup();
+    await stopService(quota);
+    await stopService(billing);
+    await Promise.all([redis?.cleanup(), db?.drop()]);
   });
 
   it('prints the settings, the defaults first', async () => {
@@ -49,16 +65,44 @@ describe('ctl freetier set (real processes: ctl and quota-service on Redis)', ()
     expect((await ctl(env, 'freetier', 'set')).json).toEqual({ dailyTokens: 1000, poolTokens: 0, paused: false, enabled: false });
   });
 
+  it("records each change, with the operator's reason, in billing-service's audit trail (a read records nothing)", async () => {
+    const pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+    try {
+      const trail = async () => (await pg.query('SELECT action, actor, reason, details FROM billing.audit_log ORDER BY seq')).rows;
+      const before = (await trail()).length;
+      expect((await ctl(env, 'freetier', 'set', '--daily-tokens', '2000', '--reason', 'holiday promotion')).exitCode).toBe(0);
+      expect((await ctl(env, 'freetier', 'set')).exitCode).toBe(0);
+      const after = await trail();
+      expect(after).toHaveLength(before + 1);
+      expect(after.at(-1)).toEqual({
+        action: 'free-tier-set',
+        actor: 'ctl',
+        reason: 'holiday promotion',
+        details: { dailyTokens: 2000, poolTokens: 0, paused: false, enabled: false, changed: 'daily_tokens', via: 'quota-service' },
+      });
+    } finally {
+      await pg.end();
+    }
+  });
+
   it('refuses a value that is not one, without changing anything', async () => {
     for (const args of [['--daily-tokens', '-5'], ['--daily-tokens', 'lots'], ['--pool-tokens', '1.5'], ['--paused', 'yes']]) {
       const refused = await ctl(env, 'freetier', 'set', ...args);
       expect(refused.exitCode).not.toBe(0);
       expect(refused.json).toEqual({ error: { code: 'USAGE', message: expect.any(String) } });
     }
-    expect((await ctl(env, 'freetier', 'set')).json).toMatchObject({ dailyTokens: 1000 });
+    expect((await ctl(env, 'freetier', 'set')).json).toMatchObject({ dailyTokens: 2000 });
   });
 
   it('still prints usage as {todayTokens, totalTokens}', async () => {
     expect(await ctl(env, 'usage', 'show', '--account', 'acct_nobody')).toEqual({ exitCode: 0, json: { todayTokens: 0, totalTokens: 0 } });
+  });
+
+  it('makes no change the audit trail cannot record: billing-service stopped, the change is refused and nothing changes', async () => {
+    await stopService(billing);
+    const refused = await ctl(env, 'freetier', 'set', '--daily-tokens', '7', '--reason', 'while billing is down');
+    expect(refused).toEqual({ exitCode: 1, json: { error: { code: 'UNAVAILABLE', message: expect.stringContaining('not made') } } });
+    expect((await ctl(env, 'freetier', 'set')).json).toMatchObject({ dailyTokens: 2000 });
   });
 });

@@ -49,6 +49,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     admission: new Admission(stores.admission, prices, new LineExtensionBatcher(billing), freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS }, logger),
     lines,
     storeAudit: stores.audit && storeAuditOf({ source: stores.audit, freeTier: stores.freeTier, linesOf: (ids) => billing.linesOf(ids), placeMaxAgeMs: config.placeRecoveryMs }),
+    freeTierTrail: billing,
   };
   const server = await startGrpcServer(config, [
     { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },

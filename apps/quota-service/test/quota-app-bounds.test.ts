@@ -1,7 +1,7 @@
 import { ServiceError, status } from '@grpc/grpc-js';
 import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_ID_LENGTH, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { quotaV1 } from '@gw/contracts';
-import { createLogger, GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { billingV1, quotaV1 } from '@gw/contracts';
+import { createLogger, GrpcSecurity, grpcClient, RunningGrpcServer, startGrpcServer, unaryCall } from '@gw/service-kit';
 import { createTestRedis, TestRedis, testTlsDir } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
@@ -25,7 +25,10 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
   let chat: quotaV1.QuotaClient;
   let ctl: quotaV1.QuotaClient;
   let consoleQuota: quotaV1.QuotaClient;
+  let billing: RunningGrpcServer;
   let seq = 0;
+  /** The free-tier changes billing-service's audit trail took; one whose reason is `trail down` it refuses. */
+  const recorded: billingV1.RecordFreeTierChangeRequest[] = [];
 
   const newAccount = () => `acct_bounds_${process.pid}_${++seq}`;
   const usage = (accountId: string) => unaryCall(chat.getUsage.bind(chat), { accountId }, DEADLINE_MS);
@@ -62,7 +65,18 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
 
   beforeAll(async () => {
     redis = await createTestRedis();
+    // billing-service as far as the operator's free-tier changes need it: its audit trail records each before it is made.
+    const recordFreeTierChange = ({ request }: { request: billingV1.RecordFreeTierChangeRequest }, done: (err: Error | null, res?: billingV1.RecordFreeTierChangeResponse) => void) => {
+      if (request.reason === 'trail down') return done(Object.assign(new Error('trail down'), { code: status.UNAVAILABLE }));
+      done(null, { seq: recorded.push(request) });
+    };
+    billing = await startGrpcServer(
+      { host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('billing-service'), maxConnectionAgeMs: 60_000 },
+      [{ name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation: { recordFreeTierChange } }],
+      silent,
+    );
     const config = loadConfig({
+      BILLING_ADDR: `127.0.0.1:${billing.port}`,
       QUOTA_METRICS_PORT: '0',
       QUOTA_PORT: '0',
       BIND_HOST: '127.0.0.1',
@@ -79,6 +93,7 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
   afterAll(async () => {
     for (const c of [edge, chat, ctl, consoleQuota]) c?.close();
     await app?.stop();
+    await billing?.stop(1000);
     await redis?.cleanup();
   });
 
@@ -189,7 +204,11 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     await expect(set({ poolTokens: MAX_FREE_TIER_TOKENS + 1 })).rejects.toMatchObject(invalid);
     await expect(set({ poolTokens: 2 ** 62 })).rejects.toMatchObject(invalid);
     expect(await set({})).toEqual(before);
+    expect(recorded).toEqual([]);
+    await expect(set({ dailyTokens: MAX_FREE_TIER_TOKENS, reason: 'trail down' })).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    expect(await set({})).toEqual(before);
     expect(await set({ dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS })).toMatchObject({ settings: { dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS } });
+    expect(recorded).toEqual([{ ...before.settings, dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS, changed: ['daily_tokens', 'pool_tokens'], actor: 'ctl', reason: '' }]);
     await set({ dailyTokens: before.settings?.dailyTokens, poolTokens: before.settings?.poolTokens });
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
-import { optionalId, requireId, RpcError } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
 import { accountName, keyName } from './display-name';
@@ -8,6 +8,9 @@ import { generateApiKey } from './api-key';
 import { IdentityChange } from './identity-change-hub';
 import { LastUsedRecorder } from './last-used-recorder';
 import { requireKeyDigest, requireModelId, suspensionEnd, suspensionReason } from './request-fields';
+
+/** The most audit entries one ListAuditEntries answers. */
+const MAX_AUDIT_PAGE = 200;
 
 const newId = (kind: string) => `${kind}_${randomBytes(12).toString('hex')}`;
 
@@ -25,6 +28,7 @@ export interface ChangePublisher {
  * The rules of accounts and keys (SPEC sections 2, 3 and 5). A change that makes an edge's
  * cached authentication stale returns only once every edge has applied it (ChangePublisher).
  * Every id, name and text is checked against its bound (INVALID_ARGUMENT) before the store is asked.
+ * Each change is made `by` someone (AuditActor), whom the store's audit trail records with it.
  */
 export class AccountDirectory {
   constructor(
@@ -50,14 +54,14 @@ export class AccountDirectory {
   }
 
   /** Creates a key; refused for an account that is suspended or scheduled for deletion. */
-  async createKey(accountId: string, name: string): Promise<{ record: KeyRecord; value: string }> {
+  async createKey(accountId: string, name: string, by: AuditActor): Promise<{ record: KeyRecord; value: string }> {
     const account = await this.getAccount(accountId);
     if (isSuspendedNow(account, this.now())) throw new RpcError(status.FAILED_PRECONDITION, 'account is suspended');
     if (account.deletionScheduledAt) throw new RpcError(status.FAILED_PRECONDITION, 'account is scheduled for deletion');
     const requested = keyName(name);
     const key = generateApiKey();
     const id = newId('key');
-    const record = await this.store.insertKey({ id, accountId, prefix: key.prefix, name: requested || `Key ${key.prefix}` }, key.sha256);
+    const record = await this.store.insertKey({ id, accountId, prefix: key.prefix, name: requested || `Key ${key.prefix}` }, key.sha256, by);
     return { record, value: key.value };
   }
 
@@ -67,8 +71,8 @@ export class AccountDirectory {
   }
 
   /** Revokes a key; with `accountId`, only a key of that account (another's is as unknown: NOT_FOUND). */
-  async revokeKey(keyId: string, accountId = ''): Promise<void> {
-    if (!(await this.store.revokeKey(requireId('key_id', keyId), optionalId('account_id', accountId)))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
+  async revokeKey(keyId: string, accountId: string, by: AuditActor): Promise<void> {
+    if (!(await this.store.revokeKey(requireId('key_id', keyId), optionalId('account_id', accountId), by))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
     await this.changes.publish({ keyId });
   }
 
@@ -84,39 +88,43 @@ export class AccountDirectory {
     return owner;
   }
 
-  /** Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason (suspensionEnd, suspensionReason). */
-  async suspend(accountId: string, until: string, reason: string): Promise<AccountRecord> {
+  /**
+   * Suspends an account until `until` (ISO-8601, empty for no end), with an optional reason
+   * (suspensionEnd, suspensionReason), asked `by` an actor: the trail's reason is the reason shown.
+   */
+  async suspend(accountId: string, until: string, reason: string, by: string): Promise<AccountRecord> {
     requireId('account_id', accountId);
     const end = suspensionEnd(until);
-    await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: suspensionReason(reason) || null }), accountId);
+    const shown = suspensionReason(reason);
+    await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: shown || null }, { actor: by, reason: shown }), accountId);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
-  async unsuspend(accountId: string): Promise<AccountRecord> {
-    await this.mustExist(this.store.setSuspension(requireId('account_id', accountId), null), accountId);
+  async unsuspend(accountId: string, by: AuditActor): Promise<AccountRecord> {
+    await this.mustExist(this.store.setSuspension(requireId('account_id', accountId), null, by), accountId);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
-  async scheduleDeletion(accountId: string): Promise<AccountRecord> {
-    await this.mustExist(this.store.scheduleDeletion(requireId('account_id', accountId)), accountId);
+  async scheduleDeletion(accountId: string, by: AuditActor): Promise<AccountRecord> {
+    await this.mustExist(this.store.scheduleDeletion(requireId('account_id', accountId), by), accountId);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
-  async grantModel(accountId: string, modelId: string): Promise<AccountRecord> {
+  async grantModel(accountId: string, modelId: string, by: AuditActor): Promise<AccountRecord> {
     requireModelId('model_id', modelId);
     await this.getAccount(accountId);
-    if ((await this.store.grantModel(accountId, modelId)) === 'no-model') throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
+    if ((await this.store.grantModel(accountId, modelId, by)) === 'no-model') throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   /** Adds a model only granted accounts may use. */
-  async addModel(id: string, vision: boolean): Promise<ModelRecord> {
+  async addModel(id: string, vision: boolean, by: AuditActor): Promise<ModelRecord> {
     if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new RpcError(status.INVALID_ARGUMENT, 'a model id is 1 to 128 visible ASCII characters');
-    const model = await this.store.insertModel(id, vision);
+    const model = await this.store.insertModel(id, vision, by);
     if (!model) throw new RpcError(status.ALREADY_EXISTS, `model ${id} already exists`);
     return model;
   }
@@ -131,5 +139,15 @@ export class AccountDirectory {
   /** The models an account may use; with no account (''), the public ones. */
   listModels(accountId: string): Promise<ModelRecord[]> {
     return this.store.listModels(optionalId('account_id', accountId));
+  }
+
+  /** The account's newest entries of the audit trail (at most MAX_AUDIT_PAGE), newest first. */
+  auditEntries(accountId: string, limit: number): Promise<AuditEntry[]> {
+    return this.store.auditEntries(requireId('account_id', accountId), requireCount('limit', limit, MAX_AUDIT_PAGE, 1));
+  }
+
+  /** Walks the audit trail from its first entry: the first entry edited, missing or out of place is named. */
+  verifyAuditTrail(): Promise<ChainCheck> {
+    return this.store.verifyAuditTrail();
   }
 }

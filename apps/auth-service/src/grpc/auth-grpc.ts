@@ -1,5 +1,5 @@
 import { authV1 } from '@gw/contracts';
-import { Logger, unaryHandler } from '@gw/service-kit';
+import { auditActor, Logger, toAuditEntryMessage, toChainCheckMessage, unaryHandler } from '@gw/service-kit';
 import { AccountDirectory, isSuspendedNow } from '../domain/account-directory';
 import { IdentityChangeHub } from '../domain/identity-change-hub';
 import { requireKeyUses } from '../domain/request-fields';
@@ -20,7 +20,10 @@ const toModel = (m: ModelRecord): authV1.Model => ({
   public: m.public,
 });
 
-/** The grpc-js implementation of auth.v1.Auth: translation only, the rules are in AccountDirectory. */
+/**
+ * The grpc-js implementation of auth.v1.Auth: translation only, the rules are in AccountDirectory.
+ * Who makes a change is the caller's verified identity, or the console's holder (auditActor).
+ */
 export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, whatsapp: string, logger: Logger, now: () => Date = () => new Date()): authV1.AuthServer {
   const suspensionOf = (a: AccountRecord): authV1.Suspension | undefined =>
     isSuspendedNow(a, now())
@@ -52,40 +55,44 @@ export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, wh
     getAccount: unaryHandler(logger, 'GetAccount', async (req: authV1.GetAccountRequest) => ({
       account: toAccount(await directory.getAccount(req.accountId)),
     })),
-    createKey: unaryHandler(logger, 'CreateKey', async (req: authV1.CreateKeyRequest) => {
-      const { record, value } = await directory.createKey(req.accountId, req.name);
+    createKey: unaryHandler(logger, 'CreateKey', async (req: authV1.CreateKeyRequest, metadata) => {
+      const { record, value } = await directory.createKey(req.accountId, req.name, auditActor(metadata, req.note));
       return { info: toKeyInfo(record), key: value };
     }),
     listKeys: unaryHandler(logger, 'ListKeys', async (req: authV1.ListKeysRequest) => ({
       keys: (await directory.listKeys(req.accountId)).map(toKeyInfo),
     })),
-    revokeKey: unaryHandler(logger, 'RevokeKey', async (req: authV1.RevokeKeyRequest) => {
-      await directory.revokeKey(req.keyId, req.accountId);
+    revokeKey: unaryHandler(logger, 'RevokeKey', async (req: authV1.RevokeKeyRequest, metadata) => {
+      await directory.revokeKey(req.keyId, req.accountId, auditActor(metadata, req.note));
       return { keyId: req.keyId };
     }),
     listModels: unaryHandler(logger, 'ListModels', async (req: authV1.ListModelsRequest) => ({
       models: (await directory.listModels(req.accountId)).map(toModel),
     })),
-    suspendAccount: unaryHandler(logger, 'SuspendAccount', async (req: authV1.SuspendAccountRequest) => ({
-      account: toAccount(await directory.suspend(req.accountId, req.until, req.reason)),
+    suspendAccount: unaryHandler(logger, 'SuspendAccount', async (req: authV1.SuspendAccountRequest, metadata) => ({
+      account: toAccount(await directory.suspend(req.accountId, req.until, req.reason, auditActor(metadata, undefined).actor)),
     })),
-    unsuspendAccount: unaryHandler(logger, 'UnsuspendAccount', async (req: authV1.UnsuspendAccountRequest) => ({
-      account: toAccount(await directory.unsuspend(req.accountId)),
+    unsuspendAccount: unaryHandler(logger, 'UnsuspendAccount', async (req: authV1.UnsuspendAccountRequest, metadata) => ({
+      account: toAccount(await directory.unsuspend(req.accountId, auditActor(metadata, req.note))),
     })),
-    scheduleAccountDeletion: unaryHandler(logger, 'ScheduleAccountDeletion', async (req: authV1.ScheduleAccountDeletionRequest) => ({
-      account: toAccount(await directory.scheduleDeletion(req.accountId)),
+    scheduleAccountDeletion: unaryHandler(logger, 'ScheduleAccountDeletion', async (req: authV1.ScheduleAccountDeletionRequest, metadata) => ({
+      account: toAccount(await directory.scheduleDeletion(req.accountId, auditActor(metadata, req.note))),
     })),
-    grantModel: unaryHandler(logger, 'GrantModel', async (req: authV1.GrantModelRequest) => ({
-      account: toAccount(await directory.grantModel(req.accountId, req.modelId)),
+    grantModel: unaryHandler(logger, 'GrantModel', async (req: authV1.GrantModelRequest, metadata) => ({
+      account: toAccount(await directory.grantModel(req.accountId, req.modelId, auditActor(metadata, req.note))),
     })),
     watchIdentityChanges: watchIdentityChanges(hub),
     recordKeyUses: unaryHandler(logger, 'RecordKeyUses', async (req: authV1.RecordKeyUsesRequest) => {
       directory.recordKeyUses(requireKeyUses(req.uses));
       return {};
     }),
-    addModel: unaryHandler(logger, 'AddModel', async (req: authV1.AddModelRequest) => ({
-      model: toModel(await directory.addModel(req.id, req.vision)),
+    addModel: unaryHandler(logger, 'AddModel', async (req: authV1.AddModelRequest, metadata) => ({
+      model: toModel(await directory.addModel(req.id, req.vision, auditActor(metadata, req.note))),
     })),
+    listAuditEntries: unaryHandler(logger, 'ListAuditEntries', async (req: authV1.ListAuditEntriesRequest) => ({
+      entries: (await directory.auditEntries(req.accountId, req.limit)).map(toAuditEntryMessage),
+    })),
+    verifyAuditTrail: unaryHandler(logger, 'VerifyAuditTrail', async () => ({ check: toChainCheckMessage(await directory.verifyAuditTrail()) })),
     getModel: unaryHandler(logger, 'GetModel', async (req: authV1.GetModelRequest) => ({
       model: toModel(await directory.getModel(req.id)),
     })),

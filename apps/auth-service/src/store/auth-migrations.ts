@@ -1,6 +1,6 @@
-import { Migration } from '@gw/service-kit';
+import { auditTrailMigration, Migration } from '@gw/service-kit';
 
-/** The `auth` schema: accounts, keys (hash and prefix only), models and grants. */
+/** The `auth` schema: accounts, keys (hash and prefix only), models and grants, and the audit trail of their changes. */
 export const AUTH_MIGRATIONS: Migration[] = [
   {
     id: '001-accounts-keys-models',
@@ -39,4 +39,5 @@ export const AUTH_MIGRATIONS: Migration[] = [
       INSERT INTO auth.models (id, vision, public) VALUES ('vendor-v4-flash', true, true), ('vendor-v4-pro', false, true);
     `,
   },
+  auditTrailMigration('002-audit-trail', 'auth'),
 ];

@@ -1,27 +1,35 @@
+import { AuditActor, AuditEntry, ChainCheck } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from './identity-records';
 
-/** Persistence of accounts, keys and models. */
+/**
+ * Persistence of accounts, keys and models. Each change is recorded in the audit trail, by `by`,
+ * in the same transaction (and only a change that changed something).
+ */
 export interface IdentityStore {
   createAccount(id: string, name: string): Promise<AccountRecord>;
   getAccount(id: string): Promise<AccountRecord | undefined>;
-  insertKey(key: Omit<KeyRecord, 'createdAt' | 'lastUsedAt'>, keySha256: string): Promise<KeyRecord>;
+  insertKey(key: Omit<KeyRecord, 'createdAt' | 'lastUsedAt'>, keySha256: string, by: AuditActor): Promise<KeyRecord>;
   /** The owner of the active (not revoked) key with this hash: its account and the models it may use. */
   findKeyOwner(keySha256: string): Promise<KeyOwnerRecord | undefined>;
   listActiveKeys(accountId: string): Promise<KeyRecord[]>;
   /** Revokes a key; false when no active key has this id (of `accountId`, when it is not empty). */
-  revokeKey(id: string, accountId: string): Promise<boolean>;
+  revokeKey(id: string, accountId: string, by: AuditActor): Promise<boolean>;
   /** Records the time of the last accepted request for each key id. */
   touchKeys(usedAt: Map<string, Date>): Promise<void>;
   /** Sets or clears the suspension; false for an unknown account. */
-  setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null): Promise<boolean>;
+  setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null, by: AuditActor): Promise<boolean>;
   /** Marks the account as scheduled for deletion (once); false for an unknown account. */
-  scheduleDeletion(accountId: string): Promise<boolean>;
+  scheduleDeletion(accountId: string, by: AuditActor): Promise<boolean>;
   /** Adds a model; false when the id is taken. */
-  insertModel(id: string, vision: boolean): Promise<ModelRecord | undefined>;
+  insertModel(id: string, vision: boolean, by: AuditActor): Promise<ModelRecord | undefined>;
   /** One model of the catalogue, public or not; undefined for an unknown id. */
   getModel(id: string): Promise<ModelRecord | undefined>;
   /** Grants a model; 'no-model' for an unknown model id (an unknown account is the caller's to check). */
-  grantModel(accountId: string, modelId: string): Promise<'granted' | 'no-model'>;
+  grantModel(accountId: string, modelId: string, by: AuditActor): Promise<'granted' | 'no-model'>;
   /** Public models plus those granted to the account (public only when accountId is empty). */
   listModels(accountId: string): Promise<ModelRecord[]>;
+  /** The account's newest `limit` entries of the audit trail, newest first. */
+  auditEntries(accountId: string, limit: number): Promise<AuditEntry[]>;
+  /** Walks the audit trail from its first entry. */
+  verifyAuditTrail(): Promise<ChainCheck>;
 }

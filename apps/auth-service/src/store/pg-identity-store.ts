@@ -1,4 +1,4 @@
-import { Database } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, Database, PgAuditTrail } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from './identity-records';
 import { IdentityStore } from './identity-store';
 
@@ -64,8 +64,13 @@ const toKey = (r: KeyRow): KeyRecord => ({
 });
 const toModel = (r: ModelRow): ModelRecord => ({ id: r.id, vision: r.vision, public: r.public, createdAt: new Date(r.created_at) });
 
-/** IdentityStore on Postgres (server or PGlite), schema `auth`. */
+/**
+ * IdentityStore on Postgres (server or PGlite), schema `auth`. Every change is recorded in the
+ * audit trail (auth.audit_log) in the transaction that makes it, and only when it changed something.
+ */
 export class PgIdentityStore implements IdentityStore {
+  private readonly trail = new PgAuditTrail('auth');
+
   constructor(private readonly db: Database) {}
 
   async createAccount(id: string, name: string): Promise<AccountRecord> {
@@ -78,12 +83,16 @@ export class PgIdentityStore implements IdentityStore {
     return rows[0] && toAccount(rows[0]);
   }
 
-  async insertKey(key: Omit<KeyRecord, 'createdAt' | 'lastUsedAt'>, keySha256: string): Promise<KeyRecord> {
-    const { rows } = await this.db.query<KeyRow>(
-      `INSERT INTO auth.api_keys (id, account_id, key_sha256, prefix, name) VALUES ($1, $2, $3, $4, $5) RETURNING ${KEY_COLUMNS}`,
-      [key.id, key.accountId, keySha256, key.prefix, key.name],
-    );
-    return toKey(rows[0]);
+  insertKey(key: Omit<KeyRecord, 'createdAt' | 'lastUsedAt'>, keySha256: string, by: AuditActor): Promise<KeyRecord> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<KeyRow>(
+        `INSERT INTO auth.api_keys (id, account_id, key_sha256, prefix, name) VALUES ($1, $2, $3, $4, $5) RETURNING ${KEY_COLUMNS}`,
+        [key.id, key.accountId, keySha256, key.prefix, key.name],
+      );
+      // The key's id and prefix only: the key itself is never kept, nor its hash.
+      await this.trail.append(tx, { accountId: key.accountId, action: 'key-created', details: { keyId: key.id, prefix: key.prefix, name: key.name }, ...by });
+      return toKey(rows[0]);
+    });
   }
 
   async findKeyOwner(keySha256: string): Promise<KeyOwnerRecord | undefined> {
@@ -100,12 +109,16 @@ export class PgIdentityStore implements IdentityStore {
     return rows.map(toKey);
   }
 
-  async revokeKey(id: string, accountId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      "UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL AND ($2 = '' OR account_id = $2)",
-      [id, accountId],
-    );
-    return rowCount > 0;
+  revokeKey(id: string, accountId: string, by: AuditActor): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ account_id: string; prefix: string }>(
+        "UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL AND ($2 = '' OR account_id = $2) RETURNING account_id, prefix",
+        [id, accountId],
+      );
+      if (!rows[0]) return false;
+      await this.trail.append(tx, { accountId: rows[0].account_id, action: 'key-revoked', details: { keyId: id, prefix: rows[0].prefix }, ...by });
+      return true;
+    });
   }
 
   async touchKeys(usedAt: Map<string, Date>): Promise<void> {
@@ -117,28 +130,41 @@ export class PgIdentityStore implements IdentityStore {
     );
   }
 
-  async setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      'UPDATE auth.accounts SET suspended = $2, suspended_until = $3, suspension_reason = $4 WHERE id = $1',
-      [accountId, suspension !== null, suspension?.until?.toISOString() ?? null, suspension?.reason ?? null],
-    );
-    return rowCount > 0;
+  setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null, by: AuditActor): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const until = suspension?.until?.toISOString() ?? null;
+      const { rowCount } = await tx.query(
+        'UPDATE auth.accounts SET suspended = $2, suspended_until = $3, suspension_reason = $4 WHERE id = $1',
+        [accountId, suspension !== null, until, suspension?.reason ?? null],
+      );
+      if (rowCount === 0) return false;
+      await this.trail.append(tx, suspension ? { accountId, action: 'account-suspended', details: { until }, ...by } : { accountId, action: 'account-unsuspended', details: {}, ...by });
+      return true;
+    });
   }
 
-  async scheduleDeletion(accountId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      'UPDATE auth.accounts SET deletion_scheduled_at = COALESCE(deletion_scheduled_at, now()) WHERE id = $1',
-      [accountId],
-    );
-    return rowCount > 0;
+  scheduleDeletion(accountId: string, by: AuditActor): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ at: Date | null }>('SELECT deletion_scheduled_at AS at FROM auth.accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      if (!rows[0]) return false;
+      // Scheduled once: asked again, nothing changes and nothing is recorded.
+      if (rows[0].at) return true;
+      await tx.query('UPDATE auth.accounts SET deletion_scheduled_at = now() WHERE id = $1', [accountId]);
+      await this.trail.append(tx, { accountId, action: 'deletion-scheduled', details: {}, ...by });
+      return true;
+    });
   }
 
-  async insertModel(id: string, vision: boolean): Promise<ModelRecord | undefined> {
-    const { rows } = await this.db.query<ModelRow>(
-      'INSERT INTO auth.models (id, vision, public) VALUES ($1, $2, false) ON CONFLICT (id) DO NOTHING RETURNING id, vision, public, created_at',
-      [id, vision],
-    );
-    return rows[0] && toModel(rows[0]);
+  insertModel(id: string, vision: boolean, by: AuditActor): Promise<ModelRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<ModelRow>(
+        'INSERT INTO auth.models (id, vision, public) VALUES ($1, $2, false) ON CONFLICT (id) DO NOTHING RETURNING id, vision, public, created_at',
+        [id, vision],
+      );
+      if (!rows[0]) return undefined;
+      await this.trail.append(tx, { accountId: null, action: 'model-added', details: { model: id, vision }, ...by });
+      return toModel(rows[0]);
+    });
   }
 
   async getModel(id: string): Promise<ModelRecord | undefined> {
@@ -146,11 +172,14 @@ export class PgIdentityStore implements IdentityStore {
     return rows[0] && toModel(rows[0]);
   }
 
-  async grantModel(accountId: string, modelId: string): Promise<'granted' | 'no-model'> {
-    const { rowCount } = await this.db.query('SELECT 1 FROM auth.models WHERE id = $1', [modelId]);
-    if (rowCount === 0) return 'no-model';
-    await this.db.query('INSERT INTO auth.account_models (account_id, model_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, modelId]);
-    return 'granted';
+  grantModel(accountId: string, modelId: string, by: AuditActor): Promise<'granted' | 'no-model'> {
+    return this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query('SELECT 1 FROM auth.models WHERE id = $1', [modelId]);
+      if (rowCount === 0) return 'no-model';
+      const granted = await tx.query('INSERT INTO auth.account_models (account_id, model_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, modelId]);
+      if (granted.rowCount > 0) await this.trail.append(tx, { accountId, action: 'model-granted', details: { model: modelId }, ...by });
+      return 'granted';
+    });
   }
 
   async listModels(accountId: string): Promise<ModelRecord[]> {
@@ -159,5 +188,13 @@ export class PgIdentityStore implements IdentityStore {
       [accountId],
     );
     return rows.map(toModel);
+  }
+
+  auditEntries(accountId: string, limit: number): Promise<AuditEntry[]> {
+    return this.trail.forAccount(this.db, accountId, limit);
+  }
+
+  verifyAuditTrail(): Promise<ChainCheck> {
+    return this.trail.verify(this.db);
   }
 }

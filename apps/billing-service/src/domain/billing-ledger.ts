@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { chargeWithinHold, MAX_MICRO_LYD, tokenCostMicro } from '@gw/money';
-import { MAX_BATCH, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { AuditActor, MAX_BATCH, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
 import { PriceRecord } from '../store/billing-records';
 import { BalanceChange, BillingStore, HoldOutcome } from '../store/billing-store';
@@ -239,12 +239,13 @@ export class BillingLedger {
   /**
    * Sets a model's price, each from 0 to MAX_PRICE_MICRO_LYD_PER_MILLION; holds already placed
    * keep the prices they were placed at. Returns once every price watcher applied it or was cut.
+   * The audit trail records it, made `by` (by nobody named when not given).
    */
-  async setPrice(price: PriceRecord): Promise<PriceRecord> {
+  async setPrice(price: PriceRecord, by: AuditActor = { actor: 'unknown', reason: '' }): Promise<PriceRecord> {
     requireModel(price.model);
     requirePrice('input_micro_lyd_per_million', price.inputMicroPerMillion);
     requirePrice('output_micro_lyd_per_million', price.outputMicroPerMillion);
-    return this.priceFeed.publish(price);
+    return this.priceFeed.publish(price, by);
   }
 
   private requireSameAccount(params: AuthorizeParams, holder: string): void {

@@ -1,3 +1,4 @@
+import { AuditActor } from '@gw/service-kit';
 import { PriceRecord } from '../store/billing-records';
 import { BillingStore } from '../store/billing-store';
 import { PriceWatchHub } from './price-watch-hub';
@@ -6,9 +7,9 @@ import { PriceWatchHub } from './price-watch-hub';
 export interface PriceFeed {
   /**
    * Stores the price; resolves once every watcher of every replica has acknowledged the change,
-   * or had its stream ended for not doing so in time.
+   * or had its stream ended for not doing so in time. The change is recorded in the audit trail, made `by`.
    */
-  publish(price: PriceRecord): Promise<PriceRecord>;
+  publish(price: PriceRecord, by: AuditActor): Promise<PriceRecord>;
   stop(): Promise<void>;
 }
 
@@ -30,8 +31,8 @@ export class LocalPriceFeed implements PriceFeed {
     return new LocalPriceFeed(store, hub);
   }
 
-  async publish(price: PriceRecord): Promise<PriceRecord> {
-    const stored = this.storing.then(() => this.store.setPrice(price));
+  async publish(price: PriceRecord, by: AuditActor): Promise<PriceRecord> {
+    const stored = this.storing.then(() => this.store.setPrice(price, by));
     this.storing = stored.catch(() => undefined);
     const change = await stored;
     await this.hub.deliver(change);

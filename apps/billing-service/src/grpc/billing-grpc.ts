@@ -1,13 +1,15 @@
 import { billingV1 } from '@gw/contracts';
 import { status } from '@grpc/grpc-js';
-import { callStreamHandler, eachOnItsOwn, Logger, MoneyAudit, optionalId, requireCount, requireId, RpcError, unaryHandler, verifiedCallerOf } from '@gw/service-kit';
+import { auditActor, callStreamHandler, eachOnItsOwn, Logger, MoneyAudit, optionalId, requireCount, requireId, RpcError, unaryHandler, verifiedCallerOf } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { AccountStatement } from '../store/account-statement';
 import { MoneyViolation } from '../store/money-audit-store';
+import { PgBillingAudit } from '../store/pg-billing-audit';
 import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
+import { auditTrailGrpc } from './audit-trail-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
 import { watchPrices } from './watch-prices';
@@ -20,6 +22,7 @@ export interface BillingParts {
   priceHub: PriceWatchHub;
   archive: LedgerArchive;
   moneyAudit: MoneyAudit<MoneyViolation>;
+  audit: PgBillingAudit;
 }
 
 const toBill = (b: billingV1.Bill): BillRecord => ({
@@ -49,7 +52,7 @@ const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
 /** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines, PriceWatchHub). */
-export function billingGrpc({ ledger, creditLines, statement, priceHub, archive, moneyAudit }: BillingParts, logger: Logger): billingV1.BillingServer {
+export function billingGrpc({ ledger, creditLines, statement, priceHub, archive, moneyAudit, audit }: BillingParts, logger: Logger): billingV1.BillingServer {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
@@ -157,14 +160,15 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
       return { days: (await statement.dailyTotals(req.accountId, req.days)).map((d) => ({ day: d.day, tokens: d.tokens, amountMicroLyd: d.amountMicro })) };
     }),
     listPrices: unaryHandler(logger, 'ListPrices', async (): Promise<billingV1.ListPricesResponse> => ({ prices: (await statement.prices()).map(toPrice) })),
-    setPrice: unaryHandler(logger, 'SetPrice', async (req: billingV1.SetPriceRequest): Promise<billingV1.SetPriceResponse> => {
+    setPrice: unaryHandler(logger, 'SetPrice', async (req: billingV1.SetPriceRequest, metadata): Promise<billingV1.SetPriceResponse> => {
       const price = req.price ?? { model: '', inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 };
-      const stored = await ledger.setPrice({
-        model: price.model,
-        inputMicroPerMillion: price.inputMicroLydPerMillion,
-        outputMicroPerMillion: price.outputMicroLydPerMillion,
-      });
+      const by = auditActor(metadata, { reason: req.reason });
+      const stored = await ledger.setPrice(
+        { model: price.model, inputMicroPerMillion: price.inputMicroLydPerMillion, outputMicroPerMillion: price.outputMicroLydPerMillion },
+        by,
+      );
       return { price: toPrice(stored) };
     }),
+    ...auditTrailGrpc(audit, logger),
   };
 }

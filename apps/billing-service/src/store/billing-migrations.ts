@@ -1,4 +1,4 @@
-import { Migration } from '@gw/service-kit';
+import { auditTrailMigration, Migration } from '@gw/service-kit';
 import { BALANCE_ENTRY_MIGRATIONS } from './balance-entry-migrations';
 import { CHARGE_END_MIGRATIONS } from './charge-end-migrations';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
@@ -126,4 +126,6 @@ export const BILLING_MIGRATIONS: Migration[] = [
   ...LEDGER_MONTH_MIGRATIONS,
   ...BALANCE_ENTRY_MIGRATIONS,
   ...CHARGE_END_MIGRATIONS,
+  // Who changed what (balances, prices, the free tier), each entry chained to the one before it.
+  auditTrailMigration('030-audit-trail', 'billing'),
 ];

@@ -1,3 +1,4 @@
+import { AuditActor } from '@gw/service-kit';
 import { BalanceRecord, FreeUsage, HoldRecord, LedgerRecord, NewHold, PriceChange, PriceRecord, PriceTable, SettleUsage } from './billing-records';
 import { CreditLineRecord } from './credit-line-records';
 
@@ -34,8 +35,11 @@ export interface SettleOutcome {
 /** Persistence of balances, prices, holds and the ledger. Every method is atomic. */
 export interface BillingStore {
   getPrice(model: string): Promise<PriceRecord | undefined>;
-  /** Inserts or replaces a price, giving the price table a new version announced to every replica (PgPriceFeed). */
-  setPrice(price: PriceRecord): Promise<PriceChange>;
+  /**
+   * Inserts or replaces a price, giving the price table a new version announced to every replica
+   * (PgPriceFeed), and records it in the audit trail, made `by`, in the same transaction.
+   */
+  setPrice(price: PriceRecord, by: AuditActor): Promise<PriceChange>;
   /** Every price and the table's version, at one moment. */
   priceTable(): Promise<PriceTable>;
   /** The account's money, or undefined when it never had any. */
@@ -44,7 +48,8 @@ export interface BillingStore {
   getCreditLine(accountId: string): Promise<CreditLineRecord | undefined>;
   /**
    * Adds the change's amount (may be negative) to the balance, creating the row, and writes its
-   * entry, at most once per idempotency key. Refused (and nothing changed) when the balance would
+   * entry, at most once per idempotency key; a change made is recorded in the audit trail in the
+   * same transaction. Refused (and nothing changed) when the balance would
    * drop below what is held and lent as the credit line, or rise past 2^53 - 1 micro-LYD.
    */
   addBalance(change: BalanceChange): Promise<BalanceChangeOutcome>;

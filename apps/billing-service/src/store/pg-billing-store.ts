@@ -1,4 +1,4 @@
-import { Database, Queryable } from '@gw/service-kit';
+import { AuditActor, Database, PgAuditTrail, Queryable } from '@gw/service-kit';
 import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceChange, PriceRecord, PriceTable, SettleUsage } from './billing-records';
 import { BalanceChange, BalanceChangeOutcome, BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
 import { CreditLineRecord } from './credit-line-records';
@@ -60,6 +60,7 @@ interface PendingSettle {
 /** BillingStore on Postgres (server or PGlite), schema `billing`. */
 export class PgBillingStore implements BillingStore {
   private pendingSettles: PendingSettle[] = [];
+  private readonly trail = new PgAuditTrail('billing');
 
   constructor(private readonly db: Database) {}
 
@@ -68,13 +69,17 @@ export class PgBillingStore implements BillingStore {
     return rows[0] && toPrice(rows[0]);
   }
 
-  async setPrice(price: PriceRecord): Promise<PriceChange> {
-    const { rows } = await this.db.query<{ version: Int8 }>('SELECT billing.set_price($1, $2, $3) AS version', [
-      price.model,
-      price.inputMicroPerMillion,
-      price.outputMicroPerMillion,
-    ]);
-    return { version: toSafeInt(rows[0].version), price: { ...price } };
+  setPrice(price: PriceRecord, by: AuditActor): Promise<PriceChange> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ version: Int8 }>('SELECT billing.set_price($1, $2, $3) AS version', [
+        price.model,
+        price.inputMicroPerMillion,
+        price.outputMicroPerMillion,
+      ]);
+      const details = { model: price.model, inputMicroPerMillion: price.inputMicroPerMillion, outputMicroPerMillion: price.outputMicroPerMillion };
+      await this.trail.append(tx, { accountId: null, action: 'price-set', details, ...by });
+      return { version: toSafeInt(rows[0].version), price: { ...price } };
+    });
   }
 
   priceTable(): Promise<PriceTable> {
@@ -91,13 +96,22 @@ export class PgBillingStore implements BillingStore {
 
   // The range is checked in the statement itself: a sum past it is never written, so a refusal
   // changes nothing (the CHECK of migration 003 is only the backstop).
-  async addBalance(change: BalanceChange): Promise<BalanceChangeOutcome> {
-    const { rows } = await this.db.query<{ outcome: BalanceChangeOutcome['kind']; balance: Int8 | null }>(
-      'SELECT outcome, balance FROM billing.add_balance($1, $2, $3, $4, $5, $6)',
-      [change.accountId, change.amountMicro, MAX_BALANCE_MICRO, change.reason, change.madeBy, change.idempotencyKey ?? null],
-    );
-    const { outcome, balance } = rows[0];
-    return outcome === 'applied' || outcome === 'repeated' ? { kind: outcome, balanceMicro: toSafeInt(balance ?? 0) } : { kind: outcome };
+  addBalance(change: BalanceChange): Promise<BalanceChangeOutcome> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ outcome: BalanceChangeOutcome['kind']; balance: Int8 | null }>(
+        'SELECT outcome, balance FROM billing.add_balance($1, $2, $3, $4, $5, $6)',
+        [change.accountId, change.amountMicro, MAX_BALANCE_MICRO, change.reason, change.madeBy, change.idempotencyKey ?? null],
+      );
+      const { outcome, balance } = rows[0];
+      if (outcome !== 'applied' && outcome !== 'repeated') return { kind: outcome };
+      const balanceMicro = toSafeInt(balance ?? 0);
+      // A repeat under the same idempotency key changed nothing: it is not recorded again.
+      if (outcome === 'applied') {
+        const details = { amountMicro: change.amountMicro, balanceMicro, idempotencyKey: change.idempotencyKey ?? null };
+        await this.trail.append(tx, { accountId: change.accountId, action: 'balance-changed', details, actor: change.madeBy || 'unknown', reason: change.reason });
+      }
+      return { kind: outcome, balanceMicro };
+    });
   }
 
   /** One round trip for a new request id; the full transaction for one already held or settled. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { Database, Logger } from '@gw/service-kit';
+import { AuditActor, Database, Logger } from '@gw/service-kit';
 import { countPriceChangeUnconfirmed } from '../billing-metrics';
 import { PriceFeed } from '../domain/price-feed';
 import { PriceWatchHub } from '../domain/price-watch-hub';
@@ -74,7 +74,7 @@ export class PgPriceFeed implements PriceFeed {
     return feed;
   }
 
-  async publish(price: PriceRecord): Promise<PriceRecord> {
+  async publish(price: PriceRecord, by: AuditActor): Promise<PriceRecord> {
     // Listed before the change commits: a replica that connects later reads a table that has it.
     const { rows } = await this.db.query<{ name: string }>(
       'SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1',
@@ -82,7 +82,7 @@ export class PgPriceFeed implements PriceFeed {
     );
     const replicas = rows.map((r) => r.name.slice(APP_NAME.length + 1));
     for (const known of this.confirmed.keys()) if (!replicas.includes(known)) this.confirmed.delete(known);
-    const change = await this.store.setPrice(price);
+    const change = await this.store.setPrice(price, by);
     await this.confirmedBy(replicas, change.version);
     return change.price;
   }

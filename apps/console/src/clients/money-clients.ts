@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { billingV1, quotaV1 } from '@gw/contracts';
+import { auditV1, billingV1, quotaV1 } from '@gw/contracts';
 import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
 
 /** The console's reads of an account's money (billing-service) and use (quota-service), each with a deadline. */
@@ -26,6 +26,11 @@ export class MoneyClients {
 
   async prices(): Promise<billingV1.Price[]> {
     return (await unaryCall(this.billing.listPrices.bind(this.billing), {}, this.timeoutMs)).prices;
+  }
+
+  /** The account's newest entries of billing-service's audit trail (its balance changes), newest first. */
+  async auditEntries(accountId: string, limit: number): Promise<auditV1.AuditEntry[]> {
+    return (await unaryCall(this.billing.listAuditEntries.bind(this.billing), { accountId, limit }, this.timeoutMs)).entries;
   }
 
   usage(accountId: string): Promise<quotaV1.GetUsageResponse> {

@@ -5,6 +5,7 @@ import { AuthClient } from '../clients/auth-client';
 import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
 import { LowBalanceStore } from '../store/low-balance-store';
+import { activityRoutes } from './activity-routes';
 import { CONSOLE_SCRIPT } from './console-script';
 import { keyRoutes } from './key-routes';
 import { moneyRoutes } from './money-routes';
@@ -47,6 +48,7 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.use(signInRoutes(deps));
   app.use(keyRoutes(deps.access, deps.auth, deps));
   app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.thresholds, deps.logger));
+  app.use(activityRoutes(deps.access, deps.auth, deps.money));
   app.use((_req, res) => res.status(404).type('html').send(page('Not found', html`<section><p>There is no such page. <a href="/keys">Your keys</a></p></section>`).markup));
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);

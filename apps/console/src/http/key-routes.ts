@@ -80,7 +80,7 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
     const blocked = cannotCreate(account);
     if (blocked) return listPage(res, undefined, blocked);
     // auth-service holds the rule for names (length as a person counts it, no control characters).
-    const created = await auth.createKey(holder.accountId, name).catch((err: { code?: number; details?: string }) => {
+    const created = await auth.createKey(holder.accountId, name, holder.email).catch((err: { code?: number; details?: string }) => {
       if (err.code !== status.INVALID_ARGUMENT) throw err;
       return `${err.details?.replace(/^./, (c) => c.toUpperCase()) ?? 'That name cannot be used'}.`;
     });
@@ -105,7 +105,8 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
   router.post('/keys/:id/revoke', async (req, res) => {
     // Only a key of the signed-in holder's account: auth-service answers NOT_FOUND for another's.
     // An id no key can have (INVALID_ARGUMENT) is as unknown as another account's key.
-    await auth.revokeKey(sessionOf(res).holder.accountId, req.params.id).catch((err: { code?: number }) => {
+    const { holder } = sessionOf(res);
+    await auth.revokeKey(holder.accountId, req.params.id, holder.email).catch((err: { code?: number }) => {
       if (err.code !== status.NOT_FOUND && err.code !== status.INVALID_ARGUMENT) throw err;
     });
     res.redirect(303, '/keys');

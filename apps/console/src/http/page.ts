@@ -30,7 +30,7 @@ export function page(title: string, body: SafeHtml, signed?: Signed): SafeHtml {
 <title>${title} · Gateway console</title><style>${new SafeHtml(STYLE)}</style><script src="/console.js" defer></script></head>
 <body><header><strong>Gateway console</strong>${
     signed
-      ? html`<nav aria-label="Pages"><a href="/keys">Keys</a> · <a href="/usage">Money and use</a></nav><form class="inline" method="post" action="/sign-out"><span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}"><button type="submit" class="secondary">Sign out</button></form>`
+      ? html`<nav aria-label="Pages"><a href="/keys">Keys</a> · <a href="/usage">Money and use</a> · <a href="/activity">Activity</a></nav><form class="inline" method="post" action="/sign-out"><span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}"><button type="submit" class="secondary">Sign out</button></form>`
       : ''
   }</header><main><h1>${title}</h1>${body}</main></body></html>`;
 }

@@ -1,7 +1,7 @@
 import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
 import { accountView } from './account-view';
-import { Command, lydFlag, required } from './command';
+import { Command, lydFlag, reasonFlag, required } from './command';
 
 /** `account create [--name N] [--balance LYD]` */
 export const accountCreate: Command = async (flags, c) => {
@@ -17,7 +17,7 @@ export const accountCreate: Command = async (flags, c) => {
 /** `account show --account ID` */
 export const accountShow: Command = (flags, c) => accountView(required(flags, 'account'), c);
 
-/** `account suspend --account ID [--until ISO-8601] [--reason TEXT]` */
+/** `account suspend --account ID [--until ISO-8601] [--reason TEXT]`: the reason is shown to the holder and kept in the audit trail. */
 export const accountSuspend: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
   const req = { accountId, until: flags.get('until') ?? '', reason: flags.get('reason') ?? '' };
@@ -25,31 +25,31 @@ export const accountSuspend: Command = async (flags, c) => {
   return accountView(accountId, c);
 };
 
-/** `account unsuspend --account ID` */
+/** `account unsuspend --account ID [--reason TEXT]` */
 export const accountUnsuspend: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
-  await unaryCall(c.auth.unsuspendAccount.bind(c.auth), { accountId }, c.timeoutMs);
+  await unaryCall(c.auth.unsuspendAccount.bind(c.auth), { accountId, note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
   return accountView(accountId, c);
 };
 
-/** `account schedule-deletion --account ID` */
+/** `account schedule-deletion --account ID [--reason TEXT]` */
 export const accountScheduleDeletion: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
-  await unaryCall(c.auth.scheduleAccountDeletion.bind(c.auth), { accountId }, c.timeoutMs);
+  await unaryCall(c.auth.scheduleAccountDeletion.bind(c.auth), { accountId, note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
   return accountView(accountId, c);
 };
 
-/** `account grant-model --account ID --model M` */
+/** `account grant-model --account ID --model M [--reason TEXT]` */
 export const accountGrantModel: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
-  await unaryCall(c.auth.grantModel.bind(c.auth), { accountId, modelId: required(flags, 'model') }, c.timeoutMs);
+  await unaryCall(c.auth.grantModel.bind(c.auth), { accountId, modelId: required(flags, 'model'), note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
   return accountView(accountId, c);
 };
 
-/** `model add --id M [--vision]`: a model only granted accounts may use. */
+/** `model add --id M [--vision] [--reason TEXT]`: a model only granted accounts may use. */
 export const modelAdd: Command = async (flags, c) => {
   const vision = flags.get('vision');
   if (vision !== undefined && vision !== 'true' && vision !== 'false') throw new CtlUsageError('--vision takes no value, or true/false');
-  const { model } = await unaryCall(c.auth.addModel.bind(c.auth), { id: required(flags, 'id'), vision: vision === 'true' }, c.timeoutMs);
+  const { model } = await unaryCall(c.auth.addModel.bind(c.auth), { id: required(flags, 'id'), vision: vision === 'true', note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
   return { id: model?.id, vision: model?.vision };
 };

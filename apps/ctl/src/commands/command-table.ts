@@ -1,4 +1,5 @@
 import { audit } from './audit-commands';
+import { auditLogVerify } from './audit-log-commands';
 import { accountCreate, accountGrantModel, accountScheduleDeletion, accountShow, accountSuspend, accountUnsuspend, modelAdd } from './account-commands';
 import { Command } from './command';
 import { consoleInvite } from './console-commands';
@@ -25,6 +26,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'usage show': usageShow,
   'ledger archive': ledgerArchive,
   audit,
+  'audit-log verify': auditLogVerify,
   'freetier set': freeTierSet,
   'console invite': consoleInvite,
 };

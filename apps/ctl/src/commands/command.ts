@@ -25,3 +25,10 @@ export function lydFlag(name: string, text: string): number {
   if (!reading.ok) throw new CtlUsageError(`--${name} ${reading.problem}`);
   return reading.micro;
 }
+
+/** The operator's `--reason TEXT` for a change, kept in the audit trail; empty when not given. */
+export function reasonFlag(flags: Map<string, string>): string {
+  const reason = flags.get('reason');
+  if (reason === 'true') throw new CtlUsageError('--reason takes a value');
+  return reason ?? '';
+}

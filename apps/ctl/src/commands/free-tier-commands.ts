@@ -1,6 +1,6 @@
 import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
-import { Command } from './command';
+import { Command, reasonFlag } from './command';
 
 function tokens(flags: Map<string, string>, name: string): number | undefined {
   const value = flags.get(name);
@@ -17,7 +17,7 @@ function onOff(flags: Map<string, string>, name: string): boolean | undefined {
 }
 
 /**
- * `freetier set [--daily-tokens N] [--pool-tokens N] [--paused true/false] [--enabled true/false]`:
+ * `freetier set [--daily-tokens N] [--pool-tokens N] [--paused true/false] [--enabled true/false] [--reason TEXT]`:
  * changes the given settings for every replica and prints them all (with no flag, only prints).
  */
 export const freeTierSet: Command = async (flags, c) => {
@@ -26,6 +26,7 @@ export const freeTierSet: Command = async (flags, c) => {
     poolTokens: tokens(flags, 'pool-tokens'),
     paused: onOff(flags, 'paused'),
     enabled: onOff(flags, 'enabled'),
+    reason: reasonFlag(flags),
   };
   const { settings } = await unaryCall(c.quota.setFreeTierSettings.bind(c.quota), req, c.timeoutMs);
   return { dailyTokens: settings?.dailyTokens, poolTokens: settings?.poolTokens, paused: settings?.paused, enabled: settings?.enabled };

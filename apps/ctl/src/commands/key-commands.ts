@@ -1,9 +1,9 @@
 import { unaryCall } from '@gw/service-kit';
-import { Command, required } from './command';
+import { Command, reasonFlag, required } from './command';
 
-/** `key create --account ID [--name N]`: the only time the key is shown. */
+/** `key create --account ID [--name N] [--reason TEXT]`: the only time the key is shown. */
 export const keyCreate: Command = async (flags, c) => {
-  const res = await unaryCall(c.auth.createKey.bind(c.auth), { accountId: required(flags, 'account'), name: flags.get('name') ?? '' }, c.timeoutMs);
+  const res = await unaryCall(c.auth.createKey.bind(c.auth), { accountId: required(flags, 'account'), name: flags.get('name') ?? '', note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
   const info = res.info;
   return { id: info?.id, key: res.key, prefix: info?.prefix, name: info?.name, created: info?.created };
 };
@@ -14,8 +14,8 @@ export const keyList: Command = async (flags, c) => {
   return keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, created: k.created, lastUsed: k.lastUsed || 'Never' }));
 };
 
-/** `key revoke --id KEY_ID` */
+/** `key revoke --id KEY_ID [--reason TEXT]` */
 export const keyRevoke: Command = async (flags, c) => {
-  const { keyId } = await unaryCall(c.auth.revokeKey.bind(c.auth), { keyId: required(flags, 'id'), accountId: '' }, c.timeoutMs);
+  const { keyId } = await unaryCall(c.auth.revokeKey.bind(c.auth), { keyId: required(flags, 'id'), accountId: '', note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
   return { id: keyId, revoked: true };
 };

@@ -2,7 +2,7 @@ import { ServiceError, status } from '@grpc/grpc-js';
 import { microToLyd } from '@gw/money';
 import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
-import { Command, lydFlag, required } from './command';
+import { Command, lydFlag, reasonFlag, required } from './command';
 
 const amount = (flags: Map<string, string>, name: string): number => lydFlag(name, required(flags, name));
 
@@ -41,7 +41,7 @@ export const balanceAdd: Command = async (flags, c) => {
 const SET_PRICE_TIMEOUT_MS = 20_000;
 
 /**
- * `price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION`. auth-service owns the
+ * `price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION [--reason TEXT]`. auth-service owns the
  * model catalogue and billing-service prices any id, so an unknown model is refused here first.
  */
 export const priceSet: Command = async (flags, c) => {
@@ -51,7 +51,7 @@ export const priceSet: Command = async (flags, c) => {
   const price = { model: required(flags, 'model'), inputMicroLydPerMillion: input, outputMicroLydPerMillion: output };
   await unaryCall(c.auth.getModel.bind(c.auth), { id: price.model }, c.timeoutMs);
   // SetPrice returns once every quota-service replica applied the price, or billing gave up on one (PRICE_ACK_TIMEOUT_MS and a few seconds).
-  const res = await unaryCall(c.billing.setPrice.bind(c.billing), { price }, Math.max(c.timeoutMs, SET_PRICE_TIMEOUT_MS));
+  const res = await unaryCall(c.billing.setPrice.bind(c.billing), { price, reason: reasonFlag(flags) }, Math.max(c.timeoutMs, SET_PRICE_TIMEOUT_MS));
   const p = res.price ?? price;
   return { model: p.model, input: microToLyd(p.inputMicroLydPerMillion), output: microToLyd(p.outputMicroLydPerMillion) };
 };

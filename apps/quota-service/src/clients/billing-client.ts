@@ -1,10 +1,12 @@
 import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { callBatch, GrpcSecurity, grpcClient, ItemResult, unaryCall } from '@gw/service-kit';
+import { AuditActor, callBatch, GrpcSecurity, grpcClient, ItemResult, unaryCall } from '@gw/service-kit';
 import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
+import { FreeTierTrail } from '../domain/free-tier-gate';
 import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
+import { FreeTierSettings } from '../store/free-tier-store';
 import { BillRecord, END_REASONS, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
 
 /** A bill as billing.v1 takes it. */
@@ -46,7 +48,7 @@ function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: 
  * bills and line returns, extending credit lines (several in one call), renewing the holds of
  * the older path's running requests, and the price watch's stream.
  */
-export class BillingClient implements BillingSink, HoldRenewer, BatchLender {
+export class BillingClient implements BillingSink, HoldRenewer, BatchLender, FreeTierTrail {
   private readonly client: billingV1.BillingClient;
 
   constructor(
@@ -72,6 +74,11 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender {
     const { requestId, accountId, model, promptTokens, completionTokens, usageEstimated } = record;
     const request = { requestId, accountId, model, promptTokens, completionTokens, usageEstimated };
     await unaryCall(this.client.recordFree.bind(this.client), request, this.timeoutMs);
+  }
+
+  async recordFreeTierChange(settings: FreeTierSettings, changed: (keyof FreeTierSettings)[], by: AuditActor): Promise<void> {
+    const names = changed.map((name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+    await unaryCall(this.client.recordFreeTierChange.bind(this.client), { ...settings, changed: names, actor: by.actor, reason: by.reason }, this.timeoutMs);
   }
 
   async releaseHold(requestId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { FreeTierSettings, FreeTierStore } from '../store/free-tier-store';
 import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { optionalId, requireCount, requireId } from '@gw/service-kit';
+import { status } from '@grpc/grpc-js';
+import { AuditActor, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { checkFreeRequest, countedPromptTokens, FreeRefusal, FreeRequest, FreeTierLimits, freeMaxTokens } from './free-request';
 
 /** The answer to a free request: granted with its max_tokens and reservation, or refused. */
@@ -68,8 +69,35 @@ export class FreeTierGate {
 
   /** Changes the given settings (token counts are whole numbers from 0 to MAX_FREE_TIER_TOKENS) and returns them all. */
   updateSettings(change: Partial<FreeTierSettings>): Promise<FreeTierSettings> {
-    if (change.dailyTokens !== undefined) requireCount('daily_tokens', change.dailyTokens, MAX_FREE_TIER_TOKENS);
-    if (change.poolTokens !== undefined) requireCount('pool_tokens', change.poolTokens, MAX_FREE_TIER_TOKENS);
-    return this.store.updateSettings(change);
+    return this.store.updateSettings(checkedChange(change));
   }
+
+  /**
+   * The operator's change (updateSettings), recorded in `trail` before it is made, made `by`: a
+   * change the trail does not take is not made (UNAVAILABLE), so no change goes unrecorded. One
+   * that fails after it was recorded is told to the operator, whose next try is recorded again.
+   * With nothing to change, only reads.
+   */
+  async changeSettings(change: Partial<FreeTierSettings>, trail: FreeTierTrail, by: AuditActor): Promise<FreeTierSettings> {
+    const changed = Object.keys(checkedChange(change)) as (keyof FreeTierSettings)[];
+    const current = await this.updateSettings({});
+    if (changed.length === 0) return current;
+    await trail.recordFreeTierChange({ ...current, ...change }, changed, by).catch(() => {
+      throw new RpcError(status.UNAVAILABLE, 'billing-service did not record the change in the audit trail (unreachable, or it refused), so it was not made');
+    });
+    return this.updateSettings(change);
+  }
+}
+
+/** A change of the settings whose token counts are whole numbers from 0 to MAX_FREE_TIER_TOKENS (INVALID_ARGUMENT otherwise). */
+function checkedChange(change: Partial<FreeTierSettings>): Partial<FreeTierSettings> {
+  if (change.dailyTokens !== undefined) requireCount('daily_tokens', change.dailyTokens, MAX_FREE_TIER_TOKENS);
+  if (change.poolTokens !== undefined) requireCount('pool_tokens', change.poolTokens, MAX_FREE_TIER_TOKENS);
+  return change;
+}
+
+/** Where a change of the settings is recorded: billing-service's audit trail, as Redis keeps none. */
+export interface FreeTierTrail {
+  /** Records the settings a change will leave, which of them it sets, and who asked why. */
+  recordFreeTierChange(settings: FreeTierSettings, changed: (keyof FreeTierSettings)[], by: AuditActor): Promise<void>;
 }

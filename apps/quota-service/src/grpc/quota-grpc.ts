@@ -1,8 +1,8 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { callStreamHandler, eachOnItsOwn, isCaller, Logger, MoneyAudit, RpcError, unaryHandler } from '@gw/service-kit';
+import { auditActor, callStreamHandler, eachOnItsOwn, isCaller, Logger, MoneyAudit, RpcError, unaryHandler } from '@gw/service-kit';
 import { Admission, AdmitDecision } from '../domain/admission';
-import { FreeTierGate } from '../domain/free-tier-gate';
+import { FreeTierGate, FreeTierTrail } from '../domain/free-tier-gate';
 import { StoreViolation } from '../domain/store-audit';
 import { LineReturner } from '../domain/line-returner';
 import { QuotaLedger } from '../domain/quota-ledger';
@@ -37,6 +37,7 @@ export interface QuotaDomain {
   lines: LineReturner;
   /** The audit of the store; none when it is in memory. */
   storeAudit?: MoneyAudit<StoreViolation>;
+  freeTierTrail: FreeTierTrail;
 }
 
 /** The refusal an Admit decision counts in quota_refusals_total, if any. */
@@ -52,7 +53,7 @@ function refusalKind(decision: AdmitDecision): string | undefined {
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
  * Refusals and store failures are counted here, where every decision passes.
  */
-export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines, storeAudit }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
+export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines, storeAudit, freeTierTrail }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -160,9 +161,10 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
     setFreeTierSettings: unaryHandler(
       logger,
       'SetFreeTierSettings',
-      async (req: quotaV1.SetFreeTierSettingsRequest): Promise<quotaV1.SetFreeTierSettingsResponse> => ({
-        settings: await decide('SetFreeTierSettings', () => freeTier.updateSettings(toSettingsChange(req))),
-      }),
+      async (req: quotaV1.SetFreeTierSettingsRequest, metadata): Promise<quotaV1.SetFreeTierSettingsResponse> => {
+        const by = auditActor(metadata, { reason: req.reason });
+        return { settings: await decide('SetFreeTierSettings', () => freeTier.changeSettings(toSettingsChange(req), freeTierTrail, by)) };
+      },
     ),
     auditStore: unaryHandler(logger, 'AuditStore', async (): Promise<quotaV1.AuditStoreResponse> => {
       if (!storeAudit) return { violations: [], accountsChecked: 0, checked: false };

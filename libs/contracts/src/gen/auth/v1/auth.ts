@@ -20,6 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { AuditEntry, ChainCheck } from "../../audit/v1/audit";
 
 export const protobufPackage = "auth.v1";
 
@@ -87,6 +88,20 @@ export interface Model {
   public: boolean;
 }
 
+/**
+ * Who a change is made for and why, for auth-service's audit trail. The caller itself is known
+ * from its certificate.
+ */
+export interface ChangeNote {
+  /**
+   * The console's signed-in holder the change is made for (their email), at most 320 characters;
+   * kept only from the console's calls, the actor then being `holder:<email>`.
+   */
+  holder: string;
+  /** Why, in the operator's words: at most 500 characters, no control characters; may be empty. */
+  reason: string;
+}
+
 /** Asks who owns a key. */
 export interface AuthenticateRequest {
   /** Lower-case hex SHA-256 of the key as the caller sent it: 64 characters 0-9 and a-f. */
@@ -139,6 +154,8 @@ export interface CreateKeyRequest {
   accountId: string;
   /** At most 64 characters; a default name is given when empty. */
   name: string;
+  /** Who asks and why, for the audit trail. */
+  note?: ChangeNote | undefined;
 }
 
 /** The new key: the only message that ever carries a key value. */
@@ -172,6 +189,8 @@ export interface RevokeKeyRequest {
    * the signed-in holder's keys, whatever id a forged form names).
    */
   accountId: string;
+  /** Who asks and why, for the audit trail. */
+  note?: ChangeNote | undefined;
 }
 
 /** Confirms the revocation; NOT_FOUND status for an unknown id. */
@@ -212,6 +231,8 @@ export interface SuspendAccountResponse {
 export interface UnsuspendAccountRequest {
   /** The account. */
   accountId: string;
+  /** Who asks and why, for the audit trail. */
+  note?: ChangeNote | undefined;
 }
 
 /** The account after the change. */
@@ -224,6 +245,8 @@ export interface UnsuspendAccountResponse {
 export interface ScheduleAccountDeletionRequest {
   /** The account. */
   accountId: string;
+  /** Who asks and why, for the audit trail. */
+  note?: ChangeNote | undefined;
 }
 
 /** The account after the change. */
@@ -238,6 +261,8 @@ export interface GrantModelRequest {
   accountId: string;
   /** An id added with AddModel. */
   modelId: string;
+  /** Who asks and why, for the audit trail. */
+  note?: ChangeNote | undefined;
 }
 
 /** The account after the change. */
@@ -252,6 +277,8 @@ export interface AddModelRequest {
   id: string;
   /** Whether the model reads images. */
   vision: boolean;
+  /** Who asks and why, for the audit trail. */
+  note?: ChangeNote | undefined;
 }
 
 /** The model as stored. */
@@ -327,6 +354,30 @@ export interface KeyUse {
 
 /** Nothing: the uses are recorded in batches. */
 export interface RecordKeyUsesResponse {
+}
+
+/** Reads an account's entries of the audit trail, newest first. */
+export interface ListAuditEntriesRequest {
+  /** The account. */
+  accountId: string;
+  /** At most this many, 1 to 200. */
+  limit: number;
+}
+
+/** The account's entries, newest first. */
+export interface ListAuditEntriesResponse {
+  /** At most the limit asked for. */
+  entries: AuditEntry[];
+}
+
+/** Walks auth-service's audit trail from its first entry. */
+export interface VerifyAuditTrailRequest {
+}
+
+/** What the walk found. */
+export interface VerifyAuditTrailResponse {
+  /** The chain's check. */
+  check?: ChainCheck | undefined;
 }
 
 function createBaseSuspension(): Suspension {
@@ -831,6 +882,91 @@ export const Model: MessageFns<Model> = {
   },
 };
 
+function createBaseChangeNote(): ChangeNote {
+  return { holder: "", reason: "" };
+}
+
+export const ChangeNote: MessageFns<ChangeNote> = {
+  encode(message: ChangeNote, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.holder !== "") {
+      writer.uint32(10).string(message.holder);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeNote {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeNote();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.holder = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeNote {
+    return {
+      holder: isSet(object.holder) ? globalThis.String(object.holder) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: ChangeNote): unknown {
+    const obj: any = {};
+    if (message.holder !== "") {
+      obj.holder = message.holder;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeNote>, I>>(base?: I): ChangeNote {
+    return ChangeNote.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeNote>, I>>(object: I): ChangeNote {
+    const message = createBaseChangeNote();
+    message.holder = object.holder ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { keySha256: "" };
 }
@@ -1326,7 +1462,7 @@ export const GetAccountResponse: MessageFns<GetAccountResponse> = {
 };
 
 function createBaseCreateKeyRequest(): CreateKeyRequest {
-  return { accountId: "", name: "" };
+  return { accountId: "", name: "", note: undefined };
 }
 
 export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
@@ -1336,6 +1472,9 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
+    }
+    if (message.note !== undefined) {
+      ChangeNote.encode(message.note, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1369,6 +1508,14 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
             message.name = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = ChangeNote.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1389,6 +1536,7 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
         ? globalThis.String(object.account_id)
         : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
     };
   },
 
@@ -1400,6 +1548,9 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.note !== undefined) {
+      obj.note = ChangeNote.toJSON(message.note);
+    }
     return obj;
   },
 
@@ -1410,6 +1561,9 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     const message = createBaseCreateKeyRequest();
     message.accountId = object.accountId ?? "";
     message.name = object.name ?? "";
+    message.note = (object.note !== undefined && object.note !== null)
+      ? ChangeNote.fromPartial(object.note)
+      : undefined;
     return message;
   },
 };
@@ -1640,7 +1794,7 @@ export const ListKeysResponse: MessageFns<ListKeysResponse> = {
 };
 
 function createBaseRevokeKeyRequest(): RevokeKeyRequest {
-  return { keyId: "", accountId: "" };
+  return { keyId: "", accountId: "", note: undefined };
 }
 
 export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
@@ -1650,6 +1804,9 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
     }
     if (message.accountId !== "") {
       writer.uint32(18).string(message.accountId);
+    }
+    if (message.note !== undefined) {
+      ChangeNote.encode(message.note, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1683,6 +1840,14 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
             message.accountId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = ChangeNote.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1707,6 +1872,7 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : "",
+      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
     };
   },
 
@@ -1718,6 +1884,9 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
     if (message.accountId !== "") {
       obj.accountId = message.accountId;
     }
+    if (message.note !== undefined) {
+      obj.note = ChangeNote.toJSON(message.note);
+    }
     return obj;
   },
 
@@ -1728,6 +1897,9 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
     const message = createBaseRevokeKeyRequest();
     message.keyId = object.keyId ?? "";
     message.accountId = object.accountId ?? "";
+    message.note = (object.note !== undefined && object.note !== null)
+      ? ChangeNote.fromPartial(object.note)
+      : undefined;
     return message;
   },
 };
@@ -2120,13 +2292,16 @@ export const SuspendAccountResponse: MessageFns<SuspendAccountResponse> = {
 };
 
 function createBaseUnsuspendAccountRequest(): UnsuspendAccountRequest {
-  return { accountId: "" };
+  return { accountId: "", note: undefined };
 }
 
 export const UnsuspendAccountRequest: MessageFns<UnsuspendAccountRequest> = {
   encode(message: UnsuspendAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accountId !== "") {
       writer.uint32(10).string(message.accountId);
+    }
+    if (message.note !== undefined) {
+      ChangeNote.encode(message.note, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2152,6 +2327,14 @@ export const UnsuspendAccountRequest: MessageFns<UnsuspendAccountRequest> = {
             message.accountId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.note = ChangeNote.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2171,6 +2354,7 @@ export const UnsuspendAccountRequest: MessageFns<UnsuspendAccountRequest> = {
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : "",
+      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
     };
   },
 
@@ -2178,6 +2362,9 @@ export const UnsuspendAccountRequest: MessageFns<UnsuspendAccountRequest> = {
     const obj: any = {};
     if (message.accountId !== "") {
       obj.accountId = message.accountId;
+    }
+    if (message.note !== undefined) {
+      obj.note = ChangeNote.toJSON(message.note);
     }
     return obj;
   },
@@ -2188,6 +2375,9 @@ export const UnsuspendAccountRequest: MessageFns<UnsuspendAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<UnsuspendAccountRequest>, I>>(object: I): UnsuspendAccountRequest {
     const message = createBaseUnsuspendAccountRequest();
     message.accountId = object.accountId ?? "";
+    message.note = (object.note !== undefined && object.note !== null)
+      ? ChangeNote.fromPartial(object.note)
+      : undefined;
     return message;
   },
 };
@@ -2262,13 +2452,16 @@ export const UnsuspendAccountResponse: MessageFns<UnsuspendAccountResponse> = {
 };
 
 function createBaseScheduleAccountDeletionRequest(): ScheduleAccountDeletionRequest {
-  return { accountId: "" };
+  return { accountId: "", note: undefined };
 }
 
 export const ScheduleAccountDeletionRequest: MessageFns<ScheduleAccountDeletionRequest> = {
   encode(message: ScheduleAccountDeletionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accountId !== "") {
       writer.uint32(10).string(message.accountId);
+    }
+    if (message.note !== undefined) {
+      ChangeNote.encode(message.note, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2294,6 +2487,14 @@ export const ScheduleAccountDeletionRequest: MessageFns<ScheduleAccountDeletionR
             message.accountId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.note = ChangeNote.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2313,6 +2514,7 @@ export const ScheduleAccountDeletionRequest: MessageFns<ScheduleAccountDeletionR
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : "",
+      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
     };
   },
 
@@ -2320,6 +2522,9 @@ export const ScheduleAccountDeletionRequest: MessageFns<ScheduleAccountDeletionR
     const obj: any = {};
     if (message.accountId !== "") {
       obj.accountId = message.accountId;
+    }
+    if (message.note !== undefined) {
+      obj.note = ChangeNote.toJSON(message.note);
     }
     return obj;
   },
@@ -2332,6 +2537,9 @@ export const ScheduleAccountDeletionRequest: MessageFns<ScheduleAccountDeletionR
   ): ScheduleAccountDeletionRequest {
     const message = createBaseScheduleAccountDeletionRequest();
     message.accountId = object.accountId ?? "";
+    message.note = (object.note !== undefined && object.note !== null)
+      ? ChangeNote.fromPartial(object.note)
+      : undefined;
     return message;
   },
 };
@@ -2408,7 +2616,7 @@ export const ScheduleAccountDeletionResponse: MessageFns<ScheduleAccountDeletion
 };
 
 function createBaseGrantModelRequest(): GrantModelRequest {
-  return { accountId: "", modelId: "" };
+  return { accountId: "", modelId: "", note: undefined };
 }
 
 export const GrantModelRequest: MessageFns<GrantModelRequest> = {
@@ -2418,6 +2626,9 @@ export const GrantModelRequest: MessageFns<GrantModelRequest> = {
     }
     if (message.modelId !== "") {
       writer.uint32(18).string(message.modelId);
+    }
+    if (message.note !== undefined) {
+      ChangeNote.encode(message.note, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2451,6 +2662,14 @@ export const GrantModelRequest: MessageFns<GrantModelRequest> = {
             message.modelId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = ChangeNote.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2475,6 +2694,7 @@ export const GrantModelRequest: MessageFns<GrantModelRequest> = {
         : isSet(object.model_id)
         ? globalThis.String(object.model_id)
         : "",
+      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
     };
   },
 
@@ -2486,6 +2706,9 @@ export const GrantModelRequest: MessageFns<GrantModelRequest> = {
     if (message.modelId !== "") {
       obj.modelId = message.modelId;
     }
+    if (message.note !== undefined) {
+      obj.note = ChangeNote.toJSON(message.note);
+    }
     return obj;
   },
 
@@ -2496,6 +2719,9 @@ export const GrantModelRequest: MessageFns<GrantModelRequest> = {
     const message = createBaseGrantModelRequest();
     message.accountId = object.accountId ?? "";
     message.modelId = object.modelId ?? "";
+    message.note = (object.note !== undefined && object.note !== null)
+      ? ChangeNote.fromPartial(object.note)
+      : undefined;
     return message;
   },
 };
@@ -2570,7 +2796,7 @@ export const GrantModelResponse: MessageFns<GrantModelResponse> = {
 };
 
 function createBaseAddModelRequest(): AddModelRequest {
-  return { id: "", vision: false };
+  return { id: "", vision: false, note: undefined };
 }
 
 export const AddModelRequest: MessageFns<AddModelRequest> = {
@@ -2580,6 +2806,9 @@ export const AddModelRequest: MessageFns<AddModelRequest> = {
     }
     if (message.vision !== false) {
       writer.uint32(16).bool(message.vision);
+    }
+    if (message.note !== undefined) {
+      ChangeNote.encode(message.note, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2613,6 +2842,14 @@ export const AddModelRequest: MessageFns<AddModelRequest> = {
             message.vision = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = ChangeNote.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2629,6 +2866,7 @@ export const AddModelRequest: MessageFns<AddModelRequest> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       vision: isSet(object.vision) ? globalThis.Boolean(object.vision) : false,
+      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
     };
   },
 
@@ -2640,6 +2878,9 @@ export const AddModelRequest: MessageFns<AddModelRequest> = {
     if (message.vision !== false) {
       obj.vision = message.vision;
     }
+    if (message.note !== undefined) {
+      obj.note = ChangeNote.toJSON(message.note);
+    }
     return obj;
   },
 
@@ -2650,6 +2891,9 @@ export const AddModelRequest: MessageFns<AddModelRequest> = {
     const message = createBaseAddModelRequest();
     message.id = object.id ?? "";
     message.vision = object.vision ?? false;
+    message.note = (object.note !== undefined && object.note !== null)
+      ? ChangeNote.fromPartial(object.note)
+      : undefined;
     return message;
   },
 };
@@ -3297,6 +3541,285 @@ export const RecordKeyUsesResponse: MessageFns<RecordKeyUsesResponse> = {
   },
 };
 
+function createBaseListAuditEntriesRequest(): ListAuditEntriesRequest {
+  return { accountId: "", limit: 0 };
+}
+
+export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
+  encode(message: ListAuditEntriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListAuditEntriesRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(base?: I): ListAuditEntriesRequest {
+    return ListAuditEntriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(object: I): ListAuditEntriesRequest {
+    const message = createBaseListAuditEntriesRequest();
+    message.accountId = object.accountId ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListAuditEntriesResponse(): ListAuditEntriesResponse {
+  return { entries: [] };
+}
+
+export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
+  encode(message: ListAuditEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListAuditEntriesResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(base?: I): ListAuditEntriesResponse {
+    return ListAuditEntriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(object: I): ListAuditEntriesResponse {
+    const message = createBaseListAuditEntriesResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseVerifyAuditTrailRequest(): VerifyAuditTrailRequest {
+  return {};
+}
+
+export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
+  encode(_: VerifyAuditTrailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditTrailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditTrailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): VerifyAuditTrailRequest {
+    return {};
+  },
+
+  toJSON(_: VerifyAuditTrailRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(base?: I): VerifyAuditTrailRequest {
+    return VerifyAuditTrailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(_: I): VerifyAuditTrailRequest {
+    const message = createBaseVerifyAuditTrailRequest();
+    return message;
+  },
+};
+
+function createBaseVerifyAuditTrailResponse(): VerifyAuditTrailResponse {
+  return { check: undefined };
+}
+
+export const VerifyAuditTrailResponse: MessageFns<VerifyAuditTrailResponse> = {
+  encode(message: VerifyAuditTrailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.check !== undefined) {
+      ChainCheck.encode(message.check, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditTrailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditTrailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.check = ChainCheck.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAuditTrailResponse {
+    return { check: isSet(object.check) ? ChainCheck.fromJSON(object.check) : undefined };
+  },
+
+  toJSON(message: VerifyAuditTrailResponse): unknown {
+    const obj: any = {};
+    if (message.check !== undefined) {
+      obj.check = ChainCheck.toJSON(message.check);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyAuditTrailResponse>, I>>(base?: I): VerifyAuditTrailResponse {
+    return VerifyAuditTrailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailResponse>, I>>(object: I): VerifyAuditTrailResponse {
+    const message = createBaseVerifyAuditTrailResponse();
+    message.check = (object.check !== undefined && object.check !== null)
+      ? ChainCheck.fromPartial(object.check)
+      : undefined;
+    return message;
+  },
+};
+
 /** Identity service used by the edge and the operator CLI. */
 export type AuthService = typeof AuthService;
 export const AuthService = {
@@ -3471,6 +3994,30 @@ export const AuthService = {
       Buffer.from(RecordKeyUsesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordKeyUsesResponse => RecordKeyUsesResponse.decode(value),
   },
+  /** An account's entries of the audit trail: the console shows the signed-in holder's own. */
+  listAuditEntries: {
+    path: "/auth.v1.Auth/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail: {
+    path: "/auth.v1.Auth/VerifyAuditTrail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyAuditTrailRequest): Buffer =>
+      Buffer.from(VerifyAuditTrailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyAuditTrailRequest => VerifyAuditTrailRequest.decode(value),
+    responseSerialize: (value: VerifyAuditTrailResponse): Buffer =>
+      Buffer.from(VerifyAuditTrailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyAuditTrailResponse => VerifyAuditTrailResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServer extends UntypedServiceImplementation {
@@ -3513,6 +4060,10 @@ export interface AuthServer extends UntypedServiceImplementation {
   watchIdentityChanges: handleBidiStreamingCall<WatchIdentityChangesRequest, WatchIdentityChangesResponse>;
   /** The edge: the keys it served from its cache, for their "last used" times. */
   recordKeyUses: handleUnaryCall<RecordKeyUsesRequest, RecordKeyUsesResponse>;
+  /** An account's entries of the audit trail: the console shows the signed-in holder's own. */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail: handleUnaryCall<VerifyAuditTrailRequest, VerifyAuditTrailResponse>;
 }
 
 export interface AuthClient extends Client {
@@ -3757,6 +4308,38 @@ export interface AuthClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordKeyUsesResponse) => void,
+  ): ClientUnaryCall;
+  /** An account's entries of the audit trail: the console shows the signed-in holder's own. */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
   ): ClientUnaryCall;
 }
 

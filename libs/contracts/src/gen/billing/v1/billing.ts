@@ -20,6 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { AuditEntry, ChainCheck } from "../../audit/v1/audit";
 
 export const protobufPackage = "billing.v1";
 
@@ -300,7 +301,11 @@ export interface Price {
 /** Sets the price of a model. */
 export interface SetPriceRequest {
   /** The new price. */
-  price?: Price | undefined;
+  price?:
+    | Price
+    | undefined;
+  /** Why, in the operator's words (at most 500 characters, no control characters): kept in the audit trail. */
+  reason?: string | undefined;
 }
 
 /** The price as stored. */
@@ -690,6 +695,58 @@ export interface MoneyViolation {
   requestId: string;
   /** The figures, in words. */
   detail: string;
+}
+
+/** Reads an account's entries of billing-service's audit trail, newest first. */
+export interface ListAuditEntriesRequest {
+  /** The account. */
+  accountId: string;
+  /** At most this many, 1 to 200. */
+  limit: number;
+}
+
+/** The account's entries, newest first. */
+export interface ListAuditEntriesResponse {
+  /** At most the limit asked for. */
+  entries: AuditEntry[];
+}
+
+/** Walks billing-service's audit trail from its first entry. */
+export interface VerifyAuditTrailRequest {
+}
+
+/** What the walk found. */
+export interface VerifyAuditTrailResponse {
+  /** The chain's check. */
+  check?: ChainCheck | undefined;
+}
+
+/**
+ * quota-service records a change of the free-tier settings it keeps (in Redis, which has no
+ * audit trail of its own) in billing-service's trail, before it makes it: a change this does not
+ * record is not made.
+ */
+export interface RecordFreeTierChangeRequest {
+  /** Each account's free allowance per UTC day once the change is made, tokens, 0 to 10^12. */
+  dailyTokens: number;
+  /** The daily pool once the change is made, tokens, 0 to 10^12. */
+  poolTokens: number;
+  /** Whether free requests are paused once the change is made. */
+  paused: boolean;
+  /** Whether the free tier is on once the change is made. */
+  enabled: boolean;
+  /** The names of the settings the change set (daily_tokens, pool_tokens, paused, enabled). */
+  changed: string[];
+  /** Who asked quota-service for the change: its caller's certificate identity (`ctl`), at most 64 characters. */
+  actor: string;
+  /** Why, in the operator's words (at most 500 characters, no control characters). */
+  reason: string;
+}
+
+/** The entry written. */
+export interface RecordFreeTierChangeResponse {
+  /** Its position in billing-service's chain. */
+  seq: number;
 }
 
 function createBaseAuthorizeRequest(): AuthorizeRequest {
@@ -2474,13 +2531,16 @@ export const Price: MessageFns<Price> = {
 };
 
 function createBaseSetPriceRequest(): SetPriceRequest {
-  return { price: undefined };
+  return { price: undefined, reason: undefined };
 }
 
 export const SetPriceRequest: MessageFns<SetPriceRequest> = {
   encode(message: SetPriceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.price !== undefined) {
       Price.encode(message.price, writer.uint32(10).fork()).join();
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(18).string(message.reason);
     }
     return writer;
   },
@@ -2506,6 +2566,14 @@ export const SetPriceRequest: MessageFns<SetPriceRequest> = {
             message.price = Price.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2519,13 +2587,19 @@ export const SetPriceRequest: MessageFns<SetPriceRequest> = {
   },
 
   fromJSON(object: any): SetPriceRequest {
-    return { price: isSet(object.price) ? Price.fromJSON(object.price) : undefined };
+    return {
+      price: isSet(object.price) ? Price.fromJSON(object.price) : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+    };
   },
 
   toJSON(message: SetPriceRequest): unknown {
     const obj: any = {};
     if (message.price !== undefined) {
       obj.price = Price.toJSON(message.price);
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
     }
     return obj;
   },
@@ -2536,6 +2610,7 @@ export const SetPriceRequest: MessageFns<SetPriceRequest> = {
   fromPartial<I extends Exact<DeepPartial<SetPriceRequest>, I>>(object: I): SetPriceRequest {
     const message = createBaseSetPriceRequest();
     message.price = (object.price !== undefined && object.price !== null) ? Price.fromPartial(object.price) : undefined;
+    message.reason = object.reason ?? undefined;
     return message;
   },
 };
@@ -6321,6 +6396,525 @@ export const MoneyViolation: MessageFns<MoneyViolation> = {
   },
 };
 
+function createBaseListAuditEntriesRequest(): ListAuditEntriesRequest {
+  return { accountId: "", limit: 0 };
+}
+
+export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
+  encode(message: ListAuditEntriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListAuditEntriesRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(base?: I): ListAuditEntriesRequest {
+    return ListAuditEntriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(object: I): ListAuditEntriesRequest {
+    const message = createBaseListAuditEntriesRequest();
+    message.accountId = object.accountId ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListAuditEntriesResponse(): ListAuditEntriesResponse {
+  return { entries: [] };
+}
+
+export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
+  encode(message: ListAuditEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListAuditEntriesResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(base?: I): ListAuditEntriesResponse {
+    return ListAuditEntriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(object: I): ListAuditEntriesResponse {
+    const message = createBaseListAuditEntriesResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseVerifyAuditTrailRequest(): VerifyAuditTrailRequest {
+  return {};
+}
+
+export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
+  encode(_: VerifyAuditTrailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditTrailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditTrailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): VerifyAuditTrailRequest {
+    return {};
+  },
+
+  toJSON(_: VerifyAuditTrailRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(base?: I): VerifyAuditTrailRequest {
+    return VerifyAuditTrailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(_: I): VerifyAuditTrailRequest {
+    const message = createBaseVerifyAuditTrailRequest();
+    return message;
+  },
+};
+
+function createBaseVerifyAuditTrailResponse(): VerifyAuditTrailResponse {
+  return { check: undefined };
+}
+
+export const VerifyAuditTrailResponse: MessageFns<VerifyAuditTrailResponse> = {
+  encode(message: VerifyAuditTrailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.check !== undefined) {
+      ChainCheck.encode(message.check, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditTrailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditTrailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.check = ChainCheck.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAuditTrailResponse {
+    return { check: isSet(object.check) ? ChainCheck.fromJSON(object.check) : undefined };
+  },
+
+  toJSON(message: VerifyAuditTrailResponse): unknown {
+    const obj: any = {};
+    if (message.check !== undefined) {
+      obj.check = ChainCheck.toJSON(message.check);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyAuditTrailResponse>, I>>(base?: I): VerifyAuditTrailResponse {
+    return VerifyAuditTrailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailResponse>, I>>(object: I): VerifyAuditTrailResponse {
+    const message = createBaseVerifyAuditTrailResponse();
+    message.check = (object.check !== undefined && object.check !== null)
+      ? ChainCheck.fromPartial(object.check)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRecordFreeTierChangeRequest(): RecordFreeTierChangeRequest {
+  return { dailyTokens: 0, poolTokens: 0, paused: false, enabled: false, changed: [], actor: "", reason: "" };
+}
+
+export const RecordFreeTierChangeRequest: MessageFns<RecordFreeTierChangeRequest> = {
+  encode(message: RecordFreeTierChangeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dailyTokens !== 0) {
+      writer.uint32(8).int64(message.dailyTokens);
+    }
+    if (message.poolTokens !== 0) {
+      writer.uint32(16).int64(message.poolTokens);
+    }
+    if (message.paused !== false) {
+      writer.uint32(24).bool(message.paused);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(32).bool(message.enabled);
+    }
+    for (const v of message.changed) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.actor !== "") {
+      writer.uint32(50).string(message.actor);
+    }
+    if (message.reason !== "") {
+      writer.uint32(58).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeTierChangeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordFreeTierChangeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.dailyTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.poolTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.paused = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.changed.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordFreeTierChangeRequest {
+    return {
+      dailyTokens: isSet(object.dailyTokens)
+        ? globalThis.Number(object.dailyTokens)
+        : isSet(object.daily_tokens)
+        ? globalThis.Number(object.daily_tokens)
+        : 0,
+      poolTokens: isSet(object.poolTokens)
+        ? globalThis.Number(object.poolTokens)
+        : isSet(object.pool_tokens)
+        ? globalThis.Number(object.pool_tokens)
+        : 0,
+      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : false,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      changed: globalThis.Array.isArray(object?.changed) ? object.changed.map((e: any) => globalThis.String(e)) : [],
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: RecordFreeTierChangeRequest): unknown {
+    const obj: any = {};
+    if (message.dailyTokens !== 0) {
+      obj.dailyTokens = Math.round(message.dailyTokens);
+    }
+    if (message.poolTokens !== 0) {
+      obj.poolTokens = Math.round(message.poolTokens);
+    }
+    if (message.paused !== false) {
+      obj.paused = message.paused;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.changed?.length) {
+      obj.changed = message.changed;
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordFreeTierChangeRequest>, I>>(base?: I): RecordFreeTierChangeRequest {
+    return RecordFreeTierChangeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordFreeTierChangeRequest>, I>>(object: I): RecordFreeTierChangeRequest {
+    const message = createBaseRecordFreeTierChangeRequest();
+    message.dailyTokens = object.dailyTokens ?? 0;
+    message.poolTokens = object.poolTokens ?? 0;
+    message.paused = object.paused ?? false;
+    message.enabled = object.enabled ?? false;
+    message.changed = object.changed?.map((e) => e) || [];
+    message.actor = object.actor ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordFreeTierChangeResponse(): RecordFreeTierChangeResponse {
+  return { seq: 0 };
+}
+
+export const RecordFreeTierChangeResponse: MessageFns<RecordFreeTierChangeResponse> = {
+  encode(message: RecordFreeTierChangeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seq !== 0) {
+      writer.uint32(8).int64(message.seq);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeTierChangeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordFreeTierChangeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seq = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordFreeTierChangeResponse {
+    return { seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0 };
+  },
+
+  toJSON(message: RecordFreeTierChangeResponse): unknown {
+    const obj: any = {};
+    if (message.seq !== 0) {
+      obj.seq = Math.round(message.seq);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordFreeTierChangeResponse>, I>>(base?: I): RecordFreeTierChangeResponse {
+    return RecordFreeTierChangeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordFreeTierChangeResponse>, I>>(object: I): RecordFreeTierChangeResponse {
+    const message = createBaseRecordFreeTierChangeResponse();
+    message.seq = object.seq ?? 0;
+    return message;
+  },
+};
+
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
@@ -6560,6 +7154,42 @@ export const BillingService = {
     responseSerialize: (value: AuditMoneyResponse): Buffer => Buffer.from(AuditMoneyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuditMoneyResponse => AuditMoneyResponse.decode(value),
   },
+  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
+  listAuditEntries: {
+    path: "/billing.v1.Billing/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail: {
+    path: "/billing.v1.Billing/VerifyAuditTrail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyAuditTrailRequest): Buffer =>
+      Buffer.from(VerifyAuditTrailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyAuditTrailRequest => VerifyAuditTrailRequest.decode(value),
+    responseSerialize: (value: VerifyAuditTrailResponse): Buffer =>
+      Buffer.from(VerifyAuditTrailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyAuditTrailResponse => VerifyAuditTrailResponse.decode(value),
+  },
+  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
+  recordFreeTierChange: {
+    path: "/billing.v1.Billing/RecordFreeTierChange" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordFreeTierChangeRequest): Buffer =>
+      Buffer.from(RecordFreeTierChangeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordFreeTierChangeRequest => RecordFreeTierChangeRequest.decode(value),
+    responseSerialize: (value: RecordFreeTierChangeResponse): Buffer =>
+      Buffer.from(RecordFreeTierChangeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordFreeTierChangeResponse => RecordFreeTierChangeResponse.decode(value),
+  },
 } as const;
 
 export interface BillingServer extends UntypedServiceImplementation {
@@ -6619,6 +7249,12 @@ export interface BillingServer extends UntypedServiceImplementation {
   dropLedgerMonths: handleUnaryCall<DropLedgerMonthsRequest, DropLedgerMonthsResponse>;
   /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
   auditMoney: handleUnaryCall<AuditMoneyRequest, AuditMoneyResponse>;
+  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail: handleUnaryCall<VerifyAuditTrailRequest, VerifyAuditTrailResponse>;
+  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
+  recordFreeTierChange: handleUnaryCall<RecordFreeTierChangeRequest, RecordFreeTierChangeResponse>;
 }
 
 export interface BillingClient extends Client {
@@ -6953,6 +7589,54 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
+  ): ClientUnaryCall;
+  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
+  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
+  recordFreeTierChange(
+    request: RecordFreeTierChangeRequest,
+    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
+  ): ClientUnaryCall;
+  recordFreeTierChange(
+    request: RecordFreeTierChangeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
+  ): ClientUnaryCall;
+  recordFreeTierChange(
+    request: RecordFreeTierChangeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -642,7 +642,15 @@ export interface SetFreeTierSettingsRequest {
     | boolean
     | undefined;
   /** Switch the free tier on or off. */
-  enabled?: boolean | undefined;
+  enabled?:
+    | boolean
+    | undefined;
+  /**
+   * Why, in the operator's words (at most 500 characters, no control characters): kept with the
+   * change in billing-service's audit trail, where the change is recorded before it is made (a
+   * change the trail does not take is not made: UNAVAILABLE).
+   */
+  reason?: string | undefined;
 }
 
 /** The settings after the change. */
@@ -3118,7 +3126,7 @@ export const FreeTierSettings: MessageFns<FreeTierSettings> = {
 };
 
 function createBaseSetFreeTierSettingsRequest(): SetFreeTierSettingsRequest {
-  return { dailyTokens: undefined, poolTokens: undefined, paused: undefined, enabled: undefined };
+  return { dailyTokens: undefined, poolTokens: undefined, paused: undefined, enabled: undefined, reason: undefined };
 }
 
 export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> = {
@@ -3134,6 +3142,9 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
     }
     if (message.enabled !== undefined) {
       writer.uint32(32).bool(message.enabled);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(42).string(message.reason);
     }
     return writer;
   },
@@ -3183,6 +3194,14 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
             message.enabled = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3209,6 +3228,7 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
         : undefined,
       paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : undefined,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
     };
   },
 
@@ -3226,6 +3246,9 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
     }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
     return obj;
   },
 
@@ -3238,6 +3261,7 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
     message.poolTokens = object.poolTokens ?? undefined;
     message.paused = object.paused ?? undefined;
     message.enabled = object.enabled ?? undefined;
+    message.reason = object.reason ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { Client as PgClient } from 'pg';
+import { RunningStack, startStack } from '@gw/test-stack';
+import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+
+/** Runs one statement with psql, as an operator (or an intruder) at the database would. */
+function psql(url: string, sql: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('psql', [url, '-v', 'ON_ERROR_STOP=1', '-c', sql], (err, stdout, stderr) => (err ? reject(new Error(`psql failed: ${stderr}`)) : resolve(stdout)));
+  });
+}
+
+interface Chain {
+  service: string;
+  entries: number;
+  ok: boolean;
+  firstBad?: { seq: number; problem: string; detail: string };
+}
+
+describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
+  let db: TestDatabase;
+  let redis: TestRedis;
+  let stack: RunningStack;
+  let pg: PgClient;
+
+  beforeAll(async () => {
+    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+  }, 90_000);
+
+  afterAll(async () => {
+    await pg?.end();
+    await stack?.stop();
+    await Promise.all([db?.drop(), redis?.cleanup()]);
+  }, 60_000);
+
+  const verify = async () => {
+    const { json, exitCode } = await stack.ctl('audit-log', 'verify');
+    return { exitCode, chains: (json as { chains: Chain[] }).chains };
+  };
+
+  it('passes an untouched trail of what the operator did, and keeps no key past its prefix', async () => {
+    const { accountId } = (await stack.ctl('account', 'create', '--balance', '5')).json as { accountId: string };
+    const created = await stack.ctl('key', 'create', '--account', accountId, '--reason', 'ticket 12');
+    const { id, key } = created.json as { id: string; key: string };
+    expect((await stack.ctl('key', 'revoke', '--id', id, '--reason', 'leaked in a log')).exitCode).toBe(0);
+    expect((await stack.ctl('model', 'add', '--id', 'vendor-v4-audit', '--reason', 'pilot')).exitCode).toBe(0);
+    expect((await stack.ctl('account', 'grant-model', '--account', accountId, '--model', 'vendor-v4-audit', '--reason', 'pilot')).exitCode).toBe(0);
+    expect((await stack.ctl('price', 'set', '--model', 'vendor-v4-pro', '--input', '1', '--output', '2', '--reason', 'new tariff')).exitCode).toBe(0);
+    expect((await stack.ctl('freetier', 'set', '--paused', 'true', '--reason', 'abuse wave')).exitCode).toBe(0);
+    expect((await stack.ctl('key', 'revoke', '--id', id, '--reason')).json).toEqual({ error: { code: 'USAGE', message: '--reason takes a value' } });
+
+    expect(await verify()).toEqual({
+      exitCode: 0,
+      chains: [
+        { service: 'auth-service', entries: 4, ok: true },
+        { service: 'billing-service', entries: 3, ok: true },
+      ],
+    });
+    const auth = await pg.query('SELECT action, actor, reason, details FROM auth.audit_log ORDER BY seq');
+    expect(auth.rows).toEqual([
+      { action: 'key-created', actor: 'ctl', reason: 'ticket 12', details: { keyId: id, prefix: key.slice(0, 12), name: expect.any(String) } },
+      { action: 'key-revoked', actor: 'ctl', reason: 'leaked in a log', details: { keyId: id, prefix: key.slice(0, 12) } },
+      { action: 'model-added', actor: 'ctl', reason: 'pilot', details: { model: 'vendor-v4-audit', vision: false } },
+      { action: 'model-granted', actor: 'ctl', reason: 'pilot', details: { model: 'vendor-v4-audit' } },
+    ]);
+    const billing = await pg.query('SELECT action, actor, reason FROM billing.audit_log ORDER BY seq');
+    expect(billing.rows).toEqual([
+      { action: 'balance-changed', actor: 'ctl', reason: '' },
+      { action: 'price-set', actor: 'ctl', reason: 'new tariff' },
+      { action: 'free-tier-set', actor: 'ctl', reason: 'abuse wave' },
+    ]);
+    const everything = await pg.query<{ row: string }>('SELECT a::text AS row FROM auth.audit_log a UNION ALL SELECT b::text FROM billing.audit_log b');
+    expect(everything.rows.filter((r) => r.row.includes(key.slice(0, 13)))).toEqual([]);
+  });
+
+  it('names the entry edited with psql, and exits non-zero', async () => {
+    await psql(db.url, `UPDATE auth.audit_log SET details = jsonb_set(details, '{name}', '"innocent"') WHERE seq = 1`);
+    expect(await verify()).toEqual({
+      exitCode: 1,
+      chains: [
+        { service: 'auth-service', entries: 4, ok: false, firstBad: { seq: 1, problem: 'edited', detail: expect.stringContaining('entry 1') } },
+        { service: 'billing-service', entries: 3, ok: true },
+      ],
+    });
+  });
+
+  it('names the entry after one deleted with psql', async () => {
+    await psql(db.url, 'DELETE FROM billing.audit_log WHERE seq = 2');
+    const { exitCode, chains } = await verify();
+    expect(exitCode).toBe(1);
+    expect(chains[1]).toEqual({ service: 'billing-service', entries: 2, ok: false, firstBad: { seq: 3, problem: 'missing', detail: 'entry 2 is missing before it' } });
+  });
+});
