@@ -47,6 +47,19 @@ describe('LeaseKeeper', () => {
     expect(sent).toEqual([[{ ...lease('r4'), completionTokens: 5, final: true }]]);
   });
 
+  it('keeps the final bill when the finish lands while a renewal of the running lease is on the wire: its unknown says nothing of the bill', async () => {
+    // quota-service as it answers after the finish: the running lease ended (unknown), the final bill waiting in the outbox (kept).
+    const { quota, sent } = quotaAnswering((leases) => {
+      if (sent.length === 1) keeper.finished('r5');
+      return leases.filter((l) => !l.final).map((l) => l.requestId);
+    });
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper.keep('r5', () => lease('r5'));
+    await keeper.renewAll();
+    await keeper.renewAll();
+    expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([[['r5', false]], [['r5', true]]]);
+  });
+
   it('lets go of a running request quota-service no longer knows, saying so', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger);

@@ -69,10 +69,16 @@ export class LeaseKeeper {
       try {
         const { unknownRequestIds } = await this.quota.renewLeases(batch);
         leaseRenewals.inc({ outcome: 'renewed' }, batch.length - unknownRequestIds.length);
+        const sentFinal = new Set(batch.filter((lease) => lease.final).map((lease) => lease.requestId));
         for (const requestId of unknownRequestIds) {
-          if (this.running.get(requestId)?.finishedAt !== undefined) {
+          if (sentFinal.has(requestId)) {
             // Its bill is applied: nothing more to keep.
             leaseRenewals.inc({ outcome: 'applied' });
+          } else if (this.running.get(requestId)?.finishedAt !== undefined) {
+            // Its finish landed while this renewal of its running lease was on the wire: the answer
+            // is about the lease the finish ended, not the bill, which may still wait in the outbox
+            // (and be lost with Redis). Its final bill is renewed from the next tick.
+            continue;
           } else {
             leaseRenewals.inc({ outcome: 'unknown' });
             this.logger.warn('lease unknown to quota-service, no longer renewed', { billingId: requestId });
