@@ -47,6 +47,30 @@ describe('LeaseKeeper', () => {
     expect(sent).toEqual([[{ ...lease('r4'), completionTokens: 5, final: true }]]);
   });
 
+  it('keeps the final bill when the finish lands while a renewal of the running lease is on the wire: its unknown says nothing of the bill', async () => {
+    // quota-service as it answers after the finish: the running lease ended (unknown), the final bill waiting in the outbox (kept).
+    const { quota, sent } = quotaAnswering((leases) => {
+      if (sent.length === 1) keeper.finished('r5');
+      return leases.filter((l) => !l.final).map((l) => l.requestId);
+    });
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper.keep('r5', () => lease('r5'));
+    await keeper.renewAll();
+    await keeper.renewAll();
+    expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([[['r5', false]], [['r5', true]]]);
+  });
+
+  it("keeps the final bill of a request whose running lease was answered unknown before its finish landed", async () => {
+    // quota-service finished the request (its finish's answer, or the reaper's lapse) before this renewal of it.
+    const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => !l.final).map((l) => l.requestId));
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper.keep('r6', () => lease('r6'));
+    await keeper.renewAll();
+    keeper.finished('r6');
+    await keeper.renewAll();
+    expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([[['r6', false]], [['r6', true]]]);
+  });
+
   it('lets go of a running request quota-service no longer knows, saying so', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger);
@@ -55,6 +79,21 @@ describe('LeaseKeeper', () => {
     await keeper.renewAll();
     expect(sent).toHaveLength(1);
     expect(warnings.join('\n')).toContain('lease unknown to quota-service');
+  });
+
+  it('lets go of a request whose running lease was answered unknown when no finish lands within 10 minutes', async () => {
+    const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper.keep('r7', () => lease('r7'));
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+    await keeper.renewAll();
+    clock.mockReturnValue(now + 10 * 60_000 + 1);
+    await keeper.renewAll();
+    keeper.finished('r7');
+    await keeper.renewAll();
+    clock.mockRestore();
+    expect(sent).toHaveLength(1);
   });
 
   it('keeps a final bill at most 10 minutes', async () => {

@@ -6,8 +6,11 @@ import { leaseRenewals } from '../edge-metrics';
 /** A request whose finish landed is renewed as its final bill at most this long. */
 const FINAL_KEEP_MS = 10 * 60_000;
 
-/** A running request's lease as it stands now, or a finished one's final bill (its request's state let go). */
-type Kept = { leaseNow: () => quotaV1.Lease; finishedAt?: undefined } | { final: quotaV1.Lease; finishedAt: number };
+/**
+ * A running request's lease as it stands now (no longer renewed once quota-service answered it
+ * unknown, at `unknownAt`), or a finished one's final bill (its request's state let go).
+ */
+type Kept = { leaseNow: () => quotaV1.Lease; finishedAt?: undefined; unknownAt?: number } | { final: quotaV1.Lease; finishedAt: number; unknownAt?: undefined };
 
 /**
  * Keeps the leases of this edge's running requests alive (DESIGN "One request", step 9): every
@@ -16,9 +19,10 @@ type Kept = { leaseNow: () => quotaV1.Lease; finishedAt?: undefined } | { final:
  * its place until its finish has landed; a request admitted with Admit is kept after that as its
  * final bill (`final`), until quota-service answers that it has no lease for it, which it does
  * once that bill is applied at billing-service: a bill quota-service's store lost comes back from
- * here (admission.md amendment 2). A renewal that fails is logged and tried again at the next
- * tick; a running request's lease quota-service no longer knows (it lapsed and was finished
- * there) is let go.
+ * here (admission.md amendment 2). Only an unknown answered to the final bill means applied. A
+ * renewal that fails is logged and tried again at the next tick; a running request's lease
+ * quota-service no longer knows (finished there: its finish landed before the edge heard, or it
+ * lapsed) is no longer renewed, but its final bill is still kept once its finish lands here.
  */
 export class LeaseKeeper {
   private readonly running = new Map<string, Kept>();
@@ -60,24 +64,32 @@ export class LeaseKeeper {
     const now = Date.now();
     const leases: quotaV1.Lease[] = [];
     for (const [requestId, kept] of this.running) {
-      if (kept.finishedAt === undefined) leases.push(kept.leaseNow());
-      else if (now - kept.finishedAt > FINAL_KEEP_MS) this.forget(requestId);
-      else leases.push(kept.final);
+      const since = kept.finishedAt ?? kept.unknownAt;
+      if (since !== undefined && now - since > FINAL_KEEP_MS) this.forget(requestId);
+      else if (kept.finishedAt !== undefined) leases.push(kept.final);
+      else if (kept.unknownAt === undefined) leases.push(kept.leaseNow());
     }
     for (let i = 0; i < leases.length; i += MAX_BATCH) {
       const batch = leases.slice(i, i + MAX_BATCH);
       try {
         const { unknownRequestIds } = await this.quota.renewLeases(batch);
         leaseRenewals.inc({ outcome: 'renewed' }, batch.length - unknownRequestIds.length);
+        const sentFinal = new Set(batch.filter((lease) => lease.final).map((lease) => lease.requestId));
         for (const requestId of unknownRequestIds) {
-          if (this.running.get(requestId)?.finishedAt !== undefined) {
+          const kept = this.running.get(requestId);
+          if (sentFinal.has(requestId)) {
             // Its bill is applied: nothing more to keep.
             leaseRenewals.inc({ outcome: 'applied' });
-          } else {
+            this.forget(requestId);
+          } else if (kept?.finishedAt === undefined && kept?.unknownAt === undefined) {
+            // The answer is about the running lease, not the bill: the finish that ended the lease
+            // may still be on its way here, and its bill must then be kept (it may wait in the
+            // outbox and be lost with Redis). A finish that landed while this renewal was on the
+            // wire has its final bill renewed from the next tick.
             leaseRenewals.inc({ outcome: 'unknown' });
             this.logger.warn('lease unknown to quota-service, no longer renewed', { billingId: requestId });
+            if (kept) kept.unknownAt = now;
           }
-          this.forget(requestId);
         }
       } catch (err) {
         leaseRenewals.inc({ outcome: 'failed' }, batch.length);
