@@ -5,6 +5,7 @@ import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
 import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
+import { PgMoneyAudit } from '../src/store/pg-money-audit';
 import { codeOf } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
@@ -152,5 +153,16 @@ describe('billing balance entries', () => {
     // A balance moved behind the entries' back is found.
     await db.query("UPDATE billing.balances SET balance_micro = balance_micro + 7 WHERE account_id = 'acct_ops'");
     expect(await mismatches()).toEqual([{ account_id: 'acct_ops', balance: '3807', entries: '3800' }]);
+    await db.query("UPDATE billing.balances SET balance_micro = balance_micro - 7 WHERE account_id = 'acct_ops'");
+
+    // The correction of b1's estimate is on record; a charge edited after it is found, beside the balance it no longer adds up to.
+    expect((await db.query("SELECT amount_before::text AS before, amount_after::text AS after FROM billing.charge_corrections WHERE request_id = 'b1'")).rows).toEqual([
+      { before: '3000', after: '1000' },
+    ]);
+    await db.query("UPDATE billing.ledger SET amount_micro = 1500 WHERE request_id = 'b1'");
+    expect((await new PgMoneyAudit(db).audit(10)).violations).toEqual([
+      { kind: 'balance-not-entries', accountId: 'acct_billed', requestId: '', detail: 'balance 0 micro-LYD, entries less charges -500' },
+      { kind: 'correction-not-charge', accountId: 'acct_billed', requestId: 'b1', detail: 'corrected to 1000 micro-LYD, charged 1500' },
+    ]);
   });
 });

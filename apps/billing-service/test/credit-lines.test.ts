@@ -242,6 +242,7 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
 
     const listed = await unaryCall(client.listCharges.bind(client), { accountId, limit: 10, before: '' }, DEADLINE_MS);
     expect(listed.charges.map((c) => c.endReason).sort()).toEqual([COMPLETE, COMPLETE, CALLER_LEFT, PROVIDER_BROKE_OFF, billingV1.EndReason.END_REASON_UNSPECIFIED].sort());
+    expect(listed.charges.filter((c) => c.corrected)).toEqual([expect.objectContaining({ completionTokens: 100, amountMicroLyd: 1400, usageEstimated: false })]);
   });
 
   it('replaces an estimated bill with the real one: one row, corrected, the balance and line moved by the difference', async () => {

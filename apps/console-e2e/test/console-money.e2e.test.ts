@@ -129,10 +129,10 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
     expect(await figure(page, 'days-left')).toBe(`About ${days.toLocaleString('en-US')} days`);
     expect(await figure(page, 'held')).toBe('0 LYD');
     expect(await banner(page).count()).toBe(0);
-    // The requests billed keep whether each was paid or free and its usage reported or estimated.
+    // The requests billed keep whether each was paid or free, why it ended and its usage reported or estimated.
     const billed = await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').allInnerTexts();
     expect(billed).toHaveLength(DAYS_BACK.length);
-    expect(billed.every((r) => r.includes('paid') && r.includes('reported'))).toBe(true);
+    expect(billed.every((r) => r.includes('paid') && r.includes('complete') && r.includes('reported'))).toBe(true);
     await shot(page, '01-money-figures');
   });
 

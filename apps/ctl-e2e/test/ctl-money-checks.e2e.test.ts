@@ -90,6 +90,12 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
       redisClient.disconnect();
     }
 
+    // An entry deleted: the top-up of 5 LYD the account was created with.
+    const { rows: entries } = await pg.query('DELETE FROM billing.balance_entries WHERE account_id = $1 RETURNING *', [accountId]);
+    expect(entries).toHaveLength(1);
+    expect(await stack.ctl('audit')).toEqual(failed({ kind: 'balance-not-entries', accountId, detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges -\d+$/) }));
+    const columns = Object.keys(entries[0]);
+    await pg.query(`INSERT INTO billing.balance_entries (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, columns.map((c) => entries[0][c]));
     // A balance moved without an entry.
     await pg.query('UPDATE billing.balances SET balance_micro = balance_micro + 7 WHERE account_id = $1', [accountId]);
     expect(await stack.ctl('audit')).toEqual(failed({ kind: 'balance-not-entries', accountId, detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges \d+$/) }));

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { readPromql } from '@gw/testing';
 import { composeErrors, readCompose } from '../src/compose-errors';
 import { describe as describeObject, K8sObject } from '../src/k8s-object';
@@ -30,6 +32,21 @@ const rules = monitoring
   .flatMap((o) => (o.spec as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules));
 const dashboard = JSON.parse(readFileSync(join(ROOT, 'observability/grafana/dashboards/chat-gateway.json'), 'utf8')) as { uid: string; panels: Panel[] };
 
+/**
+ * promtool: PROMTOOL, else the one .ci/run takes from Debian's prometheus package, else on PATH.
+ * Without it the test fails saying how to get it.
+ */
+function promtool(): string {
+  const cached = join(homedir(), '.cache/chat-gateway/prometheus/root/usr/bin/promtool');
+  const found = process.env.PROMTOOL ?? (existsSync(cached) ? cached : 'promtool');
+  try {
+    execFileSync(found, ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('promtool not found: set PROMTOOL, or run .ci/run (it unpacks it from Debian\'s prometheus package), or apt-get install prometheus');
+  }
+  return found;
+}
+
 /** The anchor GitHub gives a README heading. */
 const anchorOf = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
 const readmeAnchors = new Set([...README.matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1])));
@@ -50,6 +67,20 @@ describe('k8s/overlays/prod/monitoring', () => {
       expect({ alert: rule.alert, errors: readPromql(rule.expr).errors }).toEqual({ alert: rule.alert, errors: [] });
       expect({ alert: rule.alert, runbook: readmeAnchors.has(rule.annotations.runbook.replace('README.md#', '')) }).toEqual({ alert: rule.alert, runbook: true });
       expect(rule.for).toMatch(/^\d+m$/);
+    }
+  });
+
+  it('fires MoneyAuditViolation at an audit that finds any violation, and only then (promtool test rules)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'promtool-'));
+    try {
+      const groups = monitoring.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => (o.spec as { groups: unknown[] }).groups);
+      writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
+      const tests = parse(readFileSync(join(__dirname, 'money-audit-alert.promtool.yaml'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(dir, 'tests.yaml'), stringify({ rule_files: ['rules.yaml'], ...tests }));
+      const out = execFileSync(promtool(), ['test', 'rules', join(dir, 'tests.yaml')], { encoding: 'utf8' });
+      expect(out).toContain('SUCCESS');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -150,6 +150,7 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
           paid: c.paid,
           usageEstimated: c.usageEstimated,
           endReason: toEndReasonWire(c.endReason),
+          corrected: c.corrected,
         })),
         next: rows.length > req.limit ? page[page.length - 1].requestId : '',
       };

@@ -12,6 +12,8 @@ export interface ChargeRecord {
   paid: boolean;
   usageEstimated: boolean;
   endReason: EndReason;
+  /** It replaced an estimate billed first (billing.charge_corrections has the correction). */
+  corrected: boolean;
 }
 
 /** Tokens and money of one UTC day. */

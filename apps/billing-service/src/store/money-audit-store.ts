@@ -1,5 +1,5 @@
 /** Kinds of what does not add up in billing's books. */
-export type MoneyViolationKind = 'balance-not-entries' | 'billed-twice';
+export type MoneyViolationKind = 'balance-not-entries' | 'billed-twice' | 'correction-not-charge';
 
 /** One thing that does not add up. */
 export interface MoneyViolation {

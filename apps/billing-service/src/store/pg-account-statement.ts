@@ -14,6 +14,7 @@ interface ChargeRow {
   paid: boolean;
   usage_estimated: boolean;
   end_reason: EndReason;
+  corrected: boolean;
 }
 
 /** AccountStatement on Postgres (or PGlite), from billing.ledger (indexed by account and time) and billing.prices. */
@@ -24,7 +25,8 @@ export class PgAccountStatement implements AccountStatement {
     // Keyset paging on (created_at, request_id): exact however many rows arrive meanwhile.
     const { rows } = await this.db.query<ChargeRow>(
       `SELECT l.request_id, l.created_at, l.model, l.prompt_tokens, l.completion_tokens, l.amount_micro, l.paid, l.usage_estimated,
-         l.end_reason
+         l.end_reason,
+         EXISTS (SELECT 1 FROM billing.charge_corrections k WHERE k.request_id = l.request_id AND k.request_at = l.request_at) AS corrected
        FROM billing.ledger l
        WHERE l.account_id = $1
          AND ($3::text IS NULL OR (l.created_at, l.request_id) < (SELECT c.created_at, c.request_id FROM billing.ledger c WHERE c.request_id = $3 AND c.account_id = $1))
@@ -42,6 +44,7 @@ export class PgAccountStatement implements AccountStatement {
       paid: r.paid,
       usageEstimated: r.usage_estimated,
       endReason: r.end_reason,
+      corrected: r.corrected,
     }));
   }
 

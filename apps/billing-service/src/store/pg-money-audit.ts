@@ -2,7 +2,7 @@ import { Database } from '@gw/service-kit';
 import { MoneyAuditStore, MoneyViolation } from './money-audit-store';
 import { Int8, toSafeInt } from './pg-billing-rows';
 
-// Both checks read one snapshot, so that a charge landing meanwhile is in both or in neither.
+// The checks read one snapshot, so that a charge landing meanwhile is in both or in neither.
 const VIOLATIONS = `
   SELECT 'balance-not-entries' AS kind, m.account_id, '' AS request_id,
     format('balance %s micro-LYD, entries less charges %s', m.balance, m.entries) AS detail
@@ -10,6 +10,13 @@ const VIOLATIONS = `
   UNION ALL
   SELECT 'billed-twice', min(l.account_id), l.request_id, format('%s ledger rows', count(*))
   FROM billing.ledger l GROUP BY l.request_id HAVING count(*) > 1
+  UNION ALL
+  SELECT 'correction-not-charge', k.account_id, k.request_id,
+    format('corrected to %s micro-LYD, charged %s', k.amount_after, coalesce(l.amount_micro::text, 'no row'))
+  FROM billing.charge_corrections k
+  LEFT JOIN billing.ledger l ON l.request_id = k.request_id AND l.request_at = k.request_at
+  WHERE l.amount_micro IS DISTINCT FROM k.amount_after
+    AND NOT EXISTS (SELECT 1 FROM billing.ledger_archives a WHERE a.month = date_trunc('month', k.request_at AT TIME ZONE 'UTC')::date)
   ORDER BY 1, 2, 3 LIMIT $1`;
 
 /** MoneyAuditStore on Postgres (or PGlite). */

@@ -20,12 +20,26 @@ const CHART_DAYS = 30;
 
 const tokens = (n: number) => n.toLocaleString('en-US');
 
+const { EndReason } = billingV1;
+
+/** Why a billed request ended, in the holder's words. */
+const ENDED: Record<billingV1.EndReason, string> = {
+  [EndReason.END_REASON_UNSPECIFIED]: 'not recorded',
+  [EndReason.END_REASON_COMPLETE]: 'complete',
+  [EndReason.END_REASON_CALLER_LEFT]: 'you left; the reply was read to its end',
+  [EndReason.END_REASON_PROVIDER_BROKE_OFF]: 'the provider broke off',
+  [EndReason.END_REASON_RECOVERED]: 'recovered after the gateway lost it',
+  [EndReason.UNRECOGNIZED]: 'not recorded',
+};
+
+const usageText = (c: billingV1.Charge): string => (c.usageEstimated ? 'estimated' : c.corrected ? 'reported (replaced an estimate)' : 'reported');
+
 function chargesTable(charges: billingV1.Charge[]): SafeHtml {
   if (charges.length === 0) return html`<p class="muted">No requests billed yet.</p>`;
-  return html`<table><thead><tr><th scope="col">Time</th><th scope="col">Model</th><th scope="col">Tokens</th><th scope="col">Amount</th><th scope="col">Paid or free</th><th scope="col">Usage</th></tr></thead><tbody>
+  return html`<table><thead><tr><th scope="col">Time</th><th scope="col">Model</th><th scope="col">Tokens</th><th scope="col">Amount</th><th scope="col">Paid or free</th><th scope="col">Ended</th><th scope="col">Usage</th></tr></thead><tbody>
 ${charges.map(
   (c) => html`<tr><td>${when(c.created)}</td><td data-label="Model"><code>${c.model}</code></td><td data-label="Tokens">${tokens(c.promptTokens + c.completionTokens)} (${tokens(c.promptTokens)} + ${tokens(c.completionTokens)})</td>
-<td data-label="Amount">${lyd(c.amountMicroLyd)}</td><td data-label="Paid or free">${c.paid ? 'paid' : 'free'}</td><td data-label="Usage">${c.usageEstimated ? 'estimated' : 'reported'}</td></tr>`,
+<td data-label="Amount">${lyd(c.amountMicroLyd)}</td><td data-label="Paid or free">${c.paid ? 'paid' : 'free'}</td><td data-label="Ended">${ENDED[c.endReason]}</td><td data-label="Usage">${usageText(c)}</td></tr>`,
 )}</tbody></table>`;
 }
 

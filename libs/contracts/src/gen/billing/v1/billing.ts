@@ -388,6 +388,11 @@ export interface Charge {
   usageEstimated: boolean;
   /** Why the request ended (UNSPECIFIED for a request billed before this was recorded). */
   endReason: EndReason;
+  /**
+   * True when this charge replaced an estimate billed first (its edge was stalled, then reported
+   * the real usage): the correction is on record with what the estimate had charged.
+   */
+  corrected: boolean;
 }
 
 /** An account's billed requests, newest first, a page at a time. */
@@ -686,7 +691,8 @@ export interface AuditMoneyResponse {
 export interface MoneyViolation {
   /**
    * balance-not-entries: the balance is not its entries less its charges; billed-twice: a billing
-   * id with more than one ledger row.
+   * id with more than one ledger row; correction-not-charge: a charge is not what its correction
+   * of an estimate made it.
    */
   kind: string;
   /** The account it is about. */
@@ -3254,6 +3260,7 @@ function createBaseCharge(): Charge {
     paid: false,
     usageEstimated: false,
     endReason: 0,
+    corrected: false,
   };
 }
 
@@ -3282,6 +3289,9 @@ export const Charge: MessageFns<Charge> = {
     }
     if (message.endReason !== 0) {
       writer.uint32(64).int32(message.endReason);
+    }
+    if (message.corrected !== false) {
+      writer.uint32(72).bool(message.corrected);
     }
     return writer;
   },
@@ -3363,6 +3373,14 @@ export const Charge: MessageFns<Charge> = {
             message.endReason = reader.int32() as any;
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.corrected = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3405,6 +3423,7 @@ export const Charge: MessageFns<Charge> = {
         : isSet(object.end_reason)
         ? endReasonFromJSON(object.end_reason)
         : 0,
+      corrected: isSet(object.corrected) ? globalThis.Boolean(object.corrected) : false,
     };
   },
 
@@ -3434,6 +3453,9 @@ export const Charge: MessageFns<Charge> = {
     if (message.endReason !== 0) {
       obj.endReason = endReasonToJSON(message.endReason);
     }
+    if (message.corrected !== false) {
+      obj.corrected = message.corrected;
+    }
     return obj;
   },
 
@@ -3450,6 +3472,7 @@ export const Charge: MessageFns<Charge> = {
     message.paid = object.paid ?? false;
     message.usageEstimated = object.usageEstimated ?? false;
     message.endReason = object.endReason ?? 0;
+    message.corrected = object.corrected ?? false;
     return message;
   },
 };
