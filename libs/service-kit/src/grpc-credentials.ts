@@ -21,7 +21,7 @@ function checkFiles({ dir }: MtlsSecurity): void {
     try {
       return readFileSync(join(dir, name));
     } catch {
-      throw new Error(`TLS_DIR ${dir} has no readable ${name} (npm start creates development certificates under $DATA_DIR/tls; see the README)`);
+      throw new Error(`TLS_DIR ${dir} has no readable ${name} (npm start creates development certificates under $DATA_DIR/tls; see docs/deploy.md)`);
     }
   };
   new X509Certificate(read('ca.crt'));
