@@ -16,7 +16,7 @@ async function answer(base: string, key: string, ms = 5000): Promise<{ status: n
   }
 }
 
-describe('limits when Redis is refused, silent or slow (README: both limits fail closed)', () => {
+describe('limits when Redis is refused, silent or slow (docs/operations.md: both limits fail closed)', () => {
   let db: TestDatabase;
   let redis: TestRedis;
   let proxy: PausableProxy;

@@ -24,7 +24,7 @@ describe('who may call what, through the real services', () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
     stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
     accountId = ((await stack.ctl('account', 'create', '--balance', '1')).json as { accountId: string }).accountId;
-    // As the README shows the chat product: grpc-js' own TLS credentials from its certificate files.
+    // As docs/chat-product.md shows the chat product: grpc-js' own TLS credentials from its certificate files.
     const file = (name: string) => readFileSync(join(stack.tlsRoot, 'chat-product', name));
     const port = stack.env.QUOTA_ADDR.split(':').pop();
     chatQuota = new quotaV1.QuotaClient(`localhost:${port}`, credentials.createSsl(file('ca.crt'), file('tls.key'), file('tls.crt')));

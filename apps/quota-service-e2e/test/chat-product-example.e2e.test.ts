@@ -19,13 +19,13 @@ function codeAfter(file: string, heading: string): string {
 }
 
 /**
- * The README's chat-product example, as the chat product would run it: written to a project of its
+ * The chat-product example of docs/chat-product.md, as the chat product would run it: written to a project of its
  * own that has @chat-gateway/quota-client as built for publishing (dist/libs/quota-client), type
  * checked against the package's declarations, and run against the whole stack with the chat
  * product's certificate.
  */
-describe("the README's chat-product example, through @chat-gateway/quota-client", () => {
-  const example = codeAfter('README.md', '## The chat product and quota-service');
+describe("docs/chat-product.md's example, through @chat-gateway/quota-client", () => {
+  const example = codeAfter('docs/chat-product.md', '# The chat product and quota-service');
   const project = join(ROOT, 'test-output', `chat-product-example-${process.pid}`);
   let db: TestDatabase;
   let redis: TestRedis;
