@@ -7,7 +7,12 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
   testMatch: ['**/*.spec.ts', '**/*.test.ts'],
-  transform: { '^.+\\.ts$': '<rootDir>/tools/jest-esbuild-transform.js' },
+  transform: {
+    '^.+\\.ts$': '<rootDir>/tools/jest-esbuild-transform.js',
+    // The one ES-module-only package a test loads (through @apidevtools/swagger-parser): made CommonJS too.
+    '/node_modules/@apidevtools/json-schema-ref-parser/.+\\.js$': '<rootDir>/tools/jest-esbuild-transform.js',
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@apidevtools/json-schema-ref-parser/)'],
   moduleNameMapper: { '^@gw/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
   testTimeout: 30000,
 };
