@@ -7,7 +7,7 @@ import { ctlOk as ctlOkOn, PASSWORD, SignedInHolder, signedInHolder } from './co
 const KEY = /^sk-shfr-[0-9a-f]{40}$/;
 
 /**
- * The web console in Debian's Chromium against the whole stack (SPEC 2 and 3): an invited
+ * The web console in Debian's Chromium against the whole stack (docs/api.md#keys): an invited
  * holder sets a password and signs in, creates keys (shown once), revokes one (401 on the API
  * from the next request), sees a suspension and cannot create then; another holder can neither
  * see nor revoke the first one's keys, even by forging the form; wrong passwords are rate

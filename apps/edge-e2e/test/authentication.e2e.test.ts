@@ -9,7 +9,7 @@ interface ErrorBody {
 
 const CHAT = { model: 'vendor-v4-flash', messages: [{ role: 'user' as const, content: 'hi' }] };
 
-describe('authentication surface (SPEC 4 models and usage, SPEC 5), two edges and two auth-services', () => {
+describe('authentication surface (docs/api.md: the models and usage endpoints, authentication), two edges and two auth-services', () => {
   let db: TestDatabase;
   let redis: TestRedis;
   let stack: RunningStack;

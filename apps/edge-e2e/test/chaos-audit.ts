@@ -66,7 +66,7 @@ export const NOTHING_WRONG: ChaosFindings = Object.freeze({
  * Holds the books after the load against what the callers saw and what the edge logged. A
  * request the edge logged is matched to its ledger row by its billing id, exactly. A request
  * on an edge that was killed has no log line, so those are matched per account by count: every
- * one that delivered text needs a row (SPEC 7 rule 3, 8 rule 5: what reached the caller is
+ * one that delivered text needs a row (docs/api.md#billing-rules: what reached the caller is
  * billed), and one whose caller saw nothing may have a row only if the provider had produced
  * text, which the test cannot see, so the bound is the number that reached an edge.
  */

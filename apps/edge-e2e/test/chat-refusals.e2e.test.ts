@@ -6,7 +6,7 @@ const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBO
 const flash = (extra: Record<string, unknown> = {}) => ({ model: 'vendor-v4-flash', messages: [user('hi')], ...extra });
 const PROVIDER_ID_AT_END = / prov-[0-9a-f]{24}$/;
 
-describe('chat refusals (SPEC 7): the gateway own checks, the provider refusals passed on, provider faults', () => {
+describe('chat refusals (docs/api.md#every-error-code): the gateway own checks, the provider refusals passed on, provider faults', () => {
   let gw: GatewayUnderTest;
   let key: string;
 

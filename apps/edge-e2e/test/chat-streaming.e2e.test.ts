@@ -15,7 +15,7 @@ async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<Chat
   return chunks;
 }
 
-describe('whole and streamed replies through the openai client (SPEC 1, 4)', () => {
+describe('whole and streamed replies through the openai client (docs/api.md: overview, endpoints)', () => {
   let gw: GatewayUnderTest;
   let client: OpenAI;
 

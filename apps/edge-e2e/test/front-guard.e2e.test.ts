@@ -7,7 +7,7 @@ const LIMIT = 2 * 1024 * 1024;
 /** Any header a browser would need for a cross-origin call. */
 const corsHeaders = (res: Response) => [...res.headers.keys()].filter((name) => name.startsWith('access-control-'));
 
-describe('front guard (SPEC 4, 5 rule 9, 7 rule 5): what the servers in front of the API answer', () => {
+describe('front guard (docs/api.md: endpoints, authentication, replies of the servers in front): what the servers in front of the API answer', () => {
   let gw: GatewayUnderTest;
   let key: string;
   let base: string;

@@ -5,7 +5,7 @@ import { scrapeMetrics } from './metrics-scrape';
 
 /**
  * The edge's key cache, kept coherent by auth-service's change stream: two edges, each on its
- * own auth-service replica, the operator on the first. SPEC 3 and 5 hold through every edge
+ * own auth-service replica, the operator on the first. Revocations and suspensions (docs/api.md#authentication) hold through every edge
  * from the next request on, also for an edge whose stream was cut and came back.
  */
 describe('key cache at the edge (two edges, two auth-services)', () => {

@@ -33,7 +33,7 @@ async function firstText(res: Response): Promise<string> {
   return text;
 }
 
-describe('leases of running requests (DESIGN step 9): nothing lost when an edge dies or a reply outlives the hold TTL', () => {
+describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-process-dies): nothing lost when an edge dies or a reply outlives the hold TTL', () => {
   let gateway: GatewayUnderTest;
   let pg: PgClient;
 

@@ -22,7 +22,7 @@ interface Reply {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('limits through the API (SPEC 7 429 rows, SPEC 8): two edges, two quota-services, one Redis', () => {
+describe('limits through the API (docs/api.md#rate-limits): two edges, two quota-services, one Redis', () => {
   let db: TestDatabase;
   let redis: TestRedis;
   let stack: RunningStack;
@@ -172,7 +172,7 @@ describe('limits through the API (SPEC 7 429 rows, SPEC 8): two edges, two quota
   };
   const localRefusals = async () => (await scrapeMetrics(stack.metricsUrls.edge)).value('edge_local_rate_refusals_total');
 
-  /** Retry-After as quota-service computes it at `at` ms (SPEC 8 rule 4): whole seconds to the minute's end, rounded up. */
+  /** Retry-After as quota-service computes it at `at` ms (docs/api.md#rate-limits): whole seconds to the minute's end, rounded up. */
   const secondsLeft = (minuteEnd: number, at: number) => Math.ceil((minuteEnd * 1000 - at) / 1000);
 
   it('refuses an account over its 30 itself on both edges, as quota-service would and without asking it, until the minute ends', async () => {

@@ -15,7 +15,7 @@ interface ErrorFields {
 // vendor-v4-flash costs 1 LYD per million prompt tokens and 4 per million completion tokens.
 const FLASH_OUTPUT_MICRO_PER_TOKEN = 4;
 
-describe('money through the API (SPEC 7 402 rows and rules 1-4, SPEC 8 free requests)', () => {
+describe('money through the API (docs/api.md: the 402 codes, billing rules, free limits)', () => {
   let db: TestDatabase;
   let redis: TestRedis;
   let stack: RunningStack;

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { freePort } from '@gw/testing';
 import { errorOf, GatewayUnderTest, startGateway } from './gateway-under-test';
 
-describe('an unreachable provider: 503 UPSTREAM_DOWN (SPEC 7)', () => {
+describe('an unreachable provider: 503 UPSTREAM_DOWN (docs/api.md#every-error-code)', () => {
   let gw: GatewayUnderTest;
 
   beforeAll(async () => {

@@ -6,7 +6,7 @@ const ask = (text: string) => [{ role: 'user' as const, content: text }];
 /** provider-sim counts a prompt as a quarter of the characters of the messages' JSON, rounded up. */
 const simPromptTokens = (messages: unknown[]) => Math.ceil(JSON.stringify(messages).length / 4);
 
-describe('a silent or failing provider: 504 after silence, and the circuit breaker (SPEC 7)', () => {
+describe('a silent or failing provider: 504 after silence, and the circuit breaker (docs/api.md#every-error-code)', () => {
   let gw: GatewayUnderTest;
 
   beforeAll(async () => {
@@ -36,7 +36,7 @@ describe('a silent or failing provider: 504 after silence, and the circuit break
       gw.chat(account.key, { model: MODEL, messages: ask(whole) }).then(expect504),
       gw.chat(account.key, { model: MODEL, messages: ask(streamed), stream: true }).then(expect504),
     ]);
-    // Both replies come a second after their 504 and are billed as the provider reported them (SPEC 7 rule 4).
+    // Both replies come a second after their 504 and are billed as the provider reported them (docs/api.md#billing-rules).
     const expected = simPromptTokens(ask(whole)) + 2 + simPromptTokens(ask(streamed)) + 1;
     expect(await gw.billedTokens(account, (total) => total >= expected)).toBe(expected);
   });

@@ -37,7 +37,7 @@ function startReportingProvider(): Promise<Server> {
 }
 
 /**
- * Usage the provider reports past what quota- and billing-service take (SPEC 8: a prompt within
+ * Usage the provider reports past what quota- and billing-service take (docs/api.md#limits: a prompt within
  * the context window, a reply within 32,768 tokens), or not in whole numbers: the edge bills it at
  * the nearest figure they take, so the bill lands instead of being refused (or retried) forever.
  */

@@ -17,7 +17,7 @@ const simPromptTokens = (messages: unknown[]) => Math.ceil(JSON.stringify(messag
 /** vendor-v4-flash is seeded at 1 LYD per million prompt tokens and 4 per million completion tokens. */
 const costMicro = (prompt: number, completion: number) => Math.ceil(prompt + completion * 4);
 
-describe('replies that break off, go silent or are abandoned: what the caller sees and what is billed (SPEC 7 rule 3, 8 rule 5)', () => {
+describe('replies that break off, go silent or are abandoned: what the caller sees and what is billed (docs/api.md#billing-rules)', () => {
   let gw: GatewayUnderTest;
 
   beforeAll(async () => {

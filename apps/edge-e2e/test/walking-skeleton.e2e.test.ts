@@ -34,7 +34,7 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     return { accountId, key: key.json as KeyCreated };
   }
 
-  it('ctl prints what DESIGN.md pins for account create, key create and balance add', async () => {
+  it('ctl prints what docs/operator-cli.md pins for account create, key create and balance add', async () => {
     const account = await stack.ctl('account', 'create', '--name', 'Pinned');
     expect(account).toEqual({ exitCode: 0, json: { accountId: expect.any(String) } });
     const { accountId } = account.json as { accountId: string };

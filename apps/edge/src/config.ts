@@ -36,7 +36,7 @@ export interface EdgeConfig {
 /** The default User-Agents of standard-library HTTP clients (Python urllib, Go net/http, Java, Ruby Net::HTTP, Dart). */
 const LIBRARY_USER_AGENTS = 'Python-urllib,Go-http-client,Java-http-client,Java,Ruby,Dart';
 
-/** Stops the start on guard settings that would refuse what the SPEC allows, or that Node refuses. */
+/** Stops the start on guard settings that would refuse what docs/api.md allows, or that Node refuses. */
 function checkGuard(guard: ServerGuard, bodyLimitBytes: number): ServerGuard {
   if (guard.bodyBudgetBytes < bodyLimitBytes) throw new Error(`BODY_BUDGET_BYTES (${guard.bodyBudgetBytes}) must be at least BODY_LIMIT_BYTES (${bodyLimitBytes})`);
   if (guard.headersTimeoutMs > guard.bodyTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${guard.headersTimeoutMs}) must not be above BODY_TIMEOUT_MS (${guard.bodyTimeoutMs})`);

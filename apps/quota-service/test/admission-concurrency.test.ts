@@ -24,7 +24,7 @@ async function highest(read: () => Promise<number>, work: () => Promise<unknown>
 }
 
 /**
- * SPEC 8 and DESIGN "Money, credit lines and holds" under load: 200 Admits of one account at once,
+ * The limits and docs/architecture.md#credit-lines under load: 200 Admits of one account at once,
  * half on each of two quota-service replicas (as two edges send them, on EdgeCalls), with a real
  * billing-service extending the line as the first of them find it short.
  */

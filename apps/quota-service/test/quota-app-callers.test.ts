@@ -12,7 +12,7 @@ const { PAYMENT_PAID, PAYMENT_FREE } = quotaV1.Payment;
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 
 /**
- * Who may start a lease (SPEC 1: the chat product's use counts toward usage and the shared
+ * Who may start a lease (docs/api.md#overview: the chat product's use counts toward usage and the shared
  * limits, never toward the API balance or the free tier). Real quota-service and billing-service
  * with mutual TLS, each caller with its own certificate: a lease carries a bill, so only the edge
  * may send one, and only for the account of its call.

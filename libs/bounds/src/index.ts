@@ -1,4 +1,4 @@
-/** The bounds of every token count, count and id the services accept (SPEC sections 2, 4 and 8): constants only. */
+/** The bounds of every token count, count and id the services accept (docs/api.md#limits): constants only. */
 export {
   MAX_BODY_BYTES,
   MAX_COMPLETION_TOKENS,

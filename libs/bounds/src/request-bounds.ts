@@ -1,11 +1,11 @@
 /*
- * The bounds of what the services accept over gRPC, from SPEC.md: every token count, count and id
+ * The bounds of what the services accept over gRPC, from docs/api.md: every token count, count and id
  * a method takes has one, and a value past it is refused with INVALID_ARGUMENT, changing nothing
  * (service-kit's requireCount and requireId check them). Bounds of money are in libs/money.
  */
 
 /**
- * Prompt tokens of one request at most: the context window (SPEC 8: 1,000,000 tokens, the
+ * Prompt tokens of one request at most: the context window (docs/api.md#limits: 1,000,000 tokens, the
  * provider's figure for both models). Images are inside it: the provider counts each (up to
  * TOKENS_PER_IMAGE) in the prompt. The edge never sends more (it lowers its own estimate and the
  * provider's count to it: a prompt past the window is one the provider does not run).
@@ -13,18 +13,18 @@
 export const MAX_PROMPT_TOKENS = 1_000_000;
 
 /**
- * Completion tokens of one request at most: the largest max_tokens (SPEC 4 and 8: 32,768, larger
+ * Completion tokens of one request at most: the largest max_tokens (docs/api.md#limits: 32,768, larger
  * is lowered), reasoning included.
  */
 export const MAX_COMPLETION_TOKENS = 32_768;
 
-/** Images in one request at most (SPEC 8). */
+/** Images in one request at most (docs/api.md#limits). */
 export const MAX_IMAGES = 32;
 
-/** Prompt tokens one image may cost (SPEC 8), inside the prompt's count. */
+/** Prompt tokens one image may cost (docs/api.md#limits), inside the prompt's count. */
 export const TOKENS_PER_IMAGE = 1_024;
 
-/** The largest request body (SPEC 4 and 8: 2 MB); a request's JSON without its images is no larger. */
+/** The largest request body (docs/api.md#limits: 2 MB); a request's JSON without its images is no larger. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /**

@@ -6,10 +6,10 @@ export interface UsableModel {
   vision: boolean;
 }
 
-/** Reply length limits of SPEC section 4. */
+/** Reply length limits (docs/api.md#post-v1chatcompletions). */
 export const DEFAULT_MAX_TOKENS = 8192;
 export const MAX_TOKENS_CEILING = MAX_COMPLETION_TOKENS;
-/** Images per request (SPEC section 8). */
+/** Images per request (docs/api.md#limits). */
 export { MAX_IMAGES };
 
 /** A chat request that passed the gateway's own checks, ready to forward. */

@@ -19,7 +19,7 @@ function refusal(body: unknown): { code: string; status: number; param: unknown;
   throw new Error('expected a refusal');
 }
 
-describe('checkChatRequest: refusals (SPEC 7, 400 rows)', () => {
+describe('checkChatRequest: refusals (docs/api.md#every-error-code, the 400 rows)', () => {
   it.each([
     ['not JSON', '{"model":', 'INVALID_JSON', null],
     ['JSON but an array', '[1,2]', 'INVALID_JSON', null],
@@ -88,7 +88,7 @@ describe('checkChatRequest: refusals (SPEC 7, 400 rows)', () => {
   });
 });
 
-describe('checkChatRequest: what is forwarded (SPEC 4)', () => {
+describe('checkChatRequest: what is forwarded (docs/api.md#endpoints)', () => {
   const check = (extra: Record<string, unknown>) => checkChatRequest(JSON.stringify({ model: 'vendor-v4-flash', messages, ...extra }), MODELS);
 
   it('defaults max_tokens to 8,192', () => {

@@ -32,7 +32,7 @@ function parseObject(rawBody: string): Record<string, unknown> {
 }
 
 /**
- * The gateway's own checks of a chat request (SPEC sections 4 and 7), in the spec's order.
+ * The gateway's own checks of a chat request (docs/api.md: the chat request, every error code), in the order given there.
  * Everything else is the provider's to refuse. Throws AppError; returns the body to forward:
  * the caller's, with each reply limit lowered to 32,768 (max_tokens 8,192 when neither is sent)
  * and, on a stream, `stream_options.include_usage` always on so the reply can be billed.

@@ -5,7 +5,7 @@ const isImagePart = (part: unknown): boolean =>
   typeof part === 'object' && part !== null && ((part as { type?: unknown }).type === 'image_url' || (part as { type?: unknown }).type === 'image');
 
 /**
- * Counts the image parts of the messages and applies the image rules of SPEC section 4:
+ * Counts the image parts of the messages and applies the image rules of docs/api.md#post-v1chatcompletions:
  * images only in user messages, only for a model that reads images, at most 32.
  * Malformed messages are left for the provider to refuse.
  */

@@ -1,6 +1,6 @@
 import { countedPromptTokens } from './counted-prompt-tokens';
 
-describe('countedPromptTokens (SPEC 8: estimate plus 10%, plus 1,024 per image)', () => {
+describe('countedPromptTokens (docs/api.md#limits: estimate plus 10%, plus 1,024 per image)', () => {
   it.each([
     [0, 0, 0],
     [10, 0, 11],

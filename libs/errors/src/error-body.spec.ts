@@ -1,6 +1,6 @@
 import { AppError, buildErrorBody, ERROR_CODES, errorTypeForStatus } from './index';
 
-describe('errorTypeForStatus (SPEC 7, status to type)', () => {
+describe('errorTypeForStatus (docs/api.md#status-and-type)', () => {
   it.each([
     [400, 'invalid_request_error'],
     [401, 'authentication_error'],

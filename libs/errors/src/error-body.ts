@@ -7,7 +7,7 @@ export interface SuspensionInfo {
   whatsapp: string;
 }
 
-/** Optional fields of the error object; each appears only where SPEC section 2 says. */
+/** Optional fields of the error object; each appears only where docs/api.md#errors says. */
 export interface ErrorExtras {
   param?: string | null;
   reason?: 'allowance' | 'request_too_large' | 'paused';

@@ -1,4 +1,4 @@
-/** Every error code the gateway itself produces (SPEC section 7), with its HTTP status. */
+/** Every error code the gateway itself produces (docs/api.md#every-error-code), with its HTTP status. */
 export const ERROR_CODES = {
   INVALID_JSON: 400,
   INVALID_PARAMETER: 400,

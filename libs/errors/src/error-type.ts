@@ -13,7 +13,7 @@ const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
 };
 
 /**
- * The error `type` for an HTTP status (SPEC section 7, "Status to type"). Statuses the table
+ * The error `type` for an HTTP status (docs/api.md#status-and-type). Statuses the table
  * does not name (a provider may send others) fall back by class: 5xx server_error, else
  * invalid_request_error.
  */

@@ -79,7 +79,7 @@ const PROD_APPS = APPS.filter((a) => a.name !== 'provider-sim');
 const SERVERS = ['auth-service', 'quota-service', 'billing-service'];
 
 /**
- * Who may open a connection to which port of which app (DESIGN.md, "Who may call what"), by the
+ * Who may open a connection to which port of which app (docs/architecture.md#who-may-call-what), by the
  * names of PEERS below; every other peer must be refused by the NetworkPolicies.
  */
 const REACHABLE: Record<string, Record<string, string[]>> = {

@@ -25,7 +25,7 @@ export interface ChangePublisher {
 }
 
 /**
- * The rules of accounts and keys (SPEC sections 2, 3 and 5). A change that makes an edge's
+ * The rules of accounts and keys (docs/api.md: keys, authentication). A change that makes an edge's
  * cached authentication stale returns only once every edge has applied it (ChangePublisher).
  * Every id, name and text is checked against its bound (INVALID_ARGUMENT) before the store is asked.
  * Each change is made `by` someone (AuditActor), whom the store's audit trail records with it.

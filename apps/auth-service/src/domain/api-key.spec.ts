@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { generateApiKey, sha256Hex } from './api-key';
 
-describe('generateApiKey (SPEC 2, API key)', () => {
+describe('generateApiKey (docs/api.md#keys)', () => {
   it('is sk-shfr- followed by 40 characters of 0-9a-f, 48 in all', () => {
     const key = generateApiKey();
     expect(key.value).toMatch(/^sk-shfr-[0-9a-f]{40}$/);

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 
 /**
- * The longest account or key name (SPEC 2: 64 characters), counted as a person counts
+ * The longest account or key name (docs/api.md#keys: 64 characters), counted as a person counts
  * characters: grapheme clusters, so an emoji, a flag or a letter with its accents is one.
  */
 export const MAX_NAME_CHARACTERS = 64;

@@ -8,7 +8,7 @@ export const when = (iso: string) => (iso ? new Date(iso).toISOString().replace(
 /** An amount as the pages show it: LYD with up to 6 decimals and thousands separated ("1,234.5 LYD"). */
 export const lyd = (micro: number) => `${microToLyd(micro).toLocaleString('en-US', { maximumFractionDigits: 6 })} LYD`;
 
-/** The banner of a suspended account: until when, why, and whom to ask (SPEC 2's suspension object). */
+/** The banner of a suspended account: until when, why, and whom to ask (docs/api.md#errors, the suspension object). */
 export function suspensionBanner(account: authV1.Account): SafeHtml | '' {
   const s = account.suspension;
   if (!s) return '';

@@ -15,7 +15,7 @@ import { sessionOf, signedIn } from './signed-in';
 /** For the form's label only: auth-service counts characters as a person does, which a browser's maxlength does not. */
 const MAX_KEY_NAME = 64;
 
-/** Why keys cannot be created for the account now, or undefined (SPEC 3: suspended, or scheduled for deletion). */
+/** Why keys cannot be created for the account now, or undefined (docs/api.md#keys: suspended, or scheduled for deletion). */
 function cannotCreate(account: authV1.Account): string | undefined {
   if (account.suspension) return 'This account is suspended, so no keys can be created.';
   if (account.deletionScheduled) return 'This account is scheduled for deletion, so no keys can be created.';

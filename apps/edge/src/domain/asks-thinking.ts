@@ -1,5 +1,5 @@
 /**
- * Whether a request asks for thinking (SPEC 7, FREE_TIER_THINKING): `thinking` set and not
+ * Whether a request asks for thinking (docs/api.md#every-error-code, FREE_TIER_THINKING): `thinking` set and not
  * disabled, or `reasoning_effort` other than none. A request with neither asks for none, as the
  * provider reads it.
  */

@@ -2,7 +2,7 @@ import { billableUsage } from './billable-usage';
 
 const facts = { promptTokens: 120, maxTokens: 8192, elapsedMs: 2500 };
 
-describe('billableUsage (SPEC 7, rule 3)', () => {
+describe('billableUsage (docs/api.md#billing-rules)', () => {
   it('bills the usage the provider reported, not estimated', () => {
     const usage = { promptTokens: 10, completionTokens: 7 };
     expect(billableUsage({ kind: 'reported', usage }, facts)).toEqual({ usage, usageEstimated: false });

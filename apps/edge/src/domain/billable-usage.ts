@@ -9,7 +9,7 @@ export type ReplyOutcome =
   /** No part of a reply arrived: unreachable, refused, or an answer that is not a reply. */
   | { kind: 'nothing' };
 
-/** Reply tokens assumed per second of a request whose usage never came (SPEC 7, rule 3). */
+/** Reply tokens assumed per second of a request whose usage never came (docs/api.md#billing-rules). */
 export const ESTIMATED_TOKENS_PER_SECOND = 20;
 
 /** What the request is billed with, and whether it is an estimate. */
@@ -31,7 +31,7 @@ export interface RequestFacts {
 const NOTHING: BillableUsage = { usage: { promptTokens: 0, completionTokens: 0 }, usageEstimated: false };
 
 /**
- * SPEC 7, rule 3: the provider's usage when it reported one; otherwise, when part of a reply
+ * docs/api.md#billing-rules: the provider's usage when it reported one; otherwise, when part of a reply
  * arrived, the prompt estimate plus 20 tokens per second of the request's time, at most
  * max_tokens, marked estimated; nothing when no part of a reply arrived.
  */

@@ -16,7 +16,7 @@ const REFUSALS: Partial<Record<quotaV1.FreeRefusal, { code: ErrorCode; reason?: 
 };
 
 /**
- * The 402 for a request the balance does not cover and the free tier refused (SPEC 7): the code
+ * The 402 for a request the balance does not cover and the free tier refused (docs/api.md#every-error-code): the code
  * and reason of the refusal, the balance always, and requiredLyd when a balance exists but is too small.
  */
 export function freeTierRefusal(refusal: quotaV1.FreeRefusal, hold: Pick<billingV1.AuthorizeResponse, 'balanceMicroLyd' | 'requiredMicroLyd'>): AppError {

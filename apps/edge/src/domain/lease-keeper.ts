@@ -13,7 +13,7 @@ const FINAL_KEEP_MS = 10 * 60_000;
 type Kept = { leaseNow: () => quotaV1.Lease; finishedAt?: undefined; unknownAt?: number } | { final: quotaV1.Lease; finishedAt: number; unknownAt?: undefined };
 
 /**
- * Keeps the leases of this edge's running requests alive (DESIGN "One request", step 9): every
+ * Keeps the leases of this edge's running requests alive (docs/architecture.md#nothing-lost-when-a-process-dies): every
  * `renewMs` all of them go to quota-service in RenewLeases calls of up to MAX_BATCH, each with
  * what its request would be billed if it ended now. A request is kept from the moment it gets
  * its place until its finish has landed; a request admitted with Admit is kept after that as its

@@ -3,7 +3,7 @@ import { Usage } from './provider-usage';
 
 /**
  * How far a provider reply has come while it is read: what the request would be billed if it
- * broke off now (SPEC 7 rule 3). Its lease carries this, so that a request whose edge dies is
+ * broke off now (docs/api.md#billing-rules). Its lease carries this, so that a request whose edge dies is
  * billed from its last renewal.
  */
 export class ReplyProgress {

@@ -18,7 +18,7 @@ const toSuspension = (s: authV1.Suspension): SuspensionInfo => ({
 });
 
 /**
- * Applies SPEC section 5 to a request's Authorization header: MISSING_API_KEY, INVALID_API_KEY,
+ * Applies docs/api.md#authentication to a request's Authorization header: MISSING_API_KEY, INVALID_API_KEY,
  * ACCOUNT_SUSPENDED. The key is looked up by its SHA-256 (the raw key stays here), from the
  * coherent key cache when it may.
  */

@@ -2,7 +2,7 @@ import { parseAuthorization } from './authorization-header';
 
 const KEY = `sk-shfr-${'0a'.repeat(20)}`;
 
-describe('parseAuthorization (SPEC 5, rules 1-6)', () => {
+describe('parseAuthorization (docs/api.md#authentication)', () => {
   it.each([
     ['Bearer', `Bearer ${KEY}`],
     ['lower case', `bearer ${KEY}`],

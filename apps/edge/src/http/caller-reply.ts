@@ -9,7 +9,7 @@ import { gatewayTimeout } from './front-proxy-reply';
 import { RequestRecord } from './request-record';
 
 // A caller that stops reading a stream is let go once this much waits for it; the provider's
-// reply is still read to the end (SPEC 8, rule 5) without holding more of it in memory.
+// reply is still read to the end (docs/api.md#billing-rules) without holding more of it in memory.
 const CALLER_BACKLOG_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**

@@ -19,7 +19,7 @@ function raw(reply: FrontProxyReply, reason: string): string {
 /**
  * Answers, on the socket itself, the requests Node's HTTP server gives up on: a request whose
  * headers or whole body did not arrive within the server's timeouts gets the front proxy's 408
- * page (SPEC 7 rule 5: HTML, no x-request-id); what the parser refuses gets Node's own bare
+ * page (docs/api.md#what-the-errors-mean-for-callers: HTML, no x-request-id); what the parser refuses gets Node's own bare
  * answer. Then the connection is closed. Nothing is written where a reply has begun: it would
  * corrupt what the caller reads.
  */

@@ -2,7 +2,7 @@ const page = (status: number, title: string) =>
   `<html>\r\n<head><title>${status} ${title}</title></head>\r\n<body>\r\n<center><h1>${status} ${title}</h1></center>\r\n</body>\r\n</html>\r\n`;
 
 /**
- * A reply the servers in front of the API give (SPEC 7, rule 5): not JSON and without
+ * A reply the servers in front of the API give (docs/api.md#what-the-errors-mean-for-callers): not JSON and without
  * x-request-id. Thrown like any error; the error handler writes it.
  */
 export class FrontProxyReply extends Error {

@@ -15,7 +15,7 @@ export function isNamedClient(userAgent: string | undefined, names: readonly str
 }
 
 /**
- * The edge proxy's 403 `error code: 1010` (SPEC 7) for the default User-Agents of the
+ * The edge proxy's 403 `error code: 1010` (docs/api.md#every-error-code) for the default User-Agents of the
  * standard-library HTTP clients named in configuration; every other client goes on.
  */
 export function refuseLibraryClients(names: readonly string[]): RequestHandler {

@@ -90,7 +90,7 @@ export function refuseRememberedOverLimit(deps: Pick<AdmissionDeps, 'minuteRefus
   applyCount(res, refused);
 }
 
-/** Counts a request that will not be admitted (its body was refused), for its headers and SPEC 8 rule 1. */
+/** Counts a request that will not be admitted (its body was refused), for its headers and docs/api.md#rate-limits (every request with an accepted key counts). */
 export async function countOnly(deps: Pick<AdmissionDeps, 'quota' | 'minuteRefusals'>, res: Response, accountId: string): Promise<void> {
   const ticket = deps.minuteRefusals.ticket();
   const count = await deps.quota.countRequest(accountId);
@@ -99,9 +99,9 @@ export async function countOnly(deps: Pick<AdmissionDeps, 'quota' | 'minuteRefus
 }
 
 /**
- * SPEC 8 and 7: counts the request, holds its worst case against the balance (or, when the
+ * docs/api.md, limits and errors: counts the request, holds its worst case against the balance (or, when the
  * balance does not cover it, reserves it as a free request, its reply capped) and takes its
- * place, in one quota.v1 Admit. Refusals are thrown in the SPEC's precedence, which quota-service
+ * place, in one quota.v1 Admit. Refusals are thrown in the order docs/api.md gives, which quota-service
  * keeps: 429 rate_limit_error, then 402, then 429 concurrency_limit. An Admit that fails may
  * still have run (its answer lost on the way): the request is then finished as never admitted,
  * which gives back whatever was taken and keeps a late Admit from taking it.

@@ -43,7 +43,7 @@ export interface ChatCompletionsDeps {
 }
 
 /**
- * POST /v1/chat/completions: the request's story from key to bill (DESIGN "One request").
+ * POST /v1/chat/completions: the request's story from key to bill (docs/architecture.md#one-request-start-to-end).
  * Every refusal is thrown as an error and written by the one error handler. Once a place is
  * taken, the provider's reply is read to its end and settled exactly once, whatever the caller does.
  * What becomes known (account, model, payment, billed usage, provider times) goes to the
@@ -58,7 +58,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const record = recordOf(res);
     record.reportsOverhead = true;
     if (declaredTooLarge(req, deps.bodyLimitBytes)) throw bodyTooLarge();
-    // The key before the body (DESIGN step 2): a caller without one cannot make the edge hold a byte of it.
+    // The key before the body (docs/architecture.md#one-request-start-to-end): a caller without one cannot make the edge hold a byte of it.
     const caller = await authenticateCaller(req.headers.authorization, deps.auth);
     record.accountId = caller.accountId;
 
@@ -66,7 +66,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     refuseRememberedOverLimit(deps, res, accountId);
 
     // The body is judged before the request is admitted; one the edge refuses is still counted
-    // (SPEC 8 rule 1), and over the limit its answer is the 429 (rule 4 before any 400).
+    // (docs/api.md#rate-limits: every request with an accepted key counts), and over the limit its answer is the 429, before any 400.
     let checked: CheckedChatRequest;
     let raw: Buffer;
     try {

@@ -13,14 +13,14 @@ async function modelsOf(req: Request, auth: KeyLookup): Promise<authV1.Model[]> 
   return (await authenticateCaller(req.headers.authorization, auth)).models;
 }
 
-/** GET /v1/models (SPEC 4): no key needed, not counted. */
+/** GET /v1/models (docs/api.md#endpoints): no key needed, not counted. */
 export function listModelsRoute(auth: KeyLookup): RequestHandler {
   return async (req: Request, res: Response) => {
     res.json({ object: 'list', data: (await modelsOf(req, auth)).map(toWire) });
   };
 }
 
-/** GET /v1/models/{id} (SPEC 4): 404 MODEL_NOT_FOUND for an id not served. */
+/** GET /v1/models/{id} (docs/api.md#endpoints): 404 MODEL_NOT_FOUND for an id not served. */
 export function getModelRoute(auth: KeyLookup): RequestHandler {
   return async (req: Request, res: Response) => {
     const model = (await modelsOf(req, auth)).find((m) => m.id === req.params.id);

@@ -3,7 +3,7 @@ import { KeyLookup } from '../domain/cached-key-lookup';
 import { QuotaClient } from '../clients/quota-client';
 import { authenticateCaller } from '../http/authenticate-caller';
 
-/** GET /v1/usage (SPEC 4): the account's tokens today and in all; key required, not counted. */
+/** GET /v1/usage (docs/api.md#endpoints): the account's tokens today and in all; key required, not counted. */
 export function usageRoute(auth: KeyLookup, quota: QuotaClient): RequestHandler {
   return async (req: Request, res: Response) => {
     const caller = await authenticateCaller(req.headers.authorization, auth);

@@ -1,6 +1,6 @@
 import { AppError, ErrorDescription } from '@gw/errors';
 
-/** A refusal by the provider, passed on with its status and code (SPEC section 7). */
+/** A refusal by the provider, passed on with its status and code (docs/api.md#every-error-code). */
 export class ProviderRefusal extends Error {
   constructor(private readonly description: ErrorDescription) {
     super(description.message);

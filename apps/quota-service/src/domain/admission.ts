@@ -47,7 +47,7 @@ function leaseOf(request: AdmitRequest, payment: Payment, maxTokens: number, hol
 }
 
 /**
- * The admission of an API request (DESIGN "One request", step 4; quota.v1 Admit). Its worst case
+ * The admission of an API request (docs/architecture.md#one-request-start-to-end; quota.v1 Admit). Its worst case
  * is priced from the PriceBook and one atomic store step counts it, holds the worst case in the
  * account's credit line, takes a place and starts its lease. Only when the line does not cover
  * it is billing-service asked to extend the line, and the step taken again without counting; a

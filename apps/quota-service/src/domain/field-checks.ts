@@ -6,7 +6,7 @@ import { HoldTerms } from '../store/settle-outbox';
 
 /**
  * The tokens of one request, prompt_tokens at most the context window and completion_tokens at
- * most the largest max_tokens (SPEC 8); their sum. INVALID_ARGUMENT past either: no request of
+ * most the largest max_tokens (docs/api.md#limits); their sum. INVALID_ARGUMENT past either: no request of
  * the API or the chat product uses more, and usage counters take only what a request can use.
  */
 export function requireUsage(promptTokens: number, completionTokens: number): number {

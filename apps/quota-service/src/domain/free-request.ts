@@ -2,7 +2,7 @@ import { FreeTierSettings } from '../store/free-tier-store';
 import { isPeakHour, PeakHours } from './peak-hours';
 import { countedPromptTokens as countPrompt } from '@gw/chat-validation';
 
-/** The free tier's fixed rules (configuration), SPEC section 8. */
+/** The free tier's fixed rules (configuration), docs/api.md#limits. */
 export interface FreeTierLimits {
   /** The one model free requests may use. */
   freeModel: string;

@@ -20,7 +20,7 @@ export function requireFreeRequest(request: FreeRequest): void {
 }
 
 /**
- * The rules of the free tier (SPEC sections 7 and 8): whether a request the balance does not
+ * The rules of the free tier (docs/api.md: the 402 codes, the free limits): whether a request the balance does not
  * cover runs free, and the operator's settings. The checks run in the order of FreeRefusal;
  * a granted request reserves its counted prompt plus its (capped) max_tokens against the
  * account's allowance and the pool, settled later by RequestFinisher.

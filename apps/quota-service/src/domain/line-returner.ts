@@ -31,8 +31,8 @@ export interface ReturnSink {
 export const LENT_LINES_PAGE = 1000;
 
 /**
- * Gives the unheld part of credit lines back to billing-service (DESIGN "Money, credit lines and
- * holds"): a timer gives back the lines of accounts idle for `idleMs` (through the outbox), and
+ * Gives the unheld part of credit lines back to billing-service (docs/architecture.md#credit-lines):
+ * a timer gives back the lines of accounts idle for `idleMs` (through the outbox), and
  * the operator (ReturnCreditLine, before a negative `balance add`) any line at once, delivered to
  * billing-service before the call answers so that the balance change that follows sees it.
  */

@@ -28,7 +28,7 @@ export function toCountOutcome(counted: MinuteCount): CountOutcome {
 }
 
 /**
- * The rules of per-account limits and usage (SPEC sections 3 and 8): one count per request in
+ * The rules of per-account limits and usage (docs/api.md#rate-limits): one count per request in
  * the UTC clock minute, a fixed number of concurrency places, usage by UTC day and all time.
  * Being over a limit is an answer, not an error; the store's own failures pass through.
  */

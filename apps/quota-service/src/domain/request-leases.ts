@@ -30,7 +30,7 @@ export function requireLease(lease: LeaseRecord): LeaseRecord {
 }
 
 /**
- * The leases of the edge's running requests (DESIGN "One request", step 8). A lease starts with
+ * The leases of the edge's running requests (docs/architecture.md#nothing-lost-when-a-process-dies). A lease starts with
  * the request's place (or its admission) and carries the bill the request would come to if it
  * ended now; the edge renews it, and with it an older paid request's hold at billing-service,
  * until FinishRequest ends it. One not renewed within `ttlMs` lapses (LeaseReaper). The lease of

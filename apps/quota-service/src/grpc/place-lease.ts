@@ -8,7 +8,7 @@ import { toLeaseRecord } from './free-tier-messages';
 /**
  * The lease an AcquirePlace starts, if it carries one. A lease is a bill in waiting (its payment
  * and tokens are billed when it lapses), and the chat product's use counts toward usage and the
- * shared limits, never toward the API balance or the free tier (SPEC 1): so only the edge may
+ * shared limits, never toward the API balance or the free tier (docs/api.md#overview): so only the edge may
  * send one (PERMISSION_DENIED from any other caller, whatever the lease says). And a lease is that
  * of the call's own request and account (INVALID_ARGUMENT otherwise, from any caller), so that no
  * call bills an account other than the one whose place it takes. The lease is checked whole

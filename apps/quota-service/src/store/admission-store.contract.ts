@@ -14,7 +14,7 @@ import {
 
 /**
  * The admission step (AdmissionStore.admit) every implementation must take identically, run
- * against each: the count of SPEC 8, the credit line, the places of SPEC 3 and the lease, all or
+ * against each: the minute count, the credit line, the places and the lease (docs/api.md#rate-limits), all or
  * nothing, with the precedence 429 rate, then 402, then 429 concurrency. The clock is the test's.
  */
 export function describeAdmissionContract(name: string, open: AdmissionStoresFactory): void {

@@ -5,7 +5,7 @@ import { EVENING, freeRequest, FreeTierStoreFactory, RESERVED, TEST_DEFAULTS, TE
 import { FreeTierSettings, FreeTierStore } from './free-tier-store';
 
 /**
- * Which free requests are granted, and the refusal (SPEC section 7) of each one that is not, in
+ * Which free requests are granted, and the refusal (docs/api.md#every-error-code) of each one that is not, in
  * the documented order of the checks; run against every FreeTierStore through FreeTierGate.
  */
 export function describeFreeTierDecisions(name: string, open: FreeTierStoreFactory): void {

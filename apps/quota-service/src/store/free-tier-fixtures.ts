@@ -8,7 +8,7 @@ export type FreeTierStoreFactory = (defaults: FreeTierSettings, now: () => numbe
 /** The configuration's defaults, as the contract tests use them. */
 export const TEST_DEFAULTS: FreeTierSettings = { dailyTokens: 200_000, poolTokens: 50_000_000, paused: false, enabled: true };
 
-/** The SPEC's free limits, peak hours 00:00-17:00 UTC. */
+/** The free limits of docs/api.md#limits, peak hours 00:00-17:00 UTC. */
 export const TEST_LIMITS: FreeTierLimits = {
   freeModel: 'vendor-v4-flash',
   replyMaxTokens: 2048,

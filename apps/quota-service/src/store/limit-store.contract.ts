@@ -10,7 +10,7 @@ const MINUTE_START = Date.UTC(2031, 4, 6, 10, 0, 0);
 const SECOND = 1000;
 
 /**
- * The behaviour every LimitStore must have (SPEC sections 3 and 8), defined once and run against
+ * The behaviour every LimitStore must have (docs/api.md#rate-limits), defined once and run against
  * each implementation. The store's clock is driven by the tests; each test uses fresh accounts.
  */
 export function describeLimitStoreContract(name: string, open: LimitStoreFactory): void {

@@ -1,4 +1,4 @@
-/** The limits a store enforces; the same for every account (SPEC section 8, rule 7). */
+/** The limits a store enforces; the same for every account (docs/api.md#rate-limits). */
 export interface LimitSettings {
   /** Requests counted per account and UTC clock minute. */
   requestsPerMinute: number;

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 
 /*
- * Every script touches one Redis Cluster hash slot (DESIGN "Past one machine"): an account's keys
+ * Every script touches one Redis Cluster hash slot (docs/architecture.md#past-one-machine): an account's keys
  * share a hash tag, and the indexes its scripts touch beside them (leases, the outbox, idle lines)
  * sit under the same tag, one set per shard. Two layouts name them:
  *

@@ -31,7 +31,7 @@ export const protobufFileName = "auth/v1/auth.proto";
  * Raw API keys never cross this contract except once, in CreateKeyResponse.
  *
  * Bounds: account and key ids are 1 to 200 characters without control characters, a model id
- * at most 128, a name at most 64 characters (SPEC 2); the others are given beside their fields.
+ * at most 128, a name at most 64 characters (docs/api.md#keys); the others are given beside their fields.
  * A value past its bound, or any integer past 2^53 - 1, is refused with INVALID_ARGUMENT and
  * changes nothing.
  */

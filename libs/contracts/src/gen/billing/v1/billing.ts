@@ -111,8 +111,8 @@ export interface AuthorizeRequest {
 }
 
 /**
- * Whether the balance covers the worst case. The two amounts are what a 402 shows (SPEC
- * section 2: `balance` and `requiredLyd`), and they agree with each other while other requests
+ * Whether the balance covers the worst case. The two amounts are what a 402 shows
+ * (docs/api.md#errors: `balance` and `requiredLyd`), and they agree with each other while other requests
  * of the account hold money: approved is false exactly when balance < required.
  */
 export interface AuthorizeResponse {

@@ -63,14 +63,14 @@ export const protobufFileName = "quota/v1/quota.proto";
  * A gRPC error means the service could not decide (for example its store was unreachable);
  * being over a limit is never an error, it is a normal response with allowed/granted false.
  *
- * Bounds (SPEC sections 2, 4 and 8): account and request ids are 1 to 200 characters without
+ * Bounds (docs/api.md#limits): account and request ids are 1 to 200 characters without
  * control characters, a model id at most 128; prompt tokens at most 1,000,000 (the context
  * window; images are inside it), completion tokens and max_tokens at most 32,768. A value past
  * its bound, or any integer past 2^53 - 1, is refused with INVALID_ARGUMENT and changes nothing.
  */
 
 /**
- * Why a free request was refused. Each cause is one 402 of the public API (SPEC section 7): the
+ * Why a free request was refused. Each cause is one 402 of the public API (docs/api.md#every-error-code): the
  * edge answers with the code and reason named beside each value, plus the balance and
  * requiredLyd of billing.v1.Authorize.
  *
@@ -553,7 +553,7 @@ export interface FinishRequestOutcome {
 
 /**
  * A running API request, kept alive by the edge that runs it. Each renewal carries what the
- * request would be billed if it ended now (SPEC 7 rule 3: nothing before any part of the reply
+ * request would be billed if it ended now (docs/api.md#billing-rules: nothing before any part of the reply
  * arrived, then the prompt plus 20 tokens per second, or the provider's reported usage). A
  * lease not renewed within the lease time (LEASE_TTL_MS of quota-service) lapses, and the
  * request is finished with these tokens, marked estimated; a paid request's hold at
