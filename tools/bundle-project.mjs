@@ -29,7 +29,7 @@ const BUNDLE_OPTIONS = {
 };
 
 /** The npm package a bare import names (`@scope/name/sub` -> `@scope/name`), or undefined for Node's own. */
-function packageOf(specifier) {
+export function packageOf(specifier) {
   const name = specifier.replace(/^node:/, '');
   if (specifier.startsWith('node:') || BUILTINS.has(name) || BUILTINS.has(name.split('/')[0])) return undefined;
   const parts = name.split('/');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChannelCredentials, credentials, Metadata, ServiceError } from '@grpc/grpc-js';
-import { CountRequestResponse, GetUsageResponse, QuotaClient } from './gen/quota/v1/quota';
+import { quotaV1 } from '@gw/contracts';
 
 /** How to reach quota-service. */
 export interface ChatProductQuotaOptions {
@@ -17,9 +17,9 @@ export interface ChatProductQuotaOptions {
 }
 
 /** One counted turn: the numbers behind the X-RateLimit-* headers of the public API. */
-export type CountedTurn = CountRequestResponse;
+export type CountedTurn = quotaV1.CountRequestResponse;
 /** Tokens (prompt plus completion) of the API and the chat product together. */
-export type Usage = GetUsageResponse;
+export type Usage = quotaV1.GetUsageResponse;
 /** The tokens a turn used, added to the account's usage when its place is given back. */
 export interface TurnTokens {
   promptTokens: number;
@@ -38,11 +38,11 @@ type Unary<Req, Res> = (request: Req, metadata: Metadata, options: { deadline: D
  */
 export class ChatProductQuota {
   /** The generated quota.v1 client underneath, for anything the methods below do not cover. */
-  readonly client: QuotaClient;
+  readonly client: quotaV1.QuotaClient;
   private readonly deadlineMs: number;
 
   constructor(options: ChatProductQuotaOptions, channelCredentials: ChannelCredentials = tlsCredentials(options.tlsDir)) {
-    this.client = new QuotaClient(options.address, channelCredentials, {
+    this.client = new quotaV1.QuotaClient(options.address, channelCredentials, {
       'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
     });
     this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;

@@ -182,52 +182,6 @@ export const AuditEntry: MessageFns<AuditEntry> = {
     }
   },
 
-  fromJSON(object: any): AuditEntry {
-    return {
-      seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
-      at: isSet(object.at) ? globalThis.String(object.at) : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      action: isSet(object.action) ? globalThis.String(object.action) : "",
-      detailsJson: isSet(object.detailsJson)
-        ? globalThis.String(object.detailsJson)
-        : isSet(object.details_json)
-        ? globalThis.String(object.details_json)
-        : "",
-      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-    };
-  },
-
-  toJSON(message: AuditEntry): unknown {
-    const obj: any = {};
-    if (message.seq !== 0) {
-      obj.seq = Math.round(message.seq);
-    }
-    if (message.at !== "") {
-      obj.at = message.at;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.action !== "") {
-      obj.action = message.action;
-    }
-    if (message.detailsJson !== "") {
-      obj.detailsJson = message.detailsJson;
-    }
-    if (message.actor !== "") {
-      obj.actor = message.actor;
-    }
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AuditEntry>, I>>(base?: I): AuditEntry {
     return AuditEntry.fromPartial(base ?? ({} as any));
   },
@@ -311,32 +265,6 @@ export const ChainCheck: MessageFns<ChainCheck> = {
     }
   },
 
-  fromJSON(object: any): ChainCheck {
-    return {
-      entries: isSet(object.entries) ? globalThis.Number(object.entries) : 0,
-      ok: isSet(object.ok) ? globalThis.Boolean(object.ok) : false,
-      firstBad: isSet(object.firstBad)
-        ? ChainBreak.fromJSON(object.firstBad)
-        : isSet(object.first_bad)
-        ? ChainBreak.fromJSON(object.first_bad)
-        : undefined,
-    };
-  },
-
-  toJSON(message: ChainCheck): unknown {
-    const obj: any = {};
-    if (message.entries !== 0) {
-      obj.entries = Math.round(message.entries);
-    }
-    if (message.ok !== false) {
-      obj.ok = message.ok;
-    }
-    if (message.firstBad !== undefined) {
-      obj.firstBad = ChainBreak.toJSON(message.firstBad);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ChainCheck>, I>>(base?: I): ChainCheck {
     return ChainCheck.fromPartial(base ?? ({} as any));
   },
@@ -418,28 +346,6 @@ export const ChainBreak: MessageFns<ChainBreak> = {
     }
   },
 
-  fromJSON(object: any): ChainBreak {
-    return {
-      seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
-      problem: isSet(object.problem) ? globalThis.String(object.problem) : "",
-      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
-    };
-  },
-
-  toJSON(message: ChainBreak): unknown {
-    const obj: any = {};
-    if (message.seq !== 0) {
-      obj.seq = Math.round(message.seq);
-    }
-    if (message.problem !== "") {
-      obj.problem = message.problem;
-    }
-    if (message.detail !== "") {
-      obj.detail = message.detail;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ChainBreak>, I>>(base?: I): ChainBreak {
     return ChainBreak.fromPartial(base ?? ({} as any));
   },
@@ -476,15 +382,9 @@ function longToNumber(int64: { toString(): string }): number {
   return num;
 }
 
-function isSet(value: any): boolean {
-  return value !== null && value !== undefined;
-}
-
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  fromJSON(object: any): T;
-  toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }

@@ -447,28 +447,6 @@ export const Suspension: MessageFns<Suspension> = {
     }
   },
 
-  fromJSON(object: any): Suspension {
-    return {
-      until: isSet(object.until) ? globalThis.String(object.until) : "",
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-      whatsapp: isSet(object.whatsapp) ? globalThis.String(object.whatsapp) : "",
-    };
-  },
-
-  toJSON(message: Suspension): unknown {
-    const obj: any = {};
-    if (message.until !== "") {
-      obj.until = message.until;
-    }
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    if (message.whatsapp !== "") {
-      obj.whatsapp = message.whatsapp;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<Suspension>, I>>(base?: I): Suspension {
     return Suspension.fromPartial(base ?? ({} as any));
   },
@@ -568,48 +546,6 @@ export const Account: MessageFns<Account> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): Account {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      suspension: isSet(object.suspension) ? Suspension.fromJSON(object.suspension) : undefined,
-      grantedModels: globalThis.Array.isArray(object?.grantedModels)
-        ? object.grantedModels.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.granted_models)
-        ? object.granted_models.map((e: any) => globalThis.String(e))
-        : [],
-      deletionScheduled: isSet(object.deletionScheduled)
-        ? globalThis.Boolean(object.deletionScheduled)
-        : isSet(object.deletion_scheduled)
-        ? globalThis.Boolean(object.deletion_scheduled)
-        : false,
-    };
-  },
-
-  toJSON(message: Account): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.name !== "") {
-      obj.name = message.name;
-    }
-    if (message.suspension !== undefined) {
-      obj.suspension = Suspension.toJSON(message.suspension);
-    }
-    if (message.grantedModels?.length) {
-      obj.grantedModels = message.grantedModels;
-    }
-    if (message.deletionScheduled !== false) {
-      obj.deletionScheduled = message.deletionScheduled;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<Account>, I>>(base?: I): Account {
@@ -717,40 +653,6 @@ export const KeyInfo: MessageFns<KeyInfo> = {
     }
   },
 
-  fromJSON(object: any): KeyInfo {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      prefix: isSet(object.prefix) ? globalThis.String(object.prefix) : "",
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      created: isSet(object.created) ? globalThis.String(object.created) : "",
-      lastUsed: isSet(object.lastUsed)
-        ? globalThis.String(object.lastUsed)
-        : isSet(object.last_used)
-        ? globalThis.String(object.last_used)
-        : "",
-    };
-  },
-
-  toJSON(message: KeyInfo): unknown {
-    const obj: any = {};
-    if (message.id !== "") {
-      obj.id = message.id;
-    }
-    if (message.prefix !== "") {
-      obj.prefix = message.prefix;
-    }
-    if (message.name !== "") {
-      obj.name = message.name;
-    }
-    if (message.created !== "") {
-      obj.created = message.created;
-    }
-    if (message.lastUsed !== "") {
-      obj.lastUsed = message.lastUsed;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<KeyInfo>, I>>(base?: I): KeyInfo {
     return KeyInfo.fromPartial(base ?? ({} as any));
   },
@@ -843,32 +745,6 @@ export const Model: MessageFns<Model> = {
     }
   },
 
-  fromJSON(object: any): Model {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      vision: isSet(object.vision) ? globalThis.Boolean(object.vision) : false,
-      created: isSet(object.created) ? globalThis.Number(object.created) : 0,
-      public: isSet(object.public) ? globalThis.Boolean(object.public) : false,
-    };
-  },
-
-  toJSON(message: Model): unknown {
-    const obj: any = {};
-    if (message.id !== "") {
-      obj.id = message.id;
-    }
-    if (message.vision !== false) {
-      obj.vision = message.vision;
-    }
-    if (message.created !== 0) {
-      obj.created = Math.round(message.created);
-    }
-    if (message.public !== false) {
-      obj.public = message.public;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<Model>, I>>(base?: I): Model {
     return Model.fromPartial(base ?? ({} as any));
   },
@@ -938,24 +814,6 @@ export const ChangeNote: MessageFns<ChangeNote> = {
     }
   },
 
-  fromJSON(object: any): ChangeNote {
-    return {
-      holder: isSet(object.holder) ? globalThis.String(object.holder) : "",
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-    };
-  },
-
-  toJSON(message: ChangeNote): unknown {
-    const obj: any = {};
-    if (message.holder !== "") {
-      obj.holder = message.holder;
-    }
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ChangeNote>, I>>(base?: I): ChangeNote {
     return ChangeNote.fromPartial(base ?? ({} as any));
   },
@@ -1010,24 +868,6 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AuthenticateRequest {
-    return {
-      keySha256: isSet(object.keySha256)
-        ? globalThis.String(object.keySha256)
-        : isSet(object.key_sha256)
-        ? globalThis.String(object.key_sha256)
-        : "",
-    };
-  },
-
-  toJSON(message: AuthenticateRequest): unknown {
-    const obj: any = {};
-    if (message.keySha256 !== "") {
-      obj.keySha256 = message.keySha256;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuthenticateRequest>, I>>(base?: I): AuthenticateRequest {
@@ -1129,44 +969,6 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
   },
 
-  fromJSON(object: any): AuthenticateResponse {
-    return {
-      found: isSet(object.found) ? globalThis.Boolean(object.found) : false,
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      keyId: isSet(object.keyId)
-        ? globalThis.String(object.keyId)
-        : isSet(object.key_id)
-        ? globalThis.String(object.key_id)
-        : "",
-      suspension: isSet(object.suspension) ? Suspension.fromJSON(object.suspension) : undefined,
-      models: globalThis.Array.isArray(object?.models) ? object.models.map((e: any) => Model.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: AuthenticateResponse): unknown {
-    const obj: any = {};
-    if (message.found !== false) {
-      obj.found = message.found;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.keyId !== "") {
-      obj.keyId = message.keyId;
-    }
-    if (message.suspension !== undefined) {
-      obj.suspension = Suspension.toJSON(message.suspension);
-    }
-    if (message.models?.length) {
-      obj.models = message.models.map((e) => Model.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AuthenticateResponse>, I>>(base?: I): AuthenticateResponse {
     return AuthenticateResponse.fromPartial(base ?? ({} as any));
   },
@@ -1228,18 +1030,6 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
     }
   },
 
-  fromJSON(object: any): CreateAccountRequest {
-    return { name: isSet(object.name) ? globalThis.String(object.name) : "" };
-  },
-
-  toJSON(message: CreateAccountRequest): unknown {
-    const obj: any = {};
-    if (message.name !== "") {
-      obj.name = message.name;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<CreateAccountRequest>, I>>(base?: I): CreateAccountRequest {
     return CreateAccountRequest.fromPartial(base ?? ({} as any));
   },
@@ -1293,18 +1083,6 @@ export const CreateAccountResponse: MessageFns<CreateAccountResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): CreateAccountResponse {
-    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
-  },
-
-  toJSON(message: CreateAccountResponse): unknown {
-    const obj: any = {};
-    if (message.account !== undefined) {
-      obj.account = Account.toJSON(message.account);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<CreateAccountResponse>, I>>(base?: I): CreateAccountResponse {
@@ -1364,24 +1142,6 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
     }
   },
 
-  fromJSON(object: any): GetAccountRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: GetAccountRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<GetAccountRequest>, I>>(base?: I): GetAccountRequest {
     return GetAccountRequest.fromPartial(base ?? ({} as any));
   },
@@ -1435,18 +1195,6 @@ export const GetAccountResponse: MessageFns<GetAccountResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GetAccountResponse {
-    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
-  },
-
-  toJSON(message: GetAccountResponse): unknown {
-    const obj: any = {};
-    if (message.account !== undefined) {
-      obj.account = Account.toJSON(message.account);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GetAccountResponse>, I>>(base?: I): GetAccountResponse {
@@ -1528,32 +1276,6 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     }
   },
 
-  fromJSON(object: any): CreateKeyRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
-    };
-  },
-
-  toJSON(message: CreateKeyRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.name !== "") {
-      obj.name = message.name;
-    }
-    if (message.note !== undefined) {
-      obj.note = ChangeNote.toJSON(message.note);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<CreateKeyRequest>, I>>(base?: I): CreateKeyRequest {
     return CreateKeyRequest.fromPartial(base ?? ({} as any));
   },
@@ -1624,24 +1346,6 @@ export const CreateKeyResponse: MessageFns<CreateKeyResponse> = {
     }
   },
 
-  fromJSON(object: any): CreateKeyResponse {
-    return {
-      info: isSet(object.info) ? KeyInfo.fromJSON(object.info) : undefined,
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-    };
-  },
-
-  toJSON(message: CreateKeyResponse): unknown {
-    const obj: any = {};
-    if (message.info !== undefined) {
-      obj.info = KeyInfo.toJSON(message.info);
-    }
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<CreateKeyResponse>, I>>(base?: I): CreateKeyResponse {
     return CreateKeyResponse.fromPartial(base ?? ({} as any));
   },
@@ -1698,24 +1402,6 @@ export const ListKeysRequest: MessageFns<ListKeysRequest> = {
     }
   },
 
-  fromJSON(object: any): ListKeysRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: ListKeysRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ListKeysRequest>, I>>(base?: I): ListKeysRequest {
     return ListKeysRequest.fromPartial(base ?? ({} as any));
   },
@@ -1769,18 +1455,6 @@ export const ListKeysResponse: MessageFns<ListKeysResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ListKeysResponse {
-    return { keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => KeyInfo.fromJSON(e)) : [] };
-  },
-
-  toJSON(message: ListKeysResponse): unknown {
-    const obj: any = {};
-    if (message.keys?.length) {
-      obj.keys = message.keys.map((e) => KeyInfo.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ListKeysResponse>, I>>(base?: I): ListKeysResponse {
@@ -1860,36 +1534,6 @@ export const RevokeKeyRequest: MessageFns<RevokeKeyRequest> = {
     }
   },
 
-  fromJSON(object: any): RevokeKeyRequest {
-    return {
-      keyId: isSet(object.keyId)
-        ? globalThis.String(object.keyId)
-        : isSet(object.key_id)
-        ? globalThis.String(object.key_id)
-        : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
-    };
-  },
-
-  toJSON(message: RevokeKeyRequest): unknown {
-    const obj: any = {};
-    if (message.keyId !== "") {
-      obj.keyId = message.keyId;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.note !== undefined) {
-      obj.note = ChangeNote.toJSON(message.note);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<RevokeKeyRequest>, I>>(base?: I): RevokeKeyRequest {
     return RevokeKeyRequest.fromPartial(base ?? ({} as any));
   },
@@ -1949,24 +1593,6 @@ export const RevokeKeyResponse: MessageFns<RevokeKeyResponse> = {
     }
   },
 
-  fromJSON(object: any): RevokeKeyResponse {
-    return {
-      keyId: isSet(object.keyId)
-        ? globalThis.String(object.keyId)
-        : isSet(object.key_id)
-        ? globalThis.String(object.key_id)
-        : "",
-    };
-  },
-
-  toJSON(message: RevokeKeyResponse): unknown {
-    const obj: any = {};
-    if (message.keyId !== "") {
-      obj.keyId = message.keyId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<RevokeKeyResponse>, I>>(base?: I): RevokeKeyResponse {
     return RevokeKeyResponse.fromPartial(base ?? ({} as any));
   },
@@ -2022,24 +1648,6 @@ export const ListModelsRequest: MessageFns<ListModelsRequest> = {
     }
   },
 
-  fromJSON(object: any): ListModelsRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: ListModelsRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ListModelsRequest>, I>>(base?: I): ListModelsRequest {
     return ListModelsRequest.fromPartial(base ?? ({} as any));
   },
@@ -2093,18 +1701,6 @@ export const ListModelsResponse: MessageFns<ListModelsResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ListModelsResponse {
-    return { models: globalThis.Array.isArray(object?.models) ? object.models.map((e: any) => Model.fromJSON(e)) : [] };
-  },
-
-  toJSON(message: ListModelsResponse): unknown {
-    const obj: any = {};
-    if (message.models?.length) {
-      obj.models = message.models.map((e) => Model.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ListModelsResponse>, I>>(base?: I): ListModelsResponse {
@@ -2184,32 +1780,6 @@ export const SuspendAccountRequest: MessageFns<SuspendAccountRequest> = {
     }
   },
 
-  fromJSON(object: any): SuspendAccountRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      until: isSet(object.until) ? globalThis.String(object.until) : "",
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-    };
-  },
-
-  toJSON(message: SuspendAccountRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.until !== "") {
-      obj.until = message.until;
-    }
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SuspendAccountRequest>, I>>(base?: I): SuspendAccountRequest {
     return SuspendAccountRequest.fromPartial(base ?? ({} as any));
   },
@@ -2265,18 +1835,6 @@ export const SuspendAccountResponse: MessageFns<SuspendAccountResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): SuspendAccountResponse {
-    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
-  },
-
-  toJSON(message: SuspendAccountResponse): unknown {
-    const obj: any = {};
-    if (message.account !== undefined) {
-      obj.account = Account.toJSON(message.account);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<SuspendAccountResponse>, I>>(base?: I): SuspendAccountResponse {
@@ -2347,28 +1905,6 @@ export const UnsuspendAccountRequest: MessageFns<UnsuspendAccountRequest> = {
     }
   },
 
-  fromJSON(object: any): UnsuspendAccountRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
-    };
-  },
-
-  toJSON(message: UnsuspendAccountRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.note !== undefined) {
-      obj.note = ChangeNote.toJSON(message.note);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<UnsuspendAccountRequest>, I>>(base?: I): UnsuspendAccountRequest {
     return UnsuspendAccountRequest.fromPartial(base ?? ({} as any));
   },
@@ -2425,18 +1961,6 @@ export const UnsuspendAccountResponse: MessageFns<UnsuspendAccountResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): UnsuspendAccountResponse {
-    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
-  },
-
-  toJSON(message: UnsuspendAccountResponse): unknown {
-    const obj: any = {};
-    if (message.account !== undefined) {
-      obj.account = Account.toJSON(message.account);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<UnsuspendAccountResponse>, I>>(base?: I): UnsuspendAccountResponse {
@@ -2507,28 +2031,6 @@ export const ScheduleAccountDeletionRequest: MessageFns<ScheduleAccountDeletionR
     }
   },
 
-  fromJSON(object: any): ScheduleAccountDeletionRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
-    };
-  },
-
-  toJSON(message: ScheduleAccountDeletionRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.note !== undefined) {
-      obj.note = ChangeNote.toJSON(message.note);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ScheduleAccountDeletionRequest>, I>>(base?: I): ScheduleAccountDeletionRequest {
     return ScheduleAccountDeletionRequest.fromPartial(base ?? ({} as any));
   },
@@ -2587,18 +2089,6 @@ export const ScheduleAccountDeletionResponse: MessageFns<ScheduleAccountDeletion
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ScheduleAccountDeletionResponse {
-    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
-  },
-
-  toJSON(message: ScheduleAccountDeletionResponse): unknown {
-    const obj: any = {};
-    if (message.account !== undefined) {
-      obj.account = Account.toJSON(message.account);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ScheduleAccountDeletionResponse>, I>>(base?: I): ScheduleAccountDeletionResponse {
@@ -2682,36 +2172,6 @@ export const GrantModelRequest: MessageFns<GrantModelRequest> = {
     }
   },
 
-  fromJSON(object: any): GrantModelRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      modelId: isSet(object.modelId)
-        ? globalThis.String(object.modelId)
-        : isSet(object.model_id)
-        ? globalThis.String(object.model_id)
-        : "",
-      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
-    };
-  },
-
-  toJSON(message: GrantModelRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.modelId !== "") {
-      obj.modelId = message.modelId;
-    }
-    if (message.note !== undefined) {
-      obj.note = ChangeNote.toJSON(message.note);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<GrantModelRequest>, I>>(base?: I): GrantModelRequest {
     return GrantModelRequest.fromPartial(base ?? ({} as any));
   },
@@ -2769,18 +2229,6 @@ export const GrantModelResponse: MessageFns<GrantModelResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GrantModelResponse {
-    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
-  },
-
-  toJSON(message: GrantModelResponse): unknown {
-    const obj: any = {};
-    if (message.account !== undefined) {
-      obj.account = Account.toJSON(message.account);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GrantModelResponse>, I>>(base?: I): GrantModelResponse {
@@ -2862,28 +2310,6 @@ export const AddModelRequest: MessageFns<AddModelRequest> = {
     }
   },
 
-  fromJSON(object: any): AddModelRequest {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      vision: isSet(object.vision) ? globalThis.Boolean(object.vision) : false,
-      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
-    };
-  },
-
-  toJSON(message: AddModelRequest): unknown {
-    const obj: any = {};
-    if (message.id !== "") {
-      obj.id = message.id;
-    }
-    if (message.vision !== false) {
-      obj.vision = message.vision;
-    }
-    if (message.note !== undefined) {
-      obj.note = ChangeNote.toJSON(message.note);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AddModelRequest>, I>>(base?: I): AddModelRequest {
     return AddModelRequest.fromPartial(base ?? ({} as any));
   },
@@ -2943,18 +2369,6 @@ export const AddModelResponse: MessageFns<AddModelResponse> = {
     }
   },
 
-  fromJSON(object: any): AddModelResponse {
-    return { model: isSet(object.model) ? Model.fromJSON(object.model) : undefined };
-  },
-
-  toJSON(message: AddModelResponse): unknown {
-    const obj: any = {};
-    if (message.model !== undefined) {
-      obj.model = Model.toJSON(message.model);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AddModelResponse>, I>>(base?: I): AddModelResponse {
     return AddModelResponse.fromPartial(base ?? ({} as any));
   },
@@ -3010,18 +2424,6 @@ export const GetModelRequest: MessageFns<GetModelRequest> = {
     }
   },
 
-  fromJSON(object: any): GetModelRequest {
-    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
-  },
-
-  toJSON(message: GetModelRequest): unknown {
-    const obj: any = {};
-    if (message.id !== "") {
-      obj.id = message.id;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<GetModelRequest>, I>>(base?: I): GetModelRequest {
     return GetModelRequest.fromPartial(base ?? ({} as any));
   },
@@ -3075,18 +2477,6 @@ export const GetModelResponse: MessageFns<GetModelResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GetModelResponse {
-    return { model: isSet(object.model) ? Model.fromJSON(object.model) : undefined };
-  },
-
-  toJSON(message: GetModelResponse): unknown {
-    const obj: any = {};
-    if (message.model !== undefined) {
-      obj.model = Model.toJSON(message.model);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GetModelResponse>, I>>(base?: I): GetModelResponse {
@@ -3153,28 +2543,6 @@ export const WatchIdentityChangesRequest: MessageFns<WatchIdentityChangesRequest
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): WatchIdentityChangesRequest {
-    return {
-      appliedSequence: isSet(object.appliedSequence)
-        ? globalThis.Number(object.appliedSequence)
-        : isSet(object.applied_sequence)
-        ? globalThis.Number(object.applied_sequence)
-        : 0,
-      sync: isSet(object.sync) ? globalThis.Number(object.sync) : 0,
-    };
-  },
-
-  toJSON(message: WatchIdentityChangesRequest): unknown {
-    const obj: any = {};
-    if (message.appliedSequence !== 0) {
-      obj.appliedSequence = Math.round(message.appliedSequence);
-    }
-    if (message.sync !== 0) {
-      obj.sync = Math.round(message.sync);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<WatchIdentityChangesRequest>, I>>(base?: I): WatchIdentityChangesRequest {
@@ -3277,44 +2645,6 @@ export const WatchIdentityChangesResponse: MessageFns<WatchIdentityChangesRespon
     }
   },
 
-  fromJSON(object: any): WatchIdentityChangesResponse {
-    return {
-      sequence: isSet(object.sequence) ? globalThis.Number(object.sequence) : 0,
-      keyId: isSet(object.keyId)
-        ? globalThis.String(object.keyId)
-        : isSet(object.key_id)
-        ? globalThis.String(object.key_id)
-        : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      heartbeat: isSet(object.heartbeat) ? globalThis.Boolean(object.heartbeat) : false,
-      synced: isSet(object.synced) ? globalThis.Number(object.synced) : 0,
-    };
-  },
-
-  toJSON(message: WatchIdentityChangesResponse): unknown {
-    const obj: any = {};
-    if (message.sequence !== 0) {
-      obj.sequence = Math.round(message.sequence);
-    }
-    if (message.keyId !== "") {
-      obj.keyId = message.keyId;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.heartbeat !== false) {
-      obj.heartbeat = message.heartbeat;
-    }
-    if (message.synced !== 0) {
-      obj.synced = Math.round(message.synced);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<WatchIdentityChangesResponse>, I>>(base?: I): WatchIdentityChangesResponse {
     return WatchIdentityChangesResponse.fromPartial(base ?? ({} as any));
   },
@@ -3372,18 +2702,6 @@ export const RecordKeyUsesRequest: MessageFns<RecordKeyUsesRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): RecordKeyUsesRequest {
-    return { uses: globalThis.Array.isArray(object?.uses) ? object.uses.map((e: any) => KeyUse.fromJSON(e)) : [] };
-  },
-
-  toJSON(message: RecordKeyUsesRequest): unknown {
-    const obj: any = {};
-    if (message.uses?.length) {
-      obj.uses = message.uses.map((e) => KeyUse.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<RecordKeyUsesRequest>, I>>(base?: I): RecordKeyUsesRequest {
@@ -3452,32 +2770,6 @@ export const KeyUse: MessageFns<KeyUse> = {
     }
   },
 
-  fromJSON(object: any): KeyUse {
-    return {
-      keyId: isSet(object.keyId)
-        ? globalThis.String(object.keyId)
-        : isSet(object.key_id)
-        ? globalThis.String(object.key_id)
-        : "",
-      usedAtUnixMs: isSet(object.usedAtUnixMs)
-        ? globalThis.Number(object.usedAtUnixMs)
-        : isSet(object.used_at_unix_ms)
-        ? globalThis.Number(object.used_at_unix_ms)
-        : 0,
-    };
-  },
-
-  toJSON(message: KeyUse): unknown {
-    const obj: any = {};
-    if (message.keyId !== "") {
-      obj.keyId = message.keyId;
-    }
-    if (message.usedAtUnixMs !== 0) {
-      obj.usedAtUnixMs = Math.round(message.usedAtUnixMs);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<KeyUse>, I>>(base?: I): KeyUse {
     return KeyUse.fromPartial(base ?? ({} as any));
   },
@@ -3521,15 +2813,6 @@ export const RecordKeyUsesResponse: MessageFns<RecordKeyUsesResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(_: any): RecordKeyUsesResponse {
-    return {};
-  },
-
-  toJSON(_: RecordKeyUsesResponse): unknown {
-    const obj: any = {};
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<RecordKeyUsesResponse>, I>>(base?: I): RecordKeyUsesResponse {
@@ -3597,28 +2880,6 @@ export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
     }
   },
 
-  fromJSON(object: any): ListAuditEntriesRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-    };
-  },
-
-  toJSON(message: ListAuditEntriesRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(base?: I): ListAuditEntriesRequest {
     return ListAuditEntriesRequest.fromPartial(base ?? ({} as any));
   },
@@ -3675,20 +2936,6 @@ export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
     }
   },
 
-  fromJSON(object: any): ListAuditEntriesResponse {
-    return {
-      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: ListAuditEntriesResponse): unknown {
-    const obj: any = {};
-    if (message.entries?.length) {
-      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(base?: I): ListAuditEntriesResponse {
     return ListAuditEntriesResponse.fromPartial(base ?? ({} as any));
   },
@@ -3731,15 +2978,6 @@ export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(_: any): VerifyAuditTrailRequest {
-    return {};
-  },
-
-  toJSON(_: VerifyAuditTrailRequest): unknown {
-    const obj: any = {};
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(base?: I): VerifyAuditTrailRequest {
@@ -3794,18 +3032,6 @@ export const VerifyAuditTrailResponse: MessageFns<VerifyAuditTrailResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): VerifyAuditTrailResponse {
-    return { check: isSet(object.check) ? ChainCheck.fromJSON(object.check) : undefined };
-  },
-
-  toJSON(message: VerifyAuditTrailResponse): unknown {
-    const obj: any = {};
-    if (message.check !== undefined) {
-      obj.check = ChainCheck.toJSON(message.check);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<VerifyAuditTrailResponse>, I>>(base?: I): VerifyAuditTrailResponse {
@@ -4373,15 +3599,9 @@ function longToNumber(int64: { toString(): string }): number {
   return num;
 }
 
-function isSet(value: any): boolean {
-  return value !== null && value !== undefined;
-}
-
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  fromJSON(object: any): T;
-  toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }

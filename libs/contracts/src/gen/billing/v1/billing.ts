@@ -54,48 +54,6 @@ export enum EndReason {
   UNRECOGNIZED = -1,
 }
 
-export function endReasonFromJSON(object: any): EndReason {
-  switch (object) {
-    case 0:
-    case "END_REASON_UNSPECIFIED":
-      return EndReason.END_REASON_UNSPECIFIED;
-    case 1:
-    case "END_REASON_COMPLETE":
-      return EndReason.END_REASON_COMPLETE;
-    case 2:
-    case "END_REASON_CALLER_LEFT":
-      return EndReason.END_REASON_CALLER_LEFT;
-    case 3:
-    case "END_REASON_PROVIDER_BROKE_OFF":
-      return EndReason.END_REASON_PROVIDER_BROKE_OFF;
-    case 4:
-    case "END_REASON_RECOVERED":
-      return EndReason.END_REASON_RECOVERED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return EndReason.UNRECOGNIZED;
-  }
-}
-
-export function endReasonToJSON(object: EndReason): string {
-  switch (object) {
-    case EndReason.END_REASON_UNSPECIFIED:
-      return "END_REASON_UNSPECIFIED";
-    case EndReason.END_REASON_COMPLETE:
-      return "END_REASON_COMPLETE";
-    case EndReason.END_REASON_CALLER_LEFT:
-      return "END_REASON_CALLER_LEFT";
-    case EndReason.END_REASON_PROVIDER_BROKE_OFF:
-      return "END_REASON_PROVIDER_BROKE_OFF";
-    case EndReason.END_REASON_RECOVERED:
-      return "END_REASON_RECOVERED";
-    case EndReason.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
 /** Holds the worst-case cost of a request against the account's balance, in one atomic step. */
 export interface AuthorizeRequest {
   /** Unique id of the request; the same id settles it. */
@@ -844,52 +802,6 @@ export const AuthorizeRequest: MessageFns<AuthorizeRequest> = {
     }
   },
 
-  fromJSON(object: any): AuthorizeRequest {
-    return {
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      maxTokens: isSet(object.maxTokens)
-        ? globalThis.Number(object.maxTokens)
-        : isSet(object.max_tokens)
-        ? globalThis.Number(object.max_tokens)
-        : 0,
-    };
-  },
-
-  toJSON(message: AuthorizeRequest): unknown {
-    const obj: any = {};
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.maxTokens !== 0) {
-      obj.maxTokens = Math.round(message.maxTokens);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AuthorizeRequest>, I>>(base?: I): AuthorizeRequest {
     return AuthorizeRequest.fromPartial(base ?? ({} as any));
   },
@@ -969,36 +881,6 @@ export const AuthorizeResponse: MessageFns<AuthorizeResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AuthorizeResponse {
-    return {
-      approved: isSet(object.approved) ? globalThis.Boolean(object.approved) : false,
-      balanceMicroLyd: isSet(object.balanceMicroLyd)
-        ? globalThis.Number(object.balanceMicroLyd)
-        : isSet(object.balance_micro_lyd)
-        ? globalThis.Number(object.balance_micro_lyd)
-        : 0,
-      requiredMicroLyd: isSet(object.requiredMicroLyd)
-        ? globalThis.Number(object.requiredMicroLyd)
-        : isSet(object.required_micro_lyd)
-        ? globalThis.Number(object.required_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: AuthorizeResponse): unknown {
-    const obj: any = {};
-    if (message.approved !== false) {
-      obj.approved = message.approved;
-    }
-    if (message.balanceMicroLyd !== 0) {
-      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
-    }
-    if (message.requiredMicroLyd !== 0) {
-      obj.requiredMicroLyd = Math.round(message.requiredMicroLyd);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuthorizeResponse>, I>>(base?: I): AuthorizeResponse {
@@ -1091,48 +973,6 @@ export const SettleRequest: MessageFns<SettleRequest> = {
     }
   },
 
-  fromJSON(object: any): SettleRequest {
-    return {
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      completionTokens: isSet(object.completionTokens)
-        ? globalThis.Number(object.completionTokens)
-        : isSet(object.completion_tokens)
-        ? globalThis.Number(object.completion_tokens)
-        : 0,
-      usageEstimated: isSet(object.usageEstimated)
-        ? globalThis.Boolean(object.usageEstimated)
-        : isSet(object.usage_estimated)
-        ? globalThis.Boolean(object.usage_estimated)
-        : false,
-    };
-  },
-
-  toJSON(message: SettleRequest): unknown {
-    const obj: any = {};
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      obj.completionTokens = Math.round(message.completionTokens);
-    }
-    if (message.usageEstimated !== false) {
-      obj.usageEstimated = message.usageEstimated;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SettleRequest>, I>>(base?: I): SettleRequest {
     return SettleRequest.fromPartial(base ?? ({} as any));
   },
@@ -1202,32 +1042,6 @@ export const SettleResponse: MessageFns<SettleResponse> = {
     }
   },
 
-  fromJSON(object: any): SettleResponse {
-    return {
-      chargedMicroLyd: isSet(object.chargedMicroLyd)
-        ? globalThis.Number(object.chargedMicroLyd)
-        : isSet(object.charged_micro_lyd)
-        ? globalThis.Number(object.charged_micro_lyd)
-        : 0,
-      balanceMicroLyd: isSet(object.balanceMicroLyd)
-        ? globalThis.Number(object.balanceMicroLyd)
-        : isSet(object.balance_micro_lyd)
-        ? globalThis.Number(object.balance_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: SettleResponse): unknown {
-    const obj: any = {};
-    if (message.chargedMicroLyd !== 0) {
-      obj.chargedMicroLyd = Math.round(message.chargedMicroLyd);
-    }
-    if (message.balanceMicroLyd !== 0) {
-      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SettleResponse>, I>>(base?: I): SettleResponse {
     return SettleResponse.fromPartial(base ?? ({} as any));
   },
@@ -1284,22 +1098,6 @@ export const SettleManyRequest: MessageFns<SettleManyRequest> = {
     }
   },
 
-  fromJSON(object: any): SettleManyRequest {
-    return {
-      requests: globalThis.Array.isArray(object?.requests)
-        ? object.requests.map((e: any) => SettleRequest.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: SettleManyRequest): unknown {
-    const obj: any = {};
-    if (message.requests?.length) {
-      obj.requests = message.requests.map((e) => SettleRequest.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SettleManyRequest>, I>>(base?: I): SettleManyRequest {
     return SettleManyRequest.fromPartial(base ?? ({} as any));
   },
@@ -1353,22 +1151,6 @@ export const SettleManyResponse: MessageFns<SettleManyResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): SettleManyResponse {
-    return {
-      outcomes: globalThis.Array.isArray(object?.outcomes)
-        ? object.outcomes.map((e: any) => SettleOutcome.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: SettleManyResponse): unknown {
-    const obj: any = {};
-    if (message.outcomes?.length) {
-      obj.outcomes = message.outcomes.map((e) => SettleOutcome.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<SettleManyResponse>, I>>(base?: I): SettleManyResponse {
@@ -1448,36 +1230,6 @@ export const SettleOutcome: MessageFns<SettleOutcome> = {
     }
   },
 
-  fromJSON(object: any): SettleOutcome {
-    return {
-      settled: isSet(object.settled) ? SettleResponse.fromJSON(object.settled) : undefined,
-      errorCode: isSet(object.errorCode)
-        ? globalThis.Number(object.errorCode)
-        : isSet(object.error_code)
-        ? globalThis.Number(object.error_code)
-        : 0,
-      errorMessage: isSet(object.errorMessage)
-        ? globalThis.String(object.errorMessage)
-        : isSet(object.error_message)
-        ? globalThis.String(object.error_message)
-        : "",
-    };
-  },
-
-  toJSON(message: SettleOutcome): unknown {
-    const obj: any = {};
-    if (message.settled !== undefined) {
-      obj.settled = SettleResponse.toJSON(message.settled);
-    }
-    if (message.errorCode !== 0) {
-      obj.errorCode = Math.round(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      obj.errorMessage = message.errorMessage;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SettleOutcome>, I>>(base?: I): SettleOutcome {
     return SettleOutcome.fromPartial(base ?? ({} as any));
   },
@@ -1537,24 +1289,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
     }
   },
 
-  fromJSON(object: any): ReleaseHoldRequest {
-    return {
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-    };
-  },
-
-  toJSON(message: ReleaseHoldRequest): unknown {
-    const obj: any = {};
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ReleaseHoldRequest>, I>>(base?: I): ReleaseHoldRequest {
     return ReleaseHoldRequest.fromPartial(base ?? ({} as any));
   },
@@ -1608,18 +1342,6 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ReleaseHoldResponse {
-    return { released: isSet(object.released) ? globalThis.Boolean(object.released) : false };
-  },
-
-  toJSON(message: ReleaseHoldResponse): unknown {
-    const obj: any = {};
-    if (message.released !== false) {
-      obj.released = message.released;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ReleaseHoldResponse>, I>>(base?: I): ReleaseHoldResponse {
@@ -1677,24 +1399,6 @@ export const RenewHoldsRequest: MessageFns<RenewHoldsRequest> = {
     }
   },
 
-  fromJSON(object: any): RenewHoldsRequest {
-    return {
-      requestIds: globalThis.Array.isArray(object?.requestIds)
-        ? object.requestIds.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.request_ids)
-        ? object.request_ids.map((e: any) => globalThis.String(e))
-        : [],
-    };
-  },
-
-  toJSON(message: RenewHoldsRequest): unknown {
-    const obj: any = {};
-    if (message.requestIds?.length) {
-      obj.requestIds = message.requestIds;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<RenewHoldsRequest>, I>>(base?: I): RenewHoldsRequest {
     return RenewHoldsRequest.fromPartial(base ?? ({} as any));
   },
@@ -1748,18 +1452,6 @@ export const RenewHoldsResponse: MessageFns<RenewHoldsResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): RenewHoldsResponse {
-    return { renewed: isSet(object.renewed) ? globalThis.Number(object.renewed) : 0 };
-  },
-
-  toJSON(message: RenewHoldsResponse): unknown {
-    const obj: any = {};
-    if (message.renewed !== 0) {
-      obj.renewed = Math.round(message.renewed);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<RenewHoldsResponse>, I>>(base?: I): RenewHoldsResponse {
@@ -1872,60 +1564,6 @@ export const RecordFreeRequest: MessageFns<RecordFreeRequest> = {
     }
   },
 
-  fromJSON(object: any): RecordFreeRequest {
-    return {
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      completionTokens: isSet(object.completionTokens)
-        ? globalThis.Number(object.completionTokens)
-        : isSet(object.completion_tokens)
-        ? globalThis.Number(object.completion_tokens)
-        : 0,
-      usageEstimated: isSet(object.usageEstimated)
-        ? globalThis.Boolean(object.usageEstimated)
-        : isSet(object.usage_estimated)
-        ? globalThis.Boolean(object.usage_estimated)
-        : false,
-    };
-  },
-
-  toJSON(message: RecordFreeRequest): unknown {
-    const obj: any = {};
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      obj.completionTokens = Math.round(message.completionTokens);
-    }
-    if (message.usageEstimated !== false) {
-      obj.usageEstimated = message.usageEstimated;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<RecordFreeRequest>, I>>(base?: I): RecordFreeRequest {
     return RecordFreeRequest.fromPartial(base ?? ({} as any));
   },
@@ -1984,18 +1622,6 @@ export const RecordFreeResponse: MessageFns<RecordFreeResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): RecordFreeResponse {
-    return { recorded: isSet(object.recorded) ? globalThis.Boolean(object.recorded) : false };
-  },
-
-  toJSON(message: RecordFreeResponse): unknown {
-    const obj: any = {};
-    if (message.recorded !== false) {
-      obj.recorded = message.recorded;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<RecordFreeResponse>, I>>(base?: I): RecordFreeResponse {
@@ -2075,36 +1701,6 @@ export const AddBalanceRequest: MessageFns<AddBalanceRequest> = {
     }
   },
 
-  fromJSON(object: any): AddBalanceRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      amountMicroLyd: isSet(object.amountMicroLyd)
-        ? globalThis.Number(object.amountMicroLyd)
-        : isSet(object.amount_micro_lyd)
-        ? globalThis.Number(object.amount_micro_lyd)
-        : 0,
-      note: isSet(object.note) ? ChangeNote.fromJSON(object.note) : undefined,
-    };
-  },
-
-  toJSON(message: AddBalanceRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.amountMicroLyd !== 0) {
-      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
-    }
-    if (message.note !== undefined) {
-      obj.note = ChangeNote.toJSON(message.note);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AddBalanceRequest>, I>>(base?: I): AddBalanceRequest {
     return AddBalanceRequest.fromPartial(base ?? ({} as any));
   },
@@ -2175,28 +1771,6 @@ export const ChangeNote: MessageFns<ChangeNote> = {
     }
   },
 
-  fromJSON(object: any): ChangeNote {
-    return {
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-      idempotencyKey: isSet(object.idempotencyKey)
-        ? globalThis.String(object.idempotencyKey)
-        : isSet(object.idempotency_key)
-        ? globalThis.String(object.idempotency_key)
-        : "",
-    };
-  },
-
-  toJSON(message: ChangeNote): unknown {
-    const obj: any = {};
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    if (message.idempotencyKey !== "") {
-      obj.idempotencyKey = message.idempotencyKey;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ChangeNote>, I>>(base?: I): ChangeNote {
     return ChangeNote.fromPartial(base ?? ({} as any));
   },
@@ -2251,24 +1825,6 @@ export const AddBalanceResponse: MessageFns<AddBalanceResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AddBalanceResponse {
-    return {
-      balanceMicroLyd: isSet(object.balanceMicroLyd)
-        ? globalThis.Number(object.balanceMicroLyd)
-        : isSet(object.balance_micro_lyd)
-        ? globalThis.Number(object.balance_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: AddBalanceResponse): unknown {
-    const obj: any = {};
-    if (message.balanceMicroLyd !== 0) {
-      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AddBalanceResponse>, I>>(base?: I): AddBalanceResponse {
@@ -2326,24 +1882,6 @@ export const GetBalanceRequest: MessageFns<GetBalanceRequest> = {
     }
   },
 
-  fromJSON(object: any): GetBalanceRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: GetBalanceRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<GetBalanceRequest>, I>>(base?: I): GetBalanceRequest {
     return GetBalanceRequest.fromPartial(base ?? ({} as any));
   },
@@ -2397,24 +1935,6 @@ export const GetBalanceResponse: MessageFns<GetBalanceResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GetBalanceResponse {
-    return {
-      balanceMicroLyd: isSet(object.balanceMicroLyd)
-        ? globalThis.Number(object.balanceMicroLyd)
-        : isSet(object.balance_micro_lyd)
-        ? globalThis.Number(object.balance_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: GetBalanceResponse): unknown {
-    const obj: any = {};
-    if (message.balanceMicroLyd !== 0) {
-      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GetBalanceResponse>, I>>(base?: I): GetBalanceResponse {
@@ -2494,36 +2014,6 @@ export const Price: MessageFns<Price> = {
     }
   },
 
-  fromJSON(object: any): Price {
-    return {
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      inputMicroLydPerMillion: isSet(object.inputMicroLydPerMillion)
-        ? globalThis.Number(object.inputMicroLydPerMillion)
-        : isSet(object.input_micro_lyd_per_million)
-        ? globalThis.Number(object.input_micro_lyd_per_million)
-        : 0,
-      outputMicroLydPerMillion: isSet(object.outputMicroLydPerMillion)
-        ? globalThis.Number(object.outputMicroLydPerMillion)
-        : isSet(object.output_micro_lyd_per_million)
-        ? globalThis.Number(object.output_micro_lyd_per_million)
-        : 0,
-    };
-  },
-
-  toJSON(message: Price): unknown {
-    const obj: any = {};
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.inputMicroLydPerMillion !== 0) {
-      obj.inputMicroLydPerMillion = Math.round(message.inputMicroLydPerMillion);
-    }
-    if (message.outputMicroLydPerMillion !== 0) {
-      obj.outputMicroLydPerMillion = Math.round(message.outputMicroLydPerMillion);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<Price>, I>>(base?: I): Price {
     return Price.fromPartial(base ?? ({} as any));
   },
@@ -2592,24 +2082,6 @@ export const SetPriceRequest: MessageFns<SetPriceRequest> = {
     }
   },
 
-  fromJSON(object: any): SetPriceRequest {
-    return {
-      price: isSet(object.price) ? Price.fromJSON(object.price) : undefined,
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
-    };
-  },
-
-  toJSON(message: SetPriceRequest): unknown {
-    const obj: any = {};
-    if (message.price !== undefined) {
-      obj.price = Price.toJSON(message.price);
-    }
-    if (message.reason !== undefined) {
-      obj.reason = message.reason;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SetPriceRequest>, I>>(base?: I): SetPriceRequest {
     return SetPriceRequest.fromPartial(base ?? ({} as any));
   },
@@ -2664,18 +2136,6 @@ export const SetPriceResponse: MessageFns<SetPriceResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): SetPriceResponse {
-    return { price: isSet(object.price) ? Price.fromJSON(object.price) : undefined };
-  },
-
-  toJSON(message: SetPriceResponse): unknown {
-    const obj: any = {};
-    if (message.price !== undefined) {
-      obj.price = Price.toJSON(message.price);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<SetPriceResponse>, I>>(base?: I): SetPriceResponse {
@@ -2769,72 +2229,6 @@ export const AuthorizeCall: MessageFns<AuthorizeCall> = {
     }
   },
 
-  fromJSON(object: any): AuthorizeCall {
-    return {
-      callId: isSet(object.callId)
-        ? globalThis.Number(object.callId)
-        : isSet(object.call_id)
-        ? globalThis.Number(object.call_id)
-        : 0,
-      timeoutMs: isSet(object.timeoutMs)
-        ? globalThis.Number(object.timeoutMs)
-        : isSet(object.timeout_ms)
-        ? globalThis.Number(object.timeout_ms)
-        : 0,
-      request: isSet(object.request) ? AuthorizeRequest.fromJSON(object.request) : undefined,
-      traceContext: isObject(object.traceContext)
-        ? (globalThis.Object.entries(object.traceContext) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : isObject(object.trace_context)
-        ? (globalThis.Object.entries(object.trace_context) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-    };
-  },
-
-  toJSON(message: AuthorizeCall): unknown {
-    const obj: any = {};
-    if (message.callId !== 0) {
-      obj.callId = Math.round(message.callId);
-    }
-    if (message.timeoutMs !== 0) {
-      obj.timeoutMs = Math.round(message.timeoutMs);
-    }
-    if (message.request !== undefined) {
-      obj.request = AuthorizeRequest.toJSON(message.request);
-    }
-    if (message.traceContext) {
-      const entries = globalThis.Object.entries(message.traceContext) as [string, string][];
-      if (entries.length > 0) {
-        obj.traceContext = {};
-        entries.forEach(([k, v]) => {
-          obj.traceContext[k] = v;
-        });
-      }
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AuthorizeCall>, I>>(base?: I): AuthorizeCall {
     return AuthorizeCall.fromPartial(base ?? ({} as any));
   },
@@ -2912,24 +2306,6 @@ export const AuthorizeCall_TraceContextEntry: MessageFns<AuthorizeCall_TraceCont
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AuthorizeCall_TraceContextEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: AuthorizeCall_TraceContextEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuthorizeCall_TraceContextEntry>, I>>(base?: I): AuthorizeCall_TraceContextEntry {
@@ -3023,44 +2399,6 @@ export const AuthorizeAnswer: MessageFns<AuthorizeAnswer> = {
     }
   },
 
-  fromJSON(object: any): AuthorizeAnswer {
-    return {
-      callId: isSet(object.callId)
-        ? globalThis.Number(object.callId)
-        : isSet(object.call_id)
-        ? globalThis.Number(object.call_id)
-        : 0,
-      response: isSet(object.response) ? AuthorizeResponse.fromJSON(object.response) : undefined,
-      errorCode: isSet(object.errorCode)
-        ? globalThis.Number(object.errorCode)
-        : isSet(object.error_code)
-        ? globalThis.Number(object.error_code)
-        : 0,
-      errorMessage: isSet(object.errorMessage)
-        ? globalThis.String(object.errorMessage)
-        : isSet(object.error_message)
-        ? globalThis.String(object.error_message)
-        : "",
-    };
-  },
-
-  toJSON(message: AuthorizeAnswer): unknown {
-    const obj: any = {};
-    if (message.callId !== 0) {
-      obj.callId = Math.round(message.callId);
-    }
-    if (message.response !== undefined) {
-      obj.response = AuthorizeResponse.toJSON(message.response);
-    }
-    if (message.errorCode !== 0) {
-      obj.errorCode = Math.round(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      obj.errorMessage = message.errorMessage;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AuthorizeAnswer>, I>>(base?: I): AuthorizeAnswer {
     return AuthorizeAnswer.fromPartial(base ?? ({} as any));
   },
@@ -3146,28 +2484,6 @@ export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
     }
   },
 
-  fromJSON(object: any): AuthorizeCallsRequest {
-    return {
-      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => AuthorizeCall.fromJSON(e)) : [],
-      cancelledCallIds: globalThis.Array.isArray(object?.cancelledCallIds)
-        ? object.cancelledCallIds.map((e: any) => globalThis.Number(e))
-        : globalThis.Array.isArray(object?.cancelled_call_ids)
-        ? object.cancelled_call_ids.map((e: any) => globalThis.Number(e))
-        : [],
-    };
-  },
-
-  toJSON(message: AuthorizeCallsRequest): unknown {
-    const obj: any = {};
-    if (message.calls?.length) {
-      obj.calls = message.calls.map((e) => AuthorizeCall.toJSON(e));
-    }
-    if (message.cancelledCallIds?.length) {
-      obj.cancelledCallIds = message.cancelledCallIds.map((e) => Math.round(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(base?: I): AuthorizeCallsRequest {
     return AuthorizeCallsRequest.fromPartial(base ?? ({} as any));
   },
@@ -3222,22 +2538,6 @@ export const AuthorizeCallsResponse: MessageFns<AuthorizeCallsResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AuthorizeCallsResponse {
-    return {
-      answers: globalThis.Array.isArray(object?.answers)
-        ? object.answers.map((e: any) => AuthorizeAnswer.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: AuthorizeCallsResponse): unknown {
-    const obj: any = {};
-    if (message.answers?.length) {
-      obj.answers = message.answers.map((e) => AuthorizeAnswer.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuthorizeCallsResponse>, I>>(base?: I): AuthorizeCallsResponse {
@@ -3393,72 +2693,6 @@ export const Charge: MessageFns<Charge> = {
     }
   },
 
-  fromJSON(object: any): Charge {
-    return {
-      created: isSet(object.created) ? globalThis.String(object.created) : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      completionTokens: isSet(object.completionTokens)
-        ? globalThis.Number(object.completionTokens)
-        : isSet(object.completion_tokens)
-        ? globalThis.Number(object.completion_tokens)
-        : 0,
-      amountMicroLyd: isSet(object.amountMicroLyd)
-        ? globalThis.Number(object.amountMicroLyd)
-        : isSet(object.amount_micro_lyd)
-        ? globalThis.Number(object.amount_micro_lyd)
-        : 0,
-      paid: isSet(object.paid) ? globalThis.Boolean(object.paid) : false,
-      usageEstimated: isSet(object.usageEstimated)
-        ? globalThis.Boolean(object.usageEstimated)
-        : isSet(object.usage_estimated)
-        ? globalThis.Boolean(object.usage_estimated)
-        : false,
-      endReason: isSet(object.endReason)
-        ? endReasonFromJSON(object.endReason)
-        : isSet(object.end_reason)
-        ? endReasonFromJSON(object.end_reason)
-        : 0,
-      corrected: isSet(object.corrected) ? globalThis.Boolean(object.corrected) : false,
-    };
-  },
-
-  toJSON(message: Charge): unknown {
-    const obj: any = {};
-    if (message.created !== "") {
-      obj.created = message.created;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      obj.completionTokens = Math.round(message.completionTokens);
-    }
-    if (message.amountMicroLyd !== 0) {
-      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
-    }
-    if (message.paid !== false) {
-      obj.paid = message.paid;
-    }
-    if (message.usageEstimated !== false) {
-      obj.usageEstimated = message.usageEstimated;
-    }
-    if (message.endReason !== 0) {
-      obj.endReason = endReasonToJSON(message.endReason);
-    }
-    if (message.corrected !== false) {
-      obj.corrected = message.corrected;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<Charge>, I>>(base?: I): Charge {
     return Charge.fromPartial(base ?? ({} as any));
   },
@@ -3544,32 +2778,6 @@ export const ListChargesRequest: MessageFns<ListChargesRequest> = {
     }
   },
 
-  fromJSON(object: any): ListChargesRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-      before: isSet(object.before) ? globalThis.String(object.before) : "",
-    };
-  },
-
-  toJSON(message: ListChargesRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    if (message.before !== "") {
-      obj.before = message.before;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ListChargesRequest>, I>>(base?: I): ListChargesRequest {
     return ListChargesRequest.fromPartial(base ?? ({} as any));
   },
@@ -3636,24 +2844,6 @@ export const ListChargesResponse: MessageFns<ListChargesResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ListChargesResponse {
-    return {
-      charges: globalThis.Array.isArray(object?.charges) ? object.charges.map((e: any) => Charge.fromJSON(e)) : [],
-      next: isSet(object.next) ? globalThis.String(object.next) : "",
-    };
-  },
-
-  toJSON(message: ListChargesResponse): unknown {
-    const obj: any = {};
-    if (message.charges?.length) {
-      obj.charges = message.charges.map((e) => Charge.toJSON(e));
-    }
-    if (message.next !== "") {
-      obj.next = message.next;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ListChargesResponse>, I>>(base?: I): ListChargesResponse {
@@ -3734,32 +2924,6 @@ export const DayTotal: MessageFns<DayTotal> = {
     }
   },
 
-  fromJSON(object: any): DayTotal {
-    return {
-      day: isSet(object.day) ? globalThis.String(object.day) : "",
-      tokens: isSet(object.tokens) ? globalThis.Number(object.tokens) : 0,
-      amountMicroLyd: isSet(object.amountMicroLyd)
-        ? globalThis.Number(object.amountMicroLyd)
-        : isSet(object.amount_micro_lyd)
-        ? globalThis.Number(object.amount_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: DayTotal): unknown {
-    const obj: any = {};
-    if (message.day !== "") {
-      obj.day = message.day;
-    }
-    if (message.tokens !== 0) {
-      obj.tokens = Math.round(message.tokens);
-    }
-    if (message.amountMicroLyd !== 0) {
-      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<DayTotal>, I>>(base?: I): DayTotal {
     return DayTotal.fromPartial(base ?? ({} as any));
   },
@@ -3828,28 +2992,6 @@ export const DailyTotalsRequest: MessageFns<DailyTotalsRequest> = {
     }
   },
 
-  fromJSON(object: any): DailyTotalsRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      days: isSet(object.days) ? globalThis.Number(object.days) : 0,
-    };
-  },
-
-  toJSON(message: DailyTotalsRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.days !== 0) {
-      obj.days = Math.round(message.days);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<DailyTotalsRequest>, I>>(base?: I): DailyTotalsRequest {
     return DailyTotalsRequest.fromPartial(base ?? ({} as any));
   },
@@ -3904,18 +3046,6 @@ export const DailyTotalsResponse: MessageFns<DailyTotalsResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): DailyTotalsResponse {
-    return { days: globalThis.Array.isArray(object?.days) ? object.days.map((e: any) => DayTotal.fromJSON(e)) : [] };
-  },
-
-  toJSON(message: DailyTotalsResponse): unknown {
-    const obj: any = {};
-    if (message.days?.length) {
-      obj.days = message.days.map((e) => DayTotal.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<DailyTotalsResponse>, I>>(base?: I): DailyTotalsResponse {
@@ -3993,40 +3123,6 @@ export const ExtendCreditLineRequest: MessageFns<ExtendCreditLineRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ExtendCreditLineRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
-        ? globalThis.Number(object.returnedTotalMicroLyd)
-        : isSet(object.returned_total_micro_lyd)
-        ? globalThis.Number(object.returned_total_micro_lyd)
-        : 0,
-      needMicroLyd: isSet(object.needMicroLyd)
-        ? globalThis.Number(object.needMicroLyd)
-        : isSet(object.need_micro_lyd)
-        ? globalThis.Number(object.need_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: ExtendCreditLineRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.returnedTotalMicroLyd !== 0) {
-      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
-    }
-    if (message.needMicroLyd !== 0) {
-      obj.needMicroLyd = Math.round(message.needMicroLyd);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ExtendCreditLineRequest>, I>>(base?: I): ExtendCreditLineRequest {
@@ -4136,56 +3232,6 @@ export const ExtendCreditLineResponse: MessageFns<ExtendCreditLineResponse> = {
     }
   },
 
-  fromJSON(object: any): ExtendCreditLineResponse {
-    return {
-      grantedTotalMicroLyd: isSet(object.grantedTotalMicroLyd)
-        ? globalThis.Number(object.grantedTotalMicroLyd)
-        : isSet(object.granted_total_micro_lyd)
-        ? globalThis.Number(object.granted_total_micro_lyd)
-        : 0,
-      balanceMicroLyd: isSet(object.balanceMicroLyd)
-        ? globalThis.Number(object.balanceMicroLyd)
-        : isSet(object.balance_micro_lyd)
-        ? globalThis.Number(object.balance_micro_lyd)
-        : 0,
-      chargedTotalMicroLyd: isSet(object.chargedTotalMicroLyd)
-        ? globalThis.Number(object.chargedTotalMicroLyd)
-        : isSet(object.charged_total_micro_lyd)
-        ? globalThis.Number(object.charged_total_micro_lyd)
-        : 0,
-      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
-        ? globalThis.Number(object.returnedTotalMicroLyd)
-        : isSet(object.returned_total_micro_lyd)
-        ? globalThis.Number(object.returned_total_micro_lyd)
-        : 0,
-      heldMicroLyd: isSet(object.heldMicroLyd)
-        ? globalThis.Number(object.heldMicroLyd)
-        : isSet(object.held_micro_lyd)
-        ? globalThis.Number(object.held_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: ExtendCreditLineResponse): unknown {
-    const obj: any = {};
-    if (message.grantedTotalMicroLyd !== 0) {
-      obj.grantedTotalMicroLyd = Math.round(message.grantedTotalMicroLyd);
-    }
-    if (message.balanceMicroLyd !== 0) {
-      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
-    }
-    if (message.chargedTotalMicroLyd !== 0) {
-      obj.chargedTotalMicroLyd = Math.round(message.chargedTotalMicroLyd);
-    }
-    if (message.returnedTotalMicroLyd !== 0) {
-      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
-    }
-    if (message.heldMicroLyd !== 0) {
-      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ExtendCreditLineResponse>, I>>(base?: I): ExtendCreditLineResponse {
     return ExtendCreditLineResponse.fromPartial(base ?? ({} as any));
   },
@@ -4243,22 +3289,6 @@ export const ExtendCreditLinesRequest: MessageFns<ExtendCreditLinesRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ExtendCreditLinesRequest {
-    return {
-      lines: globalThis.Array.isArray(object?.lines)
-        ? object.lines.map((e: any) => ExtendCreditLineRequest.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: ExtendCreditLinesRequest): unknown {
-    const obj: any = {};
-    if (message.lines?.length) {
-      obj.lines = message.lines.map((e) => ExtendCreditLineRequest.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ExtendCreditLinesRequest>, I>>(base?: I): ExtendCreditLinesRequest {
@@ -4338,36 +3368,6 @@ export const ExtendCreditLineOutcome: MessageFns<ExtendCreditLineOutcome> = {
     }
   },
 
-  fromJSON(object: any): ExtendCreditLineOutcome {
-    return {
-      line: isSet(object.line) ? ExtendCreditLineResponse.fromJSON(object.line) : undefined,
-      errorCode: isSet(object.errorCode)
-        ? globalThis.Number(object.errorCode)
-        : isSet(object.error_code)
-        ? globalThis.Number(object.error_code)
-        : 0,
-      errorMessage: isSet(object.errorMessage)
-        ? globalThis.String(object.errorMessage)
-        : isSet(object.error_message)
-        ? globalThis.String(object.error_message)
-        : "",
-    };
-  },
-
-  toJSON(message: ExtendCreditLineOutcome): unknown {
-    const obj: any = {};
-    if (message.line !== undefined) {
-      obj.line = ExtendCreditLineResponse.toJSON(message.line);
-    }
-    if (message.errorCode !== 0) {
-      obj.errorCode = Math.round(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      obj.errorMessage = message.errorMessage;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ExtendCreditLineOutcome>, I>>(base?: I): ExtendCreditLineOutcome {
     return ExtendCreditLineOutcome.fromPartial(base ?? ({} as any));
   },
@@ -4425,22 +3425,6 @@ export const ExtendCreditLinesResponse: MessageFns<ExtendCreditLinesResponse> = 
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ExtendCreditLinesResponse {
-    return {
-      outcomes: globalThis.Array.isArray(object?.outcomes)
-        ? object.outcomes.map((e: any) => ExtendCreditLineOutcome.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: ExtendCreditLinesResponse): unknown {
-    const obj: any = {};
-    if (message.outcomes?.length) {
-      obj.outcomes = message.outcomes.map((e) => ExtendCreditLineOutcome.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ExtendCreditLinesResponse>, I>>(base?: I): ExtendCreditLinesResponse {
@@ -4518,36 +3502,6 @@ export const ListCreditLinesRequest: MessageFns<ListCreditLinesRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ListCreditLinesRequest {
-    return {
-      afterAccountId: isSet(object.afterAccountId)
-        ? globalThis.String(object.afterAccountId)
-        : isSet(object.after_account_id)
-        ? globalThis.String(object.after_account_id)
-        : "",
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-      accountIds: globalThis.Array.isArray(object?.accountIds)
-        ? object.accountIds.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.account_ids)
-        ? object.account_ids.map((e: any) => globalThis.String(e))
-        : [],
-    };
-  },
-
-  toJSON(message: ListCreditLinesRequest): unknown {
-    const obj: any = {};
-    if (message.afterAccountId !== "") {
-      obj.afterAccountId = message.afterAccountId;
-    }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    if (message.accountIds?.length) {
-      obj.accountIds = message.accountIds;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ListCreditLinesRequest>, I>>(base?: I): ListCreditLinesRequest {
@@ -4640,48 +3594,6 @@ export const LentCreditLine: MessageFns<LentCreditLine> = {
     }
   },
 
-  fromJSON(object: any): LentCreditLine {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      grantedTotalMicroLyd: isSet(object.grantedTotalMicroLyd)
-        ? globalThis.Number(object.grantedTotalMicroLyd)
-        : isSet(object.granted_total_micro_lyd)
-        ? globalThis.Number(object.granted_total_micro_lyd)
-        : 0,
-      chargedTotalMicroLyd: isSet(object.chargedTotalMicroLyd)
-        ? globalThis.Number(object.chargedTotalMicroLyd)
-        : isSet(object.charged_total_micro_lyd)
-        ? globalThis.Number(object.charged_total_micro_lyd)
-        : 0,
-      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
-        ? globalThis.Number(object.returnedTotalMicroLyd)
-        : isSet(object.returned_total_micro_lyd)
-        ? globalThis.Number(object.returned_total_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: LentCreditLine): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.grantedTotalMicroLyd !== 0) {
-      obj.grantedTotalMicroLyd = Math.round(message.grantedTotalMicroLyd);
-    }
-    if (message.chargedTotalMicroLyd !== 0) {
-      obj.chargedTotalMicroLyd = Math.round(message.chargedTotalMicroLyd);
-    }
-    if (message.returnedTotalMicroLyd !== 0) {
-      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<LentCreditLine>, I>>(base?: I): LentCreditLine {
     return LentCreditLine.fromPartial(base ?? ({} as any));
   },
@@ -4738,20 +3650,6 @@ export const ListCreditLinesResponse: MessageFns<ListCreditLinesResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ListCreditLinesResponse {
-    return {
-      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => LentCreditLine.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: ListCreditLinesResponse): unknown {
-    const obj: any = {};
-    if (message.lines?.length) {
-      obj.lines = message.lines.map((e) => LentCreditLine.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ListCreditLinesResponse>, I>>(base?: I): ListCreditLinesResponse {
@@ -4943,104 +3841,6 @@ export const Bill: MessageFns<Bill> = {
     }
   },
 
-  fromJSON(object: any): Bill {
-    return {
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      paid: isSet(object.paid) ? globalThis.Boolean(object.paid) : false,
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      completionTokens: isSet(object.completionTokens)
-        ? globalThis.Number(object.completionTokens)
-        : isSet(object.completion_tokens)
-        ? globalThis.Number(object.completion_tokens)
-        : 0,
-      usageEstimated: isSet(object.usageEstimated)
-        ? globalThis.Boolean(object.usageEstimated)
-        : isSet(object.usage_estimated)
-        ? globalThis.Boolean(object.usage_estimated)
-        : false,
-      heldMicroLyd: isSet(object.heldMicroLyd)
-        ? globalThis.Number(object.heldMicroLyd)
-        : isSet(object.held_micro_lyd)
-        ? globalThis.Number(object.held_micro_lyd)
-        : 0,
-      inputMicroLydPerMillion: isSet(object.inputMicroLydPerMillion)
-        ? globalThis.Number(object.inputMicroLydPerMillion)
-        : isSet(object.input_micro_lyd_per_million)
-        ? globalThis.Number(object.input_micro_lyd_per_million)
-        : 0,
-      outputMicroLydPerMillion: isSet(object.outputMicroLydPerMillion)
-        ? globalThis.Number(object.outputMicroLydPerMillion)
-        : isSet(object.output_micro_lyd_per_million)
-        ? globalThis.Number(object.output_micro_lyd_per_million)
-        : 0,
-      chargeMicroLyd: isSet(object.chargeMicroLyd)
-        ? globalThis.Number(object.chargeMicroLyd)
-        : isSet(object.charge_micro_lyd)
-        ? globalThis.Number(object.charge_micro_lyd)
-        : 0,
-      endReason: isSet(object.endReason)
-        ? endReasonFromJSON(object.endReason)
-        : isSet(object.end_reason)
-        ? endReasonFromJSON(object.end_reason)
-        : undefined,
-    };
-  },
-
-  toJSON(message: Bill): unknown {
-    const obj: any = {};
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.paid !== false) {
-      obj.paid = message.paid;
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      obj.completionTokens = Math.round(message.completionTokens);
-    }
-    if (message.usageEstimated !== false) {
-      obj.usageEstimated = message.usageEstimated;
-    }
-    if (message.heldMicroLyd !== 0) {
-      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
-    }
-    if (message.inputMicroLydPerMillion !== 0) {
-      obj.inputMicroLydPerMillion = Math.round(message.inputMicroLydPerMillion);
-    }
-    if (message.outputMicroLydPerMillion !== 0) {
-      obj.outputMicroLydPerMillion = Math.round(message.outputMicroLydPerMillion);
-    }
-    if (message.chargeMicroLyd !== 0) {
-      obj.chargeMicroLyd = Math.round(message.chargeMicroLyd);
-    }
-    if (message.endReason !== undefined) {
-      obj.endReason = endReasonToJSON(message.endReason);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<Bill>, I>>(base?: I): Bill {
     return Bill.fromPartial(base ?? ({} as any));
   },
@@ -5118,32 +3918,6 @@ export const LineReturn: MessageFns<LineReturn> = {
     }
   },
 
-  fromJSON(object: any): LineReturn {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      returnedTotalMicroLyd: isSet(object.returnedTotalMicroLyd)
-        ? globalThis.Number(object.returnedTotalMicroLyd)
-        : isSet(object.returned_total_micro_lyd)
-        ? globalThis.Number(object.returned_total_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: LineReturn): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.returnedTotalMicroLyd !== 0) {
-      obj.returnedTotalMicroLyd = Math.round(message.returnedTotalMicroLyd);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<LineReturn>, I>>(base?: I): LineReturn {
     return LineReturn.fromPartial(base ?? ({} as any));
   },
@@ -5209,24 +3983,6 @@ export const ApplyBillsRequest: MessageFns<ApplyBillsRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ApplyBillsRequest {
-    return {
-      bills: globalThis.Array.isArray(object?.bills) ? object.bills.map((e: any) => Bill.fromJSON(e)) : [],
-      returns: globalThis.Array.isArray(object?.returns) ? object.returns.map((e: any) => LineReturn.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: ApplyBillsRequest): unknown {
-    const obj: any = {};
-    if (message.bills?.length) {
-      obj.bills = message.bills.map((e) => Bill.toJSON(e));
-    }
-    if (message.returns?.length) {
-      obj.returns = message.returns.map((e) => LineReturn.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ApplyBillsRequest>, I>>(base?: I): ApplyBillsRequest {
@@ -5329,48 +4085,6 @@ export const BillOutcome: MessageFns<BillOutcome> = {
     }
   },
 
-  fromJSON(object: any): BillOutcome {
-    return {
-      applied: isSet(object.applied) ? globalThis.Boolean(object.applied) : false,
-      repeated: isSet(object.repeated) ? globalThis.Boolean(object.repeated) : false,
-      shortfallMicroLyd: isSet(object.shortfallMicroLyd)
-        ? globalThis.Number(object.shortfallMicroLyd)
-        : isSet(object.shortfall_micro_lyd)
-        ? globalThis.Number(object.shortfall_micro_lyd)
-        : 0,
-      errorCode: isSet(object.errorCode)
-        ? globalThis.Number(object.errorCode)
-        : isSet(object.error_code)
-        ? globalThis.Number(object.error_code)
-        : 0,
-      errorMessage: isSet(object.errorMessage)
-        ? globalThis.String(object.errorMessage)
-        : isSet(object.error_message)
-        ? globalThis.String(object.error_message)
-        : "",
-    };
-  },
-
-  toJSON(message: BillOutcome): unknown {
-    const obj: any = {};
-    if (message.applied !== false) {
-      obj.applied = message.applied;
-    }
-    if (message.repeated !== false) {
-      obj.repeated = message.repeated;
-    }
-    if (message.shortfallMicroLyd !== 0) {
-      obj.shortfallMicroLyd = Math.round(message.shortfallMicroLyd);
-    }
-    if (message.errorCode !== 0) {
-      obj.errorCode = Math.round(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      obj.errorMessage = message.errorMessage;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<BillOutcome>, I>>(base?: I): BillOutcome {
     return BillOutcome.fromPartial(base ?? ({} as any));
   },
@@ -5430,22 +4144,6 @@ export const ApplyBillsResponse: MessageFns<ApplyBillsResponse> = {
     }
   },
 
-  fromJSON(object: any): ApplyBillsResponse {
-    return {
-      outcomes: globalThis.Array.isArray(object?.outcomes)
-        ? object.outcomes.map((e: any) => BillOutcome.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: ApplyBillsResponse): unknown {
-    const obj: any = {};
-    if (message.outcomes?.length) {
-      obj.outcomes = message.outcomes.map((e) => BillOutcome.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ApplyBillsResponse>, I>>(base?: I): ApplyBillsResponse {
     return ApplyBillsResponse.fromPartial(base ?? ({} as any));
   },
@@ -5499,18 +4197,6 @@ export const WatchPricesRequest: MessageFns<WatchPricesRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): WatchPricesRequest {
-    return { version: isSet(object.version) ? globalThis.Number(object.version) : 0 };
-  },
-
-  toJSON(message: WatchPricesRequest): unknown {
-    const obj: any = {};
-    if (message.version !== 0) {
-      obj.version = Math.round(message.version);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<WatchPricesRequest>, I>>(base?: I): WatchPricesRequest {
@@ -5590,28 +4276,6 @@ export const WatchPricesResponse: MessageFns<WatchPricesResponse> = {
     }
   },
 
-  fromJSON(object: any): WatchPricesResponse {
-    return {
-      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
-      full: isSet(object.full) ? globalThis.Boolean(object.full) : false,
-      prices: globalThis.Array.isArray(object?.prices) ? object.prices.map((e: any) => Price.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: WatchPricesResponse): unknown {
-    const obj: any = {};
-    if (message.version !== 0) {
-      obj.version = Math.round(message.version);
-    }
-    if (message.full !== false) {
-      obj.full = message.full;
-    }
-    if (message.prices?.length) {
-      obj.prices = message.prices.map((e) => Price.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<WatchPricesResponse>, I>>(base?: I): WatchPricesResponse {
     return WatchPricesResponse.fromPartial(base ?? ({} as any));
   },
@@ -5656,15 +4320,6 @@ export const ListPricesRequest: MessageFns<ListPricesRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(_: any): ListPricesRequest {
-    return {};
-  },
-
-  toJSON(_: ListPricesRequest): unknown {
-    const obj: any = {};
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ListPricesRequest>, I>>(base?: I): ListPricesRequest {
@@ -5719,18 +4374,6 @@ export const ListPricesResponse: MessageFns<ListPricesResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ListPricesResponse {
-    return { prices: globalThis.Array.isArray(object?.prices) ? object.prices.map((e: any) => Price.fromJSON(e)) : [] };
-  },
-
-  toJSON(message: ListPricesResponse): unknown {
-    const obj: any = {};
-    if (message.prices?.length) {
-      obj.prices = message.prices.map((e) => Price.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ListPricesResponse>, I>>(base?: I): ListPricesResponse {
@@ -5808,28 +4451,6 @@ export const ReadLedgerArchiveRequest: MessageFns<ReadLedgerArchiveRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ReadLedgerArchiveRequest {
-    return {
-      before: isSet(object.before) ? globalThis.String(object.before) : "",
-      after: isSet(object.after) ? globalThis.String(object.after) : "",
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-    };
-  },
-
-  toJSON(message: ReadLedgerArchiveRequest): unknown {
-    const obj: any = {};
-    if (message.before !== "") {
-      obj.before = message.before;
-    }
-    if (message.after !== "") {
-      obj.after = message.after;
-    }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ReadLedgerArchiveRequest>, I>>(base?: I): ReadLedgerArchiveRequest {
@@ -5911,28 +4532,6 @@ export const ReadLedgerArchiveResponse: MessageFns<ReadLedgerArchiveResponse> = 
     }
   },
 
-  fromJSON(object: any): ReadLedgerArchiveResponse {
-    return {
-      header: isSet(object.header) ? globalThis.String(object.header) : "",
-      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => globalThis.String(e)) : [],
-      next: isSet(object.next) ? globalThis.String(object.next) : "",
-    };
-  },
-
-  toJSON(message: ReadLedgerArchiveResponse): unknown {
-    const obj: any = {};
-    if (message.header !== "") {
-      obj.header = message.header;
-    }
-    if (message.lines?.length) {
-      obj.lines = message.lines;
-    }
-    if (message.next !== "") {
-      obj.next = message.next;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ReadLedgerArchiveResponse>, I>>(base?: I): ReadLedgerArchiveResponse {
     return ReadLedgerArchiveResponse.fromPartial(base ?? ({} as any));
   },
@@ -6010,28 +4609,6 @@ export const DropLedgerMonthsRequest: MessageFns<DropLedgerMonthsRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): DropLedgerMonthsRequest {
-    return {
-      before: isSet(object.before) ? globalThis.String(object.before) : "",
-      rows: isSet(object.rows) ? globalThis.Number(object.rows) : 0,
-      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
-    };
-  },
-
-  toJSON(message: DropLedgerMonthsRequest): unknown {
-    const obj: any = {};
-    if (message.before !== "") {
-      obj.before = message.before;
-    }
-    if (message.rows !== 0) {
-      obj.rows = Math.round(message.rows);
-    }
-    if (message.sha256 !== "") {
-      obj.sha256 = message.sha256;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<DropLedgerMonthsRequest>, I>>(base?: I): DropLedgerMonthsRequest {
@@ -6113,32 +4690,6 @@ export const DropLedgerMonthsResponse: MessageFns<DropLedgerMonthsResponse> = {
     }
   },
 
-  fromJSON(object: any): DropLedgerMonthsResponse {
-    return {
-      months: globalThis.Array.isArray(object?.months) ? object.months.map((e: any) => globalThis.String(e)) : [],
-      rows: isSet(object.rows) ? globalThis.Number(object.rows) : 0,
-      amountMicroLyd: isSet(object.amountMicroLyd)
-        ? globalThis.Number(object.amountMicroLyd)
-        : isSet(object.amount_micro_lyd)
-        ? globalThis.Number(object.amount_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: DropLedgerMonthsResponse): unknown {
-    const obj: any = {};
-    if (message.months?.length) {
-      obj.months = message.months;
-    }
-    if (message.rows !== 0) {
-      obj.rows = Math.round(message.rows);
-    }
-    if (message.amountMicroLyd !== 0) {
-      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<DropLedgerMonthsResponse>, I>>(base?: I): DropLedgerMonthsResponse {
     return DropLedgerMonthsResponse.fromPartial(base ?? ({} as any));
   },
@@ -6183,15 +4734,6 @@ export const AuditMoneyRequest: MessageFns<AuditMoneyRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(_: any): AuditMoneyRequest {
-    return {};
-  },
-
-  toJSON(_: AuditMoneyRequest): unknown {
-    const obj: any = {};
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuditMoneyRequest>, I>>(base?: I): AuditMoneyRequest {
@@ -6257,30 +4799,6 @@ export const AuditMoneyResponse: MessageFns<AuditMoneyResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AuditMoneyResponse {
-    return {
-      violations: globalThis.Array.isArray(object?.violations)
-        ? object.violations.map((e: any) => MoneyViolation.fromJSON(e))
-        : [],
-      accountsChecked: isSet(object.accountsChecked)
-        ? globalThis.Number(object.accountsChecked)
-        : isSet(object.accounts_checked)
-        ? globalThis.Number(object.accounts_checked)
-        : 0,
-    };
-  },
-
-  toJSON(message: AuditMoneyResponse): unknown {
-    const obj: any = {};
-    if (message.violations?.length) {
-      obj.violations = message.violations.map((e) => MoneyViolation.toJSON(e));
-    }
-    if (message.accountsChecked !== 0) {
-      obj.accountsChecked = Math.round(message.accountsChecked);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuditMoneyResponse>, I>>(base?: I): AuditMoneyResponse {
@@ -6372,40 +4890,6 @@ export const MoneyViolation: MessageFns<MoneyViolation> = {
     }
   },
 
-  fromJSON(object: any): MoneyViolation {
-    return {
-      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
-    };
-  },
-
-  toJSON(message: MoneyViolation): unknown {
-    const obj: any = {};
-    if (message.kind !== "") {
-      obj.kind = message.kind;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.detail !== "") {
-      obj.detail = message.detail;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<MoneyViolation>, I>>(base?: I): MoneyViolation {
     return MoneyViolation.fromPartial(base ?? ({} as any));
   },
@@ -6475,28 +4959,6 @@ export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
     }
   },
 
-  fromJSON(object: any): ListAuditEntriesRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-    };
-  },
-
-  toJSON(message: ListAuditEntriesRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(base?: I): ListAuditEntriesRequest {
     return ListAuditEntriesRequest.fromPartial(base ?? ({} as any));
   },
@@ -6553,20 +5015,6 @@ export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
     }
   },
 
-  fromJSON(object: any): ListAuditEntriesResponse {
-    return {
-      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: ListAuditEntriesResponse): unknown {
-    const obj: any = {};
-    if (message.entries?.length) {
-      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(base?: I): ListAuditEntriesResponse {
     return ListAuditEntriesResponse.fromPartial(base ?? ({} as any));
   },
@@ -6609,15 +5057,6 @@ export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(_: any): VerifyAuditTrailRequest {
-    return {};
-  },
-
-  toJSON(_: VerifyAuditTrailRequest): unknown {
-    const obj: any = {};
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(base?: I): VerifyAuditTrailRequest {
@@ -6672,18 +5111,6 @@ export const VerifyAuditTrailResponse: MessageFns<VerifyAuditTrailResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): VerifyAuditTrailResponse {
-    return { check: isSet(object.check) ? ChainCheck.fromJSON(object.check) : undefined };
-  },
-
-  toJSON(message: VerifyAuditTrailResponse): unknown {
-    const obj: any = {};
-    if (message.check !== undefined) {
-      obj.check = ChainCheck.toJSON(message.check);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<VerifyAuditTrailResponse>, I>>(base?: I): VerifyAuditTrailResponse {
@@ -6809,52 +5236,6 @@ export const RecordFreeTierChangeRequest: MessageFns<RecordFreeTierChangeRequest
     }
   },
 
-  fromJSON(object: any): RecordFreeTierChangeRequest {
-    return {
-      dailyTokens: isSet(object.dailyTokens)
-        ? globalThis.Number(object.dailyTokens)
-        : isSet(object.daily_tokens)
-        ? globalThis.Number(object.daily_tokens)
-        : 0,
-      poolTokens: isSet(object.poolTokens)
-        ? globalThis.Number(object.poolTokens)
-        : isSet(object.pool_tokens)
-        ? globalThis.Number(object.pool_tokens)
-        : 0,
-      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : false,
-      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
-      changed: globalThis.Array.isArray(object?.changed) ? object.changed.map((e: any) => globalThis.String(e)) : [],
-      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-    };
-  },
-
-  toJSON(message: RecordFreeTierChangeRequest): unknown {
-    const obj: any = {};
-    if (message.dailyTokens !== 0) {
-      obj.dailyTokens = Math.round(message.dailyTokens);
-    }
-    if (message.poolTokens !== 0) {
-      obj.poolTokens = Math.round(message.poolTokens);
-    }
-    if (message.paused !== false) {
-      obj.paused = message.paused;
-    }
-    if (message.enabled !== false) {
-      obj.enabled = message.enabled;
-    }
-    if (message.changed?.length) {
-      obj.changed = message.changed;
-    }
-    if (message.actor !== "") {
-      obj.actor = message.actor;
-    }
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<RecordFreeTierChangeRequest>, I>>(base?: I): RecordFreeTierChangeRequest {
     return RecordFreeTierChangeRequest.fromPartial(base ?? ({} as any));
   },
@@ -6914,18 +5295,6 @@ export const RecordFreeTierChangeResponse: MessageFns<RecordFreeTierChangeRespon
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): RecordFreeTierChangeResponse {
-    return { seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0 };
-  },
-
-  toJSON(message: RecordFreeTierChangeResponse): unknown {
-    const obj: any = {};
-    if (message.seq !== 0) {
-      obj.seq = Math.round(message.seq);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<RecordFreeTierChangeResponse>, I>>(base?: I): RecordFreeTierChangeResponse {
@@ -7693,19 +6062,9 @@ function longToNumber(int64: { toString(): string }): number {
   return num;
 }
 
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
-}
-
-function isSet(value: any): boolean {
-  return value !== null && value !== undefined;
-}
-
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  fromJSON(object: any): T;
-  toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }

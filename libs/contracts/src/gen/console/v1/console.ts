@@ -106,28 +106,6 @@ export const CreateInviteRequest: MessageFns<CreateInviteRequest> = {
     }
   },
 
-  fromJSON(object: any): CreateInviteRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      email: isSet(object.email) ? globalThis.String(object.email) : "",
-    };
-  },
-
-  toJSON(message: CreateInviteRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.email !== "") {
-      obj.email = message.email;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<CreateInviteRequest>, I>>(base?: I): CreateInviteRequest {
     return CreateInviteRequest.fromPartial(base ?? ({} as any));
   },
@@ -193,24 +171,6 @@ export const CreateInviteResponse: MessageFns<CreateInviteResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): CreateInviteResponse {
-    return {
-      link: isSet(object.link) ? globalThis.String(object.link) : "",
-      expires: isSet(object.expires) ? globalThis.String(object.expires) : "",
-    };
-  },
-
-  toJSON(message: CreateInviteResponse): unknown {
-    const obj: any = {};
-    if (message.link !== "") {
-      obj.link = message.link;
-    }
-    if (message.expires !== "") {
-      obj.expires = message.expires;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<CreateInviteResponse>, I>>(base?: I): CreateInviteResponse {
@@ -283,15 +243,9 @@ type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
-function isSet(value: any): boolean {
-  return value !== null && value !== undefined;
-}
-
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  fromJSON(object: any): T;
-  toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }

@@ -109,68 +109,6 @@ export enum FreeRefusal {
   UNRECOGNIZED = -1,
 }
 
-export function freeRefusalFromJSON(object: any): FreeRefusal {
-  switch (object) {
-    case 0:
-    case "FREE_REFUSAL_UNSPECIFIED":
-      return FreeRefusal.FREE_REFUSAL_UNSPECIFIED;
-    case 1:
-    case "FREE_REFUSAL_SWITCHED_OFF":
-      return FreeRefusal.FREE_REFUSAL_SWITCHED_OFF;
-    case 2:
-    case "FREE_REFUSAL_PAUSED":
-      return FreeRefusal.FREE_REFUSAL_PAUSED;
-    case 3:
-    case "FREE_REFUSAL_MODEL":
-      return FreeRefusal.FREE_REFUSAL_MODEL;
-    case 4:
-    case "FREE_REFUSAL_THINKING":
-      return FreeRefusal.FREE_REFUSAL_THINKING;
-    case 5:
-    case "FREE_REFUSAL_REQUEST_TOO_LARGE":
-      return FreeRefusal.FREE_REFUSAL_REQUEST_TOO_LARGE;
-    case 6:
-    case "FREE_REFUSAL_ALLOWANCE_USED_UP":
-      return FreeRefusal.FREE_REFUSAL_ALLOWANCE_USED_UP;
-    case 7:
-    case "FREE_REFUSAL_ALLOWANCE_TOO_SMALL":
-      return FreeRefusal.FREE_REFUSAL_ALLOWANCE_TOO_SMALL;
-    case 8:
-    case "FREE_REFUSAL_POOL_EXHAUSTED":
-      return FreeRefusal.FREE_REFUSAL_POOL_EXHAUSTED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return FreeRefusal.UNRECOGNIZED;
-  }
-}
-
-export function freeRefusalToJSON(object: FreeRefusal): string {
-  switch (object) {
-    case FreeRefusal.FREE_REFUSAL_UNSPECIFIED:
-      return "FREE_REFUSAL_UNSPECIFIED";
-    case FreeRefusal.FREE_REFUSAL_SWITCHED_OFF:
-      return "FREE_REFUSAL_SWITCHED_OFF";
-    case FreeRefusal.FREE_REFUSAL_PAUSED:
-      return "FREE_REFUSAL_PAUSED";
-    case FreeRefusal.FREE_REFUSAL_MODEL:
-      return "FREE_REFUSAL_MODEL";
-    case FreeRefusal.FREE_REFUSAL_THINKING:
-      return "FREE_REFUSAL_THINKING";
-    case FreeRefusal.FREE_REFUSAL_REQUEST_TOO_LARGE:
-      return "FREE_REFUSAL_REQUEST_TOO_LARGE";
-    case FreeRefusal.FREE_REFUSAL_ALLOWANCE_USED_UP:
-      return "FREE_REFUSAL_ALLOWANCE_USED_UP";
-    case FreeRefusal.FREE_REFUSAL_ALLOWANCE_TOO_SMALL:
-      return "FREE_REFUSAL_ALLOWANCE_TOO_SMALL";
-    case FreeRefusal.FREE_REFUSAL_POOL_EXHAUSTED:
-      return "FREE_REFUSAL_POOL_EXHAUSTED";
-    case FreeRefusal.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
 /** Why a request ended, as its bill and the ledger record it. */
 export enum EndReason {
   /** END_REASON_UNSPECIFIED - Not said (an older caller). */
@@ -189,48 +127,6 @@ export enum EndReason {
   UNRECOGNIZED = -1,
 }
 
-export function endReasonFromJSON(object: any): EndReason {
-  switch (object) {
-    case 0:
-    case "END_REASON_UNSPECIFIED":
-      return EndReason.END_REASON_UNSPECIFIED;
-    case 1:
-    case "END_REASON_COMPLETE":
-      return EndReason.END_REASON_COMPLETE;
-    case 2:
-    case "END_REASON_CALLER_LEFT":
-      return EndReason.END_REASON_CALLER_LEFT;
-    case 3:
-    case "END_REASON_PROVIDER_BROKE_OFF":
-      return EndReason.END_REASON_PROVIDER_BROKE_OFF;
-    case 4:
-    case "END_REASON_RECOVERED":
-      return EndReason.END_REASON_RECOVERED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return EndReason.UNRECOGNIZED;
-  }
-}
-
-export function endReasonToJSON(object: EndReason): string {
-  switch (object) {
-    case EndReason.END_REASON_UNSPECIFIED:
-      return "END_REASON_UNSPECIFIED";
-    case EndReason.END_REASON_COMPLETE:
-      return "END_REASON_COMPLETE";
-    case EndReason.END_REASON_CALLER_LEFT:
-      return "END_REASON_CALLER_LEFT";
-    case EndReason.END_REASON_PROVIDER_BROKE_OFF:
-      return "END_REASON_PROVIDER_BROKE_OFF";
-    case EndReason.END_REASON_RECOVERED:
-      return "END_REASON_RECOVERED";
-    case EndReason.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
 /** How a finished request is paid for. */
 export enum Payment {
   /** PAYMENT_UNSPECIFIED - Not given: refused with INVALID_ARGUMENT. */
@@ -240,38 +136,6 @@ export enum Payment {
   /** PAYMENT_FREE - A free request: ReserveFree granted it. */
   PAYMENT_FREE = 2,
   UNRECOGNIZED = -1,
-}
-
-export function paymentFromJSON(object: any): Payment {
-  switch (object) {
-    case 0:
-    case "PAYMENT_UNSPECIFIED":
-      return Payment.PAYMENT_UNSPECIFIED;
-    case 1:
-    case "PAYMENT_PAID":
-      return Payment.PAYMENT_PAID;
-    case 2:
-    case "PAYMENT_FREE":
-      return Payment.PAYMENT_FREE;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return Payment.UNRECOGNIZED;
-  }
-}
-
-export function paymentToJSON(object: Payment): string {
-  switch (object) {
-    case Payment.PAYMENT_UNSPECIFIED:
-      return "PAYMENT_UNSPECIFIED";
-    case Payment.PAYMENT_PAID:
-      return "PAYMENT_PAID";
-    case Payment.PAYMENT_FREE:
-      return "PAYMENT_FREE";
-    case Payment.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
 }
 
 /** What Admit decided. */
@@ -289,53 +153,6 @@ export enum AdmitOutcome {
   /** ADMIT_OUTCOME_NOT_COVERED - The balance does not cover it and the free tier refused it: 402 with the figures below. */
   ADMIT_OUTCOME_NOT_COVERED = 5,
   UNRECOGNIZED = -1,
-}
-
-export function admitOutcomeFromJSON(object: any): AdmitOutcome {
-  switch (object) {
-    case 0:
-    case "ADMIT_OUTCOME_UNSPECIFIED":
-      return AdmitOutcome.ADMIT_OUTCOME_UNSPECIFIED;
-    case 1:
-    case "ADMIT_OUTCOME_PAID":
-      return AdmitOutcome.ADMIT_OUTCOME_PAID;
-    case 2:
-    case "ADMIT_OUTCOME_FREE":
-      return AdmitOutcome.ADMIT_OUTCOME_FREE;
-    case 3:
-    case "ADMIT_OUTCOME_RATE_LIMITED":
-      return AdmitOutcome.ADMIT_OUTCOME_RATE_LIMITED;
-    case 4:
-    case "ADMIT_OUTCOME_NO_PLACE":
-      return AdmitOutcome.ADMIT_OUTCOME_NO_PLACE;
-    case 5:
-    case "ADMIT_OUTCOME_NOT_COVERED":
-      return AdmitOutcome.ADMIT_OUTCOME_NOT_COVERED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return AdmitOutcome.UNRECOGNIZED;
-  }
-}
-
-export function admitOutcomeToJSON(object: AdmitOutcome): string {
-  switch (object) {
-    case AdmitOutcome.ADMIT_OUTCOME_UNSPECIFIED:
-      return "ADMIT_OUTCOME_UNSPECIFIED";
-    case AdmitOutcome.ADMIT_OUTCOME_PAID:
-      return "ADMIT_OUTCOME_PAID";
-    case AdmitOutcome.ADMIT_OUTCOME_FREE:
-      return "ADMIT_OUTCOME_FREE";
-    case AdmitOutcome.ADMIT_OUTCOME_RATE_LIMITED:
-      return "ADMIT_OUTCOME_RATE_LIMITED";
-    case AdmitOutcome.ADMIT_OUTCOME_NO_PLACE:
-      return "ADMIT_OUTCOME_NO_PLACE";
-    case AdmitOutcome.ADMIT_OUTCOME_NOT_COVERED:
-      return "ADMIT_OUTCOME_NOT_COVERED";
-    case AdmitOutcome.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
 }
 
 /** Counts one request against the per-minute limit. */
@@ -917,24 +734,6 @@ export const CountRequestRequest: MessageFns<CountRequestRequest> = {
     }
   },
 
-  fromJSON(object: any): CountRequestRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: CountRequestRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<CountRequestRequest>, I>>(base?: I): CountRequestRequest {
     return CountRequestRequest.fromPartial(base ?? ({} as any));
   },
@@ -1045,52 +844,6 @@ export const CountRequestResponse: MessageFns<CountRequestResponse> = {
     }
   },
 
-  fromJSON(object: any): CountRequestResponse {
-    return {
-      allowed: isSet(object.allowed) ? globalThis.Boolean(object.allowed) : false,
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-      remaining: isSet(object.remaining) ? globalThis.Number(object.remaining) : 0,
-      resetUnixSeconds: isSet(object.resetUnixSeconds)
-        ? globalThis.Number(object.resetUnixSeconds)
-        : isSet(object.reset_unix_seconds)
-        ? globalThis.Number(object.reset_unix_seconds)
-        : 0,
-      retryAfterSeconds: isSet(object.retryAfterSeconds)
-        ? globalThis.Number(object.retryAfterSeconds)
-        : isSet(object.retry_after_seconds)
-        ? globalThis.Number(object.retry_after_seconds)
-        : 0,
-      nowUnixMs: isSet(object.nowUnixMs)
-        ? globalThis.Number(object.nowUnixMs)
-        : isSet(object.now_unix_ms)
-        ? globalThis.Number(object.now_unix_ms)
-        : 0,
-    };
-  },
-
-  toJSON(message: CountRequestResponse): unknown {
-    const obj: any = {};
-    if (message.allowed !== false) {
-      obj.allowed = message.allowed;
-    }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    if (message.remaining !== 0) {
-      obj.remaining = Math.round(message.remaining);
-    }
-    if (message.resetUnixSeconds !== 0) {
-      obj.resetUnixSeconds = Math.round(message.resetUnixSeconds);
-    }
-    if (message.retryAfterSeconds !== 0) {
-      obj.retryAfterSeconds = Math.round(message.retryAfterSeconds);
-    }
-    if (message.nowUnixMs !== 0) {
-      obj.nowUnixMs = Math.round(message.nowUnixMs);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<CountRequestResponse>, I>>(base?: I): CountRequestResponse {
     return CountRequestResponse.fromPartial(base ?? ({} as any));
   },
@@ -1173,36 +926,6 @@ export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
     }
   },
 
-  fromJSON(object: any): AcquirePlaceRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      lease: isSet(object.lease) ? Lease.fromJSON(object.lease) : undefined,
-    };
-  },
-
-  toJSON(message: AcquirePlaceRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.lease !== undefined) {
-      obj.lease = Lease.toJSON(message.lease);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AcquirePlaceRequest>, I>>(base?: I): AcquirePlaceRequest {
     return AcquirePlaceRequest.fromPartial(base ?? ({} as any));
   },
@@ -1269,24 +992,6 @@ export const AcquirePlaceResponse: MessageFns<AcquirePlaceResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AcquirePlaceResponse {
-    return {
-      granted: isSet(object.granted) ? globalThis.Boolean(object.granted) : false,
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-    };
-  },
-
-  toJSON(message: AcquirePlaceResponse): unknown {
-    const obj: any = {};
-    if (message.granted !== false) {
-      obj.granted = message.granted;
-    }
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AcquirePlaceResponse>, I>>(base?: I): AcquirePlaceResponse {
@@ -1378,48 +1083,6 @@ export const ReleasePlaceRequest: MessageFns<ReleasePlaceRequest> = {
     }
   },
 
-  fromJSON(object: any): ReleasePlaceRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      completionTokens: isSet(object.completionTokens)
-        ? globalThis.Number(object.completionTokens)
-        : isSet(object.completion_tokens)
-        ? globalThis.Number(object.completion_tokens)
-        : 0,
-    };
-  },
-
-  toJSON(message: ReleasePlaceRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      obj.completionTokens = Math.round(message.completionTokens);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ReleasePlaceRequest>, I>>(base?: I): ReleasePlaceRequest {
     return ReleasePlaceRequest.fromPartial(base ?? ({} as any));
   },
@@ -1478,18 +1141,6 @@ export const ReleasePlaceResponse: MessageFns<ReleasePlaceResponse> = {
     }
   },
 
-  fromJSON(object: any): ReleasePlaceResponse {
-    return { released: isSet(object.released) ? globalThis.Boolean(object.released) : false };
-  },
-
-  toJSON(message: ReleasePlaceResponse): unknown {
-    const obj: any = {};
-    if (message.released !== false) {
-      obj.released = message.released;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ReleasePlaceResponse>, I>>(base?: I): ReleasePlaceResponse {
     return ReleasePlaceResponse.fromPartial(base ?? ({} as any));
   },
@@ -1543,24 +1194,6 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GetUsageRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: GetUsageRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GetUsageRequest>, I>>(base?: I): GetUsageRequest {
@@ -1627,32 +1260,6 @@ export const GetUsageResponse: MessageFns<GetUsageResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GetUsageResponse {
-    return {
-      todayTokens: isSet(object.todayTokens)
-        ? globalThis.Number(object.todayTokens)
-        : isSet(object.today_tokens)
-        ? globalThis.Number(object.today_tokens)
-        : 0,
-      totalTokens: isSet(object.totalTokens)
-        ? globalThis.Number(object.totalTokens)
-        : isSet(object.total_tokens)
-        ? globalThis.Number(object.total_tokens)
-        : 0,
-    };
-  },
-
-  toJSON(message: GetUsageResponse): unknown {
-    const obj: any = {};
-    if (message.todayTokens !== 0) {
-      obj.todayTokens = Math.round(message.todayTokens);
-    }
-    if (message.totalTokens !== 0) {
-      obj.totalTokens = Math.round(message.totalTokens);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GetUsageResponse>, I>>(base?: I): GetUsageResponse {
@@ -1809,80 +1416,6 @@ export const ReserveFreeRequest: MessageFns<ReserveFreeRequest> = {
     }
   },
 
-  fromJSON(object: any): ReserveFreeRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      thinking: isSet(object.thinking) ? globalThis.Boolean(object.thinking) : false,
-      textPromptTokens: isSet(object.textPromptTokens)
-        ? globalThis.Number(object.textPromptTokens)
-        : isSet(object.text_prompt_tokens)
-        ? globalThis.Number(object.text_prompt_tokens)
-        : 0,
-      imageCount: isSet(object.imageCount)
-        ? globalThis.Number(object.imageCount)
-        : isSet(object.image_count)
-        ? globalThis.Number(object.image_count)
-        : 0,
-      newMessageTokens: isSet(object.newMessageTokens)
-        ? globalThis.Number(object.newMessageTokens)
-        : isSet(object.new_message_tokens)
-        ? globalThis.Number(object.new_message_tokens)
-        : 0,
-      jsonBytes: isSet(object.jsonBytes)
-        ? globalThis.Number(object.jsonBytes)
-        : isSet(object.json_bytes)
-        ? globalThis.Number(object.json_bytes)
-        : 0,
-      maxTokens: isSet(object.maxTokens)
-        ? globalThis.Number(object.maxTokens)
-        : isSet(object.max_tokens)
-        ? globalThis.Number(object.max_tokens)
-        : 0,
-    };
-  },
-
-  toJSON(message: ReserveFreeRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.thinking !== false) {
-      obj.thinking = message.thinking;
-    }
-    if (message.textPromptTokens !== 0) {
-      obj.textPromptTokens = Math.round(message.textPromptTokens);
-    }
-    if (message.imageCount !== 0) {
-      obj.imageCount = Math.round(message.imageCount);
-    }
-    if (message.newMessageTokens !== 0) {
-      obj.newMessageTokens = Math.round(message.newMessageTokens);
-    }
-    if (message.jsonBytes !== 0) {
-      obj.jsonBytes = Math.round(message.jsonBytes);
-    }
-    if (message.maxTokens !== 0) {
-      obj.maxTokens = Math.round(message.maxTokens);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ReserveFreeRequest>, I>>(base?: I): ReserveFreeRequest {
     return ReserveFreeRequest.fromPartial(base ?? ({} as any));
   },
@@ -1977,40 +1510,6 @@ export const ReserveFreeResponse: MessageFns<ReserveFreeResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ReserveFreeResponse {
-    return {
-      granted: isSet(object.granted) ? globalThis.Boolean(object.granted) : false,
-      refusal: isSet(object.refusal) ? freeRefusalFromJSON(object.refusal) : 0,
-      maxTokens: isSet(object.maxTokens)
-        ? globalThis.Number(object.maxTokens)
-        : isSet(object.max_tokens)
-        ? globalThis.Number(object.max_tokens)
-        : 0,
-      reservedTokens: isSet(object.reservedTokens)
-        ? globalThis.Number(object.reservedTokens)
-        : isSet(object.reserved_tokens)
-        ? globalThis.Number(object.reserved_tokens)
-        : 0,
-    };
-  },
-
-  toJSON(message: ReserveFreeResponse): unknown {
-    const obj: any = {};
-    if (message.granted !== false) {
-      obj.granted = message.granted;
-    }
-    if (message.refusal !== 0) {
-      obj.refusal = freeRefusalToJSON(message.refusal);
-    }
-    if (message.maxTokens !== 0) {
-      obj.maxTokens = Math.round(message.maxTokens);
-    }
-    if (message.reservedTokens !== 0) {
-      obj.reservedTokens = Math.round(message.reservedTokens);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ReserveFreeResponse>, I>>(base?: I): ReserveFreeResponse {
@@ -2181,80 +1680,6 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     }
   },
 
-  fromJSON(object: any): FinishRequestRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      payment: isSet(object.payment) ? paymentFromJSON(object.payment) : 0,
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      completionTokens: isSet(object.completionTokens)
-        ? globalThis.Number(object.completionTokens)
-        : isSet(object.completion_tokens)
-        ? globalThis.Number(object.completion_tokens)
-        : 0,
-      usageEstimated: isSet(object.usageEstimated)
-        ? globalThis.Boolean(object.usageEstimated)
-        : isSet(object.usage_estimated)
-        ? globalThis.Boolean(object.usage_estimated)
-        : false,
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-      admitted: isSet(object.admitted) ? globalThis.Boolean(object.admitted) : undefined,
-      endReason: isSet(object.endReason)
-        ? endReasonFromJSON(object.endReason)
-        : isSet(object.end_reason)
-        ? endReasonFromJSON(object.end_reason)
-        : undefined,
-    };
-  },
-
-  toJSON(message: FinishRequestRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.payment !== 0) {
-      obj.payment = paymentToJSON(message.payment);
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      obj.completionTokens = Math.round(message.completionTokens);
-    }
-    if (message.usageEstimated !== false) {
-      obj.usageEstimated = message.usageEstimated;
-    }
-    if (message.hold !== undefined) {
-      obj.hold = Hold.toJSON(message.hold);
-    }
-    if (message.admitted !== undefined) {
-      obj.admitted = message.admitted;
-    }
-    if (message.endReason !== undefined) {
-      obj.endReason = endReasonToJSON(message.endReason);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<FinishRequestRequest>, I>>(base?: I): FinishRequestRequest {
     return FinishRequestRequest.fromPartial(base ?? ({} as any));
   },
@@ -2330,24 +1755,6 @@ export const FinishRequestResponse: MessageFns<FinishRequestResponse> = {
     }
   },
 
-  fromJSON(object: any): FinishRequestResponse {
-    return {
-      released: isSet(object.released) ? globalThis.Boolean(object.released) : false,
-      repeated: isSet(object.repeated) ? globalThis.Boolean(object.repeated) : false,
-    };
-  },
-
-  toJSON(message: FinishRequestResponse): unknown {
-    const obj: any = {};
-    if (message.released !== false) {
-      obj.released = message.released;
-    }
-    if (message.repeated !== false) {
-      obj.repeated = message.repeated;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<FinishRequestResponse>, I>>(base?: I): FinishRequestResponse {
     return FinishRequestResponse.fromPartial(base ?? ({} as any));
   },
@@ -2404,22 +1811,6 @@ export const FinishRequestsRequest: MessageFns<FinishRequestsRequest> = {
     }
   },
 
-  fromJSON(object: any): FinishRequestsRequest {
-    return {
-      requests: globalThis.Array.isArray(object?.requests)
-        ? object.requests.map((e: any) => FinishRequestRequest.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: FinishRequestsRequest): unknown {
-    const obj: any = {};
-    if (message.requests?.length) {
-      obj.requests = message.requests.map((e) => FinishRequestRequest.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<FinishRequestsRequest>, I>>(base?: I): FinishRequestsRequest {
     return FinishRequestsRequest.fromPartial(base ?? ({} as any));
   },
@@ -2473,22 +1864,6 @@ export const FinishRequestsResponse: MessageFns<FinishRequestsResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): FinishRequestsResponse {
-    return {
-      outcomes: globalThis.Array.isArray(object?.outcomes)
-        ? object.outcomes.map((e: any) => FinishRequestOutcome.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: FinishRequestsResponse): unknown {
-    const obj: any = {};
-    if (message.outcomes?.length) {
-      obj.outcomes = message.outcomes.map((e) => FinishRequestOutcome.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<FinishRequestsResponse>, I>>(base?: I): FinishRequestsResponse {
@@ -2566,36 +1941,6 @@ export const FinishRequestOutcome: MessageFns<FinishRequestOutcome> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): FinishRequestOutcome {
-    return {
-      finished: isSet(object.finished) ? FinishRequestResponse.fromJSON(object.finished) : undefined,
-      errorCode: isSet(object.errorCode)
-        ? globalThis.Number(object.errorCode)
-        : isSet(object.error_code)
-        ? globalThis.Number(object.error_code)
-        : 0,
-      errorMessage: isSet(object.errorMessage)
-        ? globalThis.String(object.errorMessage)
-        : isSet(object.error_message)
-        ? globalThis.String(object.error_message)
-        : "",
-    };
-  },
-
-  toJSON(message: FinishRequestOutcome): unknown {
-    const obj: any = {};
-    if (message.finished !== undefined) {
-      obj.finished = FinishRequestResponse.toJSON(message.finished);
-    }
-    if (message.errorCode !== 0) {
-      obj.errorCode = Math.round(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      obj.errorMessage = message.errorMessage;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<FinishRequestOutcome>, I>>(base?: I): FinishRequestOutcome {
@@ -2767,80 +2112,6 @@ export const Lease: MessageFns<Lease> = {
     }
   },
 
-  fromJSON(object: any): Lease {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      payment: isSet(object.payment) ? paymentFromJSON(object.payment) : 0,
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      completionTokens: isSet(object.completionTokens)
-        ? globalThis.Number(object.completionTokens)
-        : isSet(object.completion_tokens)
-        ? globalThis.Number(object.completion_tokens)
-        : 0,
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-      maxTokens: isSet(object.maxTokens)
-        ? globalThis.Number(object.maxTokens)
-        : isSet(object.max_tokens)
-        ? globalThis.Number(object.max_tokens)
-        : undefined,
-      final: isSet(object.final) ? globalThis.Boolean(object.final) : undefined,
-      endReason: isSet(object.endReason)
-        ? endReasonFromJSON(object.endReason)
-        : isSet(object.end_reason)
-        ? endReasonFromJSON(object.end_reason)
-        : undefined,
-    };
-  },
-
-  toJSON(message: Lease): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.payment !== 0) {
-      obj.payment = paymentToJSON(message.payment);
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      obj.completionTokens = Math.round(message.completionTokens);
-    }
-    if (message.hold !== undefined) {
-      obj.hold = Hold.toJSON(message.hold);
-    }
-    if (message.maxTokens !== undefined) {
-      obj.maxTokens = Math.round(message.maxTokens);
-    }
-    if (message.final !== undefined) {
-      obj.final = message.final;
-    }
-    if (message.endReason !== undefined) {
-      obj.endReason = endReasonToJSON(message.endReason);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<Lease>, I>>(base?: I): Lease {
     return Lease.fromPartial(base ?? ({} as any));
   },
@@ -2905,18 +2176,6 @@ export const RenewLeasesRequest: MessageFns<RenewLeasesRequest> = {
     }
   },
 
-  fromJSON(object: any): RenewLeasesRequest {
-    return { leases: globalThis.Array.isArray(object?.leases) ? object.leases.map((e: any) => Lease.fromJSON(e)) : [] };
-  },
-
-  toJSON(message: RenewLeasesRequest): unknown {
-    const obj: any = {};
-    if (message.leases?.length) {
-      obj.leases = message.leases.map((e) => Lease.toJSON(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<RenewLeasesRequest>, I>>(base?: I): RenewLeasesRequest {
     return RenewLeasesRequest.fromPartial(base ?? ({} as any));
   },
@@ -2970,24 +2229,6 @@ export const RenewLeasesResponse: MessageFns<RenewLeasesResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): RenewLeasesResponse {
-    return {
-      unknownRequestIds: globalThis.Array.isArray(object?.unknownRequestIds)
-        ? object.unknownRequestIds.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.unknown_request_ids)
-        ? object.unknown_request_ids.map((e: any) => globalThis.String(e))
-        : [],
-    };
-  },
-
-  toJSON(message: RenewLeasesResponse): unknown {
-    const obj: any = {};
-    if (message.unknownRequestIds?.length) {
-      obj.unknownRequestIds = message.unknownRequestIds;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<RenewLeasesResponse>, I>>(base?: I): RenewLeasesResponse {
@@ -3076,40 +2317,6 @@ export const FreeTierSettings: MessageFns<FreeTierSettings> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): FreeTierSettings {
-    return {
-      dailyTokens: isSet(object.dailyTokens)
-        ? globalThis.Number(object.dailyTokens)
-        : isSet(object.daily_tokens)
-        ? globalThis.Number(object.daily_tokens)
-        : 0,
-      poolTokens: isSet(object.poolTokens)
-        ? globalThis.Number(object.poolTokens)
-        : isSet(object.pool_tokens)
-        ? globalThis.Number(object.pool_tokens)
-        : 0,
-      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : false,
-      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
-    };
-  },
-
-  toJSON(message: FreeTierSettings): unknown {
-    const obj: any = {};
-    if (message.dailyTokens !== 0) {
-      obj.dailyTokens = Math.round(message.dailyTokens);
-    }
-    if (message.poolTokens !== 0) {
-      obj.poolTokens = Math.round(message.poolTokens);
-    }
-    if (message.paused !== false) {
-      obj.paused = message.paused;
-    }
-    if (message.enabled !== false) {
-      obj.enabled = message.enabled;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<FreeTierSettings>, I>>(base?: I): FreeTierSettings {
@@ -3214,44 +2421,6 @@ export const SetFreeTierSettingsRequest: MessageFns<SetFreeTierSettingsRequest> 
     }
   },
 
-  fromJSON(object: any): SetFreeTierSettingsRequest {
-    return {
-      dailyTokens: isSet(object.dailyTokens)
-        ? globalThis.Number(object.dailyTokens)
-        : isSet(object.daily_tokens)
-        ? globalThis.Number(object.daily_tokens)
-        : undefined,
-      poolTokens: isSet(object.poolTokens)
-        ? globalThis.Number(object.poolTokens)
-        : isSet(object.pool_tokens)
-        ? globalThis.Number(object.pool_tokens)
-        : undefined,
-      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : undefined,
-      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
-    };
-  },
-
-  toJSON(message: SetFreeTierSettingsRequest): unknown {
-    const obj: any = {};
-    if (message.dailyTokens !== undefined) {
-      obj.dailyTokens = Math.round(message.dailyTokens);
-    }
-    if (message.poolTokens !== undefined) {
-      obj.poolTokens = Math.round(message.poolTokens);
-    }
-    if (message.paused !== undefined) {
-      obj.paused = message.paused;
-    }
-    if (message.enabled !== undefined) {
-      obj.enabled = message.enabled;
-    }
-    if (message.reason !== undefined) {
-      obj.reason = message.reason;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SetFreeTierSettingsRequest>, I>>(base?: I): SetFreeTierSettingsRequest {
     return SetFreeTierSettingsRequest.fromPartial(base ?? ({} as any));
   },
@@ -3311,18 +2480,6 @@ export const SetFreeTierSettingsResponse: MessageFns<SetFreeTierSettingsResponse
     }
   },
 
-  fromJSON(object: any): SetFreeTierSettingsResponse {
-    return { settings: isSet(object.settings) ? FreeTierSettings.fromJSON(object.settings) : undefined };
-  },
-
-  toJSON(message: SetFreeTierSettingsResponse): unknown {
-    const obj: any = {};
-    if (message.settings !== undefined) {
-      obj.settings = FreeTierSettings.toJSON(message.settings);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<SetFreeTierSettingsResponse>, I>>(base?: I): SetFreeTierSettingsResponse {
     return SetFreeTierSettingsResponse.fromPartial(base ?? ({} as any));
   },
@@ -3378,24 +2535,6 @@ export const GetFreeAllowanceRequest: MessageFns<GetFreeAllowanceRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GetFreeAllowanceRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: GetFreeAllowanceRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GetFreeAllowanceRequest>, I>>(base?: I): GetFreeAllowanceRequest {
@@ -3486,44 +2625,6 @@ export const GetFreeAllowanceResponse: MessageFns<GetFreeAllowanceResponse> = {
     }
   },
 
-  fromJSON(object: any): GetFreeAllowanceResponse {
-    return {
-      dailyTokens: isSet(object.dailyTokens)
-        ? globalThis.Number(object.dailyTokens)
-        : isSet(object.daily_tokens)
-        ? globalThis.Number(object.daily_tokens)
-        : 0,
-      usedTokens: isSet(object.usedTokens)
-        ? globalThis.Number(object.usedTokens)
-        : isSet(object.used_tokens)
-        ? globalThis.Number(object.used_tokens)
-        : 0,
-      remainingTokens: isSet(object.remainingTokens)
-        ? globalThis.Number(object.remainingTokens)
-        : isSet(object.remaining_tokens)
-        ? globalThis.Number(object.remaining_tokens)
-        : 0,
-      available: isSet(object.available) ? globalThis.Boolean(object.available) : false,
-    };
-  },
-
-  toJSON(message: GetFreeAllowanceResponse): unknown {
-    const obj: any = {};
-    if (message.dailyTokens !== 0) {
-      obj.dailyTokens = Math.round(message.dailyTokens);
-    }
-    if (message.usedTokens !== 0) {
-      obj.usedTokens = Math.round(message.usedTokens);
-    }
-    if (message.remainingTokens !== 0) {
-      obj.remainingTokens = Math.round(message.remainingTokens);
-    }
-    if (message.available !== false) {
-      obj.available = message.available;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<GetFreeAllowanceResponse>, I>>(base?: I): GetFreeAllowanceResponse {
     return GetFreeAllowanceResponse.fromPartial(base ?? ({} as any));
   },
@@ -3602,40 +2703,6 @@ export const Hold: MessageFns<Hold> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): Hold {
-    return {
-      amountMicroLyd: isSet(object.amountMicroLyd)
-        ? globalThis.Number(object.amountMicroLyd)
-        : isSet(object.amount_micro_lyd)
-        ? globalThis.Number(object.amount_micro_lyd)
-        : 0,
-      inputMicroLydPerMillion: isSet(object.inputMicroLydPerMillion)
-        ? globalThis.Number(object.inputMicroLydPerMillion)
-        : isSet(object.input_micro_lyd_per_million)
-        ? globalThis.Number(object.input_micro_lyd_per_million)
-        : 0,
-      outputMicroLydPerMillion: isSet(object.outputMicroLydPerMillion)
-        ? globalThis.Number(object.outputMicroLydPerMillion)
-        : isSet(object.output_micro_lyd_per_million)
-        ? globalThis.Number(object.output_micro_lyd_per_million)
-        : 0,
-    };
-  },
-
-  toJSON(message: Hold): unknown {
-    const obj: any = {};
-    if (message.amountMicroLyd !== 0) {
-      obj.amountMicroLyd = Math.round(message.amountMicroLyd);
-    }
-    if (message.inputMicroLydPerMillion !== 0) {
-      obj.inputMicroLydPerMillion = Math.round(message.inputMicroLydPerMillion);
-    }
-    if (message.outputMicroLydPerMillion !== 0) {
-      obj.outputMicroLydPerMillion = Math.round(message.outputMicroLydPerMillion);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<Hold>, I>>(base?: I): Hold {
@@ -3805,88 +2872,6 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
   },
 
-  fromJSON(object: any): AdmitRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      model: isSet(object.model) ? globalThis.String(object.model) : "",
-      promptTokens: isSet(object.promptTokens)
-        ? globalThis.Number(object.promptTokens)
-        : isSet(object.prompt_tokens)
-        ? globalThis.Number(object.prompt_tokens)
-        : 0,
-      maxTokens: isSet(object.maxTokens)
-        ? globalThis.Number(object.maxTokens)
-        : isSet(object.max_tokens)
-        ? globalThis.Number(object.max_tokens)
-        : 0,
-      thinking: isSet(object.thinking) ? globalThis.Boolean(object.thinking) : false,
-      textPromptTokens: isSet(object.textPromptTokens)
-        ? globalThis.Number(object.textPromptTokens)
-        : isSet(object.text_prompt_tokens)
-        ? globalThis.Number(object.text_prompt_tokens)
-        : 0,
-      imageCount: isSet(object.imageCount)
-        ? globalThis.Number(object.imageCount)
-        : isSet(object.image_count)
-        ? globalThis.Number(object.image_count)
-        : 0,
-      newMessageTokens: isSet(object.newMessageTokens)
-        ? globalThis.Number(object.newMessageTokens)
-        : isSet(object.new_message_tokens)
-        ? globalThis.Number(object.new_message_tokens)
-        : 0,
-      jsonBytes: isSet(object.jsonBytes)
-        ? globalThis.Number(object.jsonBytes)
-        : isSet(object.json_bytes)
-        ? globalThis.Number(object.json_bytes)
-        : 0,
-    };
-  },
-
-  toJSON(message: AdmitRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.model !== "") {
-      obj.model = message.model;
-    }
-    if (message.promptTokens !== 0) {
-      obj.promptTokens = Math.round(message.promptTokens);
-    }
-    if (message.maxTokens !== 0) {
-      obj.maxTokens = Math.round(message.maxTokens);
-    }
-    if (message.thinking !== false) {
-      obj.thinking = message.thinking;
-    }
-    if (message.textPromptTokens !== 0) {
-      obj.textPromptTokens = Math.round(message.textPromptTokens);
-    }
-    if (message.imageCount !== 0) {
-      obj.imageCount = Math.round(message.imageCount);
-    }
-    if (message.newMessageTokens !== 0) {
-      obj.newMessageTokens = Math.round(message.newMessageTokens);
-    }
-    if (message.jsonBytes !== 0) {
-      obj.jsonBytes = Math.round(message.jsonBytes);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AdmitRequest>, I>>(base?: I): AdmitRequest {
     return AdmitRequest.fromPartial(base ?? ({} as any));
   },
@@ -4037,64 +3022,6 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     }
   },
 
-  fromJSON(object: any): AdmitResponse {
-    return {
-      outcome: isSet(object.outcome) ? admitOutcomeFromJSON(object.outcome) : 0,
-      count: isSet(object.count) ? CountRequestResponse.fromJSON(object.count) : undefined,
-      maxTokens: isSet(object.maxTokens)
-        ? globalThis.Number(object.maxTokens)
-        : isSet(object.max_tokens)
-        ? globalThis.Number(object.max_tokens)
-        : 0,
-      refusal: isSet(object.refusal) ? freeRefusalFromJSON(object.refusal) : 0,
-      balanceMicroLyd: isSet(object.balanceMicroLyd)
-        ? globalThis.Number(object.balanceMicroLyd)
-        : isSet(object.balance_micro_lyd)
-        ? globalThis.Number(object.balance_micro_lyd)
-        : 0,
-      requiredMicroLyd: isSet(object.requiredMicroLyd)
-        ? globalThis.Number(object.requiredMicroLyd)
-        : isSet(object.required_micro_lyd)
-        ? globalThis.Number(object.required_micro_lyd)
-        : 0,
-      placeLimit: isSet(object.placeLimit)
-        ? globalThis.Number(object.placeLimit)
-        : isSet(object.place_limit)
-        ? globalThis.Number(object.place_limit)
-        : 0,
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-    };
-  },
-
-  toJSON(message: AdmitResponse): unknown {
-    const obj: any = {};
-    if (message.outcome !== 0) {
-      obj.outcome = admitOutcomeToJSON(message.outcome);
-    }
-    if (message.count !== undefined) {
-      obj.count = CountRequestResponse.toJSON(message.count);
-    }
-    if (message.maxTokens !== 0) {
-      obj.maxTokens = Math.round(message.maxTokens);
-    }
-    if (message.refusal !== 0) {
-      obj.refusal = freeRefusalToJSON(message.refusal);
-    }
-    if (message.balanceMicroLyd !== 0) {
-      obj.balanceMicroLyd = Math.round(message.balanceMicroLyd);
-    }
-    if (message.requiredMicroLyd !== 0) {
-      obj.requiredMicroLyd = Math.round(message.requiredMicroLyd);
-    }
-    if (message.placeLimit !== 0) {
-      obj.placeLimit = Math.round(message.placeLimit);
-    }
-    if (message.hold !== undefined) {
-      obj.hold = Hold.toJSON(message.hold);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<AdmitResponse>, I>>(base?: I): AdmitResponse {
     return AdmitResponse.fromPartial(base ?? ({} as any));
   },
@@ -4157,24 +3084,6 @@ export const ReturnCreditLineRequest: MessageFns<ReturnCreditLineRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): ReturnCreditLineRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: ReturnCreditLineRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<ReturnCreditLineRequest>, I>>(base?: I): ReturnCreditLineRequest {
@@ -4243,32 +3152,6 @@ export const ReturnCreditLineResponse: MessageFns<ReturnCreditLineResponse> = {
     }
   },
 
-  fromJSON(object: any): ReturnCreditLineResponse {
-    return {
-      returnedMicroLyd: isSet(object.returnedMicroLyd)
-        ? globalThis.Number(object.returnedMicroLyd)
-        : isSet(object.returned_micro_lyd)
-        ? globalThis.Number(object.returned_micro_lyd)
-        : 0,
-      heldMicroLyd: isSet(object.heldMicroLyd)
-        ? globalThis.Number(object.heldMicroLyd)
-        : isSet(object.held_micro_lyd)
-        ? globalThis.Number(object.held_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: ReturnCreditLineResponse): unknown {
-    const obj: any = {};
-    if (message.returnedMicroLyd !== 0) {
-      obj.returnedMicroLyd = Math.round(message.returnedMicroLyd);
-    }
-    if (message.heldMicroLyd !== 0) {
-      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<ReturnCreditLineResponse>, I>>(base?: I): ReturnCreditLineResponse {
     return ReturnCreditLineResponse.fromPartial(base ?? ({} as any));
   },
@@ -4312,15 +3195,6 @@ export const AuditStoreRequest: MessageFns<AuditStoreRequest> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(_: any): AuditStoreRequest {
-    return {};
-  },
-
-  toJSON(_: AuditStoreRequest): unknown {
-    const obj: any = {};
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuditStoreRequest>, I>>(base?: I): AuditStoreRequest {
@@ -4397,34 +3271,6 @@ export const AuditStoreResponse: MessageFns<AuditStoreResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): AuditStoreResponse {
-    return {
-      violations: globalThis.Array.isArray(object?.violations)
-        ? object.violations.map((e: any) => StoreViolation.fromJSON(e))
-        : [],
-      accountsChecked: isSet(object.accountsChecked)
-        ? globalThis.Number(object.accountsChecked)
-        : isSet(object.accounts_checked)
-        ? globalThis.Number(object.accounts_checked)
-        : 0,
-      checked: isSet(object.checked) ? globalThis.Boolean(object.checked) : false,
-    };
-  },
-
-  toJSON(message: AuditStoreResponse): unknown {
-    const obj: any = {};
-    if (message.violations?.length) {
-      obj.violations = message.violations.map((e) => StoreViolation.toJSON(e));
-    }
-    if (message.accountsChecked !== 0) {
-      obj.accountsChecked = Math.round(message.accountsChecked);
-    }
-    if (message.checked !== false) {
-      obj.checked = message.checked;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<AuditStoreResponse>, I>>(base?: I): AuditStoreResponse {
@@ -4517,40 +3363,6 @@ export const StoreViolation: MessageFns<StoreViolation> = {
     }
   },
 
-  fromJSON(object: any): StoreViolation {
-    return {
-      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : "",
-      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
-    };
-  },
-
-  toJSON(message: StoreViolation): unknown {
-    const obj: any = {};
-    if (message.kind !== "") {
-      obj.kind = message.kind;
-    }
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    if (message.requestId !== "") {
-      obj.requestId = message.requestId;
-    }
-    if (message.detail !== "") {
-      obj.detail = message.detail;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<StoreViolation>, I>>(base?: I): StoreViolation {
     return StoreViolation.fromPartial(base ?? ({} as any));
   },
@@ -4609,24 +3421,6 @@ export const GetHeldRequest: MessageFns<GetHeldRequest> = {
     }
   },
 
-  fromJSON(object: any): GetHeldRequest {
-    return {
-      accountId: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
-  },
-
-  toJSON(message: GetHeldRequest): unknown {
-    const obj: any = {};
-    if (message.accountId !== "") {
-      obj.accountId = message.accountId;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<GetHeldRequest>, I>>(base?: I): GetHeldRequest {
     return GetHeldRequest.fromPartial(base ?? ({} as any));
   },
@@ -4680,24 +3474,6 @@ export const GetHeldResponse: MessageFns<GetHeldResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): GetHeldResponse {
-    return {
-      heldMicroLyd: isSet(object.heldMicroLyd)
-        ? globalThis.Number(object.heldMicroLyd)
-        : isSet(object.held_micro_lyd)
-        ? globalThis.Number(object.held_micro_lyd)
-        : 0,
-    };
-  },
-
-  toJSON(message: GetHeldResponse): unknown {
-    const obj: any = {};
-    if (message.heldMicroLyd !== 0) {
-      obj.heldMicroLyd = Math.round(message.heldMicroLyd);
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<GetHeldResponse>, I>>(base?: I): GetHeldResponse {
@@ -4837,98 +3613,6 @@ export const EdgeCall: MessageFns<EdgeCall> = {
     }
   },
 
-  fromJSON(object: any): EdgeCall {
-    return {
-      callId: isSet(object.callId)
-        ? globalThis.Number(object.callId)
-        : isSet(object.call_id)
-        ? globalThis.Number(object.call_id)
-        : 0,
-      timeoutMs: isSet(object.timeoutMs)
-        ? globalThis.Number(object.timeoutMs)
-        : isSet(object.timeout_ms)
-        ? globalThis.Number(object.timeout_ms)
-        : 0,
-      request: isSet(object.countRequest)
-        ? { $case: "countRequest", value: CountRequestRequest.fromJSON(object.countRequest) }
-        : isSet(object.count_request)
-        ? { $case: "countRequest", value: CountRequestRequest.fromJSON(object.count_request) }
-        : isSet(object.acquirePlace)
-        ? { $case: "acquirePlace", value: AcquirePlaceRequest.fromJSON(object.acquirePlace) }
-        : isSet(object.acquire_place)
-        ? { $case: "acquirePlace", value: AcquirePlaceRequest.fromJSON(object.acquire_place) }
-        : isSet(object.reserveFree)
-        ? { $case: "reserveFree", value: ReserveFreeRequest.fromJSON(object.reserveFree) }
-        : isSet(object.reserve_free)
-        ? { $case: "reserveFree", value: ReserveFreeRequest.fromJSON(object.reserve_free) }
-        : isSet(object.finishRequest)
-        ? { $case: "finishRequest", value: FinishRequestRequest.fromJSON(object.finishRequest) }
-        : isSet(object.finish_request)
-        ? { $case: "finishRequest", value: FinishRequestRequest.fromJSON(object.finish_request) }
-        : isSet(object.admit)
-        ? { $case: "admit", value: AdmitRequest.fromJSON(object.admit) }
-        : undefined,
-      traceContext: isObject(object.traceContext)
-        ? (globalThis.Object.entries(object.traceContext) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : isObject(object.trace_context)
-        ? (globalThis.Object.entries(object.trace_context) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-    };
-  },
-
-  toJSON(message: EdgeCall): unknown {
-    const obj: any = {};
-    if (message.callId !== 0) {
-      obj.callId = Math.round(message.callId);
-    }
-    if (message.timeoutMs !== 0) {
-      obj.timeoutMs = Math.round(message.timeoutMs);
-    }
-    if (message.request?.$case === "countRequest") {
-      obj.countRequest = CountRequestRequest.toJSON(message.request.value);
-    } else if (message.request?.$case === "acquirePlace") {
-      obj.acquirePlace = AcquirePlaceRequest.toJSON(message.request.value);
-    } else if (message.request?.$case === "reserveFree") {
-      obj.reserveFree = ReserveFreeRequest.toJSON(message.request.value);
-    } else if (message.request?.$case === "finishRequest") {
-      obj.finishRequest = FinishRequestRequest.toJSON(message.request.value);
-    } else if (message.request?.$case === "admit") {
-      obj.admit = AdmitRequest.toJSON(message.request.value);
-    }
-    if (message.traceContext) {
-      const entries = globalThis.Object.entries(message.traceContext) as [string, string][];
-      if (entries.length > 0) {
-        obj.traceContext = {};
-        entries.forEach(([k, v]) => {
-          obj.traceContext[k] = v;
-        });
-      }
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<EdgeCall>, I>>(base?: I): EdgeCall {
     return EdgeCall.fromPartial(base ?? ({} as any));
   },
@@ -5035,24 +3719,6 @@ export const EdgeCall_TraceContextEntry: MessageFns<EdgeCall_TraceContextEntry> 
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): EdgeCall_TraceContextEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: EdgeCall_TraceContextEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<EdgeCall_TraceContextEntry>, I>>(base?: I): EdgeCall_TraceContextEntry {
@@ -5190,70 +3856,6 @@ export const EdgeAnswer: MessageFns<EdgeAnswer> = {
     }
   },
 
-  fromJSON(object: any): EdgeAnswer {
-    return {
-      callId: isSet(object.callId)
-        ? globalThis.Number(object.callId)
-        : isSet(object.call_id)
-        ? globalThis.Number(object.call_id)
-        : 0,
-      response: isSet(object.countRequest)
-        ? { $case: "countRequest", value: CountRequestResponse.fromJSON(object.countRequest) }
-        : isSet(object.count_request)
-        ? { $case: "countRequest", value: CountRequestResponse.fromJSON(object.count_request) }
-        : isSet(object.acquirePlace)
-        ? { $case: "acquirePlace", value: AcquirePlaceResponse.fromJSON(object.acquirePlace) }
-        : isSet(object.acquire_place)
-        ? { $case: "acquirePlace", value: AcquirePlaceResponse.fromJSON(object.acquire_place) }
-        : isSet(object.reserveFree)
-        ? { $case: "reserveFree", value: ReserveFreeResponse.fromJSON(object.reserveFree) }
-        : isSet(object.reserve_free)
-        ? { $case: "reserveFree", value: ReserveFreeResponse.fromJSON(object.reserve_free) }
-        : isSet(object.finishRequest)
-        ? { $case: "finishRequest", value: FinishRequestResponse.fromJSON(object.finishRequest) }
-        : isSet(object.finish_request)
-        ? { $case: "finishRequest", value: FinishRequestResponse.fromJSON(object.finish_request) }
-        : isSet(object.admit)
-        ? { $case: "admit", value: AdmitResponse.fromJSON(object.admit) }
-        : undefined,
-      errorCode: isSet(object.errorCode)
-        ? globalThis.Number(object.errorCode)
-        : isSet(object.error_code)
-        ? globalThis.Number(object.error_code)
-        : 0,
-      errorMessage: isSet(object.errorMessage)
-        ? globalThis.String(object.errorMessage)
-        : isSet(object.error_message)
-        ? globalThis.String(object.error_message)
-        : "",
-    };
-  },
-
-  toJSON(message: EdgeAnswer): unknown {
-    const obj: any = {};
-    if (message.callId !== 0) {
-      obj.callId = Math.round(message.callId);
-    }
-    if (message.response?.$case === "countRequest") {
-      obj.countRequest = CountRequestResponse.toJSON(message.response.value);
-    } else if (message.response?.$case === "acquirePlace") {
-      obj.acquirePlace = AcquirePlaceResponse.toJSON(message.response.value);
-    } else if (message.response?.$case === "reserveFree") {
-      obj.reserveFree = ReserveFreeResponse.toJSON(message.response.value);
-    } else if (message.response?.$case === "finishRequest") {
-      obj.finishRequest = FinishRequestResponse.toJSON(message.response.value);
-    } else if (message.response?.$case === "admit") {
-      obj.admit = AdmitResponse.toJSON(message.response.value);
-    }
-    if (message.errorCode !== 0) {
-      obj.errorCode = Math.round(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      obj.errorMessage = message.errorMessage;
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<EdgeAnswer>, I>>(base?: I): EdgeAnswer {
     return EdgeAnswer.fromPartial(base ?? ({} as any));
   },
@@ -5371,28 +3973,6 @@ export const EdgeCallsRequest: MessageFns<EdgeCallsRequest> = {
     }
   },
 
-  fromJSON(object: any): EdgeCallsRequest {
-    return {
-      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => EdgeCall.fromJSON(e)) : [],
-      cancelledCallIds: globalThis.Array.isArray(object?.cancelledCallIds)
-        ? object.cancelledCallIds.map((e: any) => globalThis.Number(e))
-        : globalThis.Array.isArray(object?.cancelled_call_ids)
-        ? object.cancelled_call_ids.map((e: any) => globalThis.Number(e))
-        : [],
-    };
-  },
-
-  toJSON(message: EdgeCallsRequest): unknown {
-    const obj: any = {};
-    if (message.calls?.length) {
-      obj.calls = message.calls.map((e) => EdgeCall.toJSON(e));
-    }
-    if (message.cancelledCallIds?.length) {
-      obj.cancelledCallIds = message.cancelledCallIds.map((e) => Math.round(e));
-    }
-    return obj;
-  },
-
   create<I extends Exact<DeepPartial<EdgeCallsRequest>, I>>(base?: I): EdgeCallsRequest {
     return EdgeCallsRequest.fromPartial(base ?? ({} as any));
   },
@@ -5447,20 +4027,6 @@ export const EdgeCallsResponse: MessageFns<EdgeCallsResponse> = {
     } finally {
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
     }
-  },
-
-  fromJSON(object: any): EdgeCallsResponse {
-    return {
-      answers: globalThis.Array.isArray(object?.answers) ? object.answers.map((e: any) => EdgeAnswer.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: EdgeCallsResponse): unknown {
-    const obj: any = {};
-    if (message.answers?.length) {
-      obj.answers = message.answers.map((e) => EdgeAnswer.toJSON(e));
-    }
-    return obj;
   },
 
   create<I extends Exact<DeepPartial<EdgeCallsResponse>, I>>(base?: I): EdgeCallsResponse {
@@ -5958,19 +4524,9 @@ function longToNumber(int64: { toString(): string }): number {
   return num;
 }
 
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
-}
-
-function isSet(value: any): boolean {
-  return value !== null && value !== undefined;
-}
-
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  fromJSON(object: any): T;
-  toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
