@@ -30,7 +30,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
     logger.warn('last-used write failed, will retry', { err }),
   );
   const hub = new IdentityChangeHub(ACK_TIMEOUT_MS);
-  const feed: IdentityFeed = config.databaseUrl ? await PgIdentityFeed.start(config.databaseUrl, db, hub, logger) : new LocalIdentityFeed(hub);
+  const feed: IdentityFeed = config.databaseUrl ? await PgIdentityFeed.start(config.databaseUrl, db, hub, logger) : new LocalIdentityFeed(hub, logger);
   const directory = new AccountDirectory(store, lastUsed, feed);
   const server = await startGrpcServer(config, [
     { name: 'auth.v1.Auth', definition: authV1.AuthService, implementation: authGrpc(directory, hub, config.suspensionWhatsapp, logger) },
@@ -44,7 +44,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
       hub.endAll('auth-service stopping');
       await feed.stop();
       await server.stop(config.shutdownGraceMs);
-      await lastUsed.flush();
+      await lastUsed.stop();
       await db.close();
     },
   };

@@ -1,6 +1,6 @@
 import { AddressInfo } from 'node:net';
 import { consoleV1 } from '@gw/contracts';
-import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
+import { Logger, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthClient } from './clients/auth-client';
 import { MoneyClients } from './clients/money-clients';
 import { ConsoleConfig } from './config';
@@ -38,11 +38,13 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const grpc = await startGrpcServer(config, [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }], logger);
     const thresholds = new PgLowBalanceStore(db);
     const web = await startConsoleServer({ access, auth, money, thresholds, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, trustProxyHops: config.trustProxyHops, logger }, config.host, config.httpPort);
-    const cleanup = setInterval(
-      () => void Promise.all([store.deleteExpired(), guard.deleteEnded()]).catch((err: unknown) => logger.warn('expired sessions or sign-in counts not removed', { err })),
-      CLEANUP_MS,
+    const cleanup = new PeriodicTask(
+      async () => {
+        await Promise.all([store.deleteExpired(), guard.deleteEnded()]);
+      },
+      { intervalMs: CLEANUP_MS, failed: (err) => logger.warn('expired sessions or sign-in counts not removed', { err }) },
     );
-    cleanup.unref();
+    cleanup.start();
     const httpPort = (web.address() as AddressInfo).port;
     logger.info('listening', { httpPort, port: grpc.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {
@@ -50,7 +52,7 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
       port: grpc.port,
       stop: async () => {
         grpc.setNotServing();
-        clearInterval(cleanup);
+        await cleanup.stop();
         web.closeIdleConnections();
         await new Promise<void>((resolve) => web.close(() => resolve()));
         await grpc.stop(config.shutdownGraceMs);

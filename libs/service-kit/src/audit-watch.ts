@@ -44,8 +44,7 @@ export class MoneyAudit<V extends AuditViolation> {
       async () => {
         for (const v of (await this.run()).violations) logger.error('audit violation', { kind: v.kind, accountId: v.accountId, billingId: v.requestId, detail: v.detail });
       },
-      intervalMs,
-      (err) => logger.warn('audit failed, will retry', { err }),
+      { intervalMs, failed: (err) => logger.warn('audit failed, will retry', { err }) },
     );
     this.task.start(true);
   }

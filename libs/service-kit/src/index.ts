@@ -40,6 +40,7 @@ export type { AdminServer } from './admin-server';
 export { backoffMs, isFinalFailure } from './retry-policy';
 export type { Backoff } from './retry-policy';
 export { PeriodicTask } from './periodic-task';
+export type { PassOutcome, PeriodicTaskOptions } from './periodic-task';
 export { MoneyAudit } from './audit-watch';
 export type { AuditReport, AuditViolation } from './audit-watch';
 export { canonicalEntry, ChainWalker, entryHash, GENESIS_HASH } from './audit-chain';

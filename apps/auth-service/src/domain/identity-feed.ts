@@ -1,3 +1,4 @@
+import { Logger, PeriodicTask } from '@gw/service-kit';
 import { IdentityChange, IdentityChangeHub } from './identity-change-hub';
 
 /** How a change reaches the edges of every replica of auth-service. */
@@ -16,17 +17,21 @@ export const HEARTBEAT_MS = 1000;
  * heartbeat answers every sync asked before it.
  */
 export class LocalIdentityFeed implements IdentityFeed {
-  private readonly timer: NodeJS.Timeout;
+  private readonly heartbeat: PeriodicTask;
 
-  constructor(private readonly hub: IdentityChangeHub) {
-    this.timer = setInterval(() => hub.heartbeat(hub.takeSyncs()), HEARTBEAT_MS);
+  constructor(
+    private readonly hub: IdentityChangeHub,
+    logger: Logger,
+  ) {
+    this.heartbeat = new PeriodicTask(() => hub.heartbeat(hub.takeSyncs()), { intervalMs: HEARTBEAT_MS, failed: (err) => logger.warn('heartbeat not sent', { err }) });
+    this.heartbeat.start();
   }
 
   publish(change: IdentityChange): Promise<void> {
     return this.hub.deliver(change);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.heartbeat.stop();
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { Database, Logger } from '@gw/service-kit';
+import { Database, Logger, PeriodicTask } from '@gw/service-kit';
 import { IdentityChange, IdentityChangeHub } from '../domain/identity-change-hub';
 import { HEARTBEAT_MS, IdentityFeed } from '../domain/identity-feed';
 
@@ -42,7 +42,9 @@ export class PgIdentityFeed implements IdentityFeed {
   private readonly fences = new Map<string, () => void>();
   private fenceCount = 0;
   private client: Client | undefined;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
+  // Beats are not awaited: one whose check hangs must not delay the next (the edges distrust 3 s
+  // of silence); the hung check fails on its own after two beats.
+  private readonly heartbeat = new PeriodicTask(() => void this.beat(), { intervalMs: HEARTBEAT_MS, failed: (err) => this.logger.warn('heartbeat not sent', { err }) });
   private stopped = false;
 
   private constructor(
@@ -55,7 +57,7 @@ export class PgIdentityFeed implements IdentityFeed {
   static async start(url: string, db: Database, hub: IdentityChangeHub, logger: Logger): Promise<PgIdentityFeed> {
     const feed = new PgIdentityFeed(url, db, hub, logger);
     await feed.connect();
-    feed.heartbeatTimer = setInterval(() => void feed.beat(), HEARTBEAT_MS);
+    feed.heartbeat.start();
     return feed;
   }
 
@@ -83,7 +85,7 @@ export class PgIdentityFeed implements IdentityFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.heartbeatTimer);
+    await this.heartbeat.stop();
     await this.client?.end().catch(() => undefined);
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { AuditActor, Database, Logger } from '@gw/service-kit';
+import { AuditActor, Database, Logger, PeriodicTask } from '@gw/service-kit';
 import { countPriceChangeUnconfirmed } from '../billing-metrics';
 import { PriceFeed } from '../domain/price-feed';
 import { PriceWatchHub } from '../domain/price-watch-hub';
@@ -48,7 +48,8 @@ export class PgPriceFeed implements PriceFeed {
   /** Publishers waiting for confirmations, each checked on every confirmation. */
   private readonly waiting = new Set<() => void>();
   private client: Client | undefined;
-  private checkTimer: NodeJS.Timeout | undefined;
+  // Checks are not awaited: one that hangs must not delay the next; it fails on its own (query_timeout).
+  private readonly checks = new PeriodicTask(() => void this.check(), { intervalMs: CHECK_MS, failed: (err) => this.logger.warn('price feed not checked', { err }) });
   private stopped = false;
 
   private constructor(
@@ -70,7 +71,7 @@ export class PgPriceFeed implements PriceFeed {
   ): Promise<PgPriceFeed> {
     const feed = new PgPriceFeed(url, db, store, hub, ackTimeoutMs, logger);
     await feed.connect();
-    feed.checkTimer = setInterval(() => void feed.check(), CHECK_MS);
+    feed.checks.start();
     return feed;
   }
 
@@ -89,7 +90,7 @@ export class PgPriceFeed implements PriceFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.checkTimer);
+    await this.checks.stop();
     await this.client?.end().catch(() => undefined);
   }
 

@@ -1,5 +1,5 @@
 import { MAX_KEY_USES_PER_CALL } from '@gw/bounds';
-import { Logger } from '@gw/service-kit';
+import { Logger, PeriodicTask } from '@gw/service-kit';
 import { AuthClient } from './auth-client';
 
 const FLUSH_MS = 1000;
@@ -11,14 +11,15 @@ const FLUSH_MS = 1000;
  */
 export class KeyUseReporter {
   private pending = new Map<string, number>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly auth: AuthClient,
     private readonly logger: Logger,
   ) {
-    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
-    this.timer.unref();
+    // flush logs its own failure.
+    this.loop = new PeriodicTask(() => this.flush(), { intervalMs: FLUSH_MS, failed: (err) => this.logger.warn('key uses not reported', { err }) });
+    this.loop.start();
   }
 
   record(keyId: string): void {
@@ -32,8 +33,9 @@ export class KeyUseReporter {
     await this.auth.recordKeyUses(uses).catch((err: unknown) => this.logger.warn('key uses not reported', { err, keys: uses.length }));
   }
 
+  /** Stops the timer, waits for a report on the wire, and reports what is left. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    await this.loop.stop();
     await this.flush();
   }
 }

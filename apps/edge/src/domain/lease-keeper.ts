@@ -1,5 +1,5 @@
 import { quotaV1 } from '@gw/contracts';
-import { Logger, MAX_BATCH } from '@gw/service-kit';
+import { Logger, MAX_BATCH, PeriodicTask } from '@gw/service-kit';
 import { QuotaClient } from '../clients/quota-client';
 import { leaseRenewals } from '../edge-metrics';
 
@@ -26,18 +26,16 @@ type Kept = { leaseNow: () => quotaV1.Lease; finishedAt?: undefined; unknownAt?:
  */
 export class LeaseKeeper {
   private readonly running = new Map<string, Kept>();
-  private readonly timer: NodeJS.Timeout;
-  private renewing: Promise<void> | undefined;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly quota: QuotaClient,
     renewMs: number,
     private readonly logger: Logger,
   ) {
-    this.timer = setInterval(() => {
-      this.renewing ??= this.renewAll().finally(() => (this.renewing = undefined));
-    }, renewMs);
-    this.timer.unref();
+    // renewAll logs its own failures, batch by batch.
+    this.loop = new PeriodicTask(() => this.renewAll(), { intervalMs: renewMs, failed: (err) => this.logger.warn('leases not renewed, will retry', { err }) });
+    this.loop.start();
   }
 
   /** Keeps renewing the lease of a request, as `leaseNow` gives it at each renewal. */
@@ -99,8 +97,7 @@ export class LeaseKeeper {
   }
 
   /** Stops the timer (at shutdown, once every request has settled) and waits for a renewal on the wire. */
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.renewing;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -31,7 +31,10 @@ export class LeaseReaper {
     private readonly options: ReaperOptions,
     private readonly logger: Logger,
   ) {
-    this.loop = new PeriodicTask(() => this.reapOnce(), options.intervalMs, (err) => this.logger.warn('lease store unavailable, will retry', { err }));
+    this.loop = new PeriodicTask(async () => { await this.reapOnce(); }, {
+      intervalMs: options.intervalMs,
+      failed: (err) => this.logger.warn('lease store unavailable, will retry', { err }),
+    });
   }
 
   /** Reaps until stopped. */

@@ -46,9 +46,15 @@ export class LineReturner {
     private readonly options: LineReturnOptions,
     private readonly logger: Logger,
   ) {
-    this.loop = new PeriodicTask(() => this.returnIdleOnce(), options.intervalMs, (err) => this.logger.warn('idle credit lines not returned, will retry', { err }));
+    this.loop = new PeriodicTask(async () => { await this.returnIdleOnce(); }, {
+      intervalMs: options.intervalMs,
+      failed: (err) => this.logger.warn('idle credit lines not returned, will retry', { err }),
+    });
     const auditMs = Math.max(options.intervalMs, Math.floor(options.idleMs / 2));
-    this.audit = new PeriodicTask(() => this.adoptLostOnce(), auditMs, (err) => this.logger.warn('lent credit lines not checked, will retry', { err }));
+    this.audit = new PeriodicTask(async () => { await this.adoptLostOnce(); }, {
+      intervalMs: auditMs,
+      failed: (err) => this.logger.warn('lent credit lines not checked, will retry', { err }),
+    });
   }
 
   start(): void {

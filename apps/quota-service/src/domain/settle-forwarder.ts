@@ -1,4 +1,4 @@
-import { backoffMs, isFinalFailure, Logger } from '@gw/service-kit';
+import { isFinalFailure, Logger, PassOutcome, PeriodicTask } from '@gw/service-kit';
 import { inLinkedSpan } from '@gw/telemetry';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
 import { BillRecord, LineReturnRecord, OutboxRecord, SettleOutbox, SettleRecord } from '../store/settle-outbox';
@@ -62,22 +62,25 @@ export interface ForwardPass {
  * metric and an error log carrying all of it so that an operator can apply it by hand.
  */
 export class SettleForwarder {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<ForwardPass> | undefined;
-  private stopped = true;
-  private failures = 0;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly outbox: SettleOutbox,
     private readonly billing: BillingSink,
     private readonly options: ForwarderOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // A pass never throws: it logs its own failures (forwardOnce).
+    this.loop = new PeriodicTask(() => this.pass(), {
+      intervalMs: options.pollMs,
+      backoff: { firstMs: options.pollMs, maxMs: options.maxBackoffMs },
+      failed: (err) => this.logger.warn('settle forwarding failed, will retry', { err }),
+    });
+  }
 
-  /** Forwards until stopped. */
+  /** Forwards until stopped, the first pass at once. */
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start(true);
   }
 
   /**
@@ -85,9 +88,7 @@ export class SettleForwarder {
    * records remain and delivery works (for an outbox that a restart would lose).
    */
   async stop(drainMs = 0): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     const until = Date.now() + drainMs;
     while (Date.now() < until) {
       const pass = await this.forwardOnce();
@@ -172,17 +173,10 @@ export class SettleForwarder {
     return undefined;
   }
 
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.forwardOnce();
-      void this.running.then((pass) => {
-        this.running = undefined;
-        if (this.stopped) return;
-        this.failures = pass.failed > 0 ? this.failures + 1 : 0;
-        if (pass.failed > 0) this.schedule(backoffMs(this.failures, { firstMs: this.options.pollMs, maxMs: this.options.maxBackoffMs }));
-        else this.schedule(pass.delivered >= this.options.batchSize ? 0 : this.options.pollMs);
-      });
-    }, delayMs);
-    this.timer.unref();
+  /** One pass of the loop: a full batch is followed at once, a failure backs off. */
+  private async pass(): Promise<PassOutcome> {
+    const { delivered, failed } = await this.forwardOnce();
+    if (failed > 0) return 'failed';
+    if (delivered >= this.options.batchSize) return 'more';
   }
 }
