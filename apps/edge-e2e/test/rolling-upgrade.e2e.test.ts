@@ -46,7 +46,10 @@ describe('a rolling upgrade: old and new releases serving one account at once ke
         redisUrl: redis.url,
         redisKeyPrefix: redis.keyPrefix,
         replicas: { edge: 2, quota: 2 },
-        env: { FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50' },
+        // While older edges hold money through Authorize, lines draw only what a request lacks
+        // (docs/configuration.md): with `all`, a new edge's first Admit lends the whole balance, and
+        // an older edge's Authorize after it finds nothing left and its request goes free.
+        env: { FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50', CREDIT_LINE_POLICY: 'need' },
         distOf: versions(release.dist),
       });
       pg = new PgClient({ connectionString: db.url });

@@ -90,9 +90,10 @@ return {1, count, now, 0, -1}
  * and its lease ended; admitted: the usage counted, then paid: the charge added to ch, free: the
  * allowance settled with the tokens; the bill appended. Not admitted: the allowance reservation is
  * returned whole and nothing else happens (the id stays finished). The one repeat that does
- * something is a real bill of a paid request the reaper finished from an estimate: its bill is
- * queued (billing-service corrects the row) and ch grows by what the correction adds (billing
- * gives a smaller charge back to the balance, outside the line). A bill appended marks its request
+ * something is a real bill of a request the reaper finished from an estimate (paid or free, also
+ * an estimate of nothing, which queued no bill): its bill is queued (billing-service corrects the
+ * row, or writes it) and, paid, ch grows by what the correction adds (billing gives a smaller
+ * charge back to the balance, outside the line). A bill appended marks its request
  * unbilled until the forwarder has it applied. Returns {released 0/1, repeated 0/1}.
  */
 export const FINISH_ADMITTED = new LuaScript(
@@ -111,7 +112,7 @@ if redis.call('ZSCORE', KEYS[5], rid) then
   local estimated = ARGV[9] == 'real' and tonumber(redis.call('HGET', KEYS[14], rid))
   if not estimated then return {0, 1} end
   redis.call('HDEL', KEYS[14], rid)
-  if charge > estimated then redis.call('HINCRBY', KEYS[6], 'ch', charge - estimated) end
+  if ARGV[5] == 'paid' and charge > estimated then redis.call('HINCRBY', KEYS[6], 'ch', charge - estimated) end
   if ARGV[8] ~= '' then queue_bill() end
   return {0, 1}
 end
@@ -134,12 +135,12 @@ end
 add_usage(KEYS[3], KEYS[4], tokens, now)
 if ARGV[5] == 'paid' then
   if charge > 0 then redis.call('HINCRBY', KEYS[6], 'ch', charge) end
-  if ARGV[9] == 'lapse' then
-    redis.call('HSET', KEYS[14], rid, charge)
-    redis.call('PEXPIRE', KEYS[14], memory)
-  end
 else
   settle_budget(KEYS[11], KEYS[12], KEYS[13], rid, tokens, now)
+end
+if ARGV[9] == 'lapse' then
+  redis.call('HSET', KEYS[14], rid, charge)
+  redis.call('PEXPIRE', KEYS[14], memory)
 end
 if ARGV[8] ~= '' then queue_bill() end
 return {released, 0}

@@ -16,7 +16,7 @@ import {
   SETTINGS,
 } from './admission-fixtures';
 import { AdmittedFinish } from './admission-store';
-import { BillRecord } from './settle-outbox';
+import { BillRecord, NO_HOLD } from './settle-outbox';
 
 /**
  * The end of an admitted request, the return of a line and the resurrection of a lost lease
@@ -170,6 +170,27 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.admission.credit(account)).toEqual({ granted: 100_000, charged: 6000 + 1000, returned: 0, held: 0 });
       expect(await outboxOf(s.outbox, account)).toEqual([estimate('lapsed-up'), estimate('lapsed-down'), estimate('lapsed-twice'), real('lapsed-up', 500, 3000), real('lapsed-down', 100, 1400)]);
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 3 * 1250, totalTokens: 3 * 1250 });
+    });
+
+    it('queues the real bill of a free request the reaper finished from an estimate, also one of nothing, once', async () => {
+      const lapsed = freeStep(account);
+      const empty = freeStep(account);
+      for (const step of [lapsed, empty]) await s.admission.admit(step);
+      const freeBill = (requestId: string, completion: number, usageEstimated: boolean): BillRecord => ({
+        kind: 'bill', requestId, accountId: account, model: 'vendor-v4-flash', payment: 'free', promptTokens: 100, completionTokens: completion, usageEstimated, hold: NO_HOLD, chargeMicro: 0,
+      });
+      const freeFinish = (requestId: string, tokens: number, bill: BillRecord | undefined, usage: Partial<AdmittedFinish>): AdmittedFinish => ({
+        accountId: account, requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens, chargeMicro: 0, bill, ...usage,
+      });
+      // The reaper: one had a part of its reply (an estimate billed), the other nothing yet (no bill).
+      const estimate = freeBill(lapsed.requestId, 20, true);
+      await s.admission.finish(freeFinish(lapsed.requestId, 120, estimate, { usageEstimated: true, lapsed: true }));
+      await s.admission.finish(freeFinish(empty.requestId, 0, undefined, { usageEstimated: true, lapsed: true }));
+      // Their edges, late, with the usage the provider reported: each bill queued once.
+      const real = [freeBill(lapsed.requestId, 60, false), freeBill(empty.requestId, 40, false)];
+      for (const bill of [...real, ...real]) expect(await s.admission.finish(freeFinish(bill.requestId, 100 + bill.completionTokens, bill, {}))).toEqual({ released: false, repeated: true });
+      expect(await outboxOf(s.outbox, account)).toEqual([estimate, ...real]);
+      expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
     });
 
     it('tells a finished request\'s bill pending until the outbox acknowledges it, then applied; one with nothing to bill applied; one it has no finish of unfinished', async () => {

@@ -83,7 +83,7 @@ export class InMemoryAdmissionStore implements AdmissionStore {
       const estimated = this.estimates.get(f.requestId);
       if (estimated !== undefined && f.admitted && !f.lapsed && !f.usageEstimated) {
         this.estimates.delete(f.requestId);
-        this.line(f.accountId).charged += Math.max(0, f.chargeMicro - estimated);
+        if (f.payment === 'paid') this.line(f.accountId).charged += Math.max(0, f.chargeMicro - estimated);
         if (f.bill) outbox.push(f.bill);
       }
       return { released: false, repeated: true };
@@ -103,7 +103,7 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     limits.addUsage(f.accountId, f.tokens, now);
     if (f.payment === 'paid') this.line(f.accountId).charged += f.chargeMicro;
     else freeTier.settleAt(f.accountId, f.requestId, f.tokens, now);
-    if (f.payment === 'paid' && f.lapsed) this.estimates.set(f.requestId, f.chargeMicro);
+    if (f.lapsed) this.estimates.set(f.requestId, f.chargeMicro);
     if (f.bill) outbox.push(f.bill);
     return { released, repeated: false };
   }

@@ -81,7 +81,7 @@ export interface AccountKeys {
   credit: string;
   /** Hash {request id: micro-LYD}: the hold of each running paid request, whose sum is `hd`. */
   creditHolds: string;
-  /** Hash {request id: micro-LYD}: the charge of each paid request the reaper finished from an estimate in the last hour. */
+  /** Hash {request id: micro-LYD}: the charge (0 when free) of each request the reaper finished from an estimate in the last hour. */
   lapseEstimates: string;
   /**
    * Hash {request id: 1}: the requests whose bill FINISH queued and billing-service has not yet
