@@ -2,9 +2,8 @@ import Redis from 'ioredis';
 import { Client as PgClient } from 'pg';
 import { quotaV1 } from '@gw/contracts';
 import { grpcClient, unaryCall } from '@gw/service-kit';
-import { RunningStack, startStack } from '@gw/test-stack';
+import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
-import { scrapeMetrics } from './metrics-scrape';
 
 interface Reply {
   status: number;

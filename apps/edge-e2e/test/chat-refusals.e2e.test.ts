@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { errorOf, GatewayUnderTest, startGateway } from './gateway-under-test';
+import { errorOf, GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 const user = (content: unknown) => ({ role: 'user', content });
 const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } };

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { GatewayUnderTest, readEvents, startGateway } from './gateway-under-test';
+import { GatewayUnderTest, readEvents, startGateway } from '@gw/test-stack';
 
 const MODEL = 'vendor-v4-flash';
 const ask = (text: string) => [{ role: 'user' as const, content: text }];

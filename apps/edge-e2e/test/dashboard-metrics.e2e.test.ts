@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readPromql, repoRoot } from '@gw/testing';
-import { GatewayUnderTest, readEvents, startGateway } from './gateway-under-test';
+import { GatewayUnderTest, readEvents, startGateway } from '@gw/test-stack';
 
 const ROOT = repoRoot();
 

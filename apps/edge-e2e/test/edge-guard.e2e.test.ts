@@ -1,6 +1,4 @@
-import { GatewayUnderTest, startGateway, waitFor } from './gateway-under-test';
-import { scrapeMetrics } from './metrics-scrape';
-import { openRaw, RawConnection, replyOf, statusOf } from './raw-connection';
+import { GatewayUnderTest, openRaw, RawConnection, replyOf, scrapeMetrics, startGateway, statusOf, waitFor } from '@gw/test-stack';
 
 const MAX_CONNECTIONS = 40;
 const BUDGET = 3 * 1024 * 1024;

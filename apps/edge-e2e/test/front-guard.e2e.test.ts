@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
-import { errorOf, GatewayUnderTest, startGateway } from './gateway-under-test';
+import { errorOf, GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 const LIMIT = 2 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { fuzzBody, fuzzHeaders, MALFORMED_REQUESTS, Random } from './fuzz-inputs';
-import { GatewayUnderTest, startGateway } from './gateway-under-test';
+import { GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 const REQUESTS = 3000;
 const PARALLEL = 12;

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
-import { GatewayUnderTest, startGateway } from './gateway-under-test';
-import { scrapeMetrics } from './metrics-scrape';
+import { GatewayUnderTest, scrapeMetrics, startGateway } from '@gw/test-stack';
 
 /**
  * The edge's key cache, kept coherent by auth-service's change stream: two edges, each on its

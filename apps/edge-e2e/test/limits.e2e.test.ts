@@ -1,7 +1,5 @@
-import { RunningStack, startStack } from '@gw/test-stack';
+import { awayFromMinuteEnd, RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
-import { awayFromMinuteEnd } from './gateway-under-test';
-import { scrapeMetrics } from './metrics-scrape';
 
 interface ErrorBody {
   error: Record<string, unknown>;

@@ -1,7 +1,6 @@
 import { Client as PgClient } from 'pg';
-import { RunningStack, startStack } from '@gw/test-stack';
+import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
-import { scrapeMetrics } from './metrics-scrape';
 
 interface ErrorFields {
   status: number;

@@ -1,5 +1,4 @@
-import { awayFromMinuteEnd, errorOf, GatewayUnderTest, readEvents, startGateway, waitFor } from './gateway-under-test';
-import { MetricsScrape, scrapeMetrics } from './metrics-scrape';
+import { awayFromMinuteEnd, errorOf, GatewayUnderTest, MetricsScrape, readEvents, scrapeMetrics, startGateway, waitFor } from '@gw/test-stack';
 
 const FLASH = 'vendor-v4-flash';
 const ask = (text: string) => [{ role: 'user' as const, content: text }];

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { GatewayUnderTest, startGateway } from './gateway-under-test';
+import { GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 const DOCUMENT = join(__dirname, '..', '..', '..', 'docs', 'openapi.yaml');
 

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { MAX_COMPLETION_TOKENS, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { GatewayUnderTest, startGateway, waitFor } from './gateway-under-test';
+import { GatewayUnderTest, startGateway, waitFor } from '@gw/test-stack';
 
 /** What the stand-in provider reports as `usage`, by the text of the request's last message. */
 const REPORTED: Record<string, { prompt_tokens: number; completion_tokens: number }> = {

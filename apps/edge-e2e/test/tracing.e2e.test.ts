@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { RunningStack, startStack } from '@gw/test-stack';
+import { readEvents, RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, OtlpReceiver, ReceivedSpan, TestDatabase, TestRedis } from '@gw/testing';
-import { readEvents } from './gateway-under-test';
 
 const SERVER = 2;
 const CLIENT = 3;

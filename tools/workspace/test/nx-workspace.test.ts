@@ -6,6 +6,8 @@ import { waitReady } from '@gw/service-kit';
 import { freePort } from '@gw/testing';
 
 const ROOT = join(__dirname, '..', '..', '..');
+/** The way from a project's folder back to the workspace root, as its tsconfig's `extends` spells it. */
+const relativeTo = (root: string) => root.split('/').map(() => '..').join('/');
 const STACK = ['auth-service', 'billing-service', 'console', 'edge', 'provider-sim', 'quota-service'];
 
 /**
@@ -65,13 +67,29 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
         ...STACK,
         'ctl',
         ...['bounds', 'chat-validation', 'contracts', 'dev-pki', 'errors', 'identity', 'money', 'quota-client', 'service-kit', 'telemetry', 'test-stack', 'testing'],
-        ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'launcher-e2e', 'quota-service-e2e'],
+        ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'edge-faults-e2e', 'launcher-e2e', 'quota-service-e2e'],
         ...['bench', 'deploy-check', 'launcher', 'workspace'],
       ].sort(),
     );
     const e2eProjects = JSON.parse(nx('show', 'projects', '--with-target', 'e2e', '--json')) as string[];
-    expect(e2eProjects.sort()).toEqual(['console-e2e', 'ctl-e2e', 'edge-e2e', 'launcher-e2e', 'quota-service-e2e']);
+    expect(e2eProjects.sort()).toEqual(['console-e2e', 'ctl-e2e', 'edge-e2e', 'edge-faults-e2e', 'launcher-e2e', 'quota-service-e2e']);
     expect(JSON.parse(nx('show', 'projects', '--projects', 'tag:type:test', '--json')).sort()).toEqual(['test-stack', 'testing']);
+  }, 60_000);
+
+  it("checks every project's code in the one typecheck npm test runs: each tsconfig is the base settings over its own folder, inside the root program", () => {
+    nx('graph', '--file', join(copy, 'graph-nodes.json'));
+    const { graph } = JSON.parse(readFileSync(join(copy, 'graph-nodes.json'), 'utf8')) as { graph: { nodes: Record<string, { data: { root: string } }> } };
+    const roots = Object.values(graph.nodes).map((node) => node.data.root);
+    expect(roots).toHaveLength(29);
+    const rootProgram = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
+    for (const root of roots) {
+      const base = join(relativeTo(root), 'tsconfig.base.json');
+      expect({ root, tsconfig: JSON.parse(readFileSync(join(ROOT, root, 'tsconfig.json'), 'utf8')) }).toEqual({
+        root,
+        tsconfig: { extends: base, compilerOptions: { noEmit: true }, include: ['**/*.ts'] },
+      });
+      expect(rootProgram.include).toContain(`${root.split('/')[0]}/**/*.ts`);
+    }
   }, 60_000);
 
   it('draws the graph from the imports: apps on libs, end-to-end projects on the apps they start', () => {
@@ -92,7 +110,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
 
   it('marks what a change affects: a change in quota-service marks the end-to-end tests of the edge, not the edge', () => {
     const quotaChange = JSON.parse(affected('apps/quota-service/src/config.ts')) as string[];
-    expect(quotaChange).toEqual(expect.arrayContaining(['quota-service', 'quota-service-e2e', 'edge-e2e', 'ctl-e2e', 'console-e2e', 'launcher-e2e']));
+    expect(quotaChange).toEqual(expect.arrayContaining(['quota-service', 'quota-service-e2e', 'edge-e2e', 'edge-faults-e2e', 'ctl-e2e', 'console-e2e', 'launcher-e2e']));
     expect(quotaChange).not.toEqual(expect.arrayContaining(['edge']));
     expect(quotaChange).not.toEqual(expect.arrayContaining(['auth-service']));
 

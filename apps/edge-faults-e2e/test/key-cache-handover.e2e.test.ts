@@ -1,7 +1,6 @@
 import { authV1 } from '@gw/contracts';
 import { grpcClient, unaryCall } from '@gw/service-kit';
-import { GatewayUnderTest, startGateway } from './gateway-under-test';
-import { scrapeMetrics } from './metrics-scrape';
+import { GatewayUnderTest, scrapeMetrics, startGateway } from '@gw/test-stack';
 
 /**
  * With GRPC_MAX_CONNECTION_AGE_MS at 1 s, auth-service asks every connection to go away after a

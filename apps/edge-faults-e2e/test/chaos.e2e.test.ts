@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 import { auditChaos, AuditAccount, edgeRequestLines, NOTHING_WRONG } from './chaos-audit';
@@ -59,6 +62,13 @@ describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
     const findings = auditChaos(audited, load.records, lines, after);
     console.log(`chaos figures\n${JSON.stringify(chaosFigures({ accounts: audited, records: load.records, lines, faults, books: after, drained, findings, logs: stack.logs }), null, 2)}`);
 
+    if (JSON.stringify(findings) !== JSON.stringify(NOTHING_WRONG)) {
+      // What the processes logged, kept for the post-mortem, with the lines of the requests found wrong.
+      const file = join(tmpdir(), `chaos-${Date.now()}.log`);
+      writeFileSync(file, stack.logs.join('\n'));
+      const ids = findings.loggedRowMismatches.flatMap((m) => [m.requestId, lines.get(m.requestId)?.billingId ?? m.requestId]);
+      console.log(`chaos logs in ${file}; the requests found wrong:\n${stack.logs.filter((l) => ids.some((id) => l.includes(id))).join('\n')}`);
+    }
     // The run is a fair test only if every crash hit requests in flight and the load got through.
     expect(faults.map((f) => f.inFlightAtKill > 0)).toEqual(FAULTS.map(() => true));
     expect(load.records.filter((r) => r.delivered && r.paid).length).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { Client as PgClient } from 'pg';
-import { GatewayUnderTest, startGateway, waitFor } from './gateway-under-test';
+import { GatewayUnderTest, startGateway, waitFor } from '@gw/test-stack';
 
 const decoder = new TextDecoder();
 

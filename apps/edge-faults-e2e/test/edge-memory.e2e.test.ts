@@ -1,8 +1,6 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { GatewayUnderTest, startGateway, waitFor } from './gateway-under-test';
-import { scrapeMetrics } from './metrics-scrape';
-import { openRaw } from './raw-connection';
+import { GatewayUnderTest, openRaw, scrapeMetrics, startGateway, waitFor } from '@gw/test-stack';
 
 const MB = 1024 * 1024;
 const CHAT = '/v1/chat/completions';

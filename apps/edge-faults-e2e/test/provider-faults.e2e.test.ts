@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { errorOf, GatewayUnderTest, readEvents, startGateway } from './gateway-under-test';
+import { errorOf, GatewayUnderTest, readEvents, startGateway } from '@gw/test-stack';
 
 const MODEL = 'vendor-v4-flash';
 const ask = (text: string) => [{ role: 'user' as const, content: text }];

@@ -1,6 +1,6 @@
 import { authV1, billingV1 } from '@gw/contracts';
 import { grpcClient, unaryCall } from '@gw/service-kit';
-import { RunningStack } from '@gw/test-stack';
+import { RunningStack } from './start-stack';
 
 /** One account made for a test: its id and one API key. */
 export interface FundedAccount {

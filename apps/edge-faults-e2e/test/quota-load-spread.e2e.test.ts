@@ -1,6 +1,5 @@
-import { RunningStack, startStack } from '@gw/test-stack';
+import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, startTestDnsServer, TestDatabase, TestDnsServer, TestRedis } from '@gw/testing';
-import { scrapeMetrics } from './metrics-scrape';
 
 const NAME = 'quota-service.gateway.test';
 const MAX_CONNECTION_AGE_MS = 2000;

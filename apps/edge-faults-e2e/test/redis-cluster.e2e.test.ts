@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { awayFromMinuteEnd, GatewayUnderTest, startGateway } from './gateway-under-test';
+import { awayFromMinuteEnd, GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 interface ErrorBody {
   error: { code: string; type: string };

@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { RunningStack, StackOptions, startStack } from '@gw/test-stack';
+import { RunningStack, StackOptions, startStack } from './start-stack';
 import { createTestDatabase, createTestRedis, createTestRedisCluster, TestDatabase } from '@gw/testing';
 
 /** A stack of its own for one test file, with what its tests keep needing. */

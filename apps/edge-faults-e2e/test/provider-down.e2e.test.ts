@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { freePort } from '@gw/testing';
-import { errorOf, GatewayUnderTest, startGateway } from './gateway-under-test';
+import { errorOf, GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 describe('an unreachable provider: 503 UPSTREAM_DOWN (docs/api.md#every-error-code)', () => {
   let gw: GatewayUnderTest;

@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { GatewayUnderTest, startGateway, waitFor } from './gateway-under-test';
+import { GatewayUnderTest, startGateway, waitFor } from '@gw/test-stack';
 
 interface LedgerRow {
   amount_micro: string;

@@ -1,8 +1,6 @@
 import { Client as PgClient } from 'pg';
-import { RunningStack, startStack } from '@gw/test-stack';
+import { createFundedAccounts, FundedAccount, RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
-import { createFundedAccounts, FundedAccount } from './funded-accounts';
-import { scrapeMetrics } from './metrics-scrape';
 
 const ACCOUNTS = 1000;
 
