@@ -51,7 +51,10 @@ function stageSources(stage) {
   for (const file of tsFiles(join(PROJECT, 'src')).filter((f) => !/\.(spec|test)\.ts$/.test(f))) {
     const path = relative(dirname(file), join('gen', FROM_CONTRACTS.generated));
     const generated = path.startsWith('.') ? path : `./${path}`;
-    const source = readFileSync(join(PROJECT, 'src', file), 'utf8').replace(CONTRACTS_IMPORT, `$1 * as ${FROM_CONTRACTS.binding} from '${generated}';`);
+    const source = readFileSync(join(PROJECT, 'src', file), 'utf8').replace(
+      CONTRACTS_IMPORT,
+      `$1 * as ${FROM_CONTRACTS.binding} from '${generated}';`,
+    );
     const workspaceImport = specifiers(source).find((spec) => spec.startsWith('@gw/'));
     if (workspaceImport) throw new Error(`libs/quota-client/src/${file} imports ${workspaceImport}, which the package cannot carry`);
     mkdirSync(dirname(join(stage, file)), { recursive: true });
@@ -87,7 +90,8 @@ function checkDependencies() {
   }
   const listed = Object.keys(JSON.parse(readFileSync(join(OUT, 'package.json'), 'utf8')).dependencies ?? {});
   const [need, have] = [[...required].sort().join(', '), [...listed].sort().join(', ')];
-  if (need !== have) throw new Error(`dist/libs/quota-client requires ${need || 'no package'}, but its package.json lists ${have || 'none'}`);
+  if (need !== have)
+    throw new Error(`dist/libs/quota-client requires ${need || 'no package'}, but its package.json lists ${have || 'none'}`);
 }
 
 mkdirSync(dirname(OUT), { recursive: true });
@@ -96,10 +100,16 @@ try {
   const origins = stageSources(join(stage, 'src'));
   writeFileSync(
     join(stage, 'tsconfig.json'),
-    JSON.stringify({ extends: join(PROJECT, 'tsconfig.lib.json'), compilerOptions: { rootDir: 'src', outDir: OUT }, include: ['src/**/*.ts'] }),
+    JSON.stringify({
+      extends: join(PROJECT, 'tsconfig.lib.json'),
+      compilerOptions: { rootDir: 'src', outDir: OUT },
+      include: ['src/**/*.ts'],
+    }),
   );
   rmSync(OUT, { recursive: true, force: true });
-  execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', join(stage, 'tsconfig.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', join(stage, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
   pointMapsAtOrigins(origins);
   for (const file of ['package.json', 'README.md']) copyFileSync(join(PROJECT, file), join(OUT, file));
   checkDependencies();

@@ -70,7 +70,9 @@ export async function bundleProject(projectRoot, entries = ['main']) {
       version: rootPackage.version,
       private: true,
       engines: rootPackage.engines,
-      dependencies: Object.fromEntries(requiredPackages(result.metafile).map((name) => [name, lock.packages[`node_modules/${name}`].version])),
+      dependencies: Object.fromEntries(
+        requiredPackages(result.metafile).map((name) => [name, lock.packages[`node_modules/${name}`].version]),
+      ),
     };
     writeFileSync(join(workDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileSync(join(workDir, 'package-lock.json'), `${JSON.stringify(prunedLock(lock, manifest), null, 2)}\n`);

@@ -41,4 +41,6 @@ for (const app of readdirSync(join(ROOT, 'dist/apps')).sort()) {
   const modules = installedBytes(lock);
   console.log(`| ${app} | ${mb(bundle)} | ${mb(modules)} | ${Object.keys(lock.packages).length - 1} | ${mb(bundle + modules)} |`);
 }
-console.log(`\nEvery production dependency of the workspace (what each image installed before): ${mb(installedBytes(productionLockOfWorkspace()))} MB.`);
+console.log(
+  `\nEvery production dependency of the workspace (what each image installed before): ${mb(installedBytes(productionLockOfWorkspace()))} MB.`,
+);

@@ -38,7 +38,11 @@ export function prunedLock(lock, manifest) {
     for (const dep of runtimeDependencyNames(entry)) visit(path, dep, optionalNames.has(dep));
   };
   for (const name of Object.keys(manifest.dependencies)) visit('', name, false);
-  const sorted = Object.fromEntries(Object.keys(kept).sort().map((path) => [path, kept[path]]));
+  const sorted = Object.fromEntries(
+    Object.keys(kept)
+      .sort()
+      .map((path) => [path, kept[path]]),
+  );
   return {
     name: manifest.name,
     version: manifest.version,

@@ -22,7 +22,13 @@ export class AccountPool {
    * Creates `size` accounts with 1,000 LYD each, over gRPC, 32 at a time; each key is handed out
    * at most `perMinute` times a clock minute (raise it with the stack's RATE_LIMIT_PER_MINUTE).
    */
-  static async create(size: number, authAddr: string, billingAddr: string, security: GrpcSecurity, perMinute = DEFAULT_PER_MINUTE): Promise<AccountPool> {
+  static async create(
+    size: number,
+    authAddr: string,
+    billingAddr: string,
+    security: GrpcSecurity,
+    perMinute = DEFAULT_PER_MINUTE,
+  ): Promise<AccountPool> {
     const auth = grpcClient(authV1.AuthClient, authAddr, security, 'auth-service');
     const billing = grpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service');
     const keys: string[] = [];

@@ -86,12 +86,19 @@ export function markdownReport(r: BenchResults): string {
     '',
     '| floor proxy (node:http + undici, JSON parsed and written again), open loop | floor p50 / p99 / p99.9 (ms) | added p50 / p99 (ms) | errors |',
     '|---|---|---|---|',
-    ...r.floor.rates.map((x) => `| ${x.rate} req/s | ${f(x.floor.p50)} / ${f(x.floor.p99)} / ${f(x.floor.p999)} | ${f(added(x, 'p50', x.floor))} / ${f(added(x, 'p99', x.floor))} | ${x.floor.errors} |`),
+    ...r.floor.rates.map(
+      (x) =>
+        `| ${x.rate} req/s | ${f(x.floor.p50)} / ${f(x.floor.p99)} / ${f(x.floor.p999)} | ${f(added(x, 'p50', x.floor))} / ${f(added(x, 'p99', x.floor))} | ${x.floor.errors} |`,
+    ),
     '',
     '| 500 req/s, paid | gateway p50 / p99 (ms) | added p50 / p99 (ms) | errors |',
     '|---|---|---|---|',
-    at500 ? `| 3,000 accounts | ${f(at500.gateway.p50)} / ${f(at500.gateway.p99)} | ${f(added(at500, 'p50', at500.gateway))} / ${f(added(at500, 'p99', at500.gateway))} | ${at500.gateway.errors} |` : '| 3,000 accounts | - | - | - |',
-    hot ? `| 20 accounts, limits raised (many requests of one account in flight) | ${f(hot.gateway.p50)} / ${f(hot.gateway.p99)} | ${f(added(hot, 'p50', hot.gateway))} / ${f(added(hot, 'p99', hot.gateway))} | ${hot.gateway.errors} |` : '| 20 accounts | - | - | - |',
+    at500
+      ? `| 3,000 accounts | ${f(at500.gateway.p50)} / ${f(at500.gateway.p99)} | ${f(added(at500, 'p50', at500.gateway))} / ${f(added(at500, 'p99', at500.gateway))} | ${at500.gateway.errors} |`
+      : '| 3,000 accounts | - | - | - |',
+    hot
+      ? `| 20 accounts, limits raised (many requests of one account in flight) | ${f(hot.gateway.p50)} / ${f(hot.gateway.p99)} | ${f(added(hot, 'p50', hot.gateway))} / ${f(added(hot, 'p99', hot.gateway))} | ${hot.gateway.errors} |`
+      : '| 20 accounts | - | - | - |',
     '',
     `Per paid request at 500 req/s: ${s.pgTransactions.toFixed(2)} Postgres transactions and ${s.pgStatements.toFixed(2)} statements (BEGIN and COMMIT included), ` +
       `${s.redisRoundTrips.toFixed(2)} Redis commands sent by the services (round trips) and ${s.redisCommands.toFixed(2)} run by Redis (those its scripts run counted too). At this run's CPU per request, one Postgres core carries about ${perCore(r.cpuMsPerRequest.postgres)} paid requests/s ` +
@@ -109,8 +116,16 @@ export function markdownReport(r: BenchResults): string {
     `| edge memory per open stream (${r.openStreams.opened} open) | ${r.openStreams.kbPerStream.toFixed(1)} KB | <= 100 KB |`,
     '',
     '| CPU time per request (ms), at 500 req/s | ' + Object.keys(r.cpuMsPerRequest).join(' | ') + ' | all |',
-    '|---|' + Object.keys(r.cpuMsPerRequest).map(() => '---|').join('') + '---|',
-    '| | ' + Object.values(r.cpuMsPerRequest).map((v) => v.toFixed(3)).join(' | ') + ` | ${f(Object.values(r.cpuMsPerRequest).reduce((a, b) => a + b, 0))} |`,
+    '|---|' +
+      Object.keys(r.cpuMsPerRequest)
+        .map(() => '---|')
+        .join('') +
+      '---|',
+    '| | ' +
+      Object.values(r.cpuMsPerRequest)
+        .map((v) => v.toFixed(3))
+        .join(' | ') +
+      ` | ${f(Object.values(r.cpuMsPerRequest).reduce((a, b) => a + b, 0))} |`,
     '',
     `On ${cpus().length} cores, "all" above ${cpus().length} ms per request caps the throughput below 1,000 req/s.`,
     `One grpc-js unary call alone on loopback with mutual TLS (client and server in one process) takes ${f(r.grpcCall.p50Ms)} ms at p50 and ` +

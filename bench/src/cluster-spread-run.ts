@@ -73,10 +73,22 @@ async function roundTrips(metricsUrl: string): Promise<number> {
  */
 export async function clusterSpreadRun(body: string, accounts: number, rate: number, seconds: number): Promise<ClusterSpread> {
   const [db, cluster] = await Promise.all([createTestDatabase(), startRedisCluster()]);
-  const stack = await startStack({ databaseUrl: db.url, redisClusterNodes: cluster.nodes, redisKeyPrefix: 'bench:', env: { LOG_LEVEL: 'warn' } });
+  const stack = await startStack({
+    databaseUrl: db.url,
+    redisClusterNodes: cluster.nodes,
+    redisKeyPrefix: 'bench:',
+    env: { LOG_LEVEL: 'warn' },
+  });
   try {
     const pool = await AccountPool.create(accounts, stack.env.AUTH_ADDR, stack.env.BILLING_ADDR, stack.grpcSecurity('ctl'));
-    const gateway: Target = { name: 'gateway', ...targetPool(stack.baseUrl), authorization: () => { const k = pool.take(); return k && `Bearer ${k}`; } };
+    const gateway: Target = {
+      name: 'gateway',
+      ...targetPool(stack.baseUrl),
+      authorization: () => {
+        const k = pool.take();
+        return k && `Bearer ${k}`;
+      },
+    };
     await firstPaidRequests(gateway, pool.all(), body);
     const masters = await mastersOf(cluster.nodes);
     const before = await Promise.all(masters.map(readMaster));

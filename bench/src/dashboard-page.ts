@@ -6,7 +6,20 @@ export interface PanelData {
   series: { name: string; points: [number, number][] }[];
 }
 
-const COLORS = ['#73bf69', '#f2cc0c', '#5794f2', '#ff780a', '#f2495c', '#b877d9', '#8ab8ff', '#fade2a', '#96d98d', '#ffb357', '#ca95e5', '#ff7383'];
+const COLORS = [
+  '#73bf69',
+  '#f2cc0c',
+  '#5794f2',
+  '#ff780a',
+  '#f2495c',
+  '#b877d9',
+  '#8ab8ff',
+  '#fade2a',
+  '#96d98d',
+  '#ffb357',
+  '#ca95e5',
+  '#ff7383',
+];
 const WIDTH = 760;
 const HEIGHT = 250;
 const PAD = { left: 64, right: 12, top: 10, bottom: 28 };
@@ -32,10 +45,14 @@ function chart(panel: PanelData, duration: number): string {
     const v = top * f;
     return `<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(v)}" y2="${y(v)}" class="grid"/><text x="${PAD.left - 6}" y="${y(v) + 4}" class="axis" text-anchor="end">${formatValue(v, panel.unit)}</text>`;
   });
-  const ticks = Array.from({ length: 6 }, (_, i) => (duration * i) / 5).map((t) => `<text x="${x(t)}" y="${HEIGHT - 8}" class="axis" text-anchor="middle">${formatTime(t)}</text>`);
+  const ticks = Array.from({ length: 6 }, (_, i) => (duration * i) / 5).map(
+    (t) => `<text x="${x(t)}" y="${HEIGHT - 8}" class="axis" text-anchor="middle">${formatTime(t)}</text>`,
+  );
   const lines = panel.series.map((s, i) => {
     const path = s.points
-      .map(([t, v], j) => (Number.isFinite(v) ? `${j === 0 || !Number.isFinite(s.points[j - 1][1]) ? 'M' : 'L'}${x(t).toFixed(1)},${y(v).toFixed(1)}` : ''))
+      .map(([t, v], j) =>
+        Number.isFinite(v) ? `${j === 0 || !Number.isFinite(s.points[j - 1][1]) ? 'M' : 'L'}${x(t).toFixed(1)},${y(v).toFixed(1)}` : '',
+      )
       .join('');
     return `<path d="${path}" stroke="${COLORS[i % COLORS.length]}" fill="none" stroke-width="1.5"/>`;
   });
@@ -51,7 +68,9 @@ function legend(panel: PanelData): string {
 
 /** The dashboard as a page in Grafana's dark colours: two panels a row, each chart with its legend. */
 export function drawDashboard(title: string, panels: PanelData[], durationSeconds: number): string {
-  const cells = panels.map((p) => `<section><h2>${escape(p.title)}</h2>${chart(p, durationSeconds)}<div class="legend">${legend(p)}</div></section>`);
+  const cells = panels.map(
+    (p) => `<section><h2>${escape(p.title)}</h2>${chart(p, durationSeconds)}<div class="legend">${legend(p)}</div></section>`,
+  );
   return `<!doctype html><html><head><meta charset="utf-8"><style>
 body { background: #111217; color: #ccccdc; font: 13px/1.4 Inter, "Helvetica Neue", Arial, sans-serif; margin: 16px; }
 h1 { font-size: 18px; font-weight: 500; margin: 0 0 12px; }

@@ -11,7 +11,10 @@ export interface FloorProcess {
 
 /** Starts dist/bench/floor-proxy.js (built beside the bench) in front of `upstream` and waits until it listens. */
 export function startFloorProxy(upstream: string): Promise<FloorProcess> {
-  const child = spawn(process.execPath, [join(__dirname, 'floor-proxy.js')], { env: { ...process.env, FLOOR_UPSTREAM: upstream, FLOOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(__dirname, 'floor-proxy.js')], {
+    env: { ...process.env, FLOOR_UPSTREAM: upstream, FLOOR_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();

@@ -19,7 +19,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = JSON.stringify(await readJson(req));
-  const reply = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer floor' }, body });
+  const reply = await pool.request({
+    path,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer floor' },
+    body,
+  });
   const type = String(reply.headers['content-type'] ?? 'application/json');
   if (type.startsWith('text/event-stream')) {
     res.writeHead(reply.statusCode, { 'content-type': type, 'cache-control': 'no-cache' });

@@ -1,4 +1,11 @@
-import { ClientDuplexStream, makeGenericClientConstructor, Server, ServerDuplexStream, ServiceDefinition, ServiceError } from '@grpc/grpc-js';
+import {
+  ClientDuplexStream,
+  makeGenericClientConstructor,
+  Server,
+  ServerDuplexStream,
+  ServiceDefinition,
+  ServiceError,
+} from '@grpc/grpc-js';
 import { channelCredentials, GRPC_OPTIONS, GrpcSecurity, serverCredentials } from '@gw/service-kit';
 import { LatencyHistogram } from './latency-histogram';
 
@@ -44,7 +51,10 @@ async function measure(calls: number, call: () => Promise<void>): Promise<CallCo
  * and their mutual TLS (the server presents `server`'s certificate, the client `client`'s):
  * as unary calls, then as messages on one open stream.
  */
-export async function grpcCallFloor(calls: number, tls: { server: GrpcSecurity; client: GrpcSecurity; serverIdentity: string }): Promise<GrpcCallFloor> {
+export async function grpcCallFloor(
+  calls: number,
+  tls: { server: GrpcSecurity; client: GrpcSecurity; serverIdentity: string },
+): Promise<GrpcCallFloor> {
   const server = new Server(GRPC_OPTIONS);
   server.addService(ECHO, {
     echo: (call: { request: Buffer }, done: (err: null, reply: Buffer) => void) => done(null, call.request),
@@ -53,7 +63,9 @@ export async function grpcCallFloor(calls: number, tls: { server: GrpcSecurity; 
       call.on('end', () => call.end());
     },
   });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', serverCredentials(tls.server), (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', serverCredentials(tls.server), (err, p) => (err ? reject(err) : resolve(p))),
+  );
   const EchoClient = makeGenericClientConstructor(ECHO, 'Echo');
   const options = { ...GRPC_OPTIONS, 'grpc.ssl_target_name_override': tls.serverIdentity };
   const client = new EchoClient(`127.0.0.1:${port}`, channelCredentials(tls.client, tls.serverIdentity), options) as unknown as {
@@ -66,7 +78,10 @@ export async function grpcCallFloor(calls: number, tls: { server: GrpcSecurity; 
   const answered: (() => void)[] = [];
   pipe.on('data', () => answered.shift()?.());
   try {
-    const unary = await measure(calls, () => new Promise<void>((resolve, reject) => client.echo(payload, (err) => (err ? reject(err) : resolve()))));
+    const unary = await measure(
+      calls,
+      () => new Promise<void>((resolve, reject) => client.echo(payload, (err) => (err ? reject(err) : resolve()))),
+    );
     const onStream = await measure(calls, () => new Promise<void>((resolve) => (answered.push(resolve), pipe.write(payload))));
     return { ...unary, onStream };
   } finally {

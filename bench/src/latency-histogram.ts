@@ -2,7 +2,11 @@ import * as hdr from 'hdr-histogram-js';
 
 /** Latencies in microseconds, with the percentiles the report shows. */
 export class LatencyHistogram {
-  private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  private readonly histogram = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
   errors = 0;
 
   record(micros: number): void {

@@ -24,11 +24,27 @@ const FLOOR_RATES = [200, 500];
 const SECONDS_PER_RATE = 8;
 const RESULTS = join(__dirname, '..', '..', 'bench', 'results');
 const PAID = JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 16, messages: [{ role: 'user', content: 'Hello there' }] });
-const STREAM = JSON.stringify({ model: 'vendor-v4-flash', stream: true, max_tokens: 64, messages: [{ role: 'user', content: '[[sim:words=20]] [[sim:piece_delay_ms=5]] go' }] });
-const HELD_OPEN = JSON.stringify({ model: 'vendor-v4-flash', stream: true, max_tokens: 8, messages: [{ role: 'user', content: '[[sim:words=2]] [[sim:piece_delay_ms=4000]] hold' }] });
+const STREAM = JSON.stringify({
+  model: 'vendor-v4-flash',
+  stream: true,
+  max_tokens: 64,
+  messages: [{ role: 'user', content: '[[sim:words=20]] [[sim:piece_delay_ms=5]] go' }],
+});
+const HELD_OPEN = JSON.stringify({
+  model: 'vendor-v4-flash',
+  stream: true,
+  max_tokens: 8,
+  messages: [{ role: 'user', content: '[[sim:words=2]] [[sim:piece_delay_ms=4000]] hold' }],
+});
 
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
-const percentiles = (h: LatencyHistogram): Percentiles => ({ p50: h.ms(50), p99: h.ms(99), p999: h.ms(99.9), count: h.count, errors: h.errors });
+const percentiles = (h: LatencyHistogram): Percentiles => ({
+  p50: h.ms(50),
+  p99: h.ms(99),
+  p999: h.ms(99.9),
+  count: h.count,
+  errors: h.errors,
+});
 
 /**
  * `npm run bench`: the stack on real Postgres and Redis with provider-sim answering at once,
@@ -38,11 +54,24 @@ async function main(): Promise<void> {
   const [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
   // `npm run bench -- --profile`: every process writes a V8 CPU profile to bench/results/profiles/ as it exits.
   const cpuProfileDir = process.argv.includes('--profile') ? join(RESULTS, 'profiles') : undefined;
-  const stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { LOG_LEVEL: 'warn' }, cpuProfileDir });
+  const stack = await startStack({
+    databaseUrl: db.url,
+    redisUrl: redis.url,
+    redisKeyPrefix: redis.keyPrefix,
+    env: { LOG_LEVEL: 'warn' },
+    cpuProfileDir,
+  });
   try {
     say('creating accounts');
     const accounts = await AccountPool.create(3000, stack.env.AUTH_ADDR, stack.env.BILLING_ADDR, stack.grpcSecurity('ctl'));
-    const gateway: Target = { name: 'gateway', ...targetPool(stack.baseUrl), authorization: () => { const k = accounts.take(); return k && `Bearer ${k}`; } };
+    const gateway: Target = {
+      name: 'gateway',
+      ...targetPool(stack.baseUrl),
+      authorization: () => {
+        const k = accounts.take();
+        return k && `Bearer ${k}`;
+      },
+    };
     const direct: Target = { name: 'direct', ...targetPool(stack.providerUrl), authorization: () => 'Bearer bench' };
     const floorProxy = await startFloorProxy(stack.providerUrl);
     const floor: Target = { name: 'floor', ...targetPool(floorProxy.baseUrl), authorization: () => 'Bearer bench' };
@@ -54,7 +83,11 @@ async function main(): Promise<void> {
     await Promise.all(
       Array.from({ length: 64 }, async () => {
         for (let key = keys.pop(); key !== undefined; key = keys.pop()) {
-          const res = await gateway.pool.request({ path: '/v1/usage', method: 'GET', headers: { authorization: `Bearer ${key}`, 'user-agent': 'gateway-bench' } });
+          const res = await gateway.pool.request({
+            path: '/v1/usage',
+            method: 'GET',
+            headers: { authorization: `Bearer ${key}`, 'user-agent': 'gateway-bench' },
+          });
           await res.body.arrayBuffer();
         }
       }),
@@ -78,7 +111,11 @@ async function main(): Promise<void> {
     let cpuMsPerRequest: Record<string, number> = {};
     let floorCpuMsPerRequest = 0;
     let storesPerRequest: StoreCounts = { pgTransactions: 0, pgStatements: 0, redisCommands: 0, redisRoundTrips: 0 };
-    const stores = await StoreCounter.open(db.url, redis.url, [stack.metricsUrls['auth-service'], stack.metricsUrls['billing-service'], stack.metricsUrls['quota-service']]);
+    const stores = await StoreCounter.open(db.url, redis.url, [
+      stack.metricsUrls['auth-service'],
+      stack.metricsUrls['billing-service'],
+      stack.metricsUrls['quota-service'],
+    ]);
     for (const rate of RATES) {
       say(`open loop at ${rate} req/s`);
       const directRun = await openLoop(direct, PAID, rate, SECONDS_PER_RATE);
@@ -91,8 +128,15 @@ async function main(): Promise<void> {
       const storesBefore = rate === 500 ? await stores.read() : undefined;
       // Postgres forks a backend for each new connection (pools let idle ones go): the processes
       // are listed again after the run, and one that appeared during it counts from zero.
-      const processes = (): Record<string, number[]> => ({ ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, [pid]])), ...storePids() });
-      const cpuBefore = new Map(Object.values(processes()).flat().map((pid) => [pid, cpuSeconds(pid)]));
+      const processes = (): Record<string, number[]> => ({
+        ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, [pid]])),
+        ...storePids(),
+      });
+      const cpuBefore = new Map(
+        Object.values(processes())
+          .flat()
+          .map((pid) => [pid, cpuSeconds(pid)]),
+      );
       const cpuDuring = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid) - (cpuBefore.get(pid) ?? 0), 0);
       const ownBefore = process.cpuUsage();
       const gatewayRun = await openLoop(gateway, PAID, rate, SECONDS_PER_RATE);
@@ -114,10 +158,13 @@ async function main(): Promise<void> {
     const directStreams = await streamTiming(direct, STREAM, 100, 4);
     const gatewayStreams = await streamTiming(gateway, STREAM, 100, 4);
 
-
     await Promise.all([floorProxy.stop(), stores.close()]);
     say('one gRPC call, alone');
-    const grpcCall = await grpcCallFloor(2000, { server: stack.grpcSecurity('quota-service'), client: stack.grpcSecurity('edge'), serverIdentity: 'quota-service' });
+    const grpcCall = await grpcCallFloor(2000, {
+      server: stack.grpcSecurity('quota-service'),
+      client: stack.grpcSecurity('edge'),
+      serverIdentity: 'quota-service',
+    });
 
     const results: BenchResults = {
       date: new Date().toISOString().slice(0, 10),

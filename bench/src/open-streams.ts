@@ -6,7 +6,12 @@ import { Target } from './target';
  * Opens `count` streams at once that stay open (the provider sends slowly), and measures the
  * edge's resident memory with them open against before: KB per open stream.
  */
-export async function memoryPerOpenStream(target: Target, body: string, count: number, edgePid: number): Promise<{ kbPerStream: number; opened: number; notOpened: Record<string, number> }> {
+export async function memoryPerOpenStream(
+  target: Target,
+  body: string,
+  count: number,
+  edgePid: number,
+): Promise<{ kbPerStream: number; opened: number; notOpened: Record<string, number> }> {
   const before = rssKb(edgePid);
   const opened: Dispatcher.ResponseData[] = [];
   const notOpened: Record<string, number> = {};
@@ -15,7 +20,9 @@ export async function memoryPerOpenStream(target: Target, body: string, count: n
     Array.from({ length: count }, async () => {
       const authorization = target.authorization();
       if (authorization === undefined) return missed('no account with room');
-      const res = await target.pool.request({ path: target.path, method: 'POST', headers: { 'content-type': 'application/json', authorization }, body }).catch((err: Error) => void missed(err.message));
+      const res = await target.pool
+        .request({ path: target.path, method: 'POST', headers: { 'content-type': 'application/json', authorization }, body })
+        .catch((err: Error) => void missed(err.message));
       if (!res) return;
       if (res.statusCode === 200) return opened.push(res);
       const reply = (await res.body.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;

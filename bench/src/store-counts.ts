@@ -40,10 +40,13 @@ export class StoreCounter {
   async read(): Promise<StoreCounts> {
     // Backends report their counts to the statistics at most once a second.
     await new Promise((r) => setTimeout(r, 1100));
-    const { rows } = await this.pg.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+    const { rows } = await this.pg.query<{ n: string }>(
+      'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
     const stats = await this.redis.info('commandstats');
     const redisCommands = [...stats.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-    const summed = async (name: string) => (await Promise.all(this.metricsUrls.map((url) => metricSum(url, name)))).reduce((a, b) => a + b, 0);
+    const summed = async (name: string) =>
+      (await Promise.all(this.metricsUrls.map((url) => metricSum(url, name)))).reduce((a, b) => a + b, 0);
     const [pgStatements, redisRoundTrips] = await Promise.all([summed('db_statements_total'), summed('redis_commands_sent_total')]);
     return { pgTransactions: Number(rows[0]?.n ?? 0), pgStatements, redisCommands, redisRoundTrips };
   }
@@ -57,5 +60,10 @@ export class StoreCounter {
 /** Per request: the difference of two readings over `requests`. */
 export function perRequest(before: StoreCounts, after: StoreCounts, requests: number): StoreCounts {
   const per = (key: keyof StoreCounts) => (after[key] - before[key]) / Math.max(1, requests);
-  return { pgTransactions: per('pgTransactions'), pgStatements: per('pgStatements'), redisCommands: per('redisCommands'), redisRoundTrips: per('redisRoundTrips') };
+  return {
+    pgTransactions: per('pgTransactions'),
+    pgStatements: per('pgStatements'),
+    redisCommands: per('redisCommands'),
+    redisRoundTrips: per('redisRoundTrips'),
+  };
 }

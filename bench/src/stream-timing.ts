@@ -15,11 +15,19 @@ export async function streamTiming(target: Target, body: string, count: number, 
     const authorization = target.authorization();
     if (authorization === undefined) return;
     const t0 = process.hrtime.bigint();
-    const res = await target.pool.request({ path: target.path, method: 'POST', headers: { 'content-type': 'application/json', authorization }, body });
+    const res = await target.pool.request({
+      path: target.path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization },
+      body,
+    });
     let last: bigint | undefined;
     for await (const chunk of res.body) {
       const now = process.hrtime.bigint();
-      const pieces = (chunk as Buffer).toString('utf8').split('\n\n').filter((p) => p.startsWith('data:')).length;
+      const pieces = (chunk as Buffer)
+        .toString('utf8')
+        .split('\n\n')
+        .filter((p) => p.startsWith('data:')).length;
       if (last === undefined) timing.ttfb.record(Number(now - t0) / 1000);
       else if (pieces > 0) timing.pieceGap.record(Number(now - last) / 1000 / pieces);
       last = now;

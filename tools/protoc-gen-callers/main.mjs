@@ -17,7 +17,11 @@ for (const name of request.fileToGenerate) {
   for (const service of file.services) {
     for (const method of service.methods) {
       const path = `/${service.typeName}/${method.name}`;
-      rows.push(`  '${path}': [${getOption(method, callers).map((c) => `'${c}'`).join(', ')}],`);
+      rows.push(
+        `  '${path}': [${getOption(method, callers)
+          .map((c) => `'${c}'`)
+          .join(', ')}],`,
+      );
     }
   }
 }

@@ -26,15 +26,21 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   const applied = await runMigrations(db, 'auth', AUTH_MIGRATIONS);
   if (applied.length) logger.info('migrations applied', { applied });
   const store = new PgIdentityStore(db);
-  const lastUsed = new LastUsedRecorder((batch) => store.touchKeys(batch), config.lastUsedFlushMs, (err) =>
-    logger.warn('last-used write failed, will retry', { err }),
+  const lastUsed = new LastUsedRecorder(
+    (batch) => store.touchKeys(batch),
+    config.lastUsedFlushMs,
+    (err) => logger.warn('last-used write failed, will retry', { err }),
   );
   const hub = new IdentityChangeHub(ACK_TIMEOUT_MS);
-  const feed: IdentityFeed = config.databaseUrl ? await PgIdentityFeed.start(config.databaseUrl, db, hub, logger) : new LocalIdentityFeed(hub, logger);
+  const feed: IdentityFeed = config.databaseUrl
+    ? await PgIdentityFeed.start(config.databaseUrl, db, hub, logger)
+    : new LocalIdentityFeed(hub, logger);
   const directory = new AccountDirectory(store, lastUsed, feed);
-  const server = await startGrpcServer(config, [
-    { name: 'auth.v1.Auth', definition: authV1.AuthService, implementation: authGrpc(directory, hub, config.suspensionWhatsapp, logger) },
-  ], logger);
+  const server = await startGrpcServer(
+    config,
+    [{ name: 'auth.v1.Auth', definition: authV1.AuthService, implementation: authGrpc(directory, hub, config.suspensionWhatsapp, logger) }],
+    logger,
+  );
   logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
   return {
     port: server.port,

@@ -19,8 +19,18 @@ describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const config = loadConfig({ AUTH_METRICS_PORT: '0', AUTH_PORT: '0', BIND_HOST: '127.0.0.1', TLS_DIR: testTlsDir('auth-service'), DATABASE_URL: db.url, SHUTDOWN_GRACE_MS: '1000' });
-    app = await startAuthApp(config, createLogger('auth-service', 'error', () => undefined));
+    const config = loadConfig({
+      AUTH_METRICS_PORT: '0',
+      AUTH_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      TLS_DIR: testTlsDir('auth-service'),
+      DATABASE_URL: db.url,
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startAuthApp(
+      config,
+      createLogger('auth-service', 'error', () => undefined),
+    );
     ctl = grpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, mtls('ctl'), 'auth-service');
     consoleAuth = grpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, mtls('console'), 'auth-service');
     pg = new PgClient({ connectionString: db.url });
@@ -37,7 +47,8 @@ describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   });
 
   const newAccount = async () => (await unaryCall(ctl.createAccount.bind(ctl), { name: 'Audited' }, DEADLINE_MS)).account?.accountId ?? '';
-  const entriesOf = async (accountId: string) => (await unaryCall(consoleAuth.listAuditEntries.bind(consoleAuth), { accountId, limit: 50 }, DEADLINE_MS)).entries;
+  const entriesOf = async (accountId: string) =>
+    (await unaryCall(consoleAuth.listAuditEntries.bind(consoleAuth), { accountId, limit: 50 }, DEADLINE_MS)).entries;
   const verify = async () => (await unaryCall(ctl.verifyAuditTrail.bind(ctl), {}, DEADLINE_MS)).check;
 
   it("records a holder's key created and revoked in the console, and the operator's changes with their reasons", async () => {
@@ -49,7 +60,11 @@ describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
     await unaryCall(ctl.suspendAccount.bind(ctl), { accountId, until: '', reason: 'unpaid invoice' }, DEADLINE_MS);
     await unaryCall(ctl.unsuspendAccount.bind(ctl), { accountId, note: { holder: '', reason: 'invoice paid' } }, DEADLINE_MS);
     await unaryCall(ctl.addModel.bind(ctl), { id: 'vendor-v4-audited', vision: false, note: { holder: '', reason: 'pilot' } }, DEADLINE_MS);
-    await unaryCall(ctl.grantModel.bind(ctl), { accountId, modelId: 'vendor-v4-audited', note: { holder: '', reason: 'pilot' } }, DEADLINE_MS);
+    await unaryCall(
+      ctl.grantModel.bind(ctl),
+      { accountId, modelId: 'vendor-v4-audited', note: { holder: '', reason: 'pilot' } },
+      DEADLINE_MS,
+    );
     // Granted again and scheduled twice: nothing changes the second time, and nothing more is recorded.
     await unaryCall(ctl.grantModel.bind(ctl), { accountId, modelId: 'vendor-v4-audited', note: undefined }, DEADLINE_MS);
     await unaryCall(ctl.scheduleAccountDeletion.bind(ctl), { accountId, note: { holder: '', reason: 'asked by holder' } }, DEADLINE_MS);
@@ -74,25 +89,43 @@ describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
     expect(await verify()).toEqual({ entries: rows.length, ok: true });
   });
 
-  it("believes a holder only from the console, and shows an account only its own entries", async () => {
+  it('believes a holder only from the console, and shows an account only its own entries', async () => {
     const [mine, other] = [await newAccount(), await newAccount()];
-    await unaryCall(ctl.createKey.bind(ctl), { accountId: mine, name: '', note: { holder: 'mallory@example.com', reason: 'by hand' } }, DEADLINE_MS);
-    await unaryCall(consoleAuth.createKey.bind(consoleAuth), { accountId: other, name: '', note: { holder: 'bob@example.com', reason: '' } }, DEADLINE_MS);
+    await unaryCall(
+      ctl.createKey.bind(ctl),
+      { accountId: mine, name: '', note: { holder: 'mallory@example.com', reason: 'by hand' } },
+      DEADLINE_MS,
+    );
+    await unaryCall(
+      consoleAuth.createKey.bind(consoleAuth),
+      { accountId: other, name: '', note: { holder: 'bob@example.com', reason: '' } },
+      DEADLINE_MS,
+    );
     expect((await entriesOf(mine)).map((e) => [e.action, e.actor, e.reason])).toEqual([['key-created', 'ctl', 'by hand']]);
     expect((await entriesOf(other)).map((e) => e.actor)).toEqual(['holder:bob@example.com']);
   });
 
   it('answers the walk only to the operator, and the entries only to the console', async () => {
-    await expect(unaryCall(consoleAuth.verifyAuditTrail.bind(consoleAuth), {}, DEADLINE_MS)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
-    await expect(unaryCall(ctl.listAuditEntries.bind(ctl), { accountId: 'acct_x', limit: 5 }, DEADLINE_MS)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
-    await expect(unaryCall(consoleAuth.listAuditEntries.bind(consoleAuth), { accountId: 'acct_x', limit: 201 }, DEADLINE_MS)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(unaryCall(consoleAuth.verifyAuditTrail.bind(consoleAuth), {}, DEADLINE_MS)).rejects.toMatchObject({
+      code: status.PERMISSION_DENIED,
+    });
+    await expect(unaryCall(ctl.listAuditEntries.bind(ctl), { accountId: 'acct_x', limit: 5 }, DEADLINE_MS)).rejects.toMatchObject({
+      code: status.PERMISSION_DENIED,
+    });
+    await expect(
+      unaryCall(consoleAuth.listAuditEntries.bind(consoleAuth), { accountId: 'acct_x', limit: 201 }, DEADLINE_MS),
+    ).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
   });
 
   it('names an entry edited with SQL, then the entry after one deleted', async () => {
     const before = await verify();
     expect(before?.ok).toBe(true);
     await pg.query("UPDATE auth.audit_log SET actor = 'ctl' WHERE seq = 2");
-    expect(await verify()).toEqual({ entries: before?.entries, ok: false, firstBad: { seq: 2, problem: 'edited', detail: expect.any(String) } });
+    expect(await verify()).toEqual({
+      entries: before?.entries,
+      ok: false,
+      firstBad: { seq: 2, problem: 'edited', detail: expect.any(String) },
+    });
     await pg.query('DELETE FROM auth.audit_log WHERE seq = 2');
     expect(await verify()).toMatchObject({ ok: false, firstBad: { seq: 3, problem: 'missing' } });
   });

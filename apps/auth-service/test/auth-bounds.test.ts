@@ -24,7 +24,8 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
   let auth: authV1.AuthClient;
 
   const call = <Req, Res>(method: UnaryMethod<Req, Res>, req: Req) => unaryCall(method.bind(auth), req, DEADLINE_MS);
-  const createAccount = async () => (await unaryCall(auth.createAccount.bind(auth), { name: 'Bounds' }, DEADLINE_MS)).account?.accountId ?? '';
+  const createAccount = async () =>
+    (await unaryCall(auth.createAccount.bind(auth), { name: 'Bounds' }, DEADLINE_MS)).account?.accountId ?? '';
   /** Everything auth keeps: accounts, keys, models and grants. */
   const state = async () =>
     (
@@ -43,8 +44,19 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    const config = loadConfig({ AUTH_METRICS_PORT: '0', AUTH_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: testDb.url, LAST_USED_FLUSH_MS: '50', SHUTDOWN_GRACE_MS: '1000' });
-    app = await startAuthApp(config, createLogger('auth-service', 'error', () => undefined));
+    const config = loadConfig({
+      AUTH_METRICS_PORT: '0',
+      AUTH_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: testDb.url,
+      LAST_USED_FLUSH_MS: '50',
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startAuthApp(
+      config,
+      createLogger('auth-service', 'error', () => undefined),
+    );
     auth = new authV1.AuthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     db = await openDatabase(testDb.url, '');
   });
@@ -87,7 +99,8 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
     await refused(() => call(auth.revokeKey, { keyId: id(MAX_ID_LENGTH + 1), accountId: '' }));
     await refused(() => call(auth.revokeKey, { keyId: 'key_1', accountId: id(MAX_ID_LENGTH + 1) }));
     await expect(call(auth.revokeKey, { keyId: id(MAX_ID_LENGTH), accountId })).rejects.toMatchObject({ code: status.NOT_FOUND });
-    for (const keySha256 of ['', 'f'.repeat(65), 'F'.repeat(64), 'x'.repeat(64), 'f'.repeat(10_000)]) await refused(() => call(auth.authenticate, { keySha256 }));
+    for (const keySha256 of ['', 'f'.repeat(65), 'F'.repeat(64), 'x'.repeat(64), 'f'.repeat(10_000)])
+      await refused(() => call(auth.authenticate, { keySha256 }));
     expect(await call(auth.authenticate, { keySha256: sha256Hex('sk-shfr-unknown') })).toMatchObject({ found: false });
   });
 
@@ -96,15 +109,26 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
     await refused(() => call(auth.addModel, { id: id(MAX_MODEL_ID_LENGTH + 1, 'm'), vision: false }));
     await refused(() => call(auth.getModel, { id: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
     await refused(() => call(auth.grantModel, { accountId, modelId: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
-    expect(await call(auth.addModel, { id: id(MAX_MODEL_ID_LENGTH, 'm'), vision: false })).toMatchObject({ model: { id: id(MAX_MODEL_ID_LENGTH, 'm') } });
+    expect(await call(auth.addModel, { id: id(MAX_MODEL_ID_LENGTH, 'm'), vision: false })).toMatchObject({
+      model: { id: id(MAX_MODEL_ID_LENGTH, 'm') },
+    });
     expect(await call(auth.getModel, { id: id(MAX_MODEL_ID_LENGTH, 'm') })).toMatchObject({ model: { public: false } });
-    expect(await call(auth.grantModel, { accountId, modelId: id(MAX_MODEL_ID_LENGTH, 'm') })).toMatchObject({ account: { grantedModels: [id(MAX_MODEL_ID_LENGTH, 'm')] } });
+    expect(await call(auth.grantModel, { accountId, modelId: id(MAX_MODEL_ID_LENGTH, 'm') })).toMatchObject({
+      account: { grantedModels: [id(MAX_MODEL_ID_LENGTH, 'm')] },
+    });
   });
 
   it('a suspension: until a time from 1970 to the end of 9999, a reason of at most 500 characters without NUL', async () => {
     const accountId = await createAccount();
     const suspend = (until: string, reason = '') => call(auth.suspendAccount, { accountId, until, reason });
-    for (const until of ['-100000-01-01T00:00:00Z', '+010000-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', `2030-01-01T00:00:00Z${' '.repeat(60)}`, 'soon']) await refused(() => suspend(until));
+    for (const until of [
+      '-100000-01-01T00:00:00Z',
+      '+010000-01-01T00:00:00Z',
+      '1969-12-31T23:59:59.999Z',
+      `2030-01-01T00:00:00Z${' '.repeat(60)}`,
+      'soon',
+    ])
+      await refused(() => suspend(until));
     await refused(() => suspend('', 'r'.repeat(MAX_REASON_LENGTH + 1)));
     await refused(() => suspend('', 'nul\u0000'));
     expect(await suspend('9999-12-31T23:59:59.999Z', '🛑'.repeat(MAX_REASON_LENGTH))).toMatchObject({
@@ -129,9 +153,13 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
       await refused(() => record(uses));
     }
     const used = Date.UTC(2030, 0, 1);
-    const atBounds = [{ keyId, usedAtUnixMs: used }, ...Array.from({ length: MAX_KEY_USES_PER_CALL - 1 }, (_, n) => ({ keyId: `${id(MAX_ID_LENGTH - 10)}_${n}`, usedAtUnixMs: 0 }))];
+    const atBounds = [
+      { keyId, usedAtUnixMs: used },
+      ...Array.from({ length: MAX_KEY_USES_PER_CALL - 1 }, (_, n) => ({ keyId: `${id(MAX_ID_LENGTH - 10)}_${n}`, usedAtUnixMs: 0 })),
+    ];
     expect(await record(atBounds)).toEqual({});
-    for (const deadline = Date.now() + 5000; (await lastUsed()) === null && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    for (const deadline = Date.now() + 5000; (await lastUsed()) === null && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 20));
     expect(await lastUsed()).toEqual(new Date(used));
   });
 

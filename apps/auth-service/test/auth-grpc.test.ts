@@ -23,19 +23,35 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     revokeKey: (keyId: string, accountId = '') => unaryCall(auth.revokeKey.bind(auth), { keyId, accountId }, DEADLINE_MS),
     authenticate: (key: string) => unaryCall(auth.authenticate.bind(auth), { keySha256: sha256Hex(key) }, DEADLINE_MS),
     listModels: (accountId: string) => unaryCall(auth.listModels.bind(auth), { accountId }, DEADLINE_MS),
-    suspend: (accountId: string, until = '', reason = '') => unaryCall(auth.suspendAccount.bind(auth), { accountId, until, reason }, DEADLINE_MS),
+    suspend: (accountId: string, until = '', reason = '') =>
+      unaryCall(auth.suspendAccount.bind(auth), { accountId, until, reason }, DEADLINE_MS),
     unsuspend: (accountId: string) => unaryCall(auth.unsuspendAccount.bind(auth), { accountId }, DEADLINE_MS),
     scheduleDeletion: (accountId: string) => unaryCall(auth.scheduleAccountDeletion.bind(auth), { accountId }, DEADLINE_MS),
     grantModel: (accountId: string, modelId: string) => unaryCall(auth.grantModel.bind(auth), { accountId, modelId }, DEADLINE_MS),
     addModel: (id: string, vision: boolean) => unaryCall(auth.addModel.bind(auth), { id, vision }, DEADLINE_MS),
     getModel: (id: string) => unaryCall(auth.getModel.bind(auth), { id }, DEADLINE_MS),
   };
-  const codeOf = (p: Promise<unknown>) => p.then(() => undefined, (err: { code: number }) => err.code);
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (err: { code: number }) => err.code,
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const config = loadConfig({ AUTH_METRICS_PORT: '0', AUTH_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: db.url, LAST_USED_FLUSH_MS: '50', SHUTDOWN_GRACE_MS: '1000' });
-    app = await startAuthApp(config, createLogger('auth-service', 'error', () => undefined));
+    const config = loadConfig({
+      AUTH_METRICS_PORT: '0',
+      AUTH_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: db.url,
+      LAST_USED_FLUSH_MS: '50',
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startAuthApp(
+      config,
+      createLogger('auth-service', 'error', () => undefined),
+    );
     auth = new authV1.AuthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
   });
@@ -49,14 +65,21 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
 
   it('reports SERVING for auth.v1.Auth and for the server', async () => {
     for (const service of ['', 'auth.v1.Auth']) {
-      expect((await unaryCall(health.check.bind(health), { service }, DEADLINE_MS)).status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
+      expect((await unaryCall(health.check.bind(health), { service }, DEADLINE_MS)).status).toBe(
+        healthV1.HealthCheckResponse_ServingStatus.SERVING,
+      );
     }
     expect(await codeOf(unaryCall(health.check.bind(health), { service: 'nope.v1.Nope' }, DEADLINE_MS))).toBe(status.NOT_FOUND);
   });
 
   it('creates an account and reads it back, with a default name when none is given', async () => {
     const { account } = await call.createAccount('');
-    expect(account).toMatchObject({ accountId: expect.stringMatching(/^acct_/), name: 'Account', grantedModels: [], deletionScheduled: false });
+    expect(account).toMatchObject({
+      accountId: expect.stringMatching(/^acct_/),
+      name: 'Account',
+      grantedModels: [],
+      deletionScheduled: false,
+    });
     expect(account?.suspension).toBeUndefined();
     expect((await call.getAccount(account?.accountId ?? '')).account).toEqual(account);
     expect(await codeOf(call.getAccount('acct_missing'))).toBe(status.NOT_FOUND);
@@ -69,7 +92,10 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     try {
       const before = await accounts();
       for (const name of ['x'.repeat(65), 'two\nlines', 'bell\u0007', 'esc\u001b[2J']) {
-        await expect(call.createAccount(name)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringMatching(/account name/) });
+        await expect(call.createAccount(name)).rejects.toMatchObject({
+          code: status.INVALID_ARGUMENT,
+          details: expect.stringMatching(/account name/),
+        });
       }
       expect(await accounts()).toBe(before);
     } finally {
@@ -116,7 +142,7 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     expect(await codeOf(call.revokeKey(info?.id ?? ''))).toBe(status.NOT_FOUND);
   });
 
-  it('revokes, when told the account, only a key of that account: another account\'s key is NOT_FOUND and stays active', async () => {
+  it("revokes, when told the account, only a key of that account: another account's key is NOT_FOUND and stays active", async () => {
     const mine = (await call.createAccount('Mine')).account?.accountId ?? '';
     const theirs = (await call.createAccount('Theirs')).account?.accountId ?? '';
     const { key, info } = await call.createKey(theirs);
@@ -147,7 +173,11 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     const accountId = (await call.createAccount('Suspended')).account?.accountId ?? '';
     const { key } = await call.createKey(accountId);
     const until = new Date(Date.now() + 3_600_000).toISOString();
-    expect((await call.suspend(accountId, until, 'fraud check')).account?.suspension).toEqual({ until, reason: 'fraud check', whatsapp: '+218910000000' });
+    expect((await call.suspend(accountId, until, 'fraud check')).account?.suspension).toEqual({
+      until,
+      reason: 'fraud check',
+      whatsapp: '+218910000000',
+    });
     expect((await call.authenticate(key)).suspension).toEqual({ until, reason: 'fraud check', whatsapp: '+218910000000' });
     expect(await codeOf(call.createKey(accountId))).toBe(status.FAILED_PRECONDITION);
     expect((await call.unsuspend(accountId)).account?.suspension).toBeUndefined();

@@ -9,7 +9,11 @@ import { loadConfig } from '../src/config';
 type WatchStream = ClientDuplexStream<authV1.WatchIdentityChangesRequest, authV1.WatchIdentityChangesResponse>;
 
 /** A change stream as an edge holds it: every change acknowledged, every message kept in order. */
-function watch(auth: authV1.AuthClient): { stream: WatchStream; heard: authV1.WatchIdentityChangesResponse[]; next(test: (m: authV1.WatchIdentityChangesResponse) => boolean): Promise<void> } {
+function watch(auth: authV1.AuthClient): {
+  stream: WatchStream;
+  heard: authV1.WatchIdentityChangesResponse[];
+  next(test: (m: authV1.WatchIdentityChangesResponse) => boolean): Promise<void>;
+} {
   const stream = auth.watchIdentityChanges();
   const heard: authV1.WatchIdentityChangesResponse[] = [];
   const waiters: { test(m: authV1.WatchIdentityChangesResponse): boolean; done(): void }[] = [];
@@ -39,7 +43,14 @@ describe('auth.v1 WatchIdentityChanges syncs, two replicas on Postgres', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const config = loadConfig({ AUTH_METRICS_PORT: '0', AUTH_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: db.url, SHUTDOWN_GRACE_MS: '500' });
+    const config = loadConfig({
+      AUTH_METRICS_PORT: '0',
+      AUTH_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: db.url,
+      SHUTDOWN_GRACE_MS: '500',
+    });
     const logger = createLogger('auth-service', 'error', () => undefined);
     replicas = [await startAuthApp(config, logger), await startAuthApp(config, logger)];
     clients = replicas.map((r) => new authV1.AuthClient(`127.0.0.1:${r.port}`, credentials.createInsecure()));

@@ -65,7 +65,11 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
       },
       logger,
     );
-    const server = await startGrpcServer(config, [{ name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation }], logger);
+    const server = await startGrpcServer(
+      config,
+      [{ name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation }],
+      logger,
+    );
     sweeper.start();
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {

@@ -8,22 +8,34 @@ import { BillRecord } from './store/credit-line-records';
  * nothing changed) or `refused` (no hold to settle, or a request id that is not this payment's or
  * account's). ApplyBills' own outcomes are in billing_bills_total.
  */
-const settles = counter('billing_settles_total', 'Requests billed by Settle, RecordFree or ApplyBills, by payment (paid, free) and outcome (billed, repeated, refused).', ['payment', 'outcome']);
+const settles = counter(
+  'billing_settles_total',
+  'Requests billed by Settle, RecordFree or ApplyBills, by payment (paid, free) and outcome (billed, repeated, refused).',
+  ['payment', 'outcome'],
+);
 
 /** Micro-LYD charged to balances by settles, each request once. */
 const chargedMicroLyd = counter('billing_charged_micro_lyd_total', 'Micro-LYD charged to API balances by settles (each request once).');
 
 /** Tokens billed, each request once: `model` is one billing prices (or the catalog's, for a free request). */
-const tokens = counter('billing_tokens_total', 'Tokens billed, by model, payment (paid, free) and kind (prompt, completion), each request once.', ['model', 'payment', 'kind']);
+const tokens = counter(
+  'billing_tokens_total',
+  'Tokens billed, by model, payment (paid, free) and kind (prompt, completion), each request once.',
+  ['model', 'payment', 'kind'],
+);
 
 /** LYD charged to balances, by model, each request once. */
 const chargedLyd = counter('billing_charged_lyd_total', 'LYD charged to API balances by settles, by model (each request once).', ['model']);
 
 /** Requests billed with an estimate of their usage (the reply broke off before reporting it), each once. */
-const estimatedSettles = counter('billing_estimated_settles_total', 'Requests billed with usage_estimated, by payment (paid, free).', ['payment']);
+const estimatedSettles = counter('billing_estimated_settles_total', 'Requests billed with usage_estimated, by payment (paid, free).', [
+  'payment',
+]);
 
 /** Counts a ledger row just written: the settle, its charge, and whether its usage was estimated. */
-export function countBilled(entry: Pick<LedgerRecord, 'paid' | 'model' | 'promptTokens' | 'completionTokens' | 'amountMicro' | 'usageEstimated'>): void {
+export function countBilled(
+  entry: Pick<LedgerRecord, 'paid' | 'model' | 'promptTokens' | 'completionTokens' | 'amountMicro' | 'usageEstimated'>,
+): void {
   const payment = entry.paid ? 'paid' : 'free';
   settles.inc({ payment, outcome: 'billed' });
   tokens.inc({ model: entry.model, payment, kind: 'prompt' }, entry.promptTokens);
@@ -53,27 +65,50 @@ export function watchHolds(db: Database): void {
  * now), `corrected` (an estimated row replaced by reported usage), `repeated` (billed before:
  * nothing changed) or `refused` (its charge does not follow from its fields: skipped for good).
  */
-const bills = counter('billing_bills_total', 'Bills of ApplyBills, by payment (paid, free) and outcome (written, corrected, repeated, refused).', ['payment', 'outcome']);
+const bills = counter(
+  'billing_bills_total',
+  'Bills of ApplyBills, by payment (paid, free) and outcome (written, corrected, repeated, refused).',
+  ['payment', 'outcome'],
+);
 
 /** Charges of bills that the line and balance could not carry: only after quota-service's store lost writes. */
-const shortfallMicroLyd = counter('billing_bill_shortfall_micro_lyd_total', 'Micro-LYD of bills not charged because the credit line and balance could not carry them (recorded in the ledger).');
+const shortfallMicroLyd = counter(
+  'billing_bill_shortfall_micro_lyd_total',
+  'Micro-LYD of bills not charged because the credit line and balance could not carry them (recorded in the ledger).',
+);
 
 /** Credit line extensions (an ExtendCreditLine call, or one line of ExtendCreditLines), and what they lent. */
-const extensions = counter('billing_credit_line_extensions_total', 'Credit line extensions served: ExtendCreditLine calls and lines of ExtendCreditLines.');
-const lentMicroLyd = counter('billing_credit_line_lent_micro_lyd_total', 'Micro-LYD lent to quota-service by ExtendCreditLine and ExtendCreditLines.');
+const extensions = counter(
+  'billing_credit_line_extensions_total',
+  'Credit line extensions served: ExtendCreditLine calls and lines of ExtendCreditLines.',
+);
+const lentMicroLyd = counter(
+  'billing_credit_line_lent_micro_lyd_total',
+  'Micro-LYD lent to quota-service by ExtendCreditLine and ExtendCreditLines.',
+);
 
 /** Price watch streams ended for not acknowledging a change in time. */
-const watchersCut = counter('billing_price_watchers_cut_total', 'WatchPrices streams ended for not acknowledging a price change within PRICE_ACK_TIMEOUT_MS.');
+const watchersCut = counter(
+  'billing_price_watchers_cut_total',
+  'WatchPrices streams ended for not acknowledging a price change within PRICE_ACK_TIMEOUT_MS.',
+);
 
 /** Price changes some replica did not confirm in time. */
-const unconfirmedPriceChanges = counter('billing_price_changes_unconfirmed_total', 'SetPrice calls that returned without the confirmation of every billing-service replica.');
+const unconfirmedPriceChanges = counter(
+  'billing_price_changes_unconfirmed_total',
+  'SetPrice calls that returned without the confirmation of every billing-service replica.',
+);
 
 /**
  * Counts one bill of ApplyBills and the shortfall it recorded. A bill whose ledger row was written
  * now also counts as a settle does (its tokens and charge, each request once), so that revenue
  * reads the same whichever path billed it.
  */
-export function countBill(bill: Omit<BillRecord, 'requestId' | 'accountId'>, outcome: 'written' | 'corrected' | 'repeated' | 'refused', shortfallMicro = 0): void {
+export function countBill(
+  bill: Omit<BillRecord, 'requestId' | 'accountId'>,
+  outcome: 'written' | 'corrected' | 'repeated' | 'refused',
+  shortfallMicro = 0,
+): void {
   bills.inc({ payment: bill.paid ? 'paid' : 'free', outcome });
   if (shortfallMicro > 0) shortfallMicroLyd.inc(shortfallMicro);
   if (outcome === 'written') countBilled({ ...bill, amountMicro: bill.chargeMicro - shortfallMicro });

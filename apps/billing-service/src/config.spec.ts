@@ -21,8 +21,22 @@ describe('loadConfig', () => {
   });
 
   it('reads the environment and freezes the result', () => {
-    const config = loadConfig({ BILLING_PORT: '0', DATA_DIR: '/var/lib/gw', HOLD_TTL_SECONDS: '60', HOLD_SWEEP_INTERVAL_MS: '500', PRICE_ACK_TIMEOUT_MS: '250', DATABASE_URL: 'postgres://db/gw' });
-    expect(config).toMatchObject({ port: 0, dataDir: '/var/lib/gw/billing', holdTtlSeconds: 60, holdSweepIntervalMs: 500, priceAckTimeoutMs: 250, databaseUrl: 'postgres://db/gw' });
+    const config = loadConfig({
+      BILLING_PORT: '0',
+      DATA_DIR: '/var/lib/gw',
+      HOLD_TTL_SECONDS: '60',
+      HOLD_SWEEP_INTERVAL_MS: '500',
+      PRICE_ACK_TIMEOUT_MS: '250',
+      DATABASE_URL: 'postgres://db/gw',
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      dataDir: '/var/lib/gw/billing',
+      holdTtlSeconds: 60,
+      holdSweepIntervalMs: 500,
+      priceAckTimeoutMs: 250,
+      databaseUrl: 'postgres://db/gw',
+    });
     expect(Object.isFrozen(config)).toBe(true);
   });
 

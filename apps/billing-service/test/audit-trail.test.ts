@@ -20,8 +20,18 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', TLS_DIR: testTlsDir('billing-service'), DATABASE_URL: testDb.url, SHUTDOWN_GRACE_MS: '1000' });
-    app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
+    const config = loadConfig({
+      BILLING_METRICS_PORT: '0',
+      BILLING_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      TLS_DIR: testTlsDir('billing-service'),
+      DATABASE_URL: testDb.url,
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startBillingApp(
+      config,
+      createLogger('billing-service', 'error', () => undefined),
+    );
     const address = `127.0.0.1:${app.port}`;
     ctl = grpcClient(billingV1.BillingClient, address, mtls('ctl'), 'billing-service');
     consoleBilling = grpcClient(billingV1.BillingClient, address, mtls('console'), 'billing-service');
@@ -42,17 +52,36 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   });
 
   const verify = async () => (await unaryCall(ctl.verifyAuditTrail.bind(ctl), {}, DEADLINE_MS)).check;
-  const entriesOf = async (accountId: string) => (await unaryCall(consoleBilling.listAuditEntries.bind(consoleBilling), { accountId, limit: 50 }, DEADLINE_MS)).entries;
-  const freeTier = { dailyTokens: 1000, poolTokens: 5000, paused: true, enabled: true, changed: ['daily_tokens', 'paused'], actor: 'ctl', reason: 'abuse wave' };
+  const entriesOf = async (accountId: string) =>
+    (await unaryCall(consoleBilling.listAuditEntries.bind(consoleBilling), { accountId, limit: 50 }, DEADLINE_MS)).entries;
+  const freeTier = {
+    dailyTokens: 1000,
+    poolTokens: 5000,
+    paused: true,
+    enabled: true,
+    changed: ['daily_tokens', 'paused'],
+    actor: 'ctl',
+    reason: 'abuse wave',
+  };
 
   it('records balance changes once each, prices and free-tier changes, with who asked and why', async () => {
     const accountId = 'acct_audited';
     const note = { reason: 'invoice 7 paid', idempotencyKey: 'inv-7' };
     await unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: 2_500_000, note }, DEADLINE_MS);
     await unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: 2_500_000, note }, DEADLINE_MS);
-    await unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: -500_000, note: { reason: 'refund', idempotencyKey: '' } }, DEADLINE_MS);
-    await expect(unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: -9_000_000, note: undefined }, DEADLINE_MS)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
-    await unaryCall(ctl.setPrice.bind(ctl), { price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 3, outputMicroLydPerMillion: 9 }, reason: 'new tariff' }, DEADLINE_MS);
+    await unaryCall(
+      ctl.addBalance.bind(ctl),
+      { accountId, amountMicroLyd: -500_000, note: { reason: 'refund', idempotencyKey: '' } },
+      DEADLINE_MS,
+    );
+    await expect(
+      unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: -9_000_000, note: undefined }, DEADLINE_MS),
+    ).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
+    await unaryCall(
+      ctl.setPrice.bind(ctl),
+      { price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 3, outputMicroLydPerMillion: 9 }, reason: 'new tariff' },
+      DEADLINE_MS,
+    );
     expect(await unaryCall(quota.recordFreeTierChange.bind(quota), freeTier, DEADLINE_MS)).toEqual({ seq: 4 });
 
     const entries = await entriesOf(accountId);
@@ -60,9 +89,18 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
       [2, 'balance-changed', 'ctl', 'refund', { amountMicro: -500_000, balanceMicro: 2_000_000, idempotencyKey: null }],
       [1, 'balance-changed', 'ctl', 'invoice 7 paid', { amountMicro: 2_500_000, balanceMicro: 2_500_000, idempotencyKey: 'inv-7' }],
     ]);
-    const { rows } = await pg.query('SELECT seq::int, account_id, action, actor, reason, details FROM billing.audit_log WHERE seq > 2 ORDER BY seq');
+    const { rows } = await pg.query(
+      'SELECT seq::int, account_id, action, actor, reason, details FROM billing.audit_log WHERE seq > 2 ORDER BY seq',
+    );
     expect(rows).toEqual([
-      { seq: 3, account_id: null, action: 'price-set', actor: 'ctl', reason: 'new tariff', details: { model: 'vendor-v4-flash', inputMicroPerMillion: 3, outputMicroPerMillion: 9 } },
+      {
+        seq: 3,
+        account_id: null,
+        action: 'price-set',
+        actor: 'ctl',
+        reason: 'new tariff',
+        details: { model: 'vendor-v4-flash', inputMicroPerMillion: 3, outputMicroPerMillion: 9 },
+      },
       {
         seq: 4,
         account_id: null,
@@ -76,17 +114,33 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   });
 
   it('takes free-tier changes only from quota-service, and answers the walk only to the operator', async () => {
-    await expect(unaryCall(ctl.recordFreeTierChange.bind(ctl), freeTier, DEADLINE_MS)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
-    await expect(unaryCall(quota.recordFreeTierChange.bind(quota), { ...freeTier, changed: ['everything'] }, DEADLINE_MS)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
-    await expect(unaryCall(consoleBilling.verifyAuditTrail.bind(consoleBilling), {}, DEADLINE_MS)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
-    await expect(unaryCall(ctl.setPrice.bind(ctl), { price: { model: 'vendor-v4-pro', inputMicroLydPerMillion: 1, outputMicroLydPerMillion: 1 }, reason: 'x'.repeat(501) }, DEADLINE_MS)).rejects.toMatchObject({
+    await expect(unaryCall(ctl.recordFreeTierChange.bind(ctl), freeTier, DEADLINE_MS)).rejects.toMatchObject({
+      code: status.PERMISSION_DENIED,
+    });
+    await expect(
+      unaryCall(quota.recordFreeTierChange.bind(quota), { ...freeTier, changed: ['everything'] }, DEADLINE_MS),
+    ).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(unaryCall(consoleBilling.verifyAuditTrail.bind(consoleBilling), {}, DEADLINE_MS)).rejects.toMatchObject({
+      code: status.PERMISSION_DENIED,
+    });
+    await expect(
+      unaryCall(
+        ctl.setPrice.bind(ctl),
+        { price: { model: 'vendor-v4-pro', inputMicroLydPerMillion: 1, outputMicroLydPerMillion: 1 }, reason: 'x'.repeat(501) },
+        DEADLINE_MS,
+      ),
+    ).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
   });
 
   it('names the entry after one deleted with SQL, then an edited one before it', async () => {
     await pg.query('DELETE FROM billing.audit_log WHERE seq = 3');
-    expect(await verify()).toEqual({ entries: 3, ok: false, firstBad: { seq: 4, problem: 'missing', detail: 'entry 3 is missing before it' } });
+    expect(await verify()).toEqual({
+      entries: 3,
+      ok: false,
+      firstBad: { seq: 4, problem: 'missing', detail: 'entry 3 is missing before it' },
+    });
     await pg.query("UPDATE billing.audit_log SET reason = 'typo' WHERE seq = 2");
     expect(await verify()).toMatchObject({ ok: false, firstBad: { seq: 2, problem: 'edited' } });
   });

@@ -30,8 +30,12 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
   const authorize = (requestId: string, model: string, deadlineMs = DEADLINE_MS) =>
     unaryCall(client.authorize.bind(client), { requestId, accountId: 'acct_gone', model, promptTokens: 100, maxTokens: 100 }, deadlineMs);
   const heldMicro = async () =>
-    Number((await direct.query<{ held: string }>("SELECT held_micro::text AS held FROM billing.balances WHERE account_id = 'acct_gone'")).rows[0].held);
-  const holdsOf = async (requestId: string) => (await direct.query('SELECT 1 FROM billing.holds WHERE request_id = $1', [requestId])).rows.length;
+    Number(
+      (await direct.query<{ held: string }>("SELECT held_micro::text AS held FROM billing.balances WHERE account_id = 'acct_gone'")).rows[0]
+        .held,
+    );
+  const holdsOf = async (requestId: string) =>
+    (await direct.query('SELECT 1 FROM billing.holds WHERE request_id = $1', [requestId])).rows.length;
 
   /** Authorize with a short deadline while the database is stalled; the stall ends once the caller gave up and the handler finishes. */
   async function authorizeWhileStalled(requestId: string, model: string): Promise<void> {
@@ -48,8 +52,18 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
   beforeAll(async () => {
     testDb = await createTestDatabase();
     proxy = await startPausableProxy(testDb.url);
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: proxy.url, SHUTDOWN_GRACE_MS: '1000' });
-    app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
+    const config = loadConfig({
+      BILLING_METRICS_PORT: '0',
+      BILLING_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: proxy.url,
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startBillingApp(
+      config,
+      createLogger('billing-service', 'error', () => undefined),
+    );
     client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     direct = await openDatabase(testDb.url, '');
     await unaryCall(client.addBalance.bind(client), { accountId: 'acct_gone', amountMicroLyd: 10_000_000 }, DEADLINE_MS);

@@ -33,8 +33,17 @@ describe('billing balance entries', () => {
   let client: billingV1.BillingClient | undefined;
 
   const start = async () => {
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: testDb.url });
-    app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
+    const config = loadConfig({
+      BILLING_METRICS_PORT: '0',
+      BILLING_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: testDb.url,
+    });
+    app = await startBillingApp(
+      config,
+      createLogger('billing-service', 'error', () => undefined),
+    );
     client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
   };
   const stop = async () => {
@@ -65,8 +74,14 @@ describe('billing balance entries', () => {
   });
 
   it('opens each existing balance with an entry of the balance and its charges, so that they add up', async () => {
-    await runMigrations(db, 'billing', BILLING_MIGRATIONS.filter((m) => m.id < '020'));
-    await db.query("INSERT INTO billing.balances (account_id, balance_micro) VALUES ('acct_open', 900), ('acct_spent', 0), ('acct_unused', 50)");
+    await runMigrations(
+      db,
+      'billing',
+      BILLING_MIGRATIONS.filter((m) => m.id < '020'),
+    );
+    await db.query(
+      "INSERT INTO billing.balances (account_id, balance_micro) VALUES ('acct_open', 900), ('acct_spent', 0), ('acct_unused', 50)",
+    );
     for (const [id, account, amount, paid] of [
       ['r1', 'acct_open', 60, true],
       ['r2', 'acct_open', 40, true],
@@ -81,7 +96,13 @@ describe('billing balance entries', () => {
       );
     }
     await start();
-    expect((await db.query('SELECT account_id, amount_micro::text AS amount, kind, balance_after::text AS after FROM billing.balance_entries ORDER BY account_id')).rows).toEqual([
+    expect(
+      (
+        await db.query(
+          'SELECT account_id, amount_micro::text AS amount, kind, balance_after::text AS after FROM billing.balance_entries ORDER BY account_id',
+        )
+      ).rows,
+    ).toEqual([
       { account_id: 'acct_open', amount: '1000', kind: 'opening', after: '900' },
       { account_id: 'acct_spent', amount: '300', kind: 'opening', after: '0' },
       { account_id: 'acct_unused', amount: '50', kind: 'opening', after: '50' },
@@ -91,13 +112,31 @@ describe('billing balance entries', () => {
 
   it('writes an entry per change with its reason and who asked; a refused change writes none', async () => {
     expect(await add('acct_ops', 5_000, { reason: 'bank transfer 7731', idempotencyKey: '' })).toEqual({ balanceMicroLyd: 5_000 });
-    expect(await add('acct_ops', -1_200, { reason: 'refund of a double transfer', idempotencyKey: '' })).toEqual({ balanceMicroLyd: 3_800 });
+    expect(await add('acct_ops', -1_200, { reason: 'refund of a double transfer', idempotencyKey: '' })).toEqual({
+      balanceMicroLyd: 3_800,
+    });
     expect(await codeOf(add('acct_ops', -3_801))).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(add('acct_ops', 1, { reason: 'two\nlines', idempotencyKey: '' }))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(add('acct_ops', 1, { reason: 'x'.repeat(501), idempotencyKey: '' }))).toBe(status.INVALID_ARGUMENT);
     expect(await entries('acct_ops')).toEqual([
-      { account_id: 'acct_ops', amount_micro: '5000', kind: 'top-up', reason: 'bank transfer 7731', made_by: 'unchecked', idempotency_key: null, balance_after: '5000' },
-      { account_id: 'acct_ops', amount_micro: '-1200', kind: 'correction', reason: 'refund of a double transfer', made_by: 'unchecked', idempotency_key: null, balance_after: '3800' },
+      {
+        account_id: 'acct_ops',
+        amount_micro: '5000',
+        kind: 'top-up',
+        reason: 'bank transfer 7731',
+        made_by: 'unchecked',
+        idempotency_key: null,
+        balance_after: '5000',
+      },
+      {
+        account_id: 'acct_ops',
+        amount_micro: '-1200',
+        kind: 'correction',
+        reason: 'refund of a double transfer',
+        made_by: 'unchecked',
+        idempotency_key: null,
+        balance_after: '3800',
+      },
     ]);
     expect(await mismatches()).toEqual([]);
   });
@@ -119,7 +158,9 @@ describe('billing balance entries', () => {
       ['2500', 'invoice-12'],
       ['100', null],
     ]);
-    expect((await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_key'")).rows).toEqual([{ b: '3600' }]);
+    expect(
+      (await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_key'")).rows,
+    ).toEqual([{ b: '3600' }]);
     expect(await entries('acct_other')).toEqual([]);
   });
 
@@ -139,7 +180,8 @@ describe('billing balance entries', () => {
       outputMicroLydPerMillion: 4_000_000,
       chargeMicroLyd: promptTokens + 4 * completionTokens,
     });
-    const apply = (bills: billingV1.Bill[]) => unaryCall((client as billingV1.BillingClient).applyBills.bind(client), { bills, returns: [] }, DEADLINE_MS);
+    const apply = (bills: billingV1.Bill[]) =>
+      unaryCall((client as billingV1.BillingClient).applyBills.bind(client), { bills, returns: [] }, DEADLINE_MS);
     const first = await apply([bill('b1', 1_000, 500, true), bill('b2', 1_000, 250, false)]);
     expect(first.outcomes.map((o) => o.applied)).toEqual([true, true]);
     // The estimate replaced by the usage reported: 1,000 back.
@@ -147,7 +189,9 @@ describe('billing balance entries', () => {
     // More than the 7,000 left: the rest is the ledger's shortfall, not a movement.
     const over = await apply([bill('b3', 10_000, 10_000, false)]);
     expect(over.outcomes[0].shortfallMicroLyd).toBe(43_000);
-    expect((await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_billed'")).rows).toEqual([{ b: '0' }]);
+    expect(
+      (await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_billed'")).rows,
+    ).toEqual([{ b: '0' }]);
     expect(await mismatches()).toEqual([]);
 
     // A balance moved behind the entries' back is found.
@@ -156,9 +200,13 @@ describe('billing balance entries', () => {
     await db.query("UPDATE billing.balances SET balance_micro = balance_micro - 7 WHERE account_id = 'acct_ops'");
 
     // The correction of b1's estimate is on record; a charge edited after it is found, beside the balance it no longer adds up to.
-    expect((await db.query("SELECT amount_before::text AS before, amount_after::text AS after FROM billing.charge_corrections WHERE request_id = 'b1'")).rows).toEqual([
-      { before: '3000', after: '1000' },
-    ]);
+    expect(
+      (
+        await db.query(
+          "SELECT amount_before::text AS before, amount_after::text AS after FROM billing.charge_corrections WHERE request_id = 'b1'",
+        )
+      ).rows,
+    ).toEqual([{ before: '3000', after: '1000' }]);
     await db.query("UPDATE billing.ledger SET amount_micro = 1500 WHERE request_id = 'b1'");
     expect((await new PgMoneyAudit(db).audit(10)).violations).toEqual([
       { kind: 'balance-not-entries', accountId: 'acct_billed', requestId: '', detail: 'balance 0 micro-LYD, entries less charges -500' },

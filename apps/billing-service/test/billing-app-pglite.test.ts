@@ -23,7 +23,14 @@ function startService(mainJs: string, dataDir: string): Promise<RunningService> 
   const child = spawn(process.execPath, [mainJs], {
     cwd: path.dirname(dataDir),
     // DATABASE_URL is left out on purpose: unset selects PGlite under DATA_DIR.
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, BILLING_PORT: '0', BILLING_METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true' },
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      BILLING_PORT: '0',
+      BILLING_METRICS_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -82,7 +89,10 @@ describe('billing-service on the embedded PGlite', () => {
       const price = { model: 'vendor-v4-lite', inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000 };
       await unaryCall(client.setPrice.bind(client), { price }, DEADLINE_MS);
       const request = { requestId: 'req_p', accountId: 'acct_p', model: 'vendor-v4-lite', promptTokens: 2000, maxTokens: 1000 };
-      expect(await unaryCall(client.authorize.bind(client), request, DEADLINE_MS)).toMatchObject({ approved: true, requiredMicroLyd: 3000 });
+      expect(await unaryCall(client.authorize.bind(client), request, DEADLINE_MS)).toMatchObject({
+        approved: true,
+        requiredMicroLyd: 3000,
+      });
     });
     expect(await stopService(running)).toBe(0);
     expect(existsSync(path.join(dataDir, 'billing', 'PG_VERSION'))).toBe(true);
@@ -91,23 +101,45 @@ describe('billing-service on the embedded PGlite', () => {
     await withClient(running.port, async (client) => {
       expect(await unaryCall(client.getBalance.bind(client), { accountId: 'acct_p' }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 1_000_000 });
       // The audit trail kept the balance change and the price, and still checks after the restart.
-      expect((await unaryCall(client.listAuditEntries.bind(client), { accountId: 'acct_p', limit: 10 }, DEADLINE_MS)).entries).toMatchObject([{ seq: 1, action: 'balance-changed' }]);
+      expect(
+        (await unaryCall(client.listAuditEntries.bind(client), { accountId: 'acct_p', limit: 10 }, DEADLINE_MS)).entries,
+      ).toMatchObject([{ seq: 1, action: 'balance-changed' }]);
       expect(await unaryCall(client.verifyAuditTrail.bind(client), {}, DEADLINE_MS)).toEqual({ check: { entries: 2, ok: true } });
       const usage = { requestId: 'req_p', promptTokens: 2000, completionTokens: 100, usageEstimated: false };
       expect(await unaryCall(client.settle.bind(client), usage, DEADLINE_MS)).toEqual({ chargedMicroLyd: 1200, balanceMicroLyd: 998_800 });
 
       // The credit line and the price watch of one replica alone (no other to notify).
-      const line = await unaryCall(client.extendCreditLine.bind(client), { accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 }, DEADLINE_MS);
+      const line = await unaryCall(
+        client.extendCreditLine.bind(client),
+        { accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 },
+        DEADLINE_MS,
+      );
       expect(line).toMatchObject({ grantedTotalMicroLyd: 998_800, balanceMicroLyd: 998_800 });
       // Several in one call, in order: nothing more to lend; then 1,000 returned and lent again.
-      const lines = [{ accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 }, { accountId: 'acct_p', returnedTotalMicroLyd: 1000, needMicroLyd: 0 }];
+      const lines = [
+        { accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 },
+        { accountId: 'acct_p', returnedTotalMicroLyd: 1000, needMicroLyd: 0 },
+      ];
       expect((await unaryCall(client.extendCreditLines.bind(client), { lines }, DEADLINE_MS)).outcomes).toMatchObject([
         { line: { grantedTotalMicroLyd: 998_800, returnedTotalMicroLyd: 0 }, errorCode: 0 },
         { line: { grantedTotalMicroLyd: 999_800, returnedTotalMicroLyd: 1000 }, errorCode: 0 },
       ]);
-      const bill = { requestId: 'req_p2', accountId: 'acct_p', model: 'vendor-v4-lite', paid: true, promptTokens: 2000, completionTokens: 100,
-        usageEstimated: false, heldMicroLyd: 3000, inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000, chargeMicroLyd: 1200 };
-      expect((await unaryCall(client.applyBills.bind(client), { bills: [bill], returns: [] }, DEADLINE_MS)).outcomes).toMatchObject([{ applied: true }]);
+      const bill = {
+        requestId: 'req_p2',
+        accountId: 'acct_p',
+        model: 'vendor-v4-lite',
+        paid: true,
+        promptTokens: 2000,
+        completionTokens: 100,
+        usageEstimated: false,
+        heldMicroLyd: 3000,
+        inputMicroLydPerMillion: 500_000,
+        outputMicroLydPerMillion: 2_000_000,
+        chargeMicroLyd: 1200,
+      };
+      expect((await unaryCall(client.applyBills.bind(client), { bills: [bill], returns: [] }, DEADLINE_MS)).outcomes).toMatchObject([
+        { applied: true },
+      ]);
       const watch = client.watchPrices();
       watch.on('error', () => undefined);
       const table = await new Promise<billingV1.WatchPricesResponse>((resolve) => watch.once('data', resolve));

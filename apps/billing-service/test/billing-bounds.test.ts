@@ -68,8 +68,18 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: testDb.url, SHUTDOWN_GRACE_MS: '1000' });
-    app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
+    const config = loadConfig({
+      BILLING_METRICS_PORT: '0',
+      BILLING_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: testDb.url,
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startBillingApp(
+      config,
+      createLogger('billing-service', 'error', () => undefined),
+    );
     client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     db = await openDatabase(testDb.url, '');
   });
@@ -95,7 +105,12 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
 
     const longModel = id(MAX_MODEL_ID_LENGTH, 'm');
     await call.setPrice({ price: { model: longModel, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 1_000_000 } });
-    const atBounds = authorizeRequest(accountId, { requestId: id(MAX_ID_LENGTH, 'r'), model: longModel, promptTokens: MAX_PROMPT_TOKENS, maxTokens: MAX_COMPLETION_TOKENS });
+    const atBounds = authorizeRequest(accountId, {
+      requestId: id(MAX_ID_LENGTH, 'r'),
+      model: longModel,
+      promptTokens: MAX_PROMPT_TOKENS,
+      maxTokens: MAX_COMPLETION_TOKENS,
+    });
     expect(await call.authorize(atBounds)).toMatchObject({ approved: true, requiredMicroLyd: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
     const longAccount = await call.addBalance({ accountId: id(MAX_ID_LENGTH, 'a'), amountMicroLyd: 1 });
     expect(longAccount).toEqual({ balanceMicroLyd: 1 });
@@ -105,7 +120,12 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     const accountId = await funded();
     const hold = authorizeRequest(accountId, { promptTokens: MAX_PROMPT_TOKENS, maxTokens: MAX_COMPLETION_TOKENS });
     await call.authorize(hold);
-    const usage = { requestId: hold.requestId, promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS, usageEstimated: false };
+    const usage = {
+      requestId: hold.requestId,
+      promptTokens: MAX_PROMPT_TOKENS,
+      completionTokens: MAX_COMPLETION_TOKENS,
+      usageEstimated: false,
+    };
     await refused(() => call.settle({ ...usage, promptTokens: MAX_PROMPT_TOKENS + 1 }));
     await refused(() => call.settle({ ...usage, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
     await refused(() => call.settle({ ...usage, completionTokens: 2 ** 62 }));
@@ -117,7 +137,14 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     // 1,000,000 × 1 LYD + 32,768 × 4 LYD per million tokens: 1,131,072 micro-LYD.
     expect(await call.settle(usage)).toMatchObject({ chargedMicroLyd: 1_131_072 });
 
-    const free = { requestId: `free_${++seq}`, accountId, model: 'vendor-v4-flash', promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS, usageEstimated: false };
+    const free = {
+      requestId: `free_${++seq}`,
+      accountId,
+      model: 'vendor-v4-flash',
+      promptTokens: MAX_PROMPT_TOKENS,
+      completionTokens: MAX_COMPLETION_TOKENS,
+      usageEstimated: false,
+    };
     await refused(() => call.recordFree({ ...free, promptTokens: MAX_PROMPT_TOKENS + 1 }));
     await refused(() => call.recordFree({ ...free, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
     await refused(() => call.recordFree({ ...free, model: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
@@ -146,7 +173,8 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
 
   it('AddBalance: an amount within ±(2^53 - 1) micro-LYD; past it (2^53, 2^62) INVALID_ARGUMENT, not INTERNAL', async () => {
     const accountId = `acct_amount_${++seq}`;
-    for (const amountMicroLyd of [MAX_MICRO_LYD + 1, -(MAX_MICRO_LYD + 1), 2 ** 62, -(2 ** 62)]) await refused(() => call.addBalance({ accountId, amountMicroLyd }));
+    for (const amountMicroLyd of [MAX_MICRO_LYD + 1, -(MAX_MICRO_LYD + 1), 2 ** 62, -(2 ** 62)])
+      await refused(() => call.addBalance({ accountId, amountMicroLyd }));
     await refused(() => call.addBalance({ accountId: id(MAX_ID_LENGTH + 1), amountMicroLyd: 1 }));
     expect(await call.addBalance({ accountId, amountMicroLyd: MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: MAX_MICRO_LYD });
     expect(await call.addBalance({ accountId, amountMicroLyd: -MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: 0 });
@@ -160,15 +188,27 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
       await refused(() => call.extendCreditLine({ ...extend, needMicroLyd: amount }));
     }
     await refused(() => call.extendCreditLine({ ...extend, accountId: id(MAX_ID_LENGTH + 1) }));
-    expect(await call.extendCreditLine({ accountId: id(MAX_ID_LENGTH, 'e'), returnedTotalMicroLyd: MAX_MICRO_LYD, needMicroLyd: MAX_MICRO_LYD })).toMatchObject({
+    expect(
+      await call.extendCreditLine({ accountId: id(MAX_ID_LENGTH, 'e'), returnedTotalMicroLyd: MAX_MICRO_LYD, needMicroLyd: MAX_MICRO_LYD }),
+    ).toMatchObject({
       grantedTotalMicroLyd: 0,
     });
     expect(await call.extendCreditLine(extend)).toMatchObject({ grantedTotalMicroLyd: 10_000_000_000 });
 
     const price = MAX_PRICE_MICRO_LYD_PER_MILLION;
-    const dearest = { requestId: id(MAX_ID_LENGTH, 'b'), accountId, model: id(MAX_MODEL_ID_LENGTH, 'm'), paid: true, promptTokens: MAX_PROMPT_TOKENS,
-      completionTokens: MAX_COMPLETION_TOKENS, usageEstimated: false, heldMicroLyd: MAX_MICRO_LYD, inputMicroLydPerMillion: price,
-      outputMicroLydPerMillion: price, chargeMicroLyd: 1_032_768_000 };
+    const dearest = {
+      requestId: id(MAX_ID_LENGTH, 'b'),
+      accountId,
+      model: id(MAX_MODEL_ID_LENGTH, 'm'),
+      paid: true,
+      promptTokens: MAX_PROMPT_TOKENS,
+      completionTokens: MAX_COMPLETION_TOKENS,
+      usageEstimated: false,
+      heldMicroLyd: MAX_MICRO_LYD,
+      inputMicroLydPerMillion: price,
+      outputMicroLydPerMillion: price,
+      chargeMicroLyd: 1_032_768_000,
+    };
     const past: Partial<billingV1.Bill>[] = [
       { requestId: id(MAX_ID_LENGTH + 1) },
       { accountId: id(MAX_ID_LENGTH + 1) },
@@ -189,15 +229,23 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     await refused(() => call.applyBills({ bills: [dearest, { ...dearest, heldMicroLyd: MAX_MICRO_LYD + 1 }], returns: [] }));
     await refused(() => call.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD + 1 }] }));
     await refused(() => call.applyBills({ bills: [dearest], returns: [{ accountId: id(MAX_ID_LENGTH + 1), returnedTotalMicroLyd: 1 }] }));
-    await refused(() => call.applyBills({ bills: [], returns: Array.from({ length: 257 }, () => ({ accountId, returnedTotalMicroLyd: 0 })) }));
+    await refused(() =>
+      call.applyBills({ bills: [], returns: Array.from({ length: 257 }, () => ({ accountId, returnedTotalMicroLyd: 0 })) }),
+    );
     await refused(() => call.applyBills({ bills: Array.from({ length: 257 }, () => dearest), returns: [] }));
-    expect(await call.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD - 10_000_000_000 }] })).toEqual({
+    expect(
+      await call.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD - 10_000_000_000 }] }),
+    ).toEqual({
       outcomes: [{ applied: true, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' }],
     });
   });
 
   it('SetPrice: each price up to 1,000 LYD per million tokens, the model id up to 128 characters', async () => {
-    const price = { model: 'vendor-v4-bounds', inputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION, outputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION };
+    const price = {
+      model: 'vendor-v4-bounds',
+      inputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION,
+      outputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION,
+    };
     await refused(() => call.setPrice({ price: { ...price, inputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION + 1 } }));
     await refused(() => call.setPrice({ price: { ...price, outputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION + 1 } }));
     await refused(() => call.setPrice({ price: { ...price, outputMicroLydPerMillion: 2 ** 62 } }));
@@ -208,7 +256,12 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     const accountId = await funded(MAX_MICRO_LYD);
     const dearest = authorizeRequest(accountId, { model: price.model, promptTokens: MAX_PROMPT_TOKENS, maxTokens: MAX_COMPLETION_TOKENS });
     expect(await call.authorize(dearest)).toMatchObject({ approved: true, requiredMicroLyd: 1_032_768_000 });
-    const usage = { requestId: dearest.requestId, promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS, usageEstimated: false };
+    const usage = {
+      requestId: dearest.requestId,
+      promptTokens: MAX_PROMPT_TOKENS,
+      completionTokens: MAX_COMPLETION_TOKENS,
+      usageEstimated: false,
+    };
     expect(await call.settle(usage)).toEqual({ chargedMicroLyd: 1_032_768_000, balanceMicroLyd: MAX_MICRO_LYD - 1_032_768_000 });
   });
 });

@@ -30,8 +30,18 @@ describe('billing.v1.Billing over gRPC', () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: testDb.url, SHUTDOWN_GRACE_MS: '1000' });
-    app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
+    const config = loadConfig({
+      BILLING_METRICS_PORT: '0',
+      BILLING_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: testDb.url,
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    app = await startBillingApp(
+      config,
+      createLogger('billing-service', 'error', () => undefined),
+    );
     client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
   });
@@ -75,7 +85,14 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(await call.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: false });
     expect(await call.addBalance({ accountId: 'acct_grpc', amountMicroLyd: -45_998 })).toEqual({ balanceMicroLyd: 0 });
 
-    const free = { requestId: 'req_grpc_free', accountId: 'acct_grpc', model: 'vendor-v4-flash', promptTokens: 10, completionTokens: 5, usageEstimated: false };
+    const free = {
+      requestId: 'req_grpc_free',
+      accountId: 'acct_grpc',
+      model: 'vendor-v4-flash',
+      promptTokens: 10,
+      completionTokens: 5,
+      usageEstimated: false,
+    };
     expect(await call.recordFree(free)).toEqual({ recorded: true });
     expect(await call.recordFree(free)).toEqual({ recorded: false });
     expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
@@ -84,7 +101,8 @@ describe('billing.v1.Billing over gRPC', () => {
   it('settles several requests in one SettleMany, each on its own, once', async () => {
     await call.addBalance({ accountId: 'acct_many', amountMicroLyd: 100_000 });
     const ids = ['req_many_1', 'req_many_2'];
-    for (const requestId of ids) await call.authorize({ requestId, accountId: 'acct_many', model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+    for (const requestId of ids)
+      await call.authorize({ requestId, accountId: 'acct_many', model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     const usage = (requestId: string) => ({ requestId, promptTokens: 1000, completionTokens: 500, usageEstimated: false });
     const requests = [usage(ids[0]), usage('never-authorized'), usage(ids[1]), { ...usage('bad'), promptTokens: -1 }];
     const { outcomes } = await call.settleMany({ requests });
@@ -105,7 +123,9 @@ describe('billing.v1.Billing over gRPC', () => {
     expect(await codeOf(call.authorize({ requestId: 'r', accountId: 'a', model: 'no-such-model', promptTokens: 1, maxTokens: 1 }))).toBe(
       status.FAILED_PRECONDITION,
     );
-    expect(await codeOf(call.settle({ requestId: 'never-authorized', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(call.settle({ requestId: 'never-authorized', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(
+      status.NOT_FOUND,
+    );
     expect(await codeOf(call.addBalance({ accountId: 'acct_empty', amountMicroLyd: -1 }))).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(call.setPrice({ price: undefined }))).toBe(status.INVALID_ARGUMENT);
     const free = { requestId: 'r_free', accountId: 'a', model: '', promptTokens: 1, completionTokens: 1, usageEstimated: false };
@@ -120,10 +140,21 @@ describe('billing.v1.Billing over gRPC', () => {
       await call.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 10, maxTokens: 100 });
       await call.settle({ requestId, promptTokens: 10 * n, completionTokens: n, usageEstimated: n === 2 });
     }
-    await call.recordFree({ requestId: 'req_statement_free', accountId, model: 'vendor-v4-flash', promptTokens: 7, completionTokens: 3, usageEstimated: false });
+    await call.recordFree({
+      requestId: 'req_statement_free',
+      accountId,
+      model: 'vendor-v4-flash',
+      promptTokens: 7,
+      completionTokens: 3,
+      usageEstimated: false,
+    });
 
     const first = await call.listCharges({ accountId, limit: 3, before: '' });
-    expect(first.charges.map((c) => [c.promptTokens, c.paid, c.usageEstimated])).toEqual([[7, false, false], [30, true, false], [20, true, true]]);
+    expect(first.charges.map((c) => [c.promptTokens, c.paid, c.usageEstimated])).toEqual([
+      [7, false, false],
+      [30, true, false],
+      [20, true, true],
+    ]);
     expect(first.charges[1]).toMatchObject({ model: 'vendor-v4-flash', completionTokens: 3, amountMicroLyd: 30 + 12 });
     expect(Date.parse(first.charges[0].created)).toBeGreaterThan(Date.now() - 60_000);
     const second = await call.listCharges({ accountId, limit: 3, before: first.next });
@@ -135,7 +166,10 @@ describe('billing.v1.Billing over gRPC', () => {
     const today = new Date().toISOString().slice(0, 10);
     expect(days.map((d) => d.day)).toHaveLength(3);
     expect(days[2]).toEqual({ day: today, tokens: 10 + 1 + 20 + 2 + 30 + 3 + 7 + 3, amountMicroLyd: 14 + 28 + 42 });
-    expect(days.slice(0, 2).map((d) => [d.tokens, d.amountMicroLyd])).toEqual([[0, 0], [0, 0]]);
+    expect(days.slice(0, 2).map((d) => [d.tokens, d.amountMicroLyd])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
 
     expect((await call.listPrices()).prices).toEqual(
       expect.arrayContaining([{ model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 }]),

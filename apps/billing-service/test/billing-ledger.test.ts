@@ -23,7 +23,13 @@ describe('BillingLedger on Postgres', () => {
     return id;
   };
   const ledgerSum = async (accountId: string) =>
-    Number((await t.db.query<{ s: string }>('SELECT COALESCE(sum(amount_micro), 0)::text AS s FROM billing.ledger WHERE account_id = $1', [accountId])).rows[0].s);
+    Number(
+      (
+        await t.db.query<{ s: string }>('SELECT COALESCE(sum(amount_micro), 0)::text AS s FROM billing.ledger WHERE account_id = $1', [
+          accountId,
+        ])
+      ).rows[0].s,
+    );
 
   beforeAll(async () => {
     t = await openBillingTestDb();
@@ -37,7 +43,13 @@ describe('BillingLedger on Postgres', () => {
       expect(await t.ledger.authorize(flash(account))).toEqual({ approved: true, balanceMicro: 1_000_000, requiredMicro: FLASH_WORST });
       const pro = await t.ledger.authorize({ ...flash(account), model: 'vendor-v4-pro' });
       expect(pro).toEqual({ approved: true, balanceMicro: 1_000_000, requiredMicro: 4000 + 8192 * 16 + FLASH_WORST });
-      const odd = await t.ledger.authorize({ requestId: newRequest(), accountId: account, model: 'odd', promptTokens: 333_334, maxTokens: 1 });
+      const odd = await t.ledger.authorize({
+        requestId: newRequest(),
+        accountId: account,
+        model: 'odd',
+        promptTokens: 333_334,
+        maxTokens: 1,
+      });
       expect(odd.requiredMicro).toBe(2 + FLASH_WORST + 135_072); // 333,334 × 3 + 7 = 1,000,009 micro-LYD per million → 2, plus the two holds
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: FLASH_WORST + 135_072 + 2 });
     });
@@ -51,9 +63,9 @@ describe('BillingLedger on Postgres', () => {
       const request = flash(short);
       expect(await t.ledger.authorize(request)).toEqual({ approved: false, balanceMicro: FLASH_WORST - 1, requiredMicro: FLASH_WORST });
       expect(await t.store.getBalance(short)).toEqual({ balanceMicro: FLASH_WORST - 1, heldMicro: 0 });
-      expect(await codeOf(t.ledger.settle({ requestId: request.requestId, promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(
-        status.NOT_FOUND,
-      );
+      expect(
+        await codeOf(t.ledger.settle({ requestId: request.requestId, promptTokens: 1, completionTokens: 1, usageEstimated: false })),
+      ).toBe(status.NOT_FOUND);
     });
 
     it('refuses an account that has no balance at all', async () => {
@@ -64,12 +76,28 @@ describe('BillingLedger on Postgres', () => {
       const account = await funded(3 * FLASH_WORST - 1);
       const [first, second, third] = [flash(account), flash(account), flash(account)];
       expect(await t.ledger.authorize(first)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: FLASH_WORST });
-      expect(await t.ledger.authorize(second)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 2 * FLASH_WORST });
-      expect(await t.ledger.authorize(third)).toEqual({ approved: false, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 3 * FLASH_WORST });
-      expect(await t.ledger.authorize(first)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 2 * FLASH_WORST });
+      expect(await t.ledger.authorize(second)).toEqual({
+        approved: true,
+        balanceMicro: 3 * FLASH_WORST - 1,
+        requiredMicro: 2 * FLASH_WORST,
+      });
+      expect(await t.ledger.authorize(third)).toEqual({
+        approved: false,
+        balanceMicro: 3 * FLASH_WORST - 1,
+        requiredMicro: 3 * FLASH_WORST,
+      });
+      expect(await t.ledger.authorize(first)).toEqual({
+        approved: true,
+        balanceMicro: 3 * FLASH_WORST - 1,
+        requiredMicro: 2 * FLASH_WORST,
+      });
 
       await t.ledger.releaseHold(second.requestId);
-      expect(await t.ledger.authorize(third)).toEqual({ approved: true, balanceMicro: 3 * FLASH_WORST - 1, requiredMicro: 2 * FLASH_WORST });
+      expect(await t.ledger.authorize(third)).toEqual({
+        approved: true,
+        balanceMicro: 3 * FLASH_WORST - 1,
+        requiredMicro: 2 * FLASH_WORST,
+      });
     });
 
     it('answers a model without a price with FAILED_PRECONDITION and bad counts with INVALID_ARGUMENT', async () => {
@@ -166,12 +194,18 @@ describe('BillingLedger on Postgres', () => {
       const account = await funded(1_000_000);
       const request = flash(account);
       await t.ledger.authorize(request);
-      const result = await t.ledger.settle({ requestId: request.requestId, promptTokens: 900, completionTokens: 501, usageEstimated: true });
+      const result = await t.ledger.settle({
+        requestId: request.requestId,
+        promptTokens: 900,
+        completionTokens: 501,
+        usageEstimated: true,
+      });
       expect(result).toEqual({ chargedMicro: 900 + 2004, balanceMicro: 1_000_000 - 2904 });
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000 - 2904, heldMicro: 0 });
-      const { rows } = await t.db.query('SELECT paid, usage_estimated, prompt_tokens::int, completion_tokens::int FROM billing.ledger WHERE request_id = $1', [
-        request.requestId,
-      ]);
+      const { rows } = await t.db.query(
+        'SELECT paid, usage_estimated, prompt_tokens::int, completion_tokens::int FROM billing.ledger WHERE request_id = $1',
+        [request.requestId],
+      );
       expect(rows).toEqual([{ paid: true, usage_estimated: true, prompt_tokens: 900, completion_tokens: 501 }]);
     });
 
@@ -181,14 +215,22 @@ describe('BillingLedger on Postgres', () => {
       const request = { ...flash(account), model: 'repriced' };
       await t.ledger.authorize(request);
       await t.ledger.setPrice({ model: 'repriced', inputMicroPerMillion: 9_000_000, outputMicroPerMillion: 9_000_000 });
-      expect((await t.ledger.settle({ requestId: request.requestId, promptTokens: 100, completionTokens: 100, usageEstimated: false })).chargedMicro).toBe(200);
+      expect(
+        (await t.ledger.settle({ requestId: request.requestId, promptTokens: 100, completionTokens: 100, usageEstimated: false }))
+          .chargedMicro,
+      ).toBe(200);
     });
 
     it('caps the charge at the hold when the prompt was underestimated', async () => {
       const account = await funded(100);
       const request = { ...flash(account), promptTokens: 10, maxTokens: 10 }; // worst case 50
       expect((await t.ledger.authorize(request)).approved).toBe(true);
-      const result = await t.ledger.settle({ requestId: request.requestId, promptTokens: 5000, completionTokens: 10, usageEstimated: false });
+      const result = await t.ledger.settle({
+        requestId: request.requestId,
+        promptTokens: 5000,
+        completionTokens: 10,
+        usageEstimated: false,
+      });
       expect(result).toEqual({ chargedMicro: 50, balanceMicro: 50 });
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 50, heldMicro: 0 });
     });
@@ -226,7 +268,9 @@ describe('BillingLedger on Postgres', () => {
     });
 
     it('answers NOT_FOUND for a request id that was never authorized', async () => {
-      expect(await codeOf(t.ledger.settle({ requestId: 'never', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(status.NOT_FOUND);
+      expect(await codeOf(t.ledger.settle({ requestId: 'never', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(
+        status.NOT_FOUND,
+      );
     });
 
     it('keeps balance = start - sum of the ledger after many authorize and settle rounds', async () => {
@@ -243,7 +287,12 @@ describe('BillingLedger on Postgres', () => {
       await Promise.all(
         rounds.map((r, i) =>
           decisions[i].approved
-            ? t.ledger.settle({ requestId: r.requestId, promptTokens: r.promptTokens + (i % 5), completionTokens: (r.maxTokens * i) % (r.maxTokens + 1), usageEstimated: i % 2 === 0 })
+            ? t.ledger.settle({
+                requestId: r.requestId,
+                promptTokens: r.promptTokens + (i % 5),
+                completionTokens: (r.maxTokens * i) % (r.maxTokens + 1),
+                usageEstimated: i % 2 === 0,
+              })
             : Promise.resolve(),
         ),
       );
@@ -263,9 +312,9 @@ describe('BillingLedger on Postgres', () => {
       expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 1_000_000, heldMicro: 0 });
       expect(await ledgerSum(account)).toBe(0);
       expect(await t.ledger.releaseHold(request.requestId)).toBe(false);
-      expect(await codeOf(t.ledger.settle({ requestId: request.requestId, promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(
-        status.NOT_FOUND,
-      );
+      expect(
+        await codeOf(t.ledger.settle({ requestId: request.requestId, promptTokens: 1, completionTokens: 1, usageEstimated: false })),
+      ).toBe(status.NOT_FOUND);
     });
 
     it('does not touch a request that was already settled', async () => {

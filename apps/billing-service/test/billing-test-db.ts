@@ -100,7 +100,12 @@ export async function codeOf(promise: Promise<unknown>): Promise<number | undefi
  * Runs `work` (two calls) while another transaction holds what `lockSql` locks, and lets go once
  * both calls wait for it: so both run at once, each from before the other committed anything.
  */
-export async function heldApart<T>(t: Pick<BillingTestApps, 'url' | 'db'>, lockSql: string, params: unknown[], work: () => Promise<T>): Promise<T> {
+export async function heldApart<T>(
+  t: Pick<BillingTestApps, 'url' | 'db'>,
+  lockSql: string,
+  params: unknown[],
+  work: () => Promise<T>,
+): Promise<T> {
   const blocker = new PgClient({ connectionString: t.url });
   await blocker.connect();
   try {

@@ -29,8 +29,10 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
   const call = {
     extend: (accountId: string, returnedTotalMicroLyd = 0, needMicroLyd = 0) =>
       unaryCall(client.extendCreditLine.bind(client), { accountId, returnedTotalMicroLyd, needMicroLyd }, DEADLINE_MS),
-    apply: (bills: billingV1.Bill[], returns: billingV1.LineReturn[] = []) => unaryCall(client.applyBills.bind(client), { bills, returns }, DEADLINE_MS),
-    addBalance: (accountId: string, amountMicroLyd: number) => unaryCall(client.addBalance.bind(client), { accountId, amountMicroLyd }, DEADLINE_MS),
+    apply: (bills: billingV1.Bill[], returns: billingV1.LineReturn[] = []) =>
+      unaryCall(client.applyBills.bind(client), { bills, returns }, DEADLINE_MS),
+    addBalance: (accountId: string, amountMicroLyd: number) =>
+      unaryCall(client.addBalance.bind(client), { accountId, amountMicroLyd }, DEADLINE_MS),
     authorize: (r: billingV1.AuthorizeRequest) => unaryCall(client.authorize.bind(client), r, DEADLINE_MS),
   };
   const funded = async (micro: number) => {
@@ -39,7 +41,12 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     return accountId;
   };
   /** A paid bill at vendor-v4-flash's prices (1 and 4 micro-LYD a token) charging what they come to, at most the hold. */
-  const bill = (accountId: string, promptTokens: number, completionTokens: number, overrides: Partial<billingV1.Bill> = {}): billingV1.Bill => {
+  const bill = (
+    accountId: string,
+    promptTokens: number,
+    completionTokens: number,
+    overrides: Partial<billingV1.Bill> = {},
+  ): billingV1.Bill => {
     const heldMicroLyd = overrides.heldMicroLyd ?? 1_000_000;
     return {
       requestId: `req_line_${++seq}`,
@@ -66,14 +73,29 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
   };
   /** The ledger rows of these request ids, in their order (those that have one). */
   const ledger = async (requestIds: string[]) => {
-    const { rows } = await db.query<{ request_id: string; amount_micro: string; shortfall_micro: string; usage_estimated: boolean; completion_tokens: string }>(
+    const { rows } = await db.query<{
+      request_id: string;
+      amount_micro: string;
+      shortfall_micro: string;
+      usage_estimated: boolean;
+      completion_tokens: string;
+    }>(
       'SELECT request_id, amount_micro, shortfall_micro, usage_estimated, completion_tokens FROM billing.ledger WHERE request_id = ANY($1)',
       [requestIds],
     );
     const byId = new Map(rows.map((r) => [r.request_id, r]));
     return requestIds.flatMap((id) => {
       const r = byId.get(id);
-      return r ? [{ ...r, amount_micro: Number(r.amount_micro), shortfall_micro: Number(r.shortfall_micro), completion_tokens: Number(r.completion_tokens) }] : [];
+      return r
+        ? [
+            {
+              ...r,
+              amount_micro: Number(r.amount_micro),
+              shortfall_micro: Number(r.shortfall_micro),
+              completion_tokens: Number(r.completion_tokens),
+            },
+          ]
+        : [];
     });
   };
   /** held + line <= balance, balance >= 0, and the line is what its totals say. */
@@ -110,7 +132,12 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     expect(await call.extend('acct_line_nobody', 700, 0)).toEqual(zeros);
     expect(await money('acct_line_nobody')).toBeUndefined();
 
-    for (const [returned, need] of [[-1, 0], [0, -1], [2 ** 53, 0]]) expect(await codeOf(call.extend(accountId, returned, need))).toBe(status.INVALID_ARGUMENT);
+    for (const [returned, need] of [
+      [-1, 0],
+      [0, -1],
+      [2 ** 53, 0],
+    ])
+      expect(await codeOf(call.extend(accountId, returned, need))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(call.extend(''))).toBe(status.INVALID_ARGUMENT);
   });
 
@@ -119,7 +146,13 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     await call.extend(accountId);
     await call.apply([], [{ accountId, returnedTotalMicroLyd: 30_000 }]);
     expect(await money(accountId)).toEqual({ balance: 100_000, held: 0, line: 70_000, granted: 100_000, charged: 0, returned: 30_000 });
-    await call.apply([], [{ accountId, returnedTotalMicroLyd: 30_000 }, { accountId, returnedTotalMicroLyd: 10_000 }]);
+    await call.apply(
+      [],
+      [
+        { accountId, returnedTotalMicroLyd: 30_000 },
+        { accountId, returnedTotalMicroLyd: 10_000 },
+      ],
+    );
     expect(await money(accountId)).toMatchObject({ line: 70_000, returned: 30_000 });
 
     expect(await call.extend(accountId, 30_000, 5000)).toMatchObject({ grantedTotalMicroLyd: 105_000, returnedTotalMicroLyd: 30_000 });
@@ -141,25 +174,40 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
       ...Array.from({ length: 10 }, (_, i) => call.extend(accountId, 0, i % 2 ? 0 : 100_000)),
     ]);
     // Every refusal is the service's own answer, not a constraint failing under it (INTERNAL).
-    const refusals = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected').map((a) => (a.reason as { code: number }).code);
+    const refusals = answers
+      .filter((a): a is PromiseRejectedResult => a.status === 'rejected')
+      .map((a) => (a.reason as { code: number }).code);
     expect(refusals.every((code) => code === status.FAILED_PRECONDITION)).toBe(true);
     const takenAmounts = amounts.filter((_, i) => answers[i].status === 'fulfilled');
     const after = await money(accountId);
     expect(after?.balance).toBe(1_000_000 + takenAmounts.reduce((a, b) => a + b, 0));
     expectSound(after);
     // The last word of Postgres: no statement can lend or take what is not there.
-    await expect(db.query('UPDATE billing.balances SET line_micro = balance_micro, line_granted_total = balance_micro + line_charged_total + line_returned_total WHERE account_id = $1', [accountId])).rejects.toMatchObject({ code: '23514' });
-    await expect(db.query('UPDATE billing.balances SET balance_micro = held_micro + line_micro - 1 WHERE account_id = $1', [accountId])).rejects.toMatchObject({ code: '23514' });
+    await expect(
+      db.query(
+        'UPDATE billing.balances SET line_micro = balance_micro, line_granted_total = balance_micro + line_charged_total + line_returned_total WHERE account_id = $1',
+        [accountId],
+      ),
+    ).rejects.toMatchObject({ code: '23514' });
+    await expect(
+      db.query('UPDATE billing.balances SET balance_micro = held_micro + line_micro - 1 WHERE account_id = $1', [accountId]),
+    ).rejects.toMatchObject({ code: '23514' });
   });
 
   it('refuses a negative AddBalance while the line holds the money, saying to return it first, and takes it once returned', async () => {
     const accountId = await funded(10_000);
     await call.extend(accountId);
-    await expect(call.addBalance(accountId, -4000)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.stringMatching(/credit line.*returned first/) });
+    await expect(call.addBalance(accountId, -4000)).rejects.toMatchObject({
+      code: status.FAILED_PRECONDITION,
+      details: expect.stringMatching(/credit line.*returned first/),
+    });
     expect(await money(accountId)).toMatchObject({ balance: 10_000, line: 10_000 });
     await call.apply([], [{ accountId, returnedTotalMicroLyd: 10_000 }]);
     expect(await call.addBalance(accountId, -4000)).toEqual({ balanceMicroLyd: 6000 });
-    await expect(call.addBalance(accountId, -6001)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.not.stringMatching(/credit line/) });
+    await expect(call.addBalance(accountId, -6001)).rejects.toMatchObject({
+      code: status.FAILED_PRECONDITION,
+      details: expect.not.stringMatching(/credit line/),
+    });
   });
 
   it('charges each request id once: the same batch twice, a repeat inside a batch, and two calls at once with overlapping ids', async () => {
@@ -214,7 +262,12 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     const lapsed = bill(accountId, 1000, 1000, { endReason: RECOVERED, usageEstimated: true });
     await call.apply([...ended, lapsed]);
     const reasons = async (ids: string[]) =>
-      (await db.query<{ request_id: string; end_reason: string }>('SELECT request_id, end_reason FROM billing.ledger WHERE request_id = ANY($1)', [ids])).rows;
+      (
+        await db.query<{ request_id: string; end_reason: string }>(
+          'SELECT request_id, end_reason FROM billing.ledger WHERE request_id = ANY($1)',
+          [ids],
+        )
+      ).rows;
     expect(await reasons([...ended, lapsed].map((b) => b.requestId))).toEqual(
       expect.arrayContaining([
         { request_id: ended[0].requestId, end_reason: 'complete' },
@@ -228,7 +281,9 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     // The stalled edge's real bill replaces the estimate: the row is the real charge and why the
     // request really ended; the correction is on record with what the estimate had taken.
     const before = await money(accountId);
-    expect((await call.apply([bill(accountId, 1000, 100, { requestId: lapsed.requestId, endReason: COMPLETE })])).outcomes).toEqual([applied]);
+    expect((await call.apply([bill(accountId, 1000, 100, { requestId: lapsed.requestId, endReason: COMPLETE })])).outcomes).toEqual([
+      applied,
+    ]);
     expect(await reasons([lapsed.requestId])).toEqual([{ request_id: lapsed.requestId, end_reason: 'complete' }]);
     const { rows: corrections } = await db.query<Record<string, string>>(
       `SELECT account_id, prompt_before, completion_before, amount_before, shortfall_before, prompt_after, completion_after, amount_after, shortfall_after
@@ -236,13 +291,27 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
       [lapsed.requestId],
     );
     expect(corrections).toEqual([
-      { account_id: accountId, prompt_before: '1000', completion_before: '1000', amount_before: '5000', shortfall_before: '0', prompt_after: '1000', completion_after: '100', amount_after: '1400', shortfall_after: '0' },
+      {
+        account_id: accountId,
+        prompt_before: '1000',
+        completion_before: '1000',
+        amount_before: '5000',
+        shortfall_before: '0',
+        prompt_after: '1000',
+        completion_after: '100',
+        amount_after: '1400',
+        shortfall_after: '0',
+      },
     ]);
     expect((await money(accountId))?.balance).toBe((before?.balance ?? 0) + 5000 - 1400);
 
     const listed = await unaryCall(client.listCharges.bind(client), { accountId, limit: 10, before: '' }, DEADLINE_MS);
-    expect(listed.charges.map((c) => c.endReason).sort()).toEqual([COMPLETE, COMPLETE, CALLER_LEFT, PROVIDER_BROKE_OFF, billingV1.EndReason.END_REASON_UNSPECIFIED].sort());
-    expect(listed.charges.filter((c) => c.corrected)).toEqual([expect.objectContaining({ completionTokens: 100, amountMicroLyd: 1400, usageEstimated: false })]);
+    expect(listed.charges.map((c) => c.endReason).sort()).toEqual(
+      [COMPLETE, COMPLETE, CALLER_LEFT, PROVIDER_BROKE_OFF, billingV1.EndReason.END_REASON_UNSPECIFIED].sort(),
+    );
+    expect(listed.charges.filter((c) => c.corrected)).toEqual([
+      expect.objectContaining({ completionTokens: 100, amountMicroLyd: 1400, usageEstimated: false }),
+    ]);
   });
 
   it('replaces an estimated bill with the real one: one row, corrected, the balance and line moved by the difference', async () => {
@@ -253,7 +322,9 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     expect(await money(accountId)).toMatchObject({ balance: 100_000 - 1400, line: 100_000 - 1400 });
     const real = bill(accountId, 1000, 300, { requestId: estimate.requestId });
     expect((await call.apply([real])).outcomes).toEqual([applied]);
-    expect(await ledger([real.requestId])).toEqual([expect.objectContaining({ amount_micro: 2200, usage_estimated: false, completion_tokens: 300 })]);
+    expect(await ledger([real.requestId])).toEqual([
+      expect.objectContaining({ amount_micro: 2200, usage_estimated: false, completion_tokens: 300 }),
+    ]);
     expect(await money(accountId)).toMatchObject({ balance: 100_000 - 2200, line: 100_000 - 2200, charged: 2200 });
     expect((await call.apply([real, estimate])).outcomes).toEqual([repeated, repeated]);
 
@@ -268,7 +339,10 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
 
     // The estimate and the real bill in one batch: the real one is written.
     const pair = bill(accountId, 10, 1, { usageEstimated: true });
-    expect((await call.apply([pair, { ...pair, completionTokens: 2, chargeMicroLyd: 18, usageEstimated: false }])).outcomes).toEqual([repeated, applied]);
+    expect((await call.apply([pair, { ...pair, completionTokens: 2, chargeMicroLyd: 18, usageEstimated: false }])).outcomes).toEqual([
+      repeated,
+      applied,
+    ]);
     expect(await ledger([pair.requestId])).toEqual([expect.objectContaining({ amount_micro: 18, usage_estimated: false })]);
   });
 
@@ -278,8 +352,16 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     await call.extend(accountId);
     // As after quota-service's store lost writes: 7,500 billed against a line of 5,000.
     const bills = [bill(accountId, 3000, 0), bill(accountId, 0, 1000), bill(accountId, 500, 0)];
-    expect((await call.apply(bills)).outcomes).toEqual([applied, { ...applied, shortfallMicroLyd: 2000 }, { ...applied, shortfallMicroLyd: 500 }]);
-    expect((await ledger(bills.map((b) => b.requestId))).map((r) => [r.amount_micro, r.shortfall_micro])).toEqual([[3000, 0], [2000, 2000], [0, 500]]);
+    expect((await call.apply(bills)).outcomes).toEqual([
+      applied,
+      { ...applied, shortfallMicroLyd: 2000 },
+      { ...applied, shortfallMicroLyd: 500 },
+    ]);
+    expect((await ledger(bills.map((b) => b.requestId))).map((r) => [r.amount_micro, r.shortfall_micro])).toEqual([
+      [3000, 0],
+      [2000, 2000],
+      [0, 500],
+    ]);
     const after = await money(accountId);
     expect(after).toEqual({ balance: 5000, held: 5000, line: 0, granted: 7500, charged: 7500, returned: 0 });
     expectSound(after);
@@ -311,7 +393,13 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
       bill(accountId, 100, 10, { requestId: '' }),
     ];
     const { outcomes } = await call.apply([good[0], ...bad.slice(0, 3), good[1], ...bad.slice(3), good[2]]);
-    expect(outcomes.map((o) => o.errorCode)).toEqual([0, ...bad.slice(0, 3).map(() => status.INVALID_ARGUMENT), 0, ...bad.slice(3).map(() => status.INVALID_ARGUMENT), 0]);
+    expect(outcomes.map((o) => o.errorCode)).toEqual([
+      0,
+      ...bad.slice(0, 3).map(() => status.INVALID_ARGUMENT),
+      0,
+      ...bad.slice(3).map(() => status.INVALID_ARGUMENT),
+      0,
+    ]);
     expect(outcomes[1].errorMessage).toMatch(/charge 141/);
     expect(outcomes.filter((o) => o.applied)).toHaveLength(3);
     expect((await ledger([...good, ...bad].map((b) => b.requestId))).map((r) => r.request_id)).toEqual(good.map((b) => b.requestId));
@@ -324,7 +412,10 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     await call.extend(accountId);
     const free = { ...bill(accountId, 50, 5), paid: false, chargeMicroLyd: 0 };
     expect((await call.apply([free])).outcomes).toEqual([applied]);
-    const { rows } = await db.query('SELECT paid, amount_micro::int, input_micro_per_million::int, held_micro::int FROM billing.ledger WHERE request_id = $1', [free.requestId]);
+    const { rows } = await db.query(
+      'SELECT paid, amount_micro::int, input_micro_per_million::int, held_micro::int FROM billing.ledger WHERE request_id = $1',
+      [free.requestId],
+    );
     expect(rows).toEqual([{ paid: false, amount_micro: 0, input_micro_per_million: 0, held_micro: 0 }]);
     expect(await money(accountId)).toMatchObject({ balance: 1000, line: 1000, charged: 0 });
   });
@@ -334,7 +425,11 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     await call.extend(accountId, 0, 60_000);
     const request = { requestId: `req_line_${++seq}`, accountId, model: 'vendor-v4-flash', promptTokens: 10_000, maxTokens: 10_000 };
     expect(await call.authorize(request)).toEqual({ approved: false, balanceMicroLyd: 100_000, requiredMicroLyd: 50_000 + 60_000 });
-    expect(await call.authorize({ ...request, maxTokens: 7500 })).toEqual({ approved: true, balanceMicroLyd: 100_000, requiredMicroLyd: 40_000 + 60_000 });
+    expect(await call.authorize({ ...request, maxTokens: 7500 })).toEqual({
+      approved: true,
+      balanceMicroLyd: 100_000,
+      requiredMicroLyd: 40_000 + 60_000,
+    });
     expectSound(await money(accountId));
   });
 });

@@ -26,10 +26,16 @@ describe('billing.v1 ExtendCreditLines', () => {
   let client: billingV1.BillingClient;
   let seq = 0;
 
-  const extendMany = (lines: billingV1.ExtendCreditLineRequest[]) => unaryCall(client.extendCreditLines.bind(client), { lines }, DEADLINE_MS);
+  const extendMany = (lines: billingV1.ExtendCreditLineRequest[]) =>
+    unaryCall(client.extendCreditLines.bind(client), { lines }, DEADLINE_MS);
   const extendOne = (line: billingV1.ExtendCreditLineRequest) => unaryCall(client.extendCreditLine.bind(client), line, DEADLINE_MS);
-  const ask = (accountId: string, needMicroLyd = 0, returnedTotalMicroLyd = 0): billingV1.ExtendCreditLineRequest => ({ accountId, returnedTotalMicroLyd, needMicroLyd });
-  const addBalance = (accountId: string, amountMicroLyd: number) => unaryCall(client.addBalance.bind(client), { accountId, amountMicroLyd }, DEADLINE_MS);
+  const ask = (accountId: string, needMicroLyd = 0, returnedTotalMicroLyd = 0): billingV1.ExtendCreditLineRequest => ({
+    accountId,
+    returnedTotalMicroLyd,
+    needMicroLyd,
+  });
+  const addBalance = (accountId: string, amountMicroLyd: number) =>
+    unaryCall(client.addBalance.bind(client), { accountId, amountMicroLyd }, DEADLINE_MS);
   /** `count` accounts whose ids sort in the order made, each with `micro`. */
   const funded = async (count: number, micro: (i: number) => number) => {
     const prefix = `acct_lines_${++seq}_`;
@@ -43,7 +49,12 @@ describe('billing.v1 ExtendCreditLines', () => {
          FROM billing.balances WHERE account_id = ANY($1)`,
       [ids],
     );
-    const byId = new Map(rows.map((r) => [r.account_id, { balance: Number(r.balance), held: Number(r.held), line: Number(r.line), granted: Number(r.granted) }]));
+    const byId = new Map(
+      rows.map((r) => [
+        r.account_id,
+        { balance: Number(r.balance), held: Number(r.held), line: Number(r.line), granted: Number(r.granted) },
+      ]),
+    );
     return ids.map((id) => byId.get(id) as Money);
   };
   const expectSound = (all: Money[]) => {
@@ -52,7 +63,11 @@ describe('billing.v1 ExtendCreditLines', () => {
       expect(m.held + m.line).toBeLessThanOrEqual(m.balance);
     }
   };
-  const served = (line: Partial<billingV1.ExtendCreditLineResponse>) => ({ line: expect.objectContaining(line), errorCode: 0, errorMessage: '' });
+  const served = (line: Partial<billingV1.ExtendCreditLineResponse>) => ({
+    line: expect.objectContaining(line),
+    errorCode: 0,
+    errorMessage: '',
+  });
 
   beforeAll(async () => {
     t = await startBillingTestApps(1);
@@ -69,12 +84,18 @@ describe('billing.v1 ExtendCreditLines', () => {
     const { outcomes } = await extendMany([...lines.slice(0, 100), bad[0], ...lines.slice(100, 200), bad[1], bad[2], ...lines.slice(200)]);
     expect(outcomes).toHaveLength(253);
     const refused = [100, 201, 202];
-    expect(refused.map((i) => outcomes[i])).toEqual(refused.map(() => ({ line: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.any(String) })));
+    expect(refused.map((i) => outcomes[i])).toEqual(
+      refused.map(() => ({ line: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.any(String) })),
+    );
     expect(outcomes[100].errorMessage).toMatch(/returned_total_micro_lyd/);
     const good = outcomes.filter((_, i) => !refused.includes(i));
-    expect(good).toEqual(ids.map((_, i) => served({ grantedTotalMicroLyd: i % 5 === 0 ? 500 : 1000 * (i + 1), balanceMicroLyd: 1000 * (i + 1), heldMicroLyd: 0 })).concat(
-      served({ grantedTotalMicroLyd: 0, balanceMicroLyd: 0 }),
-    ));
+    expect(good).toEqual(
+      ids
+        .map((_, i) =>
+          served({ grantedTotalMicroLyd: i % 5 === 0 ? 500 : 1000 * (i + 1), balanceMicroLyd: 1000 * (i + 1), heldMicroLyd: 0 }),
+        )
+        .concat(served({ grantedTotalMicroLyd: 0, balanceMicroLyd: 0 })),
+    );
     const after = await money(ids);
     expect(after.map((m) => m.line)).toEqual(ids.map((_, i) => (i % 5 === 0 ? 500 : 1000 * (i + 1))));
     expectSound(after);
@@ -123,7 +144,9 @@ describe('billing.v1 ExtendCreditLines', () => {
       ...ids.slice(0, 20).map((id, i) => addBalance(id, i % 2 ? 10_000 : -5000)),
       ...ids.slice(20, 30).map((id) => extendOne(ask(id))),
     ]);
-    const failed = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected').map((a) => (a.reason as { code: number }).code);
+    const failed = answers
+      .filter((a): a is PromiseRejectedResult => a.status === 'rejected')
+      .map((a) => (a.reason as { code: number }).code);
     // A negative change finds the whole balance lent: refused by the service, never a deadlock or a constraint (INTERNAL).
     expect(failed.every((code) => code === status.FAILED_PRECONDITION)).toBe(true);
     const after = await money(ids);

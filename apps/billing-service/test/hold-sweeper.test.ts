@@ -15,7 +15,10 @@ describe('HoldSweeper on Postgres', () => {
     const requestId = `req_${++seq}`;
     await t.ledger.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }); // 5,000 micro-LYD
     const placed = `now() - $2::float8 * interval '1 second'`;
-    await t.db.query(`UPDATE billing.holds SET created_at = ${placed}, renewed_at = ${placed} WHERE request_id = $1`, [requestId, ageSeconds]);
+    await t.db.query(`UPDATE billing.holds SET created_at = ${placed}, renewed_at = ${placed} WHERE request_id = $1`, [
+      requestId,
+      ageSeconds,
+    ]);
     return requestId;
   };
 

@@ -45,8 +45,17 @@ describe('billing.ledger by month', () => {
   let dir: string;
 
   const start = async () => {
-    const config = loadConfig({ BILLING_METRICS_PORT: '0', BILLING_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', DATABASE_URL: testDb.url });
-    app = await startBillingApp(config, createLogger('billing-service', 'error', () => undefined));
+    const config = loadConfig({
+      BILLING_METRICS_PORT: '0',
+      BILLING_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      DATABASE_URL: testDb.url,
+    });
+    app = await startBillingApp(
+      config,
+      createLogger('billing-service', 'error', () => undefined),
+    );
     client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
   };
   const apply = (bills: billingV1.Bill[]) => unaryCall(client.applyBills.bind(client), { bills, returns: [] }, DEADLINE_MS);
@@ -86,7 +95,11 @@ describe('billing.ledger by month', () => {
   });
 
   it('moves a ledger with rows in three months into its months, row for row, and bills none of them again', async () => {
-    await runMigrations(db, 'billing', BILLING_MIGRATIONS.filter((m) => m.id < '013'));
+    await runMigrations(
+      db,
+      'billing',
+      BILLING_MIGRATIONS.filter((m) => m.id < '013'),
+    );
     await db.query("INSERT INTO billing.balances (account_id, balance_micro) VALUES ('acct_old', 10000000)");
     const times = [monthStart(-3) + 5 * DAY_MS, monthStart(-2) + 1, monthStart(-1) - 1, monthStart(-1) + 3 * DAY_MS];
     const oldIds = times.map((_, i) => `req_old_${i}`);
@@ -106,7 +119,8 @@ describe('billing.ledger by month', () => {
        VALUES ($1, 'acct_old', 'vendor-v4-flash', 5, 5, 1000000, 4000000, 25, true, false, $2)`,
       [v7, new Date(monthStart(-2) + 2 * DAY_MS + 1000)],
     );
-    const columns = 'request_id, account_id, model, prompt_tokens, completion_tokens, amount_micro, held_micro, shortfall_micro, paid, usage_estimated, created_at';
+    const columns =
+      'request_id, account_id, model, prompt_tokens, completion_tokens, amount_micro, held_micro, shortfall_micro, paid, usage_estimated, created_at';
     const before = (await db.query(`SELECT ${columns} FROM billing.ledger ORDER BY request_id`)).rows;
 
     await start();
@@ -121,14 +135,20 @@ describe('billing.ledger by month', () => {
         { request_id: v7, part: partitionOf(monthStart(-2)), amount_micro: '25' },
       ].sort((a, b) => a.request_id.localeCompare(b.request_id)),
     );
-    const months = (await db.query<{ name: string }>("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'billing.ledger'::regclass ORDER BY 1")).rows.map((r) => `billing.${r.name}`);
+    const months = (
+      await db.query<{ name: string }>(
+        "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'billing.ledger'::regclass ORDER BY 1",
+      )
+    ).rows.map((r) => `billing.${r.name}`);
     expect(months).toEqual(expect.arrayContaining([0, 1, 2].map((k) => partitionOf(monthStart(k)))));
 
     // Each of them billed again (a late resend): the row it has, nothing new, no money moved.
     const again = await apply([...oldIds, v7].map((id) => bill(id, 'acct_old', 1)));
     expect(again.outcomes.map((o) => o.repeated)).toEqual([true, true, true, true, true]);
     expect(await rowsOf('acct_old')).toHaveLength(5);
-    expect((await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_old'")).rows).toEqual([{ b: '10000000' }]);
+    expect(
+      (await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_old'")).rows,
+    ).toEqual([{ b: '10000000' }]);
   });
 
   it('bills a request id once across the months whatever arrives at once: billing ids of two months, older ids, twice each', async () => {
@@ -141,7 +161,9 @@ describe('billing.ledger by month', () => {
     const rows = await rowsOf('acct_twice');
     expect(rows.map((r) => r.request_id).sort()).toEqual([...ids].sort());
     expect(rows.find((r) => r.request_id === ids[0])?.part).toBe(partitionOf(monthStart(-1)));
-    expect((await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_twice'")).rows).toEqual([{ b: String(10_000_000 - 3 * 500) }]);
+    expect(
+      (await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_twice'")).rows,
+    ).toEqual([{ b: String(10_000_000 - 3 * 500) }]);
   });
 
   it('archives the months before one: the pages are the rows, the drop needs their digest, the months kept read as before', async () => {
@@ -156,7 +178,12 @@ describe('billing.ledger by month', () => {
       page = await read(page.next);
       lines.push(...page.lines);
     }
-    const archived = (await db.query<{ request_id: string }>('SELECT request_id FROM billing.ledger WHERE request_at < $1 ORDER BY request_at, request_id', [new Date(monthStart(-1))])).rows;
+    const archived = (
+      await db.query<{ request_id: string }>(
+        'SELECT request_id FROM billing.ledger WHERE request_at < $1 ORDER BY request_at, request_id',
+        [new Date(monthStart(-1))],
+      )
+    ).rows;
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(archived.map((r) => r.request_id));
     expect(archived.length).toBe(4);
     const text = lines.map((l) => `${l}\n`).join('');
@@ -165,29 +192,53 @@ describe('billing.ledger by month', () => {
     // A database takes the file as it is.
     const file = join(dir, 'archive.csv');
     writeFileSync(file, text);
-    await db.query(`CREATE TABLE billing.archive_import (${page.header.split(',').map((c) => `${c} text`).join(', ')})`);
-    execFileSync('psql', [testDb.url, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy billing.archive_import FROM '${file}' WITH (FORMAT csv, HEADER)`]);
+    await db.query(
+      `CREATE TABLE billing.archive_import (${page.header
+        .split(',')
+        .map((c) => `${c} text`)
+        .join(', ')})`,
+    );
+    execFileSync('psql', [
+      testDb.url,
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      `\\copy billing.archive_import FROM '${file}' WITH (FORMAT csv, HEADER)`,
+    ]);
     expect((await db.query('SELECT request_id FROM billing.archive_import ORDER BY request_at, request_id')).rows).toEqual(archived);
     expect(
-      (await db.query<{ same: boolean }>("SELECT count(*) = 4 AS same FROM billing.archive_import a JOIN billing.ledger l ON l.request_id = a.request_id AND l.created_at = a.created_at::timestamptz AND l.amount_micro = a.amount_micro::bigint")).rows[0].same,
+      (
+        await db.query<{ same: boolean }>(
+          'SELECT count(*) = 4 AS same FROM billing.archive_import a JOIN billing.ledger l ON l.request_id = a.request_id AND l.created_at = a.created_at::timestamptz AND l.amount_micro = a.amount_micro::bigint',
+        )
+      ).rows[0].same,
     ).toBe(true);
 
-    const drop = (rows: number, digest: string) => unaryCall(client.dropLedgerMonths.bind(client), { before, rows, sha256: digest }, DEADLINE_MS);
+    const drop = (rows: number, digest: string) =>
+      unaryCall(client.dropLedgerMonths.bind(client), { before, rows, sha256: digest }, DEADLINE_MS);
     expect(await codeOf(drop(4, createHash('sha256').update(`${text}x`).digest('hex')))).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(drop(3, sha256))).toBe(status.FAILED_PRECONDITION);
-    expect(await codeOf(unaryCall(client.dropLedgerMonths.bind(client), { before: monthName(monthStart(1)), rows: 0, sha256 }, DEADLINE_MS))).toBe(status.FAILED_PRECONDITION);
-    expect(await codeOf(unaryCall(client.readLedgerArchive.bind(client), { before: '2026-13', after: '', limit: 1 }, DEADLINE_MS))).toBe(status.INVALID_ARGUMENT);
+    expect(
+      await codeOf(unaryCall(client.dropLedgerMonths.bind(client), { before: monthName(monthStart(1)), rows: 0, sha256 }, DEADLINE_MS)),
+    ).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(unaryCall(client.readLedgerArchive.bind(client), { before: '2026-13', after: '', limit: 1 }, DEADLINE_MS))).toBe(
+      status.INVALID_ARGUMENT,
+    );
     expect((await db.query('SELECT 1 FROM billing.ledger WHERE request_at < $1', [new Date(monthStart(-1))])).rows).toHaveLength(4);
 
     const dropped = await drop(4, sha256);
     expect(dropped).toEqual({ months: [monthName(monthStart(-3)), monthName(monthStart(-2))], rows: 4, amountMicroLyd: 14 + 15 + 16 + 25 });
     expect((await db.query('SELECT 1 FROM billing.ledger WHERE request_at < $1', [new Date(monthStart(-1))])).rows).toHaveLength(0);
-    expect((await db.query('SELECT to_char(month, \'YYYY-MM\') AS month, rows::int, sha256 FROM billing.ledger_archives ORDER BY month')).rows).toEqual([
+    expect(
+      (await db.query("SELECT to_char(month, 'YYYY-MM') AS month, rows::int, sha256 FROM billing.ledger_archives ORDER BY month")).rows,
+    ).toEqual([
       { month: monthName(monthStart(-3)), rows: 1, sha256 },
       { month: monthName(monthStart(-2)), rows: 3, sha256 },
     ]);
     expect((await db.query('SELECT * FROM billing.balance_mismatches()')).rows).toEqual([]);
-    expect(await statement.charges('acct_old', 100, undefined)).toEqual(chargesBefore.filter((c) => !archived.some((a) => a.request_id === c.requestId)));
+    expect(await statement.charges('acct_old', 100, undefined)).toEqual(
+      chargesBefore.filter((c) => !archived.some((a) => a.request_id === c.requestId)),
+    );
     const keptDay = monthName(monthStart(-1));
     const kept = (days: typeof daysBefore) => days.filter((d) => d.day >= `${keptDay}-01`);
     expect(kept(await statement.dailyTotals('acct_old', 120))).toEqual(kept(daysBefore));
@@ -196,6 +247,6 @@ describe('billing.ledger by month', () => {
     const late = await apply([bill(uuid7At(monthStart(-3) + DAY_MS), 'acct_old', 1)]);
     expect(late.outcomes[0]).toMatchObject({ applied: false, repeated: true });
     expect((await db.query('SELECT 1 FROM billing.ledger WHERE request_at < $1', [new Date(monthStart(-1))])).rows).toHaveLength(0);
-    expect((await db.query("SELECT billing.add_ledger_month($1) AS made", [new Date(monthStart(-3))])).rows).toEqual([{ made: false }]);
+    expect((await db.query('SELECT billing.add_ledger_month($1) AS made', [new Date(monthStart(-3))])).rows).toEqual([{ made: false }]);
   });
 });

@@ -15,8 +15,10 @@ describe('billing.v1 ListCreditLines', () => {
   let t: BillingTestApps;
   let client: billingV1.BillingClient;
 
-  const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> => unaryCall(method.bind(client) as never, req, DEADLINE_MS) as Promise<A>;
-  const list = (afterAccountId: string, limit: number): Promise<billingV1.ListCreditLinesResponse> => call(client.listCreditLines, { afterAccountId, limit, accountIds: [] });
+  const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> =>
+    unaryCall(method.bind(client) as never, req, DEADLINE_MS) as Promise<A>;
+  const list = (afterAccountId: string, limit: number): Promise<billingV1.ListCreditLinesResponse> =>
+    call(client.listCreditLines, { afterAccountId, limit, accountIds: [] });
 
   beforeAll(async () => {
     t = await startBillingTestApps(1);
@@ -29,15 +31,26 @@ describe('billing.v1 ListCreditLines', () => {
     for (const id of ids) await call(client.addBalance, { accountId: id, amountMicroLyd: 10_000 });
     for (const id of ids.slice(0, 3)) await call(client.extendCreditLine, { accountId: id, returnedTotalMicroLyd: 0, needMicroLyd: 0 });
     // acct_list_2 gives 4,000 back; acct_list_3 gives all back: its line is 0.
-    await call(client.applyBills, { bills: [], returns: [{ accountId: 'acct_list_2', returnedTotalMicroLyd: 4000 }, { accountId: 'acct_list_3', returnedTotalMicroLyd: 10_000 }] });
+    await call(client.applyBills, {
+      bills: [],
+      returns: [
+        { accountId: 'acct_list_2', returnedTotalMicroLyd: 4000 },
+        { accountId: 'acct_list_3', returnedTotalMicroLyd: 10_000 },
+      ],
+    });
     const first = await list('', 1);
-    expect(first.lines).toEqual([{ accountId: 'acct_list_1', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 }]);
-    expect(await list('acct_list_1', 10)).toEqual({ lines: [{ accountId: 'acct_list_2', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 4000 }] });
+    expect(first.lines).toEqual([
+      { accountId: 'acct_list_1', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 },
+    ]);
+    expect(await list('acct_list_1', 10)).toEqual({
+      lines: [{ accountId: 'acct_list_2', grantedTotalMicroLyd: 10_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 4000 }],
+    });
     expect(await list('acct_list_2', 10)).toEqual({ lines: [] });
   });
 
   it('gives the lines of the accounts asked for, whatever their line, leaving out accounts without a balance', async () => {
-    const of = (accountIds: string[]): Promise<billingV1.ListCreditLinesResponse> => call(client.listCreditLines, { afterAccountId: '', limit: 0, accountIds });
+    const of = (accountIds: string[]): Promise<billingV1.ListCreditLinesResponse> =>
+      call(client.listCreditLines, { afterAccountId: '', limit: 0, accountIds });
     for (const id of ['acct_of_1', 'acct_of_2']) await call(client.addBalance, { accountId: id, amountMicroLyd: 5000 });
     await call(client.extendCreditLine, { accountId: 'acct_of_2', returnedTotalMicroLyd: 0, needMicroLyd: 0 });
     expect(await of(['acct_of_2', 'acct_of_nobody', 'acct_of_1'])).toEqual({
@@ -51,7 +64,12 @@ describe('billing.v1 ListCreditLines', () => {
   });
 
   it('refuses a limit out of 1 to 1,000 or a bad account id', async () => {
-    for (const [after, limit] of [['', 0], ['', 1001], ['a'.repeat(MAX_ID_LENGTH + 1), 10], ['acct\u0000', 10]] as const) {
+    for (const [after, limit] of [
+      ['', 0],
+      ['', 1001],
+      ['a'.repeat(MAX_ID_LENGTH + 1), 10],
+      ['acct\u0000', 10],
+    ] as const) {
       expect(await codeOf(list(after, limit))).toBe(status.INVALID_ARGUMENT);
     }
   });

@@ -7,7 +7,13 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
   let seq = 0;
   const newAccount = () => `acct_${++seq}`;
   const newRequest = () => `req_${++seq}`;
-  const flash = (accountId: string): AuthorizeParams => ({ requestId: newRequest(), accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 8192 });
+  const flash = (accountId: string): AuthorizeParams => ({
+    requestId: newRequest(),
+    accountId,
+    model: 'vendor-v4-flash',
+    promptTokens: 1000,
+    maxTokens: 8192,
+  });
   const funded = async (micro: number) => {
     const id = newAccount();
     await t.ledger.addBalance(id, micro);
@@ -41,7 +47,17 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
     const request = free(account);
     expect(await t.ledger.recordFree(request)).toBe(true);
     expect(await ledgerRows(request.requestId)).toEqual([
-      { account_id: account, model: 'vendor-v4-flash', prompt_tokens: 1200, completion_tokens: 345, input: 0, output: 0, amount_micro: 0, paid: false, usage_estimated: true },
+      {
+        account_id: account,
+        model: 'vendor-v4-flash',
+        prompt_tokens: 1200,
+        completion_tokens: 345,
+        input: 0,
+        output: 0,
+        amount_micro: 0,
+        paid: false,
+        usage_estimated: true,
+      },
     ]);
     expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 500, heldMicro: 0 });
     expect(await t.ledger.recordFree({ ...free(newAccount()), usageEstimated: false })).toBe(true);
@@ -70,7 +86,7 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
     });
   });
 
-  it('refuses a paid request with FAILED_PRECONDITION, another account\'s id with ALREADY_EXISTS, bad fields with INVALID_ARGUMENT', async () => {
+  it("refuses a paid request with FAILED_PRECONDITION, another account's id with ALREADY_EXISTS, bad fields with INVALID_ARGUMENT", async () => {
     const account = await funded(1_000_000);
     const paid = flash(account);
     await t.ledger.authorize(paid);

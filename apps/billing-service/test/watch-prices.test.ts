@@ -62,7 +62,8 @@ describe('billing.v1 WatchPrices, two replicas on Postgres', () => {
     const price = { model: 'vendor-v4-watched', inputMicroLydPerMillion: input, outputMicroLydPerMillion: 2 * input };
     return unaryCall(clients[replica].setPrice.bind(clients[replica]), { price }, DEADLINE_MS).then(() => price);
   };
-  const tableVersion = async () => Number((await t.db.query<{ version: string }>('SELECT version FROM billing.prices_version')).rows[0].version);
+  const tableVersion = async () =>
+    Number((await t.db.query<{ version: string }>('SELECT version FROM billing.prices_version')).rows[0].version);
 
   beforeAll(async () => {
     t = await startBillingTestApps(2, { PRICE_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS) });
@@ -81,7 +82,9 @@ describe('billing.v1 WatchPrices, two replicas on Postgres', () => {
     const version = await tableVersion();
     for (const first of opened) {
       expect(first).toMatchObject({ version, full: true });
-      expect(first.prices).toEqual(expect.arrayContaining([{ model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 }]));
+      expect(first.prices).toEqual(
+        expect.arrayContaining([{ model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 }]),
+      );
     }
 
     for (const [n, replica] of [0, 1, 1, 0].entries()) {
@@ -125,14 +128,19 @@ describe('billing.v1 WatchPrices, two replicas on Postgres', () => {
   it('ends every stream of a replica whose change feed is lost, and serves the whole table again once it is back', async () => {
     const before = open(1);
     await before.next(() => true);
-    await t.db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'gw-billing-prices:%' AND pid <> pg_backend_pid()");
+    await t.db.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'gw-billing-prices:%' AND pid <> pg_backend_pid()",
+    );
     expect(await before.ended).toMatchObject({ code: status.UNAVAILABLE });
     const price = await setPrice(0);
     // Back within a few seconds (the feed reconnects after 1 s), with the change made meanwhile.
     let table: billingV1.WatchPricesResponse | undefined;
     for (let tries = 0; !table && tries < 40; tries++) {
       const w = open(1);
-      table = await Promise.race([w.next(() => true), w.ended.then(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)))]);
+      table = await Promise.race([
+        w.next(() => true),
+        w.ended.then(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))),
+      ]);
     }
     expect(table).toMatchObject({ full: true, version: await tableVersion() });
     expect(table?.prices).toContainEqual(price);

@@ -18,14 +18,20 @@ describe('console pages given input at fault', () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
     stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
     accountId = ((await stack.ctl('account', 'create', '--name', 'Input')).json as { accountId: string }).accountId;
-    const { link } = (await stack.ctl('console', 'invite', '--account', accountId, '--email', 'input@example.com')).json as { link: string };
+    const { link } = (await stack.ctl('console', 'invite', '--account', accountId, '--email', 'input@example.com')).json as {
+      link: string;
+    };
     const invite = link.replace(/^http:\/\/127\.0\.0\.1:\d+/, stack.consoleUrl);
     const form = await fetch(invite);
     const formCookie = form.headers.getSetCookie()[0].split(';')[0];
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
     const accepted = await post(invite, new URLSearchParams({ _csrf: csrf, password: PASSWORD }).toString(), formCookie);
     expect(accepted.status).toBe(303);
-    const cookie = accepted.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('gw_session=')) ?? '';
+    const cookie =
+      accepted.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .find((c) => c.startsWith('gw_session=')) ?? '';
     const keys = await fetch(`${stack.consoleUrl}/keys`, { headers: { cookie } });
     session = { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(await keys.text())?.[1] ?? '' };
   }, 90_000);
@@ -36,9 +42,15 @@ describe('console pages given input at fault', () => {
   }, 60_000);
 
   function post(url: string, body: string | Buffer, cookie: string) {
-    return fetch(url, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' });
+    return fetch(url, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
   }
-  const createKey = (name: string) => post(`${stack.consoleUrl}/keys`, new URLSearchParams({ _csrf: session.csrf, name }).toString(), session.cookie);
+  const createKey = (name: string) =>
+    post(`${stack.consoleUrl}/keys`, new URLSearchParams({ _csrf: session.csrf, name }).toString(), session.cookie);
   const keyNames = async () => ((await stack.ctl('key', 'list', '--account', accountId)).json as { name: string }[]).map((k) => k.name);
   const consoleErrors = () => stack.logs.filter((line) => line.includes('"service":"console"') && line.includes('"level":"error"'));
 
@@ -82,14 +94,26 @@ describe('console pages given input at fault', () => {
   });
 
   it('takes a revoke of an id no key can have as an unknown key, and answers 415 to a charset it cannot read', async () => {
-    const revoke = await post(`${stack.consoleUrl}/keys/${'x'.repeat(5000)}/revoke`, new URLSearchParams({ _csrf: session.csrf }).toString(), session.cookie);
+    const revoke = await post(
+      `${stack.consoleUrl}/keys/${'x'.repeat(5000)}/revoke`,
+      new URLSearchParams({ _csrf: session.csrf }).toString(),
+      session.cookie,
+    );
     expect([revoke.status, revoke.headers.get('location')]).toEqual([303, '/keys']);
-    const unreadable = await fetch(`${stack.consoleUrl}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=koi8-r' }, body: 'a=b' });
+    const unreadable = await fetch(`${stack.consoleUrl}/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=koi8-r' },
+      body: 'a=b',
+    });
     expect(unreadable.status).toBe(415);
   });
 
   it('answers 400 to an address with an escape it cannot decode, and a sign-in name with a NUL as a wrong sign-in', async () => {
-    const revoke = await post(`${stack.consoleUrl}/keys/%E0%A4%A/revoke`, new URLSearchParams({ _csrf: session.csrf }).toString(), session.cookie);
+    const revoke = await post(
+      `${stack.consoleUrl}/keys/%E0%A4%A/revoke`,
+      new URLSearchParams({ _csrf: session.csrf }).toString(),
+      session.cookie,
+    );
     const invite = await fetch(`${stack.consoleUrl}/invite/%E0%A4%A`);
     for (const res of [revoke, invite]) {
       expect(res.status).toBe(400);
@@ -98,7 +122,11 @@ describe('console pages given input at fault', () => {
     const signIn = await fetch(`${stack.consoleUrl}/sign-in`);
     const cookie = signIn.headers.getSetCookie()[0].split(';')[0];
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await signIn.text())?.[1] ?? '';
-    const nul = await post(`${stack.consoleUrl}/sign-in`, new URLSearchParams({ _csrf: csrf, email: 'input\u0000@example.com', password: PASSWORD }).toString(), cookie);
+    const nul = await post(
+      `${stack.consoleUrl}/sign-in`,
+      new URLSearchParams({ _csrf: csrf, email: 'input\u0000@example.com', password: PASSWORD }).toString(),
+      cookie,
+    );
     expect(nul.status).toBe(401);
     expect(await nul.text()).toContain('Wrong email or password.');
   });

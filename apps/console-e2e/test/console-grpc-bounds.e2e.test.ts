@@ -33,7 +33,8 @@ describe('console.v1.Console over gRPC: bounds of the account id and the email',
     await Promise.all([db?.drop(), redis?.cleanup()]);
   }, 60_000);
 
-  const invite = (accountId: string, email: string) => unaryCall(consoleClient.createInvite.bind(consoleClient), { accountId, email }, DEADLINE_MS);
+  const invite = (accountId: string, email: string) =>
+    unaryCall(consoleClient.createInvite.bind(consoleClient), { accountId, email }, DEADLINE_MS);
   const invites = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM console.invites')).rows[0].n;
 
   it('refuses an account id over 200 characters or an email over 254 with INVALID_ARGUMENT, inviting nobody', async () => {

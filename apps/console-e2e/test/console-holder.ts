@@ -25,9 +25,30 @@ export async function ctlOk<T>(stack: RunningStack, ...args: string[]): Promise<
  * A new account (ctl, with `balance` LYD), its holder invited and signed in through the
  * invitation link in a phone-sized browser context of its own, on the keys page.
  */
-export async function signedInHolder(stack: RunningStack, browser: Browser, email: string, account: { name?: string; balance?: string } = {}): Promise<SignedInHolder> {
-  const { accountId } = await ctlOk<{ accountId: string }>(stack, 'account', 'create', '--name', account.name ?? 'Acme', '--balance', account.balance ?? '5');
-  const { link, expires } = await ctlOk<{ link: string; expires: string }>(stack, 'console', 'invite', '--account', accountId, '--email', email);
+export async function signedInHolder(
+  stack: RunningStack,
+  browser: Browser,
+  email: string,
+  account: { name?: string; balance?: string } = {},
+): Promise<SignedInHolder> {
+  const { accountId } = await ctlOk<{ accountId: string }>(
+    stack,
+    'account',
+    'create',
+    '--name',
+    account.name ?? 'Acme',
+    '--balance',
+    account.balance ?? '5',
+  );
+  const { link, expires } = await ctlOk<{ link: string; expires: string }>(
+    stack,
+    'console',
+    'invite',
+    '--account',
+    accountId,
+    '--email',
+    email,
+  );
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   await page.goto(link.replace(/^http:\/\/127\.0\.0\.1:\d+/, stack.consoleUrl));

@@ -70,9 +70,15 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
     await res.arrayBuffer();
   };
   const ledgerRows = async () =>
-    (await pg.query<{ request_id: string }>('SELECT request_id FROM billing.ledger WHERE account_id = $1 AND paid ORDER BY created_at, request_id', [holder.accountId])).rows;
+    (
+      await pg.query<{ request_id: string }>(
+        'SELECT request_id FROM billing.ledger WHERE account_id = $1 AND paid ORDER BY created_at, request_id',
+        [holder.accountId],
+      )
+    ).rows;
   const untilLedgerHas = async (n: number) => {
-    for (const deadline = Date.now() + 15_000; (await ledgerRows()).length < n && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+    for (const deadline = Date.now() + 15_000; (await ledgerRows()).length < n && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 100));
     expect(await ledgerRows()).toHaveLength(n);
   };
   /** By SQL: the balance, every charge, today's (UTC) and those of the 7 full days before today. */
@@ -103,14 +109,22 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
     return response.status();
   };
   const storedThreshold = async () =>
-    (await pg.query<{ t: string }>('SELECT threshold_micro::text AS t FROM console.low_balance_thresholds WHERE account_id = $1', [holder.accountId])).rows.map((r) => Number(r.t));
+    (
+      await pg.query<{ t: string }>('SELECT threshold_micro::text AS t FROM console.low_balance_thresholds WHERE account_id = $1', [
+        holder.accountId,
+      ])
+    ).rows.map((r) => Number(r.t));
 
-  it('shows the balance, spent today, the 7 days\' average and how long the balance lasts, as the ledger has them', async () => {
+  it("shows the balance, spent today, the 7 days' average and how long the balance lasts, as the ledger has them", async () => {
     for (let i = 0; i < DAYS_BACK.length; i++) await chat('Tell me a long story [[sim:words=2000]]');
     await untilLedgerHas(DAYS_BACK.length);
     const rows = await ledgerRows();
     for (const [i, back] of DAYS_BACK.entries()) {
-      if (back > 0) await pg.query('UPDATE billing.ledger SET created_at = created_at - make_interval(days => $2) WHERE request_id = $1', [rows[i].request_id, back]);
+      if (back > 0)
+        await pg.query('UPDATE billing.ledger SET created_at = created_at - make_interval(days => $2) WHERE request_id = $1', [
+          rows[i].request_id,
+          back,
+        ]);
     }
     const books = await ledger();
     expect(books.balance).toBe(START_BALANCE_MICRO - books.all);
@@ -140,7 +154,8 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
     const { page } = holder;
     const slow = chat('Take your time [[sim:delay_ms=6000]]');
     let held = '0 LYD';
-    for (const deadline = Date.now() + 5000; held === '0 LYD' && Date.now() < deadline; held = await figure(page, 'held')) await page.reload();
+    for (const deadline = Date.now() + 5000; held === '0 LYD' && Date.now() < deadline; held = await figure(page, 'held'))
+      await page.reload();
     // Its worst case: the prompt estimate at 1 LYD and 3,000 tokens at 4 LYD per million.
     expect(microOf(held)).toBeGreaterThanOrEqual(12_000);
     expect(microOf(held)).toBeLessThan(17_000);
@@ -194,7 +209,9 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
       expect(await page.getByRole('alert').innerText()).toBe(problem);
       expect(await page.getByLabel(/^Alert at or below/).inputValue()).toBe(value);
       // The field is brought into view with the reason, however far down a phone's page it is.
-      await expect(page.waitForFunction("document.activeElement && document.activeElement.id === 'threshold'", undefined, { timeout: 2000 })).resolves.toBeTruthy();
+      await expect(
+        page.waitForFunction("document.activeElement && document.activeElement.id === 'threshold'", undefined, { timeout: 2000 }),
+      ).resolves.toBeTruthy();
     }
     await shot(page, '05-threshold-refused');
     expect(await storedThreshold()).toEqual(before);
@@ -206,7 +223,11 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
     const csrf = await page.locator('form[action="/usage/low-balance"] input[name="_csrf"]').inputValue();
     const twice = await page.request.post(`${stack.consoleUrl}/usage/low-balance`, {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      data: new URLSearchParams([['_csrf', csrf], ['threshold', '100'], ['threshold', '']]).toString(),
+      data: new URLSearchParams([
+        ['_csrf', csrf],
+        ['threshold', '100'],
+        ['threshold', ''],
+      ]).toString(),
       maxRedirects: 0,
     });
     expect(twice.status()).toBe(400);

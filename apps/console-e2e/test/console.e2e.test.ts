@@ -23,7 +23,12 @@ describe('web console in a real browser', () => {
 
   beforeAll(async () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { SIGN_IN_MAX_FAILURES: '3' } });
+    stack = await startStack({
+      databaseUrl: db.url,
+      redisUrl: redis.url,
+      redisKeyPrefix: redis.keyPrefix,
+      env: { SIGN_IN_MAX_FAILURES: '3' },
+    });
     browser = await launchChromium();
   }, 90_000);
 
@@ -129,11 +134,15 @@ describe('web console in a real browser', () => {
     await page.getByRole('link', { name: 'Money and use' }).click();
     await page.waitForURL(/\/usage$/);
     const deadline = Date.now() + 10_000;
-    while ((await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').count()) < 2 && Date.now() < deadline) await page.reload();
+    while ((await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').count()) < 2 && Date.now() < deadline)
+      await page.reload();
     const rows = await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').allInnerTexts();
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.includes('vendor-v4-flash') && r.includes('paid') && r.includes('reported'))).toBe(true);
-    const api = (await (await fetch(`${stack.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as { todayTokens: number; totalTokens: number };
+    const api = (await (await fetch(`${stack.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      todayTokens: number;
+      totalTokens: number;
+    };
     expect(api.todayTokens).toBeGreaterThan(0);
     expect(await page.locator('#today-tokens').innerText()).toBe(api.todayTokens.toLocaleString('en-US'));
     expect(await page.locator('#total-tokens').innerText()).toBe(api.totalTokens.toLocaleString('en-US'));
@@ -154,15 +163,20 @@ describe('web console in a real browser', () => {
     await page.waitForURL(/\/keys$/);
   });
 
-  it('shows a second holder only their own keys, and refuses a forged revoke of the first one\'s key', async () => {
+  it("shows a second holder only their own keys, and refuses a forged revoke of the first one's key", async () => {
     const firstKey = await createKey(first.page, 'keep me');
-    const firstKeyId = (await ctlOk<{ id: string; name: string }[]>('key', 'list', '--account', first.accountId)).find((k) => k.name === 'keep me')?.id ?? '';
+    const firstKeyId =
+      (await ctlOk<{ id: string; name: string }[]>('key', 'list', '--account', first.accountId)).find((k) => k.name === 'keep me')?.id ??
+      '';
     const second = await holder('second@example.com', 'Other');
     expect(await rowsOf(second.page)).toEqual([]);
     expect(await second.page.content()).not.toContain(firstKey.slice(0, 12));
     // The second holder's own form token, posted at the first holder's key id.
     const csrf = await second.page.locator('form[action="/keys"] input[name="_csrf"]').inputValue();
-    const forged = await second.page.request.post(`${stack.consoleUrl}/keys/${firstKeyId}/revoke`, { form: { _csrf: csrf }, maxRedirects: 0 });
+    const forged = await second.page.request.post(`${stack.consoleUrl}/keys/${firstKeyId}/revoke`, {
+      form: { _csrf: csrf },
+      maxRedirects: 0,
+    });
     expect(forged.status()).toBe(303);
     expect(await apiStatus(firstKey)).toBe(200);
     expect(await second.page.goto(`${stack.consoleUrl}/keys/${firstKeyId}/revoke`).then((r) => r?.url())).toMatch(/\/keys$/);
@@ -199,7 +213,9 @@ describe('web console in a real browser', () => {
     const keys = await ctlOk<{ name: string }[]>('key', 'list', '--account', accountId);
     // Every key created here (the revoked one too) and the one revoke, each by the holder; the operator's suspension and its lifting; the opening balance.
     expect(rows).toHaveLength(keys.length + 1 + 1 + 2 + 1);
-    expect(rows.filter((r) => /^.*UTC\s+Key .* created \(sk-shfr-[0-9a-f]{4}…\)\s+first@example\.com/.test(r))).toHaveLength(keys.length + 1);
+    expect(rows.filter((r) => /^.*UTC\s+Key .* created \(sk-shfr-[0-9a-f]{4}…\)\s+first@example\.com/.test(r))).toHaveLength(
+      keys.length + 1,
+    );
     expect(rows.filter((r) => r.includes('Key “to revoke” created'))).toHaveLength(1);
     expect(rows.filter((r) => /Key sk-shfr-[0-9a-f]{4}… revoked\s+first@example\.com/.test(r))).toHaveLength(1);
     expect(rows[0]).toMatch(/Suspension lifted\s+the operator/);
@@ -221,7 +237,10 @@ describe('web console in a real browser', () => {
       await page.goto(`${stack.consoleUrl}/sign-in`);
       await page.getByLabel('Email').fill('first@example.com');
       await page.getByLabel('Password').fill(password);
-      const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/sign-in') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/sign-in') && r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
       return response.status();
     };
     expect([await signIn('wrong one 1'), await signIn('wrong one 2'), await signIn('wrong one 3')]).toEqual([401, 401, 401]);

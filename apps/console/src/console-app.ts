@@ -31,13 +31,33 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const applied = await runMigrations(db, 'console', CONSOLE_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
     const store = new PgConsoleStore(db);
-    const guard = new SignInGuard(new PgSignInAttemptStore(db), signInLimits(config.signInMaxFailures, config.signInWindowMs, config.signInSlowIntervalMs));
+    const guard = new SignInGuard(
+      new PgSignInAttemptStore(db),
+      signInLimits(config.signInMaxFailures, config.signInWindowMs, config.signInSlowIntervalMs),
+    );
     const access = new HolderAccess(store, guard, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
     const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
-    const grpc = await startGrpcServer(config, [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }], logger);
+    const grpc = await startGrpcServer(
+      config,
+      [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }],
+      logger,
+    );
     const thresholds = new PgLowBalanceStore(db);
-    const web = await startConsoleServer({ access, auth, money, thresholds, sessionTtlMs: config.sessionTtlMs, secureCookies: config.secureCookies, trustProxyHops: config.trustProxyHops, logger }, config.host, config.httpPort);
+    const web = await startConsoleServer(
+      {
+        access,
+        auth,
+        money,
+        thresholds,
+        sessionTtlMs: config.sessionTtlMs,
+        secureCookies: config.secureCookies,
+        trustProxyHops: config.trustProxyHops,
+        logger,
+      },
+      config.host,
+      config.httpPort,
+    );
     const cleanup = new PeriodicTask(
       async () => {
         await Promise.all([store.deleteExpired(), guard.deleteEnded()]);

@@ -34,9 +34,16 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
   });
 
   const accessAt = (now: () => number = Date.now, sessionTtlMs = 3600_000) =>
-    new HolderAccess(store, new SignInGuard(new PgSignInAttemptStore(db), signInLimits(3, 60_000, 60_000), now), { sessionTtlMs, publicUrl: 'https://console.example' }, now);
+    new HolderAccess(
+      store,
+      new SignInGuard(new PgSignInAttemptStore(db), signInLimits(3, 60_000, 60_000), now),
+      { sessionTtlMs, publicUrl: 'https://console.example' },
+      now,
+    );
   const tokenOf = (link: string) => link.slice(link.lastIndexOf('/') + 1);
-  const everything = async () => JSON.stringify((await db.query('SELECT * FROM console.holders, console.invites, console.sessions')).rows) + JSON.stringify((await db.query('SELECT * FROM console.invites')).rows);
+  const everything = async () =>
+    JSON.stringify((await db.query('SELECT * FROM console.holders, console.invites, console.sessions')).rows) +
+    JSON.stringify((await db.query('SELECT * FROM console.invites')).rows);
 
   it('makes a one-time link valid 30 minutes, keeping only its SHA-256', async () => {
     const access = accessAt();
@@ -46,7 +53,9 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
     expect(expires.getTime() - before).toBeGreaterThanOrEqual(INVITE_TTL_MS - 1000);
     expect(expires.getTime() - before).toBeLessThanOrEqual(INVITE_TTL_MS + 1000);
     expect(await access.inviteEmail(tokenOf(link))).toBe('ann@example.com');
-    const stored = await db.query<{ token_sha256: string }>('SELECT token_sha256 FROM console.invites WHERE email = $1', ['ann@example.com']);
+    const stored = await db.query<{ token_sha256: string }>('SELECT token_sha256 FROM console.invites WHERE email = $1', [
+      'ann@example.com',
+    ]);
     expect(stored.rows.map((r) => r.token_sha256)).toEqual([sha256Hex(tokenOf(link))]);
     expect(await everything()).not.toContain(tokenOf(link));
     await expect(access.invite('acct_x', 'not an email')).rejects.toThrow(/email/);
@@ -93,7 +102,9 @@ describe('HolderAccess on Postgres (invitations, sign-in, sessions)', () => {
 
   it('lets a session lapse at its expiry, and ends every session of a holder whose password is set again', async () => {
     const { link } = await accessAt().invite(`acct_${++account}`, 'dan@example.com');
-    const { sessionToken: lapsed } = (await accessAt(() => Date.now() - DAY_MS, 1000).acceptInvite(tokenOf(link), PASSWORD)) as { sessionToken: string };
+    const { sessionToken: lapsed } = (await accessAt(() => Date.now() - DAY_MS, 1000).acceptInvite(tokenOf(link), PASSWORD)) as {
+      sessionToken: string;
+    };
     expect(await accessAt().session(lapsed)).toBeUndefined();
 
     const access = accessAt();

@@ -28,7 +28,9 @@ describe('PgLowBalanceStore on Postgres', () => {
     expect([await store.threshold('acct_a'), await store.threshold('acct_b')]).toEqual([2_500_000, 0]);
     await store.setThreshold('acct_a', Number.MAX_SAFE_INTEGER, 'holder_3');
     expect(await store.threshold('acct_a')).toBe(Number.MAX_SAFE_INTEGER);
-    expect((await db.query<{ set_by: string }>('SELECT set_by FROM console.low_balance_thresholds WHERE account_id = $1', ['acct_a'])).rows).toEqual([{ set_by: 'holder_3' }]);
+    expect(
+      (await db.query<{ set_by: string }>('SELECT set_by FROM console.low_balance_thresholds WHERE account_id = $1', ['acct_a'])).rows,
+    ).toEqual([{ set_by: 'holder_3' }]);
     await store.setThreshold('acct_a', undefined, 'holder_1');
     expect(await store.threshold('acct_a')).toBeUndefined();
     expect(await store.threshold('acct_b')).toBe(0);

@@ -36,9 +36,26 @@ describe('sign-in attempts by client address (POST /sign-in)', () => {
 
   /** A console's pages alone (the sign-in form needs no other service), behind `hops` trusted proxies. */
   const consoleAt = async (hops: number) => {
-    const access = new HolderAccess(new PgConsoleStore(db), new SignInGuard(new PgSignInAttemptStore(db), signInLimits(2, 60_000, 60_000)), { sessionTtlMs: 60_000, publicUrl: 'http://x' });
+    const access = new HolderAccess(
+      new PgConsoleStore(db),
+      new SignInGuard(new PgSignInAttemptStore(db), signInLimits(2, 60_000, 60_000)),
+      { sessionTtlMs: 60_000, publicUrl: 'http://x' },
+    );
     const unused = {} as AuthClient & MoneyClients & LowBalanceStore;
-    const server = await startConsoleServer({ access, auth: unused, money: unused, thresholds: unused, sessionTtlMs: 60_000, secureCookies: false, trustProxyHops: hops, logger: createLogger('console', 'error', () => undefined) }, '127.0.0.1', 0);
+    const server = await startConsoleServer(
+      {
+        access,
+        auth: unused,
+        money: unused,
+        thresholds: unused,
+        sessionTtlMs: 60_000,
+        secureCookies: false,
+        trustProxyHops: hops,
+        logger: createLogger('console', 'error', () => undefined),
+      },
+      '127.0.0.1',
+      0,
+    );
     servers.push(server);
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return async (email: string, forwardedFor: string) => {

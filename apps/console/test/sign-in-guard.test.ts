@@ -48,7 +48,7 @@ describe('SignInGuard on Postgres', () => {
     expect(outcomes).toEqual([...Array(8).fill('taken'), WINDOW_MS]);
   });
 
-  it('slows an email guessed from many addresses to one attempt per interval, but not the holder\'s known browser', async () => {
+  it("slows an email guessed from many addresses to one attempt per interval, but not the holder's known browser", async () => {
     const g = guard();
     const fromMany = [];
     for (let i = 0; i < 6; i++) fromMany.push(...(await tries(g, 'b@x.test', `10.2.0.${i}`, 1)));

@@ -109,7 +109,9 @@ describe('sign-in guesses sent together to two console replicas', () => {
 
     // One address, then 40 addresses with ten guesses each, all at once.
     expect(tally(await burst(client('203.0.113.12'), 'cyd@example.com', 20))).toEqual({ 401: 5, 429: 15 });
-    const spread = (await Promise.all(Array.from({ length: 40 }, (_, i) => burst(client(`192.0.2.${i + 1}`), 'cyd@example.com', 10)))).flat();
+    const spread = (
+      await Promise.all(Array.from({ length: 40 }, (_, i) => burst(client(`192.0.2.${i + 1}`), 'cyd@example.com', 10)))
+    ).flat();
     const checked = tally(spread)[401] ?? 0;
     expect(checked).toBeLessThanOrEqual(10);
     expect(checked + (tally(spread)[429] ?? 0)).toBe(400);

@@ -6,7 +6,9 @@ import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@g
 /** Runs one statement with psql, as an operator (or an intruder) at the database would. */
 function psql(url: string, sql: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('psql', [url, '-v', 'ON_ERROR_STOP=1', '-c', sql], (err, stdout, stderr) => (err ? reject(new Error(`psql failed: ${stderr}`)) : resolve(stdout)));
+    execFile('psql', [url, '-v', 'ON_ERROR_STOP=1', '-c', sql], (err, stdout, stderr) =>
+      err ? reject(new Error(`psql failed: ${stderr}`)) : resolve(stdout),
+    );
   });
 }
 
@@ -47,10 +49,16 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
     const { id, key } = created.json as { id: string; key: string };
     expect((await stack.ctl('key', 'revoke', '--id', id, '--reason', 'leaked in a log')).exitCode).toBe(0);
     expect((await stack.ctl('model', 'add', '--id', 'vendor-v4-audit', '--reason', 'pilot')).exitCode).toBe(0);
-    expect((await stack.ctl('account', 'grant-model', '--account', accountId, '--model', 'vendor-v4-audit', '--reason', 'pilot')).exitCode).toBe(0);
-    expect((await stack.ctl('price', 'set', '--model', 'vendor-v4-pro', '--input', '1', '--output', '2', '--reason', 'new tariff')).exitCode).toBe(0);
+    expect(
+      (await stack.ctl('account', 'grant-model', '--account', accountId, '--model', 'vendor-v4-audit', '--reason', 'pilot')).exitCode,
+    ).toBe(0);
+    expect(
+      (await stack.ctl('price', 'set', '--model', 'vendor-v4-pro', '--input', '1', '--output', '2', '--reason', 'new tariff')).exitCode,
+    ).toBe(0);
     expect((await stack.ctl('freetier', 'set', '--paused', 'true', '--reason', 'abuse wave')).exitCode).toBe(0);
-    expect((await stack.ctl('key', 'revoke', '--id', id, '--reason')).json).toEqual({ error: { code: 'USAGE', message: '--reason takes a value' } });
+    expect((await stack.ctl('key', 'revoke', '--id', id, '--reason')).json).toEqual({
+      error: { code: 'USAGE', message: '--reason takes a value' },
+    });
 
     expect(await verify()).toEqual({
       exitCode: 0,
@@ -61,7 +69,12 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
     });
     const auth = await pg.query('SELECT action, actor, reason, details FROM auth.audit_log ORDER BY seq');
     expect(auth.rows).toEqual([
-      { action: 'key-created', actor: 'ctl', reason: 'ticket 12', details: { keyId: id, prefix: key.slice(0, 12), name: expect.any(String) } },
+      {
+        action: 'key-created',
+        actor: 'ctl',
+        reason: 'ticket 12',
+        details: { keyId: id, prefix: key.slice(0, 12), name: expect.any(String) },
+      },
       { action: 'key-revoked', actor: 'ctl', reason: 'leaked in a log', details: { keyId: id, prefix: key.slice(0, 12) } },
       { action: 'model-added', actor: 'ctl', reason: 'pilot', details: { model: 'vendor-v4-audit', vision: false } },
       { action: 'model-granted', actor: 'ctl', reason: 'pilot', details: { model: 'vendor-v4-audit' } },
@@ -72,7 +85,9 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
       { action: 'price-set', actor: 'ctl', reason: 'new tariff' },
       { action: 'free-tier-set', actor: 'ctl', reason: 'abuse wave' },
     ]);
-    const everything = await pg.query<{ row: string }>('SELECT a::text AS row FROM auth.audit_log a UNION ALL SELECT b::text FROM billing.audit_log b');
+    const everything = await pg.query<{ row: string }>(
+      'SELECT a::text AS row FROM auth.audit_log a UNION ALL SELECT b::text FROM billing.audit_log b',
+    );
     expect(everything.rows.filter((r) => r.row.includes(key.slice(0, 13)))).toEqual([]);
   });
 
@@ -81,7 +96,12 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
     expect(await verify()).toEqual({
       exitCode: 1,
       chains: [
-        { service: 'auth-service', entries: 4, ok: false, firstBad: { seq: 1, problem: 'edited', detail: expect.stringContaining('entry 1') } },
+        {
+          service: 'auth-service',
+          entries: 4,
+          ok: false,
+          firstBad: { seq: 1, problem: 'edited', detail: expect.stringContaining('entry 1') },
+        },
         { service: 'billing-service', entries: 3, ok: true },
       ],
     });
@@ -91,6 +111,11 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
     await psql(db.url, 'DELETE FROM billing.audit_log WHERE seq = 2');
     const { exitCode, chains } = await verify();
     expect(exitCode).toBe(1);
-    expect(chains[1]).toEqual({ service: 'billing-service', entries: 2, ok: false, firstBad: { seq: 3, problem: 'missing', detail: 'entry 2 is missing before it' } });
+    expect(chains[1]).toEqual({
+      service: 'billing-service',
+      entries: 2,
+      ok: false,
+      firstBad: { seq: 3, problem: 'missing', detail: 'entry 2 is missing before it' },
+    });
   });
 });

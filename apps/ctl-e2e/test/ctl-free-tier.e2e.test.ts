@@ -38,8 +38,26 @@ describe('ctl freetier set (real processes: ctl, quota-service on Redis, billing
     const [port, metricsPort, billingPort, billingMetricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     env = { PATH: process.env.PATH ?? '', QUOTA_ADDR: `127.0.0.1:${port}`, TLS_DIR: testTlsDir('ctl') };
     const common = { PATH: env.PATH, BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' };
-    billing = await startService('billing-service', { ...common, TLS_DIR: testTlsDir('billing-service'), DATABASE_URL: db.url, BILLING_PORT: String(billingPort), BILLING_METRICS_PORT: String(billingMetricsPort) }, billingMetricsPort);
-    const own = { ...common, TLS_DIR: testTlsDir('quota-service'), QUOTA_PORT: String(port), QUOTA_METRICS_PORT: String(metricsPort), BILLING_ADDR: `127.0.0.1:${billingPort}`, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix };
+    billing = await startService(
+      'billing-service',
+      {
+        ...common,
+        TLS_DIR: testTlsDir('billing-service'),
+        DATABASE_URL: db.url,
+        BILLING_PORT: String(billingPort),
+        BILLING_METRICS_PORT: String(billingMetricsPort),
+      },
+      billingMetricsPort,
+    );
+    const own = {
+      ...common,
+      TLS_DIR: testTlsDir('quota-service'),
+      QUOTA_PORT: String(port),
+      QUOTA_METRICS_PORT: String(metricsPort),
+      BILLING_ADDR: `127.0.0.1:${billingPort}`,
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.keyPrefix,
+    };
     quota = await startService('quota-service', own, metricsPort);
   }, 90_000);
 
@@ -50,7 +68,10 @@ describe('ctl freetier set (real processes: ctl, quota-service on Redis, billing
   });
 
   it('prints the settings, the defaults first', async () => {
-    expect(await ctl(env, 'freetier', 'set')).toEqual({ exitCode: 0, json: { dailyTokens: 200_000, poolTokens: 50_000_000, paused: false, enabled: true } });
+    expect(await ctl(env, 'freetier', 'set')).toEqual({
+      exitCode: 0,
+      json: { dailyTokens: 200_000, poolTokens: 50_000_000, paused: false, enabled: true },
+    });
   });
 
   it('changes only the settings given, and keeps them', async () => {
@@ -87,7 +108,12 @@ describe('ctl freetier set (real processes: ctl, quota-service on Redis, billing
   });
 
   it('refuses a value that is not one, without changing anything', async () => {
-    for (const args of [['--daily-tokens', '-5'], ['--daily-tokens', 'lots'], ['--pool-tokens', '1.5'], ['--paused', 'yes']]) {
+    for (const args of [
+      ['--daily-tokens', '-5'],
+      ['--daily-tokens', 'lots'],
+      ['--pool-tokens', '1.5'],
+      ['--paused', 'yes'],
+    ]) {
       const refused = await ctl(env, 'freetier', 'set', ...args);
       expect(refused.exitCode).not.toBe(0);
       expect(refused.json).toEqual({ error: { code: 'USAGE', message: expect.any(String) } });

@@ -44,7 +44,8 @@ describe('ctl ledger archive (real stack)', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  const count = async (sql: string, params: unknown[] = []) => Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM (${sql}) q`, params)).rows[0].n);
+  const count = async (sql: string, params: unknown[] = []) =>
+    Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM (${sql}) q`, params)).rows[0].n);
 
   it('writes the months before one to a new file that matches them, drops them, and refuses what it must', async () => {
     const accountId = 'acct_archive';
@@ -63,10 +64,16 @@ describe('ctl ledger archive (real stack)', () => {
     const file = join(dir, 'ledger.csv');
 
     // The month before next has not ended: bills of the month running may still come.
-    expect(await stack.ctl('ledger', 'archive', '--before', monthName(monthStart(1)), '--to', file)).toMatchObject({ exitCode: 1, json: { error: { code: 'FAILED_PRECONDITION' } } });
+    expect(await stack.ctl('ledger', 'archive', '--before', monthName(monthStart(1)), '--to', file)).toMatchObject({
+      exitCode: 1,
+      json: { error: { code: 'FAILED_PRECONDITION' } },
+    });
     expect(existsSync(file)).toBe(false);
     writeFileSync(join(dir, 'taken.csv'), 'mine');
-    expect(await stack.ctl('ledger', 'archive', '--before', before, '--to', join(dir, 'taken.csv'))).toMatchObject({ exitCode: 1, json: { error: { code: 'USAGE' } } });
+    expect(await stack.ctl('ledger', 'archive', '--before', before, '--to', join(dir, 'taken.csv'))).toMatchObject({
+      exitCode: 1,
+      json: { error: { code: 'USAGE' } },
+    });
     expect(readFileSync(join(dir, 'taken.csv'), 'utf8')).toBe('mine');
     expect(await count('SELECT 1 FROM billing.ledger WHERE account_id = $1', [accountId])).toBe(4);
 
@@ -74,10 +81,18 @@ describe('ctl ledger archive (real stack)', () => {
     const content = readFileSync(file);
     expect(done).toEqual({
       exitCode: 0,
-      json: { file, months: [monthName(monthStart(-3)), monthName(monthStart(-2))], rows: 3, amount: 6, sha256: createHash('sha256').update(content).digest('hex') },
+      json: {
+        file,
+        months: [monthName(monthStart(-3)), monthName(monthStart(-2))],
+        rows: 3,
+        amount: 6,
+        sha256: createHash('sha256').update(content).digest('hex'),
+      },
     });
     const lines = content.toString('utf8').trimEnd().split('\n');
-    expect(lines[0]).toBe('request_id,request_at,created_at,account_id,model,paid,prompt_tokens,completion_tokens,input_micro_per_million,output_micro_per_million,held_micro,amount_micro,shortfall_micro,usage_estimated,end_reason');
+    expect(lines[0]).toBe(
+      'request_id,request_at,created_at,account_id,model,paid,prompt_tokens,completion_tokens,input_micro_per_million,output_micro_per_million,held_micro,amount_micro,shortfall_micro,usage_estimated,end_reason',
+    );
     expect(lines.slice(1).map((l) => l.split(',')[11])).toEqual(['1000000', '2000000', '3000000']);
     expect(await count('SELECT 1 FROM billing.ledger WHERE account_id = $1', [accountId])).toBe(1);
     expect(await count('SELECT 1 FROM billing.ledger_archives')).toBe(2);

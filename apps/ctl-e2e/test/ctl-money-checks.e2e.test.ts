@@ -32,8 +32,13 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '0.000001')).toEqual(refusal('OUT_OF_RANGE'));
     const shown = await stack.ctl('account', 'show', '--account', accountId);
     expect(shown).toMatchObject({ exitCode: 0, json: { accountId } });
-    expect((await pg.query('SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = $1', [accountId])).rows).toEqual([{ b: '9007199254740991' }]);
-    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-9007199254.740991')).toEqual({ exitCode: 0, json: { balance: 0 } });
+    expect((await pg.query('SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = $1', [accountId])).rows).toEqual([
+      { b: '9007199254740991' },
+    ]);
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-9007199254.740991')).toEqual({
+      exitCode: 0,
+      json: { balance: 0 },
+    });
   });
 
   it('refuses amounts that are not whole micro-LYD or beyond the range, before calling anything', async () => {
@@ -47,11 +52,27 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
 
   it('makes a balance change once under an idempotency key, however many runs at once, and keeps its reason', async () => {
     const accountId = await newAccount();
-    const args = ['balance', 'add', '--account', accountId, '--amount', '2.5', '--reason', 'invoice 99 paid', '--idempotency-key', `inv-99-${accountId}`];
+    const args = [
+      'balance',
+      'add',
+      '--account',
+      accountId,
+      '--amount',
+      '2.5',
+      '--reason',
+      'invoice 99 paid',
+      '--idempotency-key',
+      `inv-99-${accountId}`,
+    ];
     const runs = await Promise.all(Array.from({ length: 8 }, () => stack.ctl(...args)));
     expect(runs).toEqual(Array.from({ length: 8 }, () => ({ exitCode: 0, json: { balance: 2.5 } })));
-    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '3', '--idempotency-key', `inv-99-${accountId}`)).toEqual(refusal('ALREADY_EXISTS'));
-    const { rows } = await pg.query('SELECT amount_micro::text AS amount, kind, reason, made_by FROM billing.balance_entries WHERE account_id = $1', [accountId]);
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '3', '--idempotency-key', `inv-99-${accountId}`)).toEqual(
+      refusal('ALREADY_EXISTS'),
+    );
+    const { rows } = await pg.query(
+      'SELECT amount_micro::text AS amount, kind, reason, made_by FROM billing.balance_entries WHERE account_id = $1',
+      [accountId],
+    );
     expect(rows).toEqual([{ amount: '2500000', kind: 'top-up', reason: 'invoice 99 paid', made_by: 'ctl' }]);
   });
 
@@ -67,15 +88,27 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
       expect(res.status).toBe(200);
       await res.arrayBuffer();
     }
-    const charged = async () => Number((await pg.query('SELECT count(*) AS n FROM billing.ledger WHERE account_id = $1 AND paid', [accountId])).rows[0].n);
-    for (const deadline = Date.now() + 10_000; (await charged()) < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+    const charged = async () =>
+      Number((await pg.query('SELECT count(*) AS n FROM billing.ledger WHERE account_id = $1 AND paid', [accountId])).rows[0].n);
+    for (const deadline = Date.now() + 10_000; (await charged()) < 3 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 100));
     expect(await stack.ctl('audit')).toEqual({
       exitCode: 0,
-      json: { ok: true, books: { accountsChecked: expect.any(Number) }, store: { checked: true, accountsChecked: expect.any(Number) }, violations: [] },
+      json: {
+        ok: true,
+        books: { accountsChecked: expect.any(Number) },
+        store: { checked: true, accountsChecked: expect.any(Number) },
+        violations: [],
+      },
     });
     const failed = (violation: Record<string, unknown>) => ({
       exitCode: 1,
-      json: { ok: false, books: { accountsChecked: expect.any(Number) }, store: { checked: true, accountsChecked: expect.any(Number) }, violations: [violation] },
+      json: {
+        ok: false,
+        books: { accountsChecked: expect.any(Number) },
+        store: { checked: true, accountsChecked: expect.any(Number) },
+        violations: [violation],
+      },
     });
 
     // A hold in Redis that no running request's lease owns (its held total moved with it).
@@ -83,7 +116,9 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     const credit = `${redis.keyPrefix}{${accountId}}:credit`;
     try {
       await redisClient.multi().hset(`${credit}:holds`, 'req_orphan', 700).hincrby(credit, 'hd', 700).exec();
-      expect(await stack.ctl('audit')).toEqual(failed({ kind: 'hold-without-lease', accountId, billingId: 'req_orphan', detail: 'holds 700 micro-LYD with no lease' }));
+      expect(await stack.ctl('audit')).toEqual(
+        failed({ kind: 'hold-without-lease', accountId, billingId: 'req_orphan', detail: 'holds 700 micro-LYD with no lease' }),
+      );
       await redisClient.multi().hdel(`${credit}:holds`, 'req_orphan').hincrby(credit, 'hd', -700).exec();
       expect((await stack.ctl('audit')).exitCode).toBe(0);
     } finally {
@@ -93,17 +128,37 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     // An entry deleted: the top-up of 5 LYD the account was created with.
     const { rows: entries } = await pg.query('DELETE FROM billing.balance_entries WHERE account_id = $1 RETURNING *', [accountId]);
     expect(entries).toHaveLength(1);
-    expect(await stack.ctl('audit')).toEqual(failed({ kind: 'balance-not-entries', accountId, detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges -\d+$/) }));
+    expect(await stack.ctl('audit')).toEqual(
+      failed({
+        kind: 'balance-not-entries',
+        accountId,
+        detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges -\d+$/),
+      }),
+    );
     const columns = Object.keys(entries[0]);
-    await pg.query(`INSERT INTO billing.balance_entries (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, columns.map((c) => entries[0][c]));
+    await pg.query(
+      `INSERT INTO billing.balance_entries (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+      columns.map((c) => entries[0][c]),
+    );
     // A balance moved without an entry.
     await pg.query('UPDATE billing.balances SET balance_micro = balance_micro + 7 WHERE account_id = $1', [accountId]);
-    expect(await stack.ctl('audit')).toEqual(failed({ kind: 'balance-not-entries', accountId, detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges \d+$/) }));
+    expect(await stack.ctl('audit')).toEqual(
+      failed({
+        kind: 'balance-not-entries',
+        accountId,
+        detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges \d+$/),
+      }),
+    );
     await pg.query('UPDATE billing.balances SET balance_micro = balance_micro - 7 WHERE account_id = $1', [accountId]);
 
-    expect((await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-0.000001', '--reason', 'takes the line back')).exitCode).toBe(0);
+    expect(
+      (await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-0.000001', '--reason', 'takes the line back')).exitCode,
+    ).toBe(0);
     // A charge made twice: a second ledger row of a billing id, and the balance charged again.
-    const { rows } = await pg.query<{ request_id: string; amount_micro: string }>('SELECT request_id, amount_micro::text FROM billing.ledger WHERE account_id = $1 AND paid LIMIT 1', [accountId]);
+    const { rows } = await pg.query<{ request_id: string; amount_micro: string }>(
+      'SELECT request_id, amount_micro::text FROM billing.ledger WHERE account_id = $1 AND paid LIMIT 1',
+      [accountId],
+    );
     await pg.query(
       `INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million, output_micro_per_million,
          amount_micro, paid, usage_estimated, held_micro, shortfall_micro, request_at)
@@ -114,8 +169,13 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     );
     // Charged from the balance (its line given back first, by a negative balance add, so that the
     // lines here and in Redis still agree: only the charge is wrong).
-    await pg.query('UPDATE billing.balances SET balance_micro = balance_micro - $2 WHERE account_id = $1', [accountId, rows[0].amount_micro]);
-    expect(await stack.ctl('audit')).toEqual(failed({ kind: 'billed-twice', accountId, billingId: rows[0].request_id, detail: '2 ledger rows' }));
+    await pg.query('UPDATE billing.balances SET balance_micro = balance_micro - $2 WHERE account_id = $1', [
+      accountId,
+      rows[0].amount_micro,
+    ]);
+    expect(await stack.ctl('audit')).toEqual(
+      failed({ kind: 'billed-twice', accountId, billingId: rows[0].request_id, detail: '2 ledger rows' }),
+    );
   });
 
   it('refuses a balance for an account that does not exist, writing nothing', async () => {

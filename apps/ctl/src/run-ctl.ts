@@ -23,7 +23,8 @@ export async function runCtl(argv: readonly string[], config: CtlConfig): Promis
     const local = LOCAL_COMMANDS[name];
     if (local) return { output: JSON.stringify(await local(flags, config)), exitCode: 0 };
     const command = COMMANDS[name];
-    if (!command) return fail('USAGE', `unknown command "${name}"; known: ${[...Object.keys(COMMANDS), ...Object.keys(LOCAL_COMMANDS)].join(', ')}`);
+    if (!command)
+      return fail('USAGE', `unknown command "${name}"; known: ${[...Object.keys(COMMANDS), ...Object.keys(LOCAL_COMMANDS)].join(', ')}`);
     clients = connectClients(config);
     return { output: JSON.stringify(await command(flags, clients)), exitCode: 0 };
   } catch (err) {

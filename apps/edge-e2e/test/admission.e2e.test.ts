@@ -71,10 +71,17 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
       body: JSON.stringify({ model: FLASH, max_tokens: maxTokens, messages: [{ role: 'user', content }] }),
     });
     const body = (await res.json()) as { error?: { code: string; balance?: number; requiredLyd?: number } };
-    return { status: res.status, code: body.error?.code ?? 'ok', remaining: Number(res.headers.get('x-ratelimit-remaining')), balance: body.error?.balance, requiredLyd: body.error?.requiredLyd };
+    return {
+      status: res.status,
+      code: body.error?.code ?? 'ok',
+      remaining: Number(res.headers.get('x-ratelimit-remaining')),
+      balance: body.error?.balance,
+      requiredLyd: body.error?.requiredLyd,
+    };
   }
 
-  const balanceMicro = async (accountId: string) => Math.round((await ctl<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6);
+  const balanceMicro = async (accountId: string) =>
+    Math.round((await ctl<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6);
   const simUrl = () => stack.providerUrl.replace(/\/v1$/, '');
 
   /** Reads `read` every few ms while `work` runs: the highest value seen. */
@@ -184,11 +191,20 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     expect(replies.every((r) => r.status === 200 || r.code === 'concurrency_limit')).toBe(true);
     const answered = replies.filter((r) => r.status === 200).length;
     const billed = await until(
-      async () => (await pg.query<{ n: string; total: string | null }>('SELECT count(*) AS n, sum(amount_micro) AS total FROM billing.ledger WHERE account_id = $1', [accountId])).rows[0],
+      async () =>
+        (
+          await pg.query<{ n: string; total: string | null }>(
+            'SELECT count(*) AS n, sum(amount_micro) AS total FROM billing.ledger WHERE account_id = $1',
+            [accountId],
+          )
+        ).rows[0],
       (r) => Number(r.n) === answered,
     );
     expect(await balanceMicro(accountId)).toBe(500_000 - Number(billed.total ?? 0));
-    const { rows } = await pg.query<{ held_micro: string; line_micro: string; balance_micro: string }>('SELECT held_micro, line_micro, balance_micro FROM billing.balances WHERE account_id = $1', [accountId]);
+    const { rows } = await pg.query<{ held_micro: string; line_micro: string; balance_micro: string }>(
+      'SELECT held_micro, line_micro, balance_micro FROM billing.balances WHERE account_id = $1',
+      [accountId],
+    );
     expect(Number(rows[0].held_micro) + Number(rows[0].line_micro)).toBeLessThanOrEqual(Number(rows[0].balance_micro));
   });
 
@@ -201,7 +217,11 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     for (const i of [0, 1, 2, 3]) after.push(await chat(key, i, 'at the new price'));
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     const { rows } = await until(
-      () => pg.query<{ input_micro_per_million: string; output_micro_per_million: string }>('SELECT input_micro_per_million, output_micro_per_million FROM billing.ledger WHERE account_id = $1 ORDER BY created_at', [accountId]),
+      () =>
+        pg.query<{ input_micro_per_million: string; output_micro_per_million: string }>(
+          'SELECT input_micro_per_million, output_micro_per_million FROM billing.ledger WHERE account_id = $1 ORDER BY created_at',
+          [accountId],
+        ),
       (r) => r.rows.length === 5,
     );
     expect(rows.map((r) => [Number(r.input_micro_per_million), Number(r.output_micro_per_million)])).toEqual([

@@ -67,11 +67,19 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
       ['a space inside the key', () => `Bearer ${key.slice(0, 20)} ${key.slice(20)}`],
       ['the key in quotes with a space', () => `Bearer "${key}" x`],
     ])('%s', async (_, header) => {
-      expect(await errorOf(await post(header()))).toMatchObject({ status: 401, code: 'MISSING_API_KEY', type: 'authentication_error', param: null });
+      expect(await errorOf(await post(header()))).toMatchObject({
+        status: 401,
+        code: 'MISSING_API_KEY',
+        type: 'authentication_error',
+        param: null,
+      });
     });
 
     it('never reads x-api-key', async () => {
-      expect(await errorOf(await post(undefined, stack.baseUrl, { 'x-api-key': key }))).toMatchObject({ status: 401, code: 'MISSING_API_KEY' });
+      expect(await errorOf(await post(undefined, stack.baseUrl, { 'x-api-key': key }))).toMatchObject({
+        status: 401,
+        code: 'MISSING_API_KEY',
+      });
     });
 
     it.each([['Bearer'], ['bearer'], ['BEARER'], ['bEaReR']])('accepts the scheme written %s, with one or more spaces', async (scheme) => {
@@ -86,7 +94,11 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
       ['a key not starting with sk-', `pk-shfr-${'a'.repeat(40)}`],
       ['a short key', 'sk-nope'],
     ])('%s', async (_, key) => {
-      expect(await errorOf(await post(`Bearer ${key}`))).toMatchObject({ status: 401, code: 'INVALID_API_KEY', type: 'authentication_error' });
+      expect(await errorOf(await post(`Bearer ${key}`))).toMatchObject({
+        status: 401,
+        code: 'INVALID_API_KEY',
+        type: 'authentication_error',
+      });
     });
 
     it('a revoked key, on the very next request through either edge and either auth-service', async () => {
@@ -112,19 +124,35 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
       const second = await ctlOk<{ key: string }>('key', 'create', '--account', accountId);
       shownKeys.push(second.key);
       const until = new Date(Date.now() + 86_400_000).toISOString();
-      const shown = await ctlOk<{ suspension: unknown }>('account', 'suspend', '--account', accountId, '--until', until, '--reason', 'unpaid invoice');
+      const shown = await ctlOk<{ suspension: unknown }>(
+        'account',
+        'suspend',
+        '--account',
+        accountId,
+        '--until',
+        until,
+        '--reason',
+        'unpaid invoice',
+      );
       expect(shown.suspension).toEqual({ until, reason: 'unpaid invoice', whatsapp: '+218 91 234 5678' });
       for (const [base, k] of [
         [stack.baseUrls[0], key],
         [stack.baseUrls[1], second.key],
       ]) {
         const err = await errorOf(await post(`Bearer ${k}`, base));
-        expect(err).toMatchObject({ status: 403, code: 'ACCOUNT_SUSPENDED', type: 'permission_error', suspension: { until, reason: 'unpaid invoice', whatsapp: '+218 91 234 5678' } });
+        expect(err).toMatchObject({
+          status: 403,
+          code: 'ACCOUNT_SUSPENDED',
+          type: 'permission_error',
+          suspension: { until, reason: 'unpaid invoice', whatsapp: '+218 91 234 5678' },
+        });
       }
       const usage = await fetch(`${stack.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } });
       expect(await errorOf(usage)).toMatchObject({ status: 403, code: 'ACCOUNT_SUSPENDED' });
       const client = new OpenAI({ baseURL: stack.baseUrls[1], apiKey: key, maxRetries: 0 });
-      await expect(client.chat.completions.create({ ...CHAT, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
+      await expect(client.chat.completions.create({ ...CHAT, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+        OpenAI.PermissionDeniedError,
+      );
 
       await ctlOk('account', 'unsuspend', '--account', accountId);
       expect((await post(`Bearer ${key}`)).status).toBe(200);
@@ -133,7 +161,11 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
     it('gives null until and reason when none were set, and lets a suspension whose end has passed lapse', async () => {
       const open = await account();
       await ctlOk('account', 'suspend', '--account', open.accountId);
-      expect((await errorOf(await post(`Bearer ${open.key}`))).suspension).toEqual({ until: null, reason: null, whatsapp: '+218 91 234 5678' });
+      expect((await errorOf(await post(`Bearer ${open.key}`))).suspension).toEqual({
+        until: null,
+        reason: null,
+        whatsapp: '+218 91 234 5678',
+      });
 
       const lapsed = await account();
       await ctlOk('account', 'suspend', '--account', lapsed.accountId, '--until', new Date(Date.now() - 1000).toISOString());
@@ -149,7 +181,9 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
 
       const leaving = await account();
       await ctlOk('account', 'schedule-deletion', '--account', leaving.accountId);
-      expect((await stack.ctl('key', 'create', '--account', leaving.accountId)).json).toMatchObject({ error: { code: 'FAILED_PRECONDITION' } });
+      expect((await stack.ctl('key', 'create', '--account', leaving.accountId)).json).toMatchObject({
+        error: { code: 'FAILED_PRECONDITION' },
+      });
     });
   });
 
@@ -251,7 +285,8 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
       );
       expect(tables.rows.length).toBeGreaterThan(4);
       let dump = '';
-      for (const { name } of tables.rows) dump += (await pg.query<{ t: string }>(`SELECT t::text AS t FROM ${name} t`)).rows.map((r) => r.t).join('\n');
+      for (const { name } of tables.rows)
+        dump += (await pg.query<{ t: string }>(`SELECT t::text AS t FROM ${name} t`)).rows.map((r) => r.t).join('\n');
       const logs = stack.logs.join('\n');
       for (const key of shownKeys) {
         expect(dump).not.toContain(key.slice(12));

@@ -27,7 +27,12 @@ describe('chat refusals (docs/api.md#every-error-code): the gateway own checks, 
       ['a number', '42'],
       ['null', 'null'],
     ])('%s', async (_, body) => {
-      expect(await errorOf(await gw.chat(key, body))).toMatchObject({ status: 400, code: 'INVALID_JSON', type: 'invalid_request_error', param: null });
+      expect(await errorOf(await gw.chat(key, body))).toMatchObject({
+        status: 400,
+        code: 'INVALID_JSON',
+        type: 'invalid_request_error',
+        param: null,
+      });
     });
   });
 
@@ -46,7 +51,12 @@ describe('chat refusals (docs/api.md#every-error-code): the gateway own checks, 
       ['function_call', flash({ function_call: 'auto' })],
       ['response_format', flash({ response_format: { type: 'json_schema', json_schema: { name: 's', schema: {} } } })],
     ])('%s', async (param, body) => {
-      expect(await errorOf(await gw.chat(key, body))).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', type: 'invalid_request_error', param });
+      expect(await errorOf(await gw.chat(key, body))).toMatchObject({
+        status: 400,
+        code: 'INVALID_PARAMETER',
+        type: 'invalid_request_error',
+        param,
+      });
     });
   });
 
@@ -54,9 +64,24 @@ describe('chat refusals (docs/api.md#every-error-code): the gateway own checks, 
     it.each([
       ['unknown id', { model: 'vendor-v5', messages: [user('hi')] }, 'MODEL_NOT_FOUND', 'model'],
       ['id in another case', { model: 'VENDOR-V4-FLASH', messages: [user('hi')] }, 'MODEL_NOT_FOUND', 'model'],
-      ['image to a model that does not read images', { model: 'vendor-v4-pro', messages: [user([{ type: 'text', text: 'see' }, image])] }, 'MODEL_NO_VISION', 'model'],
-      ['image in a system message', { model: 'vendor-v4-flash', messages: [{ role: 'system', content: [image] }, user('hi')] }, 'IMAGE_NOT_IN_USER_MESSAGE', 'messages'],
-      ['image in an assistant message', { model: 'vendor-v4-flash', messages: [user('hi'), { role: 'assistant', content: [image] }, user('and?')] }, 'IMAGE_NOT_IN_USER_MESSAGE', 'messages'],
+      [
+        'image to a model that does not read images',
+        { model: 'vendor-v4-pro', messages: [user([{ type: 'text', text: 'see' }, image])] },
+        'MODEL_NO_VISION',
+        'model',
+      ],
+      [
+        'image in a system message',
+        { model: 'vendor-v4-flash', messages: [{ role: 'system', content: [image] }, user('hi')] },
+        'IMAGE_NOT_IN_USER_MESSAGE',
+        'messages',
+      ],
+      [
+        'image in an assistant message',
+        { model: 'vendor-v4-flash', messages: [user('hi'), { role: 'assistant', content: [image] }, user('and?')] },
+        'IMAGE_NOT_IN_USER_MESSAGE',
+        'messages',
+      ],
     ])('%s -> %s', async (_, body, code, param) => {
       expect(await errorOf(await gw.chat(key, body))).toMatchObject({ status: 400, code, type: 'invalid_request_error', param });
     });
@@ -78,7 +103,11 @@ describe('chat refusals (docs/api.md#every-error-code): the gateway own checks, 
       [400, 'temperature', flash({ temperature: -0.1 })],
       [400, 'top_logprobs', flash({ logprobs: true, top_logprobs: 21 })],
       [400, 'messages', { model: 'vendor-v4-flash', messages: [] }],
-      [400, 'messages', { model: 'vendor-v4-flash', messages: [user([{ type: 'image_url', image_url: { url: 'https://example.com/unreadable.png' } }])] }],
+      [
+        400,
+        'messages',
+        { model: 'vendor-v4-flash', messages: [user([{ type: 'image_url', image_url: { url: 'https://example.com/unreadable.png' } }])] },
+      ],
       [422, 'messages', { model: 'vendor-v4-flash' }],
       [422, 'messages', { model: 'vendor-v4-flash', messages: [{ role: 'wizard', content: 'hi' }] }],
     ])('%i on %s', async (status, param, body) => {
@@ -126,7 +155,9 @@ describe('chat refusals (docs/api.md#every-error-code): the gateway own checks, 
       client = new OpenAI({ baseURL: gw.stack.baseUrl, apiKey: key, maxRetries: 0 });
     });
     const attempt = (body: Record<string, unknown>) =>
-      client.chat.completions.create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'hi' }], ...body }).catch((err: unknown) => err);
+      client.chat.completions
+        .create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'hi' }], ...body })
+        .catch((err: unknown) => err);
 
     it.each([
       [{ max_tokens: 0 }, OpenAI.BadRequestError, 400, 'INVALID_PARAMETER', 'max_tokens'],
@@ -145,7 +176,12 @@ describe('chat refusals (docs/api.md#every-error-code): the gateway own checks, 
 
   it('refusals cost nothing: the gateway own, the provider refusals and faults', async () => {
     const fresh = await gw.account('2');
-    for (const body of [flash({ max_tokens: 0 }), flash({ temperature: 9 }), flash({ messages: [user('[[sim:status=503]]')] }), flash({ messages: [user('[[sim:empty]]')] })]) {
+    for (const body of [
+      flash({ max_tokens: 0 }),
+      flash({ temperature: 9 }),
+      flash({ messages: [user('[[sim:status=503]]')] }),
+      flash({ messages: [user('[[sim:empty]]')] }),
+    ]) {
       expect((await gw.chat(fresh.key, body)).status).toBeGreaterThanOrEqual(400);
     }
     // Settlements land after the reply: give them time to, then check that none charged anything.

@@ -84,7 +84,15 @@ describe('whole and streamed replies through the openai client (docs/api.md: ove
 
     const seen = await client.chat.completions.create({
       model: MODEL,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
     });
     expect(seen.usage?.prompt_tokens).toBeGreaterThan(1024);
   });

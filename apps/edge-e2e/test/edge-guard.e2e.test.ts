@@ -6,8 +6,13 @@ const BODY = 2_000_000;
 
 /** The head of a chat request as a client writes it; `headers` are added as given. */
 const chatHead = (headers: Record<string, string | number>) =>
-  ['POST /v1/chat/completions HTTP/1.1', 'Host: 127.0.0.1', 'User-Agent: guard-test/1.0', 'Content-Type: application/json', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n') +
-  '\r\n\r\n';
+  [
+    'POST /v1/chat/completions HTTP/1.1',
+    'Host: 127.0.0.1',
+    'User-Agent: guard-test/1.0',
+    'Content-Type: application/json',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n') + '\r\n\r\n';
 
 const GET_MODELS = 'GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: guard-test/1.0\r\n\r\n';
 
@@ -34,7 +39,12 @@ describe('the edge protects itself (issue 12): connections, slow requests, bodie
   let key: string;
 
   beforeAll(async () => {
-    gw = await startGateway({ EDGE_MAX_CONNECTIONS: String(MAX_CONNECTIONS), BODY_BUDGET_BYTES: String(BUDGET), HEADERS_TIMEOUT_MS: '1000', BODY_TIMEOUT_MS: '2000' });
+    gw = await startGateway({
+      EDGE_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+      BODY_BUDGET_BYTES: String(BUDGET),
+      HEADERS_TIMEOUT_MS: '1000',
+      BODY_TIMEOUT_MS: '2000',
+    });
     base = gw.stack.baseUrl;
     ({ key } = await gw.account('50'));
   }, 90_000);
@@ -129,7 +139,9 @@ describe('the edge protects itself (issue 12): connections, slow requests, bodie
 
     const chunked = await openRaw(base);
     const chunk = 'y'.repeat(1_500_000);
-    chunked.socket.write(chatHead({ Authorization: `Bearer ${own}`, 'Transfer-Encoding': 'chunked' }) + `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    chunked.socket.write(
+      chatHead({ Authorization: `Bearer ${own}`, 'Transfer-Encoding': 'chunked' }) + `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+    );
     expect(statusOf(await chunked.until('</html>'))).toBe(503);
     chunked.socket.destroy();
 

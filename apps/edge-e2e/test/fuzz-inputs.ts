@@ -24,11 +24,33 @@ export class Random {
 
   /** Printable ASCII, sometimes Latin-1: what a header value may carry. */
   headerText(maxLength: number): string {
-    return Array.from({ length: this.int(maxLength) + 1 }, () => String.fromCharCode(this.chance(0.95) ? 0x20 + this.int(95) : 0xa0 + this.int(96))).join('');
+    return Array.from({ length: this.int(maxLength) + 1 }, () =>
+      String.fromCharCode(this.chance(0.95) ? 0x20 + this.int(95) : 0xa0 + this.int(96)),
+    ).join('');
   }
 }
 
-const FIELDS = ['model', 'messages', 'stream', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'response_format', 'n', 'stop', 'temperature', 'top_logprobs', 'thinking', 'reasoning_effort', 'stream_options', 'functions', 'function_call', '__proto__', 'constructor'];
+const FIELDS = [
+  'model',
+  'messages',
+  'stream',
+  'max_tokens',
+  'max_completion_tokens',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'n',
+  'stop',
+  'temperature',
+  'top_logprobs',
+  'thinking',
+  'reasoning_effort',
+  'stream_options',
+  'functions',
+  'function_call',
+  '__proto__',
+  'constructor',
+];
 
 function randomValue(r: Random, depth = 0): unknown {
   switch (r.int(depth > 3 ? 7 : 10)) {
@@ -39,13 +61,31 @@ function randomValue(r: Random, depth = 0): unknown {
     case 2:
       return r.pick([0, -1, 1, 1.5, 2, 33, 32768, 32769, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2]);
     case 3:
-      return r.pick(['', 'vendor-v4-flash', 'vendor-v4-pro', 'user', 'system', 'tool', 'json_schema', 'json_object', 'none', 'auto', '\u0000', '\ud800', '🙂'.repeat(50)]);
+      return r.pick([
+        '',
+        'vendor-v4-flash',
+        'vendor-v4-pro',
+        'user',
+        'system',
+        'tool',
+        'json_schema',
+        'json_object',
+        'none',
+        'auto',
+        '\u0000',
+        '\ud800',
+        '🙂'.repeat(50),
+      ]);
     case 4:
       return 'x'.repeat(r.int(5000));
     case 5:
       return { role: r.pick(['user', 'assistant', 'system', 'tool', 'wizard', 5]), content: randomValue(r, depth + 1) };
     case 6:
-      return { type: r.pick(['image_url', 'image', 'text', 'function', 'json_schema']), image_url: { url: r.pick(['data:image/png;base64,AAAA', 'https://x/unreadable', 7]) }, text: 'hi' };
+      return {
+        type: r.pick(['image_url', 'image', 'text', 'function', 'json_schema']),
+        image_url: { url: r.pick(['data:image/png;base64,AAAA', 'https://x/unreadable', 7]) },
+        text: 'hi',
+      };
     case 7:
       return Array.from({ length: r.int(5) }, () => randomValue(r, depth + 1));
     case 8:
@@ -89,7 +129,15 @@ export function fuzzBody(r: Random): string {
   }
 }
 
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-16', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'a/b/c', ''];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded',
+  'a/b/c',
+  '',
+];
 
 /** Headers a caller could send: real ones with odd values and made-up ones. */
 export function fuzzHeaders(r: Random, key: string): Record<string, string> {
@@ -97,7 +145,14 @@ export function fuzzHeaders(r: Random, key: string): Record<string, string> {
   if (r.chance(0.85)) headers['content-type'] = r.pick(CONTENT_TYPES);
   headers.authorization = r.chance(0.75)
     ? r.pick([`Bearer ${key}`, `bearer    ${key}`, `BEARER ${key}`])
-    : r.pick(['Bearer', `Bearer "${key}"`, `Basic ${key}`, `Bearer ${key} x`, `Bearer sk-${r.headerText(60).replace(/\s/g, '')}`, r.headerText(200)]);
+    : r.pick([
+        'Bearer',
+        `Bearer "${key}"`,
+        `Basic ${key}`,
+        `Bearer ${key} x`,
+        `Bearer sk-${r.headerText(60).replace(/\s/g, '')}`,
+        r.headerText(200),
+      ]);
   if (r.chance(0.3)) headers['x-request-id'] = r.chance(0.5) ? r.headerText(300) : `id-${r.int(5)}`;
   if (r.chance(0.3)) headers['user-agent'] = r.headerText(100);
   if (r.chance(0.2)) headers['content-encoding'] = r.pick(['gzip', 'br', 'identity', 'x']);

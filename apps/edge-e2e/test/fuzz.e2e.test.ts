@@ -33,7 +33,17 @@ describe('fuzz: malformed bodies and headers on loopback', () => {
 
   it(`answers ${REQUESTS} malformed requests without a 5xx or a dropped connection, then serves normally`, async () => {
     const random = new Random(SEED);
-    const paths = ['/chat/completions', '/chat/completions', '/chat/completions', '/models', '/models/%ZZ', '/models/vendor-v4-flash?x=%00', '/usage', '/nowhere/..%2f..', `/${'a'.repeat(4000)}`];
+    const paths = [
+      '/chat/completions',
+      '/chat/completions',
+      '/chat/completions',
+      '/models',
+      '/models/%ZZ',
+      '/models/vendor-v4-flash?x=%00',
+      '/usage',
+      '/nowhere/..%2f..',
+      `/${'a'.repeat(4000)}`,
+    ];
     const statuses = new Map<number, number>();
     const failures: string[] = [];
     let sent = 0;
@@ -55,7 +65,9 @@ describe('fuzz: malformed bodies and headers on loopback', () => {
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status >= 500) failures.push(`${res.status} for ${method} ${path} ${body.slice(0, 200)}`);
         } catch (err) {
-          failures.push(`${(err as Error).message} (${String((err as { cause?: unknown }).cause)}) for ${method} ${path} ${body.slice(0, 200)}`);
+          failures.push(
+            `${(err as Error).message} (${String((err as { cause?: unknown }).cause)}) for ${method} ${path} ${body.slice(0, 200)}`,
+          );
         }
       }
     };

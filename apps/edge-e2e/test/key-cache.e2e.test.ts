@@ -29,9 +29,14 @@ describe('key cache at the edge (two edges, two auth-services)', () => {
   const unconfirmed = () => gw.stack.logs.filter((line) => line.includes('not confirmed by every replica'));
 
   /** GET /v1/usage through edge `edge` (authenticated, not counted): its status. */
-  const usage = async (key: string, edge: number) => (await fetch(`${gw.stack.baseUrls[edge]}/usage`, { headers: { authorization: `Bearer ${key}` } })).status;
+  const usage = async (key: string, edge: number) =>
+    (await fetch(`${gw.stack.baseUrls[edge]}/usage`, { headers: { authorization: `Bearer ${key}` } })).status;
   const modelsOf = async (key: string, edge: number) =>
-    ((await (await fetch(`${gw.stack.baseUrls[edge]}/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string }[] }).data.map((m) => m.id);
+    (
+      (await (await fetch(`${gw.stack.baseUrls[edge]}/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+        data: { id: string }[];
+      }
+    ).data.map((m) => m.id);
   const authenticateCalls = async () => {
     const scrapes = await Promise.all(gw.stack.replicaMetricsUrls['auth-service'].map(scrapeMetrics));
     return scrapes.reduce((sum, s) => sum + s.value('grpc_server_handling_seconds_count', { method: 'Authenticate' }), 0);
@@ -89,10 +94,13 @@ describe('key cache at the edge (two edges, two auth-services)', () => {
     expect([await modelsOf(key, 0), await modelsOf(key, 1)].map((ids) => ids.includes('cache-private-model'))).toEqual([true, true]);
   });
 
-  it('stops trusting the cache while an edge\'s stream is cut, and a change made meanwhile holds when it is back', async () => {
+  it("stops trusting the cache while an edge's stream is cut, and a change made meanwhile holds when it is back", async () => {
     const { key, keyId } = await gw.account();
     const other = await gw.account();
-    expect([await both(key), await both(other.key)]).toEqual([[200, 200], [200, 200]]);
+    expect([await both(key), await both(other.key)]).toEqual([
+      [200, 200],
+      [200, 200],
+    ]);
     await gw.stack.killApp('auth-service', 1);
     // Edge 1's only auth-service is gone: its cache is off, so its keys cannot be checked.
     expect(await usage(other.key, 1)).toBe(500);

@@ -27,7 +27,12 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
 
   beforeAll(async () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, replicas: { edge: 2, quota: 2 } });
+    stack = await startStack({
+      databaseUrl: db.url,
+      redisUrl: redis.url,
+      redisKeyPrefix: redis.keyPrefix,
+      replicas: { edge: 2, quota: 2 },
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -49,7 +54,11 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
   }
 
   const simStats = async () =>
-    (await (await fetch(`${stack.providerUrl.replace(/\/v1$/, '')}/sim/stats`)).json()) as { inFlight: number; maxInFlight: number; total: number };
+    (await (await fetch(`${stack.providerUrl.replace(/\/v1$/, '')}/sim/stats`)).json()) as {
+      inFlight: number;
+      maxInFlight: number;
+      total: number;
+    };
   const resetSim = () => fetch(`${stack.providerUrl.replace(/\/v1$/, '')}/sim/stats/reset`, { method: 'POST' });
 
   it('sends the rate headers on every reply once the key is accepted, and the per-minute 429 with limit and Retry-After', async () => {
@@ -58,7 +67,11 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     const minuteEnd = Math.ceil((Date.now() + 1) / 60_000) * 60;
     for (let i = 1; i <= 30; i++) {
       // Bad JSON is refused after counting, so it uses up the minute without calling the provider.
-      const res = await fetch(`${stack.baseUrls[i % 2]}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: '{' });
+      const res = await fetch(`${stack.baseUrls[i % 2]}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: '{',
+      });
       expect(res.status).toBe(400);
       expect(res.headers.get('x-ratelimit-limit')).toBe('30');
       expect(res.headers.get('x-ratelimit-remaining')).toBe(String(30 - i));
@@ -74,7 +87,9 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(over.headers.get('x-ratelimit-reset')).toBe(String(minuteEnd));
     const body = (await over.json()) as ErrorBody;
-    expect(body).toEqual({ error: { message: expect.any(String), type: 'rate_limit_error', code: 'rate_limit_error', param: null, limit: 30 } });
+    expect(body).toEqual({
+      error: { message: expect.any(String), type: 'rate_limit_error', code: 'rate_limit_error', param: null, limit: 30 },
+    });
   });
 
   it('refuses a fourth request at once with 429 concurrency_limit, without Retry-After, and frees the place after the reply', async () => {
@@ -87,7 +102,9 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     expect(fourth.headers.get('retry-after')).toBeNull();
     expect(fourth.headers.get('x-ratelimit-limit')).toBe('30');
     expect(fourth.headers.get('x-ratelimit-remaining')).toBe('26');
-    expect(await fourth.json()).toEqual({ error: { message: expect.any(String), type: 'rate_limit_error', code: 'concurrency_limit', param: null } });
+    expect(await fourth.json()).toEqual({
+      error: { message: expect.any(String), type: 'rate_limit_error', code: 'concurrency_limit', param: null },
+    });
     expect((await Promise.all(slow)).map((r) => r.status)).toEqual([200, 200, 200]);
     let after = await chat(key, stack.baseUrls[0]);
     for (let i = 0; i < 20 && after.status === 429; i++) {
@@ -102,7 +119,11 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     const key = await newKey();
     const slow = [0, 1, 2].map((i) => chat(key, stack.baseUrls[i % 2], '[[sim:delay_ms=1500]] slow'));
     await new Promise((r) => setTimeout(r, 500));
-    const badJson = await fetch(`${stack.baseUrls[0]}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: '{' });
+    const badJson = await fetch(`${stack.baseUrls[0]}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: '{',
+    });
     expect(badJson.status).toBe(400);
     const unknownModel = await fetch(`${stack.baseUrls[1]}/chat/completions`, {
       method: 'POST',
@@ -121,9 +142,12 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     const key = await newKey();
     await resetSim();
     const replies = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => chat(key, stack.baseUrls[i % 2], '[[sim:delay_ms=200]] burst').then(async (r) => ({ status: r.status, body: await r.text() }))),
+      Array.from({ length: 100 }, (_, i) =>
+        chat(key, stack.baseUrls[i % 2], '[[sim:delay_ms=200]] burst').then(async (r) => ({ status: r.status, body: await r.text() })),
+      ),
     );
-    const code = (r: { status: number; body: string }) => (r.status === 200 ? 'ok' : ((JSON.parse(r.body) as ErrorBody).error.code as string));
+    const code = (r: { status: number; body: string }) =>
+      r.status === 200 ? 'ok' : ((JSON.parse(r.body) as ErrorBody).error.code as string);
     const codes = replies.map(code);
     const counted = codes.filter((c) => c !== 'rate_limit_error').length;
     expect(counted).toBe(30);
@@ -165,7 +189,8 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
   /** The calls that count a request at quota-service: CountRequest (a body the edge refused) and Admit. */
   const countCalls = async () => {
     const scrapes = await Promise.all(stack.replicaMetricsUrls['quota-service'].map(scrapeMetrics));
-    const calls = (method: string) => scrapes.reduce((sum, scrape) => sum + scrape.value('grpc_server_handling_seconds_count', { method }), 0);
+    const calls = (method: string) =>
+      scrapes.reduce((sum, scrape) => sum + scrape.value('grpc_server_handling_seconds_count', { method }), 0);
     return calls('CountRequest') + calls('Admit');
   };
   const localRefusals = async () => (await scrapeMetrics(stack.metricsUrls.edge)).value('edge_local_rate_refusals_total');

@@ -65,8 +65,12 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     return { status: res.status, ...error };
   }
 
-  async function ledger(accountId: string): Promise<{ request_id: string; amount_micro: string; paid: boolean; usage_estimated: boolean }[]> {
-    return (await pg.query('SELECT request_id, amount_micro::text, paid, usage_estimated FROM billing.ledger WHERE account_id = $1', [accountId])).rows;
+  async function ledger(
+    accountId: string,
+  ): Promise<{ request_id: string; amount_micro: string; paid: boolean; usage_estimated: boolean }[]> {
+    return (
+      await pg.query('SELECT request_id, amount_micro::text, paid, usage_estimated FROM billing.ledger WHERE account_id = $1', [accountId])
+    ).rows;
   }
 
   async function balanceMicro(accountId: string): Promise<number> {
@@ -88,7 +92,14 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     it('FREE_TIER_EXHAUSTED with the insufficient-balance text when the free tier is off; requiredLyd only when a balance exists', async () => {
       await freeTier('--enabled', 'false');
       const broke = await account('0');
-      expect(await refusal(await chat(broke.key, {}))).toEqual({ status: 402, type: 'insufficient_quota', code: 'FREE_TIER_EXHAUSTED', param: null, message: expect.any(String), balance: 0 });
+      expect(await refusal(await chat(broke.key, {}))).toEqual({
+        status: 402,
+        type: 'insufficient_quota',
+        code: 'FREE_TIER_EXHAUSTED',
+        param: null,
+        message: expect.any(String),
+        balance: 0,
+      });
       const short = await account('0.000001');
       const err = await refusal(await chat(short.key, { max_tokens: 1000 }));
       expect(err).toMatchObject({ status: 402, code: 'FREE_TIER_EXHAUSTED', balance: 0.000001 });
@@ -100,7 +111,12 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
 
     it('FREE_TIER_EXHAUSTED with reason paused', async () => {
       await freeTier('--paused', 'true');
-      expect(await refusal(await chat((await account('0')).key, {}))).toMatchObject({ status: 402, code: 'FREE_TIER_EXHAUSTED', reason: 'paused', balance: 0 });
+      expect(await refusal(await chat((await account('0')).key, {}))).toMatchObject({
+        status: 402,
+        code: 'FREE_TIER_EXHAUSTED',
+        reason: 'paused',
+        balance: 0,
+      });
     });
 
     it('FREE_TIER_MODEL for another model, with requiredLyd when the balance is above zero but too small (rule 2)', async () => {
@@ -115,7 +131,11 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       ['thinking adaptive', { thinking: { type: 'adaptive' } }],
       ['reasoning_effort high', { reasoning_effort: 'high' }],
     ])('FREE_TIER_THINKING for %s', async (_, extra) => {
-      expect(await refusal(await chat((await account('0')).key, extra))).toMatchObject({ status: 402, code: 'FREE_TIER_THINKING', balance: 0 });
+      expect(await refusal(await chat((await account('0')).key, extra))).toMatchObject({
+        status: 402,
+        code: 'FREE_TIER_THINKING',
+        balance: 0,
+      });
     });
 
     it('FREE_TIER_DAILY_LIMIT reason request_too_large for JSON over 320,000 bytes, while images do not count', async () => {
@@ -123,7 +143,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       const big = await chat(key, { messages: [{ role: 'user', content: 'word '.repeat(66_000) }] });
       expect(await refusal(big)).toMatchObject({ status: 402, code: 'FREE_TIER_DAILY_LIMIT', reason: 'request_too_large', balance: 0 });
       const image = { type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(400_000)}` } };
-      const withImage = await chat(key, { max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it' }, image] }] });
+      const withImage = await chat(key, {
+        max_tokens: 5,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it' }, image] }],
+      });
       expect(withImage.status).toBe(200);
     });
 
@@ -132,14 +155,25 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       const { key } = await account('0');
       expect((await chat(key, { max_tokens: 2000, messages: [{ role: 'user', content: '[[sim:words=5]] hi' }] })).status).toBe(200);
       // The allowance now has about 2,100 minus the real usage left: too small for a reply of 2,048.
-      await until(() => chat(key, { max_tokens: 2048 }).then(refusal), (e) => e.reason === 'allowance');
-      expect(await refusal(await chat(key, { max_tokens: 2048 }))).toMatchObject({ status: 402, code: 'FREE_TIER_DAILY_LIMIT', reason: 'allowance', balance: 0 });
+      await until(
+        () => chat(key, { max_tokens: 2048 }).then(refusal),
+        (e) => e.reason === 'allowance',
+      );
+      expect(await refusal(await chat(key, { max_tokens: 2048 }))).toMatchObject({
+        status: 402,
+        code: 'FREE_TIER_DAILY_LIMIT',
+        reason: 'allowance',
+        balance: 0,
+      });
 
       await freeTier('--daily-tokens', '300');
       const heavy = await account('0');
       // provider-sim counts this prompt far higher than the tokenizer (a long run of one letter), so usage passes the allowance.
       expect((await chat(heavy.key, { max_tokens: 8, messages: [{ role: 'user', content: 'a'.repeat(1600) }] })).status).toBe(200);
-      const used = await until(() => chat(heavy.key, { max_tokens: 1 }).then(refusal), (e) => e.code === 'FREE_TIER_DAILY_LIMIT' && e.reason === undefined);
+      const used = await until(
+        () => chat(heavy.key, { max_tokens: 1 }).then(refusal),
+        (e) => e.code === 'FREE_TIER_DAILY_LIMIT' && e.reason === undefined,
+      );
       expect(used).toMatchObject({ status: 402, code: 'FREE_TIER_DAILY_LIMIT', balance: 0 });
       expect(used.reason).toBeUndefined();
     });
@@ -157,10 +191,16 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     const { accountId, key } = await account('0');
     const res = await chat(key, { max_tokens: 5000, messages: [{ role: 'user', content: '[[sim:words=3000]] tell me everything' }] });
     expect(res.status).toBe(200);
-    const reply = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number }; choices: { finish_reason: string }[] };
+    const reply = (await res.json()) as {
+      usage: { prompt_tokens: number; completion_tokens: number };
+      choices: { finish_reason: string }[];
+    };
     expect(reply.usage.completion_tokens).toBe(2048);
     expect(reply.choices[0].finish_reason).toBe('length');
-    const rows = await until(() => ledger(accountId), (r) => r.length > 0);
+    const rows = await until(
+      () => ledger(accountId),
+      (r) => r.length > 0,
+    );
     expect(rows).toEqual([{ request_id: expect.any(String), amount_micro: '0', paid: false, usage_estimated: false }]);
     expect(await balanceMicro(accountId)).toBe(0);
     const usage = await ctl<{ todayTokens: number }>('usage', 'show', '--account', accountId);
@@ -173,11 +213,16 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     const { accountId, key } = await account('0.2');
     // Each worst case is about 8,192 x 4 = 32,768 micro-LYD: the balance covers 6 of 50 at once.
     const statuses = await Promise.all(
-      Array.from({ length: 50 }, () => chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=300]] [[sim:words=50]] go' }] }).then((r) => r.status)),
+      Array.from({ length: 50 }, () =>
+        chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=300]] [[sim:words=50]] go' }] }).then((r) => r.status),
+      ),
     );
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(6);
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
-    const rows = await until(() => ledger(accountId), (r) => r.length === statuses.filter((s) => s === 200).length);
+    const rows = await until(
+      () => ledger(accountId),
+      (r) => r.length === statuses.filter((s) => s === 200).length,
+    );
     expect(rows.length).toBe(statuses.filter((s) => s === 200).length);
     const charged = rows.reduce((sum, r) => sum + Number(r.amount_micro), 0);
     const balance = await balanceMicro(accountId);
@@ -197,9 +242,16 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       };
     };
     const before = await calls();
-    const statuses = await Promise.all(Array.from({ length: 40 }, () => chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=300]] [[sim:words=5]] go' }] }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=300]] [[sim:words=5]] go' }] }).then((r) => r.status),
+      ),
+    );
     expect(statuses).toEqual(Array(40).fill(200));
-    const rows = await until(() => ledger(accountId), (r) => r.length === 40);
+    const rows = await until(
+      () => ledger(accountId),
+      (r) => r.length === 40,
+    );
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(40);
     const after = await calls();
     expect(after.finishes - before.finishes).toBe(40);
@@ -220,7 +272,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     } finally {
       await stack.startApp('billing-service');
     }
-    const rows = await until(() => ledger(accountId), (r) => r.length > 0);
+    const rows = await until(
+      () => ledger(accountId),
+      (r) => r.length > 0,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].paid).toBe(true);
     await new Promise((r) => setTimeout(r, 500));
@@ -232,7 +287,9 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     const start = 5_000_000;
     const { accountId, key } = await account('5');
     const load = Array.from({ length: 30 }, (_, i) =>
-      new Promise((r) => setTimeout(r, i * 40)).then(() => chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=200]] load' }] }).then((res) => res.status)),
+      new Promise((r) => setTimeout(r, i * 40)).then(() =>
+        chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=200]] load' }] }).then((res) => res.status),
+      ),
     );
     await new Promise((r) => setTimeout(r, 500));
     await pg.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
@@ -240,7 +297,11 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     const answered = statuses.filter((s) => s === 200).length;
     expect(answered).toBeGreaterThan(0);
     expect(statuses.every((s) => s === 200 || s === 500)).toBe(true);
-    const rows = await until(() => ledger(accountId), (r) => r.length >= answered, 20_000);
+    const rows = await until(
+      () => ledger(accountId),
+      (r) => r.length >= answered,
+      20_000,
+    );
     expect(rows.length).toBe(answered);
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(rows.length);
     const charged = rows.reduce((sum, r) => sum + Number(r.amount_micro), 0);

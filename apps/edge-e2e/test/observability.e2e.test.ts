@@ -1,4 +1,13 @@
-import { awayFromMinuteEnd, errorOf, GatewayUnderTest, MetricsScrape, readEvents, scrapeMetrics, startGateway, waitFor } from '@gw/test-stack';
+import {
+  awayFromMinuteEnd,
+  errorOf,
+  GatewayUnderTest,
+  MetricsScrape,
+  readEvents,
+  scrapeMetrics,
+  startGateway,
+  waitFor,
+} from '@gw/test-stack';
 
 const FLASH = 'vendor-v4-flash';
 const ask = (text: string) => [{ role: 'user' as const, content: text }];
@@ -57,17 +66,23 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
     expect(JSON.parse(broken.events[broken.events.length - 1]).error.code).toBe('UPSTREAM_INTERRUPTED');
     expect(await errorOf(await chat(paid.key, 'over the minute'))).toMatchObject({ status: 429, code: 'rate_limit_error' });
     expect((await chat(free.key, 'free please')).status).toBe(200);
-    expect(await errorOf(await gw.chat(free.key, { model: 'vendor-v4-pro', messages: ask('pro for free') }))).toMatchObject({ status: 402, code: 'FREE_TIER_MODEL' });
+    expect(await errorOf(await gw.chat(free.key, { model: 'vendor-v4-pro', messages: ask('pro for free') }))).toMatchObject({
+      status: 402,
+      code: 'FREE_TIER_MODEL',
+    });
 
     // Three paid bills and one free one land in billing-service through quota-service's outbox.
     const landed = async () => {
       const billing = await scrapeMetrics(gw.stack.metricsUrls['billing-service']);
-      const billed = (payment: string) => billing.value('billing_settles_total', { payment, outcome: 'billed' }) - before['billing-service'].value('billing_settles_total', { payment, outcome: 'billed' });
+      const billed = (payment: string) =>
+        billing.value('billing_settles_total', { payment, outcome: 'billed' }) -
+        before['billing-service'].value('billing_settles_total', { payment, outcome: 'billed' });
       return billed('paid') === 3 && billed('free') === 1;
     };
     await waitFor(landed);
     const after = await scrapeAll();
-    const moved = (app: App, name: string, labels: Record<string, string> = {}) => after[app].value(name, labels) - before[app].value(name, labels);
+    const moved = (app: App, name: string, labels: Record<string, string> = {}) =>
+      after[app].value(name, labels) - before[app].value(name, labels);
 
     expect(moved('edge', 'edge_requests_total', { ...CHAT, status: '200', code: 'ok' })).toBe(3);
     expect(moved('edge', 'edge_requests_total', { ...CHAT, status: '200', code: 'UPSTREAM_INTERRUPTED' })).toBe(1);
@@ -125,7 +140,11 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
     const { key } = await gw.account('5');
     const before = await scrapeMetrics(gw.stack.metricsUrls.edge);
     expect(await errorOf(await gw.chat(key, { model: 'made-up-model-7', messages: ask('hi') }))).toMatchObject({ code: 'MODEL_NOT_FOUND' });
-    await waitFor(async () => (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }) > before.value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }));
+    await waitFor(
+      async () =>
+        (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }) >
+        before.value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }),
+    );
     expect(await (await fetch(gw.stack.metricsUrls.edge)).text()).not.toContain('made-up-model-7');
   });
 
@@ -162,13 +181,24 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
     expect(whole.providerMs as number).toBeLessThanOrEqual(whole.durationMs as number);
 
     // A stream the caller leaves: the line waits until the provider's reply has been read and billed.
-    const res = await gw.chat(key, { model: FLASH, messages: ask('stay [[sim:words=6,piece_delay_ms=150]]'), stream: true }, { 'x-request-id': 'obs-left' });
+    const res = await gw.chat(
+      key,
+      { model: FLASH, messages: ask('stay [[sim:words=6,piece_delay_ms=150]]'), stream: true },
+      { 'x-request-id': 'obs-left' },
+    );
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     await reader.cancel();
     const [left, ...again] = await requestLines('obs-left');
     expect(again).toHaveLength(0);
-    expect(left).toMatchObject({ status: 200, code: 'caller_gone', stream: true, payment: 'paid', completionTokens: 6, usageEstimated: false });
+    expect(left).toMatchObject({
+      status: 200,
+      code: 'caller_gone',
+      stream: true,
+      payment: 'paid',
+      completionTokens: 6,
+      usageEstimated: false,
+    });
     expect(left.providerMs as number).toBeGreaterThan(left.durationMs as number);
 
     // Refused before the key is known: no account, no model.

@@ -47,7 +47,11 @@ describe('docs/openapi.yaml against the running edge', () => {
       const value = res.headers.get(name);
       expect({ header: name, present: value !== null }).toEqual({ header: name, present: true });
       const asJson = /^-?\d+(\.\d+)?$/.test(value as string) ? Number(value) : value;
-      expect({ header: name, valid: ajv.validate(header.schema, asJson), errors: ajv.errors ?? null }).toEqual({ header: name, valid: true, errors: null });
+      expect({ header: name, valid: ajv.validate(header.schema, asJson), errors: ajv.errors ?? null }).toEqual({
+        header: name,
+        valid: true,
+        errors: null,
+      });
     }
     const body = mediaType === 'application/json' ? await res.json() : await res.text();
     const valid = ajv.validate((response.content as Record<string, MediaType>)[mediaType].schema, body);
@@ -57,7 +61,11 @@ describe('docs/openapi.yaml against the running edge', () => {
 
   it('a whole chat completion, a streamed one, the models, one model and the usage are what the document says', async () => {
     const { key } = await gw.account('5');
-    const whole = await conforms(await gw.chat(key, { model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'Hello' }] }), 'post', '/v1/chat/completions');
+    const whole = await conforms(
+      await gw.chat(key, { model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'Hello' }] }),
+      'post',
+      '/v1/chat/completions',
+    );
     expect(whole).toMatchObject({ object: 'chat.completion' });
     const streamed = await conforms(
       await gw.chat(key, { model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'Hello' }], stream: true }),

@@ -35,7 +35,12 @@ describe('replies that break off, go silent or are abandoned: what the caller se
     });
 
   /** Waits until the account's usage shows `tokens` in all, then checks the balance went down by `cost`. */
-  async function expectBilled(account: { accountId: string; key: string }, tokens: number, balanceBefore: number, cost: number): Promise<void> {
+  async function expectBilled(
+    account: { accountId: string; key: string },
+    tokens: number,
+    balanceBefore: number,
+    cost: number,
+  ): Promise<void> {
     expect(await gw.billedTokens(account, (total) => total >= tokens)).toBe(tokens);
     expect(await gw.settledBalanceMicro(account.accountId, balanceBefore - cost)).toBe(balanceBefore - cost);
   }
@@ -55,12 +60,19 @@ describe('replies that break off, go silent or are abandoned: what the caller se
     expect(error).toBeUndefined();
     expect(events).toHaveLength(4);
     expect(events).not.toContain('[DONE]');
-    expect(JSON.parse(events[3])).toEqual({ error: { code: 'UPSTREAM_INTERRUPTED', type: 'server_error', param: null, message: expect.any(String) } });
+    expect(JSON.parse(events[3])).toEqual({
+      error: { code: 'UPSTREAM_INTERRUPTED', type: 'server_error', param: null, message: expect.any(String) },
+    });
 
     const client = new OpenAI({ baseURL: gw.stack.baseUrl, apiKey: key, maxRetries: 0 });
     const chunks: unknown[] = [];
     const iterate = async () => {
-      for await (const chunk of await client.chat.completions.create({ model: MODEL, messages: ask('a b c d e [[sim:break_after=3]]'), stream: true })) chunks.push(chunk);
+      for await (const chunk of await client.chat.completions.create({
+        model: MODEL,
+        messages: ask('a b c d e [[sim:break_after=3]]'),
+        stream: true,
+      }))
+        chunks.push(chunk);
     };
     const err = await iterate().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);

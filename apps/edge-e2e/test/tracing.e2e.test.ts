@@ -69,16 +69,27 @@ describe('traces across every hop, and log lines joined to them', () => {
     expect(edgeSpan.parentSpanId).toBe('');
 
     const delivery = await receiver.waitFor(
-      (spans) => spans.find((s) => s.service === 'quota-service' && s.name === 'settle outbox delivery' && s.links.some((l) => l.traceId === traceId)),
+      (spans) =>
+        spans.find(
+          (s) => s.service === 'quota-service' && s.name === 'settle outbox delivery' && s.links.some((l) => l.traceId === traceId),
+        ),
       'the delivery of the bill, linked to the request',
     );
-    await receiver.waitFor((spans) => spans.find((s) => s.traceId === delivery.traceId && s.service === 'billing-service' && s.kind === SERVER), "billing-service's settle");
+    await receiver.waitFor(
+      (spans) => spans.find((s) => s.traceId === delivery.traceId && s.service === 'billing-service' && s.kind === SERVER),
+      "billing-service's settle",
+    );
     const inTrace = await receiver.waitFor((spans) => {
       const found = spans.filter((s) => s.traceId === traceId);
-      return ['auth-service', 'quota-service', 'billing-service', 'provider-sim'].every((service) => found.some((s) => s.service === service)) ? found : undefined;
+      return ['auth-service', 'quota-service', 'billing-service', 'provider-sim'].every((service) =>
+        found.some((s) => s.service === service),
+      )
+        ? found
+        : undefined;
     }, 'a span of every service in the trace');
 
-    const named = (service: string, name: string, kind: number) => inTrace.filter((s) => s.service === service && s.name === name && s.kind === kind);
+    const named = (service: string, name: string, kind: number) =>
+      inTrace.filter((s) => s.service === service && s.name === name && s.kind === kind);
     expect(named('edge', 'quota.v1.Quota/Admit', CLIENT)).toHaveLength(1);
     expect(named('quota-service', 'quota.v1.Quota/Admit', SERVER)).toHaveLength(1);
     expect(named('quota-service', 'quota.v1.Quota/FinishRequest', SERVER)).toHaveLength(1);
@@ -98,7 +109,9 @@ describe('traces across every hop, and log lines joined to them', () => {
     const lineCall = parentOf(extension[0]);
     expect(lineCall).toMatchObject({ service: 'quota-service', kind: CLIENT });
     expect(lineCall && parentOf(lineCall)).toMatchObject({ service: 'quota-service', name: 'quota.v1.Quota/Admit', kind: SERVER });
-    const providerCall = inTrace.find((s) => s.service === 'edge' && s.kind === CLIENT && String(s.attributes['url.full'] ?? '').startsWith(stack.providerUrl));
+    const providerCall = inTrace.find(
+      (s) => s.service === 'edge' && s.kind === CLIENT && String(s.attributes['url.full'] ?? '').startsWith(stack.providerUrl),
+    );
     expect(providerCall).toBeDefined();
     // The stores, inside the handlers that use them.
     const store = (s: ReceivedSpan) => s.attributes['db.system.name'] ?? s.attributes['db.system'];
@@ -110,7 +123,9 @@ describe('traces across every hop, and log lines joined to them', () => {
     // Every log line of the request, in every service, carries its trace id; the request's id is the key.
     const lines = stack.logs.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     const ofRequest = lines.filter((line) => line.requestId === requestId);
-    expect(new Set(ofRequest.map((line) => line.service))).toEqual(new Set(['edge', 'auth-service', 'quota-service', 'billing-service', 'provider-sim']));
+    expect(new Set(ofRequest.map((line) => line.service))).toEqual(
+      new Set(['edge', 'auth-service', 'quota-service', 'billing-service', 'provider-sim']),
+    );
     expect(ofRequest.filter((line) => line.traceId !== traceId)).toEqual([]);
     expect(lines.filter((line) => line.traceId === traceId && line.requestId !== requestId)).toEqual([]);
   }, 60_000);

@@ -49,7 +49,10 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     expect(new Date(created.created).toString()).not.toBe('Invalid Date');
 
     expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '12.5')).toEqual({ exitCode: 0, json: { balance: 12.5 } });
-    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-2.25')).toEqual({ exitCode: 0, json: { balance: 10.25 } });
+    expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '-2.25')).toEqual({
+      exitCode: 0,
+      json: { balance: 10.25 },
+    });
 
     const refused = await stack.ctl('key', 'revoke', '--id', 'key_does_not_exist');
     expect(refused.exitCode).not.toBe(0);
@@ -76,7 +79,9 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     const tokens = usage.prompt_tokens + usage.completion_tokens;
     // vendor-v4-flash is seeded at 1 LYD per million prompt tokens and 4 per million completion tokens.
     const chargedMicro = Math.ceil(usage.prompt_tokens * 1 + usage.completion_tokens * 4);
-    await waitFor(async () => ((await stack.ctl('usage', 'show', '--account', accountId)).json as { totalTokens: number }).totalTokens === tokens);
+    await waitFor(
+      async () => ((await stack.ctl('usage', 'show', '--account', accountId)).json as { totalTokens: number }).totalTokens === tokens,
+    );
     expect((await stack.ctl('usage', 'show', '--account', accountId)).json).toEqual({ todayTokens: tokens, totalTokens: tokens });
     const shown = (await stack.ctl('account', 'show', '--account', accountId)).json as { balance: number };
     expect(Math.round(shown.balance * 1e6)).toBe(5_000_000 - chargedMicro);
@@ -84,7 +89,9 @@ describe('one request through every service (real processes, Postgres, Redis, pr
 
   it('refuses a key that does not exist with 401 INVALID_API_KEY through the openai client', async () => {
     const client = new OpenAI({ baseURL: stack.baseUrl, apiKey: `sk-shfr-${'0'.repeat(40)}`, maxRetries: 0 });
-    await expect(client.chat.completions.create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+    await expect(
+      client.chat.completions.create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({
       status: 401,
       code: 'INVALID_API_KEY',
     });
@@ -111,7 +118,10 @@ describe('one request through every service (real processes, Postgres, Redis, pr
   it('answers paths it does not serve with 404 NOT_FOUND and wrong methods with 405 and Allow', async () => {
     const missing = await fetch(`${stack.baseUrl}/embeddings`, { method: 'POST' });
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'NOT_FOUND', type: 'invalid_request_error' });
+    expect(((await missing.json()) as { error: { code: string; type: string } }).error).toMatchObject({
+      code: 'NOT_FOUND',
+      type: 'invalid_request_error',
+    });
     const wrong = await fetch(`${stack.baseUrl}/chat/completions`);
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST');
@@ -121,7 +131,10 @@ describe('one request through every service (real processes, Postgres, Redis, pr
   it('answers a missing key with 401 MISSING_API_KEY and a body over 2 MB with a 413 HTML page', async () => {
     const noKey = await fetch(`${stack.baseUrl}/chat/completions`, { method: 'POST', body: '{}' });
     expect(noKey.status).toBe(401);
-    expect(((await noKey.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'MISSING_API_KEY', type: 'authentication_error' });
+    expect(((await noKey.json()) as { error: { code: string; type: string } }).error).toMatchObject({
+      code: 'MISSING_API_KEY',
+      type: 'authentication_error',
+    });
     const big = await fetch(`${stack.baseUrl}/chat/completions`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024 + 1) });
     expect(big.status).toBe(413);
     expect(big.headers.get('content-type')).toContain('text/html');

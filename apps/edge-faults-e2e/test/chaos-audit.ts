@@ -70,7 +70,12 @@ export const NOTHING_WRONG: ChaosFindings = Object.freeze({
  * billed), and one whose caller saw nothing may have a row only if the provider had produced
  * text, which the test cannot see, so the bound is the number that reached an edge.
  */
-export function auditChaos(accounts: AuditAccount[], records: CallRecord[], lines: Map<string, EdgeRequestLine>, books: Books): ChaosFindings {
+export function auditChaos(
+  accounts: AuditAccount[],
+  records: CallRecord[],
+  lines: Map<string, EdgeRequestLine>,
+  books: Books,
+): ChaosFindings {
   const findings: ChaosFindings = {
     balanceMismatches: [],
     holdsLeft: [],
@@ -86,7 +91,12 @@ export function auditChaos(accounts: AuditAccount[], records: CallRecord[], line
     const balance = books.balances.get(account.accountId) ?? { balanceMicro: 0, heldMicro: 0 };
     const ledgerMicro = rows.filter((row) => row.paid).reduce((sum, row) => sum + row.amountMicro, 0);
     if (account.startMicro - balance.balanceMicro !== ledgerMicro) {
-      findings.balanceMismatches.push({ accountId: account.accountId, startMicro: account.startMicro, endMicro: balance.balanceMicro, ledgerMicro });
+      findings.balanceMismatches.push({
+        accountId: account.accountId,
+        startMicro: account.startMicro,
+        endMicro: balance.balanceMicro,
+        ledgerMicro,
+      });
     }
     const holds = books.holds.get(account.accountId) ?? 0;
     if (holds > 0 || balance.heldMicro > 0) findings.holdsLeft.push({ accountId: account.accountId, holds, heldMicro: balance.heldMicro });
@@ -100,7 +110,15 @@ export function auditChaos(accounts: AuditAccount[], records: CallRecord[], line
       const matched = line.billingId ? rows.filter((row) => row.billingId === line.billingId).length : 0;
       const expected = record.delivered || line.billedTokens > 0 ? 1 : 0;
       if (matched !== expected) {
-        findings.loggedRowMismatches.push({ requestId: record.requestId, accountId: account.accountId, kind: record.kind, status: record.status, delivered: record.delivered, billedTokens: line.billedTokens, rows: matched });
+        findings.loggedRowMismatches.push({
+          requestId: record.requestId,
+          accountId: account.accountId,
+          kind: record.kind,
+          status: record.status,
+          delivered: record.delivered,
+          billedTokens: line.billedTokens,
+          rows: matched,
+        });
       }
     }
     const unlogged = mine.filter((r) => !lines.has(r.requestId));

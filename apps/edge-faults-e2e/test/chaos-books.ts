@@ -11,7 +11,10 @@ interface KeyNames {
 const SHARDS = 64;
 
 /** The account layout, on one Redis server. */
-const accountLayout = (prefix: string): KeyNames => ({ places: (id) => `${prefix}{${id}}:places`, outboxes: [`${prefix}{outbox}:settles`] });
+const accountLayout = (prefix: string): KeyNames => ({
+  places: (id) => `${prefix}{${id}}:places`,
+  outboxes: [`${prefix}{outbox}:settles`],
+});
 
 /** The shard layout, as on a Redis Cluster: each account in shard crc32(id) mod 64. */
 const shardLayout = (prefix: string): KeyNames => ({
@@ -60,7 +63,10 @@ export class BooksReader {
   static async openOnCluster(databaseUrl: string, nodes: string[], keyPrefix: string): Promise<BooksReader> {
     const pg = new PgClient({ connectionString: databaseUrl });
     await pg.connect();
-    const startup = nodes.map((node) => ({ host: node.slice(0, node.lastIndexOf(':')), port: Number(node.slice(node.lastIndexOf(':') + 1)) }));
+    const startup = nodes.map((node) => ({
+      host: node.slice(0, node.lastIndexOf(':')),
+      port: Number(node.slice(node.lastIndexOf(':') + 1)),
+    }));
     return new BooksReader(pg, new Redis.Cluster(startup, { redisOptions: { maxRetriesPerRequest: 3 } }), shardLayout(keyPrefix));
   }
 
@@ -68,10 +74,15 @@ export class BooksReader {
   async read(accountIds: string[]): Promise<Books> {
     // One snapshot of the three tables, so that a charge landing meanwhile shows in all or none.
     await this.pg.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const ledger = await this.pg.query<{ request_id: string; account_id: string; amount_micro: string; paid: boolean; usage_estimated: boolean }>(
-      'SELECT request_id, account_id, amount_micro::text, paid, usage_estimated FROM billing.ledger WHERE account_id = ANY($1)',
-      [accountIds],
-    );
+    const ledger = await this.pg.query<{
+      request_id: string;
+      account_id: string;
+      amount_micro: string;
+      paid: boolean;
+      usage_estimated: boolean;
+    }>('SELECT request_id, account_id, amount_micro::text, paid, usage_estimated FROM billing.ledger WHERE account_id = ANY($1)', [
+      accountIds,
+    ]);
     const balances = await this.pg.query<{ account_id: string; balance_micro: string; held_micro: string }>(
       'SELECT account_id, balance_micro::text, held_micro::text FROM billing.balances WHERE account_id = ANY($1)',
       [accountIds],
@@ -84,11 +95,19 @@ export class BooksReader {
     const placeCounts = await Promise.all(accountIds.map((id) => this.redis.hlen(this.keys.places(id))));
     const outboxes = await Promise.all(this.keys.outboxes.map((key) => this.redis.xlen(key)));
     return {
-      ledger: ledger.rows.map((r) => ({ billingId: r.request_id, accountId: r.account_id, amountMicro: Number(r.amount_micro), paid: r.paid, estimated: r.usage_estimated })),
-      balances: new Map(accountIds.map((id) => {
-        const row = balances.rows.find((b) => b.account_id === id);
-        return [id, { balanceMicro: Number(row?.balance_micro ?? 0), heldMicro: Number(row?.held_micro ?? 0) }];
+      ledger: ledger.rows.map((r) => ({
+        billingId: r.request_id,
+        accountId: r.account_id,
+        amountMicro: Number(r.amount_micro),
+        paid: r.paid,
+        estimated: r.usage_estimated,
       })),
+      balances: new Map(
+        accountIds.map((id) => {
+          const row = balances.rows.find((b) => b.account_id === id);
+          return [id, { balanceMicro: Number(row?.balance_micro ?? 0), heldMicro: Number(row?.held_micro ?? 0) }];
+        }),
+      ),
       holds: new Map(accountIds.map((id) => [id, Number(holds.rows.find((h) => h.account_id === id)?.n ?? 0)])),
       places: new Map(accountIds.map((id, i) => [id, placeCounts[i]])),
       outbox: outboxes.reduce((a, b) => a + b, 0),

@@ -90,7 +90,16 @@ export function runLoad(options: LoadOptions): RunningLoad {
   const send = async (account: LoadAccount, kind: ChaosKind, edge: number, retry: boolean): Promise<CallRecord> => {
     inFlight.set(edge, (inFlight.get(edge) ?? 0) + 1);
     try {
-      const record = await sendChaosCall({ baseUrl: options.baseUrls[edge], edge, key: account.key, accountId: account.accountId, paid: account.paid, kind, giveUpMs: options.giveUpMs, retry });
+      const record = await sendChaosCall({
+        baseUrl: options.baseUrls[edge],
+        edge,
+        key: account.key,
+        accountId: account.accountId,
+        paid: account.paid,
+        kind,
+        giveUpMs: options.giveUpMs,
+        retry,
+      });
       records.push(record);
       return record;
     } finally {

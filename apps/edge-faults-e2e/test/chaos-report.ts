@@ -104,7 +104,9 @@ export function chaosFigures(run: ChaosRun): Record<string, unknown> {
       placesHeld: run.findings.placesHeld.length,
       outboxLeft: run.findings.outboxLeft,
       loggedRowMismatches: tally(run.findings.loggedRowMismatches.map((m) => `${m.kind}: ${m.rows} rows, delivered ${m.delivered}`)),
-      unloggedRowMismatches: run.findings.unloggedRowMismatches.map((m) => `${m.accountId.slice(0, 8)}: ${m.unmappedRows} rows for ${m.deliveredUnlogged} delivered of ${m.reachedUnlogged} reached`),
+      unloggedRowMismatches: run.findings.unloggedRowMismatches.map(
+        (m) => `${m.accountId.slice(0, 8)}: ${m.unmappedRows} rows for ${m.deliveredUnlogged} delivered of ${m.reachedUnlogged} reached`,
+      ),
       requestIdsNotEchoed: run.findings.requestIdsNotEchoed.length,
     },
   };

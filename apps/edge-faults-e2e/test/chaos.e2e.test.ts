@@ -33,7 +33,13 @@ describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
 
   beforeAll(async () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: STACK_ENV, replicas: { edge: 2 } });
+    stack = await startStack({
+      databaseUrl: db.url,
+      redisUrl: redis.url,
+      redisKeyPrefix: redis.keyPrefix,
+      env: STACK_ENV,
+      replicas: { edge: 2 },
+    });
     books = await BooksReader.open(db.url, redis.url, redis.keyPrefix);
   }, 90_000);
 
@@ -49,25 +55,40 @@ describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
     const accounts = await Promise.all(Array.from({ length: PAID_ACCOUNTS + FREE_ACCOUNTS }, (_, i) => account(i < PAID_ACCOUNTS)));
     const ids = accounts.map((a) => a.accountId);
     const before = await books.read(ids);
-    const audited: AuditAccount[] = accounts.map((a) => ({ accountId: a.accountId, paid: a.paid, startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0 }));
+    const audited: AuditAccount[] = accounts.map((a) => ({
+      accountId: a.accountId,
+      paid: a.paid,
+      startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0,
+    }));
 
     // 2 callers per account, one request every 7 s or more each: about 17 a minute per account
     // (under 30) and at most 2 of its 3 places, so a place a crash leaves taken rarely refuses one.
-    const load = runLoad({ baseUrls: stack.baseUrls, accounts, lanesPerAccount: 2, laneSpacingMs: 7_000, durationMs: 48_000, giveUpMs: 60_000 });
+    const load = runLoad({
+      baseUrls: stack.baseUrls,
+      accounts,
+      lanesPerAccount: 2,
+      laneSpacingMs: 7_000,
+      durationMs: 48_000,
+      giveUpMs: 60_000,
+    });
     // The load ends by itself; it is awaited even when a restart fails, so no caller outlives the test.
     const faults = await injectFaults(stack, load, FAULTS, 1_500).finally(() => load.done);
 
     const { books: after, drained } = await books.drained(ids, 90_000);
     const lines = edgeRequestLines(stack.logs);
     const findings = auditChaos(audited, load.records, lines, after);
-    console.log(`chaos figures\n${JSON.stringify(chaosFigures({ accounts: audited, records: load.records, lines, faults, books: after, drained, findings, logs: stack.logs }), null, 2)}`);
+    console.log(
+      `chaos figures\n${JSON.stringify(chaosFigures({ accounts: audited, records: load.records, lines, faults, books: after, drained, findings, logs: stack.logs }), null, 2)}`,
+    );
 
     if (JSON.stringify(findings) !== JSON.stringify(NOTHING_WRONG)) {
       // What the processes logged, kept for the post-mortem, with the lines of the requests found wrong.
       const file = join(tmpdir(), `chaos-${Date.now()}.log`);
       writeFileSync(file, stack.logs.join('\n'));
       const ids = findings.loggedRowMismatches.flatMap((m) => [m.requestId, lines.get(m.requestId)?.billingId ?? m.requestId]);
-      console.log(`chaos logs in ${file}; the requests found wrong:\n${stack.logs.filter((l) => ids.some((id) => l.includes(id))).join('\n')}`);
+      console.log(
+        `chaos logs in ${file}; the requests found wrong:\n${stack.logs.filter((l) => ids.some((id) => l.includes(id))).join('\n')}`,
+      );
     }
     // The run is a fair test only if every crash hit requests in flight and the load got through.
     expect(faults.map((f) => f.inFlightAtKill > 0)).toEqual(FAULTS.map(() => true));
@@ -78,7 +99,12 @@ describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
     // The operator's audit of the books and the store agrees: every rule holds after the faults.
     expect(await stack.ctl('audit')).toEqual({
       exitCode: 0,
-      json: { ok: true, books: { accountsChecked: expect.any(Number) }, store: { checked: true, accountsChecked: expect.any(Number) }, violations: [] },
+      json: {
+        ok: true,
+        books: { accountsChecked: expect.any(Number) },
+        store: { checked: true, accountsChecked: expect.any(Number) },
+        violations: [],
+      },
     });
   }, 240_000);
 });

@@ -28,7 +28,8 @@ describe('nothing lost, nothing leaked (issue 12): callers that go away early le
 
   afterAll(() => gw?.stop(), 60_000);
 
-  const edgeMetric = async (name: string, labels?: Record<string, string>) => (await scrapeMetrics(gw.stack.metricsUrls.edge)).value(name, labels);
+  const edgeMetric = async (name: string, labels?: Record<string, string>) =>
+    (await scrapeMetrics(gw.stack.metricsUrls.edge)).value(name, labels);
 
   /** The edge's memory after full garbage collections in it (see memory-probe.cjs). */
   const edgeMemory = () =>
@@ -63,7 +64,11 @@ describe('nothing lost, nothing leaked (issue 12): callers that go away early le
   const abandonedStream = () =>
     new Promise<void>((resolve, reject) => {
       const url = new URL(`${gw.stack.baseUrl}/chat/completions`);
-      const body = JSON.stringify({ model: 'vendor-v4-flash', stream: true, messages: [{ role: 'user', content: 'go on [[sim:words=40,piece_delay_ms=12]]' }] });
+      const body = JSON.stringify({
+        model: 'vendor-v4-flash',
+        stream: true,
+        messages: [{ role: 'user', content: 'go on [[sim:words=40,piece_delay_ms=12]]' }],
+      });
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': 'memory-test/1.0' };
       const req = request({ host: url.hostname, port: url.port, path: CHAT, method: 'POST', agent: false, headers }, (res) => {
         if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
@@ -105,8 +110,11 @@ describe('nothing lost, nothing leaked (issue 12): callers that go away early le
     await settled();
     const after = await edgeMemory();
 
-    const figures = (m: NodeJS.MemoryUsage) => `heapUsed ${(m.heapUsed / MB).toFixed(2)} MB, external ${(m.external / MB).toFixed(2)} MB, arrayBuffers ${(m.arrayBuffers / MB).toFixed(2)} MB, rss ${(m.rss / MB).toFixed(2)} MB`;
-    console.log(`edge memory after forced GC\n  before: ${figures(before)}\n  after:  ${figures(after)}\n  growth: heapUsed ${((after.heapUsed - before.heapUsed) / MB).toFixed(2)} MB, external ${((after.external - before.external) / MB).toFixed(2)} MB`);
+    const figures = (m: NodeJS.MemoryUsage) =>
+      `heapUsed ${(m.heapUsed / MB).toFixed(2)} MB, external ${(m.external / MB).toFixed(2)} MB, arrayBuffers ${(m.arrayBuffers / MB).toFixed(2)} MB, rss ${(m.rss / MB).toFixed(2)} MB`;
+    console.log(
+      `edge memory after forced GC\n  before: ${figures(before)}\n  after:  ${figures(after)}\n  growth: heapUsed ${((after.heapUsed - before.heapUsed) / MB).toFixed(2)} MB, external ${((after.external - before.external) / MB).toFixed(2)} MB`,
+    );
     expect(after.heapUsed - before.heapUsed).toBeLessThan(5 * MB);
     expect(after.external - before.external).toBeLessThan(5 * MB);
   }, 240_000);

@@ -21,7 +21,12 @@ describe('the first paid requests of 1,000 accounts at once', () => {
 
   beforeAll(async () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix, env: { SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn', GRPC_TIMEOUT_MS: '15000' } });
+    stack = await startStack({
+      databaseUrl: db.url,
+      redisUrl: redis.url,
+      redisKeyPrefix: redis.keyPrefix,
+      env: { SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn', GRPC_TIMEOUT_MS: '15000' },
+    });
     pg = new PgClient({ connectionString: db.url });
     await pg.connect();
     accounts = await createFundedAccounts(stack, ACCOUNTS + 1, 1_000_000);
@@ -45,11 +50,19 @@ describe('the first paid requests of 1,000 accounts at once', () => {
 
   /** Ledger rows of these accounts, and of how many distinct requests. */
   const ledger = async (ids: string[]) =>
-    (await pg.query<{ n: number; requests: number }>('SELECT count(*)::int AS n, count(DISTINCT request_id)::int AS requests FROM billing.ledger WHERE account_id = ANY($1)', [ids])).rows[0];
+    (
+      await pg.query<{ n: number; requests: number }>(
+        'SELECT count(*)::int AS n, count(DISTINCT request_id)::int AS requests FROM billing.ledger WHERE account_id = ANY($1)',
+        [ids],
+      )
+    ).rows[0];
 
   /** quota-service's ExtendCreditLines calls and the lines they carried; billing-service's ExtendCreditLine calls. */
   const lineCalls = async () => {
-    const [quota, billing] = await Promise.all([scrapeMetrics(stack.metricsUrls['quota-service']), scrapeMetrics(stack.metricsUrls['billing-service'])]);
+    const [quota, billing] = await Promise.all([
+      scrapeMetrics(stack.metricsUrls['quota-service']),
+      scrapeMetrics(stack.metricsUrls['billing-service']),
+    ]);
     return {
       calls: quota.value('quota_credit_line_batch_size_count'),
       lines: quota.value('quota_credit_line_batch_size_sum'),
@@ -64,7 +77,9 @@ describe('the first paid requests of 1,000 accounts at once', () => {
     // The edge knows every key already (GET /v1/models: not counted, no line drawn), as it knows
     // those of accounts in use when quota-service is deployed: the burst is their first paid request.
     for (let i = 0; i < burst.length; i += 100) {
-      const known = await Promise.all(burst.slice(i, i + 100).map((a) => fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${a.key}` } })));
+      const known = await Promise.all(
+        burst.slice(i, i + 100).map((a) => fetch(`${stack.baseUrl}/models`, { headers: { authorization: `Bearer ${a.key}` } })),
+      );
       expect(known.map((res) => res.status)).toEqual(known.map(() => 200));
       await Promise.all(known.map((res) => res.arrayBuffer()));
     }
@@ -76,7 +91,9 @@ describe('the first paid requests of 1,000 accounts at once', () => {
     const tally = statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {});
     const after = await lineCalls();
     const calls = after.calls - before.calls;
-    console.info(`${ACCOUNTS} first paid requests at once: ${ms} ms, statuses ${JSON.stringify(tally)}, ${calls} ExtendCreditLines calls for ${after.lines - before.lines} lines`);
+    console.info(
+      `${ACCOUNTS} first paid requests at once: ${ms} ms, statuses ${JSON.stringify(tally)}, ${calls} ExtendCreditLines calls for ${after.lines - before.lines} lines`,
+    );
 
     expect(tally).toEqual({ 200: ACCOUNTS });
     // Every account's line was drawn through the batches (one line each), none by a unary call.

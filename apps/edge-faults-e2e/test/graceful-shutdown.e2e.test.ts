@@ -20,7 +20,10 @@ const contentOf = (text: string) =>
   text
     .split('\n\n')
     .filter((event) => event.startsWith('data: {'))
-    .map((event) => (JSON.parse(event.slice('data: '.length)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
+    .map(
+      (event) =>
+        (JSON.parse(event.slice('data: '.length)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '',
+    )
     .join('');
 
 describe('graceful shutdown: SIGTERM drains, settles and exits 0', () => {
@@ -45,7 +48,11 @@ describe('graceful shutdown: SIGTERM drains, settles and exits 0', () => {
     expect((await fetch(readyz)).status).toBe(200);
 
     // 10 words 200 ms apart: the stream runs about two seconds after the SIGTERM.
-    const res = await gw.chat(account.key, { model: 'vendor-v4-flash', stream: true, messages: [{ role: 'user', content: 'drain me [[sim:words=10,piece_delay_ms=200]]' }] });
+    const res = await gw.chat(account.key, {
+      model: 'vendor-v4-flash',
+      stream: true,
+      messages: [{ role: 'user', content: 'drain me [[sim:words=10,piece_delay_ms=200]]' }],
+    });
     expect(res.status).toBe(200);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let text = decoder.decode((await reader.read()).value, { stream: true });
@@ -62,7 +69,8 @@ describe('graceful shutdown: SIGTERM drains, settles and exits 0', () => {
     expect(JSON.parse(line ?? '{}')).toMatchObject({ service: 'edge', status: 200, code: 'ok', completionTokens: 10 });
 
     const ledger = async () =>
-      (await pg.query<{ amount_micro: string }>('SELECT amount_micro::text FROM billing.ledger WHERE account_id = $1', [account.accountId])).rows;
+      (await pg.query<{ amount_micro: string }>('SELECT amount_micro::text FROM billing.ledger WHERE account_id = $1', [account.accountId]))
+        .rows;
     await waitFor(async () => (await ledger()).length > 0);
     const rows = await ledger();
     expect(rows).toHaveLength(1);

@@ -37,12 +37,14 @@ describe('key cache across connection-age cuts of the change stream (two edges, 
 
   const edges = [0, 1];
   /** GET /v1/usage through edge `edge` (authenticated, not counted): its status. */
-  const usage = async (key: string, edge: number) => (await fetch(`${gw.stack.baseUrls[edge]}/usage`, { headers: { authorization: `Bearer ${key}` } })).status;
+  const usage = async (key: string, edge: number) =>
+    (await fetch(`${gw.stack.baseUrls[edge]}/usage`, { headers: { authorization: `Bearer ${key}` } })).status;
   const authenticateCalls = async () => {
     const scrapes = await Promise.all(gw.stack.replicaMetricsUrls['auth-service'].map(scrapeMetrics));
     return scrapes.reduce((sum, s) => sum + s.value('grpc_server_handling_seconds_count', { method: 'Authenticate' }), 0);
   };
-  const edgeMetric = async (name: string, labels?: Record<string, string>) => Promise.all(gw.stack.replicaMetricsUrls.edge.map(async (url) => (await scrapeMetrics(url)).value(name, labels)));
+  const edgeMetric = async (name: string, labels?: Record<string, string>) =>
+    Promise.all(gw.stack.replicaMetricsUrls.edge.map(async (url) => (await scrapeMetrics(url)).value(name, labels)));
 
   it('never empties the cache, asks nothing again about a cached key, and refuses each revoked key as soon as RevokeKey returns', async () => {
     const keys: { key: string; keyId: string }[] = [];
@@ -64,7 +66,7 @@ describe('key cache across connection-age cuts of the change stream (two edges, 
     let revocations = 0;
     let duringHandover = 0;
     let nextSweep = Date.now() + SWEEP_EVERY_MS;
-    for (const end = Date.now() + RUN_MS; Date.now() < end && live.length > 50; ) {
+    for (const end = Date.now() + RUN_MS; Date.now() < end && live.length > 50;) {
       const revoked = live.shift() as { key: string; keyId: string };
       const streamsBefore = await edgeMetric('edge_key_cache_streams');
       await unaryCall(auth.revokeKey.bind(auth), { keyId: revoked.keyId, accountId: '' }, DEADLINE_MS);
@@ -90,6 +92,8 @@ describe('key cache across connection-age cuts of the change stream (two edges, 
     expect(Math.min(...handovers)).toBeGreaterThanOrEqual(2);
     expect(duringHandover).toBeGreaterThan(0);
     expect(await edgeMetric('edge_key_cache_trusted')).toEqual([1, 1]);
-    console.log(`key cache handover e2e: ${revocations} revocations (${duringHandover} checks during a handover), handovers per edge ${handovers.join('/')}`);
+    console.log(
+      `key cache handover e2e: ${revocations} revocations (${duringHandover} checks during a handover), handovers per edge ${handovers.join('/')}`,
+    );
   }, 240_000);
 });

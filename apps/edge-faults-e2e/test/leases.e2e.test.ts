@@ -15,11 +15,18 @@ async function booksOf(pg: PgClient, accountId: string): Promise<{ ledger: Ledge
     [accountId],
   );
   const holds = await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM billing.holds WHERE account_id = $1', [accountId]);
-  const balance = await pg.query<{ held: string }>('SELECT held_micro::text AS held FROM billing.balances WHERE account_id = $1', [accountId]);
+  const balance = await pg.query<{ held: string }>('SELECT held_micro::text AS held FROM billing.balances WHERE account_id = $1', [
+    accountId,
+  ]);
   return { ledger: ledger.rows, holds: holds.rows[0].n, heldMicro: Number(balance.rows[0]?.held ?? 0) };
 }
 
-const ask = (text: string, extra: Record<string, unknown> = {}) => ({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: text }], max_tokens: 1000, ...extra });
+const ask = (text: string, extra: Record<string, unknown> = {}) => ({
+  model: 'vendor-v4-flash',
+  messages: [{ role: 'user', content: text }],
+  max_tokens: 1000,
+  ...extra,
+});
 
 /** Reads a streamed reply until some text has arrived; the rest stays unread. */
 async function firstText(res: Response): Promise<string> {
@@ -40,7 +47,13 @@ describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-p
   beforeAll(async () => {
     // Renewals every 200 ms; a lease lapses 1 s after the last one; holds unrenewed for 3 s are
     // swept (the hold TTL must exceed the lease time, so that an orphan's bill finds its hold).
-    gateway = await startGateway({ LEASE_RENEW_MS: '200', LEASE_TTL_MS: '1000', HOLD_TTL_SECONDS: '3', HOLD_SWEEP_INTERVAL_MS: '100', SETTLE_POLL_MS: '50' });
+    gateway = await startGateway({
+      LEASE_RENEW_MS: '200',
+      LEASE_TTL_MS: '1000',
+      HOLD_TTL_SECONDS: '3',
+      HOLD_SWEEP_INTERVAL_MS: '100',
+      SETTLE_POLL_MS: '50',
+    });
     pg = new PgClient({ connectionString: gateway.stack.env.DATABASE_URL });
     await pg.connect();
   }, 90_000);
@@ -87,7 +100,12 @@ describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-p
     await waitFor(async () => (await booksOf(pg, account.accountId)).ledger.length > 0, 10_000);
     const books = await booksOf(pg, account.accountId);
     expect(books.ledger).toEqual([
-      { amount_micro: expect.any(String), prompt_tokens: String(usage.prompt_tokens), completion_tokens: String(usage.completion_tokens), usage_estimated: false },
+      {
+        amount_micro: expect.any(String),
+        prompt_tokens: String(usage.prompt_tokens),
+        completion_tokens: String(usage.completion_tokens),
+        usage_estimated: false,
+      },
     ]);
     // vendor-v4-flash: 1 LYD per million prompt tokens, 4 per million completion tokens, rounded up.
     const charged = Math.ceil(usage.prompt_tokens + 4 * usage.completion_tokens);

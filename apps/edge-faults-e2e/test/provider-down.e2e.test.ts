@@ -27,7 +27,9 @@ describe('an unreachable provider: 503 UPSTREAM_DOWN (docs/api.md#every-error-co
   it('reaches the openai client as InternalServerError with the code', async () => {
     const { key } = await gw.account('1');
     const client = new OpenAI({ baseURL: gw.stack.baseUrl, apiKey: key, maxRetries: 0 });
-    const err = await client.chat.completions.create({ model: 'vendor-v4-pro', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'vendor-v4-pro', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err).toMatchObject({ status: 503, code: 'UPSTREAM_DOWN' });
   });

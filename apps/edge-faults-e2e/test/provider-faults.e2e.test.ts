@@ -58,7 +58,8 @@ describe('a silent or failing provider: 504 after silence, and the circuit break
     const throughClient = async () => {
       const chunks: unknown[] = [];
       const iterate = async () => {
-        for await (const chunk of await client.chat.completions.create({ model: MODEL, messages: ask(text), stream: true })) chunks.push(chunk);
+        for await (const chunk of await client.chat.completions.create({ model: MODEL, messages: ask(text), stream: true }))
+          chunks.push(chunk);
       };
       await expect(iterate()).rejects.toMatchObject({ code: 'UPSTREAM_INTERRUPTED' });
       expect(chunks).toHaveLength(1);
@@ -89,7 +90,8 @@ describe('a silent or failing provider: 504 after silence, and the circuit break
       });
     }
     expect((await gw.simStats()).total).toBe(3);
-    const breakerLog = (state: string) => gw.stack.logs.some((line) => line.includes('provider circuit breaker') && line.includes(`"state":"${state}"`));
+    const breakerLog = (state: string) =>
+      gw.stack.logs.some((line) => line.includes('provider circuit breaker') && line.includes(`"state":"${state}"`));
     expect(breakerLog('open')).toBe(true);
 
     await new Promise((r) => setTimeout(r, 1600));

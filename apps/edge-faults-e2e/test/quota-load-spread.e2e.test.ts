@@ -39,7 +39,11 @@ describe('load spread over quota-service replicas (dns:/// name, round robin, ma
 
   /** GetUsage calls each replica has answered so far (GET /v1/usage makes exactly one). */
   const servedByReplica = async () =>
-    Promise.all(stack.replicaMetricsUrls['quota-service'].map(async (url) => (await scrapeMetrics(url)).value('grpc_server_handling_seconds_count', { method: 'GetUsage', code: 'OK' })));
+    Promise.all(
+      stack.replicaMetricsUrls['quota-service'].map(async (url) =>
+        (await scrapeMetrics(url)).value('grpc_server_handling_seconds_count', { method: 'GetUsage', code: 'OK' }),
+      ),
+    );
 
   const usageCalls = async (n: number) => {
     for (let i = 0; i < n; i++) {

@@ -26,12 +26,20 @@ async function onNode<T>(node: string, call: (client: Redis) => Promise<T>): Pro
 
 /** The master serving `slot` and its replicas, as a live node sees the cluster. */
 async function servingSlot(liveNode: string, slot: number): Promise<{ master: string; replicas: string[] }> {
-  const lines = ((await onNode(liveNode, (c) => c.cluster('NODES'))) as string).trim().split('\n').map((l) => l.split(' '));
+  const lines = ((await onNode(liveNode, (c) => c.cluster('NODES'))) as string)
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '));
   const address = (fields: string[]) => fields[1].split('@')[0];
-  const master = lines.find((f) => f[2].includes('master') && !f[2].includes('fail') && f.slice(8).some((range) => {
-    const [lo, hi = lo] = range.split('-').map(Number);
-    return slot >= lo && slot <= hi;
-  }));
+  const master = lines.find(
+    (f) =>
+      f[2].includes('master') &&
+      !f[2].includes('fail') &&
+      f.slice(8).some((range) => {
+        const [lo, hi = lo] = range.split('-').map(Number);
+        return slot >= lo && slot <= hi;
+      }),
+  );
   if (!master) throw new Error(`no live master serves slot ${slot}`);
   return { master: address(master), replicas: lines.filter((f) => f[3] === master[0] && !f[2].includes('fail')).map(address) };
 }
@@ -67,7 +75,13 @@ describe('Redis Cluster failover under load: every delivered reply billed once',
 
   beforeAll(async () => {
     [db, cluster] = await Promise.all([createTestDatabase(), startRedisCluster()]);
-    stack = await startStack({ databaseUrl: db.url, redisClusterNodes: cluster.nodes, redisKeyPrefix: KEY_PREFIX, env: FAULT_STACK_ENV, replicas: { edge: 2 } });
+    stack = await startStack({
+      databaseUrl: db.url,
+      redisClusterNodes: cluster.nodes,
+      redisKeyPrefix: KEY_PREFIX,
+      env: FAULT_STACK_ENV,
+      replicas: { edge: 2 },
+    });
     books = await BooksReader.openOnCluster(db.url, cluster.nodes, KEY_PREFIX);
     pg = new PgClient({ connectionString: db.url });
     await pg.connect();
@@ -81,17 +95,30 @@ describe('Redis Cluster failover under load: every delivered reply billed once',
   }, 90_000);
 
   it('takes a manual failover and a master killed mid-load without losing or repeating a bill', async () => {
-    const accounts: LoadAccount[] = await Promise.all(Array.from({ length: PAID_ACCOUNTS + FREE_ACCOUNTS }, (_, i) => createLoadAccount(stack, i < PAID_ACCOUNTS, '1')));
+    const accounts: LoadAccount[] = await Promise.all(
+      Array.from({ length: PAID_ACCOUNTS + FREE_ACCOUNTS }, (_, i) => createLoadAccount(stack, i < PAID_ACCOUNTS, '1')),
+    );
     const ids = accounts.map((a) => a.accountId);
     const before = await books.read(ids);
-    const audited: AuditAccount[] = accounts.map((a) => ({ accountId: a.accountId, paid: a.paid, startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0 }));
+    const audited: AuditAccount[] = accounts.map((a) => ({
+      accountId: a.accountId,
+      paid: a.paid,
+      startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0,
+    }));
     const busyKey = `${KEY_PREFIX}{s${crc32(ids[0]) % 64}}:a:${ids[0]}:places`;
     const slot = Number(await onNode(cluster.nodes[0], (c) => c.cluster('KEYSLOT', busyKey)));
     const first = await servingSlot(cluster.nodes[0], slot);
     const survivor = cluster.nodes.find((n) => n !== first.master && !first.replicas.includes(n)) as string;
 
     // 2 callers per account, one request every 5 s or more each: 24 a minute per account, under 30.
-    const load = runLoad({ baseUrls: stack.baseUrls, accounts, lanesPerAccount: 2, laneSpacingMs: 5_000, durationMs: 18_000, giveUpMs: 40_000 });
+    const load = runLoad({
+      baseUrls: stack.baseUrls,
+      accounts,
+      lanesPerAccount: 2,
+      laneSpacingMs: 5_000,
+      durationMs: 18_000,
+      giveUpMs: 40_000,
+    });
     const figures: Record<string, number> = {};
     try {
       await sleep(4_000);
@@ -114,7 +141,10 @@ describe('Redis Cluster failover under load: every delivered reply billed once',
 
     const { books: after, drained } = await books.drained(ids, 60_000);
     const findings = auditChaos(audited, load.records, edgeRequestLines(stack.logs), after);
-    const negative = Number((await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.balances WHERE account_id = ANY($1) AND balance_micro < 0', [ids])).rows[0].n);
+    const negative = Number(
+      (await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.balances WHERE account_id = ANY($1) AND balance_micro < 0', [ids]))
+        .rows[0].n,
+    );
     const delivered = load.records.filter((r) => r.delivered);
     const refused = load.records.filter((r) => (r.status ?? 0) >= 500 || r.noAnswer !== undefined).length;
     const logged = (msg: string) => stack.logs.filter((line) => line.includes(msg)).length;

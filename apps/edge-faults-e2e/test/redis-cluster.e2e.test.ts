@@ -33,7 +33,11 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
     });
 
   const ledger = async (accountId: string) =>
-    (await pg.query<{ amount_micro: string; paid: boolean }>('SELECT amount_micro::text, paid FROM billing.ledger WHERE account_id = $1', [accountId])).rows;
+    (
+      await pg.query<{ amount_micro: string; paid: boolean }>('SELECT amount_micro::text, paid FROM billing.ledger WHERE account_id = $1', [
+        accountId,
+      ])
+    ).rows;
   async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
     for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 100))) {
       const value = await read();
@@ -55,7 +59,11 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
     const replies: { status: number; remaining: string | null; code?: string }[] = [];
     for (let i = 0; i < 27; i++) {
       const res = await chat(key, i);
-      replies.push({ status: res.status, remaining: res.headers.get('x-ratelimit-remaining'), code: res.status === 200 ? undefined : ((await res.json()) as ErrorBody).error.code });
+      replies.push({
+        status: res.status,
+        remaining: res.headers.get('x-ratelimit-remaining'),
+        code: res.status === 200 ? undefined : ((await res.json()) as ErrorBody).error.code,
+      });
     }
     expect(replies.slice(0, 26).map((r) => r.remaining)).toEqual(Array.from({ length: 26 }, (_, i) => String(25 - i)));
     expect(replies.slice(0, 26).every((r) => r.status === 200 || r.code === 'concurrency_limit')).toBe(true);
@@ -71,12 +79,19 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
     const statuses: number[] = [];
     // 3 at a time (the places), 4 waves; each worst case (8,192 tokens at 4 micro-LYD) is a third of the balance.
     for (let wave = 0; wave < 4; wave++) {
-      statuses.push(...(await Promise.all([0, 1, 2].map((i) => chat(key, i, '[[sim:delay_ms=200]] [[sim:words=50]] go', { max_tokens: undefined }).then((r) => r.status)))));
+      statuses.push(
+        ...(await Promise.all(
+          [0, 1, 2].map((i) => chat(key, i, '[[sim:delay_ms=200]] [[sim:words=50]] go', { max_tokens: undefined }).then((r) => r.status)),
+        )),
+      );
     }
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
     const served = statuses.filter((s) => s === 200).length;
     expect(served).toBeGreaterThanOrEqual(3);
-    const rows = await until(() => ledger(accountId), (r) => r.length === served);
+    const rows = await until(
+      () => ledger(accountId),
+      (r) => r.length === served,
+    );
     expect(rows.length).toBe(served);
     const charged = rows.reduce((sum, r) => sum + Number(r.amount_micro), 0);
     expect(charged).toBeGreaterThan(0);
@@ -89,7 +104,12 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
     const res = await chat(key, 1, '[[sim:words=20]] hello');
     expect(res.status).toBe(200);
     const reply = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
-    expect(await until(() => ledger(accountId), (r) => r.length > 0)).toEqual([{ amount_micro: '0', paid: false }]);
+    expect(
+      await until(
+        () => ledger(accountId),
+        (r) => r.length > 0,
+      ),
+    ).toEqual([{ amount_micro: '0', paid: false }]);
     expect(await gw.balanceMicro(accountId)).toBe(0);
     const usage = await gw.ctlOk<{ todayTokens: number }>('usage', 'show', '--account', accountId);
     expect(usage.todayTokens).toBe(reply.usage.prompt_tokens + reply.usage.completion_tokens);

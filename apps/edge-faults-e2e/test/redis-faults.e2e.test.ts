@@ -65,7 +65,9 @@ describe('limits when Redis is refused, silent or slow (docs/operations.md: both
       expect(Date.now() - started).toBeLessThan(3000);
       const { status, body } = reply as { status: number; body: string };
       expect(status).toBe(500);
-      expect(JSON.parse(body)).toEqual({ error: { message: expect.any(String), type: 'server_error', code: 'INTERNAL_ERROR', param: null } });
+      expect(JSON.parse(body)).toEqual({
+        error: { message: expect.any(String), type: 'server_error', code: 'INTERNAL_ERROR', param: null },
+      });
       expect(body).not.toMatch(/at .*\.js|Error:/);
     } finally {
       proxy.resume();

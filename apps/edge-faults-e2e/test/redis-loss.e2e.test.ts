@@ -40,7 +40,13 @@ describe('Redis lost under load: every bill kept, every line back', () => {
 
   beforeAll(async () => {
     [db, redis] = await Promise.all([createTestDatabase(), startOwnRedisServer()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: KEY_PREFIX, env: STACK_ENV, replicas: { edge: 2 } });
+    stack = await startStack({
+      databaseUrl: db.url,
+      redisUrl: redis.url,
+      redisKeyPrefix: KEY_PREFIX,
+      env: STACK_ENV,
+      replicas: { edge: 2 },
+    });
     books = await BooksReader.open(db.url, redis.url, KEY_PREFIX);
     pg = new PgClient({ connectionString: db.url });
     await pg.connect();
@@ -70,7 +76,11 @@ describe('Redis lost under load: every bill kept, every line back', () => {
     const accounts = await Promise.all(Array.from({ length: PAID_ACCOUNTS + FREE_ACCOUNTS }, (_, i) => account(i < PAID_ACCOUNTS)));
     const ids = accounts.map((a) => a.accountId);
     const before = await books.read(ids);
-    const audited: AuditAccount[] = accounts.map((a) => ({ accountId: a.accountId, paid: a.paid, startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0 }));
+    const audited: AuditAccount[] = accounts.map((a) => ({
+      accountId: a.accountId,
+      paid: a.paid,
+      startMicro: before.balances.get(a.accountId)?.balanceMicro ?? 0,
+    }));
     // An account that draws its line just before the loss and asks nothing after: Redis restarted
     // empty forgets the line, and only the line returner can give it back (adopted, then returned
     // idle). Drawn earlier, the line would go back idle before the loss.
@@ -89,13 +99,20 @@ describe('Redis lost under load: every bill kept, every line back', () => {
     };
 
     // 2 callers per account, one request every 5 s or more each: 24 a minute per account, under 30.
-    const load = runLoad({ baseUrls: stack.baseUrls, accounts, lanesPerAccount: 2, laneSpacingMs: 5_000, durationMs: 24_000, giveUpMs: 40_000 });
+    const load = runLoad({
+      baseUrls: stack.baseUrls,
+      accounts,
+      lanesPerAccount: 2,
+      laneSpacingMs: 5_000,
+      durationMs: 24_000,
+      giveUpMs: 40_000,
+    });
     const inFlightAtKill: number[] = [];
     try {
       // Bills must wait in the outbox when Redis is lost, for the edges' final renewals to bring
       // back: the kill waits for some (the outbox is delivered every 4 s, whenever it falls).
       await sleep(5_000);
-      for (const until = Date.now() + 8_000; (await books.read(ids)).outbox === 0 && Date.now() < until; ) await sleep(50);
+      for (const until = Date.now() + 8_000; (await books.read(ids)).outbox === 0 && Date.now() < until;) await sleep(50);
       await drawQuietLine();
       inFlightAtKill.push(load.inFlight());
       await redis.kill();

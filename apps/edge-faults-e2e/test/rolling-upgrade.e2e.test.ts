@@ -14,8 +14,14 @@ type Versions = (release: string) => (app: string, replica: number) => string | 
 /** The mixes a rolling upgrade goes through, one service at a time: who runs the old release. */
 const MIXES: [string, Versions][] = [
   ['an old edge beside a new one, on new services', (old) => (app, replica) => (app === 'edge' && replica === 0 ? old : undefined)],
-  ['new edges on an old and a new quota-service and an old billing-service', (old) => (app, replica) => ((app === 'quota-service' && replica === 0) || app === 'billing-service' ? old : undefined)],
-  ['new edges on old quota- and billing-services', (old) => (app) => (app === 'quota-service' || app === 'billing-service' ? old : undefined)],
+  [
+    'new edges on an old and a new quota-service and an old billing-service',
+    (old) => (app, replica) => ((app === 'quota-service' && replica === 0) || app === 'billing-service' ? old : undefined),
+  ],
+  [
+    'new edges on old quota- and billing-services',
+    (old) => (app) => (app === 'quota-service' || app === 'billing-service' ? old : undefined),
+  ],
 ];
 
 interface Reply {
@@ -74,15 +80,24 @@ describe('a rolling upgrade: old and new releases serving one account at once ke
       const res = await fetch(`${baseUrl}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 64, messages: [{ role: 'user', content: '[[sim:delay_ms=200]] [[sim:words=12]] rolling' }] }),
+        body: JSON.stringify({
+          model: 'vendor-v4-flash',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: '[[sim:delay_ms=200]] [[sim:words=12]] rolling' }],
+        }),
       });
       const body = (await res.json()) as { usage?: Reply['usage']; error?: { code: string } };
-      return { status: res.status, code: body.error?.code ?? 'ok', remaining: Number(res.headers.get('x-ratelimit-remaining')), usage: body.usage };
+      return {
+        status: res.status,
+        code: body.error?.code ?? 'ok',
+        remaining: Number(res.headers.get('x-ratelimit-remaining')),
+        usage: body.usage,
+      };
     }
 
     /** Waits until the clock minute has at least `seconds` left, so that a burst stays inside one minute. */
     async function awayFromMinuteEnd(seconds: number): Promise<void> {
-      const left = 60 - (Date.now() / 1000) % 60;
+      const left = 60 - ((Date.now() / 1000) % 60);
       if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
     }
 
@@ -113,7 +128,12 @@ describe('a rolling upgrade: old and new releases serving one account at once ke
                   balance_micro AS balance, held_micro AS held FROM billing.balances WHERE account_id = $1`,
           [accountId],
         );
-        return { bills: Number(rows[0].n), charged: Number(rows[0].total ?? 0), balance: Number(rows[0].balance), held: Number(rows[0].held) };
+        return {
+          bills: Number(rows[0].n),
+          charged: Number(rows[0].total ?? 0),
+          balance: Number(rows[0].balance),
+          held: Number(rows[0].held),
+        };
       };
       const settled = { bills: answered.length, charged: billed, balance: BALANCE_LYD * 1e6 - billed, held: 0 };
       const deadline = Date.now() + 15_000;

@@ -8,7 +8,13 @@ describe('loadConfig', () => {
       providerReadTimeoutMs: 600_000,
       breaker: { failureThreshold: 5, windowMs: 60_000, cooldownMs: 30_000 },
       bodyLimitBytes: 2 * 1024 * 1024,
-      guard: { maxConnections: 4096, bodyBudgetBytes: 64 * 1024 * 1024, headersTimeoutMs: 10_000, bodyTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000 },
+      guard: {
+        maxConnections: 4096,
+        bodyBudgetBytes: 64 * 1024 * 1024,
+        headersTimeoutMs: 10_000,
+        bodyTimeoutMs: 60_000,
+        keepAliveTimeoutMs: 65_000,
+      },
       blockLibraryClients: true,
       blockedUserAgents: ['Python-urllib', 'Go-http-client', 'Java-http-client', 'Java', 'Ruby', 'Dart'],
     });
@@ -42,8 +48,20 @@ describe('loadConfig', () => {
   });
 
   it('reads the guard of the public server', () => {
-    const config = loadConfig({ EDGE_MAX_CONNECTIONS: '100', BODY_BUDGET_BYTES: '3000000', HEADERS_TIMEOUT_MS: '2000', BODY_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '7000' });
-    expect(config.guard).toEqual({ maxConnections: 100, bodyBudgetBytes: 3_000_000, headersTimeoutMs: 2000, bodyTimeoutMs: 5000, keepAliveTimeoutMs: 7000 });
+    const config = loadConfig({
+      EDGE_MAX_CONNECTIONS: '100',
+      BODY_BUDGET_BYTES: '3000000',
+      HEADERS_TIMEOUT_MS: '2000',
+      BODY_TIMEOUT_MS: '5000',
+      KEEP_ALIVE_TIMEOUT_MS: '7000',
+    });
+    expect(config.guard).toEqual({
+      maxConnections: 100,
+      bodyBudgetBytes: 3_000_000,
+      headersTimeoutMs: 2000,
+      bodyTimeoutMs: 5000,
+      keepAliveTimeoutMs: 7000,
+    });
   });
 
   it('refuses a guard that would turn away bodies the limit allows, or headers given longer than the whole request', () => {

@@ -38,8 +38,10 @@ const LIBRARY_USER_AGENTS = 'Python-urllib,Go-http-client,Java-http-client,Java,
 
 /** Stops the start on guard settings that would refuse what docs/api.md allows, or that Node refuses. */
 function checkGuard(guard: ServerGuard, bodyLimitBytes: number): ServerGuard {
-  if (guard.bodyBudgetBytes < bodyLimitBytes) throw new Error(`BODY_BUDGET_BYTES (${guard.bodyBudgetBytes}) must be at least BODY_LIMIT_BYTES (${bodyLimitBytes})`);
-  if (guard.headersTimeoutMs > guard.bodyTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${guard.headersTimeoutMs}) must not be above BODY_TIMEOUT_MS (${guard.bodyTimeoutMs})`);
+  if (guard.bodyBudgetBytes < bodyLimitBytes)
+    throw new Error(`BODY_BUDGET_BYTES (${guard.bodyBudgetBytes}) must be at least BODY_LIMIT_BYTES (${bodyLimitBytes})`);
+  if (guard.headersTimeoutMs > guard.bodyTimeoutMs)
+    throw new Error(`HEADERS_TIMEOUT_MS (${guard.headersTimeoutMs}) must not be above BODY_TIMEOUT_MS (${guard.bodyTimeoutMs})`);
   return guard;
 }
 

@@ -54,7 +54,13 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   const quota = new QuotaClient(config.quotaAddr, config.grpcSecurity, config.grpcTimeoutMs);
   const billing = new BillingClient(config.billingAddr, config.grpcSecurity, config.grpcTimeoutMs);
   const provider = new ProviderClient(
-    { baseUrl: config.providerBaseUrl, apiKey: config.providerApiKey, readTimeoutMs: config.providerReadTimeoutMs, maxConnections: config.providerMaxConnections, breaker: config.breaker },
+    {
+      baseUrl: config.providerBaseUrl,
+      apiKey: config.providerApiKey,
+      readTimeoutMs: config.providerReadTimeoutMs,
+      maxConnections: config.providerMaxConnections,
+      breaker: config.breaker,
+    },
     logger,
   );
   const leases = new LeaseKeeper(quota, config.leaseRenewMs, logger);

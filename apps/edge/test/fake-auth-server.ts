@@ -1,4 +1,12 @@
-import { sendUnaryData, Server, ServerCredentials, ServerDuplexStream, ServerUnaryCall, status, UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  sendUnaryData,
+  Server,
+  ServerCredentials,
+  ServerDuplexStream,
+  ServerUnaryCall,
+  status,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { authV1 } from '@gw/contracts';
 
 type WatchCall = ServerDuplexStream<authV1.WatchIdentityChangesRequest, authV1.WatchIdentityChangesResponse>;
@@ -41,8 +49,13 @@ export class FakeAuthServer {
   ) {}
 
   static async start(options: FakeAuthOptions): Promise<FakeAuthServer> {
-    const server = new Server({ 'grpc.max_connection_age_ms': options.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs });
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+    const server = new Server({
+      'grpc.max_connection_age_ms': options.maxConnectionAgeMs,
+      'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs,
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
     const fake = new FakeAuthServer(server, port);
     server.addService(authV1.AuthService, fake.implementation(options.answersSyncs) as UntypedServiceImplementation);
     fake.timer = setInterval(() => fake.beat(), options.beatMs);
@@ -82,14 +95,20 @@ export class FakeAuthServer {
 
   private implementation(answersSyncs: boolean): Partial<authV1.AuthServer> {
     return {
-      authenticate: (call: ServerUnaryCall<authV1.AuthenticateRequest, authV1.AuthenticateResponse>, callback: sendUnaryData<authV1.AuthenticateResponse>) => {
+      authenticate: (
+        call: ServerUnaryCall<authV1.AuthenticateRequest, authV1.AuthenticateResponse>,
+        callback: sendUnaryData<authV1.AuthenticateResponse>,
+      ) => {
         const key = this.keys.get(call.request.keySha256);
         const keyId = key?.keyId ?? '';
         this.authenticated.set(keyId, (this.authenticated.get(keyId) ?? 0) + 1);
         const found = key !== undefined && !key.revoked;
         callback(null, { found, keyId: found ? keyId : '', accountId: found ? key.accountId : '', suspension: undefined, models: [] });
       },
-      recordKeyUses: (_call: ServerUnaryCall<authV1.RecordKeyUsesRequest, authV1.RecordKeyUsesResponse>, callback: sendUnaryData<authV1.RecordKeyUsesResponse>) => callback(null, {}),
+      recordKeyUses: (
+        _call: ServerUnaryCall<authV1.RecordKeyUsesRequest, authV1.RecordKeyUsesResponse>,
+        callback: sendUnaryData<authV1.RecordKeyUsesResponse>,
+      ) => callback(null, {}),
       watchIdentityChanges: (call: WatchCall) => {
         const w: Watcher = { call, applied: this.sequence, syncAsked: 0, waiting: [] };
         this.watchers.add(w);

@@ -16,7 +16,9 @@ const AGES = { maxConnectionAgeMs: 300, maxConnectionAgeGraceMs: 1500, beatMs: 2
 const sha = (key: string) => createHash('sha256').update(key).digest('hex');
 /** The sum of a counter's values whose labels include `labels`. */
 const counted = async (metric: Counter<string>, labels: Record<string, string> = {}) =>
-  (await metric.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((sum, v) => sum + v.value, 0);
+  (await metric.get()).values
+    .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
+    .reduce((sum, v) => sum + v.value, 0);
 
 /**
  * The edge's IdentityWatch against an auth-service double over real gRPC whose connections are cut
@@ -35,12 +37,20 @@ describe('IdentityWatch across connection-age cuts (auth-service double over gRP
     fake = await FakeAuthServer.start({ ...AGES, ...options });
     client = new AuthClient(`127.0.0.1:${fake.port}`, { kind: 'insecure' }, 1000);
     const cache = new KeyCache(1000);
-    watch = new IdentityWatch(client, cache, createLogger('edge', 'error', () => undefined), { everyMs: 500, syncTimeoutMs: 1000 });
-    reporter = new KeyUseReporter(client, createLogger('edge', 'error', () => undefined));
+    watch = new IdentityWatch(
+      client,
+      cache,
+      createLogger('edge', 'error', () => undefined),
+      { everyMs: 500, syncTimeoutMs: 1000 },
+    );
+    reporter = new KeyUseReporter(
+      client,
+      createLogger('edge', 'error', () => undefined),
+    );
     const lookup = new CachedKeyLookup(client, cache, reporter);
     const keys = Array.from({ length: KEYS }, (_, i) => ({ key: `sk-watch-${i}`, keyId: `key_${i}` }));
     for (const k of keys) fake.addKey(sha(k.key), k.keyId, `acct_${k.keyId}`);
-    for (const deadline = Date.now() + 5000; (await keyCacheTrusted.get()).values[0]?.value !== 1; ) {
+    for (const deadline = Date.now() + 5000; (await keyCacheTrusted.get()).values[0]?.value !== 1;) {
       if (Date.now() > deadline) throw new Error('key cache not trusted');
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -53,7 +63,7 @@ describe('IdentityWatch across connection-age cuts (auth-service double over gRP
   const run = async (keys: { key: string; keyId: string }[], lookup: CachedKeyLookup) => {
     const served: string[] = [];
     const live = [...keys];
-    for (const end = Date.now() + RUN_MS; Date.now() < end && live.length > 2; ) {
+    for (const end = Date.now() + RUN_MS; Date.now() < end && live.length > 2;) {
       const revoked = live.shift() as { key: string; keyId: string };
       await fake.revoke(revoked.keyId);
       if ((await lookup.authenticate(sha(revoked.key))).found) served.push(revoked.keyId);

@@ -1,7 +1,8 @@
 import { ChatRequestResult, DEFAULT_MAX_TOKENS, parseChatRequest } from './chat-request';
 
 const user = (content: unknown) => ({ role: 'user', content });
-const parse = (body: Record<string, unknown>) => parseChatRequest(JSON.stringify({ model: 'vendor-v4-flash', messages: [user('hi')], ...body }));
+const parse = (body: Record<string, unknown>) =>
+  parseChatRequest(JSON.stringify({ model: 'vendor-v4-flash', messages: [user('hi')], ...body }));
 const refusalOf = (result: ChatRequestResult) => (result.ok ? undefined : result.refusal);
 
 describe('parseChatRequest', () => {
@@ -65,7 +66,12 @@ describe('parseChatRequest', () => {
     const image = (url: string) => parse({ messages: [user([{ type: 'image_url', image_url: { url } }])] });
     expect(image('data:image/png;base64,iVBORw0KGgo=').ok).toBe(true);
     expect(image('https://example.com/cat.png').ok).toBe(true);
-    for (const url of ['https://example.com/unreadable.png', 'http://example.com/cat.png', 'data:text/plain;base64,aGk=', 'data:image/png;base64,@@']) {
+    for (const url of [
+      'https://example.com/unreadable.png',
+      'http://example.com/cat.png',
+      'data:text/plain;base64,aGk=',
+      'data:image/png;base64,@@',
+    ]) {
       expect(refusalOf(image(url))).toMatchObject({ status: 400, param: 'messages' });
     }
   });
@@ -85,7 +91,13 @@ describe('parseChatRequest', () => {
   it('reads the last user text from text parts, and the tools and their choice', () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
     const result = parse({
-      messages: [user([{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }]), { role: 'assistant', content: 'ok' }],
+      messages: [
+        user([
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ]),
+        { role: 'assistant', content: 'ok' },
+      ],
       tools,
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       max_completion_tokens: 5,

@@ -58,7 +58,13 @@ export function parseChatRequest(raw: string): ChatRequestResult {
     const role = isRecord(message) ? message.role : undefined;
     if (typeof role !== 'string' || !ROLES.has(role)) {
       const expected = MESSAGE_ROLES.join(', ');
-      return refuse(refusal(422, `Failed to deserialize messages[${index}]: unknown role ${JSON.stringify(role)}, expected one of ${expected}.`, 'messages'));
+      return refuse(
+        refusal(
+          422,
+          `Failed to deserialize messages[${index}]: unknown role ${JSON.stringify(role)}, expected one of ${expected}.`,
+          'messages',
+        ),
+      );
     }
   }
   const problem = checkFields(body) ?? checkImages(messages);

@@ -18,7 +18,10 @@ const request = (over: Partial<ChatRequest> = {}): ChatRequest => ({
   ...over,
 });
 const REASONING_WORDS = splitWords(REASONING_TEXT).length;
-const weatherTool = { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } } } };
+const weatherTool = {
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } } },
+};
 
 describe('planReply', () => {
   it('echoes the text, one token per word', () => {
@@ -44,7 +47,10 @@ describe('planReply', () => {
   it('thinks first, inside the budget, and reports reasoning tokens', () => {
     const plan = planReply(request({ thinking: true }), 'hi');
     expect(plan.reasoning.join(' ')).toBe(REASONING_TEXT);
-    expect(plan.usage).toMatchObject({ completion_tokens: REASONING_WORDS + 2, completion_tokens_details: { reasoning_tokens: REASONING_WORDS } });
+    expect(plan.usage).toMatchObject({
+      completion_tokens: REASONING_WORDS + 2,
+      completion_tokens_details: { reasoning_tokens: REASONING_WORDS },
+    });
     const cut = planReply(request({ thinking: true, maxTokens: 3 }), 'hi');
     expect(cut).toMatchObject({ content: [], finishReason: 'length', usage: { completion_tokens: 3 } });
   });

@@ -24,7 +24,13 @@ const request = (over: Partial<ChatRequest> = {}): ChatRequest => ({
 describe('streamChunks', () => {
   it('sends the role, one chunk per word, then the finish reason', () => {
     const chunks = streamChunks(planReply(request(), 'a b'), meta, false);
-    expect(chunks.map((chunk) => chunk.choices[0].delta)).toEqual([{ role: 'assistant', content: '' }, { content: 'Echo:' }, { content: ' a' }, { content: ' b' }, {}]);
+    expect(chunks.map((chunk) => chunk.choices[0].delta)).toEqual([
+      { role: 'assistant', content: '' },
+      { content: 'Echo:' },
+      { content: ' a' },
+      { content: ' b' },
+      {},
+    ]);
     expect(chunks.map((chunk) => chunk.choices[0].finish_reason)).toEqual([null, null, null, null, 'stop']);
     expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.id === 'chatcmpl-1')).toBe(true);
   });

@@ -38,7 +38,13 @@ describe('countPromptTokens', () => {
 
   it('counts each image as a fixed number of tokens, whatever its data size', () => {
     const withImage = (data: string) => [
-      { role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } },
+        ],
+      },
     ];
     const small = countPromptTokens(withImage('AAAA'));
     expect(countPromptTokens(withImage('A'.repeat(100_000)))).toBe(small);

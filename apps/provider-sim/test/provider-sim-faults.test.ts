@@ -11,7 +11,10 @@ let base: string;
 
 beforeAll(async () => {
   const env = { PROVIDER_SIM_PORT: '0', BIND_HOST: '127.0.0.1', SHUTDOWN_GRACE_MS: '1000' };
-  app = await startProviderSimApp(loadConfig(env), createLogger('provider-sim', 'error', () => undefined));
+  app = await startProviderSimApp(
+    loadConfig(env),
+    createLogger('provider-sim', 'error', () => undefined),
+  );
   base = `http://127.0.0.1:${app.port}`;
 });
 

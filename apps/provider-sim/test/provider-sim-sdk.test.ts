@@ -19,7 +19,10 @@ let client: OpenAI;
 
 beforeAll(async () => {
   const env = { PROVIDER_SIM_PORT: '0', BIND_HOST: '127.0.0.1', PROVIDER_SIM_API_KEY: KEY, SHUTDOWN_GRACE_MS: '1000' };
-  app = await startProviderSimApp(loadConfig(env), createLogger('provider-sim', 'error', () => undefined));
+  app = await startProviderSimApp(
+    loadConfig(env),
+    createLogger('provider-sim', 'error', () => undefined),
+  );
   client = new OpenAI({ baseURL: `http://127.0.0.1:${app.port}/v1`, apiKey: KEY, maxRetries: 0 });
 });
 
@@ -44,7 +47,11 @@ describe('provider-sim through the openai SDK', () => {
     expect(data).toMatchObject({ object: 'chat.completion', model: MODEL });
     expect(data.id).toMatch(/^chatcmpl-[0-9a-f]+$/);
     expect(Math.abs(data.created - Date.now() / 1000)).toBeLessThan(5);
-    expect(data.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Echo: hello world' } });
+    expect(data.choices[0]).toMatchObject({
+      index: 0,
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: 'Echo: hello world' },
+    });
     expect(data.usage).toMatchObject({ completion_tokens: 3, total_tokens: (data.usage?.prompt_tokens ?? 0) + 3 });
     const again = await client.chat.completions.create({ model: MODEL, messages: ask('hello  world') });
     expect(again.choices[0].message.content).toBe(data.choices[0].message.content);
@@ -59,7 +66,7 @@ describe('provider-sim through the openai SDK', () => {
 
   it('thinks when asked, reporting reasoning content and tokens', async () => {
     const reply = await createRaw({ thinking: { type: 'enabled' }, messages: ask('ping') });
-    const message = reply.choices[0].message as typeof reply.choices[0]['message'] & { reasoning_content?: string };
+    const message = reply.choices[0].message as (typeof reply.choices)[0]['message'] & { reasoning_content?: string };
     expect(message.reasoning_content).toBe(REASONING_TEXT);
     expect(message.content).toBe('Echo: ping');
     const reasoning = REASONING_TEXT.split(' ').length;
@@ -90,7 +97,9 @@ describe('provider-sim through the openai SDK', () => {
       stream: true,
       reasoning_effort: 'low',
     });
-    const deltas = (await collect(stream)).map((chunk) => chunk.choices[0].delta as { content?: string | null; reasoning_content?: string });
+    const deltas = (await collect(stream)).map(
+      (chunk) => chunk.choices[0].delta as { content?: string | null; reasoning_content?: string },
+    );
     expect(deltas.map((delta) => delta.reasoning_content ?? '').join('')).toBe(REASONING_TEXT);
     expect(deltas.map((delta) => delta.content ?? '').join('')).toBe('Echo: x');
   });
@@ -117,7 +126,11 @@ describe('provider-sim through the openai SDK', () => {
       tools: [weatherTool],
       messages: [
         ...ask('weather in Tripoli?'),
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
       ],
     });
@@ -144,7 +157,12 @@ describe('provider-sim through the openai SDK', () => {
     ['17 stop strings', { stop: Array.from({ length: 17 }, (_, i) => `s${i}`) }, 400, 'stop'],
     ['temperature 2.5', { temperature: 2.5 }, 400, 'temperature'],
     ['top_logprobs 21', { top_logprobs: 21, logprobs: true }, 400, 'top_logprobs'],
-    ['an unreadable image', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/unreadable.png' } }] }] }, 400, 'messages'],
+    [
+      'an unreadable image',
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/unreadable.png' } }] }] },
+      400,
+      'messages',
+    ],
     ['a bad sim directive', { messages: ask('[[sim:nope]]') }, 400, 'messages'],
   ])('refuses %s in the provider format', async (_name, body, status, param) => {
     await expect(createRaw(body)).rejects.toMatchObject({ status, code: 'invalid_request_error', type: 'invalid_request_error', param });
@@ -157,7 +175,9 @@ describe('provider-sim through the openai SDK', () => {
       body: '{"model":',
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_request_error' } });
+    expect(await res.json()).toEqual({
+      error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_request_error' },
+    });
   });
 
   it('refuses a wrong key with 401 and records only the start of the key it saw', async () => {

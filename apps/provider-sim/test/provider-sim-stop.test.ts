@@ -5,7 +5,10 @@ import { startProviderSimApp } from '../src/provider-sim-app';
 // Shutdown: running replies finish, keep-alive connections close, and stop() does not wait out the grace time.
 it('lets running replies finish on stop, then closes their connections at once', async () => {
   const env = { PROVIDER_SIM_PORT: '0', BIND_HOST: '127.0.0.1', SHUTDOWN_GRACE_MS: '10000' };
-  const app = await startProviderSimApp(loadConfig(env), createLogger('provider-sim', 'error', () => undefined));
+  const app = await startProviderSimApp(
+    loadConfig(env),
+    createLogger('provider-sim', 'error', () => undefined),
+  );
   const ask = (stream: boolean) =>
     fetch(`http://127.0.0.1:${app.port}/v1/chat/completions`, {
       method: 'POST',

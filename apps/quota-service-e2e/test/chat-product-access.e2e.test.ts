@@ -39,8 +39,14 @@ describe('who may call what, through the real services', () => {
   it('lets the chat product count, take and give back a place, and read usage', async () => {
     const quota = chatQuota;
     expect(await unaryCall(quota.countRequest.bind(quota), { accountId }, DEADLINE_MS)).toMatchObject({ allowed: true, limit: 30 });
-    expect(await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'chat-turn-1', lease: undefined }, DEADLINE_MS)).toMatchObject({ granted: true });
-    await unaryCall(quota.releasePlace.bind(quota), { accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 }, DEADLINE_MS);
+    expect(
+      await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'chat-turn-1', lease: undefined }, DEADLINE_MS),
+    ).toMatchObject({ granted: true });
+    await unaryCall(
+      quota.releasePlace.bind(quota),
+      { accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 },
+      DEADLINE_MS,
+    );
     expect(await unaryCall(quota.getUsage.bind(quota), { accountId }, DEADLINE_MS)).toMatchObject({ todayTokens: 42, totalTokens: 42 });
   });
 
@@ -51,36 +57,58 @@ describe('who may call what, through the real services', () => {
     const quota = chatQuota;
     const denied = { code: status.PERMISSION_DENIED };
     try {
-      await expect(unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 1_000_000 }, DEADLINE_MS)).rejects.toMatchObject(denied);
+      await expect(
+        unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 1_000_000 }, DEADLINE_MS),
+      ).rejects.toMatchObject(denied);
       await expect(unaryCall(auth.createKey.bind(auth), { accountId, name: 'stolen' }, DEADLINE_MS)).rejects.toMatchObject(denied);
-      await expect(unaryCall(quota.setFreeTierSettings.bind(quota), quotaV1.SetFreeTierSettingsRequest.fromPartial({ paused: true }), DEADLINE_MS)).rejects.toMatchObject(denied);
-      await expect(unaryCall(quota.reserveFree.bind(quota), quotaV1.ReserveFreeRequest.fromPartial({ accountId, requestId: 'r1' }), DEADLINE_MS)).rejects.toMatchObject(denied);
-      await expect(unaryCall(quota.finishRequest.bind(quota), quotaV1.FinishRequestRequest.fromPartial({ accountId, requestId: 'r1' }), DEADLINE_MS)).rejects.toMatchObject(denied);
-      await expect(unaryCall(quota.finishRequests.bind(quota), quotaV1.FinishRequestsRequest.fromPartial({}), DEADLINE_MS)).rejects.toMatchObject(denied);
-      await expect(unaryCall(quota.renewLeases.bind(quota), quotaV1.RenewLeasesRequest.fromPartial({}), DEADLINE_MS)).rejects.toMatchObject(denied);
+      await expect(
+        unaryCall(quota.setFreeTierSettings.bind(quota), quotaV1.SetFreeTierSettingsRequest.fromPartial({ paused: true }), DEADLINE_MS),
+      ).rejects.toMatchObject(denied);
+      await expect(
+        unaryCall(quota.reserveFree.bind(quota), quotaV1.ReserveFreeRequest.fromPartial({ accountId, requestId: 'r1' }), DEADLINE_MS),
+      ).rejects.toMatchObject(denied);
+      await expect(
+        unaryCall(quota.finishRequest.bind(quota), quotaV1.FinishRequestRequest.fromPartial({ accountId, requestId: 'r1' }), DEADLINE_MS),
+      ).rejects.toMatchObject(denied);
+      await expect(
+        unaryCall(quota.finishRequests.bind(quota), quotaV1.FinishRequestsRequest.fromPartial({}), DEADLINE_MS),
+      ).rejects.toMatchObject(denied);
+      await expect(unaryCall(quota.renewLeases.bind(quota), quotaV1.RenewLeasesRequest.fromPartial({}), DEADLINE_MS)).rejects.toMatchObject(
+        denied,
+      );
     } finally {
       auth.close();
       billing.close();
     }
     expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '0')).toEqual({ exitCode: 0, json: { balance: 1 } });
     const refused = stack.logs.filter((line) => line.includes('"msg":"call refused"') && line.includes('"caller":"chat-product"'));
-    expect(refused.some((line) => line.includes('"method":"/billing.v1.Billing/AddBalance"') && line.includes('"service":"billing-service"'))).toBe(true);
-    expect(refused.some((line) => line.includes('"method":"/auth.v1.Auth/CreateKey"') && line.includes('"service":"auth-service"'))).toBe(true);
+    expect(
+      refused.some((line) => line.includes('"method":"/billing.v1.Billing/AddBalance"') && line.includes('"service":"billing-service"')),
+    ).toBe(true);
+    expect(refused.some((line) => line.includes('"method":"/auth.v1.Auth/CreateKey"') && line.includes('"service":"auth-service"'))).toBe(
+      true,
+    );
     const metrics = await (await fetch(stack.metricsUrls['quota-service'])).text();
-    expect(metrics).toContain('grpc_server_refused_calls_total{method="/quota.v1.Quota/SetFreeTierSettings",caller="chat-product",code="PERMISSION_DENIED"} 1');
+    expect(metrics).toContain(
+      'grpc_server_refused_calls_total{method="/quota.v1.Quota/SetFreeTierSettings",caller="chat-product",code="PERMISSION_DENIED"} 1',
+    );
   });
 
   it('refuses the edge the operator methods, and a caller without a certificate everything but health', async () => {
     const edgeBilling = grpcClient(billingV1.BillingClient, stack.env.BILLING_ADDR, stack.grpcSecurity('edge'), 'billing-service');
     try {
-      await expect(unaryCall(edgeBilling.addBalance.bind(edgeBilling), { accountId, amountMicroLyd: 1 }, DEADLINE_MS)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+      await expect(
+        unaryCall(edgeBilling.addBalance.bind(edgeBilling), { accountId, amountMicroLyd: 1 }, DEADLINE_MS),
+      ).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
     } finally {
       edgeBilling.close();
     }
     const port = stack.env.QUOTA_ADDR.split(':').pop();
     const anonymous = new quotaV1.QuotaClient(`localhost:${port}`, credentials.createSsl(readFileSync(join(stack.tlsRoot, 'ca.crt'))));
     try {
-      await expect(unaryCall(anonymous.countRequest.bind(anonymous), { accountId }, DEADLINE_MS)).rejects.toMatchObject({ code: status.UNAUTHENTICATED });
+      await expect(unaryCall(anonymous.countRequest.bind(anonymous), { accountId }, DEADLINE_MS)).rejects.toMatchObject({
+        code: status.UNAUTHENTICATED,
+      });
     } finally {
       anonymous.close();
     }

@@ -53,9 +53,14 @@ describe("docs/chat-product.md's example, through @chat-gateway/quota-client", (
   it("type-checks against the package's declarations", () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] }, files: ['chat-turn.ts'] }),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] },
+        files: ['chat-turn.ts'],
+      }),
     );
-    expect(() => execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { encoding: 'utf8', stdio: 'pipe' }),
+    ).not.toThrow();
   }, 60_000);
 
   it('counts a turn, takes and gives back a place, and adds its tokens to the usage the API shares', async () => {
@@ -66,13 +71,21 @@ describe("docs/chat-product.md's example, through @chat-gateway/quota-client", (
       execFileSync(process.execPath, [join(project, 'chat-turn.mjs')], {
         cwd: project,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH, QUOTA_ADDR: `localhost:${quotaPort}`, TLS_DIR: join(stack.tlsRoot, 'chat-product'), ACCOUNT_ID: accountId },
+        env: {
+          PATH: process.env.PATH,
+          QUOTA_ADDR: `localhost:${quotaPort}`,
+          TLS_DIR: join(stack.tlsRoot, 'chat-product'),
+          ACCOUNT_ID: accountId,
+        },
       })
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line));
 
-    expect(run()).toEqual([{ answered: true, tokens: { promptTokens: 12, completionTokens: 30 } }, { todayTokens: 42, totalTokens: 42 }]);
+    expect(run()).toEqual([
+      { answered: true, tokens: { promptTokens: 12, completionTokens: 30 } },
+      { todayTokens: 42, totalTokens: 42 },
+    ]);
     // The place went back: three more turns, one after another, each get one.
     for (let turn = 2; turn <= 4; turn++) expect(run()[1]).toEqual({ todayTokens: 42 * turn, totalTokens: 42 * turn });
     expect((await stack.ctl('usage', 'show', '--account', accountId)).json).toEqual({ todayTokens: 168, totalTokens: 168 });

@@ -29,7 +29,14 @@ describe('loadConfig', () => {
         peakHours: { startHour: 0, endHour: 17 },
         reservationTtlMs: 900_000,
       },
-      settleDelivery: { billingAddr: '127.0.0.1:50053', grpcTimeoutMs: 1000, pollMs: 250, maxBackoffMs: 5000, batchSize: 256, claimIdleMs: 30_000 },
+      settleDelivery: {
+        billingAddr: '127.0.0.1:50053',
+        grpcTimeoutMs: 1000,
+        pollMs: 250,
+        maxBackoffMs: 5000,
+        batchSize: 256,
+        claimIdleMs: 30_000,
+      },
       leases: { ttlMs: 30_000, intervalMs: 1000, claimMs: 30_000, batchSize: 50 },
       linePolicy: 'all',
       lineReturns: { idleMs: 600_000, intervalMs: 10_000, batchSize: 100 },
@@ -69,7 +76,14 @@ describe('loadConfig', () => {
       peakHours: { startHour: 22, endHour: 6 },
       reservationTtlMs: 60_000,
     });
-    expect(config.settleDelivery).toEqual({ billingAddr: 'billing:50053', grpcTimeoutMs: 300, pollMs: 10, maxBackoffMs: 100, batchSize: 256, claimIdleMs: 2000 });
+    expect(config.settleDelivery).toEqual({
+      billingAddr: 'billing:50053',
+      grpcTimeoutMs: 300,
+      pollMs: 10,
+      maxBackoffMs: 100,
+      batchSize: 256,
+      claimIdleMs: 2000,
+    });
     expect(Object.isFrozen(config.freeTierLimits)).toBe(true);
   });
 
@@ -94,7 +108,7 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
-  it('reads the key layout: today\'s names unless told, a shard layout only with a prefix that is no hash tag', () => {
+  it("reads the key layout: today's names unless told, a shard layout only with a prefix that is no hash tag", () => {
     expect(loadConfig({ QUOTA_KEY_LAYOUT: 'shard' }).redisKeyLayout).toBe('shard');
     expect(loadConfig({ QUOTA_KEY_LAYOUT: 'account', REDIS_KEY_PREFIX: '{gw}:' }).redisKeyLayout).toBe('account');
     expect(() => loadConfig({ QUOTA_KEY_LAYOUT: 'cluster' })).toThrow('QUOTA_KEY_LAYOUT must be account or shard');
@@ -102,14 +116,22 @@ describe('loadConfig', () => {
   });
 
   it('reads a Redis Cluster (REDIS_CLUSTER_NODES), instead of REDIS_URL, in the shard layout', () => {
-    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379, 10.0.0.7:7000' })).toMatchObject({ redisUrl: undefined, redisClusterNodes: ['redis-0:6379', '10.0.0.7:7000'], redisKeyLayout: 'shard' });
-    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', REDIS_URL: 'redis://redis:6379/0' })).toThrow('set REDIS_URL or REDIS_CLUSTER_NODES, not both');
-    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', QUOTA_KEY_LAYOUT: 'account' })).toThrow('REDIS_CLUSTER_NODES needs QUOTA_KEY_LAYOUT=shard');
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379, 10.0.0.7:7000' })).toMatchObject({
+      redisUrl: undefined,
+      redisClusterNodes: ['redis-0:6379', '10.0.0.7:7000'],
+      redisKeyLayout: 'shard',
+    });
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', REDIS_URL: 'redis://redis:6379/0' })).toThrow(
+      'set REDIS_URL or REDIS_CLUSTER_NODES, not both',
+    );
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379', QUOTA_KEY_LAYOUT: 'account' })).toThrow(
+      'REDIS_CLUSTER_NODES needs QUOTA_KEY_LAYOUT=shard',
+    );
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-0' })).toThrow('REDIS_CLUSTER_NODES must be host:port');
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis://redis-0:6379' })).toThrow('REDIS_CLUSTER_NODES must be host:port');
   });
 
-  it('reads the credit lines\' policy and when idle lines go back', () => {
+  it("reads the credit lines' policy and when idle lines go back", () => {
     const config = loadConfig({ CREDIT_LINE_POLICY: 'need', CREDIT_LINE_IDLE_SECONDS: '60', CREDIT_LINE_RETURN_INTERVAL_MS: '500' });
     expect(config).toMatchObject({ linePolicy: 'need', lineReturns: { idleMs: 60_000, intervalMs: 500, batchSize: 100 } });
     expect(() => loadConfig({ CREDIT_LINE_POLICY: 'some' })).toThrow('CREDIT_LINE_POLICY must be all or need');

@@ -101,7 +101,8 @@ function redisPlace(env: Env, prefix: string): Pick<QuotaConfig, 'redisUrl' | 'r
   const redisClusterNodes = clusterNodes(readOptional(env, 'REDIS_CLUSTER_NODES'));
   if (redisUrl !== undefined && redisClusterNodes !== undefined) throw new Error('set REDIS_URL or REDIS_CLUSTER_NODES, not both');
   const redisKeyLayout = keyLayout(readString(env, 'QUOTA_KEY_LAYOUT', redisClusterNodes ? 'shard' : 'account'), prefix);
-  if (redisClusterNodes && redisKeyLayout !== 'shard') throw new Error('REDIS_CLUSTER_NODES needs QUOTA_KEY_LAYOUT=shard: the account layout spans hash slots');
+  if (redisClusterNodes && redisKeyLayout !== 'shard')
+    throw new Error('REDIS_CLUSTER_NODES needs QUOTA_KEY_LAYOUT=shard: the account layout spans hash slots');
   return { redisUrl, redisClusterNodes, redisKeyLayout };
 }
 

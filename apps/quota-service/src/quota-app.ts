@@ -46,14 +46,30 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     freeTier,
     finisher,
     leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
-    admission: new Admission(stores.admission, prices, new LineExtensionBatcher(billing), freeTier, { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS }, logger),
+    admission: new Admission(
+      stores.admission,
+      prices,
+      new LineExtensionBatcher(billing),
+      freeTier,
+      { leaseTtlMs: config.leases.ttlMs, linePolicy: config.linePolicy, priceWaitMs: PRICE_WAIT_MS },
+      logger,
+    ),
     lines,
-    storeAudit: stores.audit && storeAuditOf({ source: stores.audit, freeTier: stores.freeTier, linesOf: (ids) => billing.linesOf(ids), placeMaxAgeMs: config.placeRecoveryMs }),
+    storeAudit:
+      stores.audit &&
+      storeAuditOf({
+        source: stores.audit,
+        freeTier: stores.freeTier,
+        linesOf: (ids) => billing.linesOf(ids),
+        placeMaxAgeMs: config.placeRecoveryMs,
+      }),
     freeTierTrail: billing,
   };
-  const server = await startGrpcServer(config, [
-    { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) },
-  ], logger).catch(async (err: unknown) => {
+  const server = await startGrpcServer(
+    config,
+    [{ name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) }],
+    logger,
+  ).catch(async (err: unknown) => {
     billing.close();
     await stores.close();
     throw err;

@@ -6,10 +6,18 @@ import { OutboxBacklog, SettleOutbox } from './store/settle-outbox';
  * Requests refused by a limit, whoever asked (the edge or the chat product): `per_minute`,
  * `concurrency`, or `free_<refusal>` for a free request (`free_allowance_used_up`...).
  */
-export const refusals = counter('quota_refusals_total', 'Requests refused, by kind: per_minute, concurrency, or free_<refusal> for a free request.', ['kind']);
+export const refusals = counter(
+  'quota_refusals_total',
+  'Requests refused, by kind: per_minute, concurrency, or free_<refusal> for a free request.',
+  ['kind'],
+);
 
 /** Store operations that could not be answered: the RPC's name, or `SettleOutbox` for the forwarder's reads. */
-export const storeUnavailable = counter('quota_store_unavailable_total', 'Store operations that got no answer in time (Redis unreachable or slow), by operation.', ['operation']);
+export const storeUnavailable = counter(
+  'quota_store_unavailable_total',
+  'Store operations that got no answer in time (Redis unreachable or slow), by operation.',
+  ['operation'],
+);
 
 /**
  * Records delivered from the settle outbox to billing-service: `kind` is bill or return (ApplyBills),
@@ -23,13 +31,19 @@ export const outboxDeliveries = counter(
 );
 
 /** Admit's answers: paid, free, rate_limited, no_place, not_covered, or gone (its edge had given up on it). */
-export const admits = counter('quota_admits_total', 'Admit answers, by outcome: paid, free, rate_limited, no_place, not_covered, gone.', ['outcome']);
+export const admits = counter('quota_admits_total', 'Admit answers, by outcome: paid, free, rate_limited, no_place, not_covered, gone.', [
+  'outcome',
+]);
 
 /**
  * Credit lines extended by billing-service when an Admit found its line short: `grown` (more was
  * lent), `unchanged` (nothing more to lend) or `failed` (billing-service did not answer: UNAVAILABLE).
  */
-export const lineExtensions = counter('quota_credit_line_extensions_total', 'Credit line extensions asked of billing-service, by outcome: grown, unchanged, failed.', ['outcome']);
+export const lineExtensions = counter(
+  'quota_credit_line_extensions_total',
+  'Credit line extensions asked of billing-service, by outcome: grown, unchanged, failed.',
+  ['outcome'],
+);
 
 /**
  * Lines per call that extends credit lines (billing.v1 ExtendCreditLines): 1 when the call went at
@@ -43,13 +57,24 @@ export const lineExtensionBatchSize = histogram(
 );
 
 /** Lines given back to billing-service, by reason: `idle` (the timer) or `operator` (ReturnCreditLine). */
-export const lineReturns = counter('quota_credit_line_returns_total', 'Credit lines given back to billing-service, by reason: idle, operator.', ['reason']);
+export const lineReturns = counter(
+  'quota_credit_line_returns_total',
+  'Credit lines given back to billing-service, by reason: idle, operator.',
+  ['reason'],
+);
 
 /** micro-LYD given back to billing-service, by reason. */
-export const lineReturnedMicro = counter('quota_credit_line_returned_micro_lyd_total', 'micro-LYD of credit lines given back to billing-service, by reason: idle, operator.', ['reason']);
+export const lineReturnedMicro = counter(
+  'quota_credit_line_returned_micro_lyd_total',
+  'micro-LYD of credit lines given back to billing-service, by reason: idle, operator.',
+  ['reason'],
+);
 
 /** 1 while this replica holds billing-service's price table (its watch is up), else 0: paid Admits are refused. */
-export const priceWatchUp = gauge('quota_price_watch_up', 'Whether this replica holds the price table from billing-service (1) or not (0: paid admissions answer UNAVAILABLE).');
+export const priceWatchUp = gauge(
+  'quota_price_watch_up',
+  'Whether this replica holds the price table from billing-service (1) or not (0: paid admissions answer UNAVAILABLE).',
+);
 
 /** The `kind` of a free-tier refusal. */
 export const freeRefusalKind = (refusal: FreeRefusal): string => `free_${refusal.replace(/-/g, '_')}`;
@@ -62,7 +87,11 @@ export const leaseRenewals = counter(
 );
 
 /** Lapsed leases: `finished` from their last renewal, `retry` (could not be finished now) or `dropped` (refused for good). */
-export const lapsedLeases = counter('quota_lapsed_leases_total', 'Requests whose lease lapsed, by outcome: finished from the last renewal, retry, or dropped.', ['outcome']);
+export const lapsedLeases = counter(
+  'quota_lapsed_leases_total',
+  'Requests whose lease lapsed, by outcome: finished from the last renewal, retry, or dropped.',
+  ['outcome'],
+);
 
 /**
  * What waits in the settle outbox, read when scraped: bills not yet delivered to billing-service
@@ -72,6 +101,14 @@ export function watchOutbox(outbox: SettleOutbox): void {
   // Both gauges are collected in one scrape: they share one read of the outbox.
   let reading: Promise<OutboxBacklog> | undefined;
   const read = () => (reading ??= outbox.backlog().finally(() => (reading = undefined)));
-  sampledGauge('quota_settle_outbox_backlog', 'Bills in the settle outbox not yet delivered to billing-service (the shared outbox, as every replica sees it).', async () => (await read()).records);
-  sampledGauge('quota_settle_outbox_oldest_age_seconds', 'Age of the oldest bill not yet delivered from the settle outbox, seconds (0 when none waits).', async () => (await read()).oldestAgeSeconds);
+  sampledGauge(
+    'quota_settle_outbox_backlog',
+    'Bills in the settle outbox not yet delivered to billing-service (the shared outbox, as every replica sees it).',
+    async () => (await read()).records,
+  );
+  sampledGauge(
+    'quota_settle_outbox_oldest_age_seconds',
+    'Age of the oldest bill not yet delivered from the settle outbox, seconds (0 when none waits).',
+    async () => (await read()).oldestAgeSeconds,
+  );
 }

@@ -47,12 +47,20 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
     placeRecoveryMs: config.placeRecoveryMs,
   };
   if (!config.redisUrl && !config.redisClusterNodes) {
-    logger.warn('REDIS_URL and REDIS_CLUSTER_NODES unset: limits, free tier, credit lines, leases and unsent bills are kept in memory, correct for one replica only');
+    logger.warn(
+      'REDIS_URL and REDIS_CLUSTER_NODES unset: limits, free tier, credit lines, leases and unsent bills are kept in memory, correct for one replica only',
+    );
     const memory = openInMemoryStores(settings, config.freeTierDefaults);
     return { ...memory, durable: false, close: () => memory.limits.close() };
   }
   const onReady = async (client: Redis) => {
-    await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client), loadAdmissionScripts(client), loadOutboxScripts(client)]);
+    await Promise.all([
+      loadLimitScripts(client),
+      loadFreeTierScripts(client),
+      loadLeaseScripts(client),
+      loadAdmissionScripts(client),
+      loadOutboxScripts(client),
+    ]);
   };
   const client = config.redisClusterNodes
     ? await openRedisCluster(config.redisClusterNodes, { commandTimeoutMs: config.redisTimeoutMs, onReady }, logger)

@@ -47,7 +47,12 @@ describe('200 Admits of one account at once, on two quota-service replicas', () 
     );
   const tally = (answers: quotaV1.AdmitResponse[]) => {
     const of = (outcome: quotaV1.AdmitOutcome) => answers.filter((a) => a.outcome === outcome).length;
-    return { paid: of(Outcome.ADMIT_OUTCOME_PAID), noPlace: of(Outcome.ADMIT_OUTCOME_NO_PLACE), notCovered: of(Outcome.ADMIT_OUTCOME_NOT_COVERED), rateLimited: of(Outcome.ADMIT_OUTCOME_RATE_LIMITED) };
+    return {
+      paid: of(Outcome.ADMIT_OUTCOME_PAID),
+      noPlace: of(Outcome.ADMIT_OUTCOME_NO_PLACE),
+      notCovered: of(Outcome.ADMIT_OUTCOME_NOT_COVERED),
+      rateLimited: of(Outcome.ADMIT_OUTCOME_RATE_LIMITED),
+    };
   };
   /** Exactly 30 counted: the answers that were allowed carry each Remaining from 29 down to 0 once. */
   const expectThirtyCounted = (answers: quotaV1.AdmitResponse[]) => {
@@ -76,7 +81,17 @@ describe('200 Admits of one account at once, on two quota-service replicas', () 
       replica.edge.call(
         {
           $case: 'finishRequest',
-          value: { accountId: account, requestId, model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 100, completionTokens: 50, usageEstimated: false, hold: { amountMicroLyd: 5000, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 }, admitted: true },
+          value: {
+            accountId: account,
+            requestId,
+            model: 'vendor-v4-flash',
+            payment: quotaV1.Payment.PAYMENT_PAID,
+            promptTokens: 100,
+            completionTokens: 50,
+            usageEstimated: false,
+            hold: { amountMicroLyd: 5000, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 },
+            admitted: true,
+          },
         },
         DEADLINE_MS,
       );

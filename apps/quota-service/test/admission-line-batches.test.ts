@@ -6,7 +6,10 @@ import { OlderBilling, startOlderBilling } from './older-billing';
 const { ADMIT_OUTCOME_PAID: PAID, ADMIT_OUTCOME_NOT_COVERED: NOT_COVERED } = quotaV1.AdmitOutcome;
 
 /** The line extensions this process's replicas sent: calls and the lines in them. */
-const batches = async () => ({ calls: await counterValue('quota_credit_line_batch_size_count'), lines: await counterValue('quota_credit_line_batch_size_sum') });
+const batches = async () => ({
+  calls: await counterValue('quota_credit_line_batch_size_count'),
+  lines: await counterValue('quota_credit_line_batch_size_sum'),
+});
 
 /**
  * Admits of many accounts with no credit line yet, at once, on EdgeCalls as the edge sends them,
@@ -57,7 +60,12 @@ describe('credit line extensions of many Admits at once, batched', () => {
 
     accounts.forEach((_, i) => {
       if (i % 50 === 0) expect(answers[i]).toMatchObject({ outcome: NOT_COVERED, balanceMicroLyd: balance(i), requiredMicroLyd: 20_000 });
-      else expect(answers[i]).toMatchObject({ outcome: PAID, hold: { amountMicroLyd: 5000 }, count: { remaining: i === 1 ? expect.any(Number) : 29 } });
+      else
+        expect(answers[i]).toMatchObject({
+          outcome: PAID,
+          hold: { amountMicroLyd: 5000 },
+          count: { remaining: i === 1 ? expect.any(Number) : 29 },
+        });
     });
     // The same account twice: both paid, counted 2 in its minute.
     expect(answers[300]).toMatchObject({ outcome: PAID });

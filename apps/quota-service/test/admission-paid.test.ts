@@ -16,7 +16,12 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
   let account: string;
   const admit = (req: quotaV1.AdmitRequest, on = replica) => unaryCall(on.quota.admit.bind(on.quota), req, DEADLINE_MS);
   const finish = (req: quotaV1.FinishRequestRequest) => unaryCall(replica.quota.finishRequest.bind(replica.quota), req, DEADLINE_MS);
-  const finished = (requestId: string, promptTokens: number, completionTokens: number, hold?: quotaV1.Hold): quotaV1.FinishRequestRequest => ({
+  const finished = (
+    requestId: string,
+    promptTokens: number,
+    completionTokens: number,
+    hold?: quotaV1.Hold,
+  ): quotaV1.FinishRequestRequest => ({
     accountId: account,
     requestId,
     model: 'vendor-v4-flash',
@@ -44,7 +49,11 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
 
   it('admits a paid request in one Redis round trip, finishes it in one, and asks billing-service nothing while the line covers it', async () => {
     await stack.addBalance(account, 100_000);
-    expect(await admit(admitRequest(account, 'r1'))).toMatchObject({ outcome: PAID, count: { allowed: true, remaining: 29 }, hold: FLASH_HOLD });
+    expect(await admit(admitRequest(account, 'r1'))).toMatchObject({
+      outcome: PAID,
+      count: { allowed: true, remaining: 29 },
+      hold: FLASH_HOLD,
+    });
     const extensions = await counterValue('quota_credit_line_extensions_total');
 
     const admitted = await meter.measure(account, () => admit(admitRequest(account, 'r2')));
@@ -62,7 +71,9 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     await stack.eventually(() => stack.ledger('r2'), [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
     await stack.eventually(() => stack.ledger('r1'), [{ amount: 5000, paid: true, estimated: false, prompt: 1000, completion: 5000 }]);
     expect(await stack.line(account)).toEqual({ balance: 92_000, line: 92_000, granted: 100_000, charged: 8000, returned: 0 });
-    console.info(`paid Admit: ${admitted.commands.roundTrips.length} round trip, ${admitted.commands.scriptCommands.length} commands in it; Finish: ${ended.commands.roundTrips.length} round trip, ${ended.commands.scriptCommands.length} commands`);
+    console.info(
+      `paid Admit: ${admitted.commands.roundTrips.length} round trip, ${admitted.commands.scriptCommands.length} commands in it; Finish: ${ended.commands.roundTrips.length} round trip, ${ended.commands.scriptCommands.length} commands`,
+    );
   });
 
   it('tells what running paid requests hold (GetHeld): their worst cases while they run, none once finished; free ones hold nothing', async () => {
@@ -114,7 +125,10 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     const abandon = { ...finished('lost-answer', 0, 0), payment: PAYMENT_PAID, admitted: false };
     expect(await finish(abandon)).toEqual({ released: true, repeated: false });
     // The whole balance is free again: 1,000 + 2,250 tokens hold 10,000.
-    expect(await admit(admitRequest(account, 'whole', { maxTokens: 2250 }))).toMatchObject({ outcome: PAID, hold: { amountMicroLyd: 10_000 } });
+    expect(await admit(admitRequest(account, 'whole', { maxTokens: 2250 }))).toMatchObject({
+      outcome: PAID,
+      hold: { amountMicroLyd: 10_000 },
+    });
     await expect(admit(admitRequest(account, 'lost-answer'))).rejects.toMatchObject({ code: status.ABORTED });
     await finish({ ...abandon, requestId: 'never-arrived' });
     await expect(admit(admitRequest(account, 'never-arrived'))).rejects.toMatchObject({ code: status.ABORTED });
@@ -137,15 +151,22 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     expect(await admit(admitRequest(account, 'ok'))).toMatchObject({ count: { remaining: 29 } });
   });
 
-  it('prices the next Admit on every replica with a price once billing-service\'s SetPrice returns', async () => {
+  it("prices the next Admit on every replica with a price once billing-service's SetPrice returns", async () => {
     const other = await stack.replica();
     await stack.addBalance(account, 100_000);
     const setPrice = (output: number) =>
-      unaryCall(stack.billing.setPrice.bind(stack.billing), { price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: output } }, DEADLINE_MS);
+      unaryCall(
+        stack.billing.setPrice.bind(stack.billing),
+        { price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: output } },
+        DEADLINE_MS,
+      );
     try {
       await setPrice(8_000_000);
       for (const [i, on] of [replica, other].entries()) {
-        expect(await admit(admitRequest(account, `priced-${i}`), on)).toMatchObject({ outcome: PAID, hold: { amountMicroLyd: 9000, outputMicroLydPerMillion: 8_000_000 } });
+        expect(await admit(admitRequest(account, `priced-${i}`), on)).toMatchObject({
+          outcome: PAID,
+          hold: { amountMicroLyd: 9000, outputMicroLydPerMillion: 8_000_000 },
+        });
       }
     } finally {
       await setPrice(4_000_000);

@@ -83,7 +83,10 @@ export class AdmissionStack {
     });
     const app = await startQuotaApp(config, silent);
     const quota = new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
-    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.edgeCalls(), { streams: 2, rotateMs: 60_000 });
+    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.edgeCalls(), {
+      streams: 2,
+      rotateMs: 60_000,
+    });
     const replica = { app, quota, edge };
     this.replicas.push(replica);
     await this.until(async () => {
@@ -122,7 +125,9 @@ export class AdmissionStack {
 
   /** Why the ledger says a request ended ('' when not recorded), or undefined without a row. */
   async endReason(requestId: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<{ end_reason: string }>('SELECT end_reason FROM billing.ledger WHERE request_id = $1', [requestId]);
+    const { rows } = await this.db.query<{ end_reason: string }>('SELECT end_reason FROM billing.ledger WHERE request_id = $1', [
+      requestId,
+    ]);
     return rows[0]?.end_reason;
   }
 

@@ -25,7 +25,16 @@ export interface BillingProcess {
 export async function startBillingProcess(databaseUrl: string, tlsDir?: string): Promise<BillingProcess> {
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-billing-'));
-  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, BILLING_PORT: String(port), BILLING_METRICS_PORT: String(metricsPort), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error', ...(tlsDir ? { TLS_DIR: tlsDir } : { GRPC_INSECURE: 'true' }) };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    BILLING_PORT: String(port),
+    BILLING_METRICS_PORT: String(metricsPort),
+    BIND_HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    ...(tlsDir ? { TLS_DIR: tlsDir } : { GRPC_INSECURE: 'true' }),
+  };
   const child = spawn(process.execPath, [MAIN], { env, stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {

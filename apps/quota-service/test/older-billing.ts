@@ -1,4 +1,13 @@
-import { Client, credentials, handleBidiStreamingCall, handleUnaryCall, MethodDefinition, Server, ServerCredentials, UntypedHandleCall } from '@grpc/grpc-js';
+import {
+  Client,
+  credentials,
+  handleBidiStreamingCall,
+  handleUnaryCall,
+  MethodDefinition,
+  Server,
+  ServerCredentials,
+  UntypedHandleCall,
+} from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 
 /** A billing-service of an older release, in front of a real one. */
@@ -25,7 +34,15 @@ export async function startOlderBilling(address: string, without: string): Promi
   for (const [name, { path, requestStream, responseStream }] of Object.entries(billingV1.BillingService)) {
     const method = path.split('/').pop() ?? '';
     if (method === without || requestStream !== responseStream) continue;
-    definition[name] = { path, requestStream, responseStream, requestSerialize: bytes, requestDeserialize: bytes, responseSerialize: bytes, responseDeserialize: bytes };
+    definition[name] = {
+      path,
+      requestStream,
+      responseStream,
+      requestSerialize: bytes,
+      requestDeserialize: bytes,
+      responseSerialize: bytes,
+      responseDeserialize: bytes,
+    };
     const count = () => served.set(method, (served.get(method) ?? 0) + 1);
     const unary: handleUnaryCall<Buffer, Buffer> = (call, callback) => {
       count();
@@ -45,7 +62,9 @@ export async function startOlderBilling(address: string, without: string): Promi
   }
   const server = new Server();
   server.addService(definition, implementation);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
   return {
     address: `127.0.0.1:${port}`,
     served,

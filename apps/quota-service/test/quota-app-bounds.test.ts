@@ -1,5 +1,13 @@
 import { ServiceError, status } from '@grpc/grpc-js';
-import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_ID_LENGTH, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
+import {
+  MAX_BODY_BYTES,
+  MAX_COMPLETION_TOKENS,
+  MAX_FREE_TIER_TOKENS,
+  MAX_ID_LENGTH,
+  MAX_IMAGES,
+  MAX_MODEL_ID_LENGTH,
+  MAX_PROMPT_TOKENS,
+} from '@gw/bounds';
 import { billingV1, quotaV1 } from '@gw/contracts';
 import { createLogger, GrpcSecurity, grpcClient, RunningGrpcServer, startGrpcServer, unaryCall } from '@gw/service-kit';
 import { createTestRedis, TestRedis, testTlsDir } from '@gw/testing';
@@ -33,13 +41,16 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
   const newAccount = () => `acct_bounds_${process.pid}_${++seq}`;
   const usage = (accountId: string) => unaryCall(chat.getUsage.bind(chat), { accountId }, DEADLINE_MS);
   const allowance = (accountId: string) => unaryCall(consoleQuota.getFreeAllowance.bind(consoleQuota), { accountId }, DEADLINE_MS);
-  const acquire = (client: quotaV1.QuotaClient, req: quotaV1.AcquirePlaceRequest) => unaryCall(client.acquirePlace.bind(client), req, DEADLINE_MS);
+  const acquire = (client: quotaV1.QuotaClient, req: quotaV1.AcquirePlaceRequest) =>
+    unaryCall(client.acquirePlace.bind(client), req, DEADLINE_MS);
   const release = (req: quotaV1.ReleasePlaceRequest) => unaryCall(chat.releasePlace.bind(chat), req, DEADLINE_MS);
   const finish = (req: quotaV1.FinishRequestRequest) => unaryCall(edge.finishRequest.bind(edge), req, DEADLINE_MS);
   /** How many of the account's 3 places are free now (takes them, then gives them back without tokens). */
   const freePlaces = async (accountId: string) => {
     const probes = ['probe_1', 'probe_2', 'probe_3'];
-    const granted = (await Promise.all(probes.map((requestId) => acquire(chat, { accountId, requestId, lease: undefined })))).filter((p) => p.granted).length;
+    const granted = (await Promise.all(probes.map((requestId) => acquire(chat, { accountId, requestId, lease: undefined })))).filter(
+      (p) => p.granted,
+    ).length;
     for (const requestId of probes) await release({ accountId, requestId, promptTokens: 0, completionTokens: 0 });
     return granted;
   };
@@ -66,7 +77,10 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
   beforeAll(async () => {
     redis = await createTestRedis();
     // billing-service as far as the operator's free-tier changes need it: its audit trail records each before it is made.
-    const recordFreeTierChange = ({ request }: { request: billingV1.RecordFreeTierChangeRequest }, done: (err: Error | null, res?: billingV1.RecordFreeTierChangeResponse) => void) => {
+    const recordFreeTierChange = (
+      { request }: { request: billingV1.RecordFreeTierChangeRequest },
+      done: (err: Error | null, res?: billingV1.RecordFreeTierChangeResponse) => void,
+    ) => {
       if (request.reason === 'trail down') return done(Object.assign(new Error('trail down'), { code: status.UNAVAILABLE }));
       done(null, { seq: recorded.push(request) });
     };
@@ -117,7 +131,10 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     // The place is still the turn's: the refused calls gave nothing back.
     expect(await freePlaces(accountId)).toBe(2);
     expect(await release(turn)).toEqual({ released: true });
-    expect(await usage(accountId)).toEqual({ todayTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS, totalTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
+    expect(await usage(accountId)).toEqual({
+      todayTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS,
+      totalTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS,
+    });
     const longIds = { accountId: id(MAX_ID_LENGTH, 'a'), requestId: id(MAX_ID_LENGTH, 'r') };
     expect(await release({ ...longIds, promptTokens: 1, completionTokens: 1 })).toEqual({ released: false });
     expect(await usage(longIds.accountId)).toEqual({ todayTokens: 2, totalTokens: 2 });
@@ -128,23 +145,40 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     const counted = await unaryCall(chat.countRequest.bind(chat), { accountId: id(MAX_ID_LENGTH, 'c') }, DEADLINE_MS);
     expect(counted).toMatchObject({ allowed: true, remaining: 29 });
     await expect(acquire(chat, { accountId: id(MAX_ID_LENGTH + 1), requestId: 'r', lease: undefined })).rejects.toMatchObject(invalid);
-    await expect(acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH + 1), lease: undefined })).rejects.toMatchObject(invalid);
+    await expect(
+      acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH + 1), lease: undefined }),
+    ).rejects.toMatchObject(invalid);
     expect(await freePlaces(id(MAX_ID_LENGTH, 'p'))).toBe(3);
-    expect(await acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH), lease: undefined })).toMatchObject({ granted: true });
+    expect(await acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH), lease: undefined })).toMatchObject({
+      granted: true,
+    });
     await expect(usage(id(MAX_ID_LENGTH + 1))).rejects.toMatchObject(invalid);
   });
 
   it('AcquirePlace with a lease (the edge): its tokens and model within bounds, else no place and no lease', async () => {
     const accountId = newAccount();
     const requestId = `req_${++seq}`;
-    for (const wrong of [{ promptTokens: MAX_PROMPT_TOKENS + 1 }, { completionTokens: MAX_COMPLETION_TOKENS + 1 }, { completionTokens: 2 ** 62 }, { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') }]) {
+    for (const wrong of [
+      { promptTokens: MAX_PROMPT_TOKENS + 1 },
+      { completionTokens: MAX_COMPLETION_TOKENS + 1 },
+      { completionTokens: 2 ** 62 },
+      { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') },
+    ]) {
       await expect(acquire(edge, { accountId, requestId, lease: lease(accountId, requestId, wrong) })).rejects.toMatchObject(invalid);
     }
     expect(await freePlaces(accountId)).toBe(3);
-    expect((await unaryCall(edge.renewLeases.bind(edge), { leases: [lease(accountId, requestId)] }, DEADLINE_MS)).unknownRequestIds).toEqual([requestId]);
-    const atBounds = lease(accountId, requestId, { model: id(MAX_MODEL_ID_LENGTH, 'm'), promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS });
+    expect(
+      (await unaryCall(edge.renewLeases.bind(edge), { leases: [lease(accountId, requestId)] }, DEADLINE_MS)).unknownRequestIds,
+    ).toEqual([requestId]);
+    const atBounds = lease(accountId, requestId, {
+      model: id(MAX_MODEL_ID_LENGTH, 'm'),
+      promptTokens: MAX_PROMPT_TOKENS,
+      completionTokens: MAX_COMPLETION_TOKENS,
+    });
     expect(await acquire(edge, { accountId, requestId, lease: atBounds })).toMatchObject({ granted: true });
-    await expect(unaryCall(edge.renewLeases.bind(edge), { leases: [{ ...atBounds, promptTokens: MAX_PROMPT_TOKENS + 1 }] }, DEADLINE_MS)).rejects.toMatchObject(invalid);
+    await expect(
+      unaryCall(edge.renewLeases.bind(edge), { leases: [{ ...atBounds, promptTokens: MAX_PROMPT_TOKENS + 1 }] }, DEADLINE_MS),
+    ).rejects.toMatchObject(invalid);
     expect((await unaryCall(edge.renewLeases.bind(edge), { leases: [atBounds] }, DEADLINE_MS)).unknownRequestIds).toEqual([]);
   });
 
@@ -161,12 +195,21 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     ]) {
       await expect(finish({ ...request, ...wrong })).rejects.toMatchObject(invalid);
     }
-    const batch = await unaryCall(edge.finishRequests.bind(edge), { requests: [{ ...request, completionTokens: MAX_COMPLETION_TOKENS + 1 }] }, DEADLINE_MS);
-    expect(batch.outcomes).toEqual([{ finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.stringContaining('completion_tokens') }]);
+    const batch = await unaryCall(
+      edge.finishRequests.bind(edge),
+      { requests: [{ ...request, completionTokens: MAX_COMPLETION_TOKENS + 1 }] },
+      DEADLINE_MS,
+    );
+    expect(batch.outcomes).toEqual([
+      { finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.stringContaining('completion_tokens') },
+    ]);
     expect(await usage(accountId)).toEqual({ todayTokens: 0, totalTokens: 0 });
     expect(await freePlaces(accountId)).toBe(2);
     expect(await finish({ ...request, model: id(MAX_MODEL_ID_LENGTH, 'm') })).toEqual({ released: true, repeated: false });
-    expect(await usage(accountId)).toEqual({ todayTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS, totalTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
+    expect(await usage(accountId)).toEqual({
+      todayTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS,
+      totalTokens: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS,
+    });
   });
 
   it('ReserveFree (the edge): prompt and new message up to the context window, 32 images, 2 MB, max_tokens up to 32,768; nothing reserved past them', async () => {
@@ -174,7 +217,18 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     const ask = (overrides: Partial<quotaV1.ReserveFreeRequest>) =>
       unaryCall(
         edge.reserveFree.bind(edge),
-        { accountId, requestId: `req_${++seq}`, model: 'vendor-v4-flash', thinking: false, textPromptTokens: 100, imageCount: 0, newMessageTokens: 10, jsonBytes: 500, maxTokens: 100, ...overrides },
+        {
+          accountId,
+          requestId: `req_${++seq}`,
+          model: 'vendor-v4-flash',
+          thinking: false,
+          textPromptTokens: 100,
+          imageCount: 0,
+          newMessageTokens: 10,
+          jsonBytes: 500,
+          maxTokens: 100,
+          ...overrides,
+        },
         DEADLINE_MS,
       );
     for (const wrong of [
@@ -190,7 +244,11 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     }
     expect(await allowance(accountId)).toMatchObject({ usedTokens: 0 });
     // At the bounds each is a request the free tier answers (too large for it), not an error.
-    for (const atBound of [{ textPromptTokens: MAX_PROMPT_TOKENS }, { newMessageTokens: MAX_PROMPT_TOKENS }, { jsonBytes: MAX_BODY_BYTES }]) {
+    for (const atBound of [
+      { textPromptTokens: MAX_PROMPT_TOKENS },
+      { newMessageTokens: MAX_PROMPT_TOKENS },
+      { jsonBytes: MAX_BODY_BYTES },
+    ]) {
       expect(await ask(atBound)).toMatchObject({ granted: false, refusal: quotaV1.FreeRefusal.FREE_REFUSAL_REQUEST_TOO_LARGE });
     }
     expect(await ask({ imageCount: MAX_IMAGES, maxTokens: MAX_COMPLETION_TOKENS })).toMatchObject({ granted: true, maxTokens: 2048 });
@@ -207,8 +265,19 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     expect(recorded).toEqual([]);
     await expect(set({ dailyTokens: MAX_FREE_TIER_TOKENS, reason: 'trail down' })).rejects.toMatchObject({ code: status.UNAVAILABLE });
     expect(await set({})).toEqual(before);
-    expect(await set({ dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS })).toMatchObject({ settings: { dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS } });
-    expect(recorded).toEqual([{ ...before.settings, dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS, changed: ['daily_tokens', 'pool_tokens'], actor: 'ctl', reason: '' }]);
+    expect(await set({ dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS })).toMatchObject({
+      settings: { dailyTokens: MAX_FREE_TIER_TOKENS, poolTokens: MAX_FREE_TIER_TOKENS },
+    });
+    expect(recorded).toEqual([
+      {
+        ...before.settings,
+        dailyTokens: MAX_FREE_TIER_TOKENS,
+        poolTokens: MAX_FREE_TIER_TOKENS,
+        changed: ['daily_tokens', 'pool_tokens'],
+        actor: 'ctl',
+        reason: '',
+      },
+    ]);
     await set({ dailyTokens: before.settings?.dailyTokens, poolTokens: before.settings?.poolTokens });
   });
 
@@ -216,7 +285,17 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     const accountId = newAccount();
     const stream = edge.edgeCalls();
     const failed = new Promise<ServiceError>((resolve) => stream.on('error', resolve));
-    stream.write({ calls: [{ callId: 1, timeoutMs: 2000, request: { $case: 'finishRequest', value: finishRequest(accountId, { completionTokens: 2 ** 62 }) }, traceContext: {} }], cancelledCallIds: [] });
+    stream.write({
+      calls: [
+        {
+          callId: 1,
+          timeoutMs: 2000,
+          request: { $case: 'finishRequest', value: finishRequest(accountId, { completionTokens: 2 ** 62 }) },
+          traceContext: {},
+        },
+      ],
+      cancelledCallIds: [],
+    });
     expect(await failed).toMatchObject(invalid);
     expect(await usage(accountId)).toEqual({ todayTokens: 0, totalTokens: 0 });
   });

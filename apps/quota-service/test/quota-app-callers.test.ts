@@ -17,7 +17,7 @@ const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDi
  * with mutual TLS, each caller with its own certificate: a lease carries a bill, so only the edge
  * may send one, and only for the account of its call.
  */
-describe('quota-service over mutual TLS: leases are the edge\'s, and of the call\'s account', () => {
+describe("quota-service over mutual TLS: leases are the edge's, and of the call's account", () => {
   let redis: TestRedis;
   let testDb: TestDatabase;
   let db: Database;
@@ -58,11 +58,14 @@ describe('quota-service over mutual TLS: leases are the edge\'s, and of the call
     promptTokens: tokens,
     completionTokens: tokens,
   });
-  const acquire = (client: quotaV1.QuotaClient, req: quotaV1.AcquirePlaceRequest) => unaryCall(client.acquirePlace.bind(client), req, DEADLINE_MS);
+  const acquire = (client: quotaV1.QuotaClient, req: quotaV1.AcquirePlaceRequest) =>
+    unaryCall(client.acquirePlace.bind(client), req, DEADLINE_MS);
   /** The request ids of these leases that quota-service does not hold (RenewLeases, as the edge asks). */
-  const unknownLeases = async (edge: quotaV1.QuotaClient, leases: quotaV1.Lease[]) => (await unaryCall(edge.renewLeases.bind(edge), { leases }, DEADLINE_MS)).unknownRequestIds;
+  const unknownLeases = async (edge: quotaV1.QuotaClient, leases: quotaV1.Lease[]) =>
+    (await unaryCall(edge.renewLeases.bind(edge), { leases }, DEADLINE_MS)).unknownRequestIds;
   const usage = (client: quotaV1.QuotaClient, accountId: string) => unaryCall(client.getUsage.bind(client), { accountId }, DEADLINE_MS);
-  const ledgerRows = async (accountId: string) => (await db.query('SELECT request_id FROM billing.ledger WHERE account_id = $1', [accountId])).rows;
+  const ledgerRows = async (accountId: string) =>
+    (await db.query('SELECT request_id FROM billing.ledger WHERE account_id = $1', [accountId])).rows;
   const newAccount = (name: string) => `acct_${name}_${process.pid}_${++seq}`;
 
   beforeAll(async () => {
@@ -98,19 +101,28 @@ describe('quota-service over mutual TLS: leases are the edge\'s, and of the call
 
     // No lease, so nothing for the reaper to finish into a bill; no place taken; no free allowance used.
     // (Asked with tokens within their bounds: RenewLeases, like AcquirePlace, takes no lease past them.)
-    expect(await unknownLeases(edge, planted.map((req) => ({ ...req.lease, promptTokens: 1, completionTokens: 1 })))).toEqual(planted.map((req) => req.requestId));
+    expect(
+      await unknownLeases(
+        edge,
+        planted.map((req) => ({ ...req.lease, promptTokens: 1, completionTokens: 1 })),
+      ),
+    ).toEqual(planted.map((req) => req.requestId));
     for (const accountId of [attacker, victim]) {
       const places = await Promise.all([1, 2, 3].map((n) => acquire(chat, { accountId, requestId: `turn_${n}`, lease: undefined })));
       expect(places.map((p) => p.granted)).toEqual([true, true, true]);
     }
-    expect(await unaryCall(consoleQuota.getFreeAllowance.bind(consoleQuota), { accountId: victim }, DEADLINE_MS)).toMatchObject({ usedTokens: 0 });
+    expect(await unaryCall(consoleQuota.getFreeAllowance.bind(consoleQuota), { accountId: victim }, DEADLINE_MS)).toMatchObject({
+      usedTokens: 0,
+    });
 
     // A lease the edge starts and lets lapse is finished and billed by the reaper. A lease planted
     // before it would have lapsed first and been finished first, so once the edge's is in the
     // ledger, the usage and the ledger of the accounts attacked show that there was none.
     const witness = newAccount('witness');
     const witnessRequest = `witness_${++seq}`;
-    expect(await acquire(edge, { accountId: witness, requestId: witnessRequest, lease: lease(witness, witnessRequest, PAYMENT_FREE) })).toMatchObject({ granted: true });
+    expect(
+      await acquire(edge, { accountId: witness, requestId: witnessRequest, lease: lease(witness, witnessRequest, PAYMENT_FREE) }),
+    ).toMatchObject({ granted: true });
     const deadline = Date.now() + 10_000;
     while ((await ledgerRows(witness)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await ledgerRows(witness)).toEqual([{ request_id: witnessRequest }]);
@@ -134,22 +146,40 @@ describe('quota-service over mutual TLS: leases are the edge\'s, and of the call
     const other = newAccount('other');
     const requestId = `req_${++seq}`;
     const mismatched = [lease(other, requestId, PAYMENT_PAID), lease(accountId, `req_${++seq}`, PAYMENT_PAID)];
-    for (const wrong of mismatched) await expect(acquire(edge, { accountId, requestId, lease: wrong })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    for (const wrong of mismatched)
+      await expect(acquire(edge, { accountId, requestId, lease: wrong })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
     expect(await unknownLeases(edge, mismatched)).toEqual(mismatched.map((l) => l.requestId));
     expect(await unknownLeases(edge, [lease(accountId, requestId, PAYMENT_PAID)])).toEqual([requestId]);
   });
 
-  it('still starts the edge\'s lease with its place, and still gives the chat product places and usage without one', async () => {
+  it("still starts the edge's lease with its place, and still gives the chat product places and usage without one", async () => {
     const { edge, chat } = quota;
     const accountId = newAccount('normal');
     const requestId = `req_${++seq}`;
-    expect(await acquire(edge, { accountId, requestId, lease: lease(accountId, requestId, PAYMENT_PAID) })).toEqual({ granted: true, limit: 3 });
+    expect(await acquire(edge, { accountId, requestId, lease: lease(accountId, requestId, PAYMENT_PAID) })).toEqual({
+      granted: true,
+      limit: 3,
+    });
     expect(await unknownLeases(edge, [lease(accountId, requestId, PAYMENT_PAID)])).toEqual([]);
-    const finish = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 0, completionTokens: 0, usageEstimated: false };
+    const finish = {
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_PAID,
+      promptTokens: 0,
+      completionTokens: 0,
+      usageEstimated: false,
+    };
     expect(await unaryCall(edge.finishRequest.bind(edge), finish, DEADLINE_MS)).toEqual({ released: true, repeated: false });
 
     expect(await acquire(chat, { accountId, requestId: 'chat-turn-1', lease: undefined })).toEqual({ granted: true, limit: 3 });
-    expect(await unaryCall(chat.releasePlace.bind(chat), { accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 }, DEADLINE_MS)).toEqual({ released: true });
+    expect(
+      await unaryCall(
+        chat.releasePlace.bind(chat),
+        { accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 },
+        DEADLINE_MS,
+      ),
+    ).toEqual({ released: true });
     expect(await usage(chat, accountId)).toEqual({ todayTokens: 42, totalTokens: 42 });
   });
 });

@@ -22,9 +22,11 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
   let seq = 0;
 
   const startApp = async (env: Env = {}) => {
-    const config = loadConfig({ QUOTA_METRICS_PORT: '0',
+    const config = loadConfig({
+      QUOTA_METRICS_PORT: '0',
       QUOTA_PORT: '0',
-      BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
       REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: redis.keyPrefix,
       BILLING_ADDR: billingService.address,
@@ -41,7 +43,12 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     return { app, quota: client };
   };
   const ledger = async (requestId: string) =>
-    (await db.query('SELECT account_id, amount_micro::int AS amount, paid, prompt_tokens::int AS prompt FROM billing.ledger WHERE request_id = $1', [requestId])).rows;
+    (
+      await db.query(
+        'SELECT account_id, amount_micro::int AS amount, paid, prompt_tokens::int AS prompt FROM billing.ledger WHERE request_id = $1',
+        [requestId],
+      )
+    ).rows;
   const eventually = async <T>(read: () => Promise<T>, expected: T) => {
     const deadline = Date.now() + 5000;
     let value = await read();
@@ -83,7 +90,9 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const { quota } = await startApp({ FREE_DAILY_TOKENS: '5000' });
     const set = (req: quotaV1.SetFreeTierSettingsRequest) => unaryCall(quota.setFreeTierSettings.bind(quota), req, DEADLINE_MS);
     expect(await set({})).toEqual({ settings: { dailyTokens: 5000, poolTokens: 50_000_000, paused: false, enabled: true } });
-    expect(await set({ paused: true, poolTokens: 10 })).toEqual({ settings: { dailyTokens: 5000, poolTokens: 10, paused: true, enabled: true } });
+    expect(await set({ paused: true, poolTokens: 10 })).toEqual({
+      settings: { dailyTokens: 5000, poolTokens: 10, paused: true, enabled: true },
+    });
     expect(await set({ paused: false, poolTokens: 50_000_000 })).toMatchObject({ settings: { paused: false } });
     await expect(set({ dailyTokens: -1 })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
   });
@@ -93,14 +102,34 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const reserve = (req: quotaV1.ReserveFreeRequest) => unaryCall(quota.reserveFree.bind(quota), req, DEADLINE_MS);
     const accountId = `acct_free_${Date.now()}`;
     const request = freeRequest(accountId);
-    expect(await reserve(request)).toEqual({ granted: true, refusal: Refusal.FREE_REFUSAL_UNSPECIFIED, maxTokens: 2048, reservedTokens: 1100 + 2048 });
-    expect(await reserve(freeRequest(accountId, { model: 'vendor-v4-pro' }))).toEqual({ granted: false, refusal: Refusal.FREE_REFUSAL_MODEL, maxTokens: 0, reservedTokens: 0 });
+    expect(await reserve(request)).toEqual({
+      granted: true,
+      refusal: Refusal.FREE_REFUSAL_UNSPECIFIED,
+      maxTokens: 2048,
+      reservedTokens: 1100 + 2048,
+    });
+    expect(await reserve(freeRequest(accountId, { model: 'vendor-v4-pro' }))).toEqual({
+      granted: false,
+      refusal: Refusal.FREE_REFUSAL_MODEL,
+      maxTokens: 0,
+      reservedTokens: 0,
+    });
     expect(await reserve(freeRequest(accountId, { thinking: true }))).toMatchObject({ refusal: Refusal.FREE_REFUSAL_THINKING });
-    expect(await reserve(freeRequest(accountId, { jsonBytes: 320_001 }))).toMatchObject({ refusal: Refusal.FREE_REFUSAL_REQUEST_TOO_LARGE });
+    expect(await reserve(freeRequest(accountId, { jsonBytes: 320_001 }))).toMatchObject({
+      refusal: Refusal.FREE_REFUSAL_REQUEST_TOO_LARGE,
+    });
     await expect(reserve(freeRequest(accountId, { maxTokens: 0 }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
 
     await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: request.requestId, lease: undefined }, DEADLINE_MS);
-    const finish = { accountId, requestId: request.requestId, model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 1000, completionTokens: 234, usageEstimated: false };
+    const finish = {
+      accountId,
+      requestId: request.requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_FREE,
+      promptTokens: 1000,
+      completionTokens: 234,
+      usageEstimated: false,
+    };
     expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: true, repeated: false });
     expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: false, repeated: true });
     expect(await unaryCall(quota.getUsage.bind(quota), { accountId }, DEADLINE_MS)).toEqual({ todayTokens: 1234, totalTokens: 1234 });
@@ -114,7 +143,12 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     expect(await allowance(accountId)).toEqual({ dailyTokens: 10_000, usedTokens: 0, remainingTokens: 10_000, available: true });
     const request = freeRequest(accountId);
     await unaryCall(quota.reserveFree.bind(quota), request, DEADLINE_MS);
-    expect(await allowance(accountId)).toEqual({ dailyTokens: 10_000, usedTokens: 1100 + 2048, remainingTokens: 10_000 - 3148, available: true });
+    expect(await allowance(accountId)).toEqual({
+      dailyTokens: 10_000,
+      usedTokens: 1100 + 2048,
+      remainingTokens: 10_000 - 3148,
+      available: true,
+    });
     await expect(allowance('')).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
   });
 
@@ -123,13 +157,27 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const accountId = `acct_paid_${Date.now()}`;
     const requestId = `req_${++seq}`;
     await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
-    await unaryCall(billing.authorize.bind(billing), { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }, DEADLINE_MS);
-    const finish = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 1000, completionTokens: 250, usageEstimated: true };
+    await unaryCall(
+      billing.authorize.bind(billing),
+      { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 },
+      DEADLINE_MS,
+    );
+    const finish = {
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_PAID,
+      promptTokens: 1000,
+      completionTokens: 250,
+      usageEstimated: true,
+    };
     await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
     await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
     await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
     expect(await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 98_000 });
-    await expect(unaryCall(quota.finishRequest.bind(quota), { ...finish, payment: PAYMENT_UNSPECIFIED }, DEADLINE_MS)).rejects.toMatchObject({
+    await expect(
+      unaryCall(quota.finishRequest.bind(quota), { ...finish, payment: PAYMENT_UNSPECIFIED }, DEADLINE_MS),
+    ).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
   });
@@ -141,9 +189,21 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
     for (const requestId of requestIds) {
       await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId, lease: undefined }, DEADLINE_MS);
-      await unaryCall(billing.authorize.bind(billing), { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }, DEADLINE_MS);
+      await unaryCall(
+        billing.authorize.bind(billing),
+        { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 },
+        DEADLINE_MS,
+      );
     }
-    const finish = (requestId: string) => ({ accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 1000, completionTokens: 250, usageEstimated: false });
+    const finish = (requestId: string) => ({
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_PAID,
+      promptTokens: 1000,
+      completionTokens: 250,
+      usageEstimated: false,
+    });
     const requests = [finish(requestIds[0]), { ...finish(`req_${++seq}`), payment: PAYMENT_UNSPECIFIED }, finish(requestIds[1])];
     const first = await unaryCall(quota.finishRequests.bind(quota), { requests }, DEADLINE_MS);
     expect(first.outcomes).toEqual([
@@ -152,11 +212,17 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
     ]);
     const again = await unaryCall(quota.finishRequests.bind(quota), { requests: [requests[0], requests[2]] }, DEADLINE_MS);
-    expect(again.outcomes.map((o) => o.finished)).toEqual([{ released: false, repeated: true }, { released: false, repeated: true }]);
-    for (const requestId of requestIds) await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
+    expect(again.outcomes.map((o) => o.finished)).toEqual([
+      { released: false, repeated: true },
+      { released: false, repeated: true },
+    ]);
+    for (const requestId of requestIds)
+      await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
     expect(await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 96_000 });
     const tooMany = Array.from({ length: 257 }, () => requests[0]);
-    await expect(unaryCall(quota.finishRequests.bind(quota), { requests: tooMany }, DEADLINE_MS)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(unaryCall(quota.finishRequests.bind(quota), { requests: tooMany }, DEADLINE_MS)).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
   });
 
   it('keeps a bill in Redis while billing-service is unreachable, and a restarted quota-service delivers it', async () => {
@@ -166,8 +232,20 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const accountId = `acct_outage_${Date.now()}`;
     const requestId = `req_${++seq}`;
     await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
-    await unaryCall(billing.authorize.bind(billing), { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }, DEADLINE_MS);
-    const finish = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_PAID, promptTokens: 3000, completionTokens: 0, usageEstimated: false };
+    await unaryCall(
+      billing.authorize.bind(billing),
+      { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 },
+      DEADLINE_MS,
+    );
+    const finish = {
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_PAID,
+      promptTokens: 3000,
+      completionTokens: 0,
+      usageEstimated: false,
+    };
     await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await app.stop();

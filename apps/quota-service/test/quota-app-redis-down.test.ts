@@ -15,9 +15,11 @@ const QUICK_MS = 1500;
 const RECOVERY_MS = 8000;
 
 async function startApp(redisUrl: string, redisKeyPrefix: string): Promise<{ app: QuotaApp; quota: quotaV1.QuotaClient }> {
-  const config = loadConfig({ QUOTA_METRICS_PORT: '0',
+  const config = loadConfig({
+    QUOTA_METRICS_PORT: '0',
     QUOTA_PORT: '0',
-    BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true',
+    BIND_HOST: '127.0.0.1',
+    GRPC_INSECURE: 'true',
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: redisKeyPrefix,
     REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS),
@@ -33,25 +35,47 @@ async function expectEveryMethodUnavailable(quota: quotaV1.QuotaClient): Promise
   const calls: Array<() => Promise<unknown>> = [
     () => unaryCall(quota.countRequest.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'r1', lease: undefined }, CLIENT_DEADLINE_MS),
-    () => unaryCall(quota.releasePlace.bind(quota), { accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }, CLIENT_DEADLINE_MS),
+    () =>
+      unaryCall(quota.releasePlace.bind(quota), { accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.getUsage.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
     () => unaryCall(quota.setFreeTierSettings.bind(quota), { paused: true }, CLIENT_DEADLINE_MS),
     () =>
       unaryCall(
         quota.reserveFree.bind(quota),
-        { accountId, requestId: 'r1', model: 'vendor-v4-flash', thinking: false, textPromptTokens: 1, imageCount: 0, newMessageTokens: 1, jsonBytes: 1, maxTokens: 1 },
+        {
+          accountId,
+          requestId: 'r1',
+          model: 'vendor-v4-flash',
+          thinking: false,
+          textPromptTokens: 1,
+          imageCount: 0,
+          newMessageTokens: 1,
+          jsonBytes: 1,
+          maxTokens: 1,
+        },
         CLIENT_DEADLINE_MS,
       ),
     () =>
       unaryCall(
         quota.finishRequest.bind(quota),
-        { accountId, requestId: 'r1', model: 'm', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 1, completionTokens: 1, usageEstimated: false },
+        {
+          accountId,
+          requestId: 'r1',
+          model: 'm',
+          payment: quotaV1.Payment.PAYMENT_PAID,
+          promptTokens: 1,
+          completionTokens: 1,
+          usageEstimated: false,
+        },
         CLIENT_DEADLINE_MS,
       ),
   ];
   for (const call of calls) {
     const started = Date.now();
-    const err = (await call().then(() => undefined, (e: unknown) => e)) as ServiceError | undefined;
+    const err = (await call().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as ServiceError | undefined;
     expect(Date.now() - started).toBeLessThan(QUICK_MS);
     expect(err).toMatchObject({ code: status.UNAVAILABLE, details: 'quota store unavailable' });
   }

@@ -16,7 +16,14 @@ describe('quota-service over gRPC, Redis store', () => {
 
   beforeAll(async () => {
     redis = await createTestRedis();
-    const config = loadConfig({ QUOTA_METRICS_PORT: '0', QUOTA_PORT: '0', BIND_HOST: '127.0.0.1', GRPC_INSECURE: 'true', REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix });
+    const config = loadConfig({
+      QUOTA_METRICS_PORT: '0',
+      QUOTA_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.keyPrefix,
+    });
     app = await startQuotaApp(config, silent);
     quota = new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
     health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
@@ -54,17 +61,42 @@ describe('quota-service over gRPC, Redis store', () => {
 
   it('starts a lease with each place it gives, and leaves none for a place it refuses (EdgeCalls, as the edge calls it)', async () => {
     const accountId = `acct_${process.pid}_${Date.now()}_leases`;
-    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.edgeCalls(), { streams: 1, rotateMs: 60_000 });
-    const lease = (requestId: string): quotaV1.Lease => ({ accountId, requestId, model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 10, completionTokens: 0 });
-    const place = (requestId: string) => edge.call({ $case: 'acquirePlace', value: { accountId, requestId, lease: lease(requestId) } }, DEADLINE_MS);
+    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.edgeCalls(), {
+      streams: 1,
+      rotateMs: 60_000,
+    });
+    const lease = (requestId: string): quotaV1.Lease => ({
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: quotaV1.Payment.PAYMENT_PAID,
+      promptTokens: 10,
+      completionTokens: 0,
+    });
+    const place = (requestId: string) =>
+      edge.call({ $case: 'acquirePlace', value: { accountId, requestId, lease: lease(requestId) } }, DEADLINE_MS);
     try {
-      expect(await edge.call({ $case: 'countRequest', value: { accountId } }, DEADLINE_MS)).toMatchObject({ $case: 'countRequest', value: { allowed: true, remaining: 29 } });
+      expect(await edge.call({ $case: 'countRequest', value: { accountId } }, DEADLINE_MS)).toMatchObject({
+        $case: 'countRequest',
+        value: { allowed: true, remaining: 29 },
+      });
       const answers = await Promise.all(['p1', 'p2', 'p3', 'p4'].map(place));
       expect(answers.map((a) => a?.$case === 'acquirePlace' && a.value.granted)).toEqual([true, true, true, false]);
       const renewed = await unaryCall(quota.renewLeases.bind(quota), { leases: ['p1', 'p2', 'p3', 'p4'].map(lease) }, DEADLINE_MS);
       expect(renewed.unknownRequestIds).toEqual(['p4']);
-      const finish = { accountId, requestId: 'p1', model: 'vendor-v4-flash', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 10, completionTokens: 5, usageEstimated: false };
-      expect(await edge.call({ $case: 'finishRequest', value: finish }, DEADLINE_MS)).toEqual({ $case: 'finishRequest', value: { released: true, repeated: false } });
+      const finish = {
+        accountId,
+        requestId: 'p1',
+        model: 'vendor-v4-flash',
+        payment: quotaV1.Payment.PAYMENT_PAID,
+        promptTokens: 10,
+        completionTokens: 5,
+        usageEstimated: false,
+      };
+      expect(await edge.call({ $case: 'finishRequest', value: finish }, DEADLINE_MS)).toEqual({
+        $case: 'finishRequest',
+        value: { released: true, repeated: false },
+      });
       expect((await unaryCall(quota.renewLeases.bind(quota), { leases: [lease('p1')] }, DEADLINE_MS)).unknownRequestIds).toEqual(['p1']);
     } finally {
       edge.close();
@@ -72,7 +104,9 @@ describe('quota-service over gRPC, Redis store', () => {
   });
 
   it('answers INVALID_ARGUMENT for a request without an account', async () => {
-    await expect(unaryCall(quota.getUsage.bind(quota), { accountId: '' }, DEADLINE_MS)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(unaryCall(quota.getUsage.bind(quota), { accountId: '' }, DEADLINE_MS)).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
   });
 
   it('reports SERVING on grpc.health.v1 for the server and quota.v1.Quota', async () => {

@@ -49,7 +49,10 @@ export class RedisCommandMeter {
   async measure<T>(accountId: string, work: () => Promise<T>): Promise<{ result: T; commands: MeteredCommands }> {
     const { result, sent } = await this.record(accountId, work);
     const name = (args: string[]) => args[0].toLowerCase();
-    return { result, commands: { roundTrips: sent.map((c) => name(c.args)), scriptCommands: sent.flatMap((c) => c.scriptCommands.map(name)) } };
+    return {
+      result,
+      commands: { roundTrips: sent.map((c) => name(c.args)), scriptCommands: sent.flatMap((c) => c.scriptCommands.map(name)) },
+    };
   }
 
   /** Runs `work` and returns, whole, the commands sent meanwhile with an argument that holds `marker` (an account id, a key prefix). */

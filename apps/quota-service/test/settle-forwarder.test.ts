@@ -23,9 +23,11 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   let seq = 0;
 
   const logger = () => createLogger('quota-service-test', 'warn', (line) => logs.push(line));
-  const balance = async (accountId: string) => (await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).balanceMicroLyd;
+  const balance = async (accountId: string) =>
+    (await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).balanceMicroLyd;
   const ledger = async (requestId: string) =>
-    (await db.query('SELECT amount_micro::int AS amount, paid, usage_estimated FROM billing.ledger WHERE request_id = $1', [requestId])).rows;
+    (await db.query('SELECT amount_micro::int AS amount, paid, usage_estimated FROM billing.ledger WHERE request_id = $1', [requestId]))
+      .rows;
   /** A funded account with a paid request authorized for 1,000 prompt + 1,000 reply tokens of vendor-v4-flash (5,000 micro-LYD). */
   const authorized = async () => {
     const accountId = `acct_fwd_${++seq}`;
@@ -83,7 +85,10 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
     await forwarder.forwardOnce();
     expect(await ledger(requestId)).toEqual([]);
     const whole = { requestId: `${requestId}-all`, accountId, model: 'vendor-v4-flash', promptTokens: 100_000, maxTokens: 0 };
-    expect(await unaryCall(billing.authorize.bind(billing), whole, DEADLINE_MS)).toMatchObject({ approved: true, requiredMicroLyd: 100_000 });
+    expect(await unaryCall(billing.authorize.bind(billing), whole, DEADLINE_MS)).toMatchObject({
+      approved: true,
+      requiredMicroLyd: 100_000,
+    });
   });
 
   it('keeps the bill while billing-service cannot be reached, and delivers it once it can', async () => {

@@ -48,13 +48,33 @@ describe('checkChatRequest: refusals (docs/api.md#every-error-code, the 400 rows
     ['max_tokens a string', { model: 'vendor-v4-flash', messages, max_tokens: '10' }, 'INVALID_PARAMETER', 'max_tokens'],
     ['max_tokens null', { model: 'vendor-v4-flash', messages, max_tokens: null }, 'INVALID_PARAMETER', 'max_tokens'],
     ['max_tokens true', { model: 'vendor-v4-flash', messages, max_tokens: true }, 'INVALID_PARAMETER', 'max_tokens'],
-    ['max_completion_tokens -1', { model: 'vendor-v4-flash', messages, max_completion_tokens: -1 }, 'INVALID_PARAMETER', 'max_completion_tokens'],
-    ['max_completion_tokens 2.5', { model: 'vendor-v4-flash', messages, max_completion_tokens: 2.5 }, 'INVALID_PARAMETER', 'max_completion_tokens'],
-    ['max_completion_tokens a string', { model: 'vendor-v4-flash', messages, max_completion_tokens: '5' }, 'INVALID_PARAMETER', 'max_completion_tokens'],
+    [
+      'max_completion_tokens -1',
+      { model: 'vendor-v4-flash', messages, max_completion_tokens: -1 },
+      'INVALID_PARAMETER',
+      'max_completion_tokens',
+    ],
+    [
+      'max_completion_tokens 2.5',
+      { model: 'vendor-v4-flash', messages, max_completion_tokens: 2.5 },
+      'INVALID_PARAMETER',
+      'max_completion_tokens',
+    ],
+    [
+      'max_completion_tokens a string',
+      { model: 'vendor-v4-flash', messages, max_completion_tokens: '5' },
+      'INVALID_PARAMETER',
+      'max_completion_tokens',
+    ],
     ['functions', { model: 'vendor-v4-flash', messages, functions: [] }, 'INVALID_PARAMETER', 'functions'],
     ['function_call', { model: 'vendor-v4-flash', messages, function_call: 'auto' }, 'INVALID_PARAMETER', 'function_call'],
     ['functions null', { model: 'vendor-v4-flash', messages, functions: null }, 'INVALID_PARAMETER', 'functions'],
-    ['json_schema', { model: 'vendor-v4-flash', messages, response_format: { type: 'json_schema' } }, 'INVALID_PARAMETER', 'response_format'],
+    [
+      'json_schema',
+      { model: 'vendor-v4-flash', messages, response_format: { type: 'json_schema' } },
+      'INVALID_PARAMETER',
+      'response_format',
+    ],
   ])('%s -> %s (param %s)', (_, body, code, param) => {
     expect(refusal(body)).toMatchObject({ code, status: 400, param });
   });
@@ -69,7 +89,9 @@ describe('checkChatRequest: refusals (docs/api.md#every-error-code, the 400 rows
 
   it('refuses an image for vendor-v4-pro also in its image form', () => {
     const part = { type: 'image', image: 'data:image/png;base64,AAAA' };
-    expect(refusal({ model: 'vendor-v4-pro', messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, part] }] }).code).toBe('MODEL_NO_VISION');
+    expect(refusal({ model: 'vendor-v4-pro', messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, part] }] }).code).toBe(
+      'MODEL_NO_VISION',
+    );
   });
 
   it('counts images across user messages', () => {
@@ -89,7 +111,8 @@ describe('checkChatRequest: refusals (docs/api.md#every-error-code, the 400 rows
 });
 
 describe('checkChatRequest: what is forwarded (docs/api.md#endpoints)', () => {
-  const check = (extra: Record<string, unknown>) => checkChatRequest(JSON.stringify({ model: 'vendor-v4-flash', messages, ...extra }), MODELS);
+  const check = (extra: Record<string, unknown>) =>
+    checkChatRequest(JSON.stringify({ model: 'vendor-v4-flash', messages, ...extra }), MODELS);
 
   it('defaults max_tokens to 8,192', () => {
     const r = check({});
@@ -133,7 +156,10 @@ describe('checkChatRequest: what is forwarded (docs/api.md#endpoints)', () => {
 
   it('always asks the provider for usage on a stream, keeping the other stream options', () => {
     expect(check({ stream: true }).body.stream_options).toEqual({ include_usage: true });
-    expect(check({ stream: true, stream_options: { include_usage: false, other: 1 } }).body.stream_options).toEqual({ include_usage: true, other: 1 });
+    expect(check({ stream: true, stream_options: { include_usage: false, other: 1 } }).body.stream_options).toEqual({
+      include_usage: true,
+      other: 1,
+    });
     expect(check({}).body).not.toHaveProperty('stream_options');
     expect(check({ stream: true, stream_options: null }).body.stream_options).toEqual({ include_usage: true });
     expect(check({ stream: true, stream_options: 'usage' }).body.stream_options).toBe('usage');

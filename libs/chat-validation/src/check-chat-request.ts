@@ -20,7 +20,8 @@ function tokenLimit(body: Record<string, unknown>, field: 'max_tokens' | 'max_co
 }
 
 function parseObject(rawBody: string): Record<string, unknown> {
-  if (nestsDeeperThan(rawBody, MAX_JSON_DEPTH)) throw new AppError('INVALID_JSON', `The request body nests more than ${MAX_JSON_DEPTH} levels deep.`);
+  if (nestsDeeperThan(rawBody, MAX_JSON_DEPTH))
+    throw new AppError('INVALID_JSON', `The request body nests more than ${MAX_JSON_DEPTH} levels deep.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(rawBody);
@@ -42,7 +43,8 @@ export function checkChatRequest(rawBody: string, models: readonly UsableModel[]
 
   if (typeof body.model !== 'string') throw invalid('model', 'model must be a string');
   const model = models.find((m) => m.id === body.model);
-  if (!model) throw new AppError('MODEL_NOT_FOUND', `The model ${body.model} does not exist or you do not have access to it.`, { param: 'model' });
+  if (!model)
+    throw new AppError('MODEL_NOT_FOUND', `The model ${body.model} does not exist or you do not have access to it.`, { param: 'model' });
 
   if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalid('stream', 'stream must be true or false');
   for (const legacy of ['functions', 'function_call']) {
@@ -62,7 +64,8 @@ export function checkChatRequest(rawBody: string, models: readonly UsableModel[]
   const stream = body.stream === true;
   const asked = isObject(body.stream_options) ? body.stream_options : {};
   // A stream_options that is not an object is left for the provider to refuse.
-  if (stream && (body.stream_options == null || isObject(body.stream_options))) forwarded.stream_options = { ...asked, include_usage: true };
+  if (stream && (body.stream_options == null || isObject(body.stream_options)))
+    forwarded.stream_options = { ...asked, include_usage: true };
   return {
     body: forwarded,
     model: model.id,

@@ -2,7 +2,9 @@ import { AppError } from '@gw/errors';
 import { MAX_IMAGES, UsableModel } from './chat-request';
 
 const isImagePart = (part: unknown): boolean =>
-  typeof part === 'object' && part !== null && ((part as { type?: unknown }).type === 'image_url' || (part as { type?: unknown }).type === 'image');
+  typeof part === 'object' &&
+  part !== null &&
+  ((part as { type?: unknown }).type === 'image_url' || (part as { type?: unknown }).type === 'image');
 
 /**
  * Counts the image parts of the messages and applies the image rules of docs/api.md#post-v1chatcompletions:
@@ -18,10 +20,12 @@ export function countImages(messages: unknown, model: UsableModel): number {
     if (!Array.isArray(content)) continue;
     const images = content.filter(isImagePart).length;
     if (images === 0) continue;
-    if (role !== 'user') throw new AppError('IMAGE_NOT_IN_USER_MESSAGE', 'Images are allowed only in user messages.', { param: 'messages' });
+    if (role !== 'user')
+      throw new AppError('IMAGE_NOT_IN_USER_MESSAGE', 'Images are allowed only in user messages.', { param: 'messages' });
     count += images;
   }
   if (count > 0 && !model.vision) throw new AppError('MODEL_NO_VISION', `The model ${model.id} does not read images.`, { param: 'model' });
-  if (count > MAX_IMAGES) throw new AppError('TOO_MANY_IMAGES', `At most ${MAX_IMAGES} images per request.`, { param: 'messages', limit: MAX_IMAGES });
+  if (count > MAX_IMAGES)
+    throw new AppError('TOO_MANY_IMAGES', `At most ${MAX_IMAGES} images per request.`, { param: 'messages', limit: MAX_IMAGES });
   return count;
 }

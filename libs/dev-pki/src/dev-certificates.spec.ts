@@ -10,7 +10,7 @@ describe('ensureDevCertificates', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const cert = (path: string) => new X509Certificate(readFileSync(join(root, path)));
 
-  it('makes a CA and, per identity, a certificate in cert-manager\'s layout that names it and is signed by the CA', () => {
+  it("makes a CA and, per identity, a certificate in cert-manager's layout that names it and is signed by the CA", () => {
     expect(ensureDevCertificates(root, ['edge', 'chat-product'])).toEqual(['edge', 'chat-product']);
     const ca = cert('ca.crt');
     expect(ca.ca).toBe(true);
@@ -27,7 +27,10 @@ describe('ensureDevCertificates', () => {
   it('keeps what is there and good, and issues anew a certificate another CA signed', () => {
     const edgeBefore = cert('edge/tls.crt').fingerprint256;
     expect(ensureDevCertificates(root, ['edge', 'chat-product'])).toEqual([]);
-    const foreign = issueCertificate(createCertificateAuthority('another CA', 1), { identity: 'chat-product', trustDomain: 'chat-gateway' });
+    const foreign = issueCertificate(createCertificateAuthority('another CA', 1), {
+      identity: 'chat-product',
+      trustDomain: 'chat-gateway',
+    });
     writeFileSync(join(root, 'chat-product', 'tls.crt'), foreign.certPem);
     expect(ensureDevCertificates(root, ['edge', 'chat-product'])).toEqual(['chat-product']);
     expect(cert('chat-product/tls.crt').verify(cert('ca.crt').publicKey)).toBe(true);

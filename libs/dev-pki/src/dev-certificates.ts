@@ -70,7 +70,12 @@ export function ensureDevCertificates(root: string, identities: readonly string[
       const dir = join(root, identity);
       mkdirSync(dir, { recursive: true });
       if (stillGood(readPair(join(dir, 'tls.crt'), join(dir, 'tls.key')), caCert) && existsSync(join(dir, 'ca.crt'))) continue;
-      const pair = issueCertificate(ca, { identity, trustDomain: TRUST_DOMAIN, dnsNames: [identity, 'localhost'], ips: ['127.0.0.1', '::1'] });
+      const pair = issueCertificate(ca, {
+        identity,
+        trustDomain: TRUST_DOMAIN,
+        dnsNames: [identity, 'localhost'],
+        ips: ['127.0.0.1', '::1'],
+      });
       writeAtomically(join(dir, 'tls.key'), pair.keyPem);
       writeAtomically(join(dir, 'tls.crt'), pair.certPem);
       writeAtomically(join(dir, 'ca.crt'), ca.certPem);

@@ -20,9 +20,7 @@ export interface NamedCertificate {
  * common name; undefined when it names neither.
  */
 export function identityOf(cert: NamedCertificate): string | undefined {
-  const uri = cert.subjectaltname
-    ?.split(', ')
-    .find((name) => name.startsWith(URI_PREFIX));
+  const uri = cert.subjectaltname?.split(', ').find((name) => name.startsWith(URI_PREFIX));
   if (uri) return uri.slice(URI_PREFIX.length);
   const cn = cert.subject?.CN;
   return (Array.isArray(cn) ? cn[0] : cn) || undefined;

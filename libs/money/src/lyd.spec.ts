@@ -15,12 +15,23 @@ describe('parseLyd', () => {
     expect(parseLyd(text)).toBe(micro);
   });
 
-  it.each(['', 'abc', '1.0000001', '1e3', '1,5', '.5', '1.', '+1', '0x10', 'Infinity', '99999999999999', '9007199254.740992', '-9007199254.740992'])(
-    'refuses %p',
-    (text) => {
-      expect(parseLyd(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'abc',
+    '1.0000001',
+    '1e3',
+    '1,5',
+    '.5',
+    '1.',
+    '+1',
+    '0x10',
+    'Infinity',
+    '99999999999999',
+    '9007199254.740992',
+    '-9007199254.740992',
+  ])('refuses %p', (text) => {
+    expect(parseLyd(text)).toBeUndefined();
+  });
 });
 
 describe('readLyd', () => {

@@ -31,7 +31,8 @@ export function readLyd(text: string): LydReading {
   const m = DECIMAL.exec(text.trim());
   if (!m) return { ok: false, problem: `is not an amount in LYD: "${text}" (write digits, a point and up to 6 decimals, e.g. 12.5)` };
   const decimals = m[3] ?? '';
-  if (decimals.length > MICRO_DIGITS) return { ok: false, problem: `has more than ${MICRO_DIGITS} decimals: the smallest amount is 0.000001 LYD` };
+  if (decimals.length > MICRO_DIGITS)
+    return { ok: false, problem: `has more than ${MICRO_DIGITS} decimals: the smallest amount is 0.000001 LYD` };
   const micro = BigInt(m[2]) * BigInt(MICRO_PER_LYD) + BigInt(decimals.padEnd(MICRO_DIGITS, '0'));
   if (micro > BigInt(MAX_MICRO_LYD)) return { ok: false, problem: `is beyond ${MAX_LYD_TEXT} LYD, the largest amount kept exactly` };
   return { ok: true, micro: Number(m[1] ? -micro : micro) || 0 };

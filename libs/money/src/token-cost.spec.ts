@@ -25,7 +25,9 @@ describe('tokenCostMicro', () => {
   });
 
   it('keeps products past 2^53 exact', () => {
-    expect(tokenCostMicro(3_000_000, 0, { inputMicroPerMillion: 9_007_199_254_740_991, outputMicroPerMillion: 0 })).toBe(27_021_597_764_222_973n);
+    expect(tokenCostMicro(3_000_000, 0, { inputMicroPerMillion: 9_007_199_254_740_991, outputMicroPerMillion: 0 })).toBe(
+      27_021_597_764_222_973n,
+    );
   });
 
   it('refuses token counts that are not integers', () => {

@@ -13,7 +13,8 @@ export interface TokenPrices {
  * case held (prompt and max_tokens), a charge, and billing's check of a charge all use it.
  */
 export function tokenCostMicro(promptTokens: number, completionTokens: number, prices: TokenPrices): bigint {
-  const perMillion = BigInt(promptTokens) * BigInt(prices.inputMicroPerMillion) + BigInt(completionTokens) * BigInt(prices.outputMicroPerMillion);
+  const perMillion =
+    BigInt(promptTokens) * BigInt(prices.inputMicroPerMillion) + BigInt(completionTokens) * BigInt(prices.outputMicroPerMillion);
   return (perMillion + PER_MILLION - 1n) / PER_MILLION;
 }
 

@@ -28,7 +28,12 @@ export interface TurnTokens {
 
 const DEFAULT_DEADLINE_MS = 2000;
 
-type Unary<Req, Res> = (request: Req, metadata: Metadata, options: { deadline: Date }, callback: (err: ServiceError | null, res: Res) => void) => unknown;
+type Unary<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: { deadline: Date },
+  callback: (err: ServiceError | null, res: Res) => void,
+) => unknown;
 
 /**
  * The chat product's side of the limits it shares with the public API: for each chat turn, count

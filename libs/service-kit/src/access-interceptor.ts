@@ -5,7 +5,11 @@ import { Logger } from './logger';
 import { counter } from './metrics';
 import { recordVerifiedCaller } from './verified-caller';
 
-const refusedCalls = counter('grpc_server_refused_calls_total', 'gRPC calls refused by the access check, by method, caller identity and code.', ['method', 'caller', 'code']);
+const refusedCalls = counter(
+  'grpc_server_refused_calls_total',
+  'gRPC calls refused by the access check, by method, caller identity and code.',
+  ['method', 'caller', 'code'],
+);
 
 /** What a connection's verified client certificate names, by HTTP/2 session; null: no valid certificate. */
 const sessionPeers = new WeakMap<object, NamedCertificate | null>();

@@ -4,7 +4,15 @@ function chain(n: number): AuditEntry[] {
   const entries: AuditEntry[] = [];
   let prevHash = GENESIS_HASH;
   for (let seq = 1; seq <= n; seq++) {
-    const unhashed = { seq, at: new Date(Date.UTC(2026, 10, 27, 4, 0, seq)), accountId: seq % 2 ? 'acct_a' : null, action: 'key-created', details: { keyId: `key_${seq}`, prefix: 'sk-shfr-abcd' }, actor: 'ctl', reason: '' };
+    const unhashed = {
+      seq,
+      at: new Date(Date.UTC(2026, 10, 27, 4, 0, seq)),
+      accountId: seq % 2 ? 'acct_a' : null,
+      action: 'key-created',
+      details: { keyId: `key_${seq}`, prefix: 'sk-shfr-abcd' },
+      actor: 'ctl',
+      reason: '',
+    };
     const entry = { ...unhashed, prevHash, hash: entryHash(prevHash, unhashed) };
     entries.push(entry);
     prevHash = entry.hash;
@@ -43,7 +51,10 @@ describe('ChainWalker', () => {
       ok: false,
       firstBad: { seq: 4, problem: 'missing', detail: 'entries 2 to 3 are missing before it' },
     });
-    expect(walk(entries.slice(0, 4), { seq: 5, hash: entries[4].hash })).toMatchObject({ ok: false, firstBad: { seq: 5, problem: 'missing' } });
+    expect(walk(entries.slice(0, 4), { seq: 5, hash: entries[4].hash })).toMatchObject({
+      ok: false,
+      firstBad: { seq: 5, problem: 'missing' },
+    });
   });
 
   it('names an entry that no longer follows the one before it, rewritten hash and all', () => {
@@ -52,7 +63,10 @@ describe('ChainWalker', () => {
     entries[1] = { ...forged, hash: entryHash(forged.prevHash, forged) };
     expect(walk(entries, { seq: 4, hash: entries[3].hash })).toMatchObject({ ok: false, firstBad: { seq: 3, problem: 'relinked' } });
     const last = { ...entries[3], reason: 'why not' };
-    expect(walk([...chain(3), { ...last, hash: entryHash(last.prevHash, last) }], { seq: 4, hash: chain(4)[3].hash })).toMatchObject({ ok: false, firstBad: { seq: 4, problem: 'relinked' } });
+    expect(walk([...chain(3), { ...last, hash: entryHash(last.prevHash, last) }], { seq: 4, hash: chain(4)[3].hash })).toMatchObject({
+      ok: false,
+      firstBad: { seq: 4, problem: 'relinked' },
+    });
   });
 
   it('names an entry put in past the head', () => {

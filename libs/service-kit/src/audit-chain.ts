@@ -57,7 +57,9 @@ export function canonicalEntry(entry: Omit<AuditEntry, 'hash' | 'prevHash'>): st
 
 /** sha256 of the hash before it, a newline and the entry's canonical form, lower-case hex. */
 export function entryHash(prevHash: string, entry: Omit<AuditEntry, 'hash' | 'prevHash'>): string {
-  return createHash('sha256').update(`${prevHash}\n${canonicalEntry(entry)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${prevHash}\n${canonicalEntry(entry)}`)
+    .digest('hex');
 }
 
 /**
@@ -90,21 +92,35 @@ export class ChainWalker {
       const gap = this.expectedSeq === this.head.seq ? `entry ${this.head.seq} is` : `entries ${this.expectedSeq} to ${this.head.seq} are`;
       this.firstBad = { seq: this.expectedSeq, problem: 'missing', detail: `${gap} missing at the end` };
     } else if (!this.firstBad && this.prevHash !== this.head.hash) {
-      this.firstBad = { seq: lastSeq, problem: 'relinked', detail: `entry ${lastSeq} is not the last entry appended: it was rewritten, hash and all` };
+      this.firstBad = {
+        seq: lastSeq,
+        problem: 'relinked',
+        detail: `entry ${lastSeq} is not the last entry appended: it was rewritten, hash and all`,
+      };
     }
     return this.firstBad ? { entries: this.entries, ok: false, firstBad: this.firstBad } : { entries: this.entries, ok: true };
   }
 
   private problemOf(entry: AuditEntry): ChainBreak | undefined {
     const { seq } = entry;
-    if (seq > this.head.seq) return { seq, problem: 'inserted', detail: `entry ${seq} is past the chain's head (${this.head.seq}): it was not appended by the service` };
+    if (seq > this.head.seq)
+      return {
+        seq,
+        problem: 'inserted',
+        detail: `entry ${seq} is past the chain's head (${this.head.seq}): it was not appended by the service`,
+      };
     if (seq !== this.expectedSeq) {
       const gap = seq - 1 === this.expectedSeq ? `entry ${this.expectedSeq} is` : `entries ${this.expectedSeq} to ${seq - 1} are`;
       return { seq, problem: 'missing', detail: `${gap} missing before it` };
     }
-    if (entryHash(entry.prevHash, entry) !== entry.hash) return { seq, problem: 'edited', detail: `entry ${seq} no longer gives its hash: it was edited` };
+    if (entryHash(entry.prevHash, entry) !== entry.hash)
+      return { seq, problem: 'edited', detail: `entry ${seq} no longer gives its hash: it was edited` };
     if (entry.prevHash !== this.prevHash) {
-      return { seq, problem: 'relinked', detail: `entry ${seq} does not follow entry ${seq - 1}: that one was rewritten, or entries were put in` };
+      return {
+        seq,
+        problem: 'relinked',
+        detail: `entry ${seq} does not follow entry ${seq - 1}: that one was rewritten, or entries were put in`,
+      };
     }
     return undefined;
   }

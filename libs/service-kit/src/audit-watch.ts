@@ -17,7 +17,11 @@ export interface AuditReport<V extends AuditViolation = AuditViolation> {
 }
 
 // One metric for every service's audit (billing-service's books, quota-service's store), by kind: one alert (MoneyAuditViolation) for all.
-const violations = gauge('money_audit_violations', 'What the last audit of the books or the store found wrong, by kind (0 when every rule holds).', ['kind']);
+const violations = gauge(
+  'money_audit_violations',
+  'What the last audit of the books or the store found wrong, by kind (0 when every rule holds).',
+  ['kind'],
+);
 
 /**
  * An audit of money (ctl audit, and every `intervalMs` in the service): each run sets the
@@ -42,7 +46,8 @@ export class MoneyAudit<V extends AuditViolation> {
   watch(intervalMs: number, logger: Logger): void {
     this.task = new PeriodicTask(
       async () => {
-        for (const v of (await this.run()).violations) logger.error('audit violation', { kind: v.kind, accountId: v.accountId, billingId: v.requestId, detail: v.detail });
+        for (const v of (await this.run()).violations)
+          logger.error('audit violation', { kind: v.kind, accountId: v.accountId, billingId: v.requestId, detail: v.detail });
       },
       { intervalMs, failed: (err) => logger.warn('audit failed, will retry', { err }) },
     );

@@ -32,7 +32,11 @@ describe('a batch call: eachOnItsOwn on the server, callBatch on the caller', ()
 
   it('makes one call per item when the server has no batch method, and fails every item with a failed call', async () => {
     const unimplemented = async () => Promise.reject(Object.assign(new Error('no such method'), { code: status.UNIMPLEMENTED }));
-    expect(await callBatch([1, 2, -3], unimplemented, double)).toEqual([{ ok: true, value: 2 }, { ok: true, value: 4 }, expect.objectContaining({ ok: false })]);
+    expect(await callBatch([1, 2, -3], unimplemented, double)).toEqual([
+      { ok: true, value: 2 },
+      { ok: true, value: 4 },
+      expect.objectContaining({ ok: false }),
+    ]);
     const down = Object.assign(new Error('down'), { code: status.UNAVAILABLE });
     expect(await callBatch([1, 2], () => Promise.reject(down), double)).toEqual([
       { ok: false, err: down },

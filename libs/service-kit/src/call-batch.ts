@@ -20,7 +20,11 @@ export async function callBatch<T, R>(
   many: (items: T[]) => Promise<ItemOutcome<R>[]>,
   one: (item: T) => Promise<R>,
 ): Promise<ItemResult<R>[]> {
-  const single = (item: T) => one(item).then((value): ItemResult<R> => ({ ok: true, value }), (err: unknown): ItemResult<R> => ({ ok: false, err }));
+  const single = (item: T) =>
+    one(item).then(
+      (value): ItemResult<R> => ({ ok: true, value }),
+      (err: unknown): ItemResult<R> => ({ ok: false, err }),
+    );
   let outcomes: ItemOutcome<R>[];
   try {
     outcomes = await many(items);
@@ -30,6 +34,8 @@ export async function callBatch<T, R>(
   }
   return items.map((_, i) => {
     const outcome = outcomes[i];
-    return outcome?.errorCode === 0 && outcome.result !== undefined ? { ok: true, value: outcome.result } : { ok: false, err: outcomeError(outcome) };
+    return outcome?.errorCode === 0 && outcome.result !== undefined
+      ? { ok: true, value: outcome.result }
+      : { ok: false, err: outcomeError(outcome) };
   });
 }

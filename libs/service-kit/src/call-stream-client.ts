@@ -125,7 +125,12 @@ export class CallStreamClient<Q, A> {
       setImmediate(() => this.flush());
     }
     entry.stream = this.queued.stream;
-    this.queued.calls.push({ callId: entry.callId, timeoutMs: Math.max(1, entry.deadline - Date.now()), request: entry.request, traceContext: entry.traceContext });
+    this.queued.calls.push({
+      callId: entry.callId,
+      timeoutMs: Math.max(1, entry.deadline - Date.now()),
+      request: entry.request,
+      traceContext: entry.traceContext,
+    });
   }
 
   private flush(): void {
@@ -180,7 +185,8 @@ export class CallStreamClient<Q, A> {
         if (this.resend(entry)) continue;
       }
       this.settle(entry);
-      if (answer.errorCode !== status.OK || answer.response === undefined) entry.reject(serviceError(answer.errorCode || status.INTERNAL, answer.errorMessage));
+      if (answer.errorCode !== status.OK || answer.response === undefined)
+        entry.reject(serviceError(answer.errorCode || status.INTERNAL, answer.errorMessage));
       else entry.resolve(answer.response);
     }
   }

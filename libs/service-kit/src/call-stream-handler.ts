@@ -18,7 +18,12 @@ export function drainCallStreams(): void {
   for (const stream of [...openStreams]) stream.drain();
 }
 
-const batchSize = histogram('grpc_server_call_stream_batch_calls', 'Calls carried by one message of a call stream, by stream method.', ['method'], [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+const batchSize = histogram(
+  'grpc_server_call_stream_batch_calls',
+  'Calls carried by one message of a call stream, by stream method.',
+  ['method'],
+  [1, 2, 4, 8, 16, 32, 64, 128, 256],
+);
 
 /** What a call stream serves: each call's method name (for metrics, logs and spans) and its answer. */
 export interface CallStreamServe<Q, A> {

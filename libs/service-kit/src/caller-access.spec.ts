@@ -23,7 +23,10 @@ describe('judgeCall', () => {
   });
 
   it('refuses a caller without a valid certificate with UNAUTHENTICATED', () => {
-    expect(judgeCall(callers, '/quota.v1.Quota/CountRequest', undefined)).toMatchObject({ code: status.UNAUTHENTICATED, caller: 'unknown' });
+    expect(judgeCall(callers, '/quota.v1.Quota/CountRequest', undefined)).toMatchObject({
+      code: status.UNAUTHENTICATED,
+      caller: 'unknown',
+    });
   });
 
   it('keeps the health service open to every caller, certificate or not', () => {

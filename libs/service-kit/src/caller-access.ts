@@ -20,7 +20,8 @@ const HEALTH_SERVICE = '/grpc.health.v1.Health/';
  */
 export function judgeCall(callers: MethodCallers, path: string, cert: NamedCertificate | undefined): Refusal | undefined {
   if (path.startsWith(HEALTH_SERVICE)) return undefined;
-  if (!cert) return { code: status.UNAUTHENTICATED, caller: 'unknown', details: 'a valid client certificate signed by the gateway CA is required' };
+  if (!cert)
+    return { code: status.UNAUTHENTICATED, caller: 'unknown', details: 'a valid client certificate signed by the gateway CA is required' };
   const caller = identityOf(cert) ?? 'unnamed';
   if (callers[path]?.includes(caller)) return undefined;
   return { code: status.PERMISSION_DENIED, caller, details: `${caller} may not call ${path}` };

@@ -17,7 +17,12 @@ export interface ItemOutcome<R> {
  * A batch call's work: each item is done on its own, as its single call would do it, and one
  * item's failure is only its own. Refused as a whole (INVALID_ARGUMENT) above MAX_BATCH items.
  */
-export async function eachOnItsOwn<T, R>(items: T[], work: (item: T) => Promise<R>, logger: Logger, method: string): Promise<ItemOutcome<R>[]> {
+export async function eachOnItsOwn<T, R>(
+  items: T[],
+  work: (item: T) => Promise<R>,
+  logger: Logger,
+  method: string,
+): Promise<ItemOutcome<R>[]> {
   if (items.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} items in one call`);
   return Promise.all(
     items.map((item) =>

@@ -28,6 +28,7 @@ export function optionalId(field: string, value: string, max = MAX_ID_LENGTH): s
 
 /** A whole number from `min` to `max`; returns it. */
 export function requireCount(field: string, value: number, max: number, min = 0): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RpcError(status.INVALID_ARGUMENT, `${field} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RpcError(status.INVALID_ARGUMENT, `${field} must be a whole number from ${min} to ${max}`);
   return value;
 }

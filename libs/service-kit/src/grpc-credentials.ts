@@ -21,7 +21,9 @@ function checkFiles({ dir }: MtlsSecurity): void {
     try {
       return readFileSync(join(dir, name));
     } catch {
-      throw new Error(`TLS_DIR ${dir} has no readable ${name} (npm start creates development certificates under $DATA_DIR/tls; see docs/deploy.md)`);
+      throw new Error(
+        `TLS_DIR ${dir} has no readable ${name} (npm start creates development certificates under $DATA_DIR/tls; see docs/deploy.md)`,
+      );
     }
   };
   new X509Certificate(read('ca.crt'));
@@ -67,7 +69,9 @@ export function channelCredentials(security: GrpcSecurity, serverIdentity: strin
   if (!checkServerIdentity) {
     checkServerIdentity = (_host, cert) => {
       const presented = identityOf(cert);
-      return presented === serverIdentity ? undefined : new Error(`expected the server ${serverIdentity}, it presented a certificate of ${presented ?? 'no identity'}`);
+      return presented === serverIdentity
+        ? undefined
+        : new Error(`expected the server ${serverIdentity}, it presented a certificate of ${presented ?? 'no identity'}`);
     };
     identityChecks.set(serverIdentity, checkServerIdentity);
   }

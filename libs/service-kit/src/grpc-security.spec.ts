@@ -8,7 +8,11 @@ describe('readGrpcSecurity', () => {
   });
 
   it('reads the folder of a mounted Secret and how often to look at it again', () => {
-    expect(readGrpcSecurity({ TLS_DIR: '/var/run/tls', TLS_REFRESH_MS: '5000' }, 'edge')).toEqual({ kind: 'mtls', dir: '/var/run/tls', refreshMs: 5000 });
+    expect(readGrpcSecurity({ TLS_DIR: '/var/run/tls', TLS_REFRESH_MS: '5000' }, 'edge')).toEqual({
+      kind: 'mtls',
+      dir: '/var/run/tls',
+      refreshMs: 5000,
+    });
   });
 
   it('is plain text only when asked for', () => {

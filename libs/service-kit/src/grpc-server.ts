@@ -42,7 +42,6 @@ export interface RunningGrpcServer {
   stop(graceMs: number): Promise<void>;
 }
 
-
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /**
@@ -55,11 +54,14 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 export async function startGrpcServer(settings: GrpcServerSettings, services: ServedService[], logger: Logger): Promise<RunningGrpcServer> {
   const { host, security } = settings;
   if (security.kind === 'insecure') {
-    if (!LOOPBACK.test(host)) throw new Error(`GRPC_INSECURE=true serves plain text, allowed only on a loopback address, not BIND_HOST=${host}`);
+    if (!LOOPBACK.test(host))
+      throw new Error(`GRPC_INSECURE=true serves plain text, allowed only on a loopback address, not BIND_HOST=${host}`);
     logger.warn('gRPC in plain text (GRPC_INSECURE=true): callers are not checked');
   }
   if (settings.maxConnectionAgeMs > MAX_CONNECTION_AGE_LIMIT_MS) {
-    throw new Error(`GRPC_MAX_CONNECTION_AGE_MS=${settings.maxConnectionAgeMs} is above ${MAX_CONNECTION_AGE_LIMIT_MS}: a client's keepalive ping would find its connections draining and cut their calls`);
+    throw new Error(
+      `GRPC_MAX_CONNECTION_AGE_MS=${settings.maxConnectionAgeMs} is above ${MAX_CONNECTION_AGE_LIMIT_MS}: a client's keepalive ping would find its connections draining and cut their calls`,
+    );
   }
   const options: ServerOptions = {
     ...GRPC_OPTIONS,

@@ -21,7 +21,10 @@ export class HealthService {
   /** The grpc-js implementation of the Health service. */
   implementation(): healthV1.HealthServer {
     return {
-      check: (call: ServerUnaryCall<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>, callback: sendUnaryData<healthV1.HealthCheckResponse>) => {
+      check: (
+        call: ServerUnaryCall<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>,
+        callback: sendUnaryData<healthV1.HealthCheckResponse>,
+      ) => {
         const current = this.statuses.get(call.request.service);
         if (current === undefined) callback({ code: status.NOT_FOUND, details: 'unknown service' });
         else callback(null, { status: current });

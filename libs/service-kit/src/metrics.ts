@@ -41,7 +41,9 @@ export function sampledGauge(name: string, help: string, read: () => Promise<num
     name,
     help,
     async collect() {
-      const value = await sampleReaders.get(name)?.().catch(() => undefined);
+      const value = await sampleReaders
+        .get(name)?.()
+        .catch(() => undefined);
       if (value !== undefined) this.set(value);
     },
   });

@@ -48,7 +48,7 @@ describe('PeriodicTask', () => {
     expect(runs).toBe(2);
   });
 
-  it("runs again at once after a pass that had more work", async () => {
+  it('runs again at once after a pass that had more work', async () => {
     const { pass, startedAt } = scripted('more', 'more', undefined);
     task = new PeriodicTask(pass, { intervalMs: 100, failed: (err) => errors.push(err) });
     task.start();

@@ -83,27 +83,30 @@ export class PgAuditTrail {
     const prevHash = head.rows[0].hash;
     const unhashed = { ...draft, seq: Number(head.rows[0].seq) + 1, at: this.now() };
     const entry: AuditEntry = { ...unhashed, prevHash, hash: entryHash(prevHash, unhashed) };
-    await tx.query(`INSERT INTO ${this.schema}.audit_log (${COLUMNS}) VALUES ($1, $2::timestamptz, $3, $4, $5::text::jsonb, $6, $7, $8, $9)`, [
-      entry.seq,
-      entry.at.toISOString(),
-      entry.accountId,
-      entry.action,
-      JSON.stringify(entry.details),
-      entry.actor,
-      entry.reason,
-      entry.prevHash,
-      entry.hash,
-    ]);
+    await tx.query(
+      `INSERT INTO ${this.schema}.audit_log (${COLUMNS}) VALUES ($1, $2::timestamptz, $3, $4, $5::text::jsonb, $6, $7, $8, $9)`,
+      [
+        entry.seq,
+        entry.at.toISOString(),
+        entry.accountId,
+        entry.action,
+        JSON.stringify(entry.details),
+        entry.actor,
+        entry.reason,
+        entry.prevHash,
+        entry.hash,
+      ],
+    );
     await tx.query(`UPDATE ${this.schema}.audit_head SET seq = $1, hash = $2`, [entry.seq, entry.hash]);
     return entry;
   }
 
   /** The account's newest `limit` entries, newest first. */
   async forAccount(db: Queryable, accountId: string, limit: number): Promise<AuditEntry[]> {
-    const { rows } = await db.query<EntryRow>(`SELECT ${COLUMNS} FROM ${this.schema}.audit_log WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, [
-      accountId,
-      limit,
-    ]);
+    const { rows } = await db.query<EntryRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.audit_log WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`,
+      [accountId, limit],
+    );
     return rows.map(toEntry);
   }
 
@@ -113,8 +116,11 @@ export class PgAuditTrail {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const head = (await tx.query<{ seq: string | number; hash: string }>(`SELECT seq, hash FROM ${this.schema}.audit_head`)).rows[0];
       const walker = new ChainWalker({ seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS_HASH });
-      for (let after = 0; ; ) {
-        const { rows } = await tx.query<EntryRow>(`SELECT ${COLUMNS} FROM ${this.schema}.audit_log WHERE seq > $1 ORDER BY seq LIMIT ${WALK_PAGE}`, [after]);
+      for (let after = 0; ;) {
+        const { rows } = await tx.query<EntryRow>(
+          `SELECT ${COLUMNS} FROM ${this.schema}.audit_log WHERE seq > $1 ORDER BY seq LIMIT ${WALK_PAGE}`,
+          [after],
+        );
         rows.map(toEntry).forEach((entry) => walker.take(entry));
         if (rows.length < WALK_PAGE) break;
         after = Number(rows[rows.length - 1].seq);

@@ -2,7 +2,10 @@ import { Pool } from 'pg';
 import { Database, QueryResult } from './database';
 import { counter } from './metrics';
 
-const unavailable = counter('db_unavailable_total', 'Statements and transactions PostgreSQL did not answer: unreachable, connection lost, or timed out.');
+const unavailable = counter(
+  'db_unavailable_total',
+  'Statements and transactions PostgreSQL did not answer: unreachable, connection lost, or timed out.',
+);
 
 /** A failure of the server or the way to it (no SQLSTATE, or a connection or operator-intervention class), not of the statement. */
 const isUnavailable = (err: unknown): boolean => {
@@ -19,7 +22,10 @@ async function counted<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const statementsSent = counter('db_statements_total', 'Statements sent to PostgreSQL, BEGIN and COMMIT included (capacity planning: statements per request).');
+const statementsSent = counter(
+  'db_statements_total',
+  'Statements sent to PostgreSQL, BEGIN and COMMIT included (capacity planning: statements per request).',
+);
 
 // Every statement with parameters is a named prepared statement: each connection parses and
 // plans it once, not on every call. Names are given per distinct text; the texts are constants.
@@ -42,7 +48,10 @@ export function openPgDatabase(url: string, options: { max?: number; statementTi
   });
   // A server restart surfaces here on idle clients; the pool replaces them, the next query reconnects.
   pool.on('error', () => undefined);
-  const toResult = <R>(r: { rows: unknown[]; rowCount: number | null }): QueryResult<R> => ({ rows: r.rows as R[], rowCount: r.rowCount ?? 0 });
+  const toResult = <R>(r: { rows: unknown[]; rowCount: number | null }): QueryResult<R> => ({
+    rows: r.rows as R[],
+    rowCount: r.rowCount ?? 0,
+  });
   return {
     query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await counted(() => pool.query(asStatement(sql, params)))),
     transaction: async (fn) => {
@@ -50,7 +59,9 @@ export function openPgDatabase(url: string, options: { max?: number; statementTi
       try {
         statementsSent.inc();
         await client.query('BEGIN');
-        const result = await fn({ query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await counted(() => client.query(asStatement(sql, params)))) });
+        const result = await fn({
+          query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await counted(() => client.query(asStatement(sql, params)))),
+        });
         statementsSent.inc();
         await client.query('COMMIT');
         return result;

@@ -11,7 +11,13 @@ import { status } from '@grpc/grpc-js';
  * CANCELLED, UNAUTHENTICATED and PERMISSION_DENIED after a certificate mistake, UNIMPLEMENTED
  * during a rollout...), so it is retried: a bill is never dropped for a fault of the path.
  */
-const FINAL = new Set<number>([status.INVALID_ARGUMENT, status.NOT_FOUND, status.FAILED_PRECONDITION, status.ALREADY_EXISTS, status.OUT_OF_RANGE]);
+const FINAL = new Set<number>([
+  status.INVALID_ARGUMENT,
+  status.NOT_FOUND,
+  status.FAILED_PRECONDITION,
+  status.ALREADY_EXISTS,
+  status.OUT_OF_RANGE,
+]);
 
 /** Whether retrying `err` cannot help (see FINAL above); an error without a gRPC code is retried. */
 export function isFinalFailure(err: unknown): boolean {

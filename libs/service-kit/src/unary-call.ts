@@ -9,7 +9,12 @@ export type UnaryMethod<Req, Res> = (
 ) => ClientUnaryCall;
 
 /** Calls a unary gRPC method with a deadline; rejects with the grpc-js ServiceError. */
-export function unaryCall<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, timeoutMs: number, metadata = new Metadata()): Promise<Res> {
+export function unaryCall<Req, Res>(
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  timeoutMs: number,
+  metadata = new Metadata(),
+): Promise<Res> {
   return new Promise((resolve, reject) => {
     method(request, metadata, { deadline: Date.now() + timeoutMs }, (err, response) => (err ? reject(err) : resolve(response)));
   });

@@ -4,7 +4,12 @@ import { histogram, LATENCY_BUCKETS } from './metrics';
 import { RpcError } from './rpc-error';
 
 /** Every call a service answers, unary or carried on a call stream, by method name and status code. */
-export const rpcDuration = histogram('grpc_server_handling_seconds', 'Time to answer a gRPC call, by method and status code.', ['method', 'code'], LATENCY_BUCKETS);
+export const rpcDuration = histogram(
+  'grpc_server_handling_seconds',
+  'Time to answer a gRPC call, by method and status code.',
+  ['method', 'code'],
+  LATENCY_BUCKETS,
+);
 
 /**
  * The gRPC status an error is answered with: an RpcError keeps its code and message, anything

@@ -2,13 +2,18 @@ import { Metadata, ServerInterceptingCall, ServerInterceptor, ServiceDefinition,
 import { Logger } from './logger';
 import { counter } from './metrics';
 
-const undecodableCalls = counter('grpc_server_undecodable_requests_total', 'gRPC requests refused with INVALID_ARGUMENT because they could not be decoded, by method.', ['method']);
+const undecodableCalls = counter(
+  'grpc_server_undecodable_requests_total',
+  'gRPC requests refused with INVALID_ARGUMENT because they could not be decoded, by method.',
+  ['method'],
+);
 
 /** What a request decoder of tolerantDecoding gives for bytes the contract's decoder refuses. */
 const UNDECODABLE = Symbol('undecodable request');
 
 /** The message an undecodable request is refused with; the decoder's own text is not passed on. */
-export const UNDECODABLE_DETAILS = 'the request could not be decoded: a whole number beyond ±(2^53 − 1), or bytes that are not the method\'s message';
+export const UNDECODABLE_DETAILS =
+  "the request could not be decoded: a whole number beyond ±(2^53 − 1), or bytes that are not the method's message";
 
 /**
  * A service definition whose request decoders never throw: bytes one refuses become a marker that

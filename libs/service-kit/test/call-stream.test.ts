@@ -1,14 +1,27 @@
 import { status, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { testTlsDir } from '@gw/testing';
-import { CallStreamClient, callStreamHandler, createLogger, drainCallStreams, GrpcSecurity, grpcClient, RpcError, RunningGrpcServer, startGrpcServer } from '../src';
+import {
+  CallStreamClient,
+  callStreamHandler,
+  createLogger,
+  drainCallStreams,
+  GrpcSecurity,
+  grpcClient,
+  RpcError,
+  RunningGrpcServer,
+  startGrpcServer,
+} from '../src';
 
 type EdgeRequest = quotaV1.EdgeCall['request'];
 type EdgeResponse = quotaV1.EdgeAnswer['response'];
 
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 const count = (accountId: string): EdgeRequest => ({ $case: 'countRequest', value: { accountId } });
-const counted = (remaining: number): EdgeResponse => ({ $case: 'countRequest', value: { allowed: true, limit: 30, remaining, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 } });
+const counted = (remaining: number): EdgeResponse => ({
+  $case: 'countRequest',
+  value: { allowed: true, limit: 30, remaining, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 },
+});
 
 /**
  * Unary calls carried on quota.v1 EdgeCalls streams, over real gRPC with mutual TLS: answers
@@ -50,9 +63,17 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
         handler(call);
       },
     };
-    server = await startGrpcServer({ host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs: 60_000 }, [
-      { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: implementation as unknown as UntypedServiceImplementation },
-    ], logger);
+    server = await startGrpcServer(
+      { host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs: 60_000 },
+      [
+        {
+          name: 'quota.v1.Quota',
+          definition: quotaV1.QuotaService,
+          implementation: implementation as unknown as UntypedServiceImplementation,
+        },
+      ],
+      logger,
+    );
     quota = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('edge'), 'quota-service');
   });
 
@@ -61,7 +82,8 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
     await server.stop(1000);
   });
 
-  const newClient = (settings = { streams: 2, rotateMs: 60_000 }) => new CallStreamClient<EdgeRequest, EdgeResponse>(() => quota.edgeCalls(), settings);
+  const newClient = (settings = { streams: 2, rotateMs: 60_000 }) =>
+    new CallStreamClient<EdgeRequest, EdgeResponse>(() => quota.edgeCalls(), settings);
 
   it('answers each call with its own response, the calls of one moment sharing a message', async () => {
     const client = newClient({ streams: 1, rotateMs: 60_000 });
@@ -78,7 +100,10 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
   it('fails a call as its unary method would: the RpcError status kept, any other error INTERNAL without its text', async () => {
     const client = newClient();
     try {
-      await expect(client.call(count('refuse'), 2000)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION, details: 'refused on purpose' });
+      await expect(client.call(count('refuse'), 2000)).rejects.toMatchObject({
+        code: status.FAILED_PRECONDITION,
+        details: 'refused on purpose',
+      });
       await expect(client.call(count('crash'), 2000)).rejects.toMatchObject({ code: status.INTERNAL, details: 'internal error' });
       expect(await client.call(count('after-9'), 2000)).toEqual(counted(9));
       expect(logged.some((l) => l.includes('hunter2') && l.includes('"method":"CountRequest"'))).toBe(true);
@@ -113,7 +138,10 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
       expect(await client.call(count('b-8'), 2000)).toEqual(counted(8));
       expect(await first).toEqual(counted(7));
       await new Promise((r) => setTimeout(r, 100));
-      expect(streams.slice(before)).toEqual([{ calls: 1, ended: true }, { calls: 1, ended: false }]);
+      expect(streams.slice(before)).toEqual([
+        { calls: 1, ended: true },
+        { calls: 1, ended: false },
+      ]);
     } finally {
       client.close();
     }
@@ -122,12 +150,15 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
   it('fails the unanswered calls of a stream that breaks with its status, and opens a new stream for the next call', async () => {
     slow.set('stuck', 600);
     let opened = 0;
-    const breaking = new CallStreamClient<EdgeRequest, EdgeResponse>(() => {
-      const call = quota.edgeCalls();
-      opened++;
-      if (opened === 1) setTimeout(() => call.cancel(), 100);
-      return call;
-    }, { streams: 1, rotateMs: 60_000 });
+    const breaking = new CallStreamClient<EdgeRequest, EdgeResponse>(
+      () => {
+        const call = quota.edgeCalls();
+        opened++;
+        if (opened === 1) setTimeout(() => call.cancel(), 100);
+        return call;
+      },
+      { streams: 1, rotateMs: 60_000 },
+    );
     try {
       await expect(breaking.call(count('stuck'), 5000)).rejects.toMatchObject({ code: status.CANCELLED });
       expect(await breaking.call(count('again-4'), 2000)).toEqual(counted(4));

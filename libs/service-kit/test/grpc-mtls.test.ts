@@ -33,10 +33,12 @@ describe('gRPC mutual TLS and the access check', () => {
     writeFileSync(join(dir, 'ca.crt'), trusted.certPem);
     return { kind: 'mtls', dir, refreshMs };
   };
-  const issue = (identity: string, by = ca, validity?: { notBefore: Date; notAfter: Date }) => issueCertificate(by, { identity, trustDomain: TRUST_DOMAIN, ...validity });
+  const issue = (identity: string, by = ca, validity?: { notBefore: Date; notAfter: Date }) =>
+    issueCertificate(by, { identity, trustDomain: TRUST_DOMAIN, ...validity });
   const caller = (name: string, identity: string, by = ca) => writeFolder(name, issue(identity, by));
 
-  const quotaClient = (security: GrpcSecurity, serverIdentity = 'quota-service') => grpcClient(quotaV1.QuotaClient, address, security, serverIdentity);
+  const quotaClient = (security: GrpcSecurity, serverIdentity = 'quota-service') =>
+    grpcClient(quotaV1.QuotaClient, address, security, serverIdentity);
   const withQuota = async <T>(client: quotaV1.QuotaClient, fn: (c: quotaV1.QuotaClient) => Promise<T>): Promise<T> => {
     try {
       return await fn(client);
@@ -48,7 +50,8 @@ describe('gRPC mutual TLS and the access check', () => {
   const setFreeTier = (client: quotaV1.QuotaClient) => unaryCall(client.setFreeTierSettings.bind(client), { paused: true }, 3000);
   const renewLeases = (client: quotaV1.QuotaClient) => unaryCall(client.renewLeases.bind(client), { leases: [] }, 3000);
   /** A client with the CA but the given client certificate (or none), bypassing our factory. */
-  const rawClient = (creds: ChannelCredentials) => new quotaV1.QuotaClient(address, creds, { 'grpc.ssl_target_name_override': 'quota-service' });
+  const rawClient = (creds: ChannelCredentials) =>
+    new quotaV1.QuotaClient(address, creds, { 'grpc.ssl_target_name_override': 'quota-service' });
 
   beforeAll(async () => {
     const logger = createLogger('test', 'info', (line) => logged.push(line));
@@ -59,9 +62,17 @@ describe('gRPC mutual TLS and the access check', () => {
       renewLeases: unaryHandler(logger, 'RenewLeases', async () => ({ unknownRequestIds: [] })),
     };
     const security = writeFolder('quota-service', issueCertificate(ca, { identity: 'quota-service', trustDomain: TRUST_DOMAIN }), ca, 100);
-    server = await startGrpcServer({ host: '127.0.0.1', port: 0, metricsPort: 0, security, maxConnectionAgeMs: 60_000 }, [
-      { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: implementation as unknown as UntypedServiceImplementation },
-    ], logger);
+    server = await startGrpcServer(
+      { host: '127.0.0.1', port: 0, metricsPort: 0, security, maxConnectionAgeMs: 60_000 },
+      [
+        {
+          name: 'quota.v1.Quota',
+          definition: quotaV1.QuotaService,
+          implementation: implementation as unknown as UntypedServiceImplementation,
+        },
+      ],
+      logger,
+    );
     address = `127.0.0.1:${server.port}`;
   });
 
@@ -77,7 +88,7 @@ describe('gRPC mutual TLS and the access check', () => {
     });
   });
 
-  it('reads a connection\'s client certificate once, not on every call', async () => {
+  it("reads a connection's client certificate once, not on every call", async () => {
     const reads = jest.spyOn(TLSSocket.prototype, 'getPeerCertificate');
     try {
       await withQuota(quotaClient(caller('edge-once', 'edge')), async (c) => {
@@ -93,13 +104,18 @@ describe('gRPC mutual TLS and the access check', () => {
   it('refuses a known caller a method not listed for it with PERMISSION_DENIED, logged and counted', async () => {
     await withQuota(quotaClient(caller('chat-product', 'chat-product')), async (c) => {
       expect(await count(c)).toMatchObject({ allowed: true });
-      await expect(setFreeTier(c)).rejects.toMatchObject({ code: status.PERMISSION_DENIED, details: 'chat-product may not call /quota.v1.Quota/SetFreeTierSettings' });
+      await expect(setFreeTier(c)).rejects.toMatchObject({
+        code: status.PERMISSION_DENIED,
+        details: 'chat-product may not call /quota.v1.Quota/SetFreeTierSettings',
+      });
       await expect(renewLeases(c)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
     });
     const refusals = logged.map((l) => JSON.parse(l)).filter((e) => e.msg === 'call refused' && e.caller === 'chat-product');
     expect(refusals.map((e) => e.method).sort()).toEqual(['/quota.v1.Quota/RenewLeases', '/quota.v1.Quota/SetFreeTierSettings']);
     const metrics = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
-    expect(metrics).toMatch(/grpc_server_refused_calls_total\{method="\/quota.v1.Quota\/SetFreeTierSettings",caller="chat-product",code="PERMISSION_DENIED"\} 1/);
+    expect(metrics).toMatch(
+      /grpc_server_refused_calls_total\{method="\/quota.v1.Quota\/SetFreeTierSettings",caller="chat-product",code="PERMISSION_DENIED"\} 1/,
+    );
   });
 
   it('refuses a caller without a certificate with UNAUTHENTICATED, and keeps health open to it', async () => {
@@ -109,13 +125,19 @@ describe('gRPC mutual TLS and the access check', () => {
     } finally {
       client.close();
     }
-    const health = new healthV1.HealthClient(address, credentials.createSsl(Buffer.from(ca.certPem)), { 'grpc.ssl_target_name_override': 'quota-service' });
+    const health = new healthV1.HealthClient(address, credentials.createSsl(Buffer.from(ca.certPem)), {
+      'grpc.ssl_target_name_override': 'quota-service',
+    });
     try {
-      expect(await unaryCall(health.check.bind(health), { service: '' }, 3000)).toEqual({ status: healthV1.HealthCheckResponse_ServingStatus.SERVING });
+      expect(await unaryCall(health.check.bind(health), { service: '' }, 3000)).toEqual({
+        status: healthV1.HealthCheckResponse_ServingStatus.SERVING,
+      });
     } finally {
       health.close();
     }
-    expect(logged.some((l) => l.includes('"msg":"call refused"') && l.includes('"caller":"unknown"') && l.includes('"code":"UNAUTHENTICATED"'))).toBe(true);
+    expect(
+      logged.some((l) => l.includes('"msg":"call refused"') && l.includes('"caller":"unknown"') && l.includes('"code":"UNAUTHENTICATED"')),
+    ).toBe(true);
   });
 
   it('refuses a certificate signed by another CA with UNAUTHENTICATED', async () => {
@@ -134,8 +156,16 @@ describe('gRPC mutual TLS and the access check', () => {
   it('refuses to serve plain text on an address other than loopback, or without its certificate files', async () => {
     const silent = createLogger('test', 'error', () => undefined);
     const settings = { port: 0, metricsPort: 0, maxConnectionAgeMs: 1000 };
-    await expect(startGrpcServer({ ...settings, host: '0.0.0.0', security: { kind: 'insecure' } }, [], silent)).rejects.toThrow(/only on a loopback address/);
-    await expect(startGrpcServer({ ...settings, host: '127.0.0.1', security: { kind: 'mtls', dir: join(root, 'missing'), refreshMs: 1000 } }, [], silent)).rejects.toThrow(/has no readable ca\.crt/);
+    await expect(startGrpcServer({ ...settings, host: '0.0.0.0', security: { kind: 'insecure' } }, [], silent)).rejects.toThrow(
+      /only on a loopback address/,
+    );
+    await expect(
+      startGrpcServer(
+        { ...settings, host: '127.0.0.1', security: { kind: 'mtls', dir: join(root, 'missing'), refreshMs: 1000 } },
+        [],
+        silent,
+      ),
+    ).rejects.toThrow(/has no readable ca\.crt/);
   });
 
   it('cannot be reached in plain text', async () => {

@@ -27,9 +27,17 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
       }),
     };
     const settings = { host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs: 60_000 };
-    server = await startGrpcServer(settings, [
-      { name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: implementation as unknown as UntypedServiceImplementation },
-    ], logger);
+    server = await startGrpcServer(
+      settings,
+      [
+        {
+          name: 'quota.v1.Quota',
+          definition: quotaV1.QuotaService,
+          implementation: implementation as unknown as UntypedServiceImplementation,
+        },
+      ],
+      logger,
+    );
     client = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('edge'), 'quota-service');
     chatClient = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('chat-product'), 'quota-service');
   });
@@ -56,9 +64,13 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
   });
 
   it('answers INVALID_ARGUMENT, not INTERNAL, for an int64 the generated decoder refuses (past 2^53 - 1), before any handler sees it', async () => {
-    const release = (promptTokens: number) => unaryCall(chatClient.releasePlace.bind(chatClient), { accountId: 'a', requestId: 'r', promptTokens, completionTokens: 0 }, 2000);
+    const release = (promptTokens: number) =>
+      unaryCall(chatClient.releasePlace.bind(chatClient), { accountId: 'a', requestId: 'r', promptTokens, completionTokens: 0 }, 2000);
     expect(await release(2 ** 52)).toEqual({ released: true });
-    await expect(release(2 ** 62)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringContaining('could not be decoded') });
+    await expect(release(2 ** 62)).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      details: expect.stringContaining('could not be decoded'),
+    });
     await expect(release(Number.MAX_SAFE_INTEGER + 1)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
     expect(await release(Number.MAX_SAFE_INTEGER)).toEqual({ released: true });
     expect(released).toEqual([2 ** 52, Number.MAX_SAFE_INTEGER]);
@@ -97,9 +109,17 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
 describe('gRPC server: maximum connection age against the clients keepalive', () => {
   it("refuses a maximum age whose connections (age, +10% jitter, grace) would still drain at a client's first keepalive ping, which would cut their calls", async () => {
     const logger = createLogger('test', 'error', () => undefined);
-    const settings = (maxConnectionAgeMs: number) => ({ host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs });
+    const settings = (maxConnectionAgeMs: number) => ({
+      host: '127.0.0.1',
+      port: 0,
+      metricsPort: 0,
+      security: mtls('quota-service'),
+      maxConnectionAgeMs,
+    });
     expect(MAX_CONNECTION_AGE_LIMIT_MS * 1.1 + CONNECTION_AGE_GRACE_MS).toBeLessThan(CLIENT_KEEPALIVE_MS);
-    await expect(startGrpcServer(settings(MAX_CONNECTION_AGE_LIMIT_MS + 1), [], logger)).rejects.toThrow(/GRPC_MAX_CONNECTION_AGE_MS=.* is above/);
+    await expect(startGrpcServer(settings(MAX_CONNECTION_AGE_LIMIT_MS + 1), [], logger)).rejects.toThrow(
+      /GRPC_MAX_CONNECTION_AGE_MS=.* is above/,
+    );
     const server = await startGrpcServer(settings(MAX_CONNECTION_AGE_LIMIT_MS), [], logger);
     await server.stop(100);
   });

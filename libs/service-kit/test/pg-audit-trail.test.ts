@@ -24,7 +24,15 @@ describe('PgAuditTrail on Postgres', () => {
   });
 
   const append = (n: number) =>
-    db.transaction((tx) => trail.append(tx, { accountId: n % 3 ? `acct_${n % 3}` : null, action: 'key-created', details: { keyId: `key_${n}`, prefix: 'sk-shfr-0123', n }, actor: 'ctl', reason: `run ${n}` }));
+    db.transaction((tx) =>
+      trail.append(tx, {
+        accountId: n % 3 ? `acct_${n % 3}` : null,
+        action: 'key-created',
+        details: { keyId: `key_${n}`, prefix: 'sk-shfr-0123', n },
+        actor: 'ctl',
+        reason: `run ${n}`,
+      }),
+    );
 
   it('forms one valid chain from appends made at once, each seq once and in order', async () => {
     expect(await trail.verify(db)).toEqual({ entries: 0, ok: true });
@@ -45,7 +53,7 @@ describe('PgAuditTrail on Postgres', () => {
     expect(await trail.verify(db)).toEqual({ entries: 41, ok: true });
   });
 
-  it('lists an account\'s entries newest first, only that account\'s', async () => {
+  it("lists an account's entries newest first, only that account's", async () => {
     const entries = await trail.forAccount(db, 'acct_1', 5);
     expect(entries).toHaveLength(5);
     expect(entries.every((e) => e.accountId === 'acct_1')).toBe(true);
@@ -64,6 +72,10 @@ describe('PgAuditTrail on Postgres', () => {
     await psql.query(`DELETE FROM ${SCHEMA}.audit_log WHERE seq = 41`);
     expect(await trail.verify(db)).toMatchObject({ entries: 40, ok: false, firstBad: { seq: 41, problem: 'missing' } });
     await psql.query(`DELETE FROM ${SCHEMA}.audit_log WHERE seq = 12`);
-    expect(await trail.verify(db)).toEqual({ entries: 39, ok: false, firstBad: { seq: 13, problem: 'missing', detail: 'entry 12 is missing before it' } });
+    expect(await trail.verify(db)).toEqual({
+      entries: 39,
+      ok: false,
+      firstBad: { seq: 13, problem: 'missing', detail: 'entry 12 is missing before it' },
+    });
   });
 });

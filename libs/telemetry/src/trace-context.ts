@@ -55,7 +55,9 @@ const rpcSpan = (service: string, method: string): [string, Attributes] => [
 export function inRpcClientSpan<T>(service: string, method: string, work: (carrier: TraceCarrier) => Promise<T>): Promise<T> {
   if (!tracing) return work({});
   const [name, attributes] = rpcSpan(service, method);
-  return trace.getTracer(TRACER).startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, (span) => ended(span, work(currentTraceCarrier())));
+  return trace
+    .getTracer(TRACER)
+    .startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, (span) => ended(span, work(currentTraceCarrier())));
 }
 
 /** The server side of such a call: `work` runs in a server span continuing the trace `carrier` names. */
@@ -77,7 +79,9 @@ export function inLinkedSpan<T>(name: string, attributes: Attributes, carriers: 
     const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier));
     if (spanContext && trace.isSpanContextValid(spanContext)) links.push({ context: spanContext });
   }
-  return trace.getTracer(TRACER).startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes, links, root: true }, (span) => ended(span, work()));
+  return trace
+    .getTracer(TRACER)
+    .startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes, links, root: true }, (span) => ended(span, work()));
 }
 
 /**

@@ -18,7 +18,7 @@ describe('tracingWanted', () => {
 });
 
 describe('sdkEnvironment', () => {
-  it("names the service and leaves metrics and logs to Prometheus and stdout, unless told otherwise", () => {
+  it('names the service and leaves metrics and logs to Prometheus and stdout, unless told otherwise', () => {
     expect(sdkEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, 'edge')).toEqual({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
       OTEL_SERVICE_NAME: 'edge',

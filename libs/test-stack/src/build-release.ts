@@ -24,7 +24,9 @@ export interface BuiltRelease {
 export async function buildRelease(commit: string, apps: string[]): Promise<BuiltRelease> {
   const root = repoRoot(__dirname);
   await run('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: root }).catch(() => {
-    throw new Error(`release ${commit} is not in this clone's history: a rolling-upgrade test builds it from there (clone without --depth)`);
+    throw new Error(
+      `release ${commit} is not in this clone's history: a rolling-upgrade test builds it from there (clone without --depth)`,
+    );
   });
   const dir = mkdtempSync(join(tmpdir(), 'gw-release-'));
   const checkout = join(dir, 'repo');
@@ -37,7 +39,11 @@ export async function buildRelease(commit: string, apps: string[]): Promise<Buil
   try {
     symlinkSync(join(root, 'node_modules'), join(checkout, 'node_modules'));
     const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_SKIP_NX_CACHE: 'true' };
-    await run(process.execPath, [join(root, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run-many', '-t', 'build', '-p', ...apps, '--output-style=static'], { cwd: checkout, env, maxBuffer: 16 << 20 });
+    await run(
+      process.execPath,
+      [join(root, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run-many', '-t', 'build', '-p', ...apps, '--output-style=static'],
+      { cwd: checkout, env, maxBuffer: 16 << 20 },
+    );
   } catch (err) {
     await remove();
     throw err;

@@ -55,7 +55,13 @@ export async function startGateway(
     if (onCluster) {
       const cluster = await createTestRedisCluster();
       redis = cluster;
-      stack = await startStack({ databaseUrl: db.url, redisClusterNodes: cluster.nodes, redisKeyPrefix: cluster.keyPrefix, env, ...processOptions });
+      stack = await startStack({
+        databaseUrl: db.url,
+        redisClusterNodes: cluster.nodes,
+        redisKeyPrefix: cluster.keyPrefix,
+        env,
+        ...processOptions,
+      });
     } else {
       const single = await createTestRedis();
       redis = single;
@@ -71,7 +77,8 @@ export async function startGateway(
     if (exitCode !== 0) throw new Error(`ctl ${args.join(' ')} failed: ${JSON.stringify(json)}`);
     return json as T;
   };
-  const balanceMicro = async (accountId: string) => Math.round((await ctlOk<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6);
+  const balanceMicro = async (accountId: string) =>
+    Math.round((await ctlOk<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6);
   const simUrl = running.providerUrl.replace(/\/v1$/, '');
   return {
     stack: running,
@@ -102,7 +109,11 @@ export async function startGateway(
     balanceMicro,
     settledBalanceMicro: async (accountId, expectedMicro, timeoutMs = 10_000) => {
       let balance = await balanceMicro(accountId);
-      for (const deadline = Date.now() + timeoutMs; balance !== expectedMicro && Date.now() < deadline; balance = await balanceMicro(accountId)) {
+      for (
+        const deadline = Date.now() + timeoutMs;
+        balance !== expectedMicro && Date.now() < deadline;
+        balance = await balanceMicro(accountId)
+      ) {
         await new Promise((r) => setTimeout(r, 100));
       }
       return balance;
@@ -112,7 +123,10 @@ export async function startGateway(
       const pg = new PgClient({ connectionString: (db as TestDatabase).url });
       await pg.connect();
       try {
-        const { rows } = await pg.query<{ end_reason: string }>('SELECT end_reason FROM billing.ledger WHERE account_id = $1 ORDER BY end_reason', [accountId]);
+        const { rows } = await pg.query<{ end_reason: string }>(
+          'SELECT end_reason FROM billing.ledger WHERE account_id = $1 ORDER BY end_reason',
+          [accountId],
+        );
         return rows.map((r) => r.end_reason);
       } finally {
         await pg.end();
@@ -133,12 +147,14 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_
 
 /** Waits until the current UTC minute has at least `seconds` left, so a test does not straddle two minutes. */
 export async function awayFromMinuteEnd(seconds: number): Promise<void> {
-  const left = 60 - (Date.now() / 1000) % 60;
+  const left = 60 - ((Date.now() / 1000) % 60);
   if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
 }
 
 /** The `error` object of a JSON error reply, with the status beside it. */
-export async function errorOf(res: Response): Promise<{ status: number; code: string; type: string; param: string | null; message: string } & Record<string, unknown>> {
+export async function errorOf(
+  res: Response,
+): Promise<{ status: number; code: string; type: string; param: string | null; message: string } & Record<string, unknown>> {
   expect(res.headers.get('content-type')).toContain('application/json');
   const body = (await res.json()) as { error: { code: string; type: string; param: string | null; message: string } };
   return { status: res.status, ...body.error };

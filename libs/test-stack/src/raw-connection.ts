@@ -65,7 +65,9 @@ export const statusOf = (text: string): number => Number(/^HTTP\/1\.1 (\d{3})/.e
 export function replyOf(text: string): { status: number; headers: Record<string, string>; body: string } {
   const end = text.indexOf('\r\n\r\n');
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const length = Number(headers['content-length'] ?? text.length);
   return { status: statusOf(statusLine), headers, body: text.slice(end + 4, end + 4 + length) };
 }

@@ -91,7 +91,10 @@ interface PlannedProcess {
 async function waitForKeyCache(adminPort: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`).then((res) => res.text(), () => '');
+    const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`).then(
+      (res) => res.text(),
+      () => '',
+    );
     if (/^edge_key_cache_trusted 1$/m.test(metrics)) return;
     if (Date.now() > deadline) throw new Error(`edge on admin port ${adminPort}: key cache not trusted after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
@@ -107,9 +110,21 @@ const readyz = (port: number, host = '127.0.0.1'): Readiness => readyzAt(host, p
  */
 export async function startStack(options: StackOptions): Promise<RunningStack> {
   const spread = options.quotaSpread;
-  const count = { edge: options.replicas?.edge ?? 1, auth: options.replicas?.auth ?? 1, quota: spread?.bindHosts.length ?? options.replicas?.quota ?? 1 };
+  const count = {
+    edge: options.replicas?.edge ?? 1,
+    auth: options.replicas?.auth ?? 1,
+    quota: spread?.bindHosts.length ?? options.replicas?.quota ?? 1,
+  };
   const ports = async (n: number) => Promise.all(range(n).map(() => freePort()));
-  const [edgePorts, adminPorts, authPorts, quotaPorts, [billing, sim, billingMetrics, consoleHttp, consoleGrpc, consoleMetrics], authMetrics, quotaMetrics] = await Promise.all([
+  const [
+    edgePorts,
+    adminPorts,
+    authPorts,
+    quotaPorts,
+    [billing, sim, billingMetrics, consoleHttp, consoleGrpc, consoleMetrics],
+    authMetrics,
+    quotaMetrics,
+  ] = await Promise.all([
     ports(count.edge),
     ports(count.edge),
     ports(count.auth),
@@ -144,18 +159,33 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   };
   const plan: PlannedProcess[] = [
     { app: 'provider-sim', replica: 0, env: {}, readiness: { url: `http://127.0.0.1:${sim}/healthz` } },
-    ...authPorts.map((p, i) => ({ app: 'auth-service', replica: i, env: { AUTH_PORT: String(p), AUTH_METRICS_PORT: String(authMetrics[i]), TLS_DIR: tlsDir('auth-service') }, readiness: readyz(authMetrics[i]) })),
+    ...authPorts.map((p, i) => ({
+      app: 'auth-service',
+      replica: i,
+      env: { AUTH_PORT: String(p), AUTH_METRICS_PORT: String(authMetrics[i]), TLS_DIR: tlsDir('auth-service') },
+      readiness: readyz(authMetrics[i]),
+    })),
     ...quotaPorts.map((p, i) => ({
       app: 'quota-service',
       replica: i,
-      env: { QUOTA_PORT: String(spread ? quotaPorts[0] : p), QUOTA_METRICS_PORT: String(quotaMetrics[i]), TLS_DIR: tlsDir('quota-service'), ...(spread && { BIND_HOST: spread.bindHosts[i] }) },
+      env: {
+        QUOTA_PORT: String(spread ? quotaPorts[0] : p),
+        QUOTA_METRICS_PORT: String(quotaMetrics[i]),
+        TLS_DIR: tlsDir('quota-service'),
+        ...(spread && { BIND_HOST: spread.bindHosts[i] }),
+      },
       readiness: readyz(quotaMetrics[i], spread?.bindHosts[i]),
     })),
     { app: 'billing-service', replica: 0, env: { TLS_DIR: tlsDir('billing-service') }, readiness: readyz(billingMetrics) },
     {
       app: 'console',
       replica: 0,
-      env: { CONSOLE_PORT: String(consoleHttp), CONSOLE_GRPC_PORT: String(consoleGrpc), CONSOLE_METRICS_PORT: String(consoleMetrics), TLS_DIR: tlsDir('console') },
+      env: {
+        CONSOLE_PORT: String(consoleHttp),
+        CONSOLE_GRPC_PORT: String(consoleGrpc),
+        CONSOLE_METRICS_PORT: String(consoleMetrics),
+        TLS_DIR: tlsDir('console'),
+      },
       readiness: readyz(consoleMetrics),
     },
     ...edgePorts.map((p, i) => ({
@@ -191,15 +221,20 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     return child === undefined || child.exitCode !== null || child.signalCode !== null;
   };
   const processesOf = (app: string) =>
-    [...running].filter(([planned, child]) => planned.app === app && child.exitCode === null && child.signalCode === null).map(([, child]) => child);
+    [...running]
+      .filter(([planned, child]) => planned.app === app && child.exitCode === null && child.signalCode === null)
+      .map(([, child]) => child);
   const launch = async (planned: PlannedProcess) => {
-    const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`] : [];
+    const profiling = options.cpuProfileDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`]
+      : [];
     const nodeOptions = [...profiling, ...(options.execArgv?.[planned.app] ?? [])];
     const stdio: StdioOptions = options.ipc?.includes(planned.app) ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
     const dist = options.distOf?.(planned.app, planned.replica) ?? DIST;
     const child = spawn(process.execPath, [...nodeOptions, join(dist, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio });
     running.set(planned, child);
-    for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
     await waitReady(planned.readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
       throw new Error(`${planned.app} did not start: ${err.message}\n${logs.slice(-20).join('\n')}`);
     });

@@ -58,9 +58,7 @@ describe('locateServer', () => {
         throw new DockerUnavailableError('no container runtime is reachable');
       }),
     });
-    await expect(locateServer(opts)).rejects.toThrow(
-      'No server: start one (Docker check: no container runtime is reachable)',
-    );
+    await expect(locateServer(opts)).rejects.toThrow('No server: start one (Docker check: no container runtime is reachable)');
   });
 
   it('lets other container failures through unchanged', async () => {

@@ -45,11 +45,14 @@ interface OtlpTraces {
 }
 
 /** OTLP/JSON ids are hex; a base64 id (the protobuf JSON mapping) is turned into hex too. */
-const hexId = (id: string | undefined): string => (!id ? '' : /^[0-9a-f]+$/i.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex'));
+const hexId = (id: string | undefined): string =>
+  !id ? '' : /^[0-9a-f]+$/i.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex');
 
-const valueOf = (value: OtlpValue): unknown => value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
+const valueOf = (value: OtlpValue): unknown =>
+  value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
 
-const attributesOf = (attributes: OtlpAttribute[] = []): Record<string, unknown> => Object.fromEntries(attributes.map((a) => [a.key, valueOf(a.value)]));
+const attributesOf = (attributes: OtlpAttribute[] = []): Record<string, unknown> =>
+  Object.fromEntries(attributes.map((a) => [a.key, valueOf(a.value)]));
 
 function spansOf(body: OtlpTraces): ReceivedSpan[] {
   return (body.resourceSpans ?? []).flatMap((resourceSpans) => {

@@ -9,9 +9,7 @@ export interface PromqlReading {
 }
 
 /** Grafana's interval variables, given the value Grafana would for a 5-minute window. */
-const GRAFANA_VARIABLES: [RegExp, string][] = [
-  [/\$__rate_interval|\$__interval|\$__range/g, '5m'],
-];
+const GRAFANA_VARIABLES: [RegExp, string][] = [[/\$__rate_interval|\$__interval|\$__range/g, '5m']];
 
 /** Reads `expr` (Grafana's variables allowed) with the PromQL grammar of the Prometheus UI. */
 export function readPromql(expr: string): PromqlReading {

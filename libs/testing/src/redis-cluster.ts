@@ -60,10 +60,23 @@ export async function startRedisCluster({ masters = 3, replicasEach = 1 } = {}):
       const dir = join(root, String(port));
       mkdirSync(dir);
       // A quick node timeout lets a failover happen within a test's time.
-      children.push(await launchRedisServer(port, dir, ['--cluster-enabled', 'yes', '--cluster-port', String(busPort), '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000']));
+      children.push(
+        await launchRedisServer(port, dir, [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(busPort),
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-node-timeout',
+          '2000',
+        ]),
+      );
       nodes.push(`127.0.0.1:${port}`);
     }
-    await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicasEach), '--cluster-yes'], { timeout: FORMED_TIMEOUT_MS });
+    await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicasEach), '--cluster-yes'], {
+      timeout: FORMED_TIMEOUT_MS,
+    });
     const deadline = Date.now() + FORMED_TIMEOUT_MS;
     for (;;) {
       if ((await Promise.all(nodes.map((node) => seesFormed(node, count, masters * replicasEach)))).every(Boolean)) break;

@@ -10,14 +10,35 @@ const READY_TIMEOUT_MS = 10_000;
  */
 export async function launchRedisServer(port: number, dir: string, args: string[] = []): Promise<ChildProcess> {
   const url = `redis://127.0.0.1:${port}/0`;
-  const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', ...args], {
-    stdio: 'ignore',
-  });
-  const failed = new Promise<never>((_, reject) => started.once('error', (err) => reject(new Error(`redis-server could not start (is Debian's redis-server installed?): ${err.message}`))));
+  const started = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--save',
+      '',
+      ...args,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const failed = new Promise<never>((_, reject) =>
+    started.once('error', (err) => reject(new Error(`redis-server could not start (is Debian's redis-server installed?): ${err.message}`))),
+  );
   const deadline = Date.now() + READY_TIMEOUT_MS;
   const ready = (async () => {
     while (!(await redisAnswers(url))) {
-      if (Date.now() > deadline || started.exitCode !== null) throw new Error(`redis-server on port ${port} did not answer within ${READY_TIMEOUT_MS} ms`);
+      if (Date.now() > deadline || started.exitCode !== null)
+        throw new Error(`redis-server on port ${port} did not answer within ${READY_TIMEOUT_MS} ms`);
       await new Promise((r) => setTimeout(r, 50));
     }
   })();

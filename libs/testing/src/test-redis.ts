@@ -17,8 +17,7 @@ export interface TestRedis {
 
 const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379/0';
 
-const MISSING_REDIS =
-  'No Redis for tests: set REDIS_URL, or start Redis on 127.0.0.1:6379, or make Docker available for testcontainers';
+const MISSING_REDIS = 'No Redis for tests: set REDIS_URL, or start Redis on 127.0.0.1:6379, or make Docker available for testcontainers';
 
 const SCAN_COUNT = 500;
 

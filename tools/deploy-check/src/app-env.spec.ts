@@ -11,7 +11,14 @@ describe('parseAppEnv', () => {
       body: readInt(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024),
       notEnv: readInt(other, 'NOT_READ', 1),
     `);
-    expect([...names].sort()).toEqual(['BODY_LIMIT_BYTES', 'DATABASE_URL', 'EDGE_PORT', 'FREE_TIER_ENABLED', 'LOG_LEVEL', 'SHUTDOWN_GRACE_MS']);
+    expect([...names].sort()).toEqual([
+      'BODY_LIMIT_BYTES',
+      'DATABASE_URL',
+      'EDGE_PORT',
+      'FREE_TIER_ENABLED',
+      'LOG_LEVEL',
+      'SHUTDOWN_GRACE_MS',
+    ]);
     expect(Object.fromEntries(intDefaults)).toEqual({ EDGE_PORT: 8080, SHUTDOWN_GRACE_MS: 30000 });
   });
 
@@ -30,7 +37,10 @@ describe('parseAppEnv', () => {
       }`;
 
     it('counts what readGrpcSecurity reads as read by a config.ts that calls it', () => {
-      const { names, intDefaults } = parseAppEnv(`port: readInt(env, 'AUTH_PORT', 50051), grpc: readGrpcSecurity(env, 'auth-service'),`, security);
+      const { names, intDefaults } = parseAppEnv(
+        `port: readInt(env, 'AUTH_PORT', 50051), grpc: readGrpcSecurity(env, 'auth-service'),`,
+        security,
+      );
       expect([...names].sort()).toEqual(['AUTH_PORT', 'DATA_DIR', 'GRPC_INSECURE', 'TLS_DIR', 'TLS_REFRESH_MS']);
       expect(Object.fromEntries(intDefaults)).toEqual({ AUTH_PORT: 50051, TLS_REFRESH_MS: 60000 });
     });

@@ -43,5 +43,8 @@ export function parseAppEnv(source: string, grpcSecuritySource?: string): AppEnv
  */
 export function readAppEnv(root: string, app: string): AppEnv {
   const security = join(root, GRPC_SECURITY_SOURCE);
-  return parseAppEnv(readFileSync(join(root, 'apps', app, 'src', 'config.ts'), 'utf8'), existsSync(security) ? readFileSync(security, 'utf8') : undefined);
+  return parseAppEnv(
+    readFileSync(join(root, 'apps', app, 'src', 'config.ts'), 'utf8'),
+    existsSync(security) ? readFileSync(security, 'utf8') : undefined,
+  );
 }

@@ -36,7 +36,9 @@ describe('certificateProblems', () => {
   });
 
   it('refuses a server without the DNS names of its Service in its namespace', () => {
-    expect(problemsAfter((api) => (api.dnsNames = ['api', 'api.other.svc']))).toEqual(['Certificate/ns/api: dnsNames lack api.ns.svc, api.ns.svc.cluster.local']);
+    expect(problemsAfter((api) => (api.dnsNames = ['api', 'api.other.svc']))).toEqual([
+      'Certificate/ns/api: dnsNames lack api.ns.svc, api.ns.svc.cluster.local',
+    ]);
   });
 
   it('refuses a kept key, a missing usage, an unknown algorithm, a renewal not before expiry', () => {
@@ -52,7 +54,9 @@ describe('certificateProblems', () => {
       'Certificate/ns/api: privateKey.algorithm Ed25519 is neither ECDSA nor RSA',
       'Certificate/ns/api: privateKey.rotationPolicy is not Always: a renewal would keep the old key',
     ]);
-    expect(problemsAfter((api) => delete api.duration)).toEqual(['Certificate/ns/api: duration and renewBefore must both be set (Go durations such as 2160h)']);
+    expect(problemsAfter((api) => delete api.duration)).toEqual([
+      'Certificate/ns/api: duration and renewBefore must both be set (Go durations such as 2160h)',
+    ]);
   });
 
   it('refuses an identity issued by a ClusterIssuer, by the self-signed Issuer, or by a CA without its CA Certificate', () => {
@@ -74,7 +78,10 @@ describe('certificateProblems', () => {
       problemsAfter((_api, _cli, objects) => {
         objects.push({ ...demoCertificate('cli', 'ns'), metadata: { name: 'cli-2', namespace: 'ns' } });
       }),
-    ).toEqual(['Certificate/ns/cli-2: has no label app.kubernetes.io/name naming its identity', 'Certificate/ns/cli and Certificate/ns/cli-2 both write the Secret cli-tls']);
+    ).toEqual([
+      'Certificate/ns/cli-2: has no label app.kubernetes.io/name naming its identity',
+      'Certificate/ns/cli and Certificate/ns/cli-2 both write the Secret cli-tls',
+    ]);
   });
 });
 

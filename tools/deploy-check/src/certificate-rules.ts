@@ -45,10 +45,13 @@ export function certificateProblems(objects: K8sObject[], servers: string[]): st
   const problems: string[] = [];
   const issuers = new Map(objects.filter((o) => isCertManager(o, 'Issuer')).map((o) => [o.metadata.name, (o.spec ?? {}) as IssuerSpec]));
   const certificates = objects.filter((o) => isCertManager(o, 'Certificate'));
-  const caSecrets = new Set(certificates.filter((c) => (c.spec as CertificateSpec).isCA === true).map((c) => (c.spec as CertificateSpec).secretName));
+  const caSecrets = new Set(
+    certificates.filter((c) => (c.spec as CertificateSpec).isCA === true).map((c) => (c.spec as CertificateSpec).secretName),
+  );
 
   for (const [name, spec] of issuers) {
-    if (spec.ca && !caSecrets.has(spec.ca.secretName)) problems.push(`Issuer/${name}: its CA Secret ${spec.ca.secretName} is produced by no isCA Certificate of the render`);
+    if (spec.ca && !caSecrets.has(spec.ca.secretName))
+      problems.push(`Issuer/${name}: its CA Secret ${spec.ca.secretName} is produced by no isCA Certificate of the render`);
   }
   const bySecret = new Map<string, string[]>();
   for (const cert of certificates) {
@@ -57,7 +60,10 @@ export function certificateProblems(objects: K8sObject[], servers: string[]): st
     bySecret.set(String(spec.secretName), [...(bySecret.get(String(spec.secretName)) ?? []), describe(cert)]);
 
     const ref = spec.issuerRef ?? {};
-    const issuer = (ref.kind ?? 'Issuer') === 'Issuer' && (ref.group ?? 'cert-manager.io') === 'cert-manager.io' ? issuers.get(String(ref.name)) : undefined;
+    const issuer =
+      (ref.kind ?? 'Issuer') === 'Issuer' && (ref.group ?? 'cert-manager.io') === 'cert-manager.io'
+        ? issuers.get(String(ref.name))
+        : undefined;
     if (!issuer) say(`issued by ${ref.kind ?? 'Issuer'}/${ref.name}, which is not an Issuer of the render`);
     const duration = parseGoDuration(spec.duration ?? '');
     const renewBefore = parseGoDuration(spec.renewBefore ?? '');
@@ -72,11 +78,13 @@ export function certificateProblems(objects: K8sObject[], servers: string[]): st
       continue;
     }
     const uri = `spiffe://${TRUST_DOMAIN}/${identity}`;
-    if (JSON.stringify(spec.uris ?? []) !== JSON.stringify([uri])) say(`its URI SANs are ${JSON.stringify(spec.uris ?? [])}, not [${uri}] alone`);
+    if (JSON.stringify(spec.uris ?? []) !== JSON.stringify([uri]))
+      say(`its URI SANs are ${JSON.stringify(spec.uris ?? [])}, not [${uri}] alone`);
     if (spec.commonName !== identity) say(`commonName ${spec.commonName} is not ${identity}`);
     if (spec.secretName !== `${identity}-tls`) say(`secretName ${spec.secretName} is not ${identity}-tls`);
     for (const usage of ['server auth', 'client auth']) if (!(spec.usages ?? []).includes(usage)) say(`usages lack ${usage}`);
-    if (!['ECDSA', 'RSA'].includes(spec.privateKey?.algorithm ?? '')) say(`privateKey.algorithm ${spec.privateKey?.algorithm} is neither ECDSA nor RSA`);
+    if (!['ECDSA', 'RSA'].includes(spec.privateKey?.algorithm ?? ''))
+      say(`privateKey.algorithm ${spec.privateKey?.algorithm} is neither ECDSA nor RSA`);
     if (spec.privateKey?.rotationPolicy !== 'Always') say('privateKey.rotationPolicy is not Always: a renewal would keep the old key');
     if (servers.includes(identity)) {
       const ns = cert.metadata.namespace;

@@ -21,6 +21,8 @@ describe('composeErrors', () => {
 
   it('refuses a wrong type and an unknown key, naming both', () => {
     const compose = readCompose(valid.replace('restart: unless-stopped', 'restart: 5').replace('ports:', 'portz:'));
-    expect(composeErrors(compose)).toEqual(expect.arrayContaining(['/services/edge/restart must be string', '/services/edge must NOT have additional properties: portz']));
+    expect(composeErrors(compose)).toEqual(
+      expect.arrayContaining(['/services/edge/restart must be string', '/services/edge must NOT have additional properties: portz']),
+    );
   });
 });

@@ -29,5 +29,8 @@ export function readCompose(text: string): Record<string, unknown> {
 export function composeErrors(compose: unknown): string[] {
   const validate = composeValidator();
   if (validate(compose)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.keyword === 'additionalProperties' ? `: ${String(e.params.additionalProperty)}` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.keyword === 'additionalProperties' ? `: ${String(e.params.additionalProperty)}` : ''}`,
+  );
 }

@@ -57,7 +57,16 @@ describe('appProblems', () => {
   });
 
   it('refuses a variable config.ts does not read, and a missing required one', () => {
-    expect(problemsAfter((c) => (c.env = [{ name: 'DEMO_PORT', value: '7000' }, { name: 'TLS_DIR', value: '/var/run/tls' }, { name: 'DEMO_PROT', value: '1' }]))).toEqual([
+    expect(
+      problemsAfter(
+        (c) =>
+          (c.env = [
+            { name: 'DEMO_PORT', value: '7000' },
+            { name: 'TLS_DIR', value: '/var/run/tls' },
+            { name: 'DEMO_PROT', value: '1' },
+          ]),
+      ),
+    ).toEqual([
       'demo: sets DEMO_PROT, which apps/demo/src/config.ts does not read',
       'demo: DATABASE_URL is not set',
       'demo: runs up to 2 replicas without DATABASE_URL',
@@ -104,29 +113,46 @@ describe('appProblems', () => {
   });
 
   it('refuses a certificate Secret that no Certificate of the render produces, or that the pod does not mount', () => {
-    expect(problemsAfter((_c, _pod, objects) => objects.splice(4, 1))).toEqual(['demo: no Certificate of the render produces the Secret demo-tls']);
-    expect(problemsAfter((_c, pod) => ((pod.volumes = [{ name: 'tls', secret: { secretName: 'other-tls', optional: true } }]), undefined))).toEqual(['demo: mounts no volume of the Secret demo-tls']);
-    expect(problemsAfter((_c, pod) => ((pod.volumes = [{ name: 'tls', secret: { secretName: 'demo-tls', optional: true } }]), undefined))).toEqual([
-      'demo: the volume of demo-tls is optional: a pod would start without its certificate',
+    expect(problemsAfter((_c, _pod, objects) => objects.splice(4, 1))).toEqual([
+      'demo: no Certificate of the render produces the Secret demo-tls',
     ]);
+    expect(
+      problemsAfter((_c, pod) => ((pod.volumes = [{ name: 'tls', secret: { secretName: 'other-tls', optional: true } }]), undefined)),
+    ).toEqual(['demo: mounts no volume of the Secret demo-tls']);
+    expect(
+      problemsAfter((_c, pod) => ((pod.volumes = [{ name: 'tls', secret: { secretName: 'demo-tls', optional: true } }]), undefined)),
+    ).toEqual(['demo: the volume of demo-tls is optional: a pod would start without its certificate']);
   });
 
-  it('refuses a Service that is not headless, that exposes the metrics port, or whose port is not the pods\'', () => {
-    const service = (objects: K8sObject[]) => objects[2].spec as { clusterIP?: string; ports: { port: number; targetPort?: string | number }[] };
-    expect(problemsAfter((_c, _pod, objects) => delete service(objects).clusterIP)).toEqual(['demo: the Service is not headless (clusterIP: None): its clients would see one address, not every pod']);
+  it("refuses a Service that is not headless, that exposes the metrics port, or whose port is not the pods'", () => {
+    const service = (objects: K8sObject[]) =>
+      objects[2].spec as { clusterIP?: string; ports: { port: number; targetPort?: string | number }[] };
+    expect(problemsAfter((_c, _pod, objects) => delete service(objects).clusterIP)).toEqual([
+      'demo: the Service is not headless (clusterIP: None): its clients would see one address, not every pod',
+    ]);
     expect(problemsAfter((_c, _pod, objects) => service(objects).ports.push({ port: 7001, targetPort: 'metrics' }))).toEqual([
       'demo: Service port 7001 exposes container port 7001, not the serving port DEMO_PORT=7000',
     ]);
-    expect(problemsAfter((_c, _pod, objects) => (service(objects).ports[0].port = 443))).toEqual(['demo: headless Service port 443 differs from the container port 7000 its clients reach']);
+    expect(problemsAfter((_c, _pod, objects) => (service(objects).ports[0].port = 443))).toEqual([
+      'demo: headless Service port 443 differs from the container port 7000 its clients reach',
+    ]);
   });
 
   it('refuses an app without a Service or PodDisruptionBudget, and a Secret key that is not in gateway-secrets', () => {
     expect(
       problemsAfter((c, _pod, objects) => {
         objects.splice(2, 2);
-        c.env = [{ name: 'DEMO_PORT', value: '7000' }, { name: 'TLS_DIR', value: '/var/run/tls' }, { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'gateway-secrets', key: 'DB_URL' } } }];
+        c.env = [
+          { name: 'DEMO_PORT', value: '7000' },
+          { name: 'TLS_DIR', value: '/var/run/tls' },
+          { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'gateway-secrets', key: 'DB_URL' } } },
+        ];
       }),
-    ).toEqual(['demo: DATABASE_URL comes from gateway-secrets/DB_URL, which is not a key of gateway-secrets', 'demo: no Service', 'demo: no PodDisruptionBudget']);
+    ).toEqual([
+      'demo: DATABASE_URL comes from gateway-secrets/DB_URL, which is not a key of gateway-secrets',
+      'demo: no Service',
+      'demo: no PodDisruptionBudget',
+    ]);
   });
 
   it('accepts a peer address host:port or dns:///host:port of a Service port, and refuses any other', () => {
@@ -137,7 +163,9 @@ describe('appProblems', () => {
       expect(withPeer('dns:///demo:7000')).toEqual([]);
       expect(withPeer('demo:7001')).toEqual(['demo: PEER_ADDR=demo:7001 is not a Service port of the render']);
       expect(withPeer('dns:///other:7000')).toEqual(['demo: PEER_ADDR=dns:///other:7000 is not a Service port of the render']);
-      expect(withPeer('dns://10.0.0.10/demo:7000')).toEqual(['demo: PEER_ADDR=dns://10.0.0.10/demo:7000 is not a Service port of the render']);
+      expect(withPeer('dns://10.0.0.10/demo:7000')).toEqual([
+        'demo: PEER_ADDR=dns://10.0.0.10/demo:7000 is not a Service port of the render',
+      ]);
     } finally {
       app.env.names.delete('PEER_ADDR');
     }

@@ -120,7 +120,8 @@ export function appProblems(objects: K8sObject[], app: AppSpec, secretKeys: Set<
   const preStop = container.lifecycle?.preStop?.sleep?.seconds ?? 0;
   const grace = spec.terminationGracePeriodSeconds ?? 30;
   if (drainMs === undefined || Number.isNaN(drainMs)) say('SHUTDOWN_GRACE_MS is neither set nor defaulted in config.ts');
-  else if (!(grace > preStop + drainMs / 1000)) say(`terminationGracePeriodSeconds ${grace} is not above preStop ${preStop} s + SHUTDOWN_GRACE_MS ${drainMs / 1000} s`);
+  else if (!(grace > preStop + drainMs / 1000))
+    say(`terminationGracePeriodSeconds ${grace} is not above preStop ${preStop} s + SHUTDOWN_GRACE_MS ${drainMs / 1000} s`);
 
   problems.push(...companionProblems(objects, app, deployment, labels, container, port).map((p) => `${app.name}: ${p}`));
   const replicas = (deployment.spec as { replicas?: number } | undefined)?.replicas;
@@ -138,7 +139,12 @@ export function appProblems(objects: K8sObject[], app: AppSpec, secretKeys: Set<
 function tlsProblems(objects: K8sObject[], app: AppSpec, spec: PodSpec, container: Container, env: Map<string, EnvSource>): string[] {
   const problems: string[] = [];
   const secretName = `${app.name}-tls`;
-  const certificate = objects.find((o) => o.apiVersion === 'cert-manager.io/v1' && o.kind === 'Certificate' && (o.spec as { secretName?: string } | undefined)?.secretName === secretName);
+  const certificate = objects.find(
+    (o) =>
+      o.apiVersion === 'cert-manager.io/v1' &&
+      o.kind === 'Certificate' &&
+      (o.spec as { secretName?: string } | undefined)?.secretName === secretName,
+  );
   if (!certificate) problems.push(`no Certificate of the render produces the Secret ${secretName}`);
   const volume = (spec.volumes ?? []).find((v) => v.secret?.secretName === secretName);
   if (!volume) problems.push(`mounts no volume of the Secret ${secretName}`);
@@ -149,7 +155,8 @@ function tlsProblems(objects: K8sObject[], app: AppSpec, spec: PodSpec, containe
     else {
       const [mount] = mounts;
       if (mount.readOnly !== true) problems.push(`mounts ${secretName} without readOnly: true`);
-      if (mount.subPath || mount.subPathExpr) problems.push(`mounts ${secretName} through a subPath, which never sees a renewed certificate`);
+      if (mount.subPath || mount.subPathExpr)
+        problems.push(`mounts ${secretName} through a subPath, which never sees a renewed certificate`);
       const dir = env.get('TLS_DIR');
       const value = dir && 'value' in dir ? dir.value : undefined;
       if (value !== mount.mountPath) problems.push(`TLS_DIR=${value} is not ${mount.mountPath}, where ${secretName} is mounted`);
@@ -160,44 +167,63 @@ function tlsProblems(objects: K8sObject[], app: AppSpec, spec: PodSpec, containe
 }
 
 /** The Service, PodDisruptionBudget and (when autoscaled) HorizontalPodAutoscaler of an app. */
-function companionProblems(objects: K8sObject[], app: AppSpec, deployment: K8sObject, labels: Record<string, string>, container: Container, port: number | undefined): string[] {
+function companionProblems(
+  objects: K8sObject[],
+  app: AppSpec,
+  deployment: K8sObject,
+  labels: Record<string, string>,
+  container: Container,
+  port: number | undefined,
+): string[] {
   const problems: string[] = [];
-  const selects = (selector: Record<string, string> | undefined) => !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+  const selects = (selector: Record<string, string> | undefined) =>
+    !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
   const service = findObject(objects, 'Service', app.name);
-  const serviceSpec = service?.spec as { selector?: Record<string, string>; clusterIP?: string; ports?: { port: number; targetPort?: number | string }[] } | undefined;
+  const serviceSpec = service?.spec as
+    { selector?: Record<string, string>; clusterIP?: string; ports?: { port: number; targetPort?: number | string }[] } | undefined;
   if (!service || !serviceSpec) problems.push('no Service');
   else {
     if (!selects(serviceSpec.selector)) problems.push('the Service selects no pod of the Deployment');
     const headless = serviceSpec.clusterIP === 'None';
-    if (app.headless && !headless) problems.push('the Service is not headless (clusterIP: None): its clients would see one address, not every pod');
+    if (app.headless && !headless)
+      problems.push('the Service is not headless (clusterIP: None): its clients would see one address, not every pod');
     for (const p of serviceSpec.ports ?? []) {
       const target = p.targetPort ?? p.port;
       const targeted = (container.ports ?? []).find((c) => c.name === target || c.containerPort === target);
       if (!targeted) problems.push(`Service port ${p.port} targets ${target}, which the container does not declare`);
       // Admin and metrics ports stay off the Service: the edge's is the public one.
-      else if (targeted.containerPort !== port) problems.push(`Service port ${p.port} exposes container port ${targeted.containerPort}, not the serving port ${app.portVar}=${port}`);
+      else if (targeted.containerPort !== port)
+        problems.push(
+          `Service port ${p.port} exposes container port ${targeted.containerPort}, not the serving port ${app.portVar}=${port}`,
+        );
       // A headless Service's clients connect to the pods themselves, on the port they name.
-      else if (headless && p.port !== targeted.containerPort) problems.push(`headless Service port ${p.port} differs from the container port ${targeted.containerPort} its clients reach`);
+      else if (headless && p.port !== targeted.containerPort)
+        problems.push(`headless Service port ${p.port} differs from the container port ${targeted.containerPort} its clients reach`);
     }
   }
   const pdb = findObject(objects, 'PodDisruptionBudget', app.name);
-  const pdbSpec = pdb?.spec as { selector?: { matchLabels?: Record<string, string> }; maxUnavailable?: number | string; minAvailable?: number | string } | undefined;
+  const pdbSpec = pdb?.spec as
+    { selector?: { matchLabels?: Record<string, string> }; maxUnavailable?: number | string; minAvailable?: number | string } | undefined;
   if (!pdbSpec) problems.push('no PodDisruptionBudget');
   else {
     if (!selects(pdbSpec.selector?.matchLabels)) problems.push('the PodDisruptionBudget selects no pod of the Deployment');
-    if (pdbSpec.maxUnavailable === undefined || pdbSpec.maxUnavailable === 0) problems.push('the PodDisruptionBudget should allow one pod down (maxUnavailable), or drains never finish');
+    if (pdbSpec.maxUnavailable === undefined || pdbSpec.maxUnavailable === 0)
+      problems.push('the PodDisruptionBudget should allow one pod down (maxUnavailable), or drains never finish');
   }
   const hpa = findObject(objects, 'HorizontalPodAutoscaler', app.name);
-  const hpaSpec = hpa?.spec as { scaleTargetRef?: { kind?: string; name?: string }; minReplicas?: number; maxReplicas?: number } | undefined;
+  const hpaSpec = hpa?.spec as
+    { scaleTargetRef?: { kind?: string; name?: string }; minReplicas?: number; maxReplicas?: number } | undefined;
   const replicas = (deployment.spec as { replicas?: number }).replicas;
   if (app.autoscaled) {
     if (!hpaSpec) problems.push('no HorizontalPodAutoscaler');
-    else if (hpaSpec.scaleTargetRef?.kind !== 'Deployment' || hpaSpec.scaleTargetRef.name !== app.name) problems.push('the HorizontalPodAutoscaler does not scale its Deployment');
+    else if (hpaSpec.scaleTargetRef?.kind !== 'Deployment' || hpaSpec.scaleTargetRef.name !== app.name)
+      problems.push('the HorizontalPodAutoscaler does not scale its Deployment');
     // With both, every apply would reset the count the autoscaler chose.
     if (replicas !== undefined) problems.push('spec.replicas is set although a HorizontalPodAutoscaler owns the count');
   } else if (hpa) problems.push('has a HorizontalPodAutoscaler although it is not meant to autoscale');
   for (const obj of [deployment, service, pdb, hpa]) {
-    if (obj && obj.metadata.labels?.['app.kubernetes.io/name'] !== app.name) problems.push(`${obj.kind} lacks the label app.kubernetes.io/name=${app.name}`);
+    if (obj && obj.metadata.labels?.['app.kubernetes.io/name'] !== app.name)
+      problems.push(`${obj.kind} lacks the label app.kubernetes.io/name=${app.name}`);
   }
   return problems;
 }

@@ -76,8 +76,18 @@ export function demoCompanions(): K8sObject[] {
   const labels = { 'app.kubernetes.io/name': 'demo' };
   return [
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'demo-config', labels }, data: { LOG_LEVEL: 'info' } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'demo', labels }, spec: { clusterIP: 'None', selector: labels, ports: [{ port: 7000, targetPort: 'grpc' }] } },
-    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'demo', labels }, spec: { maxUnavailable: 1, selector: { matchLabels: labels } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'demo', labels },
+      spec: { clusterIP: 'None', selector: labels, ports: [{ port: 7000, targetPort: 'grpc' }] },
+    },
+    {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'demo', labels },
+      spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+    },
     demoCertificate('demo'),
   ];
 }
@@ -91,7 +101,15 @@ export function demoPki(): K8sObject[] {
       apiVersion: 'cert-manager.io/v1',
       kind: 'Certificate',
       metadata: { name: 'demo-ca' },
-      spec: { isCA: true, commonName: 'demo-ca', secretName: 'demo-ca', duration: '87600h', renewBefore: '720h', privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Never' }, issuerRef },
+      spec: {
+        isCA: true,
+        commonName: 'demo-ca',
+        secretName: 'demo-ca',
+        duration: '87600h',
+        renewBefore: '720h',
+        privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Never' },
+        issuerRef,
+      },
     },
     { apiVersion: 'cert-manager.io/v1', kind: 'Issuer', metadata: { name: 'demo-ca' }, spec: { ca: { secretName: 'demo-ca' } } },
   ];

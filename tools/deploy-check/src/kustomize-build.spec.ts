@@ -58,7 +58,10 @@ patches:
   });
 
   it('replaces a list of scalars of a custom resource, as kustomize does for kinds it has no schema of', () => {
-    write('base/cert.yaml', 'apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: demo\nspec:\n  secretName: demo-tls\n  dnsNames: [demo, demo.a.svc]\n');
+    write(
+      'base/cert.yaml',
+      'apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: demo\nspec:\n  secretName: demo-tls\n  dnsNames: [demo, demo.a.svc]\n',
+    );
     write('base/kustomization.yaml', `${HEAD}resources:\n  - deployment.yaml\n  - cert.yaml\n`);
     write(
       'kustomization.yaml',
@@ -80,11 +83,31 @@ patches:
   it.each([
     ['a field it does not implement', `${HEAD}resources: [base]\nnamePrefix: x-\n`, /not supported by this renderer: namePrefix/],
     ['a resource defined twice', `${HEAD}resources: [base, base/config.yaml]\n`, /ConfigMap\/demo-config is defined twice/],
-    ['a patch of a list', `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: demo}\n      spec: {template: {spec: {containers: []}}}\n`, /lists \(containers\) are not supported/],
-    ['a patch of a list of scalars in a built-in kind', `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: demo, finalizers: [x]}\n`, /lists \(finalizers\) are not supported/],
-    ['a patch that matches nothing', `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: other}\n`, /matches 0 objects/],
-    ['an image entry that changes no container', `${HEAD}resources: [base]\nimages:\n  - name: chat-gateway/other\n    newTag: "1"\n`, /matches no container/],
-    ['an unquoted numeric tag', `${HEAD}resources: [base]\nimages:\n  - name: chat-gateway/demo\n    newTag: 1.0\n`, /newTag must be a string/],
+    [
+      'a patch of a list',
+      `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: demo}\n      spec: {template: {spec: {containers: []}}}\n`,
+      /lists \(containers\) are not supported/,
+    ],
+    [
+      'a patch of a list of scalars in a built-in kind',
+      `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: demo, finalizers: [x]}\n`,
+      /lists \(finalizers\) are not supported/,
+    ],
+    [
+      'a patch that matches nothing',
+      `${HEAD}resources: [base]\npatches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: other}\n`,
+      /matches 0 objects/,
+    ],
+    [
+      'an image entry that changes no container',
+      `${HEAD}resources: [base]\nimages:\n  - name: chat-gateway/other\n    newTag: "1"\n`,
+      /matches no container/,
+    ],
+    [
+      'an unquoted numeric tag',
+      `${HEAD}resources: [base]\nimages:\n  - name: chat-gateway/demo\n    newTag: 1.0\n`,
+      /newTag must be a string/,
+    ],
     ['a missing resource', `${HEAD}resources: [nowhere]\n`, /resource nowhere does not exist/],
   ])('refuses %s', (_what, kustomization, error) => {
     write('kustomization.yaml', kustomization);

@@ -73,7 +73,12 @@ function readPatch(entry: unknown, dir: string, file: string): Mapping {
   if (!isMapping(entry)) throw new Error(`${file}: a patches entry must be a mapping`);
   const extra = Object.keys(entry).filter((key) => key !== 'patch' && key !== 'path');
   if (extra.length) throw new Error(`${file}: patches entries support only patch or path, not ${extra.join(', ')}`);
-  const text = typeof entry.patch === 'string' ? entry.patch : typeof entry.path === 'string' ? readFileSync(resolve(dir, entry.path), 'utf8') : undefined;
+  const text =
+    typeof entry.patch === 'string'
+      ? entry.patch
+      : typeof entry.path === 'string'
+        ? readFileSync(resolve(dir, entry.path), 'utf8')
+        : undefined;
   if (text === undefined) throw new Error(`${file}: a patches entry needs patch or path`);
   const docs = parseAllDocuments(text, { version: '1.1' });
   if (!Array.isArray(docs) || docs.length !== 1) throw new Error(`${file}: a patch must be exactly one YAML document`);
@@ -90,7 +95,11 @@ const CUSTOM_GROUPS = new Set(['cert-manager.io']);
 function applyPatch(objects: K8sObject[], patch: Mapping, file: string): void {
   const p = patch as K8sObject;
   const targets = objects.filter(
-    (o) => o.apiVersion === p.apiVersion && o.kind === p.kind && o.metadata.name === p.metadata.name && (!p.metadata.namespace || o.metadata.namespace === p.metadata.namespace),
+    (o) =>
+      o.apiVersion === p.apiVersion &&
+      o.kind === p.kind &&
+      o.metadata.name === p.metadata.name &&
+      (!p.metadata.namespace || o.metadata.namespace === p.metadata.namespace),
   );
   if (targets.length !== 1) throw new Error(`${file}: the patch of ${describe(p)} matches ${targets.length} objects, not 1`);
   const custom = CUSTOM_GROUPS.has(p.apiVersion.split('/')[0]);
@@ -105,7 +114,8 @@ function mergeMapping(target: Mapping, patch: Mapping, where: string, scalarList
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) throw new Error(`${where}: directive ${key} is not supported`);
     if (Array.isArray(value)) {
-      if (!scalarListsReplace || value.some((v) => typeof v === 'object' && v !== null)) throw new Error(`${where}: lists (${key}) are not supported in patches`);
+      if (!scalarListsReplace || value.some((v) => typeof v === 'object' && v !== null))
+        throw new Error(`${where}: lists (${key}) are not supported in patches`);
       target[key] = [...value];
     } else if (value === null) delete target[key];
     else if (isMapping(value) && isMapping(target[key])) mergeMapping(target[key] as Mapping, value, where, scalarListsReplace);
@@ -117,7 +127,20 @@ function mergeMapping(target: Mapping, patch: Mapping, where: string, scalarList
 }
 
 /** Kinds this renderer knows the scope of; kustomize renames a Namespace object to the namespace. */
-const NAMESPACED = new Set(['ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ServiceAccount', 'NetworkPolicy', 'Certificate', 'Issuer', 'PodMonitor', 'PrometheusRule']);
+const NAMESPACED = new Set([
+  'ConfigMap',
+  'Secret',
+  'Service',
+  'Deployment',
+  'PodDisruptionBudget',
+  'HorizontalPodAutoscaler',
+  'ServiceAccount',
+  'NetworkPolicy',
+  'Certificate',
+  'Issuer',
+  'PodMonitor',
+  'PrometheusRule',
+]);
 
 function setNamespace(obj: K8sObject, namespace: string): void {
   if (obj.kind === 'Namespace') obj.metadata.name = namespace;
@@ -130,7 +153,8 @@ function applyImage(objects: K8sObject[], entry: unknown, file: string): void {
   const extra = Object.keys(entry).filter((key) => !['name', 'newName', 'newTag', 'digest'].includes(key));
   if (extra.length) throw new Error(`${file}: images entries support name, newName, newTag, digest, not ${extra.join(', ')}`);
   for (const key of ['newName', 'newTag', 'digest']) {
-    if (entry[key] !== undefined && typeof entry[key] !== 'string') throw new Error(`${file}: images ${entry.name}: ${key} must be a string (quote it)`);
+    if (entry[key] !== undefined && typeof entry[key] !== 'string')
+      throw new Error(`${file}: images ${entry.name}: ${key} must be a string (quote it)`);
   }
   const { name, newName, newTag, digest } = entry as { name: string; newName?: string; newTag?: string; digest?: string };
   let changed = 0;

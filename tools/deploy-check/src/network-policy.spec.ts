@@ -10,15 +10,28 @@ const PEERS: Peer[] = [
   { name: 'caller elsewhere', podLabels: { [name]: 'caller' }, namespaceLabels: { 'kubernetes.io/metadata.name': 'elsewhere' } },
 ];
 const namespace: K8sObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns', labels: { team: 'gw' } } };
-const denyAll: K8sObject = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'deny' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+const denyAll: K8sObject = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name: 'deny' },
+  spec: { podSelector: {}, policyTypes: ['Ingress'] },
+};
 
 function policy(ingress: unknown[], podSelector: unknown = { matchLabels: { [name]: 'demo' } }): K8sObject {
-  return { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'demo' }, spec: { podSelector, policyTypes: ['Ingress'], ingress } };
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'demo' },
+    spec: { podSelector, policyTypes: ['Ingress'], ingress },
+  };
 }
 
 describe('reachableFrom', () => {
   it('lets anyone reach a pod no policy selects', () => {
-    expect(reachableFrom([namespace, demoDeployment()], 'demo', PEERS)).toEqual({ grpc: PEERS.map((p) => p.name).sort(), metrics: PEERS.map((p) => p.name).sort() });
+    expect(reachableFrom([namespace, demoDeployment()], 'demo', PEERS)).toEqual({
+      grpc: PEERS.map((p) => p.name).sort(),
+      metrics: PEERS.map((p) => p.name).sort(),
+    });
   });
 
   it('lets no one reach a pod the default deny selects alone', () => {
@@ -30,19 +43,38 @@ describe('reachableFrom', () => {
       { from: [{ podSelector: { matchLabels: { [name]: 'caller' } } }], ports: [{ port: 'grpc', protocol: 'TCP' }] },
       { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 7001 }] },
     ]);
-    expect(reachableFrom([namespace, demoDeployment(), denyAll, allow], 'demo', PEERS)).toEqual({ grpc: ['caller'], metrics: ['monitoring'] });
+    expect(reachableFrom([namespace, demoDeployment(), denyAll, allow], 'demo', PEERS)).toEqual({
+      grpc: ['caller'],
+      metrics: ['monitoring'],
+    });
   });
 
   it('sees a rule without ports, without from, a namespaceSelector {} or an ipBlock open to more than it names', () => {
     const cases: [unknown, Record<string, string[]>][] = [
       [{ from: [{ podSelector: { matchLabels: { [name]: 'caller' } } }] }, { grpc: ['caller'], metrics: ['caller'] }],
       [{ ports: [{ port: 7000, endPort: 7001 }] }, { grpc: PEERS.map((p) => p.name).sort(), metrics: PEERS.map((p) => p.name).sort() }],
-      [{ from: [{ namespaceSelector: {}, podSelector: { matchLabels: { [name]: 'caller' } } }], ports: [{ port: 'grpc' }] }, { grpc: ['caller', 'caller elsewhere'], metrics: [] }],
-      [{ from: [{ ipBlock: { cidr: '10.0.0.0/8' } }], ports: [{ port: 'grpc' }] }, { grpc: PEERS.map((p) => p.name).sort(), metrics: [] }],
-      [{ from: [{ namespaceSelector: { matchLabels: { team: 'gw' } } }], ports: [{ port: 'grpc', protocol: 'UDP' }] }, { grpc: [], metrics: [] }],
-      [{ from: [{ namespaceSelector: { matchLabels: { team: 'gw' } } }], ports: [{ port: 'grpc' }] }, { grpc: ['caller', 'stranger'], metrics: [] }],
+      [
+        { from: [{ namespaceSelector: {}, podSelector: { matchLabels: { [name]: 'caller' } } }], ports: [{ port: 'grpc' }] },
+        { grpc: ['caller', 'caller elsewhere'], metrics: [] },
+      ],
+      [
+        { from: [{ ipBlock: { cidr: '10.0.0.0/8' } }], ports: [{ port: 'grpc' }] },
+        { grpc: PEERS.map((p) => p.name).sort(), metrics: [] },
+      ],
+      [
+        { from: [{ namespaceSelector: { matchLabels: { team: 'gw' } } }], ports: [{ port: 'grpc', protocol: 'UDP' }] },
+        { grpc: [], metrics: [] },
+      ],
+      [
+        { from: [{ namespaceSelector: { matchLabels: { team: 'gw' } } }], ports: [{ port: 'grpc' }] },
+        { grpc: ['caller', 'stranger'], metrics: [] },
+      ],
     ];
-    for (const [rule, reachable] of cases) expect({ rule, reachable: reachableFrom([namespace, demoDeployment(), denyAll, policy([rule])], 'demo', PEERS) }).toEqual({ rule, reachable });
+    for (const [rule, reachable] of cases)
+      expect({ rule, reachable: reachableFrom([namespace, demoDeployment(), denyAll, policy([rule])], 'demo', PEERS) }).toEqual({
+        rule,
+        reachable,
+      });
   });
 
   it('ignores a policy that selects other pods or governs egress only', () => {
@@ -70,7 +102,9 @@ describe('selects', () => {
 describe('defaultDenyProblems', () => {
   it('wants a policy that selects every pod and allows no ingress', () => {
     expect(defaultDenyProblems([denyAll])).toEqual([]);
-    expect(defaultDenyProblems([policy([])])).toEqual(['no NetworkPolicy refuses all ingress by default (podSelector {}, policyTypes [Ingress], no ingress rule)']);
+    expect(defaultDenyProblems([policy([])])).toEqual([
+      'no NetworkPolicy refuses all ingress by default (podSelector {}, policyTypes [Ingress], no ingress rule)',
+    ]);
     expect(defaultDenyProblems([policy([{}], {})])).toHaveLength(1);
   });
 });

@@ -58,7 +58,9 @@ const governsIngress = (spec: NetworkPolicySpec) => !spec.policyTypes || spec.po
 function admits(entry: PolicyPeer, peer: Peer, ownNamespace: Labels): boolean {
   if (entry.ipBlock) return true;
   if (!entry.podSelector && !entry.namespaceSelector) return false;
-  const namespaceOk = entry.namespaceSelector ? selects(entry.namespaceSelector, peer.namespaceLabels ?? ownNamespace) : peer.namespaceLabels === undefined;
+  const namespaceOk = entry.namespaceSelector
+    ? selects(entry.namespaceSelector, peer.namespaceLabels ?? ownNamespace)
+    : peer.namespaceLabels === undefined;
   return namespaceOk && (!entry.podSelector || selects(entry.podSelector, peer.podLabels));
 }
 
@@ -85,12 +87,19 @@ export function reachableFrom(objects: K8sObject[], deploymentName: string, peer
       const protocol = port.protocol ?? 'TCP';
       const opens = (p: PolicyPort) =>
         (p.protocol ?? 'TCP') === protocol &&
-        (p.port === undefined || p.port === port.name || p.port === port.containerPort || (typeof p.port === 'number' && p.endPort !== undefined && p.port <= port.containerPort && port.containerPort <= p.endPort));
+        (p.port === undefined ||
+          p.port === port.name ||
+          p.port === port.containerPort ||
+          (typeof p.port === 'number' && p.endPort !== undefined && p.port <= port.containerPort && port.containerPort <= p.endPort));
       const allowed = peers.filter(
         (peer) =>
           governing.length === 0 ||
           governing.some((policy) =>
-            (policy.ingress ?? []).some((rule) => (!rule.ports?.length || rule.ports.some(opens)) && (!rule.from?.length || rule.from.some((entry) => admits(entry, peer, ownNamespace)))),
+            (policy.ingress ?? []).some(
+              (rule) =>
+                (!rule.ports?.length || rule.ports.some(opens)) &&
+                (!rule.from?.length || rule.from.some((entry) => admits(entry, peer, ownNamespace))),
+            ),
           ),
       );
       result[port.name ?? String(port.containerPort)] = allowed.map((p) => p.name).sort();

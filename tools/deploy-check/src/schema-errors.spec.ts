@@ -20,12 +20,21 @@ describe('schemaErrors', () => {
   });
 
   it('checks cert-manager Issuers and Certificates, and NetworkPolicies, against their schemas', () => {
-    const policy: K8sObject = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'deny' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+    const policy: K8sObject = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'deny' },
+      spec: { podSelector: {}, policyTypes: ['Ingress'] },
+    };
     expect([...demoPki(), policy].flatMap(schemaErrors)).toEqual([]);
     const certificate = demoCompanions()[3];
     (certificate.spec as Record<string, unknown>).privateKey = { algorithm: 'DSA' };
-    expect(schemaErrors(certificate)).toEqual([expect.stringMatching(/^Certificate\/demo: data\/spec\/privateKey\/algorithm must be equal to one of the allowed values/)]);
-    expect(schemaErrors({ ...policy, spec: { policyTypes: ['Ingress'] } })).toEqual(['NetworkPolicy/deny: data/spec must have required property podSelector']);
+    expect(schemaErrors(certificate)).toEqual([
+      expect.stringMatching(/^Certificate\/demo: data\/spec\/privateKey\/algorithm must be equal to one of the allowed values/),
+    ]);
+    expect(schemaErrors({ ...policy, spec: { policyTypes: ['Ingress'] } })).toEqual([
+      'NetworkPolicy/deny: data/spec must have required property podSelector',
+    ]);
   });
 
   it('refuses a kind or version it has no schema for, rather than passing it unchecked', () => {

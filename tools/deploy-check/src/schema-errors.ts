@@ -24,7 +24,8 @@ interface Validatable {
  */
 const MODELS: Record<string, (data: K8sObject) => Validatable> = {
   'apps/v1 Deployment': (d) => new Deployment(d as unknown as ConstructorParameters<typeof Deployment>[0]),
-  'autoscaling/v2 HorizontalPodAutoscaler': (d) => new HorizontalPodAutoscaler(d as unknown as ConstructorParameters<typeof HorizontalPodAutoscaler>[0]),
+  'autoscaling/v2 HorizontalPodAutoscaler': (d) =>
+    new HorizontalPodAutoscaler(d as unknown as ConstructorParameters<typeof HorizontalPodAutoscaler>[0]),
   'cert-manager.io/v1 Certificate': (d) => new Certificate(d as unknown as ConstructorParameters<typeof Certificate>[0]),
   'cert-manager.io/v1 Issuer': (d) => new Issuer(d as unknown as ConstructorParameters<typeof Issuer>[0]),
   'monitoring.coreos.com/v1 PodMonitor': (d) => new PodMonitor(d as unknown as ConstructorParameters<typeof PodMonitor>[0]),

@@ -5,11 +5,20 @@ import { describe, K8sObject } from './k8s-object';
 /** The TypeScript interface kubernetes-models (and @kubernetes-models/cert-manager, /prometheus-operator) generates for each apiVersion and kind. */
 const TYPES: Record<string, { from: string; type: string }> = {
   'apps/v1 Deployment': { from: 'kubernetes-models/apps/v1/Deployment', type: 'IDeployment' },
-  'autoscaling/v2 HorizontalPodAutoscaler': { from: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', type: 'IHorizontalPodAutoscaler' },
+  'autoscaling/v2 HorizontalPodAutoscaler': {
+    from: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
+    type: 'IHorizontalPodAutoscaler',
+  },
   'cert-manager.io/v1 Certificate': { from: '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate', type: 'ICertificate' },
   'cert-manager.io/v1 Issuer': { from: '@kubernetes-models/cert-manager/cert-manager.io/v1/Issuer', type: 'IIssuer' },
-  'monitoring.coreos.com/v1 PodMonitor': { from: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor', type: 'IPodMonitor' },
-  'monitoring.coreos.com/v1 PrometheusRule': { from: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule', type: 'IPrometheusRule' },
+  'monitoring.coreos.com/v1 PodMonitor': {
+    from: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor',
+    type: 'IPodMonitor',
+  },
+  'monitoring.coreos.com/v1 PrometheusRule': {
+    from: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule',
+    type: 'IPrometheusRule',
+  },
   'networking.k8s.io/v1 NetworkPolicy': { from: 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy', type: 'INetworkPolicy' },
   'policy/v1 PodDisruptionBudget': { from: 'kubernetes-models/policy/v1/PodDisruptionBudget', type: 'IPodDisruptionBudget' },
   'v1 ConfigMap': { from: 'kubernetes-models/v1/ConfigMap', type: 'IConfigMap' },
@@ -62,7 +71,8 @@ export function unknownFieldErrors(objects: K8sObject[]): string[] {
   const host = ts.createCompilerHost(options);
   const readFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (name, version, ...rest) => (name === VIRTUAL_FILE ? ts.createSourceFile(name, text, version) : readFile(name, version, ...rest));
+  host.getSourceFile = (name, version, ...rest) =>
+    name === VIRTUAL_FILE ? ts.createSourceFile(name, text, version) : readFile(name, version, ...rest);
   host.fileExists = (name) => name === VIRTUAL_FILE || fileExists(name);
   const program = ts.createProgram([VIRTUAL_FILE], options, host);
 

@@ -30,7 +30,9 @@ export interface PodSpec extends Mapping {
 
 /** The pod template of a Deployment: its labels, annotations and spec. */
 export function podTemplate(deployment: K8sObject): { labels: Record<string, string>; annotations: Record<string, string>; spec: PodSpec } {
-  const spec = deployment.spec as { template: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec } };
+  const spec = deployment.spec as {
+    template: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
+  };
   return { labels: spec.template.metadata?.labels ?? {}, annotations: spec.template.metadata?.annotations ?? {}, spec: spec.template.spec };
 }
 
@@ -50,10 +52,12 @@ export type EnvSource = { value: string } | { secret: string; key: string } | { 
 export function containerEnv(container: Container, objects: K8sObject[]): Map<string, EnvSource> {
   const env = new Map<string, EnvSource>();
   for (const from of container.envFrom ?? []) {
-    if (from.secretRef) env.set(`(envFrom secret ${from.secretRef.name})`, { unresolved: 'envFrom secretRef hides which keys reach the app' });
+    if (from.secretRef)
+      env.set(`(envFrom secret ${from.secretRef.name})`, { unresolved: 'envFrom secretRef hides which keys reach the app' });
     if (!from.configMapRef) continue;
     const cm = findObject(objects, 'ConfigMap', from.configMapRef.name);
-    if (!cm) env.set(`(envFrom configMap ${from.configMapRef.name})`, { unresolved: `ConfigMap ${from.configMapRef.name} is not in the render` });
+    if (!cm)
+      env.set(`(envFrom configMap ${from.configMapRef.name})`, { unresolved: `ConfigMap ${from.configMapRef.name} is not in the render` });
     else for (const [k, v] of Object.entries((cm.data as Record<string, string> | undefined) ?? {})) env.set(k, { value: String(v) });
   }
   for (const e of container.env ?? []) {
@@ -64,7 +68,10 @@ export function containerEnv(container: Container, objects: K8sObject[]): Map<st
       const cm = findObject(objects, 'ConfigMap', String(from.configMapKeyRef.name));
       const data = (cm?.data as Record<string, string> | undefined) ?? {};
       const key = String(from.configMapKeyRef.key);
-      env.set(e.name, key in data ? { value: data[key] } : { unresolved: `ConfigMap key ${from.configMapKeyRef.name}/${key} is not in the render` });
+      env.set(
+        e.name,
+        key in data ? { value: data[key] } : { unresolved: `ConfigMap key ${from.configMapKeyRef.name}/${key} is not in the render` },
+      );
     } else env.set(e.name, { unresolved: 'valueFrom other than secretKeyRef or configMapKeyRef' });
   }
   return env;

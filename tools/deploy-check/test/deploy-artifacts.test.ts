@@ -94,10 +94,17 @@ const NAME = 'app.kubernetes.io/name';
 const namespaceNamed = (name: string) => ({ 'kubernetes.io/metadata.name': name });
 /** Pods of the gateway's namespace, by app label, and pods of other namespaces, by the labels of those (the placeholders of the policies). */
 const PEERS: Peer[] = [
-  ...['edge', 'auth-service', 'quota-service', 'billing-service', 'provider-sim', 'ctl', 'console', 'another-pod'].map((name) => ({ name, podLabels: { [NAME]: name } })),
+  ...['edge', 'auth-service', 'quota-service', 'billing-service', 'provider-sim', 'ctl', 'console', 'another-pod'].map((name) => ({
+    name,
+    podLabels: { [NAME]: name },
+  })),
   { name: 'ingress controller', podLabels: { [NAME]: 'ingress-nginx' }, namespaceLabels: namespaceNamed('ingress-nginx') },
   { name: 'monitoring', podLabels: { [NAME]: 'prometheus' }, namespaceLabels: namespaceNamed('monitoring') },
-  { name: 'chat product', podLabels: { [NAME]: 'chat' }, namespaceLabels: { ...namespaceNamed('chat'), 'chat-gateway.example/quota-client': 'true' } },
+  {
+    name: 'chat product',
+    podLabels: { [NAME]: 'chat' },
+    namespaceLabels: { ...namespaceNamed('chat'), 'chat-gateway.example/quota-client': 'true' },
+  },
   // Labelled like the gateway's own pods, in a namespace of no standing.
   { name: 'edge of another namespace', podLabels: { [NAME]: 'edge' }, namespaceLabels: namespaceNamed('elsewhere') },
   { name: 'ctl of another namespace', podLabels: { [NAME]: 'ctl' }, namespaceLabels: namespaceNamed('elsewhere') },
@@ -146,11 +153,14 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     expect(deployments.sort()).toEqual(apps.map((a) => a.name).sort());
   });
 
-  it.each(apps.map((a) => [a.name, a] as const))('%s: hardened, probed on its health checks, drains within its grace, reads only its own variables, mounts its certificate', (_name, app) => {
-    expect(appProblems(objects, app, SECRET_KEYS)).toEqual([]);
-  });
+  it.each(apps.map((a) => [a.name, a] as const))(
+    '%s: hardened, probed on its health checks, drains within its grace, reads only its own variables, mounts its certificate',
+    (_name, app) => {
+      expect(appProblems(objects, app, SECRET_KEYS)).toEqual([]);
+    },
+  );
 
-  it('issues every identity from the namespace\'s own CA, with its SPIFFE ID, and the servers with their DNS names', () => {
+  it("issues every identity from the namespace's own CA, with its SPIFFE ID, and the servers with their DNS names", () => {
     expect(certificateProblems(objects, SERVERS)).toEqual([]);
     const identities = objects.filter((o) => o.kind === 'Certificate' && !(o.spec as { isCA?: boolean }).isCA).map((o) => o.metadata.name);
     expect(identities.sort()).toEqual(['auth-service', 'billing-service', 'chat-product', 'console', 'ctl', 'edge', 'quota-service']);
@@ -159,16 +169,31 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
 
   it('refuses all ingress by default, and lets each app be reached only by its callers, on their port', () => {
     expect(defaultDenyProblems(objects)).toEqual([]);
-    for (const { name } of apps) expect({ name, reachable: reachableFrom(objects, name, PEERS) }).toEqual({ name, reachable: REACHABLE[name] });
+    for (const { name } of apps)
+      expect({ name, reachable: reachableFrom(objects, name, PEERS) }).toEqual({ name, reachable: REACHABLE[name] });
   });
 
-  it('exposes only the public API port through the edge\'s Service (the pages through the console\'s), and the gRPC port through each service\'s (headless)', () => {
-    const ports = (name: string) => (findObject(objects, 'Service', name)?.spec as { ports: { port: number; targetPort: string }[] }).ports.map((p) => `${p.port}->${p.targetPort}`);
+  it("exposes only the public API port through the edge's Service (the pages through the console's), and the gRPC port through each service's (headless)", () => {
+    const ports = (name: string) =>
+      (findObject(objects, 'Service', name)?.spec as { ports: { port: number; targetPort: string }[] }).ports.map(
+        (p) => `${p.port}->${p.targetPort}`,
+      );
     expect(ports('edge')).toEqual(['8080->http']);
     expect(ports('console')).toEqual(['8081->http']);
-    expect({ ports: ports('console-grpc'), clusterIP: (findObject(objects, 'Service', 'console-grpc')?.spec as { clusterIP?: string }).clusterIP }).toEqual({ ports: ['50054->grpc'], clusterIP: 'None' });
-    for (const [name, port] of [['auth-service', 50051], ['quota-service', 50052], ['billing-service', 50053]] as const) {
-      expect({ name, ports: ports(name), clusterIP: (findObject(objects, 'Service', name)?.spec as { clusterIP?: string }).clusterIP }).toEqual({ name, ports: [`${port}->grpc`], clusterIP: 'None' });
+    expect({
+      ports: ports('console-grpc'),
+      clusterIP: (findObject(objects, 'Service', 'console-grpc')?.spec as { clusterIP?: string }).clusterIP,
+    }).toEqual({ ports: ['50054->grpc'], clusterIP: 'None' });
+    for (const [name, port] of [
+      ['auth-service', 50051],
+      ['quota-service', 50052],
+      ['billing-service', 50053],
+    ] as const) {
+      expect({
+        name,
+        ports: ports(name),
+        clusterIP: (findObject(objects, 'Service', name)?.spec as { clusterIP?: string }).clusterIP,
+      }).toEqual({ name, ports: [`${port}->grpc`], clusterIP: 'None' });
     }
   });
 
@@ -176,9 +201,16 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
     const edge = containerEnv(podTemplate(findObject(objects, 'Deployment', 'edge') as K8sObject).spec.containers[0], objects);
     const source = edge.get('PROVIDER_BASE_URL');
     const provider = new URL(source && 'value' in source ? source.value : '');
-    const servicePorts = ((findObject(objects, 'Service', provider.hostname)?.spec as { ports?: { port: number }[] } | undefined)?.ports ?? []).map((p) => String(p.port));
-    if (overlay === 'dev') expect({ host: provider.hostname, ports: servicePorts }).toEqual({ host: 'provider-sim', ports: [provider.port] });
-    else expect({ host: provider.hostname, protocol: provider.protocol }).toEqual({ host: expect.not.stringMatching(/provider-sim/), protocol: 'https:' });
+    const servicePorts = (
+      (findObject(objects, 'Service', provider.hostname)?.spec as { ports?: { port: number }[] } | undefined)?.ports ?? []
+    ).map((p) => String(p.port));
+    if (overlay === 'dev')
+      expect({ host: provider.hostname, ports: servicePorts }).toEqual({ host: 'provider-sim', ports: [provider.port] });
+    else
+      expect({ host: provider.hostname, protocol: provider.protocol }).toEqual({
+        host: expect.not.stringMatching(/provider-sim/),
+        protocol: 'https:',
+      });
   });
 
   it('reaches Postgres and Redis through the ExternalName Services the secret URLs name', () => {
@@ -196,7 +228,8 @@ describe('k8s, between the overlays', () => {
   });
 
   it('gives each app the same variable names in prod as in dev', () => {
-    for (const { name } of PROD_APPS) expect({ name, env: k8sEnvNames(OVERLAYS.prod.objects, name) }).toEqual({ name, env: k8sEnvNames(OVERLAYS.dev.objects, name) });
+    for (const { name } of PROD_APPS)
+      expect({ name, env: k8sEnvNames(OVERLAYS.prod.objects, name) }).toEqual({ name, env: k8sEnvNames(OVERLAYS.dev.objects, name) });
   });
 
   it('ships the placeholder Secret in dev only; prod expects gateway-secrets to exist', () => {
@@ -205,15 +238,27 @@ describe('k8s, between the overlays', () => {
   });
 
   it('prod: each app applies alone, with its own image tag, and the parts add up to the whole overlay', () => {
-    const parts = ['shared', ...PROD_APPS.map((a) => a.name)].map((part) => ({ part, objects: kustomizeBuild(k8s(`overlays/prod/${part}`)) }));
+    const parts = ['shared', ...PROD_APPS.map((a) => a.name)].map((part) => ({
+      part,
+      objects: kustomizeBuild(k8s(`overlays/prod/${part}`)),
+    }));
     const ids = (objects: K8sObject[]) => objects.map(objectId).sort();
     expect(ids(parts.flatMap((p) => p.objects))).toEqual(ids(OVERLAYS.prod.objects));
     for (const { part, objects } of parts.filter((p) => p.part !== 'shared')) {
-      expect({ part, apps: [...new Set(objects.map((o) => o.metadata.labels?.['app.kubernetes.io/name']))] }).toEqual({ part, apps: [part] });
-      const images = parse(readFileSync(k8s(`overlays/prod/${part}/kustomization.yaml`), 'utf8')).images as { name: string; newTag?: string }[];
+      expect({ part, apps: [...new Set(objects.map((o) => o.metadata.labels?.['app.kubernetes.io/name']))] }).toEqual({
+        part,
+        apps: [part],
+      });
+      const images = parse(readFileSync(k8s(`overlays/prod/${part}/kustomization.yaml`), 'utf8')).images as {
+        name: string;
+        newTag?: string;
+      }[];
       expect(images.map((i) => i.name)).toEqual([`chat-gateway/${part}`]);
       const image = podTemplate(findObject(objects, 'Deployment', part) as K8sObject).spec.containers[0].image as string;
-      expect(splitImage(image)).toEqual({ name: expect.stringMatching(new RegExp(`/chat-gateway/${part}$`)), suffix: `:${images[0].newTag}` });
+      expect(splitImage(image)).toEqual({
+        name: expect.stringMatching(new RegExp(`/chat-gateway/${part}$`)),
+        suffix: `:${images[0].newTag}`,
+      });
       expect(images[0].newTag).not.toBe('latest');
     }
   });
@@ -223,7 +268,11 @@ describe('docker-compose.yml', () => {
   const compose = readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'));
   const services = compose.services as Record<string, Record<string, unknown>>;
   const envOf = (name: string) => Object.keys((services[name]?.environment as Record<string, string> | undefined) ?? {}).sort();
-  const seconds = (duration: unknown) => [...String(duration).matchAll(/(\d+)(h|m|s)/g)].reduce((sum, [, n, unit]) => sum + Number(n) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's'], 0);
+  const seconds = (duration: unknown) =>
+    [...String(duration).matchAll(/(\d+)(h|m|s)/g)].reduce(
+      (sum, [, n, unit]) => sum + Number(n) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's'],
+      0,
+    );
 
   it('passes the compose-spec schema', () => {
     expect(composeErrors(compose)).toEqual([]);
@@ -235,17 +284,20 @@ describe('docker-compose.yml', () => {
     expect((services.redis.command as string[]).join(' ')).toContain('--appendonly yes');
   });
 
-  it.each(APPS.map((a) => [a.name, a] as const))('%s: built from the Dockerfile, read-only, setting the variables its Deployment sets', (name, app) => {
-    const service = services[name];
-    expect(service.build).toEqual({ context: '.', args: { APP: name } });
-    expect(service.read_only).toBe(true);
-    expect(service.healthcheck).toBeDefined();
-    const names = envOf(name);
-    expect(names.filter((n) => !app.env.names.has(n))).toEqual([]);
-    expect(names).toEqual(k8sEnvNames(OVERLAYS.dev.objects, name));
-    const drainMs = Number((service.environment as Record<string, string>)[GRACE]);
-    expect(seconds(service.stop_grace_period)).toBeGreaterThan(drainMs / 1000);
-  });
+  it.each(APPS.map((a) => [a.name, a] as const))(
+    '%s: built from the Dockerfile, read-only, setting the variables its Deployment sets',
+    (name, app) => {
+      const service = services[name];
+      expect(service.build).toEqual({ context: '.', args: { APP: name } });
+      expect(service.read_only).toBe(true);
+      expect(service.healthcheck).toBeDefined();
+      const names = envOf(name);
+      expect(names.filter((n) => !app.env.names.has(n))).toEqual([]);
+      expect(names).toEqual(k8sEnvNames(OVERLAYS.dev.objects, name));
+      const drainMs = Number((service.environment as Record<string, string>)[GRACE]);
+      expect(seconds(service.stop_grace_period)).toBeGreaterThan(drainMs / 1000);
+    },
+  );
 
   it('starts provider-sim only with --profile sim and keeps every other app in the default profile', () => {
     expect(services['provider-sim'].profiles).toEqual(['sim']);
@@ -258,7 +310,7 @@ describe('docker-compose.yml', () => {
     expect(envOf('ctl')).toEqual(['AUTH_ADDR', 'BILLING_ADDR', 'CONSOLE_ADDR', 'QUOTA_ADDR', 'TLS_DIR']);
   });
 
-  it('makes the certificates once, with ctl, into the volume tls (owned by the image\'s user, from the Dockerfile\'s /tls)', () => {
+  it("makes the certificates once, with ctl, into the volume tls (owned by the image's user, from the Dockerfile's /tls)", () => {
     const init = services['tls-init'];
     expect(init.build).toEqual({ context: '.', args: { APP: 'ctl' } });
     expect(init.command).toEqual(['tls', 'init', '--dir', '/tls']);
@@ -270,12 +322,15 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes as object)).toContain('tls');
   });
 
-  it.each(['edge', 'auth-service', 'quota-service', 'billing-service', 'ctl'])('%s: waits for tls-init, reads its own certificate from the volume, read-only, never in plain text', (name) => {
-    const service = services[name];
-    expect((service.depends_on as Record<string, unknown>)['tls-init']).toEqual({ condition: 'service_completed_successfully' });
-    expect(service.volumes).toEqual(['tls:/tls:ro']);
-    expect((service.environment as Record<string, string>).TLS_DIR).toBe(`/tls/${name}`);
-  });
+  it.each(['edge', 'auth-service', 'quota-service', 'billing-service', 'ctl'])(
+    '%s: waits for tls-init, reads its own certificate from the volume, read-only, never in plain text',
+    (name) => {
+      const service = services[name];
+      expect((service.depends_on as Record<string, unknown>)['tls-init']).toEqual({ condition: 'service_completed_successfully' });
+      expect(service.volumes).toEqual(['tls:/tls:ro']);
+      expect((service.environment as Record<string, string>).TLS_DIR).toBe(`/tls/${name}`);
+    },
+  );
 
   it('sets GRPC_INSECURE nowhere, and reaches every peer by a service of the file (dns:/// resolves every replica)', () => {
     for (const [name, service] of Object.entries(services)) {
@@ -284,18 +339,26 @@ describe('docker-compose.yml', () => {
       for (const [key, value] of Object.entries(environment).filter(([k]) => k.endsWith('_ADDR'))) {
         const peer = parsePeerAddress(value);
         const peerEnv = (services[peer?.host ?? '']?.environment as Record<string, string> | undefined) ?? {};
-        expect({ name, key, value, served: Object.values(peerEnv).includes(peer?.port ?? '') }).toEqual({ name, key, value: expect.stringMatching(/^dns:\/\/\//), served: true });
+        expect({ name, key, value, served: Object.values(peerEnv).includes(peer?.port ?? '') }).toEqual({
+          name,
+          key,
+          value: expect.stringMatching(/^dns:\/\/\//),
+          served: true,
+        });
       }
     }
   });
 
-  it.each(APPS.filter((a) => a.health === 'admin').map((a) => [a.name, a] as const))('%s: its healthcheck GETs /readyz on its plain-HTTP admin port', (name, app) => {
-    const service = services[name];
-    const port = (service.environment as Record<string, string>)[app.adminPortVar as string];
-    const test = (service.healthcheck as { test: string[] }).test;
-    expect(test.slice(-1)).toEqual([port]);
-    expect(test.join(' ')).toContain("fetch('http://127.0.0.1:'+process.argv[1]+'/readyz'");
-  });
+  it.each(APPS.filter((a) => a.health === 'admin').map((a) => [a.name, a] as const))(
+    '%s: its healthcheck GETs /readyz on its plain-HTTP admin port',
+    (name, app) => {
+      const service = services[name];
+      const port = (service.environment as Record<string, string>)[app.adminPortVar as string];
+      const test = (service.healthcheck as { test: string[] }).test;
+      expect(test.slice(-1)).toEqual([port]);
+      expect(test.join(' ')).toContain("fetch('http://127.0.0.1:'+process.argv[1]+'/readyz'");
+    },
+  );
 });
 
 describe('Dockerfile', () => {
@@ -311,7 +374,10 @@ describe('Dockerfile', () => {
   });
 
   it('has a bundle for every app compose builds', () => {
-    const services = readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).services as Record<string, { build?: { args?: { APP?: string } } }>;
+    const services = readCompose(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).services as Record<
+      string,
+      { build?: { args?: { APP?: string } } }
+    >;
     const apps = Object.values(services).flatMap((s) => (s.build ? [String(s.build.args?.APP)] : []));
     expect(new Set(apps)).toEqual(new Set([...APPS.map((a) => a.name), 'ctl']));
     for (const app of apps) expect(() => readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'))).not.toThrow();

@@ -31,7 +31,10 @@ const monitoring = kustomizeBuild(k8s('overlays/prod/monitoring'));
 const rules = monitoring
   .filter((o) => o.kind === 'PrometheusRule')
   .flatMap((o) => (o.spec as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules));
-const dashboard = JSON.parse(readFileSync(join(ROOT, 'observability/grafana/dashboards/chat-gateway.json'), 'utf8')) as { uid: string; panels: Panel[] };
+const dashboard = JSON.parse(readFileSync(join(ROOT, 'observability/grafana/dashboards/chat-gateway.json'), 'utf8')) as {
+  uid: string;
+  panels: Panel[];
+};
 
 /**
  * promtool: PROMTOOL, else the one .ci/run takes from Debian's prometheus package, else on PATH.
@@ -43,18 +46,28 @@ function promtool(): string {
   try {
     execFileSync(found, ['--version'], { stdio: 'ignore' });
   } catch {
-    throw new Error('promtool not found: set PROMTOOL, or run .ci/run (it unpacks it from Debian\'s prometheus package), or apt-get install prometheus');
+    throw new Error(
+      "promtool not found: set PROMTOOL, or run .ci/run (it unpacks it from Debian's prometheus package), or apt-get install prometheus",
+    );
   }
   return found;
 }
 
 /** The anchor GitHub gives a Markdown heading. */
-const anchorOf = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
 const runbookAnchors = new Set([...runbooksText.matchAll(/^#+ (.+)$/gm)].map((m) => `${RUNBOOKS}#${anchorOf(m[1])}`));
 
 describe('k8s/overlays/prod/monitoring', () => {
   it('renders a PodMonitor and a PrometheusRule in the namespace, each passing its CRD schema, with no unknown field', () => {
-    expect(monitoring.map(describeObject).sort()).toEqual(['PodMonitor/chat-gateway/chat-gateway', 'PrometheusRule/chat-gateway/chat-gateway']);
+    expect(monitoring.map(describeObject).sort()).toEqual([
+      'PodMonitor/chat-gateway/chat-gateway',
+      'PrometheusRule/chat-gateway/chat-gateway',
+    ]);
     expect(monitoring.flatMap(schemaErrors)).toEqual([]);
     expect(unknownFieldErrors(monitoring)).toEqual([]);
     expect(monitoring.every((o) => o.metadata.namespace === 'chat-gateway')).toBe(true);
@@ -62,7 +75,16 @@ describe('k8s/overlays/prod/monitoring', () => {
 
   it('alerts on errors, the outbox, the breaker, Redis, PostgreSQL and holds, each rule readable PromQL with a runbook in docs/operations.md', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
-      ['GatewayErrorRatioHigh', 'HoldsPilingUp', 'MoneyAuditViolation', 'PostgresUnavailable', 'ProviderBreakerOpen', 'RedisUnavailable', 'SettleOutboxGrowing', 'SettleOutboxOldBill'].sort(),
+      [
+        'GatewayErrorRatioHigh',
+        'HoldsPilingUp',
+        'MoneyAuditViolation',
+        'PostgresUnavailable',
+        'ProviderBreakerOpen',
+        'RedisUnavailable',
+        'SettleOutboxGrowing',
+        'SettleOutboxOldBill',
+      ].sort(),
     );
     for (const rule of rules) {
       expect({ alert: rule.alert, errors: readPromql(rule.expr).errors }).toEqual({ alert: rule.alert, errors: [] });
@@ -85,7 +107,7 @@ describe('k8s/overlays/prod/monitoring', () => {
     }
   });
 
-  it('scrapes each app where it serves /metrics: the PodMonitor\'s ports and the pods\' annotations name its metrics port', () => {
+  it("scrapes each app where it serves /metrics: the PodMonitor's ports and the pods' annotations name its metrics port", () => {
     const prod = kustomizeBuild(k8s('overlays/prod'));
     const podMonitor = findObject(monitoring, 'PodMonitor', 'chat-gateway');
     const scrapedPorts = (podMonitor?.spec as { podMetricsEndpoints: { port: string }[] }).podMetricsEndpoints.map((e) => e.port);
@@ -111,7 +133,8 @@ describe('the Grafana dashboard (observability/grafana/dashboards/chat-gateway.j
   it('asks every panel in readable PromQL', () => {
     for (const panel of dashboard.panels) {
       expect(panel.targets.length).toBeGreaterThan(0);
-      for (const { expr } of panel.targets) expect({ panel: panel.title, expr, errors: readPromql(expr).errors }).toEqual({ panel: panel.title, expr, errors: [] });
+      for (const { expr } of panel.targets)
+        expect({ panel: panel.title, expr, errors: readPromql(expr).errors }).toEqual({ panel: panel.title, expr, errors: [] });
     }
   });
 });
@@ -129,14 +152,20 @@ describe("docker compose's observability profile", () => {
   };
 
   it('adds Jaeger, Prometheus and Grafana only with --profile observability', () => {
-    for (const name of ['jaeger', 'prometheus', 'grafana']) expect({ name, profiles: services[name].profiles }).toEqual({ name, profiles: ['observability'] });
+    for (const name of ['jaeger', 'prometheus', 'grafana'])
+      expect({ name, profiles: services[name].profiles }).toEqual({ name, profiles: ['observability'] });
   });
 
-  it("has Prometheus scrape every app on the port its metrics are served on, and Grafana load the dashboard from it", () => {
-    const config = parse(readFileSync(join(ROOT, 'observability/prometheus/prometheus.yml'), 'utf8')) as { scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
+  it('has Prometheus scrape every app on the port its metrics are served on, and Grafana load the dashboard from it', () => {
+    const config = parse(readFileSync(join(ROOT, 'observability/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+    };
     const targets = Object.fromEntries(config.scrape_configs.map((c) => [c.job_name, c.static_configs.flatMap((s) => s.targets)]));
-    for (const [app, portVar] of Object.entries(METRICS_PORTS)) expect({ app, targets: targets[app] }).toEqual({ app, targets: [`${app}:${services[app].environment?.[portVar]}`] });
-    const datasources = parse(readFileSync(join(ROOT, 'observability/grafana/provisioning/datasources/prometheus.yaml'), 'utf8')) as { datasources: { type: string; url: string }[] };
+    for (const [app, portVar] of Object.entries(METRICS_PORTS))
+      expect({ app, targets: targets[app] }).toEqual({ app, targets: [`${app}:${services[app].environment?.[portVar]}`] });
+    const datasources = parse(readFileSync(join(ROOT, 'observability/grafana/provisioning/datasources/prometheus.yaml'), 'utf8')) as {
+      datasources: { type: string; url: string }[];
+    };
     expect(datasources.datasources).toEqual([expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090' })]);
     expect(services.grafana.volumes).toContain('./observability/grafana/dashboards:/var/lib/grafana/dashboards:ro');
   });

@@ -15,7 +15,9 @@ describe('docs/openapi.yaml', () => {
       ['get', 'post', 'put', 'patch', 'delete'].filter((m) => m in (item as object)).map((m) => `${m.toUpperCase()} ${path}`),
     );
     expect(operations.sort()).toEqual(['GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/usage', 'POST /v1/chat/completions']);
-    const ids = Object.values(api.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { operationId?: string }>).map((op) => op.operationId));
+    const ids = Object.values(api.paths ?? {}).flatMap((item) =>
+      Object.values(item as Record<string, { operationId?: string }>).map((op) => op.operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
     const components = (api as { components?: { schemas?: Record<string, unknown> } }).components;
     expect(components?.schemas?.['ErrorObject']).toMatchObject({ required: ['message', 'type', 'code', 'param'] });

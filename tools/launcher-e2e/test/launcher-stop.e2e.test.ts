@@ -93,35 +93,47 @@ describe('stopping npm start, and starting it twice', () => {
     }
   }, 60_000);
 
-  it('Ctrl-C (SIGINT to the whole foreground job) stops each service once, from the launcher, each before those it calls', async () => {
-    const env = await freshEnv();
-    const npm = npmStart(env);
-    const tree = await ready(npm);
-    process.kill(-(npm.child.pid ?? 0), 'SIGINT');
-    await npm.exited;
-    expect(await survivors(tree, STOPPED_WITHIN_MS)).toEqual([]);
-    expect(await portsInUse(stackPorts(env))).toEqual([]);
-    expect(shutdowns(npm.output)).toEqual(STOP_ORDER.map((app) => [app, 'SIGTERM']));
-    expect(npm.output.join('\n')).not.toContain('second signal');
-  }, START_TIMEOUT_MS);
+  it(
+    'Ctrl-C (SIGINT to the whole foreground job) stops each service once, from the launcher, each before those it calls',
+    async () => {
+      const env = await freshEnv();
+      const npm = npmStart(env);
+      const tree = await ready(npm);
+      process.kill(-(npm.child.pid ?? 0), 'SIGINT');
+      await npm.exited;
+      expect(await survivors(tree, STOPPED_WITHIN_MS)).toEqual([]);
+      expect(await portsInUse(stackPorts(env))).toEqual([]);
+      expect(shutdowns(npm.output)).toEqual(STOP_ORDER.map((app) => [app, 'SIGTERM']));
+      expect(npm.output.join('\n')).not.toContain('second signal');
+    },
+    START_TIMEOUT_MS,
+  );
 
-  it("SIGHUP to npm's pid, which npm does not pass on, stops the launcher and every service too", async () => {
-    const env = await freshEnv();
-    const npm = npmStart(env);
-    const tree = await ready(npm);
-    process.kill(npm.child.pid ?? 0, 'SIGHUP');
-    await npm.exited;
-    expect(await survivors(tree, STOPPED_WITHIN_MS)).toEqual([]);
-    expect(await portsInUse(stackPorts(env))).toEqual([]);
-  }, START_TIMEOUT_MS);
+  it(
+    "SIGHUP to npm's pid, which npm does not pass on, stops the launcher and every service too",
+    async () => {
+      const env = await freshEnv();
+      const npm = npmStart(env);
+      const tree = await ready(npm);
+      process.kill(npm.child.pid ?? 0, 'SIGHUP');
+      await npm.exited;
+      expect(await survivors(tree, STOPPED_WITHIN_MS)).toEqual([]);
+      expect(await portsInUse(stackPorts(env))).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
 
-  it("SIGKILL to the launcher's pid: every service notices its launcher is gone, stops, and frees its ports", async () => {
-    const env = await freshEnv();
-    const launcher = startLauncher(env);
-    const tree = await ready(launcher);
-    launcher.child.kill('SIGKILL');
-    await launcher.exited;
-    expect(await survivors(tree, STOPPED_WITHIN_MS)).toEqual([]);
-    expect(await portsInUse(stackPorts(env))).toEqual([]);
-  }, START_TIMEOUT_MS);
+  it(
+    "SIGKILL to the launcher's pid: every service notices its launcher is gone, stops, and frees its ports",
+    async () => {
+      const env = await freshEnv();
+      const launcher = startLauncher(env);
+      const tree = await ready(launcher);
+      launcher.child.kill('SIGKILL');
+      await launcher.exited;
+      expect(await survivors(tree, STOPPED_WITHIN_MS)).toEqual([]);
+      expect(await portsInUse(stackPorts(env))).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
 });

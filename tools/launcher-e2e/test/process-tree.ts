@@ -26,7 +26,11 @@ export function processTree(root: number): number[] {
 export async function survivors(pids: number[], withinMs: number): Promise<number[]> {
   const deadline = Date.now() + withinMs;
   for (;;) {
-    const alive = new Set(processTable().filter((r) => !r.zombie).map((r) => r.pid));
+    const alive = new Set(
+      processTable()
+        .filter((r) => !r.zombie)
+        .map((r) => r.pid),
+    );
     const left = pids.filter((pid) => alive.has(pid));
     if (left.length === 0 || Date.now() >= deadline) return left;
     await new Promise((r) => setTimeout(r, 200));

@@ -17,7 +17,12 @@ export interface DemoAccount {
  * On a store with no demo account yet, creates one with a balance and a key. The account id is
  * remembered under the data folder (never the key); when that account still exists nothing is made.
  */
-export async function ensureDemoAccount(dataDir: string, authAddr: string, billingAddr: string, security: GrpcSecurity): Promise<DemoAccount> {
+export async function ensureDemoAccount(
+  dataDir: string,
+  authAddr: string,
+  billingAddr: string,
+  security: GrpcSecurity,
+): Promise<DemoAccount> {
   const marker = join(dataDir, 'demo-account.json');
   const auth = grpcClient(authV1.AuthClient, authAddr, security, 'auth-service');
   const billing = grpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service');

@@ -12,7 +12,10 @@ const say = (line: string) => process.stdout.write(`[launcher       ] ${line}\n`
 
 async function main(): Promise<void> {
   const plan = planLaunch(process.env);
-  const refusal = await portProblem(plan.bindHost, plan.processes.flatMap((p) => p.ports));
+  const refusal = await portProblem(
+    plan.bindHost,
+    plan.processes.flatMap((p) => p.ports),
+  );
   if (refusal) {
     say(`not started: ${refusal}`);
     process.exit(1);
@@ -54,9 +57,13 @@ async function announce(plan: ReturnType<typeof planLaunch>): Promise<void> {
     say(`demo API key (shown once, keep it): ${demo.key}`);
   }
   const invite = await inviteDemoHolder(plan.consoleAddr, demo.accountId, plan.ctlSecurity);
-  say(`the web console is at ${plan.consoleUrl}; the demo account's holder sets a password at ${invite.link} (works once, until ${invite.expires})`);
+  say(
+    `the web console is at ${plan.consoleUrl}; the demo account's holder sets a password at ${invite.link} (works once, until ${invite.expires})`,
+  );
   say(`the API is at ${plan.edgeUrl}  (Ctrl-C stops everything)`);
-  say(`try: curl ${plan.edgeUrl}/chat/completions -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" -d '{"model":"vendor-v4-flash","messages":[{"role":"user","content":"Hello"}]}'`);
+  say(
+    `try: curl ${plan.edgeUrl}/chat/completions -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" -d '{"model":"vendor-v4-flash","messages":[{"role":"user","content":"Hello"}]}'`,
+  );
 }
 
 void main();

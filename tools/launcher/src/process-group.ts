@@ -21,7 +21,11 @@ export class ProcessGroup {
    */
   start(app: string, script: string, env: Record<string, string>, timeoutMs: number): Promise<void> {
     if (this.stopping) return Promise.reject(new Error('not started: stopping'));
-    const child = spawn(process.execPath, ['--enable-source-maps', script], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
+    const child = spawn(process.execPath, ['--enable-source-maps', script], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      detached: true,
+    });
     const pad = app.padEnd(15);
     for (const stream of [child.stdout, child.stderr]) {
       if (stream) createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${pad}] ${line}\n`));

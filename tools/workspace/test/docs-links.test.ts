@@ -10,7 +10,12 @@ const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' 
   .filter((f) => /\.(ts|mjs|js|proto|ya?ml|json|md)$/.test(f) && !f.includes('/gen/') && f !== 'package-lock.json');
 
 /** The anchor GitHub gives a Markdown heading. */
-const anchorOf = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
 const anchorsOf = (file: string) => new Set([...readFileSync(join(ROOT, file), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1])));
 
 /** `file#anchor` is a file of the repository and, with an anchor, a heading of it. */
@@ -23,7 +28,9 @@ function brokenLink(target: string): string | undefined {
 
 describe('the docs a clone contains', () => {
   it('no file cites the specification or design kept outside the repository', () => {
-    const outside = tracked.filter((f) => !f.startsWith('.ci/') && /shared\/SPEC|\.\.\/shared|SPEC\.md|DESIGN\.md/.test(readFileSync(join(ROOT, f), 'utf8')));
+    const outside = tracked.filter(
+      (f) => !f.startsWith('.ci/') && /shared\/SPEC|\.\.\/shared|SPEC\.md|DESIGN\.md/.test(readFileSync(join(ROOT, f), 'utf8')),
+    );
     expect(outside).toEqual([]);
   });
 
@@ -46,7 +53,11 @@ describe('the docs a clone contains', () => {
           .map((target) => {
             const [path, anchor] = target.split('#');
             const file = path === '' ? f : relative(ROOT, normalize(join(ROOT, dirname(f), path)));
-            return { file: f, link: target, problem: existsSync(join(ROOT, file)) ? brokenLink(anchor ? `${file}#${anchor}` : file) : `no file ${file}` };
+            return {
+              file: f,
+              link: target,
+              problem: existsSync(join(ROOT, file)) ? brokenLink(anchor ? `${file}#${anchor}` : file) : `no file ${file}`,
+            };
           })
           .filter((l) => l.problem !== undefined),
       );

@@ -7,7 +7,11 @@ import { freePort } from '@gw/testing';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The way from a project's folder back to the workspace root, as its tsconfig's `extends` spells it. */
-const relativeTo = (root: string) => root.split('/').map(() => '..').join('/');
+const relativeTo = (root: string) =>
+  root
+    .split('/')
+    .map(() => '..')
+    .join('/');
 const STACK = ['auth-service', 'billing-service', 'console', 'edge', 'provider-sim', 'quota-service'];
 
 /**
@@ -66,7 +70,20 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       [
         ...STACK,
         'ctl',
-        ...['bounds', 'chat-validation', 'contracts', 'dev-pki', 'errors', 'identity', 'money', 'quota-client', 'service-kit', 'telemetry', 'test-stack', 'testing'],
+        ...[
+          'bounds',
+          'chat-validation',
+          'contracts',
+          'dev-pki',
+          'errors',
+          'identity',
+          'money',
+          'quota-client',
+          'service-kit',
+          'telemetry',
+          'test-stack',
+          'testing',
+        ],
         ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'edge-faults-e2e', 'launcher-e2e', 'quota-service-e2e'],
         ...['bench', 'deploy-check', 'launcher', 'workspace'],
       ].sort(),
@@ -78,7 +95,9 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
 
   it("checks every project's code in the one typecheck npm test runs: each tsconfig is the base settings over its own folder, inside the root program", () => {
     nx('graph', '--file', join(copy, 'graph-nodes.json'));
-    const { graph } = JSON.parse(readFileSync(join(copy, 'graph-nodes.json'), 'utf8')) as { graph: { nodes: Record<string, { data: { root: string } }> } };
+    const { graph } = JSON.parse(readFileSync(join(copy, 'graph-nodes.json'), 'utf8')) as {
+      graph: { nodes: Record<string, { data: { root: string } }> };
+    };
     const roots = Object.values(graph.nodes).map((node) => node.data.root);
     expect(roots).toHaveLength(29);
     const rootProgram = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
@@ -101,7 +120,11 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
     expect(dependsOn('edge')).toEqual(expect.arrayContaining(['chat-validation', 'contracts', 'errors', 'service-kit']));
     // No app depends on another, but for the quota-service tests that run billing-service's build.
     const apps = [...STACK, 'ctl'];
-    const appEdges = apps.flatMap((app) => dependsOn(app).filter((dep) => apps.includes(dep)).map((dep) => `${app} -> ${dep}`));
+    const appEdges = apps.flatMap((app) =>
+      dependsOn(app)
+        .filter((dep) => apps.includes(dep))
+        .map((dep) => `${app} -> ${dep}`),
+    );
     expect(appEdges).toEqual(['quota-service -> billing-service']);
     expect(dependsOn('edge-e2e')).toEqual(expect.arrayContaining([...STACK, 'test-stack', 'testing']));
     // The published client compiles in quota.v1 as generated in contracts, and needs no other lib.
@@ -110,7 +133,17 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
 
   it('marks what a change affects: a change in quota-service marks the end-to-end tests of the edge, not the edge', () => {
     const quotaChange = JSON.parse(affected('apps/quota-service/src/config.ts')) as string[];
-    expect(quotaChange).toEqual(expect.arrayContaining(['quota-service', 'quota-service-e2e', 'edge-e2e', 'edge-faults-e2e', 'ctl-e2e', 'console-e2e', 'launcher-e2e']));
+    expect(quotaChange).toEqual(
+      expect.arrayContaining([
+        'quota-service',
+        'quota-service-e2e',
+        'edge-e2e',
+        'edge-faults-e2e',
+        'ctl-e2e',
+        'console-e2e',
+        'launcher-e2e',
+      ]),
+    );
     expect(quotaChange).not.toEqual(expect.arrayContaining(['edge']));
     expect(quotaChange).not.toEqual(expect.arrayContaining(['auth-service']));
 
@@ -137,11 +170,15 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
   it("writes beside each app's bundle the dependencies its image installs, and only those", () => {
     nx('run-many', '-t', 'build', '--output-style=static');
     const dependencies = (app: string) =>
-      Object.keys((JSON.parse(readFileSync(join(copy, 'dist', 'apps', app, 'package.json'), 'utf8')) as { dependencies: object }).dependencies);
+      Object.keys(
+        (JSON.parse(readFileSync(join(copy, 'dist', 'apps', app, 'package.json'), 'utf8')) as { dependencies: object }).dependencies,
+      );
     for (const app of [...STACK, 'ctl']) {
       expect(dependencies(app)).not.toContain('@electric-sql/pglite');
       expect(dependencies(app)).toEqual(expect.arrayContaining(['@grpc/grpc-js']));
-      const lock = JSON.parse(readFileSync(join(copy, 'dist', 'apps', app, 'package-lock.json'), 'utf8')) as { packages: Record<string, object> };
+      const lock = JSON.parse(readFileSync(join(copy, 'dist', 'apps', app, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, object>;
+      };
       for (const name of dependencies(app)) expect(lock.packages[`node_modules/${name}`]).toBeDefined();
     }
     expect(dependencies('edge')).toEqual(expect.arrayContaining(['gpt-tokenizer', 'undici']));
@@ -149,20 +186,29 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
     expect(dependencies('quota-service')).toEqual(expect.arrayContaining(['ioredis']));
     expect(dependencies('quota-service')).not.toContain('pg');
     for (const app of ['auth-service', 'billing-service', 'console']) expect(dependencies(app)).toContain('pg');
-    for (const app of ['auth-service', 'billing-service', 'quota-service', 'provider-sim', 'ctl', 'console']) expect(dependencies(app)).not.toContain('gpt-tokenizer');
+    for (const app of ['auth-service', 'billing-service', 'quota-service', 'provider-sim', 'ctl', 'console'])
+      expect(dependencies(app)).not.toContain('gpt-tokenizer');
   }, 120_000);
 
-  it('installs an image\'s dependencies from that lock file alone, and the app runs on them', async () => {
+  it("installs an image's dependencies from that lock file alone, and the app runs on them", async () => {
     nx('run', 'provider-sim:build');
     const image = join(copy, 'image-provider-sim');
     mkdirSync(image);
-    for (const file of ['package.json', 'package-lock.json', 'main.js']) cpSync(join(copy, 'dist/apps/provider-sim', file), join(image, file));
+    for (const file of ['package.json', 'package-lock.json', 'main.js'])
+      cpSync(join(copy, 'dist/apps/provider-sim', file), join(image, file));
     // As the Dockerfile's prod-deps stage does; the packages come from npm's cache, which the
     // workspace's `npm ci` filled, and from the registry where this machine's lock file leaves
     // the download address out.
-    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: image, stdio: 'ignore' });
+    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: image,
+      stdio: 'ignore',
+    });
     const port = await freePort();
-    const sim = spawn(process.execPath, [join(image, 'main.js')], { cwd: image, env: { PATH: process.env.PATH, PROVIDER_SIM_PORT: String(port) }, stdio: 'ignore' });
+    const sim = spawn(process.execPath, [join(image, 'main.js')], {
+      cwd: image,
+      env: { PATH: process.env.PATH, PROVIDER_SIM_PORT: String(port) },
+      stdio: 'ignore',
+    });
     try {
       await waitReady({ url: `http://127.0.0.1:${port}/healthz` }, 10_000, () => sim.exitCode === null);
     } finally {
@@ -185,22 +231,40 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       const renumbered = breaking();
       expect(renumbered.passed).toBe(false);
       expect(renumbered.output).toMatch(/CountRequestResponse/);
-      writeFileSync(proto, released.replace('int32 retry_after_seconds = 5;', 'int32 retry_after_seconds = 5;\n  // Added after the release.\n  int32 burst_remaining = 7;'));
+      writeFileSync(
+        proto,
+        released.replace(
+          'int32 retry_after_seconds = 5;',
+          'int32 retry_after_seconds = 5;\n  // Added after the release.\n  int32 burst_remaining = 7;',
+        ),
+      );
       expect(breaking()).toEqual({ passed: true, output: expect.stringContaining('keeps every contract of the last release') });
     } finally {
       writeFileSync(proto, released);
     }
   }, 60_000);
 
-  it('releases the chat product\'s client with nx release: a new version of libs/quota-client, its built package and the contracts baseline', () => {
+  it("releases the chat product's client with nx release: a new version of libs/quota-client, its built package and the contracts baseline", () => {
     const planned = nx('release', 'version', '1.1.0', '--dry-run');
     expect(planned).toMatch(/Resolved the current version as 1\.0\.0 from manifest: libs\/quota-client\/package\.json/);
     expect(planned).toMatch(/New version 1\.1\.0 written to manifest: libs\/quota-client\/package\.json/);
     // The pre-version command built the package and wrote the baseline buf breaking compares with.
-    const manifest = JSON.parse(readFileSync(join(copy, 'dist/libs/quota-client/package.json'), 'utf8')) as { name: string; main: string; types: string; dependencies: object };
+    const manifest = JSON.parse(readFileSync(join(copy, 'dist/libs/quota-client/package.json'), 'utf8')) as {
+      name: string;
+      main: string;
+      types: string;
+      dependencies: object;
+    };
     expect(manifest).toMatchObject({ name: '@chat-gateway/quota-client', main: './index.js', types: './index.d.ts' });
     expect(Object.keys(manifest.dependencies).sort()).toEqual(['@bufbuild/protobuf', '@grpc/grpc-js']);
-    for (const file of ['index.js', 'index.d.ts', 'chat-product-quota.js', 'gen/quota/v1/quota.js', 'gen/quota/v1/quota.d.ts', 'README.md']) {
+    for (const file of [
+      'index.js',
+      'index.d.ts',
+      'chat-product-quota.js',
+      'gen/quota/v1/quota.js',
+      'gen/quota/v1/quota.d.ts',
+      'README.md',
+    ]) {
       expect({ file, there: existsSync(join(copy, 'dist/libs/quota-client', file)) }).toEqual({ file, there: true });
     }
     execFileSync(join(ROOT, 'node_modules/.bin/buf'), ['build', '--exclude-source-info', '-o', join(copy, 'now.binpb')], { cwd: copy });

@@ -61,7 +61,11 @@ export class AccountDirectory {
     const requested = keyName(name);
     const key = generateApiKey();
     const id = newId('key');
-    const record = await this.store.insertKey({ id, accountId, prefix: key.prefix, name: requested || `Key ${key.prefix}` }, key.sha256, by);
+    const record = await this.store.insertKey(
+      { id, accountId, prefix: key.prefix, name: requested || `Key ${key.prefix}` },
+      key.sha256,
+      by,
+    );
     return { record, value: key.value };
   }
 
@@ -72,7 +76,8 @@ export class AccountDirectory {
 
   /** Revokes a key; with `accountId`, only a key of that account (another's is as unknown: NOT_FOUND). */
   async revokeKey(keyId: string, accountId: string, by: AuditActor): Promise<void> {
-    if (!(await this.store.revokeKey(requireId('key_id', keyId), optionalId('account_id', accountId), by))) throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
+    if (!(await this.store.revokeKey(requireId('key_id', keyId), optionalId('account_id', accountId), by)))
+      throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
     await this.changes.publish({ keyId });
   }
 
@@ -96,7 +101,10 @@ export class AccountDirectory {
     requireId('account_id', accountId);
     const end = suspensionEnd(until);
     const shown = suspensionReason(reason);
-    await this.mustExist(this.store.setSuspension(accountId, { until: end, reason: shown || null }, { actor: by, reason: shown }), accountId);
+    await this.mustExist(
+      this.store.setSuspension(accountId, { until: end, reason: shown || null }, { actor: by, reason: shown }),
+      accountId,
+    );
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
@@ -116,7 +124,8 @@ export class AccountDirectory {
   async grantModel(accountId: string, modelId: string, by: AuditActor): Promise<AccountRecord> {
     requireModelId('model_id', modelId);
     await this.getAccount(accountId);
-    if ((await this.store.grantModel(accountId, modelId, by)) === 'no-model') throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
+    if ((await this.store.grantModel(accountId, modelId, by)) === 'no-model')
+      throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }

@@ -49,13 +49,19 @@ describe('keyName', () => {
   });
 
   it('refuses a NUL and a 65th character as a key name', () => {
-    expect(() => keyName('a\u0000b')).toThrow(expect.objectContaining({ code: status.INVALID_ARGUMENT, message: 'a key name cannot hold control characters' }));
-    expect(() => keyName('k'.repeat(65))).toThrow(expect.objectContaining({ code: status.INVALID_ARGUMENT, message: 'a key name is at most 64 characters' }));
+    expect(() => keyName('a\u0000b')).toThrow(
+      expect.objectContaining({ code: status.INVALID_ARGUMENT, message: 'a key name cannot hold control characters' }),
+    );
+    expect(() => keyName('k'.repeat(65))).toThrow(
+      expect.objectContaining({ code: status.INVALID_ARGUMENT, message: 'a key name is at most 64 characters' }),
+    );
   });
 });
 
 describe('characterCount', () => {
   it('counts what a person sees', () => {
-    expect([characterCount('abc'), characterCount('🇱🇾'), characterCount('👩‍👩‍👧'), characterCount('e\u0301'), characterCount('')]).toEqual([3, 1, 1, 1, 0]);
+    expect([characterCount('abc'), characterCount('🇱🇾'), characterCount('👩‍👩‍👧'), characterCount('e\u0301'), characterCount('')]).toEqual([
+      3, 1, 1, 1, 0,
+    ]);
   });
 });

@@ -24,7 +24,8 @@ export function characterCount(text: string): number {
 function displayName(requested: string, what: string): string {
   if (CONTROL_CHARACTER.test(requested)) throw new RpcError(status.INVALID_ARGUMENT, `${what} cannot hold control characters`);
   const name = requested.trim();
-  if (characterCount(name) > MAX_NAME_CHARACTERS) throw new RpcError(status.INVALID_ARGUMENT, `${what} is at most ${MAX_NAME_CHARACTERS} characters`);
+  if (characterCount(name) > MAX_NAME_CHARACTERS)
+    throw new RpcError(status.INVALID_ARGUMENT, `${what} is at most ${MAX_NAME_CHARACTERS} characters`);
   return name;
 }
 

@@ -23,7 +23,10 @@ export class LocalIdentityFeed implements IdentityFeed {
     private readonly hub: IdentityChangeHub,
     logger: Logger,
   ) {
-    this.heartbeat = new PeriodicTask(() => hub.heartbeat(hub.takeSyncs()), { intervalMs: HEARTBEAT_MS, failed: (err) => logger.warn('heartbeat not sent', { err }) });
+    this.heartbeat = new PeriodicTask(() => hub.heartbeat(hub.takeSyncs()), {
+      intervalMs: HEARTBEAT_MS,
+      failed: (err) => logger.warn('heartbeat not sent', { err }),
+    });
     this.heartbeat.start();
   }
 

@@ -31,20 +31,27 @@ export function requireKeyDigest(keySha256: string): string {
 export function suspensionEnd(until: string): Date | null {
   if (!until) return null;
   const end = until.length <= MAX_TIME_TEXT_LENGTH ? new Date(until) : new Date(NaN);
-  if (Number.isNaN(end.getTime())) throw new RpcError(status.INVALID_ARGUMENT, `until is not an ISO-8601 time: ${until.slice(0, MAX_TIME_TEXT_LENGTH)}`);
-  if (end.getTime() < 0 || end.getTime() > LATEST_MS) throw new RpcError(status.INVALID_ARGUMENT, 'until must be a time from 1970 to the end of 9999');
+  if (Number.isNaN(end.getTime()))
+    throw new RpcError(status.INVALID_ARGUMENT, `until is not an ISO-8601 time: ${until.slice(0, MAX_TIME_TEXT_LENGTH)}`);
+  if (end.getTime() < 0 || end.getTime() > LATEST_MS)
+    throw new RpcError(status.INVALID_ARGUMENT, 'until must be a time from 1970 to the end of 9999');
   return end;
 }
 
 /** A suspension's reason: at most MAX_REASON_LENGTH characters, no NUL (Postgres cannot store one). */
 export function suspensionReason(reason: string): string {
-  if ([...reason].length > MAX_REASON_LENGTH) throw new RpcError(status.INVALID_ARGUMENT, `reason longer than ${MAX_REASON_LENGTH} characters`);
+  if ([...reason].length > MAX_REASON_LENGTH)
+    throw new RpcError(status.INVALID_ARGUMENT, `reason longer than ${MAX_REASON_LENGTH} characters`);
   if (reason.includes('\u0000')) throw new RpcError(status.INVALID_ARGUMENT, 'reason cannot hold a NUL character');
   return reason;
 }
 
 /** Key uses of one RecordKeyUses: at most MAX_KEY_USES_PER_CALL, each of a key id at a time from 1970 to the end of 9999. */
 export function requireKeyUses(uses: { keyId: string; usedAtUnixMs: number }[]): { keyId: string; at: Date }[] {
-  if (uses.length > MAX_KEY_USES_PER_CALL) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_KEY_USES_PER_CALL} key uses in one call`);
-  return uses.map((use) => ({ keyId: requireId('key_id', use.keyId), at: new Date(requireCount('used_at_unix_ms', use.usedAtUnixMs, LATEST_MS)) }));
+  if (uses.length > MAX_KEY_USES_PER_CALL)
+    throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_KEY_USES_PER_CALL} key uses in one call`);
+  return uses.map((use) => ({
+    keyId: requireId('key_id', use.keyId),
+    at: new Date(requireCount('used_at_unix_ms', use.usedAtUnixMs, LATEST_MS)),
+  }));
 }

@@ -24,7 +24,13 @@ const toModel = (m: ModelRecord): authV1.Model => ({
  * The grpc-js implementation of auth.v1.Auth: translation only, the rules are in AccountDirectory.
  * Who makes a change is the caller's verified identity, or the console's holder (auditActor).
  */
-export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, whatsapp: string, logger: Logger, now: () => Date = () => new Date()): authV1.AuthServer {
+export function authGrpc(
+  directory: AccountDirectory,
+  hub: IdentityChangeHub,
+  whatsapp: string,
+  logger: Logger,
+  now: () => Date = () => new Date(),
+): authV1.AuthServer {
   const suspensionOf = (a: AccountRecord): authV1.Suspension | undefined =>
     isSuspendedNow(a, now())
       ? { until: a.suspendedUntil ? a.suspendedUntil.toISOString() : '', reason: a.suspensionReason ?? '', whatsapp }
@@ -75,9 +81,13 @@ export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, wh
     unsuspendAccount: unaryHandler(logger, 'UnsuspendAccount', async (req: authV1.UnsuspendAccountRequest, metadata) => ({
       account: toAccount(await directory.unsuspend(req.accountId, auditActor(metadata, req.note))),
     })),
-    scheduleAccountDeletion: unaryHandler(logger, 'ScheduleAccountDeletion', async (req: authV1.ScheduleAccountDeletionRequest, metadata) => ({
-      account: toAccount(await directory.scheduleDeletion(req.accountId, auditActor(metadata, req.note))),
-    })),
+    scheduleAccountDeletion: unaryHandler(
+      logger,
+      'ScheduleAccountDeletion',
+      async (req: authV1.ScheduleAccountDeletionRequest, metadata) => ({
+        account: toAccount(await directory.scheduleDeletion(req.accountId, auditActor(metadata, req.note))),
+      }),
+    ),
     grantModel: unaryHandler(logger, 'GrantModel', async (req: authV1.GrantModelRequest, metadata) => ({
       account: toAccount(await directory.grantModel(req.accountId, req.modelId, auditActor(metadata, req.note))),
     })),
@@ -92,7 +102,9 @@ export function authGrpc(directory: AccountDirectory, hub: IdentityChangeHub, wh
     listAuditEntries: unaryHandler(logger, 'ListAuditEntries', async (req: authV1.ListAuditEntriesRequest) => ({
       entries: (await directory.auditEntries(req.accountId, req.limit)).map(toAuditEntryMessage),
     })),
-    verifyAuditTrail: unaryHandler(logger, 'VerifyAuditTrail', async () => ({ check: toChainCheckMessage(await directory.verifyAuditTrail()) })),
+    verifyAuditTrail: unaryHandler(logger, 'VerifyAuditTrail', async () => ({
+      check: toChainCheckMessage(await directory.verifyAuditTrail()),
+    })),
     getModel: unaryHandler(logger, 'GetModel', async (req: authV1.GetModelRequest) => ({
       model: toModel(await directory.getModel(req.id)),
     })),

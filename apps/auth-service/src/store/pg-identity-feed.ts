@@ -44,7 +44,10 @@ export class PgIdentityFeed implements IdentityFeed {
   private client: Client | undefined;
   // Beats are not awaited: one whose check hangs must not delay the next (the edges distrust 3 s
   // of silence); the hung check fails on its own after two beats.
-  private readonly heartbeat = new PeriodicTask(() => void this.beat(), { intervalMs: HEARTBEAT_MS, failed: (err) => this.logger.warn('heartbeat not sent', { err }) });
+  private readonly heartbeat = new PeriodicTask(() => void this.beat(), {
+    intervalMs: HEARTBEAT_MS,
+    failed: (err) => this.logger.warn('heartbeat not sent', { err }),
+  });
   private stopped = false;
 
   private constructor(
@@ -74,7 +77,10 @@ export class PgIdentityFeed implements IdentityFeed {
         this.logger.warn('identity change not confirmed by every replica in time', { replicasLeft: published.awaited.size });
         resolve();
       }, PUBLISH_TIMEOUT_MS);
-      const published: Published = { awaited: new Set(rows.map((r) => r.name.slice(APP_NAME.length + 1))), done: () => (clearTimeout(timer), resolve()) };
+      const published: Published = {
+        awaited: new Set(rows.map((r) => r.name.slice(APP_NAME.length + 1))),
+        done: () => (clearTimeout(timer), resolve()),
+      };
       // No replica listens (each feed being replaced has ended its edges' streams): nobody to wait for.
       if (published.awaited.size === 0) published.done();
       else this.published.set(id, published);
@@ -91,7 +97,12 @@ export class PgIdentityFeed implements IdentityFeed {
 
   private async connect(): Promise<void> {
     // A heartbeat query that hangs (a silent network) fails after two beats, so the feed is replaced.
-    const client = new Client({ connectionString: this.url, application_name: `${APP_NAME}:${this.replica}`, query_timeout: 2 * HEARTBEAT_MS, keepAlive: true });
+    const client = new Client({
+      connectionString: this.url,
+      application_name: `${APP_NAME}:${this.replica}`,
+      query_timeout: 2 * HEARTBEAT_MS,
+      keepAlive: true,
+    });
     client.on('notification', (n) => void this.onNotification(client, n.channel, n.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('connection ended')));
@@ -122,7 +133,9 @@ export class PgIdentityFeed implements IdentityFeed {
       return;
     }
     await this.hub.deliver({ keyId: message.keyId, accountId: message.accountId });
-    await client.query('SELECT pg_notify($1, $2)', [ACKS, JSON.stringify({ id: message.id, replica: this.replica })]).catch((err: unknown) => this.lost(client, err));
+    await client
+      .query('SELECT pg_notify($1, $2)', [ACKS, JSON.stringify({ id: message.id, replica: this.replica })])
+      .catch((err: unknown) => this.lost(client, err));
   }
 
   private async beat(): Promise<void> {

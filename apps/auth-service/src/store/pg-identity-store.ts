@@ -90,7 +90,12 @@ export class PgIdentityStore implements IdentityStore {
         [key.id, key.accountId, keySha256, key.prefix, key.name],
       );
       // The key's id and prefix only: the key itself is never kept, nor its hash.
-      await this.trail.append(tx, { accountId: key.accountId, action: 'key-created', details: { keyId: key.id, prefix: key.prefix, name: key.name }, ...by });
+      await this.trail.append(tx, {
+        accountId: key.accountId,
+        action: 'key-created',
+        details: { keyId: key.id, prefix: key.prefix, name: key.name },
+        ...by,
+      });
       return toKey(rows[0]);
     });
   }
@@ -116,7 +121,12 @@ export class PgIdentityStore implements IdentityStore {
         [id, accountId],
       );
       if (!rows[0]) return false;
-      await this.trail.append(tx, { accountId: rows[0].account_id, action: 'key-revoked', details: { keyId: id, prefix: rows[0].prefix }, ...by });
+      await this.trail.append(tx, {
+        accountId: rows[0].account_id,
+        action: 'key-revoked',
+        details: { keyId: id, prefix: rows[0].prefix },
+        ...by,
+      });
       return true;
     });
   }
@@ -138,14 +148,22 @@ export class PgIdentityStore implements IdentityStore {
         [accountId, suspension !== null, until, suspension?.reason ?? null],
       );
       if (rowCount === 0) return false;
-      await this.trail.append(tx, suspension ? { accountId, action: 'account-suspended', details: { until }, ...by } : { accountId, action: 'account-unsuspended', details: {}, ...by });
+      await this.trail.append(
+        tx,
+        suspension
+          ? { accountId, action: 'account-suspended', details: { until }, ...by }
+          : { accountId, action: 'account-unsuspended', details: {}, ...by },
+      );
       return true;
     });
   }
 
   scheduleDeletion(accountId: string, by: AuditActor): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ at: Date | null }>('SELECT deletion_scheduled_at AS at FROM auth.accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const { rows } = await tx.query<{ at: Date | null }>(
+        'SELECT deletion_scheduled_at AS at FROM auth.accounts WHERE id = $1 FOR UPDATE',
+        [accountId],
+      );
       if (!rows[0]) return false;
       // Scheduled once: asked again, nothing changes and nothing is recorded.
       if (rows[0].at) return true;
@@ -176,17 +194,19 @@ export class PgIdentityStore implements IdentityStore {
     return this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query('SELECT 1 FROM auth.models WHERE id = $1', [modelId]);
       if (rowCount === 0) return 'no-model';
-      const granted = await tx.query('INSERT INTO auth.account_models (account_id, model_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, modelId]);
+      const granted = await tx.query('INSERT INTO auth.account_models (account_id, model_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+        accountId,
+        modelId,
+      ]);
       if (granted.rowCount > 0) await this.trail.append(tx, { accountId, action: 'model-granted', details: { model: modelId }, ...by });
       return 'granted';
     });
   }
 
   async listModels(accountId: string): Promise<ModelRecord[]> {
-    const { rows } = await this.db.query<ModelRow>(
-      `SELECT id, vision, public, created_at ${visibleModels('$1')} ORDER BY ${MODEL_ORDER}`,
-      [accountId],
-    );
+    const { rows } = await this.db.query<ModelRow>(`SELECT id, vision, public, created_at ${visibleModels('$1')} ORDER BY ${MODEL_ORDER}`, [
+      accountId,
+    ]);
     return rows.map(toModel);
   }
 

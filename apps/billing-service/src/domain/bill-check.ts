@@ -25,7 +25,10 @@ export function checkBill(bill: BillRecord): void {
   }
   const due = chargeWithinHold(bill.promptTokens, bill.completionTokens, bill, bill.heldMicro);
   if (bill.chargeMicro !== due) {
-    throw new RpcError(status.INVALID_ARGUMENT, `charge ${bill.chargeMicro} is not min(cost of the tokens, held ${bill.heldMicro}) = ${due} micro-LYD`);
+    throw new RpcError(
+      status.INVALID_ARGUMENT,
+      `charge ${bill.chargeMicro} is not min(cost of the tokens, held ${bill.heldMicro}) = ${due} micro-LYD`,
+    );
   }
 }
 

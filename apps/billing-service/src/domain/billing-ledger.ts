@@ -143,7 +143,9 @@ export class BillingLedger {
     requireId('request_id', params.requestId);
     requirePromptTokens(params.promptTokens);
     requireCompletionTokens('completion_tokens', params.completionTokens);
-    const outcome = await this.store.settle(params, (hold) => chargeWithinHold(params.promptTokens, params.completionTokens, hold, hold.amountMicro));
+    const outcome = await this.store.settle(params, (hold) =>
+      chargeWithinHold(params.promptTokens, params.completionTokens, hold, hold.amountMicro),
+    );
     if (!outcome) {
       countNotBilled('paid', 'refused');
       throw new RpcError(status.NOT_FOUND, `request ${params.requestId} has no hold to settle`);
@@ -166,7 +168,8 @@ export class BillingLedger {
     const outcome = await this.store.recordFree(params);
     if (outcome.kind === 'has-hold' || outcome.entry.accountId !== params.accountId) {
       countNotBilled('free', 'refused');
-      if (outcome.kind === 'has-hold') throw new RpcError(status.FAILED_PRECONDITION, `request ${params.requestId} is a paid request: settle it`);
+      if (outcome.kind === 'has-hold')
+        throw new RpcError(status.FAILED_PRECONDITION, `request ${params.requestId} is a paid request: settle it`);
       throw new RpcError(status.ALREADY_EXISTS, `request id ${params.requestId} belongs to another account`);
     }
     if (outcome.kind === 'recorded') countBilled(outcome.entry);
@@ -198,7 +201,13 @@ export class BillingLedger {
    * is an entry with its reason and who asked.
    */
   async addBalance(accountId: string, amountMicro: number, note: ChangeNote = {}): Promise<number> {
-    const change: BalanceChange = { accountId, amountMicro, reason: note.reason ?? '', madeBy: note.madeBy ?? '', idempotencyKey: note.idempotencyKey };
+    const change: BalanceChange = {
+      accountId,
+      amountMicro,
+      reason: note.reason ?? '',
+      madeBy: note.madeBy ?? '',
+      idempotencyKey: note.idempotencyKey,
+    };
     requireId('account_id', accountId);
     requireCount('amount_micro_lyd', amountMicro, MAX_MICRO_LYD, -MAX_MICRO_LYD);
     optionalId('reason', change.reason, MAX_REASON_LENGTH);
@@ -208,7 +217,10 @@ export class BillingLedger {
     const outcome = await this.store.addBalance(change);
     if (outcome.kind === 'applied' || outcome.kind === 'repeated') return outcome.balanceMicro;
     if (outcome.kind === 'key-used') {
-      throw new RpcError(status.ALREADY_EXISTS, `idempotency key ${change.idempotencyKey} was used for another change (another account or amount)`);
+      throw new RpcError(
+        status.ALREADY_EXISTS,
+        `idempotency key ${change.idempotencyKey} was used for another change (another account or amount)`,
+      );
     }
     const current = (await this.store.getCreditLine(accountId)) ?? { balanceMicro: 0, heldMicro: 0, lineMicro: 0 };
     if (BigInt(current.balanceMicro) + BigInt(amountMicro) > BigInt(Number.MAX_SAFE_INTEGER)) {

@@ -92,7 +92,8 @@ export class CreditLines {
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<BillOutcome[]> {
-    if (bills.length > MAX_BATCH || returns.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
+    if (bills.length > MAX_BATCH || returns.length > MAX_BATCH)
+      throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
     for (const r of returns) {
       requireId('account_id', r.accountId);
       requireAmount('returned_total_micro_lyd', r.returnedTotalMicro);

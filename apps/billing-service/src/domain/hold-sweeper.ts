@@ -19,7 +19,12 @@ export class HoldSweeper {
     intervalMs: number,
     private readonly logger: Logger,
   ) {
-    this.task = new PeriodicTask(async () => { await this.sweepOnce(); }, { intervalMs, failed: (err) => this.logger.warn('hold sweep failed, will retry', { err }) });
+    this.task = new PeriodicTask(
+      async () => {
+        await this.sweepOnce();
+      },
+      { intervalMs, failed: (err) => this.logger.warn('hold sweep failed, will retry', { err }) },
+    );
   }
 
   /** Sweeps every `intervalMs` until stopped. */

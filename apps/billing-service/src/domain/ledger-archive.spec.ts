@@ -45,6 +45,8 @@ describe('LedgerArchive', () => {
       usage_estimated: 'false',
       end_reason: 'caller-left',
     };
-    expect(ledgerCsvLine(row)).toBe('r1,2026-11-01T00:00:00.000001Z,2026-11-01T00:00:00.500000Z,"acct,1","say ""hi""",true,1,2,3,4,5,6,0,false,caller-left');
+    expect(ledgerCsvLine(row)).toBe(
+      'r1,2026-11-01T00:00:00.000001Z,2026-11-01T00:00:00.500000Z,"acct,1","say ""hi""",true,1,2,3,4,5,6,0,false,caller-left',
+    );
   });
 });

@@ -45,7 +45,10 @@ export class LedgerArchive {
     const start = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
     const settled = new Date(this.now() - LATE_BILLS_MS);
     if (start > new Date(Date.UTC(settled.getUTCFullYear(), settled.getUTCMonth(), 1))) {
-      throw new RpcError(status.FAILED_PRECONDITION, `the months before ${before} may still receive bills: a month is archived a day after it ends`);
+      throw new RpcError(
+        status.FAILED_PRECONDITION,
+        `the months before ${before} may still receive bills: a month is archived a day after it ends`,
+      );
     }
     return start;
   }
@@ -54,7 +57,11 @@ export class LedgerArchive {
   async page(before: string, after: string, limit: number): Promise<{ header: string; lines: string[]; next: string }> {
     requireCount('limit', limit, MAX_ARCHIVE_PAGE, 1);
     const rows = await this.store.readRows(this.firstKept(before), decodeCursor(after), limit);
-    return { header: LEDGER_ARCHIVE_HEADER, lines: rows.map(ledgerCsvLine), next: rows.length === limit ? encodeCursor(rows[rows.length - 1]) : '' };
+    return {
+      header: LEDGER_ARCHIVE_HEADER,
+      lines: rows.map(ledgerCsvLine),
+      next: rows.length === limit ? encodeCursor(rows[rows.length - 1]) : '',
+    };
   }
 
   /** Drops the months before `before` when `rows` and `sha256` are those of the archive of them as they stand. */
@@ -71,7 +78,10 @@ export class LedgerArchive {
       return seen === rows && digest === sha256.toLowerCase();
     });
     if (!dropped) {
-      throw new RpcError(status.FAILED_PRECONDITION, `the archive does not match the ledger (${rows} rows given, ${seen} there; sha256 ${digest}): nothing dropped`);
+      throw new RpcError(
+        status.FAILED_PRECONDITION,
+        `the archive does not match the ledger (${rows} rows given, ${seen} there; sha256 ${digest}): nothing dropped`,
+      );
     }
     return dropped;
   }

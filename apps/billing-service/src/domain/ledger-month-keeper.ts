@@ -13,7 +13,10 @@ export async function startLedgerMonthKeeper(store: LedgerMonthsStore, logger: L
     if (made > 0) logger.info('ledger months made', { made });
   };
   await keep();
-  const task = new PeriodicTask(keep, { intervalMs: KEEP_EVERY_MS, failed: (err) => logger.warn('making ledger months failed, will retry', { err }) });
+  const task = new PeriodicTask(keep, {
+    intervalMs: KEEP_EVERY_MS,
+    failed: (err) => logger.warn('making ledger months failed, will retry', { err }),
+  });
   task.start();
   return task;
 }

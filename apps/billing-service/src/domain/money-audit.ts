@@ -7,4 +7,5 @@ export const MAX_VIOLATIONS = 1000;
 const KINDS: readonly MoneyViolationKind[] = ['balance-not-entries', 'billed-twice', 'correction-not-charge'];
 
 /** The audit of billing's books: `ctl audit` runs it, and every replica every MONEY_AUDIT_INTERVAL_MS (the money_audit_violations gauge). */
-export const moneyAuditOf = (store: MoneyAuditStore): MoneyAudit<MoneyViolation> => new MoneyAudit(KINDS, () => store.audit(MAX_VIOLATIONS));
+export const moneyAuditOf = (store: MoneyAuditStore): MoneyAudit<MoneyViolation> =>
+  new MoneyAudit(KINDS, () => store.audit(MAX_VIOLATIONS));

@@ -73,7 +73,11 @@ export class PriceWatchHub {
     if (this.tableVersion === 0) throw new RpcError(status.UNAVAILABLE, 'billing-service has no current price table: try again');
     const state: WatcherState = { sent: this.tableVersion, applied: 0 };
     this.watchers.set(watcher, state);
-    watcher.send({ version: this.tableVersion, full: true, prices: [...this.prices.values()].sort((a, b) => a.model.localeCompare(b.model)) });
+    watcher.send({
+      version: this.tableVersion,
+      full: true,
+      prices: [...this.prices.values()].sort((a, b) => a.model.localeCompare(b.model)),
+    });
     return {
       acknowledge: (version) => {
         if (!Number.isInteger(version) || version < 0 || version > state.sent) {

@@ -1,6 +1,18 @@
 import { billingV1 } from '@gw/contracts';
 import { status } from '@grpc/grpc-js';
-import { auditActor, callStreamHandler, eachOnItsOwn, Logger, MoneyAudit, optionalId, requireCount, requireId, RpcError, unaryHandler, verifiedCallerOf } from '@gw/service-kit';
+import {
+  auditActor,
+  callStreamHandler,
+  eachOnItsOwn,
+  Logger,
+  MoneyAudit,
+  optionalId,
+  requireCount,
+  requireId,
+  RpcError,
+  unaryHandler,
+  verifiedCallerOf,
+} from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
@@ -52,7 +64,10 @@ const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
 /** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines, PriceWatchHub). */
-export function billingGrpc({ ledger, creditLines, statement, priceHub, archive, moneyAudit, audit }: BillingParts, logger: Logger): billingV1.BillingServer {
+export function billingGrpc(
+  { ledger, creditLines, statement, priceHub, archive, moneyAudit, audit }: BillingParts,
+  logger: Logger,
+): billingV1.BillingServer {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
@@ -85,22 +100,42 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
     recordFree: unaryHandler(logger, 'RecordFree', async (req: billingV1.RecordFreeRequest): Promise<billingV1.RecordFreeResponse> => ({
       recorded: await ledger.recordFree(req),
     })),
-    extendCreditLine: unaryHandler(logger, 'ExtendCreditLine', async (req: billingV1.ExtendCreditLineRequest): Promise<billingV1.ExtendCreditLineResponse> =>
-      toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
+    extendCreditLine: unaryHandler(
+      logger,
+      'ExtendCreditLine',
+      async (req: billingV1.ExtendCreditLineRequest): Promise<billingV1.ExtendCreditLineResponse> =>
+        toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
     ),
-    extendCreditLines: unaryHandler(logger, 'ExtendCreditLines', async (req: billingV1.ExtendCreditLinesRequest): Promise<billingV1.ExtendCreditLinesResponse> => {
-      const asks = req.lines.map((l) => ({ accountId: l.accountId, returnedTotalMicro: l.returnedTotalMicroLyd, needMicro: l.needMicroLyd }));
-      const outcomes = await creditLines.extendMany(asks);
-      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })) };
-    }),
-    listCreditLines: unaryHandler(logger, 'ListCreditLines', async (req: billingV1.ListCreditLinesRequest): Promise<billingV1.ListCreditLinesResponse> => ({
-      lines: (req.accountIds.length > 0 ? await creditLines.linesOf(req.accountIds) : await creditLines.lentLines(req.afterAccountId, req.limit)).map((l) => ({
-        accountId: l.accountId,
-        grantedTotalMicroLyd: l.grantedTotalMicro,
-        chargedTotalMicroLyd: l.chargedTotalMicro,
-        returnedTotalMicroLyd: l.returnedTotalMicro,
-      })),
-    })),
+    extendCreditLines: unaryHandler(
+      logger,
+      'ExtendCreditLines',
+      async (req: billingV1.ExtendCreditLinesRequest): Promise<billingV1.ExtendCreditLinesResponse> => {
+        const asks = req.lines.map((l) => ({
+          accountId: l.accountId,
+          returnedTotalMicro: l.returnedTotalMicroLyd,
+          needMicro: l.needMicroLyd,
+        }));
+        const outcomes = await creditLines.extendMany(asks);
+        return {
+          outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })),
+        };
+      },
+    ),
+    listCreditLines: unaryHandler(
+      logger,
+      'ListCreditLines',
+      async (req: billingV1.ListCreditLinesRequest): Promise<billingV1.ListCreditLinesResponse> => ({
+        lines: (req.accountIds.length > 0
+          ? await creditLines.linesOf(req.accountIds)
+          : await creditLines.lentLines(req.afterAccountId, req.limit)
+        ).map((l) => ({
+          accountId: l.accountId,
+          grantedTotalMicroLyd: l.grantedTotalMicro,
+          chargedTotalMicroLyd: l.chargedTotalMicro,
+          returnedTotalMicroLyd: l.returnedTotalMicro,
+        })),
+      }),
+    ),
     applyBills: unaryHandler(logger, 'ApplyBills', async (req: billingV1.ApplyBillsRequest): Promise<billingV1.ApplyBillsResponse> => {
       const returns = req.returns.map((r) => ({ accountId: r.accountId, returnedTotalMicro: r.returnedTotalMicroLyd }));
       const outcomes = await creditLines.applyBills(req.bills.map(toBill), returns);
@@ -115,21 +150,32 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
       };
     }),
     watchPrices: watchPrices(priceHub),
-    readLedgerArchive: unaryHandler(logger, 'ReadLedgerArchive', (req: billingV1.ReadLedgerArchiveRequest): Promise<billingV1.ReadLedgerArchiveResponse> =>
-      archive.page(req.before, req.after, req.limit),
+    readLedgerArchive: unaryHandler(
+      logger,
+      'ReadLedgerArchive',
+      (req: billingV1.ReadLedgerArchiveRequest): Promise<billingV1.ReadLedgerArchiveResponse> =>
+        archive.page(req.before, req.after, req.limit),
     ),
     auditMoney: unaryHandler(logger, 'AuditMoney', (): Promise<billingV1.AuditMoneyResponse> => moneyAudit.run()),
-    dropLedgerMonths: unaryHandler(logger, 'DropLedgerMonths', async (req: billingV1.DropLedgerMonthsRequest): Promise<billingV1.DropLedgerMonthsResponse> => {
-      const dropped = await archive.drop(req.before, req.rows, req.sha256);
-      return { months: dropped.months, rows: dropped.rows, amountMicroLyd: dropped.amountMicro };
-    }),
-    addBalance: unaryHandler(logger, 'AddBalance', async (req: billingV1.AddBalanceRequest, metadata): Promise<billingV1.AddBalanceResponse> => ({
-      balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd, {
-        reason: req.note?.reason,
-        madeBy: verifiedCallerOf(metadata),
-        idempotencyKey: req.note?.idempotencyKey || undefined,
+    dropLedgerMonths: unaryHandler(
+      logger,
+      'DropLedgerMonths',
+      async (req: billingV1.DropLedgerMonthsRequest): Promise<billingV1.DropLedgerMonthsResponse> => {
+        const dropped = await archive.drop(req.before, req.rows, req.sha256);
+        return { months: dropped.months, rows: dropped.rows, amountMicroLyd: dropped.amountMicro };
+      },
+    ),
+    addBalance: unaryHandler(
+      logger,
+      'AddBalance',
+      async (req: billingV1.AddBalanceRequest, metadata): Promise<billingV1.AddBalanceResponse> => ({
+        balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd, {
+          reason: req.note?.reason,
+          madeBy: verifiedCallerOf(metadata),
+          idempotencyKey: req.note?.idempotencyKey || undefined,
+        }),
       }),
-    })),
+    ),
     getBalance: unaryHandler(logger, 'GetBalance', async (req: billingV1.GetBalanceRequest): Promise<billingV1.GetBalanceResponse> => ({
       balanceMicroLyd: await ledger.getBalance(req.accountId),
     })),
@@ -158,9 +204,17 @@ export function billingGrpc({ ledger, creditLines, statement, priceHub, archive,
     dailyTotals: unaryHandler(logger, 'DailyTotals', async (req: billingV1.DailyTotalsRequest): Promise<billingV1.DailyTotalsResponse> => {
       requireId('account_id', req.accountId);
       requireCount('days', req.days, MAX_DAYS, 1);
-      return { days: (await statement.dailyTotals(req.accountId, req.days)).map((d) => ({ day: d.day, tokens: d.tokens, amountMicroLyd: d.amountMicro })) };
+      return {
+        days: (await statement.dailyTotals(req.accountId, req.days)).map((d) => ({
+          day: d.day,
+          tokens: d.tokens,
+          amountMicroLyd: d.amountMicro,
+        })),
+      };
     }),
-    listPrices: unaryHandler(logger, 'ListPrices', async (): Promise<billingV1.ListPricesResponse> => ({ prices: (await statement.prices()).map(toPrice) })),
+    listPrices: unaryHandler(logger, 'ListPrices', async (): Promise<billingV1.ListPricesResponse> => ({
+      prices: (await statement.prices()).map(toPrice),
+    })),
     setPrice: unaryHandler(logger, 'SetPrice', async (req: billingV1.SetPriceRequest, metadata): Promise<billingV1.SetPriceResponse> => {
       const price = req.price ?? { model: '', inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 };
       const by = auditActor(metadata, { reason: req.reason });

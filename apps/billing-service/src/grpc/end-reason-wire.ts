@@ -17,4 +17,5 @@ const FROM_WIRE = new Map(Object.entries(TO_WIRE).map(([text, wire]) => [wire, t
 export const toEndReasonWire = (reason: EndReason): billingV1.EndReason => TO_WIRE[reason];
 
 /** A bill's end reason as the ledger records it; unset, or a value this replica does not know, is not recorded (''). */
-export const fromEndReasonWire = (wire: billingV1.EndReason | undefined): EndReason => (wire === undefined ? '' : (FROM_WIRE.get(wire) ?? ''));
+export const fromEndReasonWire = (wire: billingV1.EndReason | undefined): EndReason =>
+  wire === undefined ? '' : (FROM_WIRE.get(wire) ?? '');

@@ -1,5 +1,15 @@
 import { AuditActor } from '@gw/service-kit';
-import { BalanceRecord, FreeUsage, HoldRecord, LedgerRecord, NewHold, PriceChange, PriceRecord, PriceTable, SettleUsage } from './billing-records';
+import {
+  BalanceRecord,
+  FreeUsage,
+  HoldRecord,
+  LedgerRecord,
+  NewHold,
+  PriceChange,
+  PriceRecord,
+  PriceTable,
+  SettleUsage,
+} from './billing-records';
 import { CreditLineRecord } from './credit-line-records';
 
 /**

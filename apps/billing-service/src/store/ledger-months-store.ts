@@ -44,5 +44,9 @@ export interface LedgerMonthsStore {
    * rows (pages in readRows' order), and drops them only when it answers true, recording each
    * month in billing.ledger_archives with `sha256`. Undefined when `matches` answered false.
    */
-  dropMonths(before: Date, sha256: string, matches: (pages: AsyncIterable<LedgerTextRow[]>) => Promise<boolean>): Promise<DroppedMonths | undefined>;
+  dropMonths(
+    before: Date,
+    sha256: string,
+    matches: (pages: AsyncIterable<LedgerTextRow[]>) => Promise<boolean>,
+  ): Promise<DroppedMonths | undefined>;
 }

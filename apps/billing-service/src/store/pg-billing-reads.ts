@@ -1,7 +1,19 @@
 import { Queryable } from '@gw/service-kit';
 import { BalanceRecord, HoldRecord, LedgerRecord, PriceTable } from './billing-records';
 import { CreditLineRecord } from './credit-line-records';
-import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
+import {
+  HOLD_COLUMNS,
+  HoldRow,
+  Int8,
+  LEDGER_COLUMNS,
+  LedgerRow,
+  PRICE_COLUMNS,
+  PriceRow,
+  toHold,
+  toLedger,
+  toPrice,
+  toSafeInt,
+} from './pg-billing-rows';
 
 /** An account's balance row, or undefined when it never had money. */
 export async function readBalance(q: Queryable, accountId: string): Promise<BalanceRecord | undefined> {
@@ -14,7 +26,9 @@ export async function readBalance(q: Queryable, accountId: string): Promise<Bala
 
 /** An account's balance row with its credit line, or undefined when it never had money. */
 export async function readCreditLine(q: Queryable, accountId: string): Promise<CreditLineRecord | undefined> {
-  const { rows } = await q.query<Record<'balance_micro' | 'held_micro' | 'line_micro' | 'line_granted_total' | 'line_charged_total' | 'line_returned_total', Int8>>(
+  const { rows } = await q.query<
+    Record<'balance_micro' | 'held_micro' | 'line_micro' | 'line_granted_total' | 'line_charged_total' | 'line_returned_total', Int8>
+  >(
     `SELECT balance_micro, held_micro, line_micro, line_granted_total, line_charged_total, line_returned_total
      FROM billing.balances WHERE account_id = $1`,
     [accountId],

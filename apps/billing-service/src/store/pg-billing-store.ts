@@ -3,7 +3,19 @@ import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceChange, PriceRecord
 import { BalanceChange, BalanceChangeOutcome, BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
 import { CreditLineRecord } from './credit-line-records';
 import { readBalance, readCreditLine, readHold, readLedger, readPriceTable } from './pg-billing-reads';
-import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, PRICE_COLUMNS, PriceRow, toHold, toLedger, toPrice, toSafeInt } from './pg-billing-rows';
+import {
+  HOLD_COLUMNS,
+  HoldRow,
+  Int8,
+  LEDGER_COLUMNS,
+  LedgerRow,
+  PRICE_COLUMNS,
+  PriceRow,
+  toHold,
+  toLedger,
+  toPrice,
+  toSafeInt,
+} from './pg-billing-rows';
 import { recordFreeUsage } from './pg-free-usage';
 import { chargeOpenHolds, OpenHoldCharge, readHolds } from './pg-open-hold-charges';
 
@@ -76,7 +88,11 @@ export class PgBillingStore implements BillingStore {
         price.inputMicroPerMillion,
         price.outputMicroPerMillion,
       ]);
-      const details = { model: price.model, inputMicroPerMillion: price.inputMicroPerMillion, outputMicroPerMillion: price.outputMicroPerMillion };
+      const details = {
+        model: price.model,
+        inputMicroPerMillion: price.inputMicroPerMillion,
+        outputMicroPerMillion: price.outputMicroPerMillion,
+      };
       await this.trail.append(tx, { accountId: null, action: 'price-set', details, ...by });
       return { version: toSafeInt(rows[0].version), price: { ...price } };
     });
@@ -108,7 +124,13 @@ export class PgBillingStore implements BillingStore {
       // A repeat under the same idempotency key changed nothing: it is not recorded again.
       if (outcome === 'applied') {
         const details = { amountMicro: change.amountMicro, balanceMicro, idempotencyKey: change.idempotencyKey ?? null };
-        await this.trail.append(tx, { accountId: change.accountId, action: 'balance-changed', details, actor: change.madeBy || 'unknown', reason: change.reason });
+        await this.trail.append(tx, {
+          accountId: change.accountId,
+          action: 'balance-changed',
+          details,
+          actor: change.madeBy || 'unknown',
+          reason: change.reason,
+        });
       }
       return { kind: outcome, balanceMicro };
     });
@@ -163,7 +185,8 @@ export class PgBillingStore implements BillingStore {
   /** A request id that place_hold found held or settled: what it is now (placed anew if it vanished since). */
   private async placeHoldOfKnownId(hold: NewHold): Promise<HoldOutcome> {
     const existing = await readHold(this.db, hold.requestId);
-    if (existing) return { kind: 'already-held', hold: existing, balance: await balanceBeside(this.db, existing.accountId, existing.amountMicro) };
+    if (existing)
+      return { kind: 'already-held', hold: existing, balance: await balanceBeside(this.db, existing.accountId, existing.amountMicro) };
     return (await alreadySettled(this.db, hold.requestId)) ?? this.placeHold(hold);
   }
 
@@ -213,7 +236,9 @@ export class PgBillingStore implements BillingStore {
 
   async renewHolds(requestIds: string[]): Promise<number> {
     if (requestIds.length === 0) return 0;
-    const { rowCount } = await this.db.query('UPDATE billing.holds SET renewed_at = now() WHERE request_id = ANY($1::text[])', [requestIds]);
+    const { rowCount } = await this.db.query('UPDATE billing.holds SET renewed_at = now() WHERE request_id = ANY($1::text[])', [
+      requestIds,
+    ]);
     return rowCount ?? 0;
   }
 

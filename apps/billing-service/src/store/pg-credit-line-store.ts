@@ -37,17 +37,20 @@ export class PgCreditLineStore implements CreditLineStore {
   constructor(private readonly db: Queryable) {}
 
   async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
-    const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_line($1, $2, $3)', [accountId, returnedTotalMicro, needMicro]);
+    const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_line($1, $2, $3)', [
+      accountId,
+      returnedTotalMicro,
+      needMicro,
+    ]);
     return toExtension(rows[0]);
   }
 
   async extendMany(asks: CreditLineAsk[]): Promise<CreditLineExtension[]> {
     if (asks.length === 0) return [];
-    const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_lines($1::text[], $2::bigint[], $3::bigint[]) ORDER BY line_index', [
-      asks.map((a) => a.accountId),
-      asks.map((a) => a.returnedTotalMicro),
-      asks.map((a) => a.needMicro),
-    ]);
+    const { rows } = await this.db.query<ExtensionRow>(
+      'SELECT * FROM billing.extend_credit_lines($1::text[], $2::bigint[], $3::bigint[]) ORDER BY line_index',
+      [asks.map((a) => a.accountId), asks.map((a) => a.returnedTotalMicro), asks.map((a) => a.needMicro)],
+    );
     return rows.map(toExtension);
   }
 
@@ -65,7 +68,12 @@ export class PgCreditLineStore implements CreditLineStore {
          FROM billing.balances WHERE ${where}`,
       params,
     );
-    return rows.map((r) => ({ accountId: r.account_id, grantedTotalMicro: toSafeInt(r.granted), chargedTotalMicro: toSafeInt(r.charged), returnedTotalMicro: toSafeInt(r.returned) }));
+    return rows.map((r) => ({
+      accountId: r.account_id,
+      grantedTotalMicro: toSafeInt(r.granted),
+      chargedTotalMicro: toSafeInt(r.charged),
+      returnedTotalMicro: toSafeInt(r.returned),
+    }));
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
@@ -87,6 +95,10 @@ export class PgCreditLineStore implements CreditLineStore {
       returns.map((r) => r.returnedTotalMicro),
       column((b) => b.endReason),
     ]);
-    return rows.map((r) => ({ outcome: r.bill_outcome, chargedMicro: toSafeInt(r.bill_charged), shortfallMicro: toSafeInt(r.bill_shortfall) }));
+    return rows.map((r) => ({
+      outcome: r.bill_outcome,
+      chargedMicro: toSafeInt(r.bill_charged),
+      shortfallMicro: toSafeInt(r.bill_shortfall),
+    }));
   }
 }

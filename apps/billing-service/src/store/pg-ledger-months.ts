@@ -3,7 +3,9 @@ import { DroppedMonths, LEDGER_ARCHIVE_COLUMNS, LedgerCursor, LedgerMonthsStore,
 import { Int8, toSafeInt } from './pg-billing-rows';
 
 const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const TEXT_COLUMNS = LEDGER_ARCHIVE_COLUMNS.map((c) => (c === 'request_at' || c === 'created_at' ? `${utc(c)} AS ${c}` : `${c}::text AS ${c}`)).join(', ');
+const TEXT_COLUMNS = LEDGER_ARCHIVE_COLUMNS.map((c) =>
+  c === 'request_at' || c === 'created_at' ? `${utc(c)} AS ${c}` : `${c}::text AS ${c}`,
+).join(', ');
 
 // The cursor is the text of request_at as written, which reads back to the same microsecond.
 const READ_ROWS = `
@@ -42,7 +44,7 @@ export class PgLedgerMonths implements LedgerMonthsStore {
 
   async ensureMonths(monthsAhead: number): Promise<number> {
     const { rows } = await this.db.query<{ made: number }>(
-      "SELECT billing.ensure_ledger_months(now() + make_interval(months => $1)) AS made",
+      'SELECT billing.ensure_ledger_months(now() + make_interval(months => $1)) AS made',
       [monthsAhead],
     );
     return rows[0].made;
@@ -52,7 +54,11 @@ export class PgLedgerMonths implements LedgerMonthsStore {
     return readRows(this.db, before, cursor, limit);
   }
 
-  dropMonths(before: Date, sha256: string, matches: (pages: AsyncIterable<LedgerTextRow[]>) => Promise<boolean>): Promise<DroppedMonths | undefined> {
+  dropMonths(
+    before: Date,
+    sha256: string,
+    matches: (pages: AsyncIterable<LedgerTextRow[]>) => Promise<boolean>,
+  ): Promise<DroppedMonths | undefined> {
     return this.db.transaction(async (tx) => {
       const months = (await tx.query<{ name: string; month: string }>(MONTH_PARTITIONS, [before])).rows;
       // Writes to these months (and to ledger_other) wait until the drop commits; reads go on.

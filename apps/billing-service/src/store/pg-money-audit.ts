@@ -26,7 +26,9 @@ export class PgMoneyAudit implements MoneyAuditStore {
   audit(limit: number): Promise<{ violations: MoneyViolation[]; accountsChecked: number }> {
     return this.db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const found = await tx.query<{ kind: MoneyViolation['kind']; account_id: string; request_id: string; detail: string }>(VIOLATIONS, [limit]);
+      const found = await tx.query<{ kind: MoneyViolation['kind']; account_id: string; request_id: string; detail: string }>(VIOLATIONS, [
+        limit,
+      ]);
       const accounts = await tx.query<{ n: Int8 }>('SELECT count(*) AS n FROM billing.balances');
       return {
         violations: found.rows.map((r) => ({ kind: r.kind, accountId: r.account_id, requestId: r.request_id, detail: r.detail })),

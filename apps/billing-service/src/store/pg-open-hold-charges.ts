@@ -59,5 +59,7 @@ export async function chargeOpenHolds(q: Queryable, charges: OpenHoldCharge[]): 
     column((c) => c.amountMicro),
     column((c) => c.usage.usageEstimated),
   ]);
-  return new Map(rows.map((row) => [row.request_id, { entry: toLedger(row), balanceMicro: toSafeInt(row.balance_after), repeated: false }]));
+  return new Map(
+    rows.map((row) => [row.request_id, { entry: toLedger(row), balanceMicro: toSafeInt(row.balance_after), repeated: false }]),
+  );
 }

@@ -25,7 +25,10 @@ function readChange(payload: string): PriceChange | undefined {
     const m = JSON.parse(payload) as { version?: unknown; model?: unknown; input?: unknown; output?: unknown };
     const ints = [m.version, m.input, m.output];
     if (typeof m.model !== 'string' || !ints.every((n) => Number.isSafeInteger(n))) return undefined;
-    return { version: m.version as number, price: { model: m.model, inputMicroPerMillion: m.input as number, outputMicroPerMillion: m.output as number } };
+    return {
+      version: m.version as number,
+      price: { model: m.model, inputMicroPerMillion: m.input as number, outputMicroPerMillion: m.output as number },
+    };
   } catch {
     return undefined;
   }
@@ -49,7 +52,10 @@ export class PgPriceFeed implements PriceFeed {
   private readonly waiting = new Set<() => void>();
   private client: Client | undefined;
   // Checks are not awaited: one that hangs must not delay the next; it fails on its own (query_timeout).
-  private readonly checks = new PeriodicTask(() => void this.check(), { intervalMs: CHECK_MS, failed: (err) => this.logger.warn('price feed not checked', { err }) });
+  private readonly checks = new PeriodicTask(() => void this.check(), {
+    intervalMs: CHECK_MS,
+    failed: (err) => this.logger.warn('price feed not checked', { err }),
+  });
   private stopped = false;
 
   private constructor(
@@ -116,7 +122,12 @@ export class PgPriceFeed implements PriceFeed {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.url, application_name: `${APP_NAME}:${this.replica}`, query_timeout: 2 * CHECK_MS, keepAlive: true });
+    const client = new Client({
+      connectionString: this.url,
+      application_name: `${APP_NAME}:${this.replica}`,
+      query_timeout: 2 * CHECK_MS,
+      keepAlive: true,
+    });
     // Changes heard before the table is read are kept, and handed on after it in their order.
     let early: PriceChange[] | undefined = [];
     client.on('notification', (n) => {
@@ -162,12 +173,13 @@ export class PgPriceFeed implements PriceFeed {
 
   private async onChange(client: Client, change: PriceChange): Promise<void> {
     if (this.client !== client) return;
-    if (change.version > this.hub.version + 1) return this.lost(client, new Error(`price version ${change.version} after ${this.hub.version}: a change was missed`));
+    if (change.version > this.hub.version + 1)
+      return this.lost(client, new Error(`price version ${change.version} after ${this.hub.version}: a change was missed`));
     await this.hub.deliver(change);
     // Through the pool: true even if this connection has gone meanwhile (its watchers were cut).
-    await this.db.query('SELECT pg_notify($1, $2)', [ACKS, JSON.stringify({ replica: this.replica, version: change.version })]).catch((err: unknown) =>
-      this.logger.warn('price change confirmation not sent', { err, version: change.version }),
-    );
+    await this.db
+      .query('SELECT pg_notify($1, $2)', [ACKS, JSON.stringify({ replica: this.replica, version: change.version })])
+      .catch((err: unknown) => this.logger.warn('price change confirmation not sent', { err, version: change.version }));
   }
 
   private async check(): Promise<void> {

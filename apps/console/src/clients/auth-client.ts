@@ -5,7 +5,11 @@ import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
 export class AuthClient {
   private readonly client: authV1.AuthClient;
 
-  constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
+  constructor(
+    address: string,
+    security: GrpcSecurity,
+    private readonly timeoutMs: number,
+  ) {
     this.client = grpcClient(authV1.AuthClient, address, security, 'auth-service');
   }
 

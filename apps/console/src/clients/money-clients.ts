@@ -7,7 +7,11 @@ export class MoneyClients {
   private readonly billing: billingV1.BillingClient;
   private readonly quota: quotaV1.QuotaClient;
 
-  constructor(addresses: { billingAddr: string; quotaAddr: string }, security: GrpcSecurity, private readonly timeoutMs: number) {
+  constructor(
+    addresses: { billingAddr: string; quotaAddr: string },
+    security: GrpcSecurity,
+    private readonly timeoutMs: number,
+  ) {
     this.billing = grpcClient(billingV1.BillingClient, addresses.billingAddr, security, 'billing-service');
     this.quota = grpcClient(quotaV1.QuotaClient, addresses.quotaAddr, security, 'quota-service');
   }

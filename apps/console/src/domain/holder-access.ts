@@ -67,7 +67,11 @@ export class HolderAccess {
   async acceptInvite(token: string, password: string): Promise<OpenedSession | { problem: string } | undefined> {
     const problem = passwordProblem(password);
     if (problem) return { problem };
-    const holder = await this.store.acceptInvite(sha256Hex(token), `holder_${randomBytes(12).toString('hex')}`, await hashPassword(password));
+    const holder = await this.store.acceptInvite(
+      sha256Hex(token),
+      `holder_${randomBytes(12).toString('hex')}`,
+      await hashPassword(password),
+    );
     return holder && this.openSession(holder.id, undefined);
   }
 
@@ -102,7 +106,12 @@ export class HolderAccess {
   /** A new session, in a browser that is known from now on (a new device token unless it already was). */
   private async openSession(holderId: string, knownDeviceToken: string | undefined): Promise<OpenedSession> {
     const session = newSecretToken();
-    await this.store.addSession({ idSha256: session.sha256, holderId, csrfToken: newSecretToken().token, expiresAt: new Date(this.now() + this.settings.sessionTtlMs) });
+    await this.store.addSession({
+      idSha256: session.sha256,
+      holderId,
+      csrfToken: newSecretToken().token,
+      expiresAt: new Date(this.now() + this.settings.sessionTtlMs),
+    });
     if (knownDeviceToken) return { sessionToken: session.token, deviceToken: knownDeviceToken };
     const device = newSecretToken();
     await this.store.addKnownDevice({ tokenSha256: device.sha256, holderId, expiresAt: new Date(this.now() + KNOWN_DEVICE_TTL_MS) });

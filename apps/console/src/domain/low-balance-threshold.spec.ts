@@ -18,12 +18,26 @@ describe('readThreshold', () => {
   it('says why an amount is refused', () => {
     expect(readThreshold('-1')).toEqual({ ok: false, problem: 'The threshold cannot be below 0 LYD.' });
     expect(readThreshold('-0')).toEqual({ ok: false, problem: 'The threshold cannot be below 0 LYD.' });
-    expect(readThreshold('1.0000001')).toEqual({ ok: false, problem: 'The threshold has more than 6 decimals: the smallest amount is 0.000001 LYD.' });
-    expect(readThreshold('9007199254.740992')).toEqual({ ok: false, problem: 'The threshold is beyond 9007199254.740991 LYD, the largest amount kept exactly.' });
+    expect(readThreshold('1.0000001')).toEqual({
+      ok: false,
+      problem: 'The threshold has more than 6 decimals: the smallest amount is 0.000001 LYD.',
+    });
+    expect(readThreshold('9007199254.740992')).toEqual({
+      ok: false,
+      problem: 'The threshold is beyond 9007199254.740991 LYD, the largest amount kept exactly.',
+    });
     for (const text of ['abc', '1e3', '0x10', '1,5', '5 LYD', 'NaN', 'Infinity', '.5', '5.']) {
-      expect(readThreshold(text)).toEqual({ ok: false, problem: expect.stringMatching(/^The threshold is not an amount in LYD: ".*" \(write digits, a point and up to 6 decimals, e\.g\. 12\.5\)\.$/) });
+      expect(readThreshold(text)).toEqual({
+        ok: false,
+        problem: expect.stringMatching(
+          /^The threshold is not an amount in LYD: ".*" \(write digits, a point and up to 6 decimals, e\.g\. 12\.5\)\.$/,
+        ),
+      });
     }
-    expect(readThreshold('1'.repeat(33))).toEqual({ ok: false, problem: 'The threshold is longer than 32 characters: write an amount in LYD, e.g. 12.5.' });
+    expect(readThreshold('1'.repeat(33))).toEqual({
+      ok: false,
+      problem: 'The threshold is longer than 32 characters: write an amount in LYD, e.g. 12.5.',
+    });
   });
 });
 

@@ -14,7 +14,8 @@ export type ThresholdReading = { ok: true; micro: number | undefined } | { ok: f
 export function readThreshold(text: string): ThresholdReading {
   const typed = text.trim();
   if (typed === '') return { ok: true, micro: undefined };
-  if (typed.length > MAX_THRESHOLD_TEXT) return { ok: false, problem: `The threshold is longer than ${MAX_THRESHOLD_TEXT} characters: write an amount in LYD, e.g. 12.5.` };
+  if (typed.length > MAX_THRESHOLD_TEXT)
+    return { ok: false, problem: `The threshold is longer than ${MAX_THRESHOLD_TEXT} characters: write an amount in LYD, e.g. 12.5.` };
   const reading = readLyd(typed);
   if (!reading.ok) return { ok: false, problem: `The threshold ${reading.problem}.` };
   if (reading.micro < 0 || typed.startsWith('-')) return { ok: false, problem: 'The threshold cannot be below 0 LYD.' };
@@ -22,4 +23,5 @@ export function readThreshold(text: string): ThresholdReading {
 }
 
 /** Whether the balance is low: at or below a threshold the holder set. */
-export const isLowBalance = (balanceMicro: number, thresholdMicro: number | undefined): boolean => thresholdMicro !== undefined && balanceMicro <= thresholdMicro;
+export const isLowBalance = (balanceMicro: number, thresholdMicro: number | undefined): boolean =>
+  thresholdMicro !== undefined && balanceMicro <= thresholdMicro;

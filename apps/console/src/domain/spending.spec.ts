@@ -2,7 +2,10 @@ import { DayCharge, spendingOf } from './spending';
 
 /** `amounts` micro-LYD on the days ending 2026-11-27 (today), oldest first, as DailyTotals gives them. */
 const daysEndingToday = (...amounts: number[]): DayCharge[] =>
-  amounts.map((amountMicro, i) => ({ day: new Date(Date.UTC(2026, 10, 27 - (amounts.length - 1 - i))).toISOString().slice(0, 10), amountMicro }));
+  amounts.map((amountMicro, i) => ({
+    day: new Date(Date.UTC(2026, 10, 27 - (amounts.length - 1 - i))).toISOString().slice(0, 10),
+    amountMicro,
+  }));
 
 describe('spendingOf', () => {
   it('takes today from the last row, and the average from the 7 full days before it only', () => {

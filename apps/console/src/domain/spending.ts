@@ -26,7 +26,8 @@ export interface Spending {
   daysLeft: number | undefined;
 }
 
-const dayBefore = (day: string, back: number): string => new Date(Date.parse(`${day}T00:00:00Z`) - back * DAY_MS).toISOString().slice(0, 10);
+const dayBefore = (day: string, back: number): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) - back * DAY_MS).toISOString().slice(0, 10);
 
 /**
  * Spent today, the average of the AVERAGE_DAYS full days before it and how long the balance
@@ -39,6 +40,7 @@ export function spendingOf(days: readonly DayCharge[], balanceMicro: number): Sp
   let lastDaysMicro = 0;
   for (let back = 1; back <= AVERAGE_DAYS; back++) lastDaysMicro += byDay.get(dayBefore(today, back)) ?? 0;
   // Integer arithmetic: a balance near 2^53 micro-LYD times 7 is past what a number holds exactly.
-  const daysLeft = lastDaysMicro > 0 ? Number((BigInt(Math.max(0, balanceMicro)) * BigInt(AVERAGE_DAYS)) / BigInt(lastDaysMicro)) : undefined;
+  const daysLeft =
+    lastDaysMicro > 0 ? Number((BigInt(Math.max(0, balanceMicro)) * BigInt(AVERAGE_DAYS)) / BigInt(lastDaysMicro)) : undefined;
   return { today, todayMicro: byDay.get(today) ?? 0, lastDaysMicro, averageMicro: Math.round(lastDaysMicro / AVERAGE_DAYS), daysLeft };
 }

@@ -11,12 +11,16 @@ import { HolderAccess } from '../domain/holder-access';
  */
 export function consoleGrpc(access: HolderAccess, auth: AuthClient, logger: Logger): consoleV1.ConsoleServer {
   return {
-    createInvite: unaryHandler(logger, 'CreateInvite', async (req: consoleV1.CreateInviteRequest): Promise<consoleV1.CreateInviteResponse> => {
-      await auth.getAccount(requireId('account_id', req.accountId)).catch((err: { code?: number }) => {
-        throw err.code === status.NOT_FOUND ? new RpcError(status.NOT_FOUND, `account ${req.accountId} not found`) : err;
-      });
-      const { link, expires } = await access.invite(req.accountId, req.email);
-      return { link, expires: expires.toISOString() };
-    }),
+    createInvite: unaryHandler(
+      logger,
+      'CreateInvite',
+      async (req: consoleV1.CreateInviteRequest): Promise<consoleV1.CreateInviteResponse> => {
+        await auth.getAccount(requireId('account_id', req.accountId)).catch((err: { code?: number }) => {
+          throw err.code === status.NOT_FOUND ? new RpcError(status.NOT_FOUND, `account ${req.accountId} not found`) : err;
+        });
+        const { link, expires } = await access.invite(req.accountId, req.email);
+        return { link, expires: expires.toISOString() };
+      },
+    ),
   };
 }

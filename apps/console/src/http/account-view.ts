@@ -12,7 +12,13 @@ export const lyd = (micro: number) => `${microToLyd(micro).toLocaleString('en-US
 export function suspensionBanner(account: authV1.Account): SafeHtml | '' {
   const s = account.suspension;
   if (!s) return '';
-  return html`<section class="banner" role="alert"><h2>Account suspended</h2>
-<p>Every API request with this account's keys is refused${s.until ? html` until <strong>${when(s.until)}</strong>` : ' until further notice'}.</p>
-${s.reason ? html`<p>Reason: ${s.reason}</p>` : ''}<p>Questions: WhatsApp <a href="https://wa.me/${s.whatsapp.replace(/\D/g, '')}">${s.whatsapp}</a></p></section>`;
+  return html`<section class="banner" role="alert">
+    <h2>Account suspended</h2>
+    <p>
+      Every API request with this account's keys is
+      refused${s.until ? html` until <strong>${when(s.until)}</strong>` : ' until further notice'}.
+    </p>
+    ${s.reason ? html`<p>Reason: ${s.reason}</p>` : ''}
+    <p>Questions: WhatsApp <a href="https://wa.me/${s.whatsapp.replace(/\D/g, '')}">${s.whatsapp}</a></p>
+  </section>`;
 }

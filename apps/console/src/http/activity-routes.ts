@@ -47,8 +47,27 @@ const who = (actor: string) => (actor.startsWith('holder:') ? actor.slice('holde
 
 function activityTable(entries: auditV1.AuditEntry[]): SafeHtml {
   if (entries.length === 0) return html`<p class="muted">Nothing recorded yet.</p>`;
-  return html`<table id="activity"><thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead><tbody>
-${entries.map((e) => html`<tr data-action="${e.action}"><td>${when(e.at)}</td><td data-label="What">${whatHappened(e)}</td><td data-label="By">${who(e.actor)}</td>${e.reason ? html`<td data-label="Reason">${e.reason}</td>` : html`<td></td>`}</tr>`)}</tbody></table>`;
+  return html`<table id="activity">
+    <thead>
+      <tr>
+        <th scope="col">Time</th>
+        <th scope="col">What</th>
+        <th scope="col">By</th>
+        <th scope="col">Reason</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${entries.map(
+        (e) =>
+          html`<tr data-action="${e.action}">
+            <td>${when(e.at)}</td>
+            <td data-label="What">${whatHappened(e)}</td>
+            <td data-label="By">${who(e.actor)}</td>
+            ${e.reason ? html`<td data-label="Reason">${e.reason}</td>` : html`<td></td>`}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 /**
@@ -60,14 +79,20 @@ export function activityRoutes(access: HolderAccess, auth: AuthClient, money: Mo
   router.use('/activity', signedIn(access));
   router.get('/activity', async (_req: Request, res: Response) => {
     const { holder, csrfToken } = sessionOf(res);
-    const [identity, balance] = await Promise.all([auth.auditEntries(holder.accountId, SHOWN), money.auditEntries(holder.accountId, SHOWN)]);
+    const [identity, balance] = await Promise.all([
+      auth.auditEntries(holder.accountId, SHOWN),
+      money.auditEntries(holder.accountId, SHOWN),
+    ]);
     const entries = [...identity, ...balance].sort((a, b) => b.at.localeCompare(a.at)).slice(0, SHOWN);
     res.setHeader('Cache-Control', 'no-store');
     res.type('html').send(
       page(
         'Activity',
-        html`<section><h2>Changes to your account</h2><p class="muted">The newest ${SHOWN} changes: keys, suspensions, models and balance, made here or by the operator.</p>
-${activityTable(entries)}</section>`,
+        html`<section>
+          <h2>Changes to your account</h2>
+          <p class="muted">The newest ${SHOWN} changes: keys, suspensions, models and balance, made here or by the operator.</p>
+          ${activityTable(entries)}
+        </section>`,
         { email: holder.email, csrfToken },
       ).markup,
     );

@@ -37,7 +37,10 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   // req.ip: the client's address, behind this many proxies (each adds itself to X-Forwarded-For).
   app.set('trust proxy', deps.trustProxyHops);
   app.use((_req, res, next) => {
-    res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    );
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     next();
@@ -49,17 +52,37 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.use(keyRoutes(deps.access, deps.auth, deps));
   app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.thresholds, deps.logger));
   app.use(activityRoutes(deps.access, deps.auth, deps.money));
-  app.use((_req, res) => res.status(404).type('html').send(page('Not found', html`<section><p>There is no such page. <a href="/keys">Your keys</a></p></section>`).markup));
+  app.use((_req, res) =>
+    res
+      .status(404)
+      .type('html')
+      .send(
+        page(
+          'Not found',
+          html`<section>
+            <p>There is no such page. <a href="/keys">Your keys</a></p>
+          </section>`,
+        ).markup,
+      ),
+  );
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const refusal = refusalOf(err);
     if (refusal) {
       // No path: an invitation's path holds its token.
       deps.logger.info('console request refused', { method: req.method, status: refusal.status, reason: refusal.reason });
-      return res.status(refusal.status).type('html').send(page(refusal.title, html`<section><p>${refusal.message}</p></section>`).markup);
+      return res
+        .status(refusal.status)
+        .type('html')
+        .send(page(refusal.title, html`<section><p>${refusal.message}</p></section>`).markup);
     }
     deps.logger.error('console page failed', { err });
-    res.status(500).type('html').send(page('Something went wrong', html`<section><p>The console could not do that just now. Try again in a moment.</p></section>`).markup);
+    res
+      .status(500)
+      .type('html')
+      .send(
+        page('Something went wrong', html`<section><p>The console could not do that just now. Try again in a moment.</p></section>`).markup,
+      );
   });
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {

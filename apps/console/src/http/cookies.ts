@@ -27,7 +27,10 @@ function decoded(value: string): string | undefined {
 
 /** Sets an HttpOnly, SameSite=Lax cookie for the whole console (Secure behind https). */
 export function setCookie(res: Response, name: string, value: string, maxAgeMs: number, secure: boolean): void {
-  res.append('Set-Cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
+  res.append(
+    'Set-Cookie',
+    `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`,
+  );
 }
 
 export function clearCookie(res: Response, name: string, secure: boolean): void {

@@ -24,9 +24,29 @@ function cannotCreate(account: authV1.Account): string | undefined {
 
 function keyTable(keys: authV1.KeyInfo[]): SafeHtml {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`;
-  return html`<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
-${keys.map((k) => html`<tr><td>${k.name}</td><td data-label="Key"><code>${k.prefix}…</code></td><td data-label="Created">${when(k.created)}</td><td data-label="Last used">${k.lastUsed ? when(k.lastUsed) : 'Never'}</td>
-<td><a href="/keys/${encodeURIComponent(k.id)}/revoke" aria-label="Revoke ${k.name}">Revoke</a></td></tr>`)}</tbody></table>`;
+  return html`<table>
+    <thead>
+      <tr>
+        <th scope="col">Name</th>
+        <th scope="col">Key</th>
+        <th scope="col">Created</th>
+        <th scope="col">Last used</th>
+        <th scope="col"><span class="muted">Action</span></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${keys.map(
+        (k) =>
+          html`<tr>
+            <td>${k.name}</td>
+            <td data-label="Key"><code>${k.prefix}…</code></td>
+            <td data-label="Created">${when(k.created)}</td>
+            <td data-label="Last used">${k.lastUsed ? when(k.lastUsed) : 'Never'}</td>
+            <td><a href="/keys/${encodeURIComponent(k.id)}/revoke" aria-label="Revoke ${k.name}">Revoke</a></td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 /** What the key pages need beyond auth-service: the low-balance banner's threshold and balance. */
@@ -51,24 +71,43 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, thres
     const [account, keys, banner] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId), lowBalance]);
     const blocked = cannotCreate(account);
     res.setHeader('Cache-Control', 'no-store');
-    res.status(problem ? 400 : 200).type('html').send(
-      page(
-        `Keys of ${account.name}`,
-        html`${suspensionBanner(account)}${banner}
-${created ? html`<section class="notice" role="status" id="new-key"><h2>Your new key “${created.name}”</h2>
-<p><strong>Copy it now: it will not be shown again.</strong> Keep it on your servers; anyone with it can spend this account's balance.</p>
-<label for="key-value">Key</label><input id="key-value" class="key" type="text" readonly value="${created.key}">
-<button type="button" data-copy="key-value">Copy key</button> <span data-copied hidden>Copied.</span></section>` : ''}
-<section><h2>Create a key</h2>
-${blocked ? html`<p class="error">${blocked}</p>` : ''}
-${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
-<form method="post" action="/keys"><input type="hidden" name="_csrf" value="${csrfToken}">
-<label for="name">Name (optional, at most ${MAX_KEY_NAME} characters)</label><input id="name" name="name" type="text" value="${typedName}" ${blocked ? new SafeHtml('disabled') : ''}>
-<button type="submit" ${blocked ? new SafeHtml('disabled') : ''}>Create key</button></form></section>
-<section><h2>Your keys</h2>${keyTable(keys)}</section>`,
-        { email: holder.email, csrfToken },
-      ).markup,
-    );
+    res
+      .status(problem ? 400 : 200)
+      .type('html')
+      .send(
+        page(
+          `Keys of ${account.name}`,
+          html`${suspensionBanner(account)}${banner}
+            ${
+              created
+                ? html`<section class="notice" role="status" id="new-key">
+                    <h2>Your new key “${created.name}”</h2>
+                    <p>
+                      <strong>Copy it now: it will not be shown again.</strong> Keep it on your servers; anyone with it can spend this
+                      account's balance.
+                    </p>
+                    <label for="key-value">Key</label><input id="key-value" class="key" type="text" readonly value="${created.key}" />
+                    <button type="button" data-copy="key-value">Copy key</button> <span data-copied hidden>Copied.</span>
+                  </section>`
+                : ''
+            }
+            <section>
+              <h2>Create a key</h2>
+              ${blocked ? html`<p class="error">${blocked}</p>` : ''} ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+              <form method="post" action="/keys">
+                <input type="hidden" name="_csrf" value="${csrfToken}" />
+                <label for="name">Name (optional, at most ${MAX_KEY_NAME} characters)</label
+                ><input id="name" name="name" type="text" value="${typedName}" ${blocked ? new SafeHtml('disabled') : ''} />
+                <button type="submit" ${blocked ? new SafeHtml('disabled') : ''}>Create key</button>
+              </form>
+            </section>
+            <section>
+              <h2>Your keys</h2>
+              ${keyTable(keys)}
+            </section>`,
+          { email: holder.email, csrfToken },
+        ).markup,
+      );
   };
 
   router.get('/', (_req, res) => res.redirect(303, '/keys'));
@@ -95,9 +134,16 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
     res.type('html').send(
       page(
         'Revoke a key',
-        html`<section><p>Revoke <strong>${key.name}</strong> (<code>${key.prefix}…</code>)? Requests with it will be refused from the next one on. <strong>This cannot be undone.</strong></p>
-<form method="post" action="/keys/${encodeURIComponent(key.id)}/revoke"><input type="hidden" name="_csrf" value="${csrfToken}">
-<button type="submit" class="danger">Revoke key</button> <a href="/keys">Cancel</a></form></section>`,
+        html`<section>
+          <p>
+            Revoke <strong>${key.name}</strong> (<code>${key.prefix}…</code>)? Requests with it will be refused from the next one on.
+            <strong>This cannot be undone.</strong>
+          </p>
+          <form method="post" action="/keys/${encodeURIComponent(key.id)}/revoke">
+            <input type="hidden" name="_csrf" value="${csrfToken}" /> <button type="submit" class="danger">Revoke key</button>
+            <a href="/keys">Cancel</a>
+          </form>
+        </section>`,
         { email: holder.email, csrfToken },
       ).markup,
     );

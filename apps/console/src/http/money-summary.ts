@@ -15,19 +15,42 @@ function lasts(daysLeft: number | undefined): string {
  * the balance lasts at it.
  */
 export function moneyFigures(balanceMicro: number, heldMicro: number | undefined, spending: Spending): SafeHtml {
-  return html`<section aria-labelledby="money-heading"><h2 id="money-heading">Balance and spending</h2><dl class="figures">
-<div><dt>API balance</dt><dd id="balance">${lyd(balanceMicro)}</dd></div>
-<div><dt>Held by running requests</dt><dd id="held">${heldMicro === undefined ? 'Not known yet' : lyd(heldMicro)}</dd></div>
-<div><dt>Spent today (UTC)</dt><dd id="spent-today">${lyd(spending.todayMicro)}</dd></div>
-<div><dt>Average per day, last ${AVERAGE_DAYS} days</dt><dd id="daily-average">${lyd(spending.averageMicro)}</dd></div>
-<div><dt>The balance lasts, at that average</dt><dd id="days-left">${lasts(spending.daysLeft)}</dd></div></dl>
-<p class="muted">A running paid request holds its worst case until it ends; what it does not use goes back to the balance.
-The average counts the ${AVERAGE_DAYS} full days before today (UTC).</p></section>`;
+  return html`<section aria-labelledby="money-heading">
+    <h2 id="money-heading">Balance and spending</h2>
+    <dl class="figures">
+      <div>
+        <dt>API balance</dt>
+        <dd id="balance">${lyd(balanceMicro)}</dd>
+      </div>
+      <div>
+        <dt>Held by running requests</dt>
+        <dd id="held">${heldMicro === undefined ? 'Not known yet' : lyd(heldMicro)}</dd>
+      </div>
+      <div>
+        <dt>Spent today (UTC)</dt>
+        <dd id="spent-today">${lyd(spending.todayMicro)}</dd>
+      </div>
+      <div>
+        <dt>Average per day, last ${AVERAGE_DAYS} days</dt>
+        <dd id="daily-average">${lyd(spending.averageMicro)}</dd>
+      </div>
+      <div>
+        <dt>The balance lasts, at that average</dt>
+        <dd id="days-left">${lasts(spending.daysLeft)}</dd>
+      </div>
+    </dl>
+    <p class="muted">
+      A running paid request holds its worst case until it ends; what it does not use goes back to the balance. The average counts the
+      ${AVERAGE_DAYS} full days before today (UTC).
+    </p>
+  </section>`;
 }
 
 /** micro-LYD as the form takes them back, exactly: "2.5", "0.000001", "10". */
 function plainLyd(micro: number): string {
-  const decimals = String(micro % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  const decimals = String(micro % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${Math.floor(micro / 1_000_000)}${decimals ? `.${decimals}` : ''}`;
 }
 
@@ -40,11 +63,25 @@ export interface ThresholdProblem {
 /** The form that sets the low-balance threshold (or removes it, left empty), with the threshold now. */
 export function lowBalanceForm(thresholdMicro: number | undefined, csrfToken: string, refused?: ThresholdProblem): SafeHtml {
   const value = refused ? refused.typed : thresholdMicro === undefined ? '' : plainLyd(thresholdMicro);
-  return html`<section id="low-balance-alert"><h2>Low-balance alert</h2>
-<p id="threshold-now">${thresholdMicro === undefined ? 'No alert is set.' : html`A banner shows on your pages while the balance is at or below <strong>${lyd(thresholdMicro)}</strong>.`}</p>
-${refused ? html`<p class="error" role="alert" id="threshold-problem">${refused.problem}</p>` : ''}
-<form method="post" action="/usage/low-balance"><input type="hidden" name="_csrf" value="${csrfToken}">
-<label for="threshold">Alert at or below, in LYD (empty for no alert)</label>
-<input id="threshold" name="threshold" type="text" inputmode="decimal" autocomplete="off" value="${value}"${refused ? html` aria-invalid="true" aria-describedby="threshold-problem"` : ''}>
-<button type="submit">Save alert</button></form></section>`;
+  return html`<section id="low-balance-alert">
+    <h2>Low-balance alert</h2>
+    <p id="threshold-now">
+      ${thresholdMicro === undefined ? 'No alert is set.' : html`A banner shows on your pages while the balance is at or below <strong>${lyd(thresholdMicro)}</strong>.`}
+    </p>
+    ${refused ? html`<p class="error" role="alert" id="threshold-problem">${refused.problem}</p>` : ''}
+    <form method="post" action="/usage/low-balance">
+      <input type="hidden" name="_csrf" value="${csrfToken}" />
+      <label for="threshold">Alert at or below, in LYD (empty for no alert)</label>
+      <input
+        id="threshold"
+        name="threshold"
+        type="text"
+        inputmode="decimal"
+        autocomplete="off"
+        value="${value}"
+        ${refused ? html` aria-invalid="true" aria-describedby="threshold-problem"` : ''}
+      />
+      <button type="submit">Save alert</button>
+    </form>
+  </section>`;
 }

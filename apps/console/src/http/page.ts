@@ -26,11 +26,38 @@ export interface Signed {
 /** A whole page: the console's look, a header (with sign-out when signed in) and `body`. */
 export function page(title: string, body: SafeHtml, signed?: Signed): SafeHtml {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Gateway console</title><style>${new SafeHtml(STYLE)}</style><script src="/console.js" defer></script></head>
-<body><header><strong>Gateway console</strong>${
-    signed
-      ? html`<nav aria-label="Pages"><a href="/keys">Keys</a> · <a href="/usage">Money and use</a> · <a href="/activity">Activity</a></nav><form class="inline" method="post" action="/sign-out"><span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}"><button type="submit" class="secondary">Sign out</button></form>`
-      : ''
-  }</header><main><h1>${title}</h1>${body}</main></body></html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Gateway console</title>
+        <style>
+          ${new SafeHtml(STYLE)}
+        </style>
+        <script src="/console.js" defer></script>
+      </head>
+      <body>
+        <header>
+          <strong>Gateway console</strong>${
+            signed
+              ? html`<nav aria-label="Pages">
+                    <a href="/keys">Keys</a> · <a href="/usage">Money and use</a> · <a href="/activity">Activity</a>
+                  </nav>
+                  <form class="inline" method="post" action="/sign-out">
+                    <span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}" /><button
+                      type="submit"
+                      class="secondary"
+                    >
+                      Sign out
+                    </button>
+                  </form>`
+              : ''
+          }
+        </header>
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`;
 }

@@ -19,15 +19,36 @@ export function refusalOf(err: unknown): Refusal | undefined {
   // The router's own: a percent-escape in the path it cannot decode. Its message holds the path
   // part (an invitation token, perhaps), so the log gets a fixed reason.
   if (err instanceof URIError && fault.status === 400) {
-    return { status: 400, title: 'Address not readable', message: 'The console could not read that address. Check the link and try again.', reason: 'path not decodable' };
+    return {
+      status: 400,
+      title: 'Address not readable',
+      message: 'The console could not read that address. Check the link and try again.',
+      reason: 'path not decodable',
+    };
   }
   if (fault.expose === true && typeof fault.status === 'number' && fault.status >= 400 && fault.status < 500) {
     const reason = typeof fault.type === 'string' ? fault.type : `http ${fault.status}`;
-    if (fault.status === 413) return { status: 413, title: 'Too much sent', message: 'That form sent more than the console accepts. Go back and shorten it.', reason };
-    return { status: fault.status, title: 'Form not readable', message: 'The console could not read that form. Go back and send it again.', reason };
+    if (fault.status === 413)
+      return {
+        status: 413,
+        title: 'Too much sent',
+        message: 'That form sent more than the console accepts. Go back and shorten it.',
+        reason,
+      };
+    return {
+      status: fault.status,
+      title: 'Form not readable',
+      message: 'The console could not read that form. Go back and send it again.',
+      reason,
+    };
   }
   if (fault.code === grpcStatus.INVALID_ARGUMENT && typeof fault.details === 'string') {
-    return { status: 400, title: 'Not a valid request', message: 'Something in that request is not valid. Go back and check it.', reason: fault.details };
+    return {
+      status: 400,
+      title: 'Not a valid request',
+      message: 'Something in that request is not valid. Go back and check it.',
+      reason: fault.details,
+    };
   }
   return undefined;
 }

@@ -23,17 +23,25 @@ const field = (req: Request, name: string): string => {
 export function signInRoutes({ access, sessionTtlMs, secureCookies }: SignInDeps): Router {
   const router = Router();
   const signInForm = (req: Request, res: Response, status: number, message?: string, email = '') =>
-    res.status(status).type('html').send(
-      page(
-        'Sign in',
-        html`<section><form method="post" action="/sign-in">
-<input type="hidden" name="_csrf" value="${formToken(req, res, secureCookies)}">
-${message ? html`<p class="error" role="alert">${message}</p>` : ''}
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form></section>`,
-      ).markup,
-    );
+    res
+      .status(status)
+      .type('html')
+      .send(
+        page(
+          'Sign in',
+          html`<section>
+            <form method="post" action="/sign-in">
+              <input type="hidden" name="_csrf" value="${formToken(req, res, secureCookies)}" />
+              ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
+              <label for="email">Email</label
+              ><input id="email" name="email" type="email" autocomplete="username" required value="${email}" />
+              <label for="password">Password</label
+              ><input id="password" name="password" type="password" autocomplete="current-password" required />
+              <button type="submit">Sign in</button>
+            </form>
+          </section>`,
+        ).markup,
+      );
   const startSession = (res: Response, opened: OpenedSession) => {
     setCookie(res, SESSION_COOKIE, opened.sessionToken, sessionTtlMs, secureCookies);
     setCookie(res, DEVICE_COOKIE, opened.deviceToken, KNOWN_DEVICE_TTL_MS, secureCookies);
@@ -55,19 +63,37 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
   });
 
   const passwordForm = (req: Request, res: Response, status: number, email: string, message?: string) =>
-    res.status(status).type('html').send(
-      page(
-        'Set your password',
-        html`<section><p>Choose the password for <strong>${email}</strong>. This link works once.</p>
-<form method="post" action="${req.originalUrl}"><input type="hidden" name="_csrf" value="${formToken(req, res, secureCookies)}">
-${message ? html`<p class="error" role="alert">${message}</p>` : ''}
-<input type="hidden" name="username" autocomplete="username" value="${email}">
-<label for="password">New password (at least 10 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="256">
-<button type="submit">Set password and sign in</button></form></section>`,
-      ).markup,
-    );
+    res
+      .status(status)
+      .type('html')
+      .send(
+        page(
+          'Set your password',
+          html`<section>
+            <p>Choose the password for <strong>${email}</strong>. This link works once.</p>
+            <form method="post" action="${req.originalUrl}">
+              <input type="hidden" name="_csrf" value="${formToken(req, res, secureCookies)}" />
+              ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
+              <input type="hidden" name="username" autocomplete="username" value="${email}" />
+              <label for="password">New password (at least 10 characters)</label
+              ><input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="256" />
+              <button type="submit">Set password and sign in</button>
+            </form>
+          </section>`,
+        ).markup,
+      );
   const linkUsed = (res: Response) =>
-    res.status(410).type('html').send(page('Link no longer valid', html`<section><p>This invitation link has been used or has expired. Ask the operator for a new one, or <a href="/sign-in">sign in</a>.</p></section>`).markup);
+    res
+      .status(410)
+      .type('html')
+      .send(
+        page(
+          'Link no longer valid',
+          html`<section>
+            <p>This invitation link has been used or has expired. Ask the operator for a new one, or <a href="/sign-in">sign in</a>.</p>
+          </section>`,
+        ).markup,
+      );
 
   router.get('/invite/:token', async (req, res) => {
     const email = await access.inviteEmail(req.params.token);

@@ -60,7 +60,9 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async findHolderByEmail(email: string): Promise<HolderRecord | undefined> {
-    const { rows } = await this.db.query<HolderRow>('SELECT id, email, account_id, password_hash FROM console.holders WHERE email = $1', [email]);
+    const { rows } = await this.db.query<HolderRow>('SELECT id, email, account_id, password_hash FROM console.holders WHERE email = $1', [
+      email,
+    ]);
     return rows[0] && toHolder(rows[0]);
   }
 
@@ -88,7 +90,11 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async addKnownDevice(device: { tokenSha256: string; holderId: string; expiresAt: Date }): Promise<void> {
-    await this.db.query('INSERT INTO console.known_devices (token_sha256, holder_id, expires_at) VALUES ($1, $2, $3)', [device.tokenSha256, device.holderId, device.expiresAt]);
+    await this.db.query('INSERT INTO console.known_devices (token_sha256, holder_id, expires_at) VALUES ($1, $2, $3)', [
+      device.tokenSha256,
+      device.holderId,
+      device.expiresAt,
+    ]);
   }
 
   async isKnownDevice(email: string, tokenSha256: string): Promise<boolean> {

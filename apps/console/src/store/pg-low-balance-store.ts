@@ -7,7 +7,10 @@ export class PgLowBalanceStore implements LowBalanceStore {
 
   async threshold(accountId: string): Promise<number | undefined> {
     // A bigint column arrives as text (pg) or a number (PGlite); a threshold is at most MAX_MICRO_LYD, exact as a number.
-    const { rows } = await this.db.query<{ threshold_micro: string | number }>('SELECT threshold_micro FROM console.low_balance_thresholds WHERE account_id = $1', [accountId]);
+    const { rows } = await this.db.query<{ threshold_micro: string | number }>(
+      'SELECT threshold_micro FROM console.low_balance_thresholds WHERE account_id = $1',
+      [accountId],
+    );
     return rows[0] ? Number(rows[0].threshold_micro) : undefined;
   }
 

@@ -46,7 +46,10 @@ export class PgSignInAttemptStore implements SignInAttemptStore {
     await this.db.transaction(async (tx) => {
       if (forget.length) await tx.query('DELETE FROM console.sign_in_attempts WHERE key = ANY($1::text[])', [forget]);
       if (giveBack.length) {
-        await tx.query('UPDATE console.sign_in_attempts SET attempts = attempts - 1 WHERE key = ANY($1::text[]) AND attempts > 0 AND window_ends_ms > $2', [giveBack, nowMs]);
+        await tx.query(
+          'UPDATE console.sign_in_attempts SET attempts = attempts - 1 WHERE key = ANY($1::text[]) AND attempts > 0 AND window_ends_ms > $2',
+          [giveBack, nowMs],
+        );
       }
     });
   }

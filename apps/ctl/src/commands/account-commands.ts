@@ -42,7 +42,11 @@ export const accountScheduleDeletion: Command = async (flags, c) => {
 /** `account grant-model --account ID --model M [--reason TEXT]` */
 export const accountGrantModel: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
-  await unaryCall(c.auth.grantModel.bind(c.auth), { accountId, modelId: required(flags, 'model'), note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
+  await unaryCall(
+    c.auth.grantModel.bind(c.auth),
+    { accountId, modelId: required(flags, 'model'), note: { holder: '', reason: reasonFlag(flags) } },
+    c.timeoutMs,
+  );
   return accountView(accountId, c);
 };
 
@@ -50,6 +54,10 @@ export const accountGrantModel: Command = async (flags, c) => {
 export const modelAdd: Command = async (flags, c) => {
   const vision = flags.get('vision');
   if (vision !== undefined && vision !== 'true' && vision !== 'false') throw new CtlUsageError('--vision takes no value, or true/false');
-  const { model } = await unaryCall(c.auth.addModel.bind(c.auth), { id: required(flags, 'id'), vision: vision === 'true', note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
+  const { model } = await unaryCall(
+    c.auth.addModel.bind(c.auth),
+    { id: required(flags, 'id'), vision: vision === 'true', note: { holder: '', reason: reasonFlag(flags) } },
+    c.timeoutMs,
+  );
   return { id: model?.id, vision: model?.vision };
 };

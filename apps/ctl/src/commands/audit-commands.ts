@@ -11,7 +11,12 @@ interface Violation {
   detail: string;
 }
 
-const shown = (v: Violation) => ({ kind: v.kind, ...(v.accountId ? { accountId: v.accountId } : {}), ...(v.requestId ? { billingId: v.requestId } : {}), detail: v.detail });
+const shown = (v: Violation) => ({
+  kind: v.kind,
+  ...(v.accountId ? { accountId: v.accountId } : {}),
+  ...(v.requestId ? { billingId: v.requestId } : {}),
+  detail: v.detail,
+});
 
 /**
  * `audit`: billing-service checks its books (every balance equals its entries less its charges,

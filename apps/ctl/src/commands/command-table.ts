@@ -1,6 +1,14 @@
 import { audit } from './audit-commands';
 import { auditLogVerify } from './audit-log-commands';
-import { accountCreate, accountGrantModel, accountScheduleDeletion, accountShow, accountSuspend, accountUnsuspend, modelAdd } from './account-commands';
+import {
+  accountCreate,
+  accountGrantModel,
+  accountScheduleDeletion,
+  accountShow,
+  accountSuspend,
+  accountUnsuspend,
+  modelAdd,
+} from './account-commands';
 import { Command } from './command';
 import { consoleInvite } from './console-commands';
 import { freeTierSet } from './free-tier-commands';

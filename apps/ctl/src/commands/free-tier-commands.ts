@@ -5,7 +5,8 @@ import { Command, reasonFlag } from './command';
 function tokens(flags: Map<string, string>, name: string): number | undefined {
   const value = flags.get(name);
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new CtlUsageError(`--${name} must be a whole number of tokens, at least 0`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new CtlUsageError(`--${name} must be a whole number of tokens, at least 0`);
   return Number(value);
 }
 

@@ -3,7 +3,11 @@ import { Command, reasonFlag, required } from './command';
 
 /** `key create --account ID [--name N] [--reason TEXT]`: the only time the key is shown. */
 export const keyCreate: Command = async (flags, c) => {
-  const res = await unaryCall(c.auth.createKey.bind(c.auth), { accountId: required(flags, 'account'), name: flags.get('name') ?? '', note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
+  const res = await unaryCall(
+    c.auth.createKey.bind(c.auth),
+    { accountId: required(flags, 'account'), name: flags.get('name') ?? '', note: { holder: '', reason: reasonFlag(flags) } },
+    c.timeoutMs,
+  );
   const info = res.info;
   return { id: info?.id, key: res.key, prefix: info?.prefix, name: info?.name, created: info?.created };
 };
@@ -16,6 +20,10 @@ export const keyList: Command = async (flags, c) => {
 
 /** `key revoke --id KEY_ID [--reason TEXT]` */
 export const keyRevoke: Command = async (flags, c) => {
-  const { keyId } = await unaryCall(c.auth.revokeKey.bind(c.auth), { keyId: required(flags, 'id'), accountId: '', note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
+  const { keyId } = await unaryCall(
+    c.auth.revokeKey.bind(c.auth),
+    { keyId: required(flags, 'id'), accountId: '', note: { holder: '', reason: reasonFlag(flags) } },
+    c.timeoutMs,
+  );
   return { id: keyId, revoked: true };
 };

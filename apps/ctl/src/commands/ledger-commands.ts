@@ -55,6 +55,10 @@ export const ledgerArchive: Command = async (flags, c) => {
     throw err;
   }
   // From here the file stays whatever happens: the months may be gone even if the answer is lost.
-  const dropped = await unaryCall(c.billing.dropLedgerMonths.bind(c.billing), { before, ...written }, Math.max(c.timeoutMs, DROP_TIMEOUT_MS));
+  const dropped = await unaryCall(
+    c.billing.dropLedgerMonths.bind(c.billing),
+    { before, ...written },
+    Math.max(c.timeoutMs, DROP_TIMEOUT_MS),
+  );
   return { file: path, months: dropped.months, rows: dropped.rows, amount: microToLyd(dropped.amountMicroLyd), sha256: written.sha256 };
 };

@@ -22,7 +22,11 @@ export const balanceAdd: Command = async (flags, c) => {
   const idempotencyKey = flags.get('idempotency-key');
   const reason = flags.get('reason');
   if (idempotencyKey === 'true' || reason === 'true') throw new CtlUsageError('--reason and --idempotency-key take a value');
-  const req = { accountId: required(flags, 'account'), amountMicroLyd: amount(flags, 'amount'), note: { reason: reason ?? '', idempotencyKey: idempotencyKey ?? '' } };
+  const req = {
+    accountId: required(flags, 'account'),
+    amountMicroLyd: amount(flags, 'amount'),
+    note: { reason: reason ?? '', idempotencyKey: idempotencyKey ?? '' },
+  };
   await unaryCall(c.auth.getAccount.bind(c.auth), { accountId: req.accountId }, c.timeoutMs);
   for (let tries = 1; ; tries++) {
     try {
@@ -31,7 +35,9 @@ export const balanceAdd: Command = async (flags, c) => {
     } catch (err) {
       if (req.amountMicroLyd >= 0 || (err as ServiceError).code !== status.FAILED_PRECONDITION || tries === LINE_RETURN_TRIES) throw err;
       // An older quota-service lends no line: the refusal stands as billing-service gave it.
-      const returned = await unaryCall(c.quota.returnCreditLine.bind(c.quota), { accountId: req.accountId }, c.timeoutMs).catch(() => undefined);
+      const returned = await unaryCall(c.quota.returnCreditLine.bind(c.quota), { accountId: req.accountId }, c.timeoutMs).catch(
+        () => undefined,
+      );
       if (!returned?.returnedMicroLyd) throw err;
     }
   }
@@ -51,7 +57,11 @@ export const priceSet: Command = async (flags, c) => {
   const price = { model: required(flags, 'model'), inputMicroLydPerMillion: input, outputMicroLydPerMillion: output };
   await unaryCall(c.auth.getModel.bind(c.auth), { id: price.model }, c.timeoutMs);
   // SetPrice returns once every quota-service replica applied the price, or billing gave up on one (PRICE_ACK_TIMEOUT_MS and a few seconds).
-  const res = await unaryCall(c.billing.setPrice.bind(c.billing), { price, reason: reasonFlag(flags) }, Math.max(c.timeoutMs, SET_PRICE_TIMEOUT_MS));
+  const res = await unaryCall(
+    c.billing.setPrice.bind(c.billing),
+    { price, reason: reasonFlag(flags) },
+    Math.max(c.timeoutMs, SET_PRICE_TIMEOUT_MS),
+  );
   const p = res.price ?? price;
   return { model: p.model, input: microToLyd(p.inputMicroLydPerMillion), output: microToLyd(p.outputMicroLydPerMillion) };
 };

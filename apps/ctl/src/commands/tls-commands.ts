@@ -32,7 +32,8 @@ export const tlsInit: LocalCommand = async (flags, defaults) => {
  */
 export const tlsIssue: LocalCommand = async (flags, defaults) => {
   const identity = required(flags, 'identity');
-  if (!IDENTITY.test(identity)) throw new CtlUsageError('--identity must be lower-case letters, digits and dashes, starting with a letter (at most 63)');
+  if (!IDENTITY.test(identity))
+    throw new CtlUsageError('--identity must be lower-case letters, digits and dashes, starting with a letter (at most 63)');
   const dir = resolve(flags.get('dir') ?? defaults.tlsRoot);
   ensureDevCertificates(dir, [identity]);
   return certificateOf(dir, identity);

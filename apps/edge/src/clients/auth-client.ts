@@ -7,7 +7,11 @@ import { timedCall } from './timed-call';
 export class AuthClient {
   private readonly client: authV1.AuthClient;
 
-  constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
+  constructor(
+    address: string,
+    security: GrpcSecurity,
+    private readonly timeoutMs: number,
+  ) {
     this.client = grpcClient(authV1.AuthClient, address, security, 'auth-service');
   }
 

@@ -9,9 +9,16 @@ export class BillingClient {
   private readonly client: billingV1.BillingClient;
   private readonly authorizations: CallStreamClient<billingV1.AuthorizeRequest | undefined, billingV1.AuthorizeResponse | undefined>;
 
-  constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
+  constructor(
+    address: string,
+    security: GrpcSecurity,
+    private readonly timeoutMs: number,
+  ) {
     this.client = grpcClient(billingV1.BillingClient, address, security, 'billing-service');
-    this.authorizations = new CallStreamClient<billingV1.AuthorizeRequest | undefined, billingV1.AuthorizeResponse | undefined>(() => this.client.authorizeCalls(), CALL_STREAMS);
+    this.authorizations = new CallStreamClient<billingV1.AuthorizeRequest | undefined, billingV1.AuthorizeResponse | undefined>(
+      () => this.client.authorizeCalls(),
+      CALL_STREAMS,
+    );
   }
 
   async authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {

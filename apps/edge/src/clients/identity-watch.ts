@@ -124,7 +124,9 @@ export class IdentityWatch implements ChangeStreamEvents {
     this.candidate?.cancel();
     if (outcome === 'unanswered' && !this.toldUnanswered) {
       this.toldUnanswered = true;
-      this.logger.info('auth-service did not answer a sync on its change stream (an earlier version?): the key cache is emptied each time the stream is cut');
+      this.logger.info(
+        'auth-service did not answer a sync on its change stream (an earlier version?): the key cache is emptied each time the stream is cut',
+      );
     }
     this.endHandover(outcome);
   }

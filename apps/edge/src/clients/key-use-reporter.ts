@@ -18,7 +18,10 @@ export class KeyUseReporter {
     private readonly logger: Logger,
   ) {
     // flush logs its own failure.
-    this.loop = new PeriodicTask(() => this.flush(), { intervalMs: FLUSH_MS, failed: (err) => this.logger.warn('key uses not reported', { err }) });
+    this.loop = new PeriodicTask(() => this.flush(), {
+      intervalMs: FLUSH_MS,
+      failed: (err) => this.logger.warn('key uses not reported', { err }),
+    });
     this.loop.start();
   }
 

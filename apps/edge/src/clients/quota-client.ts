@@ -17,9 +17,16 @@ export class QuotaClient {
   private readonly client: quotaV1.QuotaClient;
   private readonly streams: CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>;
 
-  constructor(address: string, security: GrpcSecurity, private readonly timeoutMs: number) {
+  constructor(
+    address: string,
+    security: GrpcSecurity,
+    private readonly timeoutMs: number,
+  ) {
     this.client = grpcClient(quotaV1.QuotaClient, address, security, 'quota-service');
-    this.streams = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => this.client.edgeCalls(), CALL_STREAMS);
+    this.streams = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(
+      () => this.client.edgeCalls(),
+      CALL_STREAMS,
+    );
   }
 
   /** Counts, holds or reserves, and places a request in one step (quota.v1 Admit). */

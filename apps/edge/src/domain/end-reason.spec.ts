@@ -13,10 +13,11 @@ describe('endReasonOf', () => {
   });
 
   it('is the provider breaking off when its reply did not come whole, whatever the caller did', () => {
-    for (const caller of ['delivered', 'left', 'cut-for-silence', 'failed'] as const) expect(endReasonOf(false, caller)).toBe(END_REASON_PROVIDER_BROKE_OFF);
+    for (const caller of ['delivered', 'left', 'cut-for-silence', 'failed'] as const)
+      expect(endReasonOf(false, caller)).toBe(END_REASON_PROVIDER_BROKE_OFF);
   });
 
-  it('is the provider breaking off when the caller was cut off for the provider\'s silence', () => {
+  it("is the provider breaking off when the caller was cut off for the provider's silence", () => {
     expect(endReasonOf(true, 'cut-for-silence')).toBe(END_REASON_PROVIDER_BROKE_OFF);
   });
 });

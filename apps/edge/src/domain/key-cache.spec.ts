@@ -1,7 +1,13 @@
 import { authV1 } from '@gw/contracts';
 import { KeyCache } from './key-cache';
 
-const owner = (keyId: string, accountId: string, suspension?: authV1.Suspension): authV1.AuthenticateResponse => ({ found: true, keyId, accountId, suspension, models: [] });
+const owner = (keyId: string, accountId: string, suspension?: authV1.Suspension): authV1.AuthenticateResponse => ({
+  found: true,
+  keyId,
+  accountId,
+  suspension,
+  models: [],
+});
 
 describe('KeyCache', () => {
   let now = 1_000_000;

@@ -3,7 +3,14 @@ import { createLogger } from '@gw/service-kit';
 import { QuotaClient } from '../clients/quota-client';
 import { LeaseKeeper } from './lease-keeper';
 
-const lease = (requestId: string): quotaV1.Lease => ({ accountId: 'a', requestId, model: 'm', payment: quotaV1.Payment.PAYMENT_PAID, promptTokens: 10, completionTokens: 5 });
+const lease = (requestId: string): quotaV1.Lease => ({
+  accountId: 'a',
+  requestId,
+  model: 'm',
+  payment: quotaV1.Payment.PAYMENT_PAID,
+  promptTokens: 10,
+  completionTokens: 5,
+});
 
 /** quota-service as RenewLeases answers: the ids it names unknown. */
 function quotaAnswering(unknown: (leases: quotaV1.Lease[]) => string[]) {
@@ -23,7 +30,7 @@ describe('LeaseKeeper', () => {
   let keeper: LeaseKeeper;
   afterEach(() => keeper.stop());
 
-  it("renews an admitted request after its finish landed as its final bill, until quota-service has applied it", async () => {
+  it('renews an admitted request after its finish landed as its final bill, until quota-service has applied it', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => l.final && sent.length > 2).map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger);
     keeper.keep('r1', () => lease('r1'));
@@ -32,7 +39,11 @@ describe('LeaseKeeper', () => {
     await keeper.renewAll();
     await keeper.renewAll();
     await keeper.renewAll();
-    expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([[['r1', false]], [['r1', true]], [['r1', true]]]);
+    expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([
+      [['r1', false]],
+      [['r1', true]],
+      [['r1', true]],
+    ]);
     expect(warnings).toEqual([]);
   });
 
@@ -60,7 +71,7 @@ describe('LeaseKeeper', () => {
     expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([[['r5', false]], [['r5', true]]]);
   });
 
-  it("keeps the final bill of a request whose running lease was answered unknown before its finish landed", async () => {
+  it('keeps the final bill of a request whose running lease was answered unknown before its finish landed', async () => {
     // quota-service finished the request (its finish's answer, or the reaper's lapse) before this renewal of it.
     const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => !l.final).map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger);

@@ -10,7 +10,9 @@ const FINAL_KEEP_MS = 10 * 60_000;
  * A running request's lease as it stands now (no longer renewed once quota-service answered it
  * unknown, at `unknownAt`), or a finished one's final bill (its request's state let go).
  */
-type Kept = { leaseNow: () => quotaV1.Lease; finishedAt?: undefined; unknownAt?: number } | { final: quotaV1.Lease; finishedAt: number; unknownAt?: undefined };
+type Kept =
+  | { leaseNow: () => quotaV1.Lease; finishedAt?: undefined; unknownAt?: number }
+  | { final: quotaV1.Lease; finishedAt: number; unknownAt?: undefined };
 
 /**
  * Keeps the leases of this edge's running requests alive (docs/architecture.md#nothing-lost-when-a-process-dies): every
@@ -34,7 +36,10 @@ export class LeaseKeeper {
     private readonly logger: Logger,
   ) {
     // renewAll logs its own failures, batch by batch.
-    this.loop = new PeriodicTask(() => this.renewAll(), { intervalMs: renewMs, failed: (err) => this.logger.warn('leases not renewed, will retry', { err }) });
+    this.loop = new PeriodicTask(() => this.renewAll(), {
+      intervalMs: renewMs,
+      failed: (err) => this.logger.warn('leases not renewed, will retry', { err }),
+    });
     this.loop.start();
   }
 
@@ -49,7 +54,8 @@ export class LeaseKeeper {
    */
   finished(requestId: string): void {
     const kept = this.running.get(requestId);
-    if (kept && kept.finishedAt === undefined) this.running.set(requestId, { final: { ...kept.leaseNow(), final: true }, finishedAt: Date.now() });
+    if (kept && kept.finishedAt === undefined)
+      this.running.set(requestId, { final: { ...kept.leaseNow(), final: true }, finishedAt: Date.now() });
   }
 
   /** Stops renewing a request's lease: its finish landed on the older path (or was refused for good). */

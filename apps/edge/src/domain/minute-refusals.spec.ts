@@ -39,7 +39,13 @@ describe('MinuteRefusals', () => {
 
   it('gives the figures quota-service gave, Retry-After counting down to the minute end', () => {
     refuse('acct_a', 20_000, 5_000, { limit: 45 });
-    expect(refusals.refusal('acct_a')).toEqual({ allowed: false, limit: 45, remaining: 0, resetUnixSeconds: MINUTE_END_S, retryAfterSeconds: 20 });
+    expect(refusals.refusal('acct_a')).toEqual({
+      allowed: false,
+      limit: 45,
+      remaining: 0,
+      resetUnixSeconds: MINUTE_END_S,
+      retryAfterSeconds: 20,
+    });
     now = 5_000 + 9_999;
     expect(refusals.refusal('acct_a')?.retryAfterSeconds).toBe(11);
     now = 5_000 + 10_000;
@@ -65,7 +71,8 @@ describe('MinuteRefusals', () => {
     refuse('acct_late', 2_000, now - 1_960);
     refuse('acct_nonsense', 61_000);
     expect(refusals.size).toBe(0);
-    for (const account of ['acct_old_quota', 'acct_allowed', 'acct_late', 'acct_nonsense']) expect(refusals.refusal(account)).toBeUndefined();
+    for (const account of ['acct_old_quota', 'acct_allowed', 'acct_late', 'acct_nonsense'])
+      expect(refusals.refusal(account)).toBeUndefined();
   });
 
   it('keeps the refusal an account has while it lasts, and takes a new one once it ended', () => {
@@ -104,7 +111,12 @@ describe('MinuteRefusals', () => {
     lefts.forEach((left, i) => refuse(`acct_${i}`, left));
     const kept = lefts.map((left, i) => ({ left, held: refusals.refusal(`acct_${i}`) !== undefined }));
     const latest = [...lefts].sort((a, b) => b - a).slice(0, 10);
-    expect(kept.filter((k) => k.held).map((k) => k.left).sort((a, b) => b - a)).toEqual(latest);
+    expect(
+      kept
+        .filter((k) => k.held)
+        .map((k) => k.left)
+        .sort((a, b) => b - a),
+    ).toEqual(latest);
     // And they end in order, each at its own time.
     for (const left of [...latest].reverse()) {
       now = 5_000 + left - REFUSAL_MARGIN_MS;

@@ -101,7 +101,13 @@ export class MinuteRefusals {
       if (this.bySoonest.length === 0 || this.bySoonest[0].untilMs >= untilMs) return;
       this.byAccount.delete(this.pop().accountId);
     }
-    const refusal: Refusal = { accountId, untilMs, minuteEndMs: now + leftMs, limit: answer.limit, resetUnixSeconds: answer.resetUnixSeconds };
+    const refusal: Refusal = {
+      accountId,
+      untilMs,
+      minuteEndMs: now + leftMs,
+      limit: answer.limit,
+      resetUnixSeconds: answer.resetUnixSeconds,
+    };
     this.byAccount.set(accountId, refusal);
     this.push(refusal);
   }

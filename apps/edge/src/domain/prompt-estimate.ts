@@ -44,7 +44,9 @@ function textOf(content: unknown): string {
 
 /** Measures a checked chat request's prompt with a tokenizer (not by counting characters), in bounded time. */
 export function measurePrompt(body: Record<string, unknown>, rawBytes: number, imageCount: number): PromptMeasure {
-  const messages: MessageLike[] = Array.isArray(body.messages) ? body.messages.filter((m): m is MessageLike => typeof m === 'object' && m !== null) : [];
+  const messages: MessageLike[] = Array.isArray(body.messages)
+    ? body.messages.filter((m): m is MessageLike => typeof m === 'object' && m !== null)
+    : [];
   const counter = new TokenCounter();
   let textTokens = body.tools === undefined ? 0 : counter.count(JSON.stringify(body.tools));
   let imageBytes = 0;
@@ -53,7 +55,9 @@ export function measurePrompt(body: Record<string, unknown>, rawBytes: number, i
     const tokens = counter.count(textOf(message.content)) + TOKENS_PER_MESSAGE;
     textTokens += tokens;
     if (message.role === 'user') newMessageTokens = tokens;
-    if (Array.isArray(message.content)) for (const part of message.content) if (typeof part === 'object' && part !== null && isImagePart(part)) imageBytes += imageDataBytes(part);
+    if (Array.isArray(message.content))
+      for (const part of message.content)
+        if (typeof part === 'object' && part !== null && isImagePart(part)) imageBytes += imageDataBytes(part);
   }
   return {
     textTokens: Math.min(textTokens, MAX_PROMPT_TOKENS),

@@ -3,10 +3,13 @@ import { readUsage } from './provider-usage';
 
 const reply = (prompt_tokens: unknown, completion_tokens: unknown) => ({ usage: { prompt_tokens, completion_tokens } });
 
-describe('readUsage: the provider\'s counts, each a whole number within its bound (what quota- and billing-service take)', () => {
+describe("readUsage: the provider's counts, each a whole number within its bound (what quota- and billing-service take)", () => {
   it('takes counts within the bounds as they are, the bounds included', () => {
     expect(readUsage(reply(1200, 34))).toEqual({ promptTokens: 1200, completionTokens: 34 });
-    expect(readUsage(reply(MAX_PROMPT_TOKENS, MAX_COMPLETION_TOKENS))).toEqual({ promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS });
+    expect(readUsage(reply(MAX_PROMPT_TOKENS, MAX_COMPLETION_TOKENS))).toEqual({
+      promptTokens: MAX_PROMPT_TOKENS,
+      completionTokens: MAX_COMPLETION_TOKENS,
+    });
   });
 
   it.each([

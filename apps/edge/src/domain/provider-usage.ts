@@ -21,5 +21,8 @@ function bounded(count: number, max: number): number {
 export function readUsage(reply: unknown): Usage | undefined {
   const usage = (reply as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null)?.usage;
   if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
-  return { promptTokens: bounded(usage.prompt_tokens, MAX_PROMPT_TOKENS), completionTokens: bounded(usage.completion_tokens, MAX_COMPLETION_TOKENS) };
+  return {
+    promptTokens: bounded(usage.prompt_tokens, MAX_PROMPT_TOKENS),
+    completionTokens: bounded(usage.completion_tokens, MAX_COMPLETION_TOKENS),
+  };
 }

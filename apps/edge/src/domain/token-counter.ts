@@ -12,7 +12,7 @@ const MIN_WINDOWS = 4;
 
 function countExactly(text: string): number {
   let total = 0;
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(start + SEGMENT, text.length);
     const space = end < text.length ? text.lastIndexOf(' ', end) : -1;
     if (space > start) end = space;

@@ -94,7 +94,11 @@ export class CallerReply implements ReplyListener {
   private silent(): void {
     if (this.state !== 'over') this.ended = 'cut-for-silence';
     const seconds = Math.round(this.silenceMs / 1000);
-    this.over(this.state === 'waiting' ? gatewayTimeout() : new AppError('UPSTREAM_INTERRUPTED', `The provider sent nothing for ${seconds} s; the stream was cut off.`));
+    this.over(
+      this.state === 'waiting'
+        ? gatewayTimeout()
+        : new AppError('UPSTREAM_INTERRUPTED', `The provider sent nothing for ${seconds} s; the stream was cut off.`),
+    );
   }
 
   private over(error?: Error): void {

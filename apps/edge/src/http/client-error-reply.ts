@@ -12,7 +12,12 @@ const PARSER_REFUSALS: Record<string, string> = {
 
 /** A front proxy reply written straight to a socket, the connection closing after it. */
 function raw(reply: FrontProxyReply, reason: string): string {
-  const head = [`HTTP/1.1 ${reply.status} ${reason}`, `Content-Type: ${reply.contentType}`, `Content-Length: ${Buffer.byteLength(reply.body)}`, 'Connection: close'];
+  const head = [
+    `HTTP/1.1 ${reply.status} ${reason}`,
+    `Content-Type: ${reply.contentType}`,
+    `Content-Length: ${Buffer.byteLength(reply.body)}`,
+    'Connection: close',
+  ];
   return `${head.join('\r\n')}\r\n\r\n${reply.body}`;
 }
 
@@ -30,7 +35,10 @@ export function answerClientErrors(server: Server): void {
     const reply = replying.get(socket);
     const replyBegun = reply !== undefined && reply.headersSent && !reply.writableFinished;
     if (socket.writable && !replyBegun) {
-      const answer = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? raw(requestTimedOut(), 'Request Timeout') : (PARSER_REFUSALS[err.code ?? ''] ?? statusLine(400, 'Bad Request'));
+      const answer =
+        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? raw(requestTimedOut(), 'Request Timeout')
+          : (PARSER_REFUSALS[err.code ?? ''] ?? statusLine(400, 'Bad Request'));
       socket.write(answer);
     }
     socket.destroy();

@@ -195,7 +195,13 @@ export class ChatAdmission {
       throw err;
     };
     const hold = await this.deps.billing
-      .authorize({ requestId: q.requestId, accountId: q.accountId, model: q.checked.model, promptTokens: q.promptTokens, maxTokens: q.checked.maxTokens })
+      .authorize({
+        requestId: q.requestId,
+        accountId: q.accountId,
+        model: q.checked.model,
+        promptTokens: q.promptTokens,
+        maxTokens: q.checked.maxTokens,
+      })
       .catch(giveBack(PAID));
     if (hold.approved) return { payment: PAID, checked: q.checked };
     const free = await this.deps.quota

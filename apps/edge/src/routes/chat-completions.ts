@@ -86,16 +86,18 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const progress = new ReplyProgress();
     let final: BillableUsage | undefined;
     let endReason: quotaV1.EndReason | undefined;
-    const leaseOf: LeaseOf = ({ payment, model, maxTokens, hold, byAdmit }) => () => ({
-      accountId,
-      requestId,
-      model,
-      payment,
-      ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage,
-      hold,
-      maxTokens: byAdmit ? maxTokens : undefined,
-      endReason,
-    });
+    const leaseOf: LeaseOf =
+      ({ payment, model, maxTokens, hold, byAdmit }) =>
+      () => ({
+        accountId,
+        requestId,
+        model,
+        payment,
+        ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage,
+        hold,
+        maxTokens: byAdmit ? maxTokens : undefined,
+        endReason,
+      });
     const admitted = await deps.admission.admit(res, { requestId, accountId, checked, prompt, promptTokens }, leaseOf);
     record.payment = admitted.payment === PAID ? 'paid' : 'free';
     record.billingId = requestId;

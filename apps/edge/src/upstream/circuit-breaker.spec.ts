@@ -3,7 +3,11 @@ import { BreakerState, CircuitBreaker } from './circuit-breaker';
 function breaker() {
   let clock = 0;
   const changes: BreakerState[] = [];
-  const b = new CircuitBreaker({ failureThreshold: 3, windowMs: 1000, cooldownMs: 500 }, (s) => changes.push(s), () => clock);
+  const b = new CircuitBreaker(
+    { failureThreshold: 3, windowMs: 1000, cooldownMs: 500 },
+    (s) => changes.push(s),
+    () => clock,
+  );
   const call = (ok: boolean) => {
     const report = b.admit();
     if (!report) return 'refused';

@@ -18,7 +18,12 @@ interface ProviderErrorBody {
 
 /** UPSTREAM_ERROR: the provider's answer is empty or not JSON; 502, or the provider's own error status. */
 export function upstreamError(status: number): AppError {
-  return new AppError('UPSTREAM_ERROR', 'The provider sent an answer that is empty or not JSON.', { upstreamStatus: status }, status >= 400 ? status : 502);
+  return new AppError(
+    'UPSTREAM_ERROR',
+    'The provider sent an answer that is empty or not JSON.',
+    { upstreamStatus: status },
+    status >= 400 ? status : 502,
+  );
 }
 
 /**

@@ -48,7 +48,12 @@ export async function relayProviderReply(
   return relayWhole(response, listener, timer, progress);
 }
 
-async function relayWhole(response: ProviderResponse, listener: ReplyListener, timer: ProviderTimer, progress: ReplyProgress): Promise<ReadReply> {
+async function relayWhole(
+  response: ProviderResponse,
+  listener: ReplyListener,
+  timer: ProviderTimer,
+  progress: ReplyProgress,
+): Promise<ReadReply> {
   const pieces: Buffer[] = [];
   let brokeOff = false;
   try {

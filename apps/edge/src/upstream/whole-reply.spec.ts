@@ -8,7 +8,8 @@ const reply = (status: number, body: string, providerRequestId = 'prov-1') => ({
   providerRequestId,
   body: Buffer.from(body),
 });
-const describeError = (error: Error | undefined) => (error instanceof AppError || error instanceof ProviderRefusal ? error.describe() : undefined);
+const describeError = (error: Error | undefined) =>
+  error instanceof AppError || error instanceof ProviderRefusal ? error.describe() : undefined;
 
 describe('judgeWholeReply', () => {
   it('bills a reply by its usage', () => {
@@ -37,11 +38,24 @@ describe('judgeWholeReply', () => {
     const body = '{"error":{"message":"Invalid n.","type":"invalid_request_error","param":"n","code":"invalid_request_error"}}';
     const verdict = judgeWholeReply(reply(400, body, 'prov-abc'));
     expect(verdict.outcome).toEqual({ kind: 'nothing' });
-    expect(describeError(verdict.error)).toEqual({ status: 400, code: 'invalid_request_error', param: 'n', message: 'Invalid n. Provider request id: prov-abc' });
+    expect(describeError(verdict.error)).toEqual({
+      status: 400,
+      code: 'invalid_request_error',
+      param: 'n',
+      message: 'Invalid n. Provider request id: prov-abc',
+    });
   });
 
   it('falls back to the type as code, and says when the provider sent no request id', () => {
-    const verdict = judgeWholeReply({ ...reply(429, '{"error":{"message":"Slow down.","type":"rate_limit_error"}}'), providerRequestId: undefined });
-    expect(describeError(verdict.error)).toMatchObject({ status: 429, code: 'rate_limit_error', param: null, message: 'Slow down. Provider request id: unknown' });
+    const verdict = judgeWholeReply({
+      ...reply(429, '{"error":{"message":"Slow down.","type":"rate_limit_error"}}'),
+      providerRequestId: undefined,
+    });
+    expect(describeError(verdict.error)).toMatchObject({
+      status: 429,
+      code: 'rate_limit_error',
+      param: null,
+      message: 'Slow down. Provider request id: unknown',
+    });
   });
 });

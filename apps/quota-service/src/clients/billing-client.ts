@@ -61,10 +61,19 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
 
   /** Settles paid requests in one SettleMany: each record's error, or undefined once settled. */
   async settleMany(records: SettleRecord[]): Promise<unknown[]> {
-    const requests = records.map(({ requestId, promptTokens, completionTokens, usageEstimated }) => ({ requestId, promptTokens, completionTokens, usageEstimated }));
+    const requests = records.map(({ requestId, promptTokens, completionTokens, usageEstimated }) => ({
+      requestId,
+      promptTokens,
+      completionTokens,
+      usageEstimated,
+    }));
     const results = await callBatch(
       requests,
-      async (many) => (await unaryCall(this.client.settleMany.bind(this.client), { requests: many }, this.timeoutMs)).outcomes.map((o) => ({ ...o, result: o.settled })),
+      async (many) =>
+        (await unaryCall(this.client.settleMany.bind(this.client), { requests: many }, this.timeoutMs)).outcomes.map((o) => ({
+          ...o,
+          result: o.settled,
+        })),
       (one) => unaryCall(this.client.settle.bind(this.client), one, this.timeoutMs),
     );
     return results.map((r) => (r.ok ? undefined : r.err));
@@ -78,7 +87,11 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
 
   async recordFreeTierChange(settings: FreeTierSettings, changed: (keyof FreeTierSettings)[], by: AuditActor): Promise<void> {
     const names = changed.map((name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
-    await unaryCall(this.client.recordFreeTierChange.bind(this.client), { ...settings, changed: names, actor: by.actor, reason: by.reason }, this.timeoutMs);
+    await unaryCall(
+      this.client.recordFreeTierChange.bind(this.client),
+      { ...settings, changed: names, actor: by.actor, reason: by.reason },
+      this.timeoutMs,
+    );
   }
 
   async releaseHold(requestId: string): Promise<void> {
@@ -86,7 +99,10 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
-    const request = { bills: bills.map(toBill), returns: returns.map((r) => ({ accountId: r.accountId, returnedTotalMicroLyd: r.returnedTotalMicro })) };
+    const request = {
+      bills: bills.map(toBill),
+      returns: returns.map((r) => ({ accountId: r.accountId, returnedTotalMicroLyd: r.returnedTotalMicro })),
+    };
     const { outcomes } = await unaryCall(this.client.applyBills.bind(this.client), request, this.timeoutMs);
     return bills.map((_, i) => (outcomes[i]?.errorCode === 0 ? undefined : billError(outcomes[i])));
   }
@@ -97,7 +113,10 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
     return callBatch(
       lines,
       async (many) =>
-        (await unaryCall(this.client.extendCreditLines.bind(this.client), { lines: many }, this.timeoutMs)).outcomes.map((o) => ({ ...o, result: o.line && toLineExtension(o.line) })),
+        (await unaryCall(this.client.extendCreditLines.bind(this.client), { lines: many }, this.timeoutMs)).outcomes.map((o) => ({
+          ...o,
+          result: o.line && toLineExtension(o.line),
+        })),
       async (one) => toLineExtension(await unaryCall(this.client.extendCreditLine.bind(this.client), one, this.timeoutMs)),
     );
   }
@@ -114,7 +133,12 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
 
   private async listLines(request: billingV1.ListCreditLinesRequest): Promise<LentLine[]> {
     const { lines } = await unaryCall(this.client.listCreditLines.bind(this.client), request, this.timeoutMs);
-    return lines.map((l) => ({ accountId: l.accountId, granted: l.grantedTotalMicroLyd, charged: l.chargedTotalMicroLyd, returned: l.returnedTotalMicroLyd }));
+    return lines.map((l) => ({
+      accountId: l.accountId,
+      granted: l.grantedTotalMicroLyd,
+      charged: l.chargedTotalMicroLyd,
+      returned: l.returnedTotalMicroLyd,
+    }));
   }
 
   async renewHolds(requestIds: string[]): Promise<void> {

@@ -21,7 +21,11 @@ class FakeStream extends EventEmitter {
   }
 }
 
-const flash = (output: number): billingV1.Price => ({ model: 'vendor-v4-flash', inputMicroLydPerMillion: 1, outputMicroLydPerMillion: output });
+const flash = (output: number): billingV1.Price => ({
+  model: 'vendor-v4-flash',
+  inputMicroLydPerMillion: 1,
+  outputMicroLydPerMillion: output,
+});
 const until = async (done: () => boolean) => {
   for (let waited = 0; !done() && waited < 2000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
 };
@@ -36,17 +40,39 @@ describe('PriceWatch', () => {
   beforeEach(() => {
     streams = [];
     book = new PriceBook();
-    const source = { watchPrices: () => streams[streams.push(new FakeStream()) - 1] as unknown as ClientDuplexStream<billingV1.WatchPricesRequest, billingV1.WatchPricesResponse> };
-    watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs: 10, maxMs: 20 });
+    const source = {
+      watchPrices: () =>
+        streams[streams.push(new FakeStream()) - 1] as unknown as ClientDuplexStream<
+          billingV1.WatchPricesRequest,
+          billingV1.WatchPricesResponse
+        >,
+    };
+    watch = new PriceWatch(
+      source,
+      book,
+      createLogger('quota-service-test', 'error', () => undefined),
+      { firstMs: 10, maxMs: 20 },
+    );
     retryIn = (firstMs) => {
       watch.stop();
-      watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs, maxMs: firstMs });
+      watch = new PriceWatch(
+        source,
+        book,
+        createLogger('quota-service-test', 'error', () => undefined),
+        { firstMs, maxMs: firstMs },
+      );
       watch.start();
     };
     rotatingEvery = (rotateMs) => {
       watch.stop();
       streams.length = 0;
-      watch = new PriceWatch(source, book, createLogger('quota-service-test', 'error', () => undefined), { firstMs: 10, maxMs: 20 }, rotateMs);
+      watch = new PriceWatch(
+        source,
+        book,
+        createLogger('quota-service-test', 'error', () => undefined),
+        { firstMs: 10, maxMs: 20 },
+        rotateMs,
+      );
       watch.start();
     };
     watch.start();

@@ -94,9 +94,16 @@ export class PriceWatch {
     let first = true;
     stream.on('data', (update: billingV1.WatchPricesResponse) => {
       if (!followed()) return;
-      const prices = update.prices.map((p) => ({ model: p.model, inputMicroPerMillion: p.inputMicroLydPerMillion, outputMicroPerMillion: p.outputMicroLydPerMillion }));
+      const prices = update.prices.map((p) => ({
+        model: p.model,
+        inputMicroPerMillion: p.inputMicroLydPerMillion,
+        outputMicroPerMillion: p.outputMicroLydPerMillion,
+      }));
       // A candidate's first message must be its whole table: a change before it is a broken stream.
-      const applies = stream === this.candidate && first && !update.full ? false : this.book.apply({ version: update.version, full: update.full, prices });
+      const applies =
+        stream === this.candidate && first && !update.full
+          ? false
+          : this.book.apply({ version: update.version, full: update.full, prices });
       if (!applies) return lost('a change of prices came before the whole table');
       first = false;
       stream.write({ version: update.version });
@@ -141,10 +148,13 @@ export class PriceWatch {
     this.failures++;
     // Said once per outage: billing-service may be down (or older) for a while.
     if (this.failures === 1) this.logger.warn('price watch lost: paid admissions refused until it is back', { reason });
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.open();
-    }, backoffMs(this.failures, this.retry));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.open();
+      },
+      backoffMs(this.failures, this.retry),
+    );
     this.timer.unref();
   }
 }

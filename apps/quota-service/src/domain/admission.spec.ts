@@ -29,7 +29,13 @@ class FakeLender implements CreditLender {
     const lent = Math.max(0, need > 0 ? Math.min(lendable, need) : lendable);
     this.line += lent;
     this.granted += lent;
-    return { grantedTotalMicro: this.granted, balanceMicro: this.balance, chargedTotalMicro: this.charged, returnedTotalMicro: this.returned, heldOutsideMicro: this.held };
+    return {
+      grantedTotalMicro: this.granted,
+      balanceMicro: this.balance,
+      chargedTotalMicro: this.charged,
+      returnedTotalMicro: this.returned,
+      heldOutsideMicro: this.held,
+    };
   }
 
   /** ApplyBills of one paid bill. */
@@ -53,7 +59,14 @@ describe('Admission', () => {
   let seq = 0;
   const open = (linePolicy: CreditLinePolicy = 'all') => {
     stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
-    admission = new Admission(stores.admission, prices, billing, new FreeTierGate(stores.freeTier, TEST_LIMITS), { leaseTtlMs: 30_000, linePolicy, priceWaitMs: 20 }, createLogger('quota-service-test', 'error', () => undefined));
+    admission = new Admission(
+      stores.admission,
+      prices,
+      billing,
+      new FreeTierGate(stores.freeTier, TEST_LIMITS),
+      { leaseTtlMs: 30_000, linePolicy, priceWaitMs: 20 },
+      createLogger('quota-service-test', 'error', () => undefined),
+    );
   };
   const request = (overrides: Partial<AdmitRequest> = {}): AdmitRequest => admitRequest('acct', `req_${++seq}`, overrides);
   const admit = (overrides: Partial<AdmitRequest> = {}) => admission.admit(request(overrides), () => false);
@@ -66,9 +79,13 @@ describe('Admission', () => {
     open();
   });
 
-  it('holds the worst case at the model\'s price, asking billing-service once for the line and never again while it covers', async () => {
+  it("holds the worst case at the model's price, asking billing-service once for the line and never again while it covers", async () => {
     billing.balance = 12_000;
-    expect(await admit()).toMatchObject({ outcome: 'paid', count: { allowed: true, remaining: 29 }, hold: { amountMicro: 5000, inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 4_000_000 } });
+    expect(await admit()).toMatchObject({
+      outcome: 'paid',
+      count: { allowed: true, remaining: 29 },
+      hold: { amountMicro: 5000, inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 4_000_000 },
+    });
     expect(billing.calls).toEqual([{ returnedTotal: 0, need: 0 }]);
     expect(await admit()).toMatchObject({ outcome: 'paid', count: { remaining: 28 } });
     expect(billing.calls).toHaveLength(1);
@@ -83,7 +100,15 @@ describe('Admission', () => {
     const finished = request({ promptTokens: 2000 });
     await admission.admit(finished, () => false);
     // 2,000 prompt + 500 completion tokens cost 4,000: charged here, not yet applied by billing-service.
-    const end = { accountId: 'acct', requestId: finished.requestId, model: 'vendor-v4-flash', payment: 'paid' as const, promptTokens: 2000, completionTokens: 500, usageEstimated: false };
+    const end = {
+      accountId: 'acct',
+      requestId: finished.requestId,
+      model: 'vendor-v4-flash',
+      payment: 'paid' as const,
+      promptTokens: 2000,
+      completionTokens: 500,
+      usageEstimated: false,
+    };
     await stores.admission.finish({ ...end, admitted: true, lapsed: false, tokens: 2500, chargeMicro: 4000, bill: undefined });
     // Line 19,000; held 5,000; charged 4,000: 10,000 left. A pro request of 1,000 + 1,000 holds 20,000.
     const refused = await admit({ model: 'vendor-v4-pro' });
@@ -159,11 +184,31 @@ describe('Admission', () => {
     const first = request();
     const answer = await admission.admit(first, () => false);
     expect(await admission.admit(first, () => false)).toEqual(answer);
-    expect(await stores.admission.admit({ accountId: 'acct', requestId: first.requestId, mode: 'count', payment: 'paid', worstMicro: 1, lease: { ...first, payment: 'paid', completionTokens: 0, usageEstimated: true }, leaseTtlMs: 1 })).toMatchObject({
+    expect(
+      await stores.admission.admit({
+        accountId: 'acct',
+        requestId: first.requestId,
+        mode: 'count',
+        payment: 'paid',
+        worstMicro: 1,
+        lease: { ...first, payment: 'paid', completionTokens: 0, usageEstimated: true },
+        leaseTtlMs: 1,
+      }),
+    ).toMatchObject({
       count: { count: 1 },
     });
     const late = request();
-    await stores.admission.finish({ accountId: 'acct', requestId: late.requestId, admitted: false, usageEstimated: false, lapsed: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
+    await stores.admission.finish({
+      accountId: 'acct',
+      requestId: late.requestId,
+      admitted: false,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'paid',
+      tokens: 0,
+      chargeMicro: 0,
+      bill: undefined,
+    });
     await expect(admission.admit(late, () => false)).rejects.toMatchObject({ code: status.ABORTED });
     expect(await stores.admission.credit('acct')).toMatchObject({ held: 5000 });
   });

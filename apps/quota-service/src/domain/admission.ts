@@ -43,7 +43,17 @@ const gone = () => new RpcError(status.ABORTED, 'the request was finished before
 /** The lease an admission starts: the bill of a request that ends now (nothing), its max_tokens and, paid, its hold. */
 function leaseOf(request: AdmitRequest, payment: Payment, maxTokens: number, hold?: HoldTerms): LeaseRecord {
   const { accountId, requestId, model } = request;
-  return { requestId, accountId, model, payment, promptTokens: 0, completionTokens: 0, usageEstimated: true, maxTokens, ...(hold ? { hold } : {}) };
+  return {
+    requestId,
+    accountId,
+    model,
+    payment,
+    promptTokens: 0,
+    completionTokens: 0,
+    usageEstimated: true,
+    maxTokens,
+    ...(hold ? { hold } : {}),
+  };
 }
 
 /**
@@ -119,12 +129,24 @@ export class Admission {
   }
 
   /** The balance does not cover it: a free request when the free tier grants it and a place is free, else the refusal. */
-  private async free(request: AdmitRequest, count: CountOutcome, figures: { balanceMicro: number; requiredMicro: number }): Promise<AdmitDecision> {
+  private async free(
+    request: AdmitRequest,
+    count: CountOutcome,
+    figures: { balanceMicro: number; requiredMicro: number },
+  ): Promise<AdmitDecision> {
     const decision = await this.freeTier.reserve(request);
     if (!decision.granted) return { outcome: 'not-covered', count, refusal: decision.refusal, ...figures };
     const lease = leaseOf(request, 'free', decision.maxTokens);
     const { accountId, requestId } = request;
-    const placed = await this.store.admit({ accountId, requestId, mode: 'nocount', payment: 'free', worstMicro: 0, lease, leaseTtlMs: this.settings.leaseTtlMs });
+    const placed = await this.store.admit({
+      accountId,
+      requestId,
+      mode: 'nocount',
+      payment: 'free',
+      worstMicro: 0,
+      lease,
+      leaseTtlMs: this.settings.leaseTtlMs,
+    });
     if (placed.outcome === 'admitted') return { outcome: 'free', count, maxTokens: decision.maxTokens };
     await this.freeTier.giveBack(accountId, requestId);
     if (placed.outcome === 'no-place') return { outcome: 'no-place', count, placeLimit: placed.placeLimit };
@@ -132,13 +154,19 @@ export class Admission {
   }
 
   /** A step's decision, with the count of the step that counted the request. */
-  private decided(result: Exclude<AdmitResult, { outcome: 'not-covered' }>, count: CountOutcome, hold: HoldTerms, request: AdmitRequest): AdmitDecision {
+  private decided(
+    result: Exclude<AdmitResult, { outcome: 'not-covered' }>,
+    count: CountOutcome,
+    hold: HoldTerms,
+    request: AdmitRequest,
+  ): AdmitDecision {
     switch (result.outcome) {
       case 'admitted':
         if (!result.repeated) return { outcome: 'paid', count, hold };
         // A repeat answers as the first admission did: paid with the amount it holds (at the prices
         // held now: a price changed between the two is the one case where they differ), or free.
-        if (result.repeatedHoldMicro !== undefined) return { outcome: 'paid', count, hold: { ...hold, amountMicro: result.repeatedHoldMicro } };
+        if (result.repeatedHoldMicro !== undefined)
+          return { outcome: 'paid', count, hold: { ...hold, amountMicro: result.repeatedHoldMicro } };
         return { outcome: 'free', count, maxTokens: this.freeTier.maxTokensOf(request) };
       case 'rate-limited':
         return { outcome: 'rate-limited', count };

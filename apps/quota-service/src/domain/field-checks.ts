@@ -10,7 +10,10 @@ import { HoldTerms } from '../store/settle-outbox';
  * the API or the chat product uses more, and usage counters take only what a request can use.
  */
 export function requireUsage(promptTokens: number, completionTokens: number): number {
-  return requireCount('prompt_tokens', promptTokens, MAX_PROMPT_TOKENS) + requireCount('completion_tokens', completionTokens, MAX_COMPLETION_TOKENS);
+  return (
+    requireCount('prompt_tokens', promptTokens, MAX_PROMPT_TOKENS) +
+    requireCount('completion_tokens', completionTokens, MAX_COMPLETION_TOKENS)
+  );
 }
 
 /** A required model id of at most MAX_MODEL_ID_LENGTH characters. */

@@ -35,7 +35,9 @@ describe('free request rules', () => {
     expect(checkFreeRequest(worst, { ...off, enabled: true }, TEST_LIMITS, EVENING)).toBe('paused');
     expect(checkFreeRequest(worst, TEST_DEFAULTS, TEST_LIMITS, EVENING)).toBe('model');
     expect(checkFreeRequest({ ...worst, model: 'vendor-v4-flash' }, TEST_DEFAULTS, TEST_LIMITS, EVENING)).toBe('thinking');
-    expect(checkFreeRequest({ ...worst, model: 'vendor-v4-flash', thinking: false }, TEST_DEFAULTS, TEST_LIMITS, EVENING)).toBe('request-too-large');
+    expect(checkFreeRequest({ ...worst, model: 'vendor-v4-flash', thinking: false }, TEST_DEFAULTS, TEST_LIMITS, EVENING)).toBe(
+      'request-too-large',
+    );
     expect(checkFreeRequest(request, TEST_DEFAULTS, TEST_LIMITS, EVENING)).toBeUndefined();
   });
 

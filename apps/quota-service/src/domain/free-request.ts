@@ -37,14 +37,7 @@ export interface FreeRequest {
 
 /** Why a free request is refused, in the order the checks run (see quota.proto FreeRefusal). */
 export type FreeRefusal =
-  | 'switched-off'
-  | 'paused'
-  | 'model'
-  | 'thinking'
-  | 'request-too-large'
-  | 'allowance-used-up'
-  | 'allowance-too-small'
-  | 'pool-exhausted';
+  'switched-off' | 'paused' | 'model' | 'thinking' | 'request-too-large' | 'allowance-used-up' | 'allowance-too-small' | 'pool-exhausted';
 
 /** The prompt as the free limits count it: the estimate plus 10% (rounded up), plus 1,024 per image. */
 export function countedPromptTokens(request: Pick<FreeRequest, 'textPromptTokens' | 'imageCount'>): number {
@@ -61,13 +54,20 @@ export function freeMaxTokens(request: Pick<FreeRequest, 'maxTokens'>, limits: F
  * thinking, size (prompt, JSON, new message: its limit is lower in the peak hours at `nowMs`).
  * Undefined when the request passes them; the allowance and the pool are checked after.
  */
-export function checkFreeRequest(request: FreeRequest, settings: FreeTierSettings, limits: FreeTierLimits, nowMs: number): FreeRefusal | undefined {
+export function checkFreeRequest(
+  request: FreeRequest,
+  settings: FreeTierSettings,
+  limits: FreeTierLimits,
+  nowMs: number,
+): FreeRefusal | undefined {
   if (!settings.enabled) return 'switched-off';
   if (settings.paused) return 'paused';
   if (request.model !== limits.freeModel) return 'model';
   if (request.thinking) return 'thinking';
   const newMessageMax = isPeakHour(limits.peakHours, nowMs) ? limits.newMessagePeakMaxTokens : limits.newMessageMaxTokens;
   const tooLarge =
-    countedPromptTokens(request) > limits.promptMaxTokens || request.jsonBytes > limits.jsonMaxBytes || request.newMessageTokens > newMessageMax;
+    countedPromptTokens(request) > limits.promptMaxTokens ||
+    request.jsonBytes > limits.jsonMaxBytes ||
+    request.newMessageTokens > newMessageMax;
   return tooLarge ? 'request-too-large' : undefined;
 }

@@ -1,5 +1,12 @@
 import { FreeTierSettings, FreeTierStore } from '../store/free-tier-store';
-import { MAX_BODY_BYTES, MAX_COMPLETION_TOKENS, MAX_FREE_TIER_TOKENS, MAX_IMAGES, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
+import {
+  MAX_BODY_BYTES,
+  MAX_COMPLETION_TOKENS,
+  MAX_FREE_TIER_TOKENS,
+  MAX_IMAGES,
+  MAX_MODEL_ID_LENGTH,
+  MAX_PROMPT_TOKENS,
+} from '@gw/bounds';
 import { status } from '@grpc/grpc-js';
 import { AuditActor, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { checkFreeRequest, countedPromptTokens, FreeRefusal, FreeRequest, FreeTierLimits, freeMaxTokens } from './free-request';
@@ -64,7 +71,12 @@ export class FreeTierGate {
   async allowance(accountId: string): Promise<{ dailyTokens: number; usedTokens: number; remainingTokens: number; available: boolean }> {
     requireId('account_id', accountId);
     const [{ settings }, used] = await Promise.all([this.store.snapshot(), this.store.allowanceUsed(accountId)]);
-    return { dailyTokens: settings.dailyTokens, usedTokens: used, remainingTokens: Math.max(0, settings.dailyTokens - used), available: settings.enabled && !settings.paused };
+    return {
+      dailyTokens: settings.dailyTokens,
+      usedTokens: used,
+      remainingTokens: Math.max(0, settings.dailyTokens - used),
+      available: settings.enabled && !settings.paused,
+    };
   }
 
   /** Changes the given settings (token counts are whole numbers from 0 to MAX_FREE_TIER_TOKENS) and returns them all. */
@@ -83,7 +95,10 @@ export class FreeTierGate {
     const current = await this.updateSettings({});
     if (changed.length === 0) return current;
     await trail.recordFreeTierChange({ ...current, ...change }, changed, by).catch(() => {
-      throw new RpcError(status.UNAVAILABLE, 'billing-service did not record the change in the audit trail (unreachable, or it refused), so it was not made');
+      throw new RpcError(
+        status.UNAVAILABLE,
+        'billing-service did not record the change in the audit trail (unreachable, or it refused), so it was not made',
+      );
     });
     return this.updateSettings(change);
   }

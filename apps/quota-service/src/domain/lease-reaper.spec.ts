@@ -45,7 +45,12 @@ describe('LeaseReaper', () => {
     admission = new InMemoryAdmissionStore({ limits, freeTier, outbox, leases }, SETTINGS, now);
     finisher = new RequestFinisher({ limits, freeTier, outbox, leases, admission });
     logged = [];
-    reaper = new LeaseReaper(leases, finisher, OPTIONS, createLogger('quota-service-test', 'info', (line) => logged.push(line)));
+    reaper = new LeaseReaper(
+      leases,
+      finisher,
+      OPTIONS,
+      createLogger('quota-service-test', 'info', (line) => logged.push(line)),
+    );
   });
   afterEach(() => reaper.stop());
 
@@ -84,7 +89,7 @@ describe('LeaseReaper', () => {
     expect(await reaper.reapOnce()).toBe(0);
   });
 
-  it('bills a lapsed paid lease of Admit once, charged at its hold\'s prices from its last renewal (estimated), its hold back in the line', async () => {
+  it("bills a lapsed paid lease of Admit once, charged at its hold's prices from its last renewal (estimated), its hold back in the line", async () => {
     await grantLine(admission, 'a', 100_000);
     const step = paidStep('a', 6000, { requestId: 'admitted' });
     await admission.admit(step);

@@ -31,10 +31,15 @@ export class LeaseReaper {
     private readonly options: ReaperOptions,
     private readonly logger: Logger,
   ) {
-    this.loop = new PeriodicTask(async () => { await this.reapOnce(); }, {
-      intervalMs: options.intervalMs,
-      failed: (err) => this.logger.warn('lease store unavailable, will retry', { err }),
-    });
+    this.loop = new PeriodicTask(
+      async () => {
+        await this.reapOnce();
+      },
+      {
+        intervalMs: options.intervalMs,
+        failed: (err) => this.logger.warn('lease store unavailable, will retry', { err }),
+      },
+    );
   }
 
   /** Reaps until stopped. */
@@ -55,7 +60,10 @@ export class LeaseReaper {
       try {
         await this.finisher.finishLapsed(lease);
         lapsedLeases.inc({ outcome: 'finished' });
-        this.logger.warn('lease lapsed, request finished from its last renewal', { billingId: lease.requestId, accountId: lease.accountId });
+        this.logger.warn('lease lapsed, request finished from its last renewal', {
+          billingId: lease.requestId,
+          accountId: lease.accountId,
+        });
         finished++;
       } catch (err) {
         if (!isFinalFailure(err)) {

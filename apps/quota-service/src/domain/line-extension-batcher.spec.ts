@@ -31,9 +31,14 @@ class HeldBilling implements BatchLender {
   }
 }
 
-const settled = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (err: unknown) => ({ err }));
+const settled = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value }),
+    (err: unknown) => ({ err }),
+  );
 const turn = () => new Promise((resolve) => setImmediate(resolve));
-const calls = async () => (await lineExtensionBatchSize.get()).values.find((v) => v.metricName === 'quota_credit_line_batch_size_count')?.value ?? 0;
+const calls = async () =>
+  (await lineExtensionBatchSize.get()).values.find((v) => v.metricName === 'quota_credit_line_batch_size_count')?.value ?? 0;
 
 describe('LineExtensionBatcher', () => {
   let billing: HeldBilling;
@@ -98,7 +103,9 @@ describe('LineExtensionBatcher', () => {
     await turn();
     expect(billing.accounts(4)).toEqual(['acct_11']);
     billing.calls[4].end();
-    expect((await Promise.all([...waiting, later])).map((l) => l.grantedTotalMicro)).toEqual(Array.from({ length: 11 }, (_, i) => (i + 1) * 1000));
+    expect((await Promise.all([...waiting, later])).map((l) => l.grantedTotalMicro)).toEqual(
+      Array.from({ length: 11 }, (_, i) => (i + 1) * 1000),
+    );
   });
 
   it('fails each waiter of a failed call with its error, a line refused alone with its own, and serves the next round', async () => {
@@ -113,7 +120,10 @@ describe('LineExtensionBatcher', () => {
     expect(await Promise.all(failing)).toEqual([{ err: unavailable }, { err: unavailable }]);
     await turn();
     const refused = Object.assign(new Error('account_id too long'), { code: status.INVALID_ARGUMENT });
-    billing.calls[2].end([{ ok: false, err: refused }, { ok: true, value: lineFor({ accountId: 'acct_5', returnedTotalMicro: 0, needMicro: 0 }) }]);
+    billing.calls[2].end([
+      { ok: false, err: refused },
+      { ok: true, value: lineFor({ accountId: 'acct_5', returnedTotalMicro: 0, needMicro: 0 }) },
+    ]);
     expect(await Promise.all(mixed)).toEqual([{ err: refused }, { value: expect.objectContaining({ grantedTotalMicro: 5000 }) }]);
 
     // An answer short of a line fails that line rather than leaving its Admit waiting.

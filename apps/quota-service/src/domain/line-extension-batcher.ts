@@ -50,7 +50,16 @@ export class LineExtensionBatcher implements CreditLender {
       for (let i = 0; i < round.length; i += this.maxBatch) {
         const batch = round.slice(i, i + this.maxBatch);
         const send = () => this.send(batch);
-        calls.push(first ? send() : inLinkedSpan('credit line extensions', { 'gateway.lines': batch.length }, batch.map((w) => w.carrier), send));
+        calls.push(
+          first
+            ? send()
+            : inLinkedSpan(
+                'credit line extensions',
+                { 'gateway.lines': batch.length },
+                batch.map((w) => w.carrier),
+                send,
+              ),
+        );
       }
       await Promise.all(calls);
     }

@@ -27,7 +27,12 @@ describe('LineReturner', () => {
         return [];
       },
     };
-    lines = new LineReturner(stores.admission, billing, { idleMs: IDLE, intervalMs: 10, batchSize: 100 }, createLogger('quota-service-test', 'error', () => undefined));
+    lines = new LineReturner(
+      stores.admission,
+      billing,
+      { idleMs: IDLE, intervalMs: 10, batchSize: 100 },
+      createLogger('quota-service-test', 'error', () => undefined),
+    );
     for (const account of ['busy', 'idle']) await grantLine(stores.admission, account, 10_000);
   });
   afterEach(() => lines.stop());
@@ -37,22 +42,36 @@ describe('LineReturner', () => {
     await stores.admission.admit(paidStep('busy', 1000));
     nowMs += 1;
     expect(await lines.returnIdleOnce()).toBe(1);
-    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([{ kind: 'return', accountId: 'idle', returnedTotalMicro: 10_000 }]);
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
+      { kind: 'return', accountId: 'idle', returnedTotalMicro: 10_000 },
+    ]);
     expect(await stores.admission.credit('busy')).toMatchObject({ returned: 0, held: 1000 });
     expect(applied).toEqual([]);
   });
 
   it('adopts the lines billing-service lent that the store does not know, page after page, and gives them back once idle', async () => {
-    const lent = Array.from({ length: LENT_LINES_PAGE + 1 }, (_, i) => ({ accountId: `lost-${String(i).padStart(5, '0')}`, granted: 5000, charged: 1000, returned: 0 }));
+    const lent = Array.from({ length: LENT_LINES_PAGE + 1 }, (_, i) => ({
+      accountId: `lost-${String(i).padStart(5, '0')}`,
+      granted: 5000,
+      charged: 1000,
+      returned: 0,
+    }));
     const asked: string[] = [];
     const billing = {
       applyBills: async () => [],
       lentLines: async (after: string, limit: number) => {
         asked.push(after);
-        return [{ accountId: 'busy', granted: 10_000, charged: 0, returned: 0 }, ...lent].filter((l) => l.accountId > after).slice(0, limit);
+        return [{ accountId: 'busy', granted: 10_000, charged: 0, returned: 0 }, ...lent]
+          .filter((l) => l.accountId > after)
+          .slice(0, limit);
       },
     };
-    const auditing = new LineReturner(stores.admission, billing, { idleMs: IDLE, intervalMs: 10, batchSize: 10_000 }, createLogger('quota-service-test', 'error', () => undefined));
+    const auditing = new LineReturner(
+      stores.admission,
+      billing,
+      { idleMs: IDLE, intervalMs: 10, batchSize: 10_000 },
+      createLogger('quota-service-test', 'error', () => undefined),
+    );
     expect(await auditing.adoptLostOnce()).toBe(LENT_LINES_PAGE + 1);
     expect(asked).toEqual(['', lent[LENT_LINES_PAGE - 2].accountId]);
     expect(await auditing.adoptLostOnce()).toBe(0);
@@ -63,15 +82,33 @@ describe('LineReturner', () => {
     expect(await auditing.returnIdleOnce()).toBe(LENT_LINES_PAGE + 2);
     expect(await stores.admission.credit('lost-00000')).toEqual({ granted: 5000, charged: 1000, returned: 0, held: 3000 });
     expect(await stores.admission.credit('lost-00001')).toEqual({ granted: 5000, charged: 1000, returned: 4000, held: 0 });
-    await stores.admission.finish({ accountId: 'lost-00000', requestId: running.requestId, admitted: true, payment: 'paid', tokens: 10, usageEstimated: false, lapsed: false, chargeMicro: 500, bill: undefined });
+    await stores.admission.finish({
+      accountId: 'lost-00000',
+      requestId: running.requestId,
+      admitted: true,
+      payment: 'paid',
+      tokens: 10,
+      usageEstimated: false,
+      lapsed: false,
+      chargeMicro: 500,
+      bill: undefined,
+    });
     nowMs += IDLE;
     await auditing.returnIdleOnce();
     expect(await stores.admission.credit('lost-00000')).toEqual({ granted: 5000, charged: 1500, returned: 3500, held: 0 });
   });
 
   it('looks at no lines of an older billing-service', async () => {
-    const billing = { applyBills: async () => [], lentLines: async () => Promise.reject(Object.assign(new Error('no'), { code: status.UNIMPLEMENTED })) };
-    const older = new LineReturner(stores.admission, billing, { idleMs: IDLE, intervalMs: 10, batchSize: 100 }, createLogger('quota-service-test', 'error', () => undefined));
+    const billing = {
+      applyBills: async () => [],
+      lentLines: async () => Promise.reject(Object.assign(new Error('no'), { code: status.UNIMPLEMENTED })),
+    };
+    const older = new LineReturner(
+      stores.admission,
+      billing,
+      { idleMs: IDLE, intervalMs: 10, batchSize: 100 },
+      createLogger('quota-service-test', 'error', () => undefined),
+    );
     expect(await older.adoptLostOnce()).toBe(0);
   });
 
@@ -79,7 +116,8 @@ describe('LineReturner', () => {
     nowMs += IDLE;
     lines.start();
     const deadline = Date.now() + 5000;
-    while ((await stores.admission.credit('idle')).returned === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    while ((await stores.admission.credit('idle')).returned === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await stores.admission.credit('idle')).toMatchObject({ returned: 10_000 });
   });
 

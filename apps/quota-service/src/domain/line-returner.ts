@@ -46,15 +46,25 @@ export class LineReturner {
     private readonly options: LineReturnOptions,
     private readonly logger: Logger,
   ) {
-    this.loop = new PeriodicTask(async () => { await this.returnIdleOnce(); }, {
-      intervalMs: options.intervalMs,
-      failed: (err) => this.logger.warn('idle credit lines not returned, will retry', { err }),
-    });
+    this.loop = new PeriodicTask(
+      async () => {
+        await this.returnIdleOnce();
+      },
+      {
+        intervalMs: options.intervalMs,
+        failed: (err) => this.logger.warn('idle credit lines not returned, will retry', { err }),
+      },
+    );
     const auditMs = Math.max(options.intervalMs, Math.floor(options.idleMs / 2));
-    this.audit = new PeriodicTask(async () => { await this.adoptLostOnce(); }, {
-      intervalMs: auditMs,
-      failed: (err) => this.logger.warn('lent credit lines not checked, will retry', { err }),
-    });
+    this.audit = new PeriodicTask(
+      async () => {
+        await this.adoptLostOnce();
+      },
+      {
+        intervalMs: auditMs,
+        failed: (err) => this.logger.warn('lent credit lines not checked, will retry', { err }),
+      },
+    );
   }
 
   start(): void {
@@ -80,7 +90,7 @@ export class LineReturner {
   async adoptLostOnce(): Promise<number> {
     if (!this.billing.lentLines) return 0;
     let adopted = 0;
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const lines = await this.billing.lentLines(after, LENT_LINES_PAGE).catch((err: unknown) => {
         // An older billing-service: no lines to look at.
         if ((err as { code?: unknown }).code === status.UNIMPLEMENTED) return [];
@@ -88,7 +98,10 @@ export class LineReturner {
       });
       const outcomes = await Promise.all(lines.map((line) => this.store.adoptLine(line.accountId, line)));
       lines.forEach((line, i) => {
-        if (outcomes[i]) this.logger.warn('credit line lent by billing-service unknown to the store, adopted to be given back once idle', { accountId: line.accountId });
+        if (outcomes[i])
+          this.logger.warn('credit line lent by billing-service unknown to the store, adopted to be given back once idle', {
+            accountId: line.accountId,
+          });
       });
       adopted += outcomes.filter(Boolean).length;
       if (lines.length < LENT_LINES_PAGE) return adopted;

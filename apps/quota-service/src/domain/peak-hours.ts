@@ -13,7 +13,8 @@ const RANGE = /^(\d{1,2})-(\d{1,2})$/;
 export function parsePeakHours(name: string, text: string): PeakHours {
   const m = RANGE.exec(text.trim());
   const [startHour, endHour] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
-  if (!(startHour <= 23 && endHour <= 24)) throw new Error(`${name} must be START-END in whole UTC hours (like 0-17 or 22-6), got "${text}"`);
+  if (!(startHour <= 23 && endHour <= 24))
+    throw new Error(`${name} must be START-END in whole UTC hours (like 0-17 or 22-6), got "${text}"`);
   return { startHour, endHour };
 }
 

@@ -40,7 +40,8 @@ export class PriceBook {
   apply(update: PricesUpdate): boolean {
     if (!update.full && this.held === undefined) return false;
     if (update.full) this.prices.clear();
-    for (const { model, inputMicroPerMillion, outputMicroPerMillion } of update.prices) this.prices.set(model, { inputMicroPerMillion, outputMicroPerMillion });
+    for (const { model, inputMicroPerMillion, outputMicroPerMillion } of update.prices)
+      this.prices.set(model, { inputMicroPerMillion, outputMicroPerMillion });
     this.held = update.version;
     for (const wake of this.waiters) wake();
     return true;
@@ -80,7 +81,8 @@ export class PriceBook {
    */
   priceOf(model: string): TokenPrices {
     if (this.held === undefined) {
-      if (this.missing === 'unsupported') throw new RpcError(status.UNIMPLEMENTED, 'Admit is not served with this billing-service (no price watch): use the older calls');
+      if (this.missing === 'unsupported')
+        throw new RpcError(status.UNIMPLEMENTED, 'Admit is not served with this billing-service (no price watch): use the older calls');
       throw new RpcError(status.UNAVAILABLE, 'prices unavailable: the price watch is down');
     }
     const price = this.prices.get(model);

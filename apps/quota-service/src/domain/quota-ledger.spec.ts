@@ -16,17 +16,34 @@ describe('QuotaLedger', () => {
   });
 
   const rejectsWith = async (work: Promise<unknown>, code: status) => {
-    const err: unknown = await work.then(() => undefined, (e: unknown) => e);
+    const err: unknown = await work.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(RpcError);
     expect((err as RpcError).code).toBe(code);
   };
 
   it('counts down remaining to 0 and gives retry-after only on the refusal', async () => {
     const first = await ledger.countRequest('a');
-    expect(first).toEqual({ allowed: true, limit: 30, remaining: 29, resetUnixSeconds: MINUTE_START / 1000 + 60, retryAfterSeconds: 0, nowUnixMs: MINUTE_START + 20_000 });
+    expect(first).toEqual({
+      allowed: true,
+      limit: 30,
+      remaining: 29,
+      resetUnixSeconds: MINUTE_START / 1000 + 60,
+      retryAfterSeconds: 0,
+      nowUnixMs: MINUTE_START + 20_000,
+    });
     for (let i = 0; i < 28; i++) await ledger.countRequest('a');
     expect(await ledger.countRequest('a')).toMatchObject({ allowed: true, remaining: 0, retryAfterSeconds: 0 });
-    expect(await ledger.countRequest('a')).toEqual({ allowed: false, limit: 30, remaining: 0, resetUnixSeconds: MINUTE_START / 1000 + 60, retryAfterSeconds: 40, nowUnixMs: MINUTE_START + 20_000 });
+    expect(await ledger.countRequest('a')).toEqual({
+      allowed: false,
+      limit: 30,
+      remaining: 0,
+      resetUnixSeconds: MINUTE_START / 1000 + 60,
+      retryAfterSeconds: 40,
+      nowUnixMs: MINUTE_START + 20_000,
+    });
     expect(await ledger.countRequest('a')).toMatchObject({ allowed: false, remaining: 0 });
   });
 

@@ -38,7 +38,13 @@ describe('RequestFinisher', () => {
     freeTier = new InMemoryFreeTierStore({ ...TEST_DEFAULTS, dailyTokens: RESERVED }, now);
     outbox = new InMemorySettleOutbox();
     leases = new InMemoryLeaseStore(now);
-    finisher = new RequestFinisher({ limits, freeTier, outbox, leases, admission: new InMemoryAdmissionStore({ limits, freeTier, outbox, leases }, SETTINGS, now) });
+    finisher = new RequestFinisher({
+      limits,
+      freeTier,
+      outbox,
+      leases,
+      admission: new InMemoryAdmissionStore({ limits, freeTier, outbox, leases }, SETTINGS, now),
+    });
     gate = new FreeTierGate(freeTier, TEST_LIMITS);
   });
 
@@ -90,8 +96,17 @@ describe('RequestFinisher', () => {
   });
 
   it('refuses missing ids or model and bad token counts with INVALID_ARGUMENT, changing nothing', async () => {
-    for (const bad of [bill({ accountId: '' }), bill({ requestId: '' }), bill({ model: '' }), bill({ promptTokens: -1 }), bill({ completionTokens: 0.5 })]) {
-      const err: unknown = await finisher.finish(bad).then(() => undefined, (e: unknown) => e);
+    for (const bad of [
+      bill({ accountId: '' }),
+      bill({ requestId: '' }),
+      bill({ model: '' }),
+      bill({ promptTokens: -1 }),
+      bill({ completionTokens: 0.5 }),
+    ]) {
+      const err: unknown = await finisher.finish(bad).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(RpcError);
       expect((err as RpcError).code).toBe(status.INVALID_ARGUMENT);
     }
@@ -122,10 +137,13 @@ describe('RequestFinisher, requests admitted by Admit', () => {
     for (const requestId of ['r1', 'r2']) await stores.admission.admit(paidStep('a', 6000, { requestId }));
   });
 
-  it('charges the tokens at the hold\'s prices, never more than the hold, and gives the rest back to the line', async () => {
+  it("charges the tokens at the hold's prices, never more than the hold, and gives the rest back to the line", async () => {
     expect(await finisher.finishAdmitted(end())).toEqual({ released: true, repeated: false });
     expect(await finisher.finishAdmitted(end({ requestId: 'r2', completionTokens: 2000 }))).toEqual({ released: true, repeated: false });
-    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([paidBill('a', 'r1', 6000, 1000, 500, 3000), paidBill('a', 'r2', 6000, 1000, 2000, 6000)]);
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
+      paidBill('a', 'r1', 6000, 1000, 500, 3000),
+      paidBill('a', 'r2', 6000, 1000, 2000, 6000),
+    ]);
     expect(await stores.admission.credit('a')).toEqual({ granted: 100_000, charged: 9000, returned: 0, held: 0 });
   });
 

@@ -22,7 +22,8 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false): AdmittedFini
   requireModel(end.model);
   const tokens = requireUsage(end.promptTokens, end.completionTokens);
   const { usageEstimated } = end;
-  if (!end.admitted) return { accountId, requestId, admitted: false, payment, tokens: 0, usageEstimated, lapsed, chargeMicro: 0, bill: undefined };
+  if (!end.admitted)
+    return { accountId, requestId, admitted: false, payment, tokens: 0, usageEstimated, lapsed, chargeMicro: 0, bill: undefined };
   const hold = payment === 'paid' ? requireHold(end.hold) : NO_HOLD;
   const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
   const bill: BillRecord | undefined =

@@ -89,7 +89,11 @@ export class RequestLeases {
     const states = finals.map((lease) => stateOf.get(lease) ?? 'applied');
     const lost = finals.filter((_, i) => states[i] === 'unfinished');
     await Promise.all(lost.map((lease) => this.admission.finish(admittedFinishOf({ ...lease, usageEstimated: false, admitted: true }))));
-    for (const lease of lost) this.logger.warn('finished request unknown to the store, finished again from its final lease', { billingId: lease.requestId, accountId: lease.accountId });
+    for (const lease of lost)
+      this.logger.warn('finished request unknown to the store, finished again from its final lease', {
+        billingId: lease.requestId,
+        accountId: lease.accountId,
+      });
     const applied = finals.filter((_, i) => states[i] === 'applied').map((lease) => lease.requestId);
     leaseRenewals.inc({ outcome: 'final_applied' }, applied.length);
     leaseRenewals.inc({ outcome: 'final_pending' }, states.filter((state) => state === 'pending').length);
@@ -106,16 +110,24 @@ export class RequestLeases {
     lost.forEach((lease, i) => {
       if (outcomes[i] === 'finished') return;
       gone.delete(lease.requestId);
-      if (outcomes[i] === 'resurrected') this.logger.warn('lease unknown to the store, recreated from its renewal', { billingId: lease.requestId, accountId: lease.accountId });
+      if (outcomes[i] === 'resurrected')
+        this.logger.warn('lease unknown to the store, recreated from its renewal', {
+          billingId: lease.requestId,
+          accountId: lease.accountId,
+        });
     });
     const unknown = [...gone];
-    const paid = checked.filter((lease) => lease.payment === 'paid' && !isAdmitted(lease) && !gone.has(lease.requestId)).map((lease) => lease.requestId);
+    const paid = checked
+      .filter((lease) => lease.payment === 'paid' && !isAdmitted(lease) && !gone.has(lease.requestId))
+      .map((lease) => lease.requestId);
     const resurrected = outcomes.filter((o) => o === 'resurrected').length;
     leaseRenewals.inc({ outcome: 'renewed' }, checked.length - gone.size - resurrected);
     leaseRenewals.inc({ outcome: 'resurrected' }, resurrected);
     leaseRenewals.inc({ outcome: 'unknown' }, gone.size);
     if (paid.length > 0) {
-      await this.holds.renewHolds(paid).catch((err: unknown) => this.logger.warn('holds of running requests not renewed, next renewal will', { err, holds: paid.length }));
+      await this.holds
+        .renewHolds(paid)
+        .catch((err: unknown) => this.logger.warn('holds of running requests not renewed, next renewal will', { err, holds: paid.length }));
     }
     return unknown;
   }

@@ -48,13 +48,19 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
     outbox = new InMemorySettleOutbox();
     billing = new FakeBilling();
     logs = [];
-    forwarder = new SettleForwarder(outbox, billing, { pollMs: 60_000, maxBackoffMs: 60_000, batchSize: 256 }, createLogger('quota-service-test', 'warn', (line) => logs.push(line)));
+    forwarder = new SettleForwarder(
+      outbox,
+      billing,
+      { pollMs: 60_000, maxBackoffMs: 60_000, batchSize: 256 },
+      createLogger('quota-service-test', 'warn', (line) => logs.push(line)),
+    );
   });
   afterEach(() => forwarder.stop());
 
   it('applies the bills and returns of a batch in one call, and delivers older records as before', async () => {
     const older = settleRecord({ requestId: 'older-paid' });
-    for (const record of [bill('b1'), lineReturn(500), older, bill('b2'), settleRecord({ requestId: 'older-free', payment: 'free' })]) await outbox.append(record);
+    for (const record of [bill('b1'), lineReturn(500), older, bill('b2'), settleRecord({ requestId: 'older-free', payment: 'free' })])
+      await outbox.append(record);
     expect(await forwarder.forwardOnce()).toEqual({ delivered: 5, failed: 0 });
     expect(billing.calls).toEqual([{ bills: ['b1', 'b2'], returns: [lineReturn(500)] }]);
     expect(billing.older.sort()).toEqual(['free:older-free', 'settle:older-paid']);
@@ -72,7 +78,8 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
 
   it('tries each record alone when a whole call is refused for good, so that one bad record takes no other with it', async () => {
     for (const record of [bill('b1'), lineReturn(-1), bill('b2')]) await outbox.append(record);
-    billing.fail = (_bills, returns) => (returns.some((r) => r.returnedTotalMicro < 0) ? new RpcError(status.INVALID_ARGUMENT, 'a return past its bounds') : undefined);
+    billing.fail = (_bills, returns) =>
+      returns.some((r) => r.returnedTotalMicro < 0) ? new RpcError(status.INVALID_ARGUMENT, 'a return past its bounds') : undefined;
     expect(await forwarder.forwardOnce()).toEqual({ delivered: 3, failed: 0 });
     expect(billing.calls.map((c) => [c.bills, c.returns.length])).toEqual([
       [['b1', 'b2'], 1],

@@ -102,7 +102,11 @@ export class SettleForwarder {
       const batch = await this.outbox.claim(this.options.batchSize);
       const records = batch.map(({ record }) => record);
       const retries =
-        records.length === 0 ? [] : await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap(traceOf), () => this.deliverAll(records));
+        records.length === 0
+          ? []
+          : await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap(traceOf), () =>
+              this.deliverAll(records),
+            );
       const done = batch.filter((_, i) => retries[i] === undefined).map((claimed) => claimed.id);
       await this.outbox.ack(done);
       const failed = batch.length - done.length;
@@ -149,11 +153,16 @@ export class SettleForwarder {
     if (bills.length + returns.length === 0) return [];
     try {
       const errors = await this.billing.applyBills(bills, returns);
-      return [...bills.map((bill, i) => [bill, errors[i]] as [OutboxRecord, unknown]), ...returns.map((r) => [r, undefined] as [OutboxRecord, unknown])];
+      return [
+        ...bills.map((bill, i) => [bill, errors[i]] as [OutboxRecord, unknown]),
+        ...returns.map((r) => [r, undefined] as [OutboxRecord, unknown]),
+      ];
     } catch (err) {
       const all: OutboxRecord[] = [...bills, ...returns];
       if (!isFinalFailure(err) || all.length === 1) return all.map((record) => [record, err]);
-      const alone = await Promise.all(all.map((record) => (record.kind === 'bill' ? this.apply([record], []) : this.apply([], [record as LineReturnRecord]))));
+      const alone = await Promise.all(
+        all.map((record) => (record.kind === 'bill' ? this.apply([record], []) : this.apply([], [record as LineReturnRecord]))),
+      );
       return alone.flat();
     }
   }
@@ -169,7 +178,11 @@ export class SettleForwarder {
       return { err };
     }
     outboxDeliveries.inc({ kind, outcome: 'dropped' });
-    this.logger.error('bill refused by billing-service, dropped', { billingId: record.kind === 'return' ? undefined : record.requestId, record, err });
+    this.logger.error('bill refused by billing-service, dropped', {
+      billingId: record.kind === 'return' ? undefined : record.requestId,
+      record,
+      err,
+    });
     return undefined;
   }
 

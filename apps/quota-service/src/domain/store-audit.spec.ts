@@ -22,8 +22,16 @@ describe('accountViolations', () => {
   });
 
   it('names a hold without a lease, and a held total that is not its holds', () => {
-    const orphaned = sound({ holds: new Map([['r1', 5000], ['ghost', 700]]), credit: { granted: 100_000, charged: 0, returned: 0, held: 5700 } });
-    expect(accountViolations(orphaned, RULES)).toEqual([{ kind: 'hold-without-lease', accountId: 'a', requestId: 'ghost', detail: 'holds 700 micro-LYD with no lease' }]);
+    const orphaned = sound({
+      holds: new Map([
+        ['r1', 5000],
+        ['ghost', 700],
+      ]),
+      credit: { granted: 100_000, charged: 0, returned: 0, held: 5700 },
+    });
+    expect(accountViolations(orphaned, RULES)).toEqual([
+      { kind: 'hold-without-lease', accountId: 'a', requestId: 'ghost', detail: 'holds 700 micro-LYD with no lease' },
+    ]);
     expect(accountViolations(sound({ credit: { granted: 100_000, charged: 0, returned: 0, held: 5005 } }), RULES)).toEqual([
       { kind: 'held-not-holds', accountId: 'a', requestId: '', detail: 'held 5005 micro-LYD, its holds 5000' },
     ]);
@@ -31,7 +39,9 @@ describe('accountViolations', () => {
 
   it('names holds beyond the line', () => {
     const overdrawn = sound({ credit: { granted: 10_000, charged: 4000, returned: 2000, held: 5000 } });
-    expect(accountViolations(overdrawn, RULES)).toEqual([{ kind: 'held-beyond-line', accountId: 'a', requestId: '', detail: 'held 5000 micro-LYD in a line of 4000' }]);
+    expect(accountViolations(overdrawn, RULES)).toEqual([
+      { kind: 'held-beyond-line', accountId: 'a', requestId: '', detail: 'held 5000 micro-LYD in a line of 4000' },
+    ]);
   });
 
   it('names a place without a lease held past PLACE_RECOVERY_SECONDS, not one with a lease or a young one', () => {
@@ -40,12 +50,14 @@ describe('accountViolations', () => {
       ['chat-old', NOW - 130_001],
       ['chat-young', NOW - 129_000],
     ]);
-    expect(accountViolations(sound({ places }), RULES)).toEqual([{ kind: 'place-overdue', accountId: 'a', requestId: 'chat-old', detail: 'a place held 130 s without a lease' }]);
+    expect(accountViolations(sound({ places }), RULES)).toEqual([
+      { kind: 'place-overdue', accountId: 'a', requestId: 'chat-old', detail: 'a place held 130 s without a lease' },
+    ]);
   });
 });
 
 describe('lineViolations', () => {
-  it('accepts totals here between billing-service\'s before and after: lent there first, charged and returned here first', () => {
+  it("accepts totals here between billing-service's before and after: lent there first, charged and returned here first", () => {
     const here = sound({ credit: { granted: 100_000, charged: 3000, returned: 1000, held: 0 } });
     expect(lineViolations(here, lent(100_000, 2000, 1000), lent(150_000, 3000, 1000))).toEqual([]);
   });
@@ -57,7 +69,8 @@ describe('lineViolations', () => {
         kind: 'lines-disagree',
         accountId: 'a',
         requestId: '',
-        detail: 'granted 100001 micro-LYD here, 100000 at billing-service; charged 1999 micro-LYD here, 2000 at billing-service; returned 999 micro-LYD here, 1000 at billing-service',
+        detail:
+          'granted 100001 micro-LYD here, 100000 at billing-service; charged 1999 micro-LYD here, 2000 at billing-service; returned 999 micro-LYD here, 1000 at billing-service',
       },
     ]);
   });
@@ -72,13 +85,15 @@ describe('lineViolations', () => {
 describe('freePoolViolations', () => {
   it('accepts a pool used from 0 to its size, and names one below zero or past it', () => {
     expect([...freePoolViolations(0, 100), ...freePoolViolations(100, 100)]).toEqual([]);
-    expect(freePoolViolations(-3, 100)).toEqual([{ kind: 'free-pool-below-zero', accountId: '', requestId: '', detail: 'used -3 tokens of a pool of 100' }]);
+    expect(freePoolViolations(-3, 100)).toEqual([
+      { kind: 'free-pool-below-zero', accountId: '', requestId: '', detail: 'used -3 tokens of a pool of 100' },
+    ]);
     expect(freePoolViolations(101, 100)).toHaveLength(1);
   });
 });
 
 describe('auditStore', () => {
-  it('reads billing-service\'s lines before and after each batch of accounts, and reports every rule broken, at most `max`', async () => {
+  it("reads billing-service's lines before and after each batch of accounts, and reports every rule broken, at most `max`", async () => {
     const reads: string[] = [];
     const source: StoreAuditSource = {
       async *accountIds() {
@@ -107,7 +122,11 @@ describe('auditStore', () => {
     const report = await auditStore(deps, 10);
     expect(reads).toEqual(['lines a', 'facts a', 'lines a', 'lines b', 'facts b', 'lines b']);
     expect(report.accountsChecked).toBe(2);
-    expect(report.violations.map((v) => `${v.kind} ${v.accountId} ${v.requestId}`)).toEqual(['hold-without-lease b r1', 'lease-overdue c stuck', 'free-pool-below-zero  ']);
+    expect(report.violations.map((v) => `${v.kind} ${v.accountId} ${v.requestId}`)).toEqual([
+      'hold-without-lease b r1',
+      'lease-overdue c stuck',
+      'free-pool-below-zero  ',
+    ]);
     expect((await auditStore(deps, 2)).violations).toHaveLength(2);
   });
 });

@@ -52,7 +52,8 @@ export function accountViolations(facts: AccountFacts, rules: { nowMs: number; p
   if (credit.held > line) add('held-beyond-line', '', `held ${credit.held} micro-LYD in a line of ${line}`);
   for (const [requestId, grantedMs] of facts.places) {
     const ageMs = rules.nowMs - grantedMs;
-    if (!facts.leased.has(requestId) && ageMs > rules.placeMaxAgeMs) add('place-overdue', requestId, `a place held ${Math.round(ageMs / 1000)} s without a lease`);
+    if (!facts.leased.has(requestId) && ageMs > rules.placeMaxAgeMs)
+      add('place-overdue', requestId, `a place held ${Math.round(ageMs / 1000)} s without a lease`);
   }
   return found;
 }
@@ -68,9 +69,12 @@ export function accountViolations(facts: AccountFacts, rules: { nowMs: number; p
 export function lineViolations(facts: AccountFacts, before: LentLine | undefined, after: LentLine | undefined): StoreViolation[] {
   const { accountId, credit } = facts;
   const wrong: string[] = [];
-  if (credit.granted > (after?.granted ?? 0)) wrong.push(`granted ${credit.granted} micro-LYD here, ${after?.granted ?? 0} at billing-service`);
-  if (credit.charged < (before?.charged ?? 0)) wrong.push(`charged ${credit.charged} micro-LYD here, ${before?.charged} at billing-service`);
-  if (credit.returned < (before?.returned ?? 0)) wrong.push(`returned ${credit.returned} micro-LYD here, ${before?.returned} at billing-service`);
+  if (credit.granted > (after?.granted ?? 0))
+    wrong.push(`granted ${credit.granted} micro-LYD here, ${after?.granted ?? 0} at billing-service`);
+  if (credit.charged < (before?.charged ?? 0))
+    wrong.push(`charged ${credit.charged} micro-LYD here, ${before?.charged} at billing-service`);
+  if (credit.returned < (before?.returned ?? 0))
+    wrong.push(`returned ${credit.returned} micro-LYD here, ${before?.returned} at billing-service`);
   return wrong.length === 0 ? [] : [{ kind: 'lines-disagree', accountId, requestId: '', detail: wrong.join('; ') }];
 }
 
@@ -132,4 +136,5 @@ export async function auditStore(deps: StoreAuditDeps, max: number): Promise<Aud
 export const MAX_VIOLATIONS = 1000;
 
 /** The audit of the store: `ctl audit` runs it, and every replica every MONEY_AUDIT_INTERVAL_MS (the money_audit_violations gauge). */
-export const storeAuditOf = (deps: StoreAuditDeps): MoneyAudit<StoreViolation> => new MoneyAudit(STORE_VIOLATION_KINDS, () => auditStore(deps, MAX_VIOLATIONS));
+export const storeAuditOf = (deps: StoreAuditDeps): MoneyAudit<StoreViolation> =>
+  new MoneyAudit(STORE_VIOLATION_KINDS, () => auditStore(deps, MAX_VIOLATIONS));

@@ -31,7 +31,12 @@ export const toFreeRefusal = (refusal: FreeRefusal): quotaV1.FreeRefusal => REFU
 /** A free-tier decision as quota.v1 sends it. */
 export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFreeResponse {
   return decision.granted
-    ? { granted: true, refusal: quotaV1.FreeRefusal.FREE_REFUSAL_UNSPECIFIED, maxTokens: decision.maxTokens, reservedTokens: decision.reservedTokens }
+    ? {
+        granted: true,
+        refusal: quotaV1.FreeRefusal.FREE_REFUSAL_UNSPECIFIED,
+        maxTokens: decision.maxTokens,
+        reservedTokens: decision.reservedTokens,
+      }
     : { granted: false, refusal: REFUSALS[decision.refusal], maxTokens: 0, reservedTokens: 0 };
 }
 

@@ -3,10 +3,18 @@ import { HoldTerms } from '../store/settle-outbox';
 
 /** A quota.v1 Hold as the domain keeps it. */
 export function toHoldTerms(hold: quotaV1.Hold): HoldTerms {
-  return { amountMicro: hold.amountMicroLyd, inputMicroPerMillion: hold.inputMicroLydPerMillion, outputMicroPerMillion: hold.outputMicroLydPerMillion };
+  return {
+    amountMicro: hold.amountMicroLyd,
+    inputMicroPerMillion: hold.inputMicroLydPerMillion,
+    outputMicroPerMillion: hold.outputMicroLydPerMillion,
+  };
 }
 
 /** A hold as quota.v1 sends it. */
 export function toHold(terms: HoldTerms): quotaV1.Hold {
-  return { amountMicroLyd: terms.amountMicro, inputMicroLydPerMillion: terms.inputMicroPerMillion, outputMicroLydPerMillion: terms.outputMicroPerMillion };
+  return {
+    amountMicroLyd: terms.amountMicro,
+    inputMicroLydPerMillion: terms.inputMicroPerMillion,
+    outputMicroLydPerMillion: terms.outputMicroPerMillion,
+  };
 }

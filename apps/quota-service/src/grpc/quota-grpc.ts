@@ -53,7 +53,10 @@ function refusalKind(decision: AdmitDecision): string | undefined {
  * A store that cannot answer becomes UNAVAILABLE ("could not decide"), with its cause only in the log.
  * Refusals and store failures are counted here, where every decision passes.
  */
-export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines, storeAudit, freeTierTrail }: QuotaDomain, logger: Logger): quotaV1.QuotaServer {
+export function quotaGrpc(
+  { ledger, freeTier, finisher, leases, admission, lines, storeAudit, freeTierTrail }: QuotaDomain,
+  logger: Logger,
+): quotaV1.QuotaServer {
   const decide = async <T>(method: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -119,14 +122,21 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
       decide('GetUsage', () => ledger.getUsage(req.accountId)),
     ),
     reserveFree: unaryHandler(logger, 'ReserveFree', reserveFree),
-    getFreeAllowance: unaryHandler(logger, 'GetFreeAllowance', (req: quotaV1.GetFreeAllowanceRequest): Promise<quotaV1.GetFreeAllowanceResponse> =>
-      decide('GetFreeAllowance', () => freeTier.allowance(req.accountId)),
+    getFreeAllowance: unaryHandler(
+      logger,
+      'GetFreeAllowance',
+      (req: quotaV1.GetFreeAllowanceRequest): Promise<quotaV1.GetFreeAllowanceResponse> =>
+        decide('GetFreeAllowance', () => freeTier.allowance(req.accountId)),
     ),
     finishRequest: unaryHandler(logger, 'FinishRequest', finishRequest),
-    finishRequests: unaryHandler(logger, 'FinishRequests', async (req: quotaV1.FinishRequestsRequest): Promise<quotaV1.FinishRequestsResponse> => {
-      const outcomes = await eachOnItsOwn(req.requests, finishRequest, logger, 'FinishRequests');
-      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ finished: result, errorCode, errorMessage })) };
-    }),
+    finishRequests: unaryHandler(
+      logger,
+      'FinishRequests',
+      async (req: quotaV1.FinishRequestsRequest): Promise<quotaV1.FinishRequestsResponse> => {
+        const outcomes = await eachOnItsOwn(req.requests, finishRequest, logger, 'FinishRequests');
+        return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ finished: result, errorCode, errorMessage })) };
+      },
+    ),
     edgeCalls: callStreamHandler(logger, 'EdgeCalls', {
       rpcService: 'quota.v1.Quota',
       methodOf: (request: EdgeRequest) => EDGE_METHODS[request?.$case ?? 'none'],
@@ -151,10 +161,14 @@ export function quotaGrpc({ ledger, freeTier, finisher, leases, admission, lines
       unknownRequestIds: await decide('RenewLeases', () => leases.renew(req.leases.map(toLeaseRecord))),
     })),
     admit: unaryHandler(logger, 'Admit', (req: quotaV1.AdmitRequest, _metadata, callerGone) => admit(req, callerGone)),
-    returnCreditLine: unaryHandler(logger, 'ReturnCreditLine', async (req: quotaV1.ReturnCreditLineRequest): Promise<quotaV1.ReturnCreditLineResponse> => {
-      const line = await decide('ReturnCreditLine', () => lines.returnNow(req.accountId));
-      return { returnedMicroLyd: line.returnedMicro, heldMicroLyd: line.heldMicro };
-    }),
+    returnCreditLine: unaryHandler(
+      logger,
+      'ReturnCreditLine',
+      async (req: quotaV1.ReturnCreditLineRequest): Promise<quotaV1.ReturnCreditLineResponse> => {
+        const line = await decide('ReturnCreditLine', () => lines.returnNow(req.accountId));
+        return { returnedMicroLyd: line.returnedMicro, heldMicroLyd: line.heldMicro };
+      },
+    ),
     getHeld: unaryHandler(logger, 'GetHeld', async (req: quotaV1.GetHeldRequest): Promise<quotaV1.GetHeldResponse> => ({
       heldMicroLyd: await decide('GetHeld', () => admission.heldMicro(req.accountId)),
     })),

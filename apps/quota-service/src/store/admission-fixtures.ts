@@ -46,18 +46,54 @@ export function admittedLease(accountId: string, requestId: string, hold?: HoldT
 /** An admission step of a paid request holding `worstMicro` (mode `count` unless told). */
 export function paidStep(accountId: string, worstMicro: number, overrides: Partial<AdmitStep> = {}): AdmitStep {
   const requestId = overrides.requestId ?? `req_${randomUUID()}`;
-  return { accountId, requestId, mode: 'count', payment: 'paid', worstMicro, lease: admittedLease(accountId, requestId, holdOf(worstMicro)), leaseTtlMs: LEASE_TTL, ...overrides };
+  return {
+    accountId,
+    requestId,
+    mode: 'count',
+    payment: 'paid',
+    worstMicro,
+    lease: admittedLease(accountId, requestId, holdOf(worstMicro)),
+    leaseTtlMs: LEASE_TTL,
+    ...overrides,
+  };
 }
 
 /** An admission step of a free request (mode `nocount` unless told, as Admit places a free request). */
 export function freeStep(accountId: string, overrides: Partial<AdmitStep> = {}): AdmitStep {
   const requestId = overrides.requestId ?? `req_${randomUUID()}`;
-  return { accountId, requestId, mode: 'nocount', payment: 'free', worstMicro: 0, lease: admittedLease(accountId, requestId), leaseTtlMs: LEASE_TTL, ...overrides };
+  return {
+    accountId,
+    requestId,
+    mode: 'nocount',
+    payment: 'free',
+    worstMicro: 0,
+    lease: admittedLease(accountId, requestId),
+    leaseTtlMs: LEASE_TTL,
+    ...overrides,
+  };
 }
 
 /** The bill of a paid request that used `prompt` and `completion` tokens under a hold of `heldMicro`. */
-export function paidBill(accountId: string, requestId: string, heldMicro: number, prompt: number, completion: number, chargeMicro: number): BillRecord {
-  return { kind: 'bill', requestId, accountId, model: 'vendor-v4-flash', payment: 'paid', promptTokens: prompt, completionTokens: completion, usageEstimated: false, hold: holdOf(heldMicro), chargeMicro };
+export function paidBill(
+  accountId: string,
+  requestId: string,
+  heldMicro: number,
+  prompt: number,
+  completion: number,
+  chargeMicro: number,
+): BillRecord {
+  return {
+    kind: 'bill',
+    requestId,
+    accountId,
+    model: 'vendor-v4-flash',
+    payment: 'paid',
+    promptTokens: prompt,
+    completionTokens: completion,
+    usageEstimated: false,
+    hold: holdOf(heldMicro),
+    chargeMicro,
+  };
 }
 
 /** The records of the outbox that concern `accountId` (the outbox is shared by the tests). */
@@ -67,7 +103,9 @@ export async function outboxOf(outbox: SettleOutbox, accountId: string): Promise
 
 /** Gives the account's line `grantedMicro` in all, as an extension's answer would (a step that covers nothing). */
 export async function grantLine(admission: AdmissionStore, accountId: string, grantedMicro: number): Promise<void> {
-  await admission.admit(paidStep(accountId, Number.MAX_SAFE_INTEGER, { mode: 'nocount', merge: { granted: grantedMicro, charged: 0, returned: 0 } }));
+  await admission.admit(
+    paidStep(accountId, Number.MAX_SAFE_INTEGER, { mode: 'nocount', merge: { granted: grantedMicro, charged: 0, returned: 0 } }),
+  );
 }
 
 /** Whether the request has a lease: a renewal of it is not refused as unknown (the renewal leaves it as it was). */
@@ -104,4 +142,3 @@ export function admitRequest(accountId: string, requestId: string, overrides: Pa
     ...overrides,
   };
 }
-

@@ -287,5 +287,9 @@ return t
 
 /** SCRIPT LOAD of every admission script, on each new connection. */
 export async function loadAdmissionScripts(redis: RedisConnection): Promise<void> {
-  await Promise.all([ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT].map((script) => script.load(redis)));
+  await Promise.all(
+    [ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT].map((script) =>
+      script.load(redis),
+    ),
+  );
 }

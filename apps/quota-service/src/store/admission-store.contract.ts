@@ -49,7 +49,8 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
 
     it('answers rate-limited past 30 in the clock minute, writing nothing, and counts a nocount step never', async () => {
       await grantLine(s.admission, account, 1_000_000);
-      for (let i = 1; i <= 30; i++) expect((await s.admission.admit(paidStep(account, 10))).count).toMatchObject({ allowed: true, count: i });
+      for (let i = 1; i <= 30; i++)
+        expect((await s.admission.admit(paidStep(account, 10))).count).toMatchObject({ allowed: true, count: i });
       const before = await s.admission.credit(account);
       const refused = paidStep(account, 10);
       expect(await s.admission.admit(refused)).toEqual({
@@ -88,14 +89,17 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
       await grantLine(s.admission, account, 5000);
       const merged = await s.admission.admit(paidStep(account, 9000, { merge: { granted: 4000, charged: 700, returned: 300 } }));
       expect(merged).toMatchObject({ outcome: 'not-covered', credit: { granted: 5000, charged: 700, returned: 300, held: 0 } });
-      expect(await s.admission.admit(paidStep(account, 9000, { mode: 'nocount', merge: { granted: 10_000, charged: 0, returned: 0 } }))).toMatchObject({
+      expect(
+        await s.admission.admit(paidStep(account, 9000, { mode: 'nocount', merge: { granted: 10_000, charged: 0, returned: 0 } })),
+      ).toMatchObject({
         outcome: 'admitted',
       });
       expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 700, returned: 300, held: 9000 });
     });
 
     it('checks the rate first, then the line, then the places', async () => {
-      for (let i = 0; i < 3; i++) expect(await s.admission.admit(freeStep(account, { mode: 'count' }))).toMatchObject({ outcome: 'admitted' });
+      for (let i = 0; i < 3; i++)
+        expect(await s.admission.admit(freeStep(account, { mode: 'count' }))).toMatchObject({ outcome: 'admitted' });
       await grantLine(s.admission, account, 1000);
       expect(await s.admission.admit(paidStep(account, 1001))).toMatchObject({ outcome: 'not-covered' });
       const noPlace = paidStep(account, 1000);
@@ -119,7 +123,12 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
       await grantLine(s.admission, account, 10_000);
       const step = paidStep(account, 3000);
       await s.admission.admit(step);
-      expect(await s.admission.admit(step)).toMatchObject({ outcome: 'admitted', repeated: true, repeatedHoldMicro: 3000, count: { count: 1 } });
+      expect(await s.admission.admit(step)).toMatchObject({
+        outcome: 'admitted',
+        repeated: true,
+        repeatedHoldMicro: 3000,
+        count: { count: 1 },
+      });
       expect(await s.admission.credit(account)).toMatchObject({ held: 3000 });
       const free = freeStep(account, { mode: 'count' });
       await s.admission.admit(free);
@@ -134,7 +143,17 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
     it('answers gone, counted but nothing taken, for a request id its edge finished first', async () => {
       await grantLine(s.admission, account, 10_000);
       const late = paidStep(account, 3000);
-      await s.admission.finish({ accountId: account, requestId: late.requestId, admitted: false, usageEstimated: false, lapsed: false, payment: 'paid', tokens: 0, chargeMicro: 0, bill: undefined });
+      await s.admission.finish({
+        accountId: account,
+        requestId: late.requestId,
+        admitted: false,
+        usageEstimated: false,
+        lapsed: false,
+        payment: 'paid',
+        tokens: 0,
+        chargeMicro: 0,
+        bill: undefined,
+      });
       expect(await s.admission.admit(late)).toMatchObject({ outcome: 'gone', count: { count: 1 } });
       expect(await s.admission.credit(account)).toMatchObject({ held: 0 });
       expect(await isLeased(s.leases, late.lease)).toBe(false);
@@ -148,7 +167,12 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
       expect(outcomes.filter((o) => o === 'rate-limited')).toHaveLength(20);
       expect(outcomes.filter((o) => o === 'admitted')).toHaveLength(2);
       expect(outcomes.filter((o) => o === 'not-covered')).toHaveLength(28);
-      expect(answers.filter((a) => a.count.allowed).map((a) => a.count.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(
+        answers
+          .filter((a) => a.count.allowed)
+          .map((a) => a.count.count)
+          .sort((x, y) => x - y),
+      ).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
       expect(await s.admission.credit(account)).toMatchObject({ held: 2000 });
     });
 

@@ -27,7 +27,13 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
     let nowMs = MINUTE_START;
     let s: AdmissionStores;
     let account: string;
-    const paidFinish = (requestId: string, tokens: number, chargeMicro: number, bill: BillRecord | undefined, usage: Partial<AdmittedFinish> = {}): AdmittedFinish => ({
+    const paidFinish = (
+      requestId: string,
+      tokens: number,
+      chargeMicro: number,
+      bill: BillRecord | undefined,
+      usage: Partial<AdmittedFinish> = {},
+    ): AdmittedFinish => ({
       accountId: account,
       requestId,
       admitted: true,
@@ -91,12 +97,29 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await outboxOf(s.outbox, account)).toEqual([]);
     });
 
-    it('settles a free request\'s reservation with its tokens and queues its bill', async () => {
+    it("settles a free request's reservation with its tokens and queues its bill", async () => {
       const step = freeStep(account);
-      await s.freeTier.reserve({ accountId: account, requestId: step.requestId, tokens: 3000, dailyTokens: 200_000, poolTokens: 50_000_000, ttlMs: 900_000 });
+      await s.freeTier.reserve({
+        accountId: account,
+        requestId: step.requestId,
+        tokens: 3000,
+        dailyTokens: 200_000,
+        poolTokens: 50_000_000,
+        ttlMs: 900_000,
+      });
       await s.admission.admit(step);
       const bill: BillRecord = { ...paidBill(account, step.requestId, 0, 100, 20, 0), payment: 'free' };
-      await s.admission.finish({ accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 120, chargeMicro: 0, bill });
+      await s.admission.finish({
+        accountId: account,
+        requestId: step.requestId,
+        admitted: true,
+        usageEstimated: false,
+        lapsed: false,
+        payment: 'free',
+        tokens: 120,
+        chargeMicro: 0,
+        bill,
+      });
       expect(await s.freeTier.allowanceUsed(account)).toBe(120);
       expect(await outboxOf(s.outbox, account)).toEqual([bill]);
       expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
@@ -106,11 +129,28 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       await grantLine(s.admission, account, 10_000);
       const paid = paidStep(account, 6000);
       const free = freeStep(account);
-      await s.freeTier.reserve({ accountId: account, requestId: free.requestId, tokens: 3000, dailyTokens: 200_000, poolTokens: 50_000_000, ttlMs: 900_000 });
+      await s.freeTier.reserve({
+        accountId: account,
+        requestId: free.requestId,
+        tokens: 3000,
+        dailyTokens: 200_000,
+        poolTokens: 50_000_000,
+        ttlMs: 900_000,
+      });
       await s.admission.admit(paid);
       await s.admission.admit(free);
       for (const step of [paid, free]) {
-        const abandon = { accountId: account, requestId: step.requestId, admitted: false, usageEstimated: false, lapsed: false, payment: step.payment, tokens: 0, chargeMicro: 0, bill: undefined };
+        const abandon = {
+          accountId: account,
+          requestId: step.requestId,
+          admitted: false,
+          usageEstimated: false,
+          lapsed: false,
+          payment: step.payment,
+          tokens: 0,
+          chargeMicro: 0,
+          bill: undefined,
+        };
         expect(await s.admission.finish(abandon)).toEqual({ released: true, repeated: false });
         expect(await s.admission.finish(abandon)).toEqual({ released: false, repeated: true });
         expect(await isLeased(s.leases, step.lease)).toBe(false);
@@ -123,7 +163,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await freePlaces(s.limits, account)).toBe(3);
     });
 
-    it('bills an admitted request the store lost from the edge\'s hold, leaving what is held alone', async () => {
+    it("bills an admitted request the store lost from the edge's hold, leaving what is held alone", async () => {
       await grantLine(s.admission, account, 10_000);
       await s.admission.admit(paidStep(account, 2000));
       const bill = paidBill(account, 'lost-admission', 6000, 1000, 0, 1000);
@@ -159,16 +199,32 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       for (const requestId of ['lapsed-up', 'lapsed-down', 'lapsed-twice']) await s.admission.admit(paidStep(account, 6000, { requestId }));
       const estimate = (requestId: string) => ({ ...paidBill(account, requestId, 6000, 1000, 250, 2000), usageEstimated: true });
       for (const requestId of ['lapsed-up', 'lapsed-down', 'lapsed-twice']) {
-        expect(await s.admission.finish(paidFinish(requestId, 1250, 2000, estimate(requestId), { usageEstimated: true, lapsed: true }))).toEqual({ released: true, repeated: false });
+        expect(
+          await s.admission.finish(paidFinish(requestId, 1250, 2000, estimate(requestId), { usageEstimated: true, lapsed: true })),
+        ).toEqual({ released: true, repeated: false });
       }
       const real = (requestId: string, completion: number, charge: number) => paidBill(account, requestId, 6000, 1000, completion, charge);
-      expect(await s.admission.finish(paidFinish('lapsed-up', 1500, 3000, real('lapsed-up', 500, 3000)))).toEqual({ released: false, repeated: true });
-      expect(await s.admission.finish(paidFinish('lapsed-down', 1100, 1400, real('lapsed-down', 100, 1400)))).toEqual({ released: false, repeated: true });
+      expect(await s.admission.finish(paidFinish('lapsed-up', 1500, 3000, real('lapsed-up', 500, 3000)))).toEqual({
+        released: false,
+        repeated: true,
+      });
+      expect(await s.admission.finish(paidFinish('lapsed-down', 1100, 1400, real('lapsed-down', 100, 1400)))).toEqual({
+        released: false,
+        repeated: true,
+      });
       // Again, or an estimate of the edge's own: nothing more.
       await s.admission.finish(paidFinish('lapsed-up', 1500, 3000, real('lapsed-up', 500, 3000)));
-      await s.admission.finish(paidFinish('lapsed-twice', 1600, 3400, { ...real('lapsed-twice', 600, 3400), usageEstimated: true }, { usageEstimated: true }));
+      await s.admission.finish(
+        paidFinish('lapsed-twice', 1600, 3400, { ...real('lapsed-twice', 600, 3400), usageEstimated: true }, { usageEstimated: true }),
+      );
       expect(await s.admission.credit(account)).toEqual({ granted: 100_000, charged: 6000 + 1000, returned: 0, held: 0 });
-      expect(await outboxOf(s.outbox, account)).toEqual([estimate('lapsed-up'), estimate('lapsed-down'), estimate('lapsed-twice'), real('lapsed-up', 500, 3000), real('lapsed-down', 100, 1400)]);
+      expect(await outboxOf(s.outbox, account)).toEqual([
+        estimate('lapsed-up'),
+        estimate('lapsed-down'),
+        estimate('lapsed-twice'),
+        real('lapsed-up', 500, 3000),
+        real('lapsed-down', 100, 1400),
+      ]);
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 3 * 1250, totalTokens: 3 * 1250 });
     });
 
@@ -177,10 +233,33 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       const empty = freeStep(account);
       for (const step of [lapsed, empty]) await s.admission.admit(step);
       const freeBill = (requestId: string, completion: number, usageEstimated: boolean): BillRecord => ({
-        kind: 'bill', requestId, accountId: account, model: 'vendor-v4-flash', payment: 'free', promptTokens: 100, completionTokens: completion, usageEstimated, hold: NO_HOLD, chargeMicro: 0,
+        kind: 'bill',
+        requestId,
+        accountId: account,
+        model: 'vendor-v4-flash',
+        payment: 'free',
+        promptTokens: 100,
+        completionTokens: completion,
+        usageEstimated,
+        hold: NO_HOLD,
+        chargeMicro: 0,
       });
-      const freeFinish = (requestId: string, tokens: number, bill: BillRecord | undefined, usage: Partial<AdmittedFinish>): AdmittedFinish => ({
-        accountId: account, requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens, chargeMicro: 0, bill, ...usage,
+      const freeFinish = (
+        requestId: string,
+        tokens: number,
+        bill: BillRecord | undefined,
+        usage: Partial<AdmittedFinish>,
+      ): AdmittedFinish => ({
+        accountId: account,
+        requestId,
+        admitted: true,
+        usageEstimated: false,
+        lapsed: false,
+        payment: 'free',
+        tokens,
+        chargeMicro: 0,
+        bill,
+        ...usage,
       });
       // The reaper: one had a part of its reply (an estimate billed), the other nothing yet (no bill).
       const estimate = freeBill(lapsed.requestId, 20, true);
@@ -188,12 +267,16 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       await s.admission.finish(freeFinish(empty.requestId, 0, undefined, { usageEstimated: true, lapsed: true }));
       // Their edges, late, with the usage the provider reported: each bill queued once.
       const real = [freeBill(lapsed.requestId, 60, false), freeBill(empty.requestId, 40, false)];
-      for (const bill of [...real, ...real]) expect(await s.admission.finish(freeFinish(bill.requestId, 100 + bill.completionTokens, bill, {}))).toEqual({ released: false, repeated: true });
+      for (const bill of [...real, ...real])
+        expect(await s.admission.finish(freeFinish(bill.requestId, 100 + bill.completionTokens, bill, {}))).toEqual({
+          released: false,
+          repeated: true,
+        });
       expect(await outboxOf(s.outbox, account)).toEqual([estimate, ...real]);
       expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
     });
 
-    it('tells a finished request\'s bill pending until the outbox acknowledges it, then applied; one with nothing to bill applied; one it has no finish of unfinished', async () => {
+    it("tells a finished request's bill pending until the outbox acknowledges it, then applied; one with nothing to bill applied; one it has no finish of unfinished", async () => {
       await grantLine(s.admission, account, 10_000);
       const billed = paidStep(account, 3000);
       const empty = paidStep(account, 3000);
@@ -204,14 +287,29 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       const freeBill: BillRecord = { ...paidBill(account, free.requestId, 0, 100, 20, 0), payment: 'free' };
       await s.admission.finish(paidFinish(billed.requestId, 1000, 1000, bill));
       await s.admission.finish(paidFinish(empty.requestId, 0, 0, undefined));
-      await s.admission.finish({ accountId: account, requestId: free.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 120, chargeMicro: 0, bill: freeBill });
+      await s.admission.finish({
+        accountId: account,
+        requestId: free.requestId,
+        admitted: true,
+        usageEstimated: false,
+        lapsed: false,
+        payment: 'free',
+        tokens: 120,
+        chargeMicro: 0,
+        bill: freeBill,
+      });
       expect((await s.admission.billStates([billed.lease]))[0]).toBe('pending');
       expect((await s.admission.billStates([free.lease]))[0]).toBe('pending');
       expect((await s.admission.billStates([empty.lease]))[0]).toBe('applied');
       expect((await s.admission.billStates([{ accountId: account, requestId: 'never-seen' }]))[0]).toBe('unfinished');
       // Many at once, across accounts (and shards), answered in their order.
       const elsewhere = { accountId: `${account}-other`, requestId: 'never-seen-either' };
-      expect(await s.admission.billStates([empty.lease, elsewhere, billed.lease, free.lease])).toEqual(['applied', 'unfinished', 'pending', 'pending']);
+      expect(await s.admission.billStates([empty.lease, elsewhere, billed.lease, free.lease])).toEqual([
+        'applied',
+        'unfinished',
+        'pending',
+        'pending',
+      ]);
       expect(await s.admission.billStates([])).toEqual([]);
 
       const claimed = (await s.outbox.claim(10_000)).filter((c) => c.record.accountId === account);
@@ -239,7 +337,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect((await s.admission.billStates([step.lease]))[0]).toBe('pending');
     });
 
-    it('holds a recreated lease\'s hold once, only when the store lost it too, and none for a free one', async () => {
+    it("holds a recreated lease's hold once, only when the store lost it too, and none for a free one", async () => {
       await grantLine(s.admission, account, 10_000);
       const step = paidStep(account, 6000);
       await s.admission.admit(step);
@@ -267,7 +365,17 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       // Not while a bill of the account waits: its charge is in neither total yet.
       const waiting = `acct_${randomUUID()}`;
       const bill = paidBill(waiting, 'waiting-bill', 3000, 1000, 0, 1000);
-      await s.admission.finish({ accountId: waiting, requestId: 'waiting-bill', admitted: true, payment: 'paid', tokens: 1000, usageEstimated: false, lapsed: false, chargeMicro: 1000, bill });
+      await s.admission.finish({
+        accountId: waiting,
+        requestId: 'waiting-bill',
+        admitted: true,
+        payment: 'paid',
+        tokens: 1000,
+        usageEstimated: false,
+        lapsed: false,
+        chargeMicro: 1000,
+        bill,
+      });
       expect(await s.admission.adoptLine(waiting, { granted: 10_000, charged: 0, returned: 0 })).toBe(false);
       await s.outbox.ack((await s.outbox.claim(10_000)).filter((c) => c.record.accountId === waiting).map((c) => c.id));
       expect(await s.admission.adoptLine(waiting, { granted: 10_000, charged: 1000, returned: 0 })).toBe(true);

@@ -71,7 +71,10 @@ export function describeFreeTierBudget(name: string, open: FreeTierStoreFactory)
       expect(await fits()).toBe(true);
       expect(await store.settle(account, request.requestId, 100)).toBe(true);
       expect(await store.settle(account, request.requestId, 100)).toBe(false);
-      expect(await gate.reserve(freeRequest(account, { maxTokens: 1, textPromptTokens: 0 }))).toEqual({ granted: false, refusal: 'allowance-used-up' });
+      expect(await gate.reserve(freeRequest(account, { maxTokens: 1, textPromptTokens: 0 }))).toEqual({
+        granted: false,
+        refusal: 'allowance-used-up',
+      });
     });
 
     it('tells the allowance used today: reservations while they live, then the real tokens, nothing after midnight', async () => {

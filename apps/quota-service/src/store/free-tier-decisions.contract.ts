@@ -30,7 +30,11 @@ export function describeFreeTierDecisions(name: string, open: FreeTierStoreFacto
 
     it('grants a free request with max_tokens lowered to 2,048 and reserves prompt + 10% + max_tokens', async () => {
       expect(await reserve()).toEqual({ granted: true, maxTokens: 2048, reservedTokens: RESERVED });
-      expect(await reserve({ maxTokens: 100, textPromptTokens: 7, imageCount: 2 })).toEqual({ granted: true, maxTokens: 100, reservedTokens: 8 + 2048 + 100 });
+      expect(await reserve({ maxTokens: 100, textPromptTokens: 7, imageCount: 2 })).toEqual({
+        granted: true,
+        maxTokens: 100,
+        reservedTokens: 8 + 2048 + 100,
+      });
     });
 
     it('refuses a switched-off free tier first, then a paused one', async () => {

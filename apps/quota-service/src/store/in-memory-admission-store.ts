@@ -1,4 +1,14 @@
-import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, LineTotals, ResurrectOutcome } from './admission-store';
+import {
+  AdmissionStore,
+  AdmitResult,
+  AdmitStep,
+  AdmittedFinish,
+  BillState,
+  CreditTotals,
+  LineReturn,
+  LineTotals,
+  ResurrectOutcome,
+} from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './in-memory-lease-store';
@@ -44,7 +54,12 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     const now = this.now();
     const countOf = (allowed: boolean, count: number) => minuteCountAt(allowed, count, this.settings.requestsPerMinute, now);
     if (leases.has(requestId)) {
-      return { outcome: 'admitted', count: countOf(true, limits.minuteCount(accountId, now)), repeated: true, repeatedHoldMicro: this.holds.get(accountId)?.get(requestId) };
+      return {
+        outcome: 'admitted',
+        count: countOf(true, limits.minuteCount(accountId, now)),
+        repeated: true,
+        repeatedHoldMicro: this.holds.get(accountId)?.get(requestId),
+      };
     }
     let counted = limits.minuteCount(accountId, now);
     if (step.mode === 'count') {

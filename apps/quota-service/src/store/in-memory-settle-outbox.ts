@@ -48,7 +48,9 @@ export class InMemorySettleOutbox implements SettleOutbox {
 
   /** Whether a bill (kind `bill`) of the account waits, not acknowledged. */
   hasUnbilled(accountId: string): boolean {
-    return [...this.queue.values()].some((record) => record.kind === 'bill' && record.accountId === accountId && this.unbilled.has(record.requestId));
+    return [...this.queue.values()].some(
+      (record) => record.kind === 'bill' && record.accountId === accountId && this.unbilled.has(record.requestId),
+    );
   }
 
   async backlog(): Promise<OutboxBacklog> {

@@ -16,7 +16,11 @@ export interface InMemoryStoreSet {
 }
 
 /** Opens the in-memory stores (no REDIS_URL, and tests) on one clock (ms). */
-export function openInMemoryStores(settings: Readonly<LimitSettings>, freeTierDefaults: Readonly<FreeTierSettings>, now: () => number = Date.now): InMemoryStoreSet {
+export function openInMemoryStores(
+  settings: Readonly<LimitSettings>,
+  freeTierDefaults: Readonly<FreeTierSettings>,
+  now: () => number = Date.now,
+): InMemoryStoreSet {
   const stores = {
     limits: new InMemoryLimitStore(settings, now),
     freeTier: new InMemoryFreeTierStore(freeTierDefaults, now),

@@ -40,7 +40,14 @@ export function describeLimitStoreContract(name: string, open: LimitStoreFactory
           expect(await store.countRequest(account)).toMatchObject({ allowed: true, count: i, limit: 30 });
         }
         const refused = await store.countRequest(account);
-        expect(refused).toEqual({ allowed: false, count: 30, limit: 30, resetUnixSeconds: MINUTE_START / 1000 + 60, retryAfterSeconds: 45, nowMs: MINUTE_START + 15_500 });
+        expect(refused).toEqual({
+          allowed: false,
+          count: 30,
+          limit: 30,
+          resetUnixSeconds: MINUTE_START / 1000 + 60,
+          retryAfterSeconds: 45,
+          nowMs: MINUTE_START + 15_500,
+        });
       });
 
       it('does not count refused requests', async () => {

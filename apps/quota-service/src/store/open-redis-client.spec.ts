@@ -19,7 +19,11 @@ describe('openRedisClient', () => {
       const before = await sent();
       await client.set(`${testRedis.keyPrefix}k`, '1');
       // Auto-pipelined: one write, three commands.
-      await Promise.all([client.get(`${testRedis.keyPrefix}k`), client.get(`${testRedis.keyPrefix}k`), client.del(`${testRedis.keyPrefix}k`)]);
+      await Promise.all([
+        client.get(`${testRedis.keyPrefix}k`),
+        client.get(`${testRedis.keyPrefix}k`),
+        client.del(`${testRedis.keyPrefix}k`),
+      ]);
       expect((await sent()) - before).toBe(4);
     } finally {
       client.disconnect();

@@ -1,7 +1,10 @@
 import Redis, { Cluster } from 'ioredis';
 import { counter, Logger } from '@gw/service-kit';
 
-const commandsSent = counter('redis_commands_sent_total', 'Commands sent to Redis (a script is one), each a round trip or part of one pipelined write.');
+const commandsSent = counter(
+  'redis_commands_sent_total',
+  'Commands sent to Redis (a script is one), each a round trip or part of one pipelined write.',
+);
 
 /** How to reach Redis and how long any one command may take. */
 export interface RedisClientOptions {

@@ -3,7 +3,16 @@ import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
 import { RedisCommandMeter } from '../../test/redis-command-meter';
-import { AdmissionStores, AdmissionStoresFactory, freeStep, grantLine, LEASE_TTL, paidBill, paidStep, SETTINGS } from './admission-fixtures';
+import {
+  AdmissionStores,
+  AdmissionStoresFactory,
+  freeStep,
+  grantLine,
+  LEASE_TTL,
+  paidBill,
+  paidStep,
+  SETTINGS,
+} from './admission-fixtures';
 import { loadAdmissionScripts } from './admission-scripts';
 import { describeAdmissionContract } from './admission-store.contract';
 import { describeAdmittedFinishContract } from './admitted-finish.contract';
@@ -82,7 +91,17 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
     expect(admitted.commands.scriptCommands.length).toBeGreaterThanOrEqual(12);
 
     const bill = paidBill(account, step.requestId, 6000, 1000, 100, 1400);
-    const finish = { accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'paid' as const, tokens: 1100, chargeMicro: 1400, bill };
+    const finish = {
+      accountId: account,
+      requestId: step.requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'paid' as const,
+      tokens: 1100,
+      chargeMicro: 1400,
+      bill,
+    };
     const finished = await meter.measure(account, () => stores.admission.finish(finish));
     expect(finished.result).toEqual({ released: true, repeated: false });
     expect(finished.commands.roundTrips).toEqual(['evalsha']);
@@ -92,7 +111,17 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
   it('takes a second round trip, for the pool, only to finish a free or abandoned request', async () => {
     const step = freeStep(account);
     await stores.admission.admit(step);
-    const finish = { accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free' as const, tokens: 0, chargeMicro: 0, bill: undefined };
+    const finish = {
+      accountId: account,
+      requestId: step.requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'free' as const,
+      tokens: 0,
+      chargeMicro: 0,
+      bill: undefined,
+    };
     const finished = await meter.measure(account, () => stores.admission.finish(finish));
     expect(finished.commands.roundTrips).toEqual(['evalsha', 'evalsha']);
   });

@@ -1,6 +1,27 @@
 import type { RedisConnection } from './redis-connection';
-import { ADMIT, ADMIT_REPLY, ADOPT_LINE, BILL_STATES, BILL_STATE_REPLY, FINISH_ADMITTED, IDLE_LINES, READ_CREDIT, RESURRECT_LEASE, RETURN_LINE } from './admission-scripts';
-import { AdmissionStore, AdmitResult, AdmitStep, AdmittedFinish, BillState, CreditTotals, LineReturn, LineTotals, ResurrectOutcome } from './admission-store';
+import {
+  ADMIT,
+  ADMIT_REPLY,
+  ADOPT_LINE,
+  BILL_STATES,
+  BILL_STATE_REPLY,
+  FINISH_ADMITTED,
+  IDLE_LINES,
+  READ_CREDIT,
+  RESURRECT_LEASE,
+  RETURN_LINE,
+} from './admission-scripts';
+import {
+  AdmissionStore,
+  AdmitResult,
+  AdmitStep,
+  AdmittedFinish,
+  BillState,
+  CreditTotals,
+  LineReturn,
+  LineTotals,
+  ResurrectOutcome,
+} from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { SETTLE_BUDGET } from './free-tier-scripts';
 import { LeaseRecord, LeaseRef } from './lease-store';
@@ -21,7 +42,11 @@ export interface RedisAdmissionStoreOptions {
 }
 
 const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exists', 2: 'resurrected' };
-const BILL_STATE_NAMES: Record<number, BillState> = { [BILL_STATE_REPLY.unfinished]: 'unfinished', [BILL_STATE_REPLY.pending]: 'pending', [BILL_STATE_REPLY.applied]: 'applied' };
+const BILL_STATE_NAMES: Record<number, BillState> = {
+  [BILL_STATE_REPLY.unfinished]: 'unfinished',
+  [BILL_STATE_REPLY.pending]: 'pending',
+  [BILL_STATE_REPLY.applied]: 'applied',
+};
 
 /**
  * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
@@ -39,7 +64,17 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async admit(step: AdmitStep): Promise<AdmitResult> {
     const a = this.options.keys.account(step.accountId);
-    const keys = [a.minute, a.places, a.lastGrant, a.credit, a.creditHolds, a.finished, a.shard.leases.lapse, a.shard.leases.data, a.shard.activeLines];
+    const keys = [
+      a.minute,
+      a.places,
+      a.lastGrant,
+      a.credit,
+      a.creditHolds,
+      a.finished,
+      a.shard.leases.lapse,
+      a.shard.leases.data,
+      a.shard.activeLines,
+    ];
     const merge = step.merge;
     const args = [
       step.requestId,
@@ -98,13 +133,28 @@ export class RedisAdmissionStore implements AdmissionStore {
       a.unbilled,
     ];
     const usage = f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real';
-    const args = [f.requestId, f.tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS, f.payment, f.admitted ? 1 : 0, f.chargeMicro, f.bill ? JSON.stringify(f.bill) : '', usage];
+    const args = [
+      f.requestId,
+      f.tokens,
+      this.settings.placeRecoveryMs,
+      FINISH_MEMORY_MS,
+      f.payment,
+      f.admitted ? 1 : 0,
+      f.chargeMicro,
+      f.bill ? JSON.stringify(f.bill) : '',
+      usage,
+    ];
     const [released, repeated] = await this.run(FINISH_ADMITTED, keys, args, 2);
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
     // retried after this step failed completes it (settling a reservation is once per request id).
     if (f.payment === 'free' || !f.admitted) {
       const pool = this.options.keys.freeTier;
-      await this.run(SETTLE_BUDGET, [pool.poolBudget, pool.poolHolds, pool.poolExpiry], [poolHoldId(f.accountId, f.requestId), f.admitted ? f.tokens : 0], 1);
+      await this.run(
+        SETTLE_BUDGET,
+        [pool.poolBudget, pool.poolHolds, pool.poolExpiry],
+        [poolHoldId(f.accountId, f.requestId), f.admitted ? f.tokens : 0],
+        1,
+      );
     }
     return { released: released === 1, repeated: repeated === 1 };
   }
@@ -112,7 +162,12 @@ export class RedisAdmissionStore implements AdmissionStore {
   async returnLine(accountId: string, idleMs?: number): Promise<LineReturn> {
     const a = this.options.keys.account(accountId);
     const keys = [a.credit, a.shard.activeLines, a.shard.outbox];
-    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(RETURN_LINE, keys, [accountId, JSON.stringify(accountId), idleMs ?? ''], 3);
+    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(
+      RETURN_LINE,
+      keys,
+      [accountId, JSON.stringify(accountId), idleMs ?? ''],
+      3,
+    );
     return { returnedMicro, heldMicro, returnedTotalMicro };
   }
 
@@ -120,7 +175,11 @@ export class RedisAdmissionStore implements AdmissionStore {
   async idleLines(idleMs: number, max: number): Promise<string[]> {
     const args = [idleMs, max, ...(this.options.now ? [Math.floor(this.options.now())] : [])];
     try {
-      const idle = await Promise.all(this.options.keys.shards.map(async (shard) => scoredMembers(shard.index, await IDLE_LINES.run(this.redis, [shard.activeLines], args))));
+      const idle = await Promise.all(
+        this.options.keys.shards.map(async (shard) =>
+          scoredMembers(shard.index, await IDLE_LINES.run(this.redis, [shard.activeLines], args)),
+        ),
+      );
       return lowestOf(idle, max).map((line) => line.member);
     } catch (err) {
       throw new StoreUnavailableError(err);
@@ -131,13 +190,23 @@ export class RedisAdmissionStore implements AdmissionStore {
     const a = this.options.keys.account(lease.accountId);
     const keys = [a.finished, a.shard.leases.lapse, a.shard.leases.data, a.credit, a.creditHolds, a.shard.activeLines];
     const hold = lease.payment === 'paid' && lease.hold ? lease.hold.amountMicro : '';
-    const [outcome] = await this.run(RESURRECT_LEASE, keys, [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS, hold, lease.accountId], 1);
+    const [outcome] = await this.run(
+      RESURRECT_LEASE,
+      keys,
+      [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS, hold, lease.accountId],
+      1,
+    );
     return RESURRECTED[outcome];
   }
 
   async adoptLine(accountId: string, totals: LineTotals): Promise<boolean> {
     const a = this.options.keys.account(accountId);
-    const [adopted] = await this.run(ADOPT_LINE, [a.credit, a.shard.activeLines, a.unbilled], [accountId, totals.granted, totals.charged, totals.returned], 1);
+    const [adopted] = await this.run(
+      ADOPT_LINE,
+      [a.credit, a.shard.activeLines, a.unbilled],
+      [accountId, totals.granted, totals.charged, totals.returned],
+      1,
+    );
     return adopted === 1;
   }
 

@@ -37,7 +37,13 @@ let cluster: TestRedisClusterSpace;
 const clients: Cluster[] = [];
 
 const loadScripts = async (node: Parameters<typeof loadLimitScripts>[0]) => {
-  await Promise.all([loadLimitScripts(node), loadFreeTierScripts(node), loadLeaseScripts(node), loadAdmissionScripts(node), loadOutboxScripts(node)]);
+  await Promise.all([
+    loadLimitScripts(node),
+    loadFreeTierScripts(node),
+    loadLeaseScripts(node),
+    loadAdmissionScripts(node),
+    loadOutboxScripts(node),
+  ]);
 };
 
 /** A new cluster client (closing a limit store closes its client), and fresh key names. */

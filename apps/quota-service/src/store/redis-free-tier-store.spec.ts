@@ -28,7 +28,8 @@ afterAll(async () => {
 
 for (const layout of ['account', 'shard'] as const) {
   /** Each store gets a key space of its own inside the test file's, so that each has its own pool. */
-  const open: FreeTierStoreFactory = async (defaults, now) => new RedisFreeTierStore(redis, defaults, { keys: redisKeys(layout, `${testRedis.keyPrefix}${randomUUID()}:`), now });
+  const open: FreeTierStoreFactory = async (defaults, now) =>
+    new RedisFreeTierStore(redis, defaults, { keys: redisKeys(layout, `${testRedis.keyPrefix}${randomUUID()}:`), now });
   describeFreeTierDecisions(`redis, ${layout} layout`, open);
   describeFreeTierBudget(`redis, ${layout} layout`, open);
 }
@@ -43,7 +44,7 @@ describe('RedisFreeTierStore', () => {
     expect(Math.abs(nowMs - Date.now())).toBeLessThan(5000);
   });
 
-  it('keeps the allowance with the account\'s keys and the pool under {freetier}, every key expiring', async () => {
+  it("keeps the allowance with the account's keys and the pool under {freetier}, every key expiring", async () => {
     const keys = redisKeys('shard', `${testRedis.keyPrefix}${randomUUID()}:`);
     const store = new RedisFreeTierStore(redis, TEST_DEFAULTS, { keys, now: () => EVENING });
     const account = `acct_${randomUUID()}`;
@@ -61,9 +62,9 @@ describe('RedisFreeTierStore', () => {
     const started = Date.now();
     await expect(store.snapshot()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.updateSettings({ paused: true })).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.reserve({ accountId: 'a', requestId: 'r', tokens: 1, dailyTokens: 9, poolTokens: 9, ttlMs: 1000 })).rejects.toBeInstanceOf(
-      StoreUnavailableError,
-    );
+    await expect(
+      store.reserve({ accountId: 'a', requestId: 'r', tokens: 1, dailyTokens: 9, poolTokens: 9, ttlMs: 1000 }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.settle('a', 'r', 1)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(Date.now() - started).toBeLessThan(1000);
     down.disconnect();

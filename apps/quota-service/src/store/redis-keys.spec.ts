@@ -24,14 +24,24 @@ describe('redisKeys', () => {
       lapseEstimates: 'gw:{acct_1}:credit:estimates',
       unbilled: 'gw:{acct_1}:credit:unbilled',
     });
-    const global = { index: 0, leases: { lapse: 'gw:{leases}:lapse', data: 'gw:{leases}:data' }, outbox: 'gw:{outbox}:settles', activeLines: 'gw:{credit}:active' };
+    const global = {
+      index: 0,
+      leases: { lapse: 'gw:{leases}:lapse', data: 'gw:{leases}:data' },
+      outbox: 'gw:{outbox}:settles',
+      activeLines: 'gw:{credit}:active',
+    };
     expect(shard).toEqual(global);
     expect(keys.shards).toEqual([global]);
     expect(keys.shardOfAccount('acct_2')).toEqual(global);
-    expect(keys.freeTier).toEqual({ settings: 'gw:{freetier}:settings', poolBudget: 'gw:{freetier}:pool', poolHolds: 'gw:{freetier}:pool:holds', poolExpiry: 'gw:{freetier}:pool:expiry' });
+    expect(keys.freeTier).toEqual({
+      settings: 'gw:{freetier}:settings',
+      poolBudget: 'gw:{freetier}:pool',
+      poolHolds: 'gw:{freetier}:pool:holds',
+      poolExpiry: 'gw:{freetier}:pool:expiry',
+    });
   });
 
-  it('puts every key of an account in the shard layout beside its shard\'s indexes, under the shard\'s tag, named with the account id', () => {
+  it("puts every key of an account in the shard layout beside its shard's indexes, under the shard's tag, named with the account id", () => {
     const keys = redisKeys('shard', 'gw:');
     expect(keys.shards).toHaveLength(SHARD_COUNT);
     for (const id of ['acct_1', 'acct_5c0ffee0ddba11c0ffee0dd', 'acct_{odd}', 'acct_ü']) {

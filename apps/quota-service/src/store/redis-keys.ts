@@ -138,7 +138,12 @@ function accountKeysAt(base: string, shard: ShardKeys): AccountKeys {
 
 function freeTierKeys(prefix: string): FreeTierKeys {
   const base = `${prefix}{freetier}:`;
-  return Object.freeze({ settings: `${base}settings`, poolBudget: `${base}pool`, poolHolds: `${base}pool:holds`, poolExpiry: `${base}pool:expiry` });
+  return Object.freeze({
+    settings: `${base}settings`,
+    poolBudget: `${base}pool`,
+    poolHolds: `${base}pool:holds`,
+    poolExpiry: `${base}pool:expiry`,
+  });
 }
 
 const shardKeys = (index: number, leases: string, outbox: string, activeLines: string): ShardKeys =>
@@ -151,7 +156,9 @@ export function redisKeys(layout: KeyLayout, prefix: string): RedisKeys {
     const only = shardKeys(0, `${prefix}{leases}:`, `${prefix}{outbox}:settles`, `${prefix}{credit}:active`);
     return { layout, shards: [only], account: (id) => accountKeysAt(`${prefix}{${id}}:`, only), shardOfAccount: () => only, freeTier };
   }
-  const shards = Array.from({ length: SHARD_COUNT }, (_, k) => shardKeys(k, `${prefix}{s${k}}:leases:`, `${prefix}{s${k}}:outbox:settles`, `${prefix}{s${k}}:credit:active`));
+  const shards = Array.from({ length: SHARD_COUNT }, (_, k) =>
+    shardKeys(k, `${prefix}{s${k}}:leases:`, `${prefix}{s${k}}:outbox:settles`, `${prefix}{s${k}}:credit:active`),
+  );
   return {
     layout,
     shards,
@@ -177,4 +184,3 @@ export function accountOfKey(keys: RedisKeys, prefix: string, key: string, suffi
   const named = keys.account(id);
   return (suffix === 'credit' ? named.credit : named.places) === key ? id : undefined;
 }
-

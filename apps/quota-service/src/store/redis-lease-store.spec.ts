@@ -29,15 +29,34 @@ afterAll(async () => {
 });
 
 for (const layout of ['account', 'shard'] as const) {
-  describeLeaseStoreContract(`redis, ${layout} layout`, async (now) => new RedisLeaseStore(await connect(), { keys: redisKeys(layout, testRedis.keyPrefix), now }));
+  describeLeaseStoreContract(
+    `redis, ${layout} layout`,
+    async (now) => new RedisLeaseStore(await connect(), { keys: redisKeys(layout, testRedis.keyPrefix), now }),
+  );
 }
 
-const lease = (accountId: string): LeaseRecord => ({ requestId: randomUUID(), accountId, model: 'm', payment: 'free', promptTokens: 1, completionTokens: 2, usageEstimated: true });
+const lease = (accountId: string): LeaseRecord => ({
+  requestId: randomUUID(),
+  accountId,
+  model: 'm',
+  payment: 'free',
+  promptTokens: 1,
+  completionTokens: 2,
+  usageEstimated: true,
+});
 
 describe('RedisLeaseStore', () => {
   it('lapses leases by Redis time when no clock is given', async () => {
     const store = new RedisLeaseStore(await connect(), { keys: redisKeys('account', testRedis.keyPrefix) });
-    const lease = { requestId: 'r-redis-time', accountId: 'a', model: 'm', payment: 'free' as const, promptTokens: 1, completionTokens: 2, usageEstimated: true };
+    const lease = {
+      requestId: 'r-redis-time',
+      accountId: 'a',
+      model: 'm',
+      payment: 'free' as const,
+      promptTokens: 1,
+      completionTokens: 2,
+      usageEstimated: true,
+    };
     await store.start(lease, 50);
     expect(await store.claimLapsed(10, 1000)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 80));

@@ -50,9 +50,15 @@ export class RedisLeaseStore implements LeaseStore {
   async claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]> {
     const clock = this.clock();
     const shards = this.options.keys.shards;
-    const lapsed = await Promise.all(shards.map(async (shard) => scoredMembers(shard.index, await this.run(shard, LAPSED_LEASES, [clock, max]))));
+    const lapsed = await Promise.all(
+      shards.map(async (shard) => scoredMembers(shard.index, await this.run(shard, LAPSED_LEASES, [clock, max]))),
+    );
     const oldest = lowestOf(lapsed, max);
-    const claimed = await Promise.all([...groupBy(oldest, (lapse) => lapse.shard)].map(([shard, own]) => this.run(shards[shard], CLAIM_LAPSED, [clock, own.length, claimMs])));
+    const claimed = await Promise.all(
+      [...groupBy(oldest, (lapse) => lapse.shard)].map(([shard, own]) =>
+        this.run(shards[shard], CLAIM_LAPSED, [clock, own.length, claimMs]),
+      ),
+    );
     // Oldest first across shards; a lease claimed that the first read did not see (lapsed since) goes last.
     const lapse = new Map(oldest.map(({ member, score }) => [member, score]));
     const lapsedAt = (lease: LeaseRecord) => lapse.get(lease.requestId) ?? Number.MAX_VALUE;

@@ -34,7 +34,7 @@ for (const layout of ['account', 'shard'] as const) {
     /** The stream that settleRecord()'s account appends to. */
     const streamOf = (prefix: string) => keysOf(prefix).shardOfAccount(settleRecord().accountId).outbox;
 
-    it('appends each record to its account\'s shard, counts them all as waiting, and hands each to one of two replicas at once', async () => {
+    it("appends each record to its account's shard, counts them all as waiting, and hands each to one of two replicas at once", async () => {
       const prefix = newPrefix();
       const [a, b] = [outboxAt(prefix, 'a', 30_000, layout), outboxAt(prefix, 'b', 30_000, layout)];
       const appended = Array.from({ length: 60 }, (_, i) => settleRecord({ accountId: `acct_${i % 20}` }));
@@ -61,7 +61,7 @@ for (const layout of ['account', 'shard'] as const) {
       expect(await b.backlog()).toEqual({ records: 0, oldestAgeSeconds: 0 });
     });
 
-    it('hands out each account\'s records in the order they were appended', async () => {
+    it("hands out each account's records in the order they were appended", async () => {
       const prefix = newPrefix();
       const outbox = outboxAt(prefix, 'a', 30_000, layout);
       const appended = Array.from({ length: 40 }, (_, i) => settleRecord({ accountId: `acct_${i % 8}` }));
@@ -71,7 +71,8 @@ for (const layout of ['account', 'shard'] as const) {
         handed.push(...claimed.map((c) => c.record));
         await outbox.ack(claimed.map((c) => c.id));
       }
-      for (let i = 0; i < 8; i++) expect(handed.filter((r) => r.accountId === `acct_${i}`)).toEqual(appended.filter((r) => r.accountId === `acct_${i}`));
+      for (let i = 0; i < 8; i++)
+        expect(handed.filter((r) => r.accountId === `acct_${i}`)).toEqual(appended.filter((r) => r.accountId === `acct_${i}`));
     });
 
     it('lets another replica take over what a dead one left unacknowledged', async () => {

@@ -101,14 +101,26 @@ export class RedisSettleOutbox implements SettleOutbox {
    * marks of the bills among them: one script per shard (ACK_DELIVERED), all sent at once.
    */
   async ack(ids: string[]): Promise<void> {
-    const entries = ids.map((id) => [id, ...id.split('/')]).filter(([, index, entryId]) => this.options.keys.shards[Number(index)] && entryId);
+    const entries = ids
+      .map((id) => [id, ...id.split('/')])
+      .filter(([, index, entryId]) => this.options.keys.shards[Number(index)] && entryId);
     await this.call(() =>
       Promise.all(
         [...groupBy(entries, ([, index]) => this.options.keys.shards[Number(index)])].map(async ([shard, own]) => {
           const entryIds = own.map(([, , entryId]) => entryId);
-          const bills = [...groupBy(own.flatMap(([id]) => this.claimedBills.get(id) ?? []), (bill) => bill.accountId)];
+          const bills = [
+            ...groupBy(
+              own.flatMap(([id]) => this.claimedBills.get(id) ?? []),
+              (bill) => bill.accountId,
+            ),
+          ];
           const keys = [shard.outbox, ...bills.map(([accountId]) => this.options.keys.account(accountId).unbilled)];
-          const args = [SETTLE_GROUP, entryIds.length, ...entryIds, ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)])];
+          const args = [
+            SETTLE_GROUP,
+            entryIds.length,
+            ...entryIds,
+            ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)]),
+          ];
           await ACK_DELIVERED.run(this.redis, keys, args);
           for (const [id] of own) {
             this.claimedBills.delete(id);
@@ -122,7 +134,11 @@ export class RedisSettleOutbox implements SettleOutbox {
   /** Entries left in the streams are the ones not yet delivered (delivered ones are deleted); ids are their append times. */
   async backlog(): Promise<OutboxBacklog> {
     const shards = await this.call(() =>
-      Promise.all(this.options.keys.shards.map((shard) => Promise.all([this.redis.xlen(shard.outbox), this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)]))),
+      Promise.all(
+        this.options.keys.shards.map((shard) =>
+          Promise.all([this.redis.xlen(shard.outbox), this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)]),
+        ),
+      ),
     );
     let records = 0;
     let appendedMs = Infinity;
@@ -149,16 +165,22 @@ export class RedisSettleOutbox implements SettleOutbox {
     if (entries.length < max && Date.now() >= this.nextOrphanLookMs) {
       const room = max - entries.length;
       const orphans = await this.fromEach(shards, room, async (shard, count) => {
-        const [, orphaned] = (await this.redis.xautoclaim(shard.outbox, SETTLE_GROUP, this.options.consumer, this.options.claimIdleMs, '0-0', 'COUNT', count)) as [
-          string,
-          StreamEntry[],
-        ];
+        const [, orphaned] = (await this.redis.xautoclaim(
+          shard.outbox,
+          SETTLE_GROUP,
+          this.options.consumer,
+          this.options.claimIdleMs,
+          '0-0',
+          'COUNT',
+          count,
+        )) as [string, StreamEntry[]];
         return orphaned;
       });
       if (orphans.length < room) this.nextOrphanLookMs = Date.now() + this.options.claimIdleMs / 2;
       entries.push(...orphans);
     }
-    if (entries.length < max) entries.push(...(await this.fromEach(shards, max - entries.length, (shard, count) => this.read(shard, count, '>'))));
+    if (entries.length < max)
+      entries.push(...(await this.fromEach(shards, max - entries.length, (shard, count) => this.read(shard, count, '>'))));
     // What a step took past `max` stays this consumer's pending, handed out by the next claim.
     if (entries.length > max) this.morePending = true;
     return entries.slice(0, max);
@@ -169,16 +191,29 @@ export class RedisSettleOutbox implements SettleOutbox {
    * entries oldest first. A shard without the consumer group (its stream new, or deleted) gets
    * it first.
    */
-  private async fromEach(shards: ShardKeys[], room: number, take: (shard: ShardKeys, count: number) => Promise<StreamEntry[]>): Promise<ShardEntry[]> {
+  private async fromEach(
+    shards: ShardKeys[],
+    room: number,
+    take: (shard: ShardKeys, count: number) => Promise<StreamEntry[]>,
+  ): Promise<ShardEntry[]> {
     const count = Math.ceil(room / shards.length);
-    const taken = await Promise.all(shards.map(async (shard) => (await this.withGroup(shard, () => take(shard, count))).map((entry) => ({ shard, entry }))));
+    const taken = await Promise.all(
+      shards.map(async (shard) => (await this.withGroup(shard, () => take(shard, count))).map((entry) => ({ shard, entry }))),
+    );
     return taken.flat().sort(byEntryId);
   }
 
   private async read(shard: ShardKeys, max: number, from: '0' | '>'): Promise<StreamEntry[]> {
-    const reply = (await this.redis.xreadgroup('GROUP', SETTLE_GROUP, this.options.consumer, 'COUNT', max, 'STREAMS', shard.outbox, from)) as
-      | [string, StreamEntry[]][]
-      | null;
+    const reply = (await this.redis.xreadgroup(
+      'GROUP',
+      SETTLE_GROUP,
+      this.options.consumer,
+      'COUNT',
+      max,
+      'STREAMS',
+      shard.outbox,
+      from,
+    )) as [string, StreamEntry[]][] | null;
     return reply?.[0]?.[1] ?? [];
   }
 

@@ -30,7 +30,14 @@ afterAll(async () => {
 /** The admission and limit stores and the audit's reads, on keys of their own under the test's prefix. */
 async function open(layout: KeyLayout) {
   const prefix = `${testRedis.keyPrefix}${randomUUID().slice(0, 8)}:`;
-  const client = await openRedisClient({ url: testRedis.url, commandTimeoutMs: 1000, onReady: (c) => Promise.all([loadAdmissionScripts(c), loadLimitScripts(c)]).then(() => undefined) }, silent);
+  const client = await openRedisClient(
+    {
+      url: testRedis.url,
+      commandTimeoutMs: 1000,
+      onReady: (c) => Promise.all([loadAdmissionScripts(c), loadLimitScripts(c)]).then(() => undefined),
+    },
+    silent,
+  );
   const keys = redisKeys(layout, prefix);
   const limits = new RedisLimitStore(client, SETTINGS, { keys });
   closers.push(() => limits.close());
@@ -55,14 +62,18 @@ describe.each(['account', 'shard'] as const)('RedisStoreAudit, %s layout', (layo
     expect((await all(audit.accountIds(2))).sort()).toEqual([...ids, 'acct_places_only'].sort());
   });
 
-  it('reads an account\'s credit, holds and places with which of them are leased, in one look', async () => {
+  it("reads an account's credit, holds and places with which of them are leased, in one look", async () => {
     const { keys, admission, limits, audit } = await open(layout);
     await grantLine(admission, 'acct_1', 100_000);
     const step = paidStep('acct_1', 6000);
     await admission.admit(step);
     expect((await limits.acquirePlace('acct_1', 'chat-1')).granted).toBe(true);
     const [facts] = await audit.facts(['acct_1']);
-    expect(facts).toMatchObject({ accountId: 'acct_1', credit: { granted: 100_000, charged: 0, returned: 0, held: 6000 }, holds: new Map([[step.requestId, 6000]]) });
+    expect(facts).toMatchObject({
+      accountId: 'acct_1',
+      credit: { granted: 100_000, charged: 0, returned: 0, held: 6000 },
+      holds: new Map([[step.requestId, 6000]]),
+    });
     expect([...facts.places.keys()].sort()).toEqual([step.requestId, 'chat-1'].sort());
     expect(facts.leased).toEqual(new Set([step.requestId]));
 

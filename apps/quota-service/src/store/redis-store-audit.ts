@@ -59,7 +59,15 @@ export class RedisStoreAudit implements StoreAuditSource {
   async overdueLeases(beforeMs: number, max: number): Promise<OverdueLease[]> {
     const found: OverdueLease[] = [];
     for (const shard of this.keys.shards) {
-      const lapsed = await this.redis.zrangebyscore(shard.leases.lapse, '-inf', `(${beforeMs}`, 'WITHSCORES', 'LIMIT', 0, max - found.length);
+      const lapsed = await this.redis.zrangebyscore(
+        shard.leases.lapse,
+        '-inf',
+        `(${beforeMs}`,
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        max - found.length,
+      );
       for (let i = 0; i + 1 < lapsed.length; i += 2) {
         const requestId = lapsed[i];
         const data = await this.redis.hget(shard.leases.data, requestId);
@@ -98,9 +106,19 @@ export class RedisStoreAudit implements StoreAuditSource {
 
   private async accountFacts(accountId: string): Promise<AccountFacts> {
     const keys = this.keys.account(accountId);
-    const reply = (await ACCOUNT_FACTS.run(this.redis, [keys.credit, keys.creditHolds, keys.places, keys.shard.leases.data], [])) as unknown[];
+    const reply = (await ACCOUNT_FACTS.run(
+      this.redis,
+      [keys.credit, keys.creditHolds, keys.places, keys.shard.leases.data],
+      [],
+    )) as unknown[];
     const [granted, charged, returned, held] = (reply[0] as (string | null)[]).map((v) => Number(v ?? 0));
     const credit: CreditTotals = { granted, charged, returned, held };
-    return { accountId, credit, holds: numberMap(reply[1]), places: numberMap(reply[2]), leased: new Set((reply[3] as unknown[]).map(String)) };
+    return {
+      accountId,
+      credit,
+      holds: numberMap(reply[1]),
+      places: numberMap(reply[2]),
+      leased: new Set((reply[3] as unknown[]).map(String)),
+    };
   }
 }

@@ -22,12 +22,15 @@ import { RedisLimitStore } from './redis-limit-store';
 import { RedisSettleOutbox } from './redis-settle-outbox';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
-const SCRIPTS = [admissionScripts, freeTierScripts, leaseScripts, limitScripts, outboxScripts].flatMap((m) => Object.values(m)).filter((v): v is LuaScript => v instanceof LuaScript);
+const SCRIPTS = [admissionScripts, freeTierScripts, leaseScripts, limitScripts, outboxScripts]
+  .flatMap((m) => Object.values(m))
+  .filter((v): v is LuaScript => v instanceof LuaScript);
 const nameOfSha = new Map(SCRIPTS.map((script) => [script.sha, script.name]));
 
 /** The keys of a command, found as ioredis' cluster client finds them to route it (for EVALSHA: its KEYS). */
 const keysOf = (args: string[]): string[] => getKeyIndexes(args[0].toLowerCase(), args.slice(1)).map((i) => args[1 + i]);
-const nameOf = ({ args }: SentCommand) => (args[0].toLowerCase() === 'evalsha' ? (nameOfSha.get(args[1]) ?? `unknown script ${args[1]}`) : args[0].toLowerCase());
+const nameOf = ({ args }: SentCommand) =>
+  args[0].toLowerCase() === 'evalsha' ? (nameOfSha.get(args[1]) ?? `unknown script ${args[1]}`) : args[0].toLowerCase();
 
 let testRedis: TestRedis;
 let client: Redis;
@@ -69,11 +72,26 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
 
     await freeTier.updateSettings({ dailyTokens: 100_000 });
     await freeTier.snapshot();
-    await freeTier.reserve({ accountId: account, requestId: 'r-free', tokens: 100, dailyTokens: 100_000, poolTokens: 1_000_000, ttlMs: 60_000 });
+    await freeTier.reserve({
+      accountId: account,
+      requestId: 'r-free',
+      tokens: 100,
+      dailyTokens: 100_000,
+      poolTokens: 1_000_000,
+      ttlMs: 60_000,
+    });
     await freeTier.settle(account, 'r-free', 50);
     await freeTier.allowanceUsed(account);
 
-    const older = { requestId: 'r-lease', accountId: account, model: 'vendor-v4-flash', payment: 'free' as const, promptTokens: 1, completionTokens: 1, usageEstimated: true };
+    const older = {
+      requestId: 'r-lease',
+      accountId: account,
+      model: 'vendor-v4-flash',
+      payment: 'free' as const,
+      promptTokens: 1,
+      completionTokens: 1,
+      usageEstimated: true,
+    };
     await leases.start(older, LEASE_TTL);
     await leases.renew([older], LEASE_TTL);
     await leases.end(older);
@@ -81,10 +99,30 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
     await grantLine(admission, account, 100_000);
     const paid = paidStep(account, 6000);
     await admission.admit(paid);
-    await admission.finish({ accountId: account, requestId: paid.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'paid', tokens: 1100, chargeMicro: 1400, bill: paidBill(account, paid.requestId, 6000, 1000, 100, 1400) });
+    await admission.finish({
+      accountId: account,
+      requestId: paid.requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'paid',
+      tokens: 1100,
+      chargeMicro: 1400,
+      bill: paidBill(account, paid.requestId, 6000, 1000, 100, 1400),
+    });
     const free = freeStep(account);
     await admission.admit(free);
-    await admission.finish({ accountId: account, requestId: free.requestId, admitted: true, usageEstimated: false, lapsed: false, payment: 'free', tokens: 0, chargeMicro: 0, bill: undefined });
+    await admission.finish({
+      accountId: account,
+      requestId: free.requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'free',
+      tokens: 0,
+      chargeMicro: 0,
+      bill: undefined,
+    });
     await admission.resurrect(paidStep(account, 6000).lease, LEASE_TTL);
     await admission.adoptLine(`acct_${randomUUID()}`, { granted: 1000, charged: 0, returned: 0 });
     await admission.billStates([paid.lease]);
@@ -116,7 +154,7 @@ function crossSlot(sent: SentCommand[]): string[] {
 }
 
 describe('Redis Cluster hash slots of the scripts and commands', () => {
-  it('computes a key\'s slot as CLUSTER KEYSLOT does', () => {
+  it("computes a key's slot as CLUSTER KEYSLOT does", () => {
     // CRC16 of '123456789' is 0x31C3 (Redis Cluster specification); the rest as a Redis 7 in
     // cluster mode answers CLUSTER KEYSLOT: a tag is what the first { and the next } enclose,
     // unless that is empty.
@@ -132,12 +170,15 @@ describe('Redis Cluster hash slots of the scripts and commands', () => {
 
   it('in the shard layout, has every command and every script touch one slot, each script only the keys it is given', async () => {
     const sent = await everyOperation('shard');
-    expect([...new Set(sent.map(nameOf))].filter((name) => SCRIPTS.some((script) => script.name === name)).sort()).toEqual(SCRIPTS.map((script) => script.name).sort());
+    expect([...new Set(sent.map(nameOf))].filter((name) => SCRIPTS.some((script) => script.name === name)).sort()).toEqual(
+      SCRIPTS.map((script) => script.name).sort(),
+    );
     expect(sent.map(nameOf)).toEqual(expect.arrayContaining(['xadd', 'xlen', 'xgroup', 'xreadgroup', 'xautoclaim', 'xrange']));
     expect(crossSlot(sent)).toEqual([]);
     for (const command of sent) {
       const given = keysOf(command.args);
-      for (const touched of command.scriptCommands.flatMap(keysOf)) expect({ script: nameOf(command), touched, given: given.includes(touched) }).toMatchObject({ given: true });
+      for (const touched of command.scriptCommands.flatMap(keysOf))
+        expect({ script: nameOf(command), touched, given: given.includes(touched) }).toMatchObject({ given: true });
     }
   });
 

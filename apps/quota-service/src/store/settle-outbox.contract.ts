@@ -33,7 +33,11 @@ export function describeSettleOutboxContract(name: string, open: SettleOutboxFac
     });
 
     it('hands out every record as appended, oldest first, up to max', async () => {
-      const appended = [settleRecord(), settleRecord({ payment: 'free', usageEstimated: true }), settleRecord({ promptTokens: 0, completionTokens: 0 })];
+      const appended = [
+        settleRecord(),
+        settleRecord({ payment: 'free', usageEstimated: true }),
+        settleRecord({ promptTokens: 0, completionTokens: 0 }),
+      ];
       for (const record of appended) await outbox.append(record);
       expect(await records(2)).toEqual(appended.slice(0, 2));
       expect(await records()).toEqual(appended);

@@ -24,7 +24,8 @@ const isHold = (value: unknown): value is HoldTerms =>
 
 const isSettleRecord = (r: Fields): r is Fields & SettleRecord => r.kind === undefined && isUsage(r);
 const isBillRecord = (r: Fields): r is Fields & BillRecord => r.kind === 'bill' && isUsage(r) && isHold(r.hold) && isCount(r.chargeMicro);
-const isLineReturn = (r: Fields): r is Fields & LineReturnRecord => r.kind === 'return' && typeof r.accountId === 'string' && isCount(r.returnedTotalMicro);
+const isLineReturn = (r: Fields): r is Fields & LineReturnRecord =>
+  r.kind === 'return' && typeof r.accountId === 'string' && isCount(r.returnedTotalMicro);
 
 const isStringMap = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === 'string');
 
