@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
 import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
-import { grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
+import { freeStep, grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
 import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
@@ -161,6 +161,20 @@ describe('RequestFinisher, requests admitted by Admit', () => {
     expect(await stores.admission.credit('a')).toMatchObject({ charged: 0, held: 6000 });
     expect(await stores.outbox.claim(10)).toEqual([]);
     expect(await stores.limits.getUsage('a')).toEqual({ todayTokens: 0, totalTokens: 0 });
+  });
+
+  it("queues a free request's late real bill once after its lease lapsed with nothing of its reply (the edge lost quota-service meanwhile)", async () => {
+    await stores.admission.admit(freeStep('a', { requestId: 'f1' }));
+    const lapsed = { ...freeStep('a', { requestId: 'f1' }).lease, promptTokens: 0, completionTokens: 0 };
+    expect(lapsed.maxTokens).toBeDefined();
+    await finisher.finishLapsed(lapsed);
+    expect(await stores.outbox.claim(10)).toEqual([]);
+    const real = end({ requestId: 'f1', payment: 'free', hold: undefined, promptTokens: 20, completionTokens: 30 });
+    expect(await finisher.finishAdmitted(real)).toEqual({ released: false, repeated: true });
+    expect(await finisher.finishAdmitted(real)).toEqual({ released: false, repeated: true });
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
+      expect.objectContaining({ requestId: 'f1', payment: 'free', promptTokens: 20, completionTokens: 30 }),
+    ]);
   });
 
   it('finishes a lapsed lease as the edge would: an admitted paid one at its hold, estimated; an older one as before', async () => {

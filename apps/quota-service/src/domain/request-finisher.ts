@@ -103,11 +103,14 @@ export class RequestFinisher {
   }
 
   /**
-   * Finishes a request whose lease lapsed, from its last renewal (estimated): a paid request
-   * admitted by Admit (its lease has the hold) as Admit's FinishRequest would, charged at the
-   * hold's prices; any other as an older FinishRequest.
+   * Finishes a request whose lease lapsed, from its last renewal (estimated): one admitted by
+   * Admit (a paid lease has the hold, and the edge renews any such lease with its max_tokens) as
+   * Admit's FinishRequest would, a paid one charged at the hold's prices, so that the edge's real
+   * bill, arriving late, is queued once (the lapse is remembered); an older one as an older
+   * FinishRequest.
    */
   async finishLapsed(lease: LeaseRecord): Promise<FinishedRequest> {
-    return isAdmitted(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
+    const byAdmit = isAdmitted(lease) || (lease.payment === 'free' && lease.maxTokens !== undefined);
+    return byAdmit ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
   }
 }

@@ -23,9 +23,9 @@ export type LeaseRecord = SettleRecord & {
 export type LeaseRef = Pick<LeaseRecord, 'accountId' | 'requestId'>;
 
 /**
- * Whether a lease is of a paid request admitted by Admit, to be finished as Admit's requests are
- * (its hold charged and given back). A free one's lease carries nothing to tell it from an older
- * free lease (the edge renews it without max_tokens), and both finish alike.
+ * Whether a lease is of a paid request admitted by Admit, with its hold (charged and given back
+ * when it is finished, recreated with the lease when the store lost it). A free request admitted
+ * by Admit is told by its max_tokens where that matters (RequestFinisher.finishLapsed).
  */
 export const isAdmitted = (lease: LeaseRecord): boolean => lease.hold !== undefined;
 
