@@ -18,7 +18,7 @@ import { trackConnections } from './http/connection-tracker';
 import { errorHandler } from './http/error-handler';
 import { methodNotAllowed, notFound } from './http/not-served';
 import { refuseLibraryClients } from './http/refuse-library-clients';
-import { requestId } from './http/request-id';
+import { callerRequestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import { startPublicServer } from './http/public-server';
 import { chatCompletionsRoute } from './routes/chat-completions';
@@ -76,7 +76,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   // First, so that every request gets its one log line, refused clients (1010) too.
   app.use(requestLog(logger));
   if (config.blockLibraryClients) app.use(refuseLibraryClients(config.blockedUserAgents));
-  app.use(requestId);
+  app.use(callerRequestId);
   app.post(
     '/v1/chat/completions',
     chatCompletionsRoute({

@@ -47,6 +47,28 @@ describe('LeaseKeeper', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('renews at once, with those of the same moment, the leases of requests whose reply began, long before the next tick', async () => {
+    const { quota, sent } = quotaAnswering(() => []);
+    keeper = new LeaseKeeper(quota, 60_000, logger);
+    let completionTokens = 0;
+    for (const id of ['r7', 'r8', 'r9']) keeper.keep(id, () => ({ ...lease(id), completionTokens }));
+    completionTokens = 3;
+    keeper.replyBegan('r7');
+    keeper.replyBegan('r8');
+    keeper.replyBegan('gone');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sent).toEqual([
+      [
+        { ...lease('r7'), completionTokens: 3 },
+        { ...lease('r8'), completionTokens: 3 },
+      ],
+    ]);
+    keeper.finished('r7');
+    keeper.replyBegan('r7');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sent).toHaveLength(1);
+  });
+
   it("takes the final bill when the finish lands and lets go of the request's state: what it says later is not asked", async () => {
     const { quota, sent } = quotaAnswering(() => []);
     keeper = new LeaseKeeper(quota, 60_000, logger);

@@ -6,6 +6,9 @@ import { leaseRenewals } from '../edge-metrics';
 /** A request whose finish landed is renewed as its final bill at most this long. */
 const FINAL_KEEP_MS = 10 * 60_000;
 
+/** The first part of a reply is in its request's lease at quota-service within about this long. */
+const PROGRESS_RENEW_MS = 20;
+
 /**
  * A running request's lease as it stands now (no longer renewed once quota-service answered it
  * unknown, at `unknownAt`), or a finished one's final bill (its request's state let go).
@@ -29,6 +32,9 @@ type Kept =
 export class LeaseKeeper {
   private readonly running = new Map<string, Kept>();
   private readonly loop: PeriodicTask;
+  /** Running requests whose reply began since their last renewal, renewed within PROGRESS_RENEW_MS. */
+  private readonly progressed = new Set<string>();
+  private progressTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly quota: QuotaClient,
@@ -44,54 +50,81 @@ export class LeaseKeeper {
   }
 
   /** Keeps renewing the lease of a request, as `leaseNow` gives it at each renewal. */
-  keep(requestId: string, leaseNow: () => quotaV1.Lease): void {
-    this.running.set(requestId, { leaseNow });
+  keep(billingId: string, leaseNow: () => quotaV1.Lease): void {
+    this.running.set(billingId, { leaseNow });
   }
 
   /**
    * An admitted request's finish landed: renewed from now on as its final bill, until applied.
    * The bill is taken now, so that the request's state (body, reply, sockets) is not held until then.
    */
-  finished(requestId: string): void {
-    const kept = this.running.get(requestId);
+  finished(billingId: string): void {
+    const kept = this.running.get(billingId);
     if (kept && kept.finishedAt === undefined)
-      this.running.set(requestId, { final: { ...kept.leaseNow(), final: true }, finishedAt: Date.now() });
+      this.running.set(billingId, { final: { ...kept.leaseNow(), final: true }, finishedAt: Date.now() });
   }
 
   /** Stops renewing a request's lease: its finish landed on the older path (or was refused for good). */
-  forget(requestId: string): void {
-    this.running.delete(requestId);
+  forget(billingId: string): void {
+    this.running.delete(billingId);
+  }
+
+  /**
+   * The first part of a request's reply arrived (it is billed from now on, docs/api.md#billing-rules):
+   * its lease is renewed soon, with the requests of the same moment, rather than at the next tick,
+   * so that an edge that dies after handing the caller a reply leaves a lease that bills it.
+   */
+  replyBegan(billingId: string): void {
+    this.progressed.add(billingId);
+    this.progressTimer ??= setTimeout(() => void this.renewProgressed(), PROGRESS_RENEW_MS).unref();
+  }
+
+  /** Renews the leases of the requests whose reply began since the last such renewal. */
+  private async renewProgressed(): Promise<void> {
+    this.progressTimer = undefined;
+    const leases: quotaV1.Lease[] = [];
+    for (const billingId of this.progressed) {
+      const kept = this.running.get(billingId);
+      if (kept && kept.finishedAt === undefined && kept.unknownAt === undefined) leases.push(kept.leaseNow());
+    }
+    this.progressed.clear();
+    await this.send(leases, Date.now());
   }
 
   /** Renews every lease kept now; one failed call does not stop the others. */
   async renewAll(): Promise<void> {
     const now = Date.now();
     const leases: quotaV1.Lease[] = [];
-    for (const [requestId, kept] of this.running) {
+    for (const [billingId, kept] of this.running) {
       const since = kept.finishedAt ?? kept.unknownAt;
-      if (since !== undefined && now - since > FINAL_KEEP_MS) this.forget(requestId);
+      if (since !== undefined && now - since > FINAL_KEEP_MS) this.forget(billingId);
       else if (kept.finishedAt !== undefined) leases.push(kept.final);
       else if (kept.unknownAt === undefined) leases.push(kept.leaseNow());
     }
+    await this.send(leases, now);
+  }
+
+  /** Sends leases in batches of MAX_BATCH and takes in quota-service's answers about them. */
+  private async send(leases: quotaV1.Lease[], now: number): Promise<void> {
     for (let i = 0; i < leases.length; i += MAX_BATCH) {
       const batch = leases.slice(i, i + MAX_BATCH);
       try {
-        const { unknownRequestIds } = await this.quota.renewLeases(batch);
-        leaseRenewals.inc({ outcome: 'renewed' }, batch.length - unknownRequestIds.length);
+        const { unknownRequestIds: unknownBillingIds } = await this.quota.renewLeases(batch);
+        leaseRenewals.inc({ outcome: 'renewed' }, batch.length - unknownBillingIds.length);
         const sentFinal = new Set(batch.filter((lease) => lease.final).map((lease) => lease.requestId));
-        for (const requestId of unknownRequestIds) {
-          const kept = this.running.get(requestId);
-          if (sentFinal.has(requestId)) {
+        for (const billingId of unknownBillingIds) {
+          const kept = this.running.get(billingId);
+          if (sentFinal.has(billingId)) {
             // Its bill is applied: nothing more to keep.
             leaseRenewals.inc({ outcome: 'applied' });
-            this.forget(requestId);
+            this.forget(billingId);
           } else if (kept?.finishedAt === undefined && kept?.unknownAt === undefined) {
             // The answer is about the running lease, not the bill: the finish that ended the lease
             // may still be on its way here, and its bill must then be kept (it may wait in the
             // outbox and be lost with Redis). A finish that landed while this renewal was on the
             // wire has its final bill renewed from the next tick.
             leaseRenewals.inc({ outcome: 'unknown' });
-            this.logger.warn('lease unknown to quota-service, no longer renewed', { billingId: requestId });
+            this.logger.warn('lease unknown to quota-service, no longer renewed', { billingId });
             if (kept) kept.unknownAt = now;
           }
         }
@@ -102,8 +135,10 @@ export class LeaseKeeper {
     }
   }
 
-  /** Stops the timer (at shutdown, once every request has settled) and waits for a renewal on the wire. */
+  /** Stops the timers (at shutdown, once every request has settled) and waits for a renewal on the wire. */
   stop(): Promise<void> {
+    clearTimeout(this.progressTimer);
+    this.progressTimer = undefined;
     return this.loop.stop();
   }
 }

@@ -24,4 +24,18 @@ describe('ReplyProgress', () => {
     progress.partArrived();
     expect(progress.billableNow(facts)).toEqual({ usage: { promptTokens: 7, completionTokens: 9 }, usageEstimated: false });
   });
+
+  it('says once that the reply began, at its first part or its usage, whichever comes first', () => {
+    let began = 0;
+    const progress = new ReplyProgress(() => began++);
+    expect(began).toBe(0);
+    progress.partArrived();
+    progress.partArrived();
+    progress.usageReported({ promptTokens: 7, completionTokens: 9 });
+    expect(began).toBe(1);
+    const usageFirst = new ReplyProgress(() => began++);
+    usageFirst.usageReported({ promptTokens: 7, completionTokens: 9 });
+    usageFirst.partArrived();
+    expect(began).toBe(2);
+  });
 });

@@ -7,7 +7,8 @@ import { Usage } from './provider-usage';
 
 /** What a finished request owes, and how it is paid. */
 export interface FinishedRequest {
-  requestId: string;
+  /** The id it is held, placed and billed under (quota.v1's request_id). */
+  billingId: string;
   accountId: string;
   model: string;
   payment: quotaV1.Payment;
@@ -63,7 +64,7 @@ export class Settlement {
   private async deliver(done: FinishedRequest): Promise<void> {
     const request: quotaV1.FinishRequestRequest = {
       accountId: done.accountId,
-      requestId: done.requestId,
+      requestId: done.billingId,
       model: done.model,
       payment: done.payment,
       promptTokens: done.usage.promptTokens,
@@ -90,11 +91,11 @@ export class Settlement {
         }
         const wait = backoffMs(failures, RETRY_BACKOFF);
         settlementRetries.inc();
-        this.logger.warn('finishing a request failed, retrying', { billingId: done.requestId, err, retryInMs: wait });
+        this.logger.warn('finishing a request failed, retrying', { billingId: done.billingId, err, retryInMs: wait });
         await new Promise((r) => setTimeout(r, wait));
       }
     }
-    if (landed && done.admitted) this.leases.finished(done.requestId);
-    else this.leases.forget(done.requestId);
+    if (landed && done.admitted) this.leases.finished(done.billingId);
+    else this.leases.forget(done.billingId);
   }
 }

@@ -13,7 +13,7 @@ function describe(err: unknown, res: Response, logger: Logger): ErrorDescription
   if (hasDescription(err)) return err.describe();
   // The router could not decode a path parameter: no such path is served.
   if (err instanceof URIError) return { status: 404, code: 'NOT_FOUND', message: 'Unknown path.' };
-  logger.error('request failed', { requestId: res.locals.requestId, err });
+  logger.error('request failed', { requestId: res.locals.callerRequestId, err });
   return { status: 500, code: 'INTERNAL_ERROR', message: 'The server had an error while processing your request.' };
 }
 

@@ -20,7 +20,7 @@ interface ReplyFacts {
 }
 
 const factsOf = (req: Request, res: Response): ReplyFacts => ({
-  requestId: res.locals.requestId,
+  requestId: res.locals.callerRequestId,
   method: req.method,
   path: req.path,
   route: (req.route as { path?: string } | undefined)?.path ?? 'unmatched',

@@ -30,7 +30,8 @@ export interface AdmissionDeps {
 
 /** A request whose body passed the edge's checks, measured. */
 export interface AdmissionQuestion {
-  requestId: string;
+  /** The id it is held, placed and billed under (quota.v1's and billing.v1's request_id). */
+  billingId: string;
   accountId: string;
   checked: CheckedChatRequest;
   prompt: PromptMeasure;
@@ -130,7 +131,7 @@ export class ChatAdmission {
     try {
       const answer = await this.deps.quota.admit({
         accountId: q.accountId,
-        requestId: q.requestId,
+        requestId: q.billingId,
         model: q.checked.model,
         promptTokens: q.promptTokens,
         maxTokens: q.checked.maxTokens,
@@ -173,7 +174,7 @@ export class ChatAdmission {
     await countOnly(this.deps, res, q.accountId);
     const paying = await this.payOlderWay(q);
     const lease = leaseOf({ payment: paying.payment, model: paying.checked.model, maxTokens: paying.checked.maxTokens });
-    const place = await this.deps.quota.acquirePlace(q.accountId, q.requestId, lease()).catch((err: unknown) => {
+    const place = await this.deps.quota.acquirePlace(q.accountId, q.billingId, lease()).catch((err: unknown) => {
       // The limits cannot be checked: refuse (fail closed), and give back what was taken.
       this.deps.settlement.finish(unbilled(q, paying.payment));
       throw err;
@@ -196,7 +197,7 @@ export class ChatAdmission {
     };
     const hold = await this.deps.billing
       .authorize({
-        requestId: q.requestId,
+        requestId: q.billingId,
         accountId: q.accountId,
         model: q.checked.model,
         promptTokens: q.promptTokens,
@@ -207,7 +208,7 @@ export class ChatAdmission {
     const free = await this.deps.quota
       .reserveFree({
         accountId: q.accountId,
-        requestId: q.requestId,
+        requestId: q.billingId,
         model: q.checked.model,
         thinking: asksThinking(q.checked.body),
         textPromptTokens: q.prompt.textTokens,
@@ -223,9 +224,9 @@ export class ChatAdmission {
 }
 
 /** The end of a request that bills nothing: gives back its hold or free reservation, and its place. */
-function unbilled(q: Pick<AdmissionQuestion, 'requestId' | 'accountId' | 'checked'>, payment: quotaV1.Payment): FinishedRequest {
+function unbilled(q: Pick<AdmissionQuestion, 'billingId' | 'accountId' | 'checked'>, payment: quotaV1.Payment): FinishedRequest {
   return {
-    requestId: q.requestId,
+    billingId: q.billingId,
     accountId: q.accountId,
     model: q.checked.model,
     payment,

@@ -53,8 +53,8 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
   return async (req: Request, res: Response) => {
     // The id the request is held, placed and billed under: always new, unlike the x-request-id
     // a caller may send twice (reusing it must not share a place or a bill with another request).
-    const requestId = newBillingId();
-    const traceId: string = res.locals.requestId;
+    const billingId = newBillingId();
+    const callerRequestId: string = res.locals.callerRequestId;
     const record = recordOf(res);
     record.reportsOverhead = true;
     if (declaredTooLarge(req, deps.bodyLimitBytes)) throw bodyTooLarge();
@@ -83,14 +83,14 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
 
     // While it runs, the request's lease carries what it would be billed if it broke off now;
     // once the reply is read, its final bill until the finish lands.
-    const progress = new ReplyProgress();
+    const progress = new ReplyProgress(() => deps.leases.replyBegan(billingId));
     let final: BillableUsage | undefined;
     let endReason: quotaV1.EndReason | undefined;
     const leaseOf: LeaseOf =
       ({ payment, model, maxTokens, hold, byAdmit }) =>
       () => ({
         accountId,
-        requestId,
+        requestId: billingId,
         model,
         payment,
         ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage,
@@ -98,16 +98,16 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
         maxTokens: byAdmit ? maxTokens : undefined,
         endReason,
       });
-    const admitted = await deps.admission.admit(res, { requestId, accountId, checked, prompt, promptTokens }, leaseOf);
+    const admitted = await deps.admission.admit(res, { billingId, accountId, checked, prompt, promptTokens }, leaseOf);
     record.payment = admitted.payment === PAID ? 'paid' : 'free';
-    record.billingId = requestId;
+    record.billingId = billingId;
     // The closures below outlive the caller while the provider's reply is read: they take only
     // these values, never the request body they come from.
     const forwarded = admitted.checked;
     const { payment, hold, byAdmit } = admitted;
     const { model, maxTokens } = forwarded;
     const finished = (usage: BillableUsage): FinishedRequest => ({
-      requestId,
+      billingId,
       accountId,
       model,
       payment,
@@ -116,11 +116,11 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       admitted: byAdmit ? true : undefined,
       endReason,
     });
-    deps.leases.keep(requestId, leaseOf({ payment, model, maxTokens, hold, byAdmit }));
+    deps.leases.keep(billingId, leaseOf({ payment, model, maxTokens, hold, byAdmit }));
 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
-    const billed = relayProviderReply(deps.provider, forwarded, traceId, reply, record, progress).then((read) => {
+    const billed = relayProviderReply(deps.provider, forwarded, callerRequestId, reply, record, progress).then((read) => {
       final = billableUsage(read.outcome, { promptTokens, maxTokens, elapsedMs: Date.now() - started });
       endReason = endReasonOf(read.whole, reply.end);
       record.usage = final;

@@ -54,25 +54,25 @@ export class ProviderClient {
   }
 
   /**
-   * Sends a chat request, with the caller's trace id as x-request-id, and resolves once the
+   * Sends a chat request, with the caller's x-request-id (never its key), and resolves once the
    * provider's headers arrive. Throws UPSTREAM_DOWN when the breaker is open or the provider
    * cannot be reached.
    */
-  async send(body: Record<string, unknown>, traceId: string): Promise<ProviderResponse> {
+  async send(body: Record<string, unknown>, callerRequestId: string): Promise<ProviderResponse> {
     const report = this.breaker.admit();
     if (!report) throw down('The provider is failing; retry after a minute.');
     const res = await this.pool
       .request({
         path: this.path,
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}`, 'x-request-id': traceId },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}`, 'x-request-id': callerRequestId },
         body: JSON.stringify(body),
         headersTimeout: this.settings.readTimeoutMs,
         bodyTimeout: this.settings.readTimeoutMs,
       })
       .catch((err: unknown) => {
         report(false);
-        this.logger.warn('provider unreachable', { traceId, reason: err instanceof Error ? err.message : String(err) });
+        this.logger.warn('provider unreachable', { requestId: callerRequestId, reason: err instanceof Error ? err.message : String(err) });
         throw down('The provider cannot be reached; retry after a minute.');
       });
     report(res.statusCode < 500);

@@ -27,7 +27,7 @@ const interrupted = () => new AppError('UPSTREAM_INTERRUPTED', 'The provider rep
 export async function relayProviderReply(
   provider: ProviderClient,
   request: CheckedChatRequest,
-  traceId: string,
+  callerRequestId: string,
   listener: ReplyListener,
   timer: ProviderTimer,
   progress: ReplyProgress,
@@ -35,7 +35,7 @@ export async function relayProviderReply(
   let response: ProviderResponse;
   timer.called();
   try {
-    response = await provider.send(request.body, traceId);
+    response = await provider.send(request.body, callerRequestId);
   } catch (err) {
     timer.ended();
     listener.fail(err instanceof Error ? err : new Error(String(err)));
