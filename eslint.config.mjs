@@ -38,4 +38,21 @@ export default [
     },
   },
   { files: TEST_FILES, rules: { '@nx/enforce-module-boundaries': boundaries(['type:test']) } },
+  // The edge's domain declares the ports its clients implement (domain/ports.ts) and imports none of them.
+  {
+    files: ['apps/edge/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../clients/*', '../routes/*', '../http/*', '../upstream/*'],
+              message: 'the domain declares a port in domain/ports.ts instead',
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];

@@ -1,13 +1,9 @@
 import { authV1 } from '@gw/contracts';
-import { AuthClient } from '../clients/auth-client';
-import { KeyUseReporter } from '../clients/key-use-reporter';
 import { KeyCache } from './key-cache';
+import { KeyDirectory, KeyUseLog } from './ports';
 
-/** What the routes ask about callers and their models. */
-export interface KeyLookup {
-  authenticate(keySha256: string): Promise<authV1.AuthenticateResponse>;
-  listModels(accountId: string): Promise<authV1.ListModelsResponse>;
-}
+/** What the routes ask about callers and their models: auth-service's answers, from the cache where it may. */
+export type KeyLookup = KeyDirectory;
 
 /**
  * Authenticates a key from the key cache when it may (IdentityWatch keeps it coherent), else
@@ -16,9 +12,9 @@ export interface KeyLookup {
  */
 export class CachedKeyLookup implements KeyLookup {
   constructor(
-    private readonly auth: AuthClient,
+    private readonly auth: KeyDirectory,
     private readonly cache: KeyCache,
-    private readonly uses: KeyUseReporter,
+    private readonly uses: KeyUseLog,
   ) {}
 
   async authenticate(keySha256: string): Promise<authV1.AuthenticateResponse> {

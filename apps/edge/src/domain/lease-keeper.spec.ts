@@ -1,7 +1,7 @@
 import { quotaV1 } from '@gw/contracts';
 import { createLogger } from '@gw/service-kit';
-import { QuotaClient } from '../clients/quota-client';
 import { LeaseKeeper } from './lease-keeper';
+import { LeaseRenewing } from './ports';
 
 const lease = (requestId: string): quotaV1.Lease => ({
   accountId: 'a',
@@ -21,7 +21,7 @@ function quotaAnswering(unknown: (leases: quotaV1.Lease[]) => string[]) {
       return { unknownRequestIds: unknown(leases) };
     },
   };
-  return { quota: quota as unknown as QuotaClient, sent };
+  return { quota: quota as LeaseRenewing, sent };
 }
 
 describe('LeaseKeeper', () => {

@@ -1,7 +1,7 @@
 import { quotaV1 } from '@gw/contracts';
 import { Logger, MAX_BATCH, PeriodicTask } from '@gw/service-kit';
-import { QuotaClient } from '../clients/quota-client';
 import { leaseRenewals } from '../edge-metrics';
+import { LeaseRenewing } from './ports';
 
 /** A request whose finish landed is renewed as its final bill at most this long. */
 const FINAL_KEEP_MS = 10 * 60_000;
@@ -37,7 +37,7 @@ export class LeaseKeeper {
   private progressTimer?: NodeJS.Timeout;
 
   constructor(
-    private readonly quota: QuotaClient,
+    private readonly quota: LeaseRenewing,
     renewMs: number,
     private readonly logger: Logger,
   ) {

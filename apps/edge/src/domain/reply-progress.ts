@@ -11,20 +11,20 @@ export class ReplyProgress {
   private readonly startedAt = Date.now();
 
   /** `began`: called once, when the first part of the reply (or its usage) arrives. */
-  constructor(private readonly began: () => void = () => {}) {}
+  constructor(private readonly began?: () => void) {}
 
   /** Part of a reply arrived. */
   partArrived(): void {
     if (this.outcome.kind !== 'nothing') return;
     this.outcome = { kind: 'partial' };
-    this.began();
+    this.began?.();
   }
 
   /** The provider reported the tokens. */
   usageReported(usage: Usage): void {
     const first = this.outcome.kind === 'nothing';
     this.outcome = { kind: 'reported', usage };
-    if (first) this.began();
+    if (first) this.began?.();
   }
 
   /** The bill if the reply broke off now. */

@@ -1,8 +1,8 @@
 import { quotaV1 } from '@gw/contracts';
 import { backoffMs, isFinalFailure, Logger } from '@gw/service-kit';
-import { QuotaClient } from '../clients/quota-client';
 import { estimatedCharges, settlementRetries, settlements } from '../edge-metrics';
 import { LeaseKeeper } from './lease-keeper';
+import { RequestFinishing } from './ports';
 import { Usage } from './provider-usage';
 
 /** What a finished request owes, and how it is paid. */
@@ -38,7 +38,7 @@ export class Settlement {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly quota: QuotaClient,
+    private readonly quota: RequestFinishing,
     private readonly leases: LeaseKeeper,
     private readonly logger: Logger,
   ) {}
