@@ -1,3 +1,4 @@
+import { grpcCodeOf } from '@gw/service-kit';
 import { status } from '@grpc/grpc-js';
 import { AuthorizeParams } from '../src/domain/billing-ledger';
 import { BillingTestDb, codeOf, openBillingTestDb } from './billing-test-db';
@@ -257,7 +258,7 @@ describe('BillingLedger on Postgres', () => {
       const settles = [...requests.map((r) => r.requestId), requests[0].requestId, 'never-held'].map((requestId) =>
         t.ledger.settle({ requestId, ...usage }).then(
           (r) => r.chargedMicro,
-          (err: { code: number }) => err.code,
+          (err: unknown) => grpcCodeOf(err),
         ),
       );
       expect(await Promise.all(settles)).toEqual([...Array(10).fill(5000), status.NOT_FOUND]);

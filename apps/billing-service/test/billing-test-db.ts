@@ -1,7 +1,7 @@
 import { credentials } from '@grpc/grpc-js';
 import { Client as PgClient } from 'pg';
 import { billingV1 } from '@gw/contracts';
-import { createLogger, Database, Env, openDatabase, runMigrations } from '@gw/service-kit';
+import { createLogger, Database, Env, grpcCodeOf, openDatabase, runMigrations } from '@gw/service-kit';
 import { createTestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -86,13 +86,13 @@ export async function startBillingTestApps(count: number, env: Env = {}): Promis
   };
 }
 
-/** Resolves to the gRPC status code an RpcError (or grpc-js ServiceError) carries. */
+/** Resolves to the gRPC status code a refusal stands for (a domain refusal's by its kind, or a grpc-js ServiceError's). */
 export async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
   try {
     await promise;
     return undefined;
   } catch (err) {
-    return (err as { code?: number }).code;
+    return grpcCodeOf(err);
   }
 }
 

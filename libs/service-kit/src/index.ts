@@ -2,7 +2,7 @@ export { readBool, readInt, readOptional, readString } from './env-readers';
 export type { Env } from './env-readers';
 export { createLogger } from './logger';
 export type { Logger, LogFields, LogLevel } from './logger';
-export { RpcError } from './rpc-error';
+export { grpcCodeOf, RpcError } from './rpc-error';
 export { optionalId, requireCount, requireId } from './field-checks';
 export { rpcStatusOf, unaryHandler } from './unary-handler';
 export { eachOnItsOwn, MAX_BATCH } from './each-on-its-own';

@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { grpcCodeOf } from './rpc-error';
 
 /**
  * The one retry policy of every delivery that must land (a request's finish at quota-service,
@@ -21,8 +22,8 @@ const FINAL = new Set<number>([
 
 /** Whether retrying `err` cannot help (see FINAL above); an error without a gRPC code is retried. */
 export function isFinalFailure(err: unknown): boolean {
-  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-  return typeof code === 'number' && FINAL.has(code);
+  const code = grpcCodeOf(err);
+  return code !== undefined && FINAL.has(code);
 }
 
 /** Backoff bounds, ms. */

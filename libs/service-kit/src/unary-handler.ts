@@ -1,7 +1,8 @@
 import { Metadata, ServerUnaryCall, sendUnaryData, status } from '@grpc/grpc-js';
 import { Logger } from './logger';
 import { histogram, LATENCY_BUCKETS } from './metrics';
-import { RpcError } from './rpc-error';
+import { DomainError } from '@gw/errors';
+import { grpcCodeOf, RpcError } from './rpc-error';
 
 /** Every call a service answers, unary or carried on a call stream, by method name and status code. */
 export const rpcDuration = histogram(
@@ -12,11 +13,13 @@ export const rpcDuration = histogram(
 );
 
 /**
- * The gRPC status an error is answered with: an RpcError keeps its code and message, anything
+ * The gRPC status an error is answered with: an RpcError keeps its code and message, a domain
+ * refusal takes its kind's code (grpcCodeOf) and keeps its message, anything
  * else is logged and answered as INTERNAL without its text.
  */
 export function rpcStatusOf(err: unknown, logger: Logger, method: string): { code: status; details: string } {
   if (err instanceof RpcError) return { code: err.code, details: err.message };
+  if (err instanceof DomainError) return { code: grpcCodeOf(err) as status, details: err.message };
   logger.error('rpc failed', { method, err });
   return { code: status.INTERNAL, details: 'internal error' };
 }

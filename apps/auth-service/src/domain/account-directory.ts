@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { status } from '@grpc/grpc-js';
-import { AuditActor, AuditEntry, ChainCheck, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
 import { accountName, keyName } from './display-name';
@@ -8,6 +7,7 @@ import { generateApiKey } from './api-key';
 import { IdentityChange } from './identity-change-hub';
 import { LastUsedRecorder } from './last-used-recorder';
 import { requireKeyDigest, requireModelId, suspensionEnd, suspensionReason } from './request-fields';
+import { DomainError } from '@gw/errors';
 
 /** The most audit entries one ListAuditEntries answers. */
 const MAX_AUDIT_PAGE = 200;
@@ -45,19 +45,19 @@ export class AccountDirectory {
 
   async getAccount(accountId: string): Promise<AccountRecord> {
     const account = await this.store.getAccount(requireId('account_id', accountId));
-    if (!account) throw new RpcError(status.NOT_FOUND, `account ${accountId} not found`);
+    if (!account) throw new DomainError('not-found', `account ${accountId} not found`);
     return account;
   }
 
   private async mustExist(changed: Promise<boolean>, accountId: string): Promise<void> {
-    if (!(await changed)) throw new RpcError(status.NOT_FOUND, `account ${accountId} not found`);
+    if (!(await changed)) throw new DomainError('not-found', `account ${accountId} not found`);
   }
 
   /** Creates a key; refused for an account that is suspended or scheduled for deletion. */
   async createKey(accountId: string, name: string, by: AuditActor): Promise<{ record: KeyRecord; value: string }> {
     const account = await this.getAccount(accountId);
-    if (isSuspendedNow(account, this.now())) throw new RpcError(status.FAILED_PRECONDITION, 'account is suspended');
-    if (account.deletionScheduledAt) throw new RpcError(status.FAILED_PRECONDITION, 'account is scheduled for deletion');
+    if (isSuspendedNow(account, this.now())) throw new DomainError('failed-precondition', 'account is suspended');
+    if (account.deletionScheduledAt) throw new DomainError('failed-precondition', 'account is scheduled for deletion');
     const requested = keyName(name);
     const key = generateApiKey();
     const id = newId('key');
@@ -77,7 +77,7 @@ export class AccountDirectory {
   /** Revokes a key; with `accountId`, only a key of that account (another's is as unknown: NOT_FOUND). */
   async revokeKey(keyId: string, accountId: string, by: AuditActor): Promise<void> {
     if (!(await this.store.revokeKey(requireId('key_id', keyId), optionalId('account_id', accountId), by)))
-      throw new RpcError(status.NOT_FOUND, `key ${keyId} not found`);
+      throw new DomainError('not-found', `key ${keyId} not found`);
     await this.changes.publish({ keyId });
   }
 
@@ -125,23 +125,23 @@ export class AccountDirectory {
     requireModelId('model_id', modelId);
     await this.getAccount(accountId);
     if ((await this.store.grantModel(accountId, modelId, by)) === 'no-model')
-      throw new RpcError(status.NOT_FOUND, `model ${modelId} not found`);
+      throw new DomainError('not-found', `model ${modelId} not found`);
     await this.changes.publish({ accountId });
     return this.getAccount(accountId);
   }
 
   /** Adds a model only granted accounts may use. */
   async addModel(id: string, vision: boolean, by: AuditActor): Promise<ModelRecord> {
-    if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new RpcError(status.INVALID_ARGUMENT, 'a model id is 1 to 128 visible ASCII characters');
+    if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new DomainError('invalid-argument', 'a model id is 1 to 128 visible ASCII characters');
     const model = await this.store.insertModel(id, vision, by);
-    if (!model) throw new RpcError(status.ALREADY_EXISTS, `model ${id} already exists`);
+    if (!model) throw new DomainError('already-exists', `model ${id} already exists`);
     return model;
   }
 
   /** One model of the catalogue, public or not; NOT_FOUND for an unknown id. */
   async getModel(id: string): Promise<ModelRecord> {
     const model = await this.store.getModel(requireModelId('id', id));
-    if (!model) throw new RpcError(status.NOT_FOUND, `model ${id} not found`);
+    if (!model) throw new DomainError('not-found', `model ${id} not found`);
     return model;
   }
 

@@ -1,6 +1,5 @@
-import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
 import { accountName, characterCount, keyName, MAX_NAME_CHARACTERS } from './display-name';
+import { DomainError } from '@gw/errors';
 
 describe('accountName', () => {
   it.each([
@@ -37,8 +36,8 @@ describe('accountName', () => {
         return err;
       }
     })();
-    expect(refusal).toBeInstanceOf(RpcError);
-    expect(refusal).toMatchObject({ code: status.INVALID_ARGUMENT, message: expect.stringContaining(reason) });
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ kind: 'invalid-argument', message: expect.stringContaining(reason) });
   });
 });
 
@@ -50,10 +49,10 @@ describe('keyName', () => {
 
   it('refuses a NUL and a 65th character as a key name', () => {
     expect(() => keyName('a\u0000b')).toThrow(
-      expect.objectContaining({ code: status.INVALID_ARGUMENT, message: 'a key name cannot hold control characters' }),
+      expect.objectContaining({ kind: 'invalid-argument', message: 'a key name cannot hold control characters' }),
     );
     expect(() => keyName('k'.repeat(65))).toThrow(
-      expect.objectContaining({ code: status.INVALID_ARGUMENT, message: 'a key name is at most 64 characters' }),
+      expect.objectContaining({ kind: 'invalid-argument', message: 'a key name is at most 64 characters' }),
     );
   });
 });

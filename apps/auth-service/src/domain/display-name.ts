@@ -1,5 +1,4 @@
-import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
+import { DomainError } from '@gw/errors';
 
 /**
  * The longest account or key name (docs/api.md#keys: 64 characters), counted as a person counts
@@ -22,10 +21,10 @@ export function characterCount(text: string): number {
  * and tables the name is shown in, and which Postgres cannot store (NUL).
  */
 function displayName(requested: string, what: string): string {
-  if (CONTROL_CHARACTER.test(requested)) throw new RpcError(status.INVALID_ARGUMENT, `${what} cannot hold control characters`);
+  if (CONTROL_CHARACTER.test(requested)) throw new DomainError('invalid-argument', `${what} cannot hold control characters`);
   const name = requested.trim();
   if (characterCount(name) > MAX_NAME_CHARACTERS)
-    throw new RpcError(status.INVALID_ARGUMENT, `${what} is at most ${MAX_NAME_CHARACTERS} characters`);
+    throw new DomainError('invalid-argument', `${what} is at most ${MAX_NAME_CHARACTERS} characters`);
   return name;
 }
 

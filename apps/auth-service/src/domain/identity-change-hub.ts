@@ -1,5 +1,4 @@
-import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
+import { DomainError } from '@gw/errors';
 
 /** A change that must drop cached authentications: of one key, or of every key of an account. */
 export interface IdentityChange {
@@ -61,7 +60,7 @@ export class IdentityChangeHub {
     return {
       acknowledge: (sequence) => {
         if (!Number.isInteger(sequence) || sequence < 0 || sequence > this.sequence) {
-          throw new RpcError(status.INVALID_ARGUMENT, `applied_sequence must be a change sent: 0 to ${this.sequence}`);
+          throw new DomainError('invalid-argument', `applied_sequence must be a change sent: 0 to ${this.sequence}`);
         }
         state.applied = Math.max(state.applied, sequence);
         state.waiting = state.waiting.filter((w) => (w.sequence <= state.applied ? (w.done(), false) : true));

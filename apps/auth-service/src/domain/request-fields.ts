@@ -1,6 +1,6 @@
-import { status } from '@grpc/grpc-js';
 import { MAX_KEY_USES_PER_CALL, MAX_MODEL_ID_LENGTH } from '@gw/bounds';
-import { requireCount, requireId, RpcError } from '@gw/service-kit';
+import { requireCount, requireId } from '@gw/service-kit';
+import { DomainError } from '@gw/errors';
 
 /**
  * The bounds of auth.v1's fields that are not ids or names (ids: service-kit's requireId; names:
@@ -23,7 +23,7 @@ export const requireModelId = (field: string, id: string): string => requireId(f
 
 /** The lower-case hex SHA-256 of a key: 64 characters from 0-9 and a-f. */
 export function requireKeyDigest(keySha256: string): string {
-  if (!KEY_SHA256.test(keySha256)) throw new RpcError(status.INVALID_ARGUMENT, 'key_sha256 must be 64 lower-case hex digits');
+  if (!KEY_SHA256.test(keySha256)) throw new DomainError('invalid-argument', 'key_sha256 must be 64 lower-case hex digits');
   return keySha256;
 }
 
@@ -32,24 +32,24 @@ export function suspensionEnd(until: string): Date | null {
   if (!until) return null;
   const end = until.length <= MAX_TIME_TEXT_LENGTH ? new Date(until) : new Date(NaN);
   if (Number.isNaN(end.getTime()))
-    throw new RpcError(status.INVALID_ARGUMENT, `until is not an ISO-8601 time: ${until.slice(0, MAX_TIME_TEXT_LENGTH)}`);
+    throw new DomainError('invalid-argument', `until is not an ISO-8601 time: ${until.slice(0, MAX_TIME_TEXT_LENGTH)}`);
   if (end.getTime() < 0 || end.getTime() > LATEST_MS)
-    throw new RpcError(status.INVALID_ARGUMENT, 'until must be a time from 1970 to the end of 9999');
+    throw new DomainError('invalid-argument', 'until must be a time from 1970 to the end of 9999');
   return end;
 }
 
 /** A suspension's reason: at most MAX_REASON_LENGTH characters, no NUL (Postgres cannot store one). */
 export function suspensionReason(reason: string): string {
   if ([...reason].length > MAX_REASON_LENGTH)
-    throw new RpcError(status.INVALID_ARGUMENT, `reason longer than ${MAX_REASON_LENGTH} characters`);
-  if (reason.includes('\u0000')) throw new RpcError(status.INVALID_ARGUMENT, 'reason cannot hold a NUL character');
+    throw new DomainError('invalid-argument', `reason longer than ${MAX_REASON_LENGTH} characters`);
+  if (reason.includes('\u0000')) throw new DomainError('invalid-argument', 'reason cannot hold a NUL character');
   return reason;
 }
 
 /** Key uses of one RecordKeyUses: at most MAX_KEY_USES_PER_CALL, each of a key id at a time from 1970 to the end of 9999. */
 export function requireKeyUses(uses: { keyId: string; usedAtUnixMs: number }[]): { keyId: string; at: Date }[] {
   if (uses.length > MAX_KEY_USES_PER_CALL)
-    throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_KEY_USES_PER_CALL} key uses in one call`);
+    throw new DomainError('invalid-argument', `at most ${MAX_KEY_USES_PER_CALL} key uses in one call`);
   return uses.map((use) => ({
     keyId: requireId('key_id', use.keyId),
     at: new Date(requireCount('used_at_unix_ms', use.usedAtUnixMs, LATEST_MS)),

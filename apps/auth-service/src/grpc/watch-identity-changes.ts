@@ -1,6 +1,7 @@
 import { ServerDuplexStream, status } from '@grpc/grpc-js';
 import { authV1 } from '@gw/contracts';
-import { RpcError } from '@gw/service-kit';
+import { DomainError } from '@gw/errors';
+import { grpcCodeOf } from '@gw/service-kit';
 import { IdentityChangeHub } from '../domain/identity-change-hub';
 
 type WatchCall = ServerDuplexStream<authV1.WatchIdentityChangesRequest, authV1.WatchIdentityChangesResponse>;
@@ -33,9 +34,9 @@ export function watchIdentityChanges(hub: IdentityChangeHub): (call: WatchCall) 
         handle.acknowledge(request.appliedSequence);
         if (request.sync) handle.sync(request.sync);
       } catch (err) {
-        if (!(err instanceof RpcError)) throw err;
+        if (!(err instanceof DomainError)) throw err;
         close();
-        call.emit('error', { code: err.code, details: err.message });
+        call.emit('error', { code: grpcCodeOf(err), details: err.message });
       }
     });
     call.on('end', () => {

@@ -1,8 +1,8 @@
-import { status } from '@grpc/grpc-js';
 import { chargeWithinHold } from '@gw/money';
-import { requireId, RpcError } from '@gw/service-kit';
+import { requireId } from '@gw/service-kit';
 import { BillRecord } from '../store/credit-line-records';
 import { requireAmount, requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
+import { DomainError } from '@gw/errors';
 
 /**
  * Refuses, with INVALID_ARGUMENT, a bill whose fields are past their bounds or whose charge does
@@ -20,13 +20,13 @@ export function checkBill(bill: BillRecord): void {
   requirePrice('output_micro_lyd_per_million', bill.outputMicroPerMillion);
   requireAmount('charge_micro_lyd', bill.chargeMicro);
   if (!bill.paid) {
-    if (bill.chargeMicro !== 0) throw new RpcError(status.INVALID_ARGUMENT, `a free bill charges nothing, not ${bill.chargeMicro}`);
+    if (bill.chargeMicro !== 0) throw new DomainError('invalid-argument', `a free bill charges nothing, not ${bill.chargeMicro}`);
     return;
   }
   const due = chargeWithinHold(bill.promptTokens, bill.completionTokens, bill, bill.heldMicro);
   if (bill.chargeMicro !== due) {
-    throw new RpcError(
-      status.INVALID_ARGUMENT,
+    throw new DomainError(
+      'invalid-argument',
       `charge ${bill.chargeMicro} is not min(cost of the tokens, held ${bill.heldMicro}) = ${due} micro-LYD`,
     );
   }

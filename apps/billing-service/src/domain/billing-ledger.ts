@@ -1,6 +1,5 @@
-import { status } from '@grpc/grpc-js';
 import { chargeWithinHold, MAX_MICRO_LYD, tokenCostMicro } from '@gw/money';
-import { AuditActor, MAX_BATCH, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { AuditActor, MAX_BATCH, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { countBilled, countNotBilled } from '../billing-metrics';
 import { PriceRecord } from '../store/billing-records';
 import { BalanceChange, BillingStore, HoldOutcome } from '../store/billing-store';
@@ -17,6 +16,7 @@ export interface ChangeNote {
 }
 import { requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
 import { PriceFeed } from './price-feed';
+import { DomainError } from '@gw/errors';
 
 /** A request to hold the worst case of a paid request. */
 export interface AuthorizeParams {
@@ -57,7 +57,7 @@ export interface SettleResult {
 }
 
 function toSafeMicro(amount: bigint): number {
-  if (amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new RpcError(status.OUT_OF_RANGE, 'amount too large');
+  if (amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new DomainError('out-of-range', 'amount too large');
   return Number(amount);
 }
 
@@ -77,7 +77,7 @@ export class BillingLedger {
 
   private async loadPrice(model: string): Promise<PriceRecord> {
     const price = await this.store.getPrice(model);
-    if (!price) throw new RpcError(status.FAILED_PRECONDITION, `model ${model} has no price`);
+    if (!price) throw new DomainError('failed-precondition', `model ${model} has no price`);
     this.prices.set(model, price);
     return price;
   }
@@ -100,7 +100,7 @@ export class BillingLedger {
     let outcome: HoldOutcome;
     for (;;) {
       worstMicro = toSafeMicro(tokenCostMicro(params.promptTokens, params.maxTokens, price));
-      if (callerGone()) throw new RpcError(status.CANCELLED, 'the caller has gone: no hold placed');
+      if (callerGone()) throw new DomainError('cancelled', 'the caller has gone: no hold placed');
       outcome = await this.store.placeHold({
         requestId: params.requestId,
         accountId: params.accountId,
@@ -114,7 +114,7 @@ export class BillingLedger {
     }
     if (outcome.kind === 'held' && callerGone()) {
       await this.store.releaseHold(params.requestId);
-      throw new RpcError(status.CANCELLED, 'the caller went away while its hold was placed: released');
+      throw new DomainError('cancelled', 'the caller went away while its hold was placed: released');
     }
     const othersHold = outcome.balance.heldMicro;
     const decide = (approved: boolean, worst: number): AuthorizeDecision => ({
@@ -148,7 +148,7 @@ export class BillingLedger {
     );
     if (!outcome) {
       countNotBilled('paid', 'refused');
-      throw new RpcError(status.NOT_FOUND, `request ${params.requestId} has no hold to settle`);
+      throw new DomainError('not-found', `request ${params.requestId} has no hold to settle`);
     }
     if (outcome.repeated) countNotBilled('paid', 'repeated');
     else countBilled(outcome.entry);
@@ -169,8 +169,8 @@ export class BillingLedger {
     if (outcome.kind === 'has-hold' || outcome.entry.accountId !== params.accountId) {
       countNotBilled('free', 'refused');
       if (outcome.kind === 'has-hold')
-        throw new RpcError(status.FAILED_PRECONDITION, `request ${params.requestId} is a paid request: settle it`);
-      throw new RpcError(status.ALREADY_EXISTS, `request id ${params.requestId} belongs to another account`);
+        throw new DomainError('failed-precondition', `request ${params.requestId} is a paid request: settle it`);
+      throw new DomainError('already-exists', `request id ${params.requestId} belongs to another account`);
     }
     if (outcome.kind === 'recorded') countBilled(outcome.entry);
     else countNotBilled('free', 'repeated');
@@ -185,7 +185,7 @@ export class BillingLedger {
 
   /** Keeps the holds of running requests from the sweeper; ids without a hold are passed over. */
   async renewHolds(requestIds: string[]): Promise<number> {
-    if (requestIds.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} request ids`);
+    if (requestIds.length > MAX_BATCH) throw new DomainError('invalid-argument', `at most ${MAX_BATCH} request ids`);
     requestIds.forEach((id) => requireId('request_id', id));
     return this.store.renewHolds(requestIds);
   }
@@ -212,32 +212,32 @@ export class BillingLedger {
     requireCount('amount_micro_lyd', amountMicro, MAX_MICRO_LYD, -MAX_MICRO_LYD);
     optionalId('reason', change.reason, MAX_REASON_LENGTH);
     if (change.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(change.idempotencyKey)) {
-      throw new RpcError(status.INVALID_ARGUMENT, 'idempotency_key must be 1 to 128 of A-Z a-z 0-9 . _ : -');
+      throw new DomainError('invalid-argument', 'idempotency_key must be 1 to 128 of A-Z a-z 0-9 . _ : -');
     }
     const outcome = await this.store.addBalance(change);
     if (outcome.kind === 'applied' || outcome.kind === 'repeated') return outcome.balanceMicro;
     if (outcome.kind === 'key-used') {
-      throw new RpcError(
-        status.ALREADY_EXISTS,
+      throw new DomainError(
+        'already-exists',
         `idempotency key ${change.idempotencyKey} was used for another change (another account or amount)`,
       );
     }
     const current = (await this.store.getCreditLine(accountId)) ?? { balanceMicro: 0, heldMicro: 0, lineMicro: 0 };
     if (BigInt(current.balanceMicro) + BigInt(amountMicro) > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new RpcError(
-        status.OUT_OF_RANGE,
+      throw new DomainError(
+        'out-of-range',
         `balance ${current.balanceMicro} micro-LYD plus ${amountMicro} would pass ${Number.MAX_SAFE_INTEGER} micro-LYD, the largest balance kept`,
       );
     }
     if (current.balanceMicro + amountMicro >= current.heldMicro && current.lineMicro > 0) {
-      throw new RpcError(
-        status.FAILED_PRECONDITION,
+      throw new DomainError(
+        'failed-precondition',
         `balance ${current.balanceMicro} micro-LYD cannot take ${amountMicro}: ${current.lineMicro} of it is lent to quota-service as the ` +
           'credit line, which must be returned first (quota.v1 ReturnCreditLine)',
       );
     }
-    throw new RpcError(
-      status.FAILED_PRECONDITION,
+    throw new DomainError(
+      'failed-precondition',
       `balance ${current.balanceMicro} micro-LYD (${current.heldMicro} held for running requests) cannot take ${amountMicro}`,
     );
   }
@@ -261,6 +261,6 @@ export class BillingLedger {
   }
 
   private requireSameAccount(params: AuthorizeParams, holder: string): void {
-    if (holder !== params.accountId) throw new RpcError(status.ALREADY_EXISTS, `request id ${params.requestId} belongs to another account`);
+    if (holder !== params.accountId) throw new DomainError('already-exists', `request id ${params.requestId} belongs to another account`);
   }
 }

@@ -1,10 +1,10 @@
-import { status } from '@grpc/grpc-js';
-import { ItemOutcome, MAX_BATCH, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { grpcCodeOf, ItemOutcome, MAX_BATCH, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { countBill, countExtension } from '../billing-metrics';
 import { BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
 import { CreditLineStore } from '../store/credit-line-store';
 import { asRecorded, checkBill } from './bill-check';
 import { requireAmount } from './field-bounds';
+import { DomainError } from '@gw/errors';
 
 /** What applying one bill came to, as ApplyBills answers it. */
 export interface BillOutcome {
@@ -52,14 +52,14 @@ export class CreditLines {
    * MAX_BATCH asks the whole call is refused.
    */
   async extendMany(asks: CreditLineAsk[]): Promise<ItemOutcome<CreditLineExtension>[]> {
-    if (asks.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} lines in one call`);
+    if (asks.length > MAX_BATCH) throw new DomainError('invalid-argument', `at most ${MAX_BATCH} lines in one call`);
     const outcomes = asks.map((ask): ItemOutcome<CreditLineExtension> => {
       try {
         requireAsk(ask);
         return { result: undefined, errorCode: 0, errorMessage: '' };
       } catch (err) {
-        if (!(err instanceof RpcError)) throw err;
-        return { result: undefined, errorCode: err.code, errorMessage: err.message };
+        if (!(err instanceof DomainError)) throw err;
+        return { result: undefined, errorCode: grpcCodeOf(err) as number, errorMessage: err.message };
       }
     });
     const served = asks.flatMap((_, i) => (outcomes[i].errorCode === 0 ? [i] : []));
@@ -86,14 +86,14 @@ export class CreditLines {
 
   /** The lines of these accounts (1 to MAX_LENT_LINES_PAGE ids), whatever their line. */
   async linesOf(accountIds: readonly string[]): Promise<LentLine[]> {
-    if (accountIds.length > MAX_LENT_LINES_PAGE) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_LENT_LINES_PAGE} account_ids`);
+    if (accountIds.length > MAX_LENT_LINES_PAGE) throw new DomainError('invalid-argument', `at most ${MAX_LENT_LINES_PAGE} account_ids`);
     for (const id of accountIds) requireId('account_ids', id);
     return this.store.linesOf(accountIds);
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<BillOutcome[]> {
     if (bills.length > MAX_BATCH || returns.length > MAX_BATCH)
-      throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
+      throw new DomainError('invalid-argument', `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
     for (const r of returns) {
       requireId('account_id', r.accountId);
       requireAmount('returned_total_micro_lyd', r.returnedTotalMicro);
@@ -108,8 +108,14 @@ export class CreditLines {
       try {
         checkBill(bill);
       } catch (err) {
-        if (!(err instanceof RpcError)) throw err;
-        outcomes[i] = { applied: false, repeated: false, shortfallMicro: 0, errorCode: err.code, errorMessage: err.message };
+        if (!(err instanceof DomainError)) throw err;
+        outcomes[i] = {
+          applied: false,
+          repeated: false,
+          shortfallMicro: 0,
+          errorCode: grpcCodeOf(err) as number,
+          errorMessage: err.message,
+        };
         countBill(bill, 'refused');
         return;
       }

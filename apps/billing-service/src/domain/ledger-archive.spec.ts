@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { grpcCodeOf } from '@gw/service-kit';
 import { LedgerMonthsStore } from '../store/ledger-months-store';
 import { LedgerArchive, ledgerCsvLine } from './ledger-archive';
 
@@ -9,7 +10,7 @@ const codeOf = (fn: () => unknown) => {
     fn();
     return undefined;
   } catch (err) {
-    return (err as { code?: number }).code;
+    return grpcCodeOf(err);
   }
 };
 

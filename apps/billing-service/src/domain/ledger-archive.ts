@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { status } from '@grpc/grpc-js';
-import { requireCount, RpcError } from '@gw/service-kit';
+import { requireCount } from '@gw/service-kit';
 import { DroppedMonths, LEDGER_ARCHIVE_COLUMNS, LedgerCursor, LedgerMonthsStore, LedgerTextRow } from '../store/ledger-months-store';
+import { DomainError } from '@gw/errors';
 
 /** The archive's header line. */
 export const LEDGER_ARCHIVE_HEADER = LEDGER_ARCHIVE_COLUMNS.join(',');
@@ -24,7 +24,7 @@ const encodeCursor = (row: LedgerTextRow): string => `${row.request_at}|${row.re
 function decodeCursor(text: string): LedgerCursor | undefined {
   if (!text) return undefined;
   const bar = text.indexOf('|');
-  if (bar < 0) throw new RpcError(status.INVALID_ARGUMENT, 'after is not a cursor this service gave');
+  if (bar < 0) throw new DomainError('invalid-argument', 'after is not a cursor this service gave');
   return { requestAt: text.slice(0, bar), requestId: text.slice(bar + 1) };
 }
 
@@ -41,12 +41,12 @@ export class LedgerArchive {
   /** The start of month `before` (YYYY-MM, UTC), refused unless every month before it ended a day ago or more. */
   firstKept(before: string): Date {
     const match = MONTH.exec(before);
-    if (!match) throw new RpcError(status.INVALID_ARGUMENT, 'before must be a month, YYYY-MM');
+    if (!match) throw new DomainError('invalid-argument', 'before must be a month, YYYY-MM');
     const start = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
     const settled = new Date(this.now() - LATE_BILLS_MS);
     if (start > new Date(Date.UTC(settled.getUTCFullYear(), settled.getUTCMonth(), 1))) {
-      throw new RpcError(
-        status.FAILED_PRECONDITION,
+      throw new DomainError(
+        'failed-precondition',
         `the months before ${before} may still receive bills: a month is archived a day after it ends`,
       );
     }
@@ -78,8 +78,8 @@ export class LedgerArchive {
       return seen === rows && digest === sha256.toLowerCase();
     });
     if (!dropped) {
-      throw new RpcError(
-        status.FAILED_PRECONDITION,
+      throw new DomainError(
+        'failed-precondition',
         `the archive does not match the ledger (${rows} rows given, ${seen} there; sha256 ${digest}): nothing dropped`,
       );
     }

@@ -1,7 +1,6 @@
-import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
 import { countWatcherCut } from '../billing-metrics';
 import { PriceChange, PriceRecord, PriceTable } from '../store/billing-records';
+import { DomainError } from '@gw/errors';
 
 /** What a watcher (one quota-service replica's stream) is sent: the whole table, or one change. */
 export interface PricesMessage {
@@ -70,7 +69,7 @@ export class PriceWatchHub {
 
   /** Registers a stream and sends it the whole table; UNAVAILABLE while the hub holds none. */
   add(watcher: PriceWatcher): PriceWatch {
-    if (this.tableVersion === 0) throw new RpcError(status.UNAVAILABLE, 'billing-service has no current price table: try again');
+    if (this.tableVersion === 0) throw new DomainError('unavailable', 'billing-service has no current price table: try again');
     const state: WatcherState = { sent: this.tableVersion, applied: 0 };
     this.watchers.set(watcher, state);
     watcher.send({
@@ -81,7 +80,7 @@ export class PriceWatchHub {
     return {
       acknowledge: (version) => {
         if (!Number.isInteger(version) || version < 0 || version > state.sent) {
-          throw new RpcError(status.INVALID_ARGUMENT, `version must be one sent: 0 to ${state.sent}`);
+          throw new DomainError('invalid-argument', `version must be one sent: 0 to ${state.sent}`);
         }
         state.applied = Math.max(state.applied, version);
         this.settle();

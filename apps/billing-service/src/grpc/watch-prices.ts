@@ -1,6 +1,7 @@
 import { ServerDuplexStream, status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { RpcError } from '@gw/service-kit';
+import { DomainError } from '@gw/errors';
+import { grpcCodeOf } from '@gw/service-kit';
 import { PriceWatch, PriceWatchHub } from '../domain/price-watch-hub';
 import { toPrice } from './price-wire';
 
@@ -32,15 +33,15 @@ export function watchPrices(hub: PriceWatchHub): (call: WatchCall) => void {
         end: (reason) => fail(status.UNAVAILABLE, reason),
       });
     } catch (err) {
-      if (!(err instanceof RpcError)) throw err;
-      return fail(err.code, err.message);
+      if (!(err instanceof DomainError)) throw err;
+      return fail(grpcCodeOf(err) as status, err.message);
     }
     call.on('data', (request: billingV1.WatchPricesRequest) => {
       try {
         watch?.acknowledge(request.version);
       } catch (err) {
-        if (!(err instanceof RpcError)) throw err;
-        fail(err.code, err.message);
+        if (!(err instanceof DomainError)) throw err;
+        fail(grpcCodeOf(err) as status, err.message);
       }
     });
     call.on('end', () => {

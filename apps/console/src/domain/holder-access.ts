@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
 import { ConsoleStore, SessionRecord } from '../store/console-store';
 import { hashPassword, passwordProblem, verifyPassword } from './password-hash';
 import { newSecretToken, sha256Hex } from './secret-token';
 import { SignInGuard } from './sign-in-guard';
+import { DomainError } from '@gw/errors';
 
 /** An invitation link works this long, once. */
 export const INVITE_TTL_MS = 30 * 60_000;
@@ -46,8 +45,8 @@ export class HolderAccess {
   /** A one-time link for the holder of `accountId` (the caller checked that the account exists). */
   async invite(accountId: string, email: string): Promise<{ link: string; expires: Date }> {
     const address = normalEmail(email);
-    if (!isEmailAddress(address)) throw new RpcError(status.INVALID_ARGUMENT, 'email is not an email address');
-    if (!accountId) throw new RpcError(status.INVALID_ARGUMENT, 'account_id is required');
+    if (!isEmailAddress(address)) throw new DomainError('invalid-argument', 'email is not an email address');
+    if (!accountId) throw new DomainError('invalid-argument', 'account_id is required');
     const { token, sha256 } = newSecretToken();
     const expires = new Date(this.now() + INVITE_TTL_MS);
     await this.store.addInvite({ tokenSha256: sha256, email: address, accountId, expiresAt: expires });

@@ -1,4 +1,6 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
+import { DomainError } from '@gw/errors';
+import { grpcCodeOf } from '@gw/service-kit';
 
 /** A request refused for what it sent: its HTTP status, the page's title and text, and a reason for the log. */
 export interface Refusal {
@@ -42,12 +44,14 @@ export function refusalOf(err: unknown): Refusal | undefined {
       reason,
     };
   }
-  if (fault.code === grpcStatus.INVALID_ARGUMENT && typeof fault.details === 'string') {
+  // A service's INVALID_ARGUMENT, or the same refusal of a check run here (DomainError).
+  const details = err instanceof DomainError ? err.message : fault.details;
+  if (grpcCodeOf(err) === grpcStatus.INVALID_ARGUMENT && typeof details === 'string') {
     return {
       status: 400,
       title: 'Not a valid request',
       message: 'Something in that request is not valid. Go back and check it.',
-      reason: fault.details,
+      reason: details,
     };
   }
   return undefined;

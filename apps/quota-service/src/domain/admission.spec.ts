@@ -165,17 +165,17 @@ describe('Admission', () => {
 
   it('fails UNAVAILABLE when the line cannot be extended, the request counted', async () => {
     billing.down = true;
-    await expect(admit()).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await expect(admit()).rejects.toMatchObject({ kind: 'unavailable' });
     expect((await stores.limits.countRequest('acct')).count).toBe(2);
   });
 
   it('fails, counting nothing, without prices (UNAVAILABLE), for a model without one (FAILED_PRECONDITION), and for a field past its bound', async () => {
-    await expect(admit({ model: 'vendor-v5' })).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
-    await expect(admit({ promptTokens: 1_000_001 })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
-    await expect(admit({ maxTokens: 0 })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
-    await expect(admit({ accountId: '' })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(admit({ model: 'vendor-v5' })).rejects.toMatchObject({ kind: 'failed-precondition' });
+    await expect(admit({ promptTokens: 1_000_001 })).rejects.toMatchObject({ kind: 'invalid-argument' });
+    await expect(admit({ maxTokens: 0 })).rejects.toMatchObject({ kind: 'invalid-argument' });
+    await expect(admit({ accountId: '' })).rejects.toMatchObject({ kind: 'invalid-argument' });
     prices.drop();
-    await expect(admit()).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await expect(admit()).rejects.toMatchObject({ kind: 'unavailable' });
     expect((await stores.limits.countRequest('acct')).count).toBe(1);
   });
 
@@ -209,7 +209,7 @@ describe('Admission', () => {
       chargeMicro: 0,
       bill: undefined,
     });
-    await expect(admission.admit(late, () => false)).rejects.toMatchObject({ code: status.ABORTED });
+    await expect(admission.admit(late, () => false)).rejects.toMatchObject({ kind: 'aborted' });
     expect(await stores.admission.credit('acct')).toMatchObject({ held: 5000 });
   });
 
@@ -220,7 +220,7 @@ describe('Admission', () => {
     expect(await admit()).toMatchObject({ outcome: 'paid' });
     prices.drop('unsupported');
     prices.onWanted = () => undefined;
-    await expect(admit()).rejects.toMatchObject({ code: status.UNIMPLEMENTED });
+    await expect(admit()).rejects.toMatchObject({ kind: 'unimplemented' });
     expect((await stores.limits.countRequest('acct')).count).toBe(2);
   });
 

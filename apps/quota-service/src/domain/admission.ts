@@ -1,7 +1,6 @@
-import { status } from '@grpc/grpc-js';
 import { MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { tokenCostMicro } from '@gw/money';
-import { Logger, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { Logger, requireCount, requireId } from '@gw/service-kit';
 import { lineExtensions } from '../quota-metrics';
 import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/admission-store';
 import { LeaseRecord } from '../store/lease-store';
@@ -12,6 +11,7 @@ import { FreeTierGate, requireFreeRequest } from './free-tier-gate';
 import { FreeRefusal, FreeRequest } from './free-request';
 import { PriceBook } from './price-book';
 import { CountOutcome, toCountOutcome } from './quota-ledger';
+import { DomainError } from '@gw/errors';
 
 /** `all`: an extension lends the whole unheld balance (the default). `need`: only what the request lacks (while older edges hold through billing's Authorize). */
 export type CreditLinePolicy = 'all' | 'need';
@@ -38,7 +38,7 @@ export type AdmitDecision =
   | { outcome: 'not-covered'; count: CountOutcome; refusal: FreeRefusal; balanceMicro: number; requiredMicro: number };
 
 const available = (c: CreditTotals): number => c.granted - c.charged - c.returned - c.held;
-const gone = () => new RpcError(status.ABORTED, 'the request was finished before it was admitted: its edge gave up on it');
+const gone = () => new DomainError('aborted', 'the request was finished before it was admitted: its edge gave up on it');
 
 /** The lease an admission starts: the bill of a request that ends now (nothing), its max_tokens and, paid, its hold. */
 function leaseOf(request: AdmitRequest, payment: Payment, maxTokens: number, hold?: HoldTerms): LeaseRecord {
@@ -84,7 +84,7 @@ export class Admission {
     if (this.prices.version === undefined) await this.prices.wait(this.settings.priceWaitMs);
     const prices = this.prices.priceOf(request.model);
     const hold: HoldTerms = { amountMicro: Number(tokenCostMicro(request.promptTokens, request.maxTokens, prices)), ...prices };
-    if (callerGone()) throw new RpcError(status.CANCELLED, 'the caller has gone: nothing admitted');
+    if (callerGone()) throw new DomainError('cancelled', 'the caller has gone: nothing admitted');
     const paid: AdmitStep = {
       accountId: request.accountId,
       requestId: request.requestId,
@@ -124,7 +124,7 @@ export class Admission {
     } catch (err) {
       lineExtensions.inc({ outcome: 'failed' });
       this.logger.warn('credit line not extended: billing-service did not answer', { accountId, err });
-      throw new RpcError(status.UNAVAILABLE, 'billing-service unavailable: the credit line cannot be extended');
+      throw new DomainError('unavailable', 'billing-service unavailable: the credit line cannot be extended');
     }
   }
 

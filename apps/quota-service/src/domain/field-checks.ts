@@ -1,8 +1,8 @@
-import { status } from '@grpc/grpc-js';
 import { MAX_COMPLETION_TOKENS, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION } from '@gw/money';
-import { requireCount, requireId, RpcError } from '@gw/service-kit';
+import { requireCount, requireId } from '@gw/service-kit';
 import { HoldTerms } from '../store/settle-outbox';
+import { DomainError } from '@gw/errors';
 
 /**
  * The tokens of one request, prompt_tokens at most the context window and completion_tokens at
@@ -26,7 +26,7 @@ export function requireModel(model: string): string {
  * an amount of at most MAX_MICRO_LYD and prices of at most MAX_PRICE_MICRO_LYD_PER_MILLION.
  */
 export function requireHold(hold: HoldTerms | undefined): HoldTerms {
-  if (!hold) throw new RpcError(status.INVALID_ARGUMENT, 'hold is required for a paid request admitted by Admit');
+  if (!hold) throw new DomainError('invalid-argument', 'hold is required for a paid request admitted by Admit');
   requireCount('hold.amount_micro_lyd', hold.amountMicro, MAX_MICRO_LYD);
   requireCount('hold.input_micro_lyd_per_million', hold.inputMicroPerMillion, MAX_PRICE_MICRO_LYD_PER_MILLION);
   requireCount('hold.output_micro_lyd_per_million', hold.outputMicroPerMillion, MAX_PRICE_MICRO_LYD_PER_MILLION);

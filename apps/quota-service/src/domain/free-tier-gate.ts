@@ -7,9 +7,9 @@ import {
   MAX_MODEL_ID_LENGTH,
   MAX_PROMPT_TOKENS,
 } from '@gw/bounds';
-import { status } from '@grpc/grpc-js';
-import { AuditActor, optionalId, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { AuditActor, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { checkFreeRequest, countedPromptTokens, FreeRefusal, FreeRequest, FreeTierLimits, freeMaxTokens } from './free-request';
+import { DomainError } from '@gw/errors';
 
 /** The answer to a free request: granted with its max_tokens and reservation, or refused. */
 export type FreeDecision = { granted: true; maxTokens: number; reservedTokens: number } | { granted: false; refusal: FreeRefusal };
@@ -95,8 +95,8 @@ export class FreeTierGate {
     const current = await this.updateSettings({});
     if (changed.length === 0) return current;
     await trail.recordFreeTierChange({ ...current, ...change }, changed, by).catch(() => {
-      throw new RpcError(
-        status.UNAVAILABLE,
+      throw new DomainError(
+        'unavailable',
         'billing-service did not record the change in the audit trail (unreachable, or it refused), so it was not made',
       );
     });

@@ -129,7 +129,7 @@ describe('LineReturner', () => {
 
   it('answers UNAVAILABLE when billing-service cannot apply it now; asked again it delivers the same total', async () => {
     down = true;
-    await expect(lines.returnNow('idle')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await expect(lines.returnNow('idle')).rejects.toMatchObject({ kind: 'unavailable' });
     down = false;
     expect(await lines.returnNow('idle')).toEqual({ returnedMicro: 0, heldMicro: 0 });
     expect(applied).toEqual([[{ kind: 'return', accountId: 'idle', returnedTotalMicro: 10_000 }]]);

@@ -1,8 +1,9 @@
 import { status } from '@grpc/grpc-js';
-import { Logger, PeriodicTask, requireId, RpcError } from '@gw/service-kit';
+import { Logger, PeriodicTask, requireId } from '@gw/service-kit';
 import { lineReturnedMicro, lineReturns } from '../quota-metrics';
 import { AdmissionStore, LineTotals } from '../store/admission-store';
 import { BillRecord, LineReturnRecord } from '../store/settle-outbox';
+import { DomainError } from '@gw/errors';
 
 /** When lines count as idle, and how the timer looks for them. */
 export interface LineReturnOptions {
@@ -138,7 +139,7 @@ export class LineReturner {
         await this.billing.applyBills([], [{ kind: 'return', accountId, returnedTotalMicro: line.returnedTotalMicro }]);
       } catch (err) {
         this.logger.warn('credit line returned but not yet applied by billing-service', { accountId, err });
-        throw new RpcError(status.UNAVAILABLE, 'billing-service unavailable: the line is given back, ask again to have it applied');
+        throw new DomainError('unavailable', 'billing-service unavailable: the line is given back, ask again to have it applied');
       }
     }
     lineReturns.inc({ reason: 'operator' });

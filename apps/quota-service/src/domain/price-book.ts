@@ -1,6 +1,5 @@
-import { status } from '@grpc/grpc-js';
 import { TokenPrices } from '@gw/money';
-import { RpcError } from '@gw/service-kit';
+import { DomainError } from '@gw/errors';
 
 /** One model's price as billing.v1 WatchPrices sends it. */
 export interface ModelPrice extends TokenPrices {
@@ -82,11 +81,11 @@ export class PriceBook {
   priceOf(model: string): TokenPrices {
     if (this.held === undefined) {
       if (this.missing === 'unsupported')
-        throw new RpcError(status.UNIMPLEMENTED, 'Admit is not served with this billing-service (no price watch): use the older calls');
-      throw new RpcError(status.UNAVAILABLE, 'prices unavailable: the price watch is down');
+        throw new DomainError('unimplemented', 'Admit is not served with this billing-service (no price watch): use the older calls');
+      throw new DomainError('unavailable', 'prices unavailable: the price watch is down');
     }
     const price = this.prices.get(model);
-    if (!price) throw new RpcError(status.FAILED_PRECONDITION, `model ${model} has no price`);
+    if (!price) throw new DomainError('failed-precondition', `model ${model} has no price`);
     return price;
   }
 }

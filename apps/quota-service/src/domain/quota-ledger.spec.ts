@@ -1,8 +1,9 @@
 import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
 import { InMemoryLimitStore } from '../store/in-memory-limit-store';
 import { MAX_ID_LENGTH } from '@gw/bounds';
 import { QuotaLedger } from './quota-ledger';
+import { DomainError } from '@gw/errors';
+import { grpcCodeOf } from '@gw/service-kit';
 
 const MINUTE_START = Date.UTC(2031, 4, 6, 10, 0, 0);
 
@@ -20,8 +21,8 @@ describe('QuotaLedger', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(RpcError);
-    expect((err as RpcError).code).toBe(code);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(grpcCodeOf(err)).toBe(code);
   };
 
   it('counts down remaining to 0 and gives retry-after only on the refusal', async () => {

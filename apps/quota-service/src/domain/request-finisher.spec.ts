@@ -1,5 +1,4 @@
 import { status } from '@grpc/grpc-js';
-import { RpcError } from '@gw/service-kit';
 import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
 import { freeStep, grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
 import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
@@ -11,6 +10,8 @@ import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores'
 import { SettleRecord } from '../store/settle-outbox';
 import { FreeTierGate } from './free-tier-gate';
 import { AdmittedEnd, RequestFinisher } from './request-finisher';
+import { DomainError } from '@gw/errors';
+import { grpcCodeOf } from '@gw/service-kit';
 
 const bill = (overrides: Partial<SettleRecord> = {}): SettleRecord => ({
   requestId: 'r1',
@@ -107,8 +108,8 @@ describe('RequestFinisher', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(err).toBeInstanceOf(RpcError);
-      expect((err as RpcError).code).toBe(status.INVALID_ARGUMENT);
+      expect(err).toBeInstanceOf(DomainError);
+      expect(grpcCodeOf(err)).toBe(status.INVALID_ARGUMENT);
     }
     expect(await queued()).toEqual([]);
   });
@@ -148,8 +149,8 @@ describe('RequestFinisher, requests admitted by Admit', () => {
   });
 
   it('queues no bill for no tokens, and refuses a paid finish without its hold, changing nothing', async () => {
-    await expect(finisher.finishAdmitted(end({ hold: undefined }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
-    await expect(finisher.finishAdmitted(end({ hold: holdOf(-1) }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(finisher.finishAdmitted(end({ hold: undefined }))).rejects.toMatchObject({ kind: 'invalid-argument' });
+    await expect(finisher.finishAdmitted(end({ hold: holdOf(-1) }))).rejects.toMatchObject({ kind: 'invalid-argument' });
     expect(await stores.admission.credit('a')).toMatchObject({ held: 12_000 });
     await finisher.finishAdmitted(end({ promptTokens: 0, completionTokens: 0 }));
     expect(await stores.outbox.claim(10)).toEqual([]);

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { createLogger, RpcError } from '@gw/service-kit';
+import { createLogger, grpcCodeOf } from '@gw/service-kit';
 import { holdOf, SETTINGS } from '../store/admission-fixtures';
 import { AdmissionStore } from '../store/admission-store';
 import { TEST_DEFAULTS } from '../store/free-tier-fixtures';
@@ -191,7 +191,7 @@ describe('RequestLeases', () => {
       lease('r', { hold: holdOf(-1) }),
       lease('r', { hold: holdOf(1), maxTokens: 0 }),
     ]) {
-      expect(((await leases.renew([bad]).catch((e: unknown) => e)) as RpcError).code).toBe(status.INVALID_ARGUMENT);
+      expect(grpcCodeOf(await leases.renew([bad]).catch((e: unknown) => e))).toBe(status.INVALID_ARGUMENT);
     }
   });
 
@@ -213,9 +213,9 @@ describe('RequestLeases', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect((err as RpcError).code).toBe(status.INVALID_ARGUMENT);
+      expect(grpcCodeOf(err)).toBe(status.INVALID_ARGUMENT);
     }
     const many = Array.from({ length: 257 }, (_, i) => lease(`r${i}`));
-    expect(((await leases.renew(many).catch((e: unknown) => e)) as RpcError).code).toBe(status.INVALID_ARGUMENT);
+    expect(grpcCodeOf(await leases.renew(many).catch((e: unknown) => e))).toBe(status.INVALID_ARGUMENT);
   });
 });

@@ -1,11 +1,11 @@
-import { status } from '@grpc/grpc-js';
 import { MAX_COMPLETION_TOKENS } from '@gw/bounds';
-import { Logger, MAX_BATCH, requireCount, requireId, RpcError } from '@gw/service-kit';
+import { Logger, MAX_BATCH, requireCount, requireId } from '@gw/service-kit';
 import { leaseRenewals } from '../quota-metrics';
 import { AdmissionStore } from '../store/admission-store';
 import { isAdmitted, LeaseRecord, LeaseRef, LeaseStore } from '../store/lease-store';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 import { admittedFinishOf } from './request-finisher';
+import { DomainError } from '@gw/errors';
 
 /** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
 export interface HoldRenewer {
@@ -23,7 +23,7 @@ export function requireLease(lease: LeaseRecord): LeaseRecord {
   requireUsage(lease.promptTokens, lease.completionTokens);
   if (lease.hold !== undefined) {
     requireHold(lease.hold);
-    if (lease.payment !== 'paid') throw new RpcError(status.INVALID_ARGUMENT, 'only a paid request has a hold');
+    if (lease.payment !== 'paid') throw new DomainError('invalid-argument', 'only a paid request has a hold');
   }
   if (lease.maxTokens !== undefined) requireCount('max_tokens', lease.maxTokens, MAX_COMPLETION_TOKENS, 1);
   return { ...lease, usageEstimated: true };
@@ -63,7 +63,7 @@ export class RequestLeases {
    * either, and the next renewal comes in a few seconds.
    */
   async renew(leases: LeaseRecord[]): Promise<string[]> {
-    if (leases.length > MAX_BATCH) throw new RpcError(status.INVALID_ARGUMENT, `at most ${MAX_BATCH} leases in one call`);
+    if (leases.length > MAX_BATCH) throw new DomainError('invalid-argument', `at most ${MAX_BATCH} leases in one call`);
     const all = leases.map(requireLease);
     const finals = all.filter((lease) => lease.final);
     const [unknown, finalUnknown] = await Promise.all([this.renewRunning(all.filter((lease) => !lease.final)), this.keepFinals(finals)]);

@@ -1,5 +1,6 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
+import { DomainError } from '@gw/errors';
 import { auditActor, callStreamHandler, eachOnItsOwn, isCaller, Logger, MoneyAudit, RpcError, unaryHandler } from '@gw/service-kit';
 import { Admission, AdmitDecision } from '../domain/admission';
 import { FreeTierGate, FreeTierTrail } from '../domain/free-tier-gate';
@@ -107,7 +108,7 @@ export function quotaGrpc(
       if (refused) refusals.inc({ kind: refused });
       return toAdmitResponse(decision);
     } catch (err) {
-      if (err instanceof RpcError && err.code === status.ABORTED) admits.inc({ outcome: 'gone' });
+      if (err instanceof DomainError && err.kind === 'aborted') admits.inc({ outcome: 'gone' });
       throw err;
     }
   };
