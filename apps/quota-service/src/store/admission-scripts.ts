@@ -1,8 +1,8 @@
-import type { RedisConnection } from './redis-connection';
+import type { RedisConnection } from './redis/redis-connection';
 import { BUDGET } from './free-tier-scripts';
 import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT } from './limit-scripts';
-import { NOW } from './lua-clock';
-import { LuaScript } from './lua-script';
+import { NOW } from './redis/lua-clock';
+import { LuaScript } from './redis/lua-script';
 import { OUTBOX_FIELD } from './redis-settle-outbox';
 
 /*

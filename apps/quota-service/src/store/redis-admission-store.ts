@@ -1,4 +1,4 @@
-import type { RedisConnection } from './redis-connection';
+import type { RedisConnection } from './redis/redis-connection';
 import {
   ADMIT,
   ADMIT_REPLY,
@@ -26,11 +26,11 @@ import { minuteCountAt } from './clock-windows';
 import { SETTLE_BUDGET } from './free-tier-scripts';
 import { LeaseRecord, LeaseRef } from './lease-store';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limit-store';
-import { LuaScript } from './lua-script';
+import { LuaScript } from './redis/lua-script';
 import { poolHoldId } from './pool-hold-id';
-import { RedisKeys } from './redis-keys';
-import { runScript } from './run-script';
-import { lowestOf, scoredMembers } from './shard-walk';
+import { RedisKeys } from './redis/redis-keys';
+import { runScript } from './redis/run-script';
+import { lowestOf, scoredMembers } from './redis/shard-walk';
 import { StoreUnavailableError } from './store-unavailable-error';
 
 /** Options of a RedisAdmissionStore. */

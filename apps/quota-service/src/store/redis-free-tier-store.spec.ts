@@ -7,8 +7,8 @@ import { describeFreeTierBudget } from './free-tier-budget.contract';
 import { describeFreeTierDecisions } from './free-tier-decisions.contract';
 import { EVENING, freeRequest, FreeTierStoreFactory, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from './free-tier-fixtures';
 import { loadFreeTierScripts } from './free-tier-scripts';
-import { openRedisClient } from './open-redis-client';
-import { redisKeys } from './redis-keys';
+import { openRedisClient } from './redis/open-redis-client';
+import { redisKeys } from './redis/redis-keys';
 import { RedisFreeTierStore } from './redis-free-tier-store';
 import { StoreUnavailableError } from './store-unavailable-error';
 

@@ -5,8 +5,8 @@ import { createTestRedis, TestRedis } from '@gw/testing';
 import { loadLeaseScripts } from './lease-scripts';
 import { LeaseRecord } from './lease-store';
 import { describeLeaseStoreContract } from './lease-store.contract';
-import { openRedisClient } from './open-redis-client';
-import { redisKeys } from './redis-keys';
+import { openRedisClient } from './redis/open-redis-client';
+import { redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';
 import { StoreUnavailableError } from './store-unavailable-error';
 

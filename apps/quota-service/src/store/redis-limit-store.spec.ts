@@ -5,9 +5,9 @@ import { createTestRedis, TestRedis } from '@gw/testing';
 import { loadLimitScripts } from './limit-scripts';
 import { describeFinishRequestContract } from './finish-request.contract';
 import { describeLimitStoreContract } from './limit-store.contract';
-import { LuaScript } from './lua-script';
-import { openRedisClient } from './open-redis-client';
-import { KeyLayout, redisKeys } from './redis-keys';
+import { LuaScript } from './redis/lua-script';
+import { openRedisClient } from './redis/open-redis-client';
+import { KeyLayout, redisKeys } from './redis/redis-keys';
 import { RedisLimitStore } from './redis-limit-store';
 import { StoreUnavailableError } from './store-unavailable-error';
 

@@ -1,8 +1,8 @@
-import type { RedisConnection } from './redis-connection';
+import type { RedisConnection } from './redis/redis-connection';
 import { ACK_DELIVERED } from './outbox-scripts';
-import { RedisKeys, ShardKeys } from './redis-keys';
+import { RedisKeys, ShardKeys } from './redis/redis-keys';
 import { parseOutboxRecord } from './settle-record-json';
-import { groupBy } from './shard-walk';
+import { groupBy } from './redis/shard-walk';
 import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
 import { StoreUnavailableError } from './store-unavailable-error';
 

@@ -5,9 +5,9 @@ import { createTestRedis, TestRedis } from '@gw/testing';
 import { grantLine, paidStep, SETTINGS } from './admission-fixtures';
 import { loadAdmissionScripts } from './admission-scripts';
 import { loadLimitScripts } from './limit-scripts';
-import { openRedisClient } from './open-redis-client';
+import { openRedisClient } from './redis/open-redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
-import { KeyLayout, redisKeys } from './redis-keys';
+import { KeyLayout, redisKeys } from './redis/redis-keys';
 import { RedisLimitStore } from './redis-limit-store';
 import { RedisStoreAudit } from './redis-store-audit';
 

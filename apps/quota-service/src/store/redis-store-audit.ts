@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import { CreditTotals } from './admission-store';
-import { LuaScript } from './lua-script';
-import type { RedisConnection } from './redis-connection';
-import { accountOfKey, RedisKeys } from './redis-keys';
+import { LuaScript } from './redis/lua-script';
+import type { RedisConnection } from './redis/redis-connection';
+import { accountOfKey, RedisKeys } from './redis/redis-keys';
 import { parseLeaseRecord } from './settle-record-json';
 import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-source';
 

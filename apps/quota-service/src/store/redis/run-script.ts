@@ -1,6 +1,6 @@
 import type { RedisConnection } from './redis-connection';
 import { LuaScript } from './lua-script';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Reads a script reply that must be an array of at least `length` whole numbers. */
 function numbers(reply: unknown, length: number): number[] {

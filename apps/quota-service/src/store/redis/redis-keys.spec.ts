@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { clusterSlot } from '../../test/cluster-slot';
+import { clusterSlot } from '../../../test/cluster-slot';
 import { redisKeys, SHARD_COUNT, shardOf } from './redis-keys';
 
 /** The tag Redis Cluster hashes a key by: between the first `{` and the next `}`. */
