@@ -4,7 +4,7 @@ import { grantLine, paidBill, paidStep, SETTINGS } from '../store/admission-fixt
 import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
-import { InMemoryLimitStore } from '../store/in-memory-limit-store';
+import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
 import { EVENING, TEST_DEFAULTS } from '../store/free-tier-fixtures';
 import { SettleRecord } from '../store/settle-outbox';

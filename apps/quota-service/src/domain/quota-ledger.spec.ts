@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
-import { InMemoryLimitStore } from '../store/in-memory-limit-store';
+import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
 import { MAX_ID_LENGTH } from '@gw/bounds';
 import { QuotaLedger } from './quota-ledger';
 

@@ -5,7 +5,7 @@ import { freeStep, grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../st
 import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
-import { InMemoryLimitStore } from '../store/in-memory-limit-store';
+import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
 import { SettleRecord } from '../store/settle-outbox';

@@ -3,7 +3,7 @@ import { requireId } from '@gw/service-kit';
 import { AdmissionStore, AdmittedFinish } from '../store/admission-store';
 import { FreeTierStore } from '../store/free-tier-store';
 import { isAdmitted, LeaseRecord, LeaseStore } from '../store/lease-store';
-import { FinishedRequest, LimitStore } from '../store/limit-store';
+import { FinishedRequest, LimitStore } from '../store/limits/limit-store';
 import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/settle-outbox';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 

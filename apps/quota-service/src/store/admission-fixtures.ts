@@ -3,7 +3,7 @@ import type { AdmitRequest } from '../domain/admission';
 import { AdmissionStore, AdmitStep } from './admission-store';
 import { FreeTierStore } from './free-tier-store';
 import { LeaseRecord, LeaseStore } from './lease-store';
-import { LimitSettings, LimitStore } from './limit-store';
+import { LimitSettings, LimitStore } from './limits/limit-store';
 import { BillRecord, HoldTerms, OutboxRecord, SettleOutbox } from './settle-outbox';
 
 /** An admission store and the stores it shares its state with, as one backend (Redis or memory) opens them. */

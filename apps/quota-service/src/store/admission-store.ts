@@ -1,5 +1,5 @@
 import { LeaseRecord, LeaseRef } from './lease-store';
-import { FinishedRequest, MinuteCount } from './limit-store';
+import { FinishedRequest, MinuteCount } from './limits/limit-store';
 import { BillRecord, Payment } from './settle-outbox';
 
 /** An account's credit line as quota-service keeps it: cumulative micro-LYD, each only growing but `held`. */

@@ -12,10 +12,10 @@ import {
 import { minuteCountAt } from './clock-windows';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './in-memory-lease-store';
-import { InMemoryLimitStore } from './in-memory-limit-store';
+import { InMemoryLimitStore } from './limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from './in-memory-settle-outbox';
 import { LeaseRecord, LeaseRef } from './lease-store';
-import { FinishedRequest, LimitSettings } from './limit-store';
+import { FinishedRequest, LimitSettings } from './limits/limit-store';
 
 /** The in-memory stores an InMemoryAdmissionStore shares its state with. */
 export interface InMemoryStores {

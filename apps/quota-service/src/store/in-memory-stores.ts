@@ -2,9 +2,9 @@ import { FreeTierSettings } from './free-tier-store';
 import { InMemoryAdmissionStore } from './in-memory-admission-store';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './in-memory-lease-store';
-import { InMemoryLimitStore } from './in-memory-limit-store';
+import { InMemoryLimitStore } from './limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from './in-memory-settle-outbox';
-import { LimitSettings } from './limit-store';
+import { LimitSettings } from './limits/limit-store';
 
 /** Every store of quota-service in this process's memory, sharing their state as the Redis ones share keys. */
 export interface InMemoryStoreSet {

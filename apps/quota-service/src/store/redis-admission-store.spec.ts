@@ -19,13 +19,13 @@ import { describeAdmittedFinishContract } from './admitted-finish.contract';
 import { TEST_DEFAULTS } from './free-tier-fixtures';
 import { loadFreeTierScripts } from './free-tier-scripts';
 import { loadLeaseScripts } from './lease-scripts';
-import { loadLimitScripts } from './limit-scripts';
+import { loadLimitScripts } from './limits/limit-scripts';
 import { openRedisClient } from './redis/open-redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from './redis-free-tier-store';
 import { KeyLayout, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';
-import { RedisLimitStore } from './redis-limit-store';
+import { RedisLimitStore } from './limits/redis-limit-store';
 import { RedisSettleOutbox } from './redis-settle-outbox';
 import { StoreUnavailableError } from './store-unavailable-error';
 

@@ -25,7 +25,7 @@ import {
 import { minuteCountAt } from './clock-windows';
 import { SETTLE_BUDGET } from './free-tier-scripts';
 import { LeaseRecord, LeaseRef } from './lease-store';
-import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limit-store';
+import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limits/limit-store';
 import { LuaScript } from './redis/lua-script';
 import { poolHoldId } from './pool-hold-id';
 import { RedisKeys } from './redis/redis-keys';

@@ -14,14 +14,14 @@ import { loadFreeTierScripts } from './free-tier-scripts';
 import { describeLeaseStoreContract } from './lease-store.contract';
 import { loadLeaseScripts } from './lease-scripts';
 import { describeLimitStoreContract } from './limit-store.contract';
-import { loadLimitScripts } from './limit-scripts';
+import { loadLimitScripts } from './limits/limit-scripts';
 import { openRedisCluster } from './redis/open-redis-client';
 import { loadOutboxScripts } from './outbox-scripts';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from './redis-free-tier-store';
 import { RedisKeys, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';
-import { RedisLimitStore } from './redis-limit-store';
+import { RedisLimitStore } from './limits/redis-limit-store';
 import { RedisSettleOutbox } from './redis-settle-outbox';
 import { describeSettleOutboxContract } from './settle-outbox.contract';
 

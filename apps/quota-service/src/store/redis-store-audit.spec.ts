@@ -4,11 +4,11 @@ import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
 import { grantLine, paidStep, SETTINGS } from './admission-fixtures';
 import { loadAdmissionScripts } from './admission-scripts';
-import { loadLimitScripts } from './limit-scripts';
+import { loadLimitScripts } from './limits/limit-scripts';
 import { openRedisClient } from './redis/open-redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { KeyLayout, redisKeys } from './redis/redis-keys';
-import { RedisLimitStore } from './redis-limit-store';
+import { RedisLimitStore } from './limits/redis-limit-store';
 import { RedisStoreAudit } from './redis-store-audit';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);

@@ -10,7 +10,7 @@ import * as admissionScripts from './admission-scripts';
 import { TEST_DEFAULTS } from './free-tier-fixtures';
 import * as freeTierScripts from './free-tier-scripts';
 import * as leaseScripts from './lease-scripts';
-import * as limitScripts from './limit-scripts';
+import * as limitScripts from './limits/limit-scripts';
 import { LuaScript } from './redis/lua-script';
 import { openRedisClient } from './redis/open-redis-client';
 import * as outboxScripts from './outbox-scripts';
@@ -18,7 +18,7 @@ import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from './redis-free-tier-store';
 import { KeyLayout, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';
-import { RedisLimitStore } from './redis-limit-store';
+import { RedisLimitStore } from './limits/redis-limit-store';
 import { RedisSettleOutbox } from './redis-settle-outbox';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);

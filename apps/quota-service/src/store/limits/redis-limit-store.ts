@@ -1,10 +1,10 @@
-import type { RedisConnection } from './redis/redis-connection';
-import { minuteCountAt } from './clock-windows';
+import type { RedisConnection } from '../redis/redis-connection';
+import { minuteCountAt } from '../clock-windows';
 import { ACQUIRE_PLACE, COUNT_REQUEST, FINISH_REQUEST, GET_USAGE, RELEASE_PLACE } from './limit-scripts';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
-import { LuaScript } from './redis/lua-script';
-import { RedisKeys } from './redis/redis-keys';
-import { runScript } from './redis/run-script';
+import { LuaScript } from '../redis/lua-script';
+import { RedisKeys } from '../redis/redis-keys';
+import { runScript } from '../redis/run-script';
 
 /** Options of a RedisLimitStore. */
 export interface RedisLimitStoreOptions {

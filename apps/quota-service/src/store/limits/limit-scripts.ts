@@ -1,6 +1,6 @@
-import type { RedisConnection } from './redis/redis-connection';
-import { NOW } from './redis/lua-clock';
-import { LuaScript } from './redis/lua-script';
+import type { RedisConnection } from '../redis/redis-connection';
+import { NOW } from '../redis/lua-clock';
+import { LuaScript } from '../redis/lua-script';
 
 /*
  * Every script takes its time from Redis TIME, so the clocks of the replicas do not matter.

@@ -1,4 +1,4 @@
-import { dayOf, minuteCountAt, minuteOf } from './clock-windows';
+import { dayOf, minuteCountAt, minuteOf } from '../clock-windows';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
 
 interface MinuteState {
