@@ -4,7 +4,7 @@ import { tokenCostMicro } from '@gw/money';
 import { Logger, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { lineExtensions } from '../quota-metrics';
 import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/admission-store';
-import { LeaseRecord } from '../store/lease-store';
+import { LeaseRecord } from '../store/leases/lease-store';
 import { HoldTerms, Payment } from '../store/settle-outbox';
 import { CreditLender, LineExtension } from './credit-lender';
 import { requireModel } from './field-checks';

@@ -3,7 +3,7 @@ import { createLogger, RpcError } from '@gw/service-kit';
 import { grantLine, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
 import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
-import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
+import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
 import { EVENING, TEST_DEFAULTS } from '../store/free-tier-fixtures';

@@ -4,7 +4,7 @@ import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../s
 import { freeStep, grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
 import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
-import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
+import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';

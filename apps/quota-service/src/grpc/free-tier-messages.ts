@@ -5,7 +5,7 @@ import { currentTraceCarrier, isTracing } from '@gw/telemetry';
 import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
 import { FreeTierSettings } from '../store/free-tier-store';
-import { LeaseRecord } from '../store/lease-store';
+import { LeaseRecord } from '../store/leases/lease-store';
 import { END_REASONS, EndReason, Payment, SettleRecord } from '../store/settle-outbox';
 import { toHoldTerms } from './hold-message';
 

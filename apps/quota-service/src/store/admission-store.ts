@@ -1,4 +1,4 @@
-import { LeaseRecord, LeaseRef } from './lease-store';
+import { LeaseRecord, LeaseRef } from './leases/lease-store';
 import { FinishedRequest, MinuteCount } from './limits/limit-store';
 import { BillRecord, Payment } from './settle-outbox';
 

@@ -11,10 +11,10 @@ import {
 } from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
-import { InMemoryLeaseStore } from './in-memory-lease-store';
+import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from './in-memory-settle-outbox';
-import { LeaseRecord, LeaseRef } from './lease-store';
+import { LeaseRecord, LeaseRef } from './leases/lease-store';
 import { FinishedRequest, LimitSettings } from './limits/limit-store';
 
 /** The in-memory stores an InMemoryAdmissionStore shares its state with. */

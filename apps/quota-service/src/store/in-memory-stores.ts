@@ -1,7 +1,7 @@
 import { FreeTierSettings } from './free-tier-store';
 import { InMemoryAdmissionStore } from './in-memory-admission-store';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
-import { InMemoryLeaseStore } from './in-memory-lease-store';
+import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from './in-memory-settle-outbox';
 import { LimitSettings } from './limits/limit-store';

@@ -24,7 +24,7 @@ import {
 } from './admission-store';
 import { minuteCountAt } from './clock-windows';
 import { SETTLE_BUDGET } from './free-tier-scripts';
-import { LeaseRecord, LeaseRef } from './lease-store';
+import { LeaseRecord, LeaseRef } from './leases/lease-store';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limits/limit-store';
 import { LuaScript } from './redis/lua-script';
 import { poolHoldId } from './pool-hold-id';

@@ -9,7 +9,7 @@ import { freeStep, grantLine, LEASE_TTL, MINUTE_START, paidBill, paidStep, SETTI
 import * as admissionScripts from './admission-scripts';
 import { TEST_DEFAULTS } from './free-tier-fixtures';
 import * as freeTierScripts from './free-tier-scripts';
-import * as leaseScripts from './lease-scripts';
+import * as leaseScripts from './leases/lease-scripts';
 import * as limitScripts from './limits/limit-scripts';
 import { LuaScript } from './redis/lua-script';
 import { openRedisClient } from './redis/open-redis-client';
@@ -17,7 +17,7 @@ import * as outboxScripts from './outbox-scripts';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from './redis-free-tier-store';
 import { KeyLayout, redisKeys } from './redis/redis-keys';
-import { RedisLeaseStore } from './redis-lease-store';
+import { RedisLeaseStore } from './leases/redis-lease-store';
 import { RedisLimitStore } from './limits/redis-limit-store';
 import { RedisSettleOutbox } from './redis-settle-outbox';
 

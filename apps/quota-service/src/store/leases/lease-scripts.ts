@@ -1,6 +1,6 @@
-import type { RedisConnection } from './redis/redis-connection';
-import { NOW } from './redis/lua-clock';
-import { LuaScript } from './redis/lua-script';
+import type { RedisConnection } from '../redis/redis-connection';
+import { NOW } from '../redis/lua-clock';
+import { LuaScript } from '../redis/lua-script';
 
 /*
  * The leases of one shard (redis-keys.ts), two keys in one slot: a sorted set {request id: lapse

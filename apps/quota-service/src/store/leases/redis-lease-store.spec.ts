@@ -4,11 +4,11 @@ import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
 import { loadLeaseScripts } from './lease-scripts';
 import { LeaseRecord } from './lease-store';
-import { describeLeaseStoreContract } from './lease-store.contract';
-import { openRedisClient } from './redis/open-redis-client';
-import { redisKeys } from './redis/redis-keys';
+import { describeLeaseStoreContract } from '../lease-store.contract';
+import { openRedisClient } from '../redis/open-redis-client';
+import { redisKeys } from '../redis/redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { StoreUnavailableError } from '../store-unavailable-error';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 

@@ -1,11 +1,11 @@
-import type { RedisConnection } from './redis/redis-connection';
+import type { RedisConnection } from '../redis/redis-connection';
 import { CLAIM_LAPSED, END_LEASE, LAPSED_LEASES, RENEW_LEASES, START_LEASE } from './lease-scripts';
 import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
-import { LuaScript } from './redis/lua-script';
-import { RedisKeys, ShardKeys } from './redis/redis-keys';
-import { groupBy, lowestOf, scoredMembers } from './redis/shard-walk';
-import { parseLeaseRecord } from './settle-record-json';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { LuaScript } from '../redis/lua-script';
+import { RedisKeys, ShardKeys } from '../redis/redis-keys';
+import { groupBy, lowestOf, scoredMembers } from '../redis/shard-walk';
+import { parseLeaseRecord } from '../settle-record-json';
+import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Options of a RedisLeaseStore. */
 export interface RedisLeaseStoreOptions {
