@@ -5,7 +5,7 @@ import { ReaperOptions } from './domain/lease-reaper';
 import { LineReturnOptions } from './domain/line-returner';
 import { ForwarderOptions } from './domain/settle-forwarder';
 import { parsePeakHours } from './domain/peak-hours';
-import { FreeTierSettings } from './store/free-tier-store';
+import { FreeTierSettings } from './store/free-tier/free-tier-store';
 import { KeyLayout } from './store/redis/redis-keys';
 
 /** Where and how the bills of finished requests reach billing-service. */

@@ -1,7 +1,7 @@
 import { chargeWithinHold } from '@gw/money';
 import { requireId } from '@gw/service-kit';
 import { AdmissionStore, AdmittedFinish } from '../store/admission-store';
-import { FreeTierStore } from '../store/free-tier-store';
+import { FreeTierStore } from '../store/free-tier/free-tier-store';
 import { isAdmitted, LeaseRecord, LeaseStore } from '../store/leases/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limits/limit-store';
 import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/settle-outbox';

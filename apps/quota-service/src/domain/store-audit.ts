@@ -1,5 +1,5 @@
 import { AuditReport, MoneyAudit } from '@gw/service-kit';
-import { FreeTierStore } from '../store/free-tier-store';
+import { FreeTierStore } from '../store/free-tier/free-tier-store';
 import { AccountFacts, OverdueLease, StoreAuditSource } from '../store/store-audit-source';
 import { LentLine } from './line-returner';
 

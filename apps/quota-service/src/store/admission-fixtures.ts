@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmitRequest } from '../domain/admission';
 import { AdmissionStore, AdmitStep } from './admission-store';
-import { FreeTierStore } from './free-tier-store';
+import { FreeTierStore } from './free-tier/free-tier-store';
 import { LeaseRecord, LeaseStore } from './leases/lease-store';
 import { LimitSettings, LimitStore } from './limits/limit-store';
 import { BillRecord, HoldTerms, OutboxRecord, SettleOutbox } from './settle-outbox';

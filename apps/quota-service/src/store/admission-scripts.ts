@@ -1,5 +1,5 @@
 import type { RedisConnection } from './redis/redis-connection';
-import { BUDGET } from './free-tier-scripts';
+import { BUDGET } from './free-tier/free-tier-scripts';
 import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT } from './limits/limit-scripts';
 import { NOW } from './redis/lua-clock';
 import { LuaScript } from './redis/lua-script';

@@ -10,7 +10,7 @@ import {
   ResurrectOutcome,
 } from './admission-store';
 import { minuteCountAt } from './clock-windows';
-import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
+import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from './in-memory-settle-outbox';

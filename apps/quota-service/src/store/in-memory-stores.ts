@@ -1,6 +1,6 @@
-import { FreeTierSettings } from './free-tier-store';
+import { FreeTierSettings } from './free-tier/free-tier-store';
 import { InMemoryAdmissionStore } from './in-memory-admission-store';
-import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
+import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from './in-memory-settle-outbox';

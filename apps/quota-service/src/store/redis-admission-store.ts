@@ -23,11 +23,11 @@ import {
   ResurrectOutcome,
 } from './admission-store';
 import { minuteCountAt } from './clock-windows';
-import { SETTLE_BUDGET } from './free-tier-scripts';
+import { SETTLE_BUDGET } from './free-tier/free-tier-scripts';
 import { LeaseRecord, LeaseRef } from './leases/lease-store';
 import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limits/limit-store';
 import { LuaScript } from './redis/lua-script';
-import { poolHoldId } from './pool-hold-id';
+import { poolHoldId } from './free-tier/pool-hold-id';
 import { RedisKeys } from './redis/redis-keys';
 import { runScript } from './redis/run-script';
 import { lowestOf, scoredMembers } from './redis/shard-walk';

@@ -1,4 +1,4 @@
-import { minuteOf } from './clock-windows';
+import { minuteOf } from '../clock-windows';
 import { DailyBudget } from './daily-budget';
 import { FreeReservation, FreeTierSettings, FreeTierSnapshot, FreeTierStore, ReserveOutcome } from './free-tier-store';
 import { poolHoldId } from './pool-hold-id';

@@ -1,4 +1,4 @@
-import { dayOf } from './clock-windows';
+import { dayOf } from '../clock-windows';
 
 interface Hold {
   tokens: number;

@@ -1,6 +1,6 @@
-import type { RedisConnection } from './redis/redis-connection';
-import { NOW } from './redis/lua-clock';
-import { LuaScript } from './redis/lua-script';
+import type { RedisConnection } from '../redis/redis-connection';
+import { NOW } from '../redis/lua-clock';
+import { LuaScript } from '../redis/lua-script';
 
 /**
  * Lua for daily budgets. A daily budget is three keys in one slot: a hash {day, used}, a hash {hold id: tokens} and a

@@ -1,10 +1,10 @@
-import type { RedisConnection } from './redis/redis-connection';
+import type { RedisConnection } from '../redis/redis-connection';
 import { FREE_TIER_SNAPSHOT, RESERVE_BUDGET, SETTLE_BUDGET, UPDATE_FREE_TIER, USED_BUDGET } from './free-tier-scripts';
 import { FreeReservation, FreeTierSettings, FreeTierSnapshot, FreeTierStore, ReserveOutcome } from './free-tier-store';
-import { LuaScript } from './redis/lua-script';
+import { LuaScript } from '../redis/lua-script';
 import { poolHoldId } from './pool-hold-id';
-import { RedisKeys } from './redis/redis-keys';
-import { runScript } from './redis/run-script';
+import { RedisKeys } from '../redis/redis-keys';
+import { runScript } from '../redis/run-script';
 
 /** Options of a RedisFreeTierStore. */
 export interface RedisFreeTierStoreOptions {
