@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { Logger } from '@gw/service-kit';
 import { QuotaConfig } from './config';
 import { loadAdmissionScripts } from './store/admission-scripts';
-import { loadOutboxScripts } from './store/outbox-scripts';
+import { loadOutboxScripts } from './store/outbox/outbox-scripts';
 import { AdmissionStore } from './store/admission-store';
 import { loadFreeTierScripts } from './store/free-tier/free-tier-scripts';
 import { openInMemoryStores } from './store/in-memory-stores';
@@ -19,9 +19,9 @@ import { RedisFreeTierStore } from './store/free-tier/redis-free-tier-store';
 import { RedisLeaseStore } from './store/leases/redis-lease-store';
 import { redisKeys } from './store/redis/redis-keys';
 import { RedisLimitStore } from './store/limits/redis-limit-store';
-import { RedisSettleOutbox } from './store/redis-settle-outbox';
+import { RedisSettleOutbox } from './store/outbox/redis-settle-outbox';
 import { RedisStoreAudit } from './store/redis-store-audit';
-import { SettleOutbox } from './store/settle-outbox';
+import { SettleOutbox } from './store/outbox/settle-outbox';
 import { StoreAuditSource } from './store/store-audit-source';
 
 /** Every store of quota-service, on one Redis connection (or all in memory). */

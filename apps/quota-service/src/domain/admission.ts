@@ -5,7 +5,7 @@ import { Logger, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { lineExtensions } from '../quota-metrics';
 import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/admission-store';
 import { LeaseRecord } from '../store/leases/lease-store';
-import { HoldTerms, Payment } from '../store/settle-outbox';
+import { HoldTerms, Payment } from '../store/outbox/settle-outbox';
 import { CreditLender, LineExtension } from './credit-lender';
 import { requireModel } from './field-checks';
 import { FreeTierGate, requireFreeRequest } from './free-tier-gate';

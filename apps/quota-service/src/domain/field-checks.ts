@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { MAX_COMPLETION_TOKENS, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION } from '@gw/money';
 import { requireCount, requireId, RpcError } from '@gw/service-kit';
-import { HoldTerms } from '../store/settle-outbox';
+import { HoldTerms } from '../store/outbox/settle-outbox';
 
 /**
  * The tokens of one request, prompt_tokens at most the context window and completion_tokens at

@@ -5,9 +5,9 @@ import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
+import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
 import { EVENING, TEST_DEFAULTS } from '../store/free-tier-fixtures';
-import { SettleRecord } from '../store/settle-outbox';
+import { SettleRecord } from '../store/outbox/settle-outbox';
 import { LeaseReaper } from './lease-reaper';
 import { RequestFinisher } from './request-finisher';
 

@@ -6,9 +6,9 @@ import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
+import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
-import { SettleRecord } from '../store/settle-outbox';
+import { SettleRecord } from '../store/outbox/settle-outbox';
 import { FreeTierGate } from './free-tier-gate';
 import { AdmittedEnd, RequestFinisher } from './request-finisher';
 

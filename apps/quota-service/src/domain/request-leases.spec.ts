@@ -4,7 +4,7 @@ import { holdOf, SETTINGS } from '../store/admission-fixtures';
 import { AdmissionStore } from '../store/admission-store';
 import { TEST_DEFAULTS } from '../store/free-tier-fixtures';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
-import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
+import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
 import { openInMemoryStores } from '../store/in-memory-stores';
 import { LeaseRecord } from '../store/leases/lease-store';
 import { HoldRenewer, RequestLeases } from './request-leases';

@@ -6,7 +6,7 @@ import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
 import { LeaseRecord } from '../store/leases/lease-store';
-import { END_REASONS, EndReason, Payment, SettleRecord } from '../store/settle-outbox';
+import { END_REASONS, EndReason, Payment, SettleRecord } from '../store/outbox/settle-outbox';
 import { toHoldTerms } from './hold-message';
 
 const REFUSALS: Record<FreeRefusal, quotaV1.FreeRefusal> = {

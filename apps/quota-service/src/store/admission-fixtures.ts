@@ -4,7 +4,7 @@ import { AdmissionStore, AdmitStep } from './admission-store';
 import { FreeTierStore } from './free-tier/free-tier-store';
 import { LeaseRecord, LeaseStore } from './leases/lease-store';
 import { LimitSettings, LimitStore } from './limits/limit-store';
-import { BillRecord, HoldTerms, OutboxRecord, SettleOutbox } from './settle-outbox';
+import { BillRecord, HoldTerms, OutboxRecord, SettleOutbox } from './outbox/settle-outbox';
 
 /** An admission store and the stores it shares its state with, as one backend (Redis or memory) opens them. */
 export interface AdmissionStores {

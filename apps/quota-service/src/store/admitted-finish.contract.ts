@@ -16,7 +16,7 @@ import {
   SETTINGS,
 } from './admission-fixtures';
 import { AdmittedFinish } from './admission-store';
-import { BillRecord, NO_HOLD } from './settle-outbox';
+import { BillRecord, NO_HOLD } from './outbox/settle-outbox';
 
 /**
  * The end of an admitted request, the return of a line and the resurrection of a lost lease

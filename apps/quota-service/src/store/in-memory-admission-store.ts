@@ -13,7 +13,7 @@ import { minuteCountAt } from './clock-windows';
 import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from './in-memory-settle-outbox';
+import { InMemorySettleOutbox } from './outbox/in-memory-settle-outbox';
 import { LeaseRecord, LeaseRef } from './leases/lease-store';
 import { FinishedRequest, LimitSettings } from './limits/limit-store';
 

@@ -3,7 +3,7 @@ import { InMemoryAdmissionStore } from './in-memory-admission-store';
 import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from './in-memory-settle-outbox';
+import { InMemorySettleOutbox } from './outbox/in-memory-settle-outbox';
 import { LimitSettings } from './limits/limit-store';
 
 /** Every store of quota-service in this process's memory, sharing their state as the Redis ones share keys. */

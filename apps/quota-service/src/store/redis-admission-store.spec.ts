@@ -26,7 +26,7 @@ import { RedisFreeTierStore } from './free-tier/redis-free-tier-store';
 import { KeyLayout, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './leases/redis-lease-store';
 import { RedisLimitStore } from './limits/redis-limit-store';
-import { RedisSettleOutbox } from './redis-settle-outbox';
+import { RedisSettleOutbox } from './outbox/redis-settle-outbox';
 import { StoreUnavailableError } from './store-unavailable-error';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);

@@ -16,13 +16,13 @@ import { loadLeaseScripts } from './leases/lease-scripts';
 import { describeLimitStoreContract } from './limit-store.contract';
 import { loadLimitScripts } from './limits/limit-scripts';
 import { openRedisCluster } from './redis/open-redis-client';
-import { loadOutboxScripts } from './outbox-scripts';
+import { loadOutboxScripts } from './outbox/outbox-scripts';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from './free-tier/redis-free-tier-store';
 import { RedisKeys, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './leases/redis-lease-store';
 import { RedisLimitStore } from './limits/redis-limit-store';
-import { RedisSettleOutbox } from './redis-settle-outbox';
+import { RedisSettleOutbox } from './outbox/redis-settle-outbox';
 import { describeSettleOutboxContract } from './settle-outbox.contract';
 
 /*

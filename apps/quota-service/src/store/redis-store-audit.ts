@@ -3,7 +3,7 @@ import { CreditTotals } from './admission-store';
 import { LuaScript } from './redis/lua-script';
 import type { RedisConnection } from './redis/redis-connection';
 import { accountOfKey, RedisKeys } from './redis/redis-keys';
-import { parseLeaseRecord } from './settle-record-json';
+import { parseLeaseRecord } from './outbox/settle-record-json';
 import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-source';
 
 /**

@@ -13,13 +13,13 @@ import * as leaseScripts from './leases/lease-scripts';
 import * as limitScripts from './limits/limit-scripts';
 import { LuaScript } from './redis/lua-script';
 import { openRedisClient } from './redis/open-redis-client';
-import * as outboxScripts from './outbox-scripts';
+import * as outboxScripts from './outbox/outbox-scripts';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from './free-tier/redis-free-tier-store';
 import { KeyLayout, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './leases/redis-lease-store';
 import { RedisLimitStore } from './limits/redis-limit-store';
-import { RedisSettleOutbox } from './redis-settle-outbox';
+import { RedisSettleOutbox } from './outbox/redis-settle-outbox';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const SCRIPTS = [admissionScripts, freeTierScripts, leaseScripts, limitScripts, outboxScripts]

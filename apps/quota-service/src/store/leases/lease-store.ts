@@ -1,4 +1,4 @@
-import { HoldTerms, SettleRecord } from '../settle-outbox';
+import { HoldTerms, SettleRecord } from '../outbox/settle-outbox';
 
 /**
  * A running API request as its last lease renewal left it: the bill it would come to if it

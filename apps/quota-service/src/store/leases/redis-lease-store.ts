@@ -4,7 +4,7 @@ import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
 import { LuaScript } from '../redis/lua-script';
 import { RedisKeys, ShardKeys } from '../redis/redis-keys';
 import { groupBy, lowestOf, scoredMembers } from '../redis/shard-walk';
-import { parseLeaseRecord } from '../settle-record-json';
+import { parseLeaseRecord } from '../outbox/settle-record-json';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Options of a RedisLeaseStore. */

@@ -1,4 +1,4 @@
-import { LeaseRecord } from './leases/lease-store';
+import { LeaseRecord } from '../leases/lease-store';
 import { BillRecord, END_REASONS, EndReason, HoldTerms, LineReturnRecord, OutboxRecord, SettleRecord } from './settle-outbox';
 
 type Fields = Record<string, unknown>;

@@ -1,5 +1,5 @@
-import type { RedisConnection } from './redis/redis-connection';
-import { LuaScript } from './redis/lua-script';
+import type { RedisConnection } from '../redis/redis-connection';
+import { LuaScript } from '../redis/lua-script';
 
 /**
  * KEYS: 1 a shard's outbox stream, then the unbilled hash of each account with bills among the

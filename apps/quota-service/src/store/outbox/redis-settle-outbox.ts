@@ -1,10 +1,10 @@
-import type { RedisConnection } from './redis/redis-connection';
+import type { RedisConnection } from '../redis/redis-connection';
 import { ACK_DELIVERED } from './outbox-scripts';
-import { RedisKeys, ShardKeys } from './redis/redis-keys';
+import { RedisKeys, ShardKeys } from '../redis/redis-keys';
 import { parseOutboxRecord } from './settle-record-json';
-import { groupBy } from './redis/shard-walk';
+import { groupBy } from '../redis/shard-walk';
 import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Options of a RedisSettleOutbox. */
 export interface RedisSettleOutboxOptions {

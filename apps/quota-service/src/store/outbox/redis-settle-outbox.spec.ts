@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
-import { openRedisClient } from './redis/open-redis-client';
-import { KeyLayout, redisKeys } from './redis/redis-keys';
+import { openRedisClient } from '../redis/open-redis-client';
+import { KeyLayout, redisKeys } from '../redis/redis-keys';
 import { RedisSettleOutbox } from './redis-settle-outbox';
 import { OutboxRecord } from './settle-outbox';
-import { describeSettleOutboxContract, settleRecord } from './settle-outbox.contract';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { describeSettleOutboxContract, settleRecord } from '../settle-outbox.contract';
+import { StoreUnavailableError } from '../store-unavailable-error';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 let testRedis: TestRedis;
