@@ -3,7 +3,7 @@ import { MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { tokenCostMicro } from '@gw/money';
 import { Logger, requireCount, requireId, RpcError } from '@gw/service-kit';
 import { lineExtensions } from '../quota-metrics';
-import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/admission-store';
+import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/admission/admission-store';
 import { LeaseRecord } from '../store/leases/lease-store';
 import { HoldTerms, Payment } from '../store/outbox/settle-outbox';
 import { CreditLender, LineExtension } from './credit-lender';

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
 import { grantLine, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
-import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
+import { InMemoryAdmissionStore } from '../store/admission/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { Logger, PeriodicTask, requireId, RpcError } from '@gw/service-kit';
 import { lineReturnedMicro, lineReturns } from '../quota-metrics';
-import { AdmissionStore, LineTotals } from '../store/admission-store';
+import { AdmissionStore, LineTotals } from '../store/admission/admission-store';
 import { BillRecord, LineReturnRecord } from '../store/outbox/settle-outbox';
 
 /** When lines count as idle, and how the timer looks for them. */

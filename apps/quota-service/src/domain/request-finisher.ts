@@ -1,6 +1,6 @@
 import { chargeWithinHold } from '@gw/money';
 import { requireId } from '@gw/service-kit';
-import { AdmissionStore, AdmittedFinish } from '../store/admission-store';
+import { AdmissionStore, AdmittedFinish } from '../store/admission/admission-store';
 import { FreeTierStore } from '../store/free-tier/free-tier-store';
 import { isAdmitted, LeaseRecord, LeaseStore } from '../store/leases/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limits/limit-store';

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
 import { holdOf, SETTINGS } from '../store/admission-fixtures';
-import { AdmissionStore } from '../store/admission-store';
+import { AdmissionStore } from '../store/admission/admission-store';
 import { TEST_DEFAULTS } from '../store/free-tier-fixtures';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';

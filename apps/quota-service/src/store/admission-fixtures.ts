@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmitRequest } from '../domain/admission';
-import { AdmissionStore, AdmitStep } from './admission-store';
+import { AdmissionStore, AdmitStep } from './admission/admission-store';
 import { FreeTierStore } from './free-tier/free-tier-store';
 import { LeaseRecord, LeaseStore } from './leases/lease-store';
 import { LimitSettings, LimitStore } from './limits/limit-store';

@@ -15,7 +15,7 @@ import {
   paidStep,
   SETTINGS,
 } from './admission-fixtures';
-import { AdmittedFinish } from './admission-store';
+import { AdmittedFinish } from './admission/admission-store';
 import { BillRecord, NO_HOLD } from './outbox/settle-outbox';
 
 /**

@@ -1,5 +1,5 @@
 import { FreeTierSettings } from './free-tier/free-tier-store';
-import { InMemoryAdmissionStore } from './in-memory-admission-store';
+import { InMemoryAdmissionStore } from './admission/in-memory-admission-store';
 import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { CreditTotals } from './admission-store';
+import { CreditTotals } from './admission/admission-store';
 import { LuaScript } from './redis/lua-script';
 import type { RedisConnection } from './redis/redis-connection';
 import { accountOfKey, RedisKeys } from './redis/redis-keys';

@@ -1,6 +1,6 @@
-import { LeaseRecord, LeaseRef } from './leases/lease-store';
-import { FinishedRequest, MinuteCount } from './limits/limit-store';
-import { BillRecord, Payment } from './outbox/settle-outbox';
+import { LeaseRecord, LeaseRef } from '../leases/lease-store';
+import { FinishedRequest, MinuteCount } from '../limits/limit-store';
+import { BillRecord, Payment } from '../outbox/settle-outbox';
 
 /** An account's credit line as quota-service keeps it: cumulative micro-LYD, each only growing but `held`. */
 export interface CreditTotals {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
-import { RedisCommandMeter } from '../../test/redis-command-meter';
+import { RedisCommandMeter } from '../../../test/redis-command-meter';
 import {
   AdmissionStores,
   AdmissionStoresFactory,
@@ -12,22 +12,22 @@ import {
   paidBill,
   paidStep,
   SETTINGS,
-} from './admission-fixtures';
+} from '../admission-fixtures';
 import { loadAdmissionScripts } from './admission-scripts';
-import { describeAdmissionContract } from './admission-store.contract';
-import { describeAdmittedFinishContract } from './admitted-finish.contract';
-import { TEST_DEFAULTS } from './free-tier-fixtures';
-import { loadFreeTierScripts } from './free-tier/free-tier-scripts';
-import { loadLeaseScripts } from './leases/lease-scripts';
-import { loadLimitScripts } from './limits/limit-scripts';
-import { openRedisClient } from './redis/open-redis-client';
+import { describeAdmissionContract } from '../admission-store.contract';
+import { describeAdmittedFinishContract } from '../admitted-finish.contract';
+import { TEST_DEFAULTS } from '../free-tier-fixtures';
+import { loadFreeTierScripts } from '../free-tier/free-tier-scripts';
+import { loadLeaseScripts } from '../leases/lease-scripts';
+import { loadLimitScripts } from '../limits/limit-scripts';
+import { openRedisClient } from '../redis/open-redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
-import { RedisFreeTierStore } from './free-tier/redis-free-tier-store';
-import { KeyLayout, redisKeys } from './redis/redis-keys';
-import { RedisLeaseStore } from './leases/redis-lease-store';
-import { RedisLimitStore } from './limits/redis-limit-store';
-import { RedisSettleOutbox } from './outbox/redis-settle-outbox';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { RedisFreeTierStore } from '../free-tier/redis-free-tier-store';
+import { KeyLayout, redisKeys } from '../redis/redis-keys';
+import { RedisLeaseStore } from '../leases/redis-lease-store';
+import { RedisLimitStore } from '../limits/redis-limit-store';
+import { RedisSettleOutbox } from '../outbox/redis-settle-outbox';
+import { StoreUnavailableError } from '../store-unavailable-error';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const loadScripts = async (client: Redis) => {

@@ -1,9 +1,9 @@
-import type { RedisConnection } from './redis/redis-connection';
-import { BUDGET } from './free-tier/free-tier-scripts';
-import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT } from './limits/limit-scripts';
-import { NOW } from './redis/lua-clock';
-import { LuaScript } from './redis/lua-script';
-import { OUTBOX_FIELD } from './outbox/redis-settle-outbox';
+import type { RedisConnection } from '../redis/redis-connection';
+import { BUDGET } from '../free-tier/free-tier-scripts';
+import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT } from '../limits/limit-scripts';
+import { NOW } from '../redis/lua-clock';
+import { LuaScript } from '../redis/lua-script';
+import { OUTBOX_FIELD } from '../outbox/redis-settle-outbox';
 
 /*
  * The admission of API requests, one script per step. Every key comes in KEYS (none is built

@@ -9,13 +9,13 @@ import {
   LineTotals,
   ResurrectOutcome,
 } from './admission-store';
-import { minuteCountAt } from './clock-windows';
-import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
-import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
-import { InMemoryLimitStore } from './limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from './outbox/in-memory-settle-outbox';
-import { LeaseRecord, LeaseRef } from './leases/lease-store';
-import { FinishedRequest, LimitSettings } from './limits/limit-store';
+import { minuteCountAt } from '../clock-windows';
+import { InMemoryFreeTierStore } from '../free-tier/in-memory-free-tier-store';
+import { InMemoryLeaseStore } from '../leases/in-memory-lease-store';
+import { InMemoryLimitStore } from '../limits/in-memory-limit-store';
+import { InMemorySettleOutbox } from '../outbox/in-memory-settle-outbox';
+import { LeaseRecord, LeaseRef } from '../leases/lease-store';
+import { FinishedRequest, LimitSettings } from '../limits/limit-store';
 
 /** The in-memory stores an InMemoryAdmissionStore shares its state with. */
 export interface InMemoryStores {

@@ -1,4 +1,4 @@
-import type { RedisConnection } from './redis/redis-connection';
+import type { RedisConnection } from '../redis/redis-connection';
 import {
   ADMIT,
   ADMIT_REPLY,
@@ -22,16 +22,16 @@ import {
   LineTotals,
   ResurrectOutcome,
 } from './admission-store';
-import { minuteCountAt } from './clock-windows';
-import { SETTLE_BUDGET } from './free-tier/free-tier-scripts';
-import { LeaseRecord, LeaseRef } from './leases/lease-store';
-import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from './limits/limit-store';
-import { LuaScript } from './redis/lua-script';
-import { poolHoldId } from './free-tier/pool-hold-id';
-import { RedisKeys } from './redis/redis-keys';
-import { runScript } from './redis/run-script';
-import { lowestOf, scoredMembers } from './redis/shard-walk';
-import { StoreUnavailableError } from './store-unavailable-error';
+import { minuteCountAt } from '../clock-windows';
+import { SETTLE_BUDGET } from '../free-tier/free-tier-scripts';
+import { LeaseRecord, LeaseRef } from '../leases/lease-store';
+import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from '../limits/limit-store';
+import { LuaScript } from '../redis/lua-script';
+import { poolHoldId } from '../free-tier/pool-hold-id';
+import { RedisKeys } from '../redis/redis-keys';
+import { runScript } from '../redis/run-script';
+import { lowestOf, scoredMembers } from '../redis/shard-walk';
+import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Options of a RedisAdmissionStore. */
 export interface RedisAdmissionStoreOptions {
