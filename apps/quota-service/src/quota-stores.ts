@@ -20,9 +20,9 @@ import { RedisLeaseStore } from './store/leases/redis-lease-store';
 import { redisKeys } from './store/redis/redis-keys';
 import { RedisLimitStore } from './store/limits/redis-limit-store';
 import { RedisSettleOutbox } from './store/outbox/redis-settle-outbox';
-import { RedisStoreAudit } from './store/redis-store-audit';
+import { RedisStoreAudit } from './store/audit/redis-store-audit';
 import { SettleOutbox } from './store/outbox/settle-outbox';
-import { StoreAuditSource } from './store/store-audit-source';
+import { StoreAuditSource } from './store/audit/store-audit-source';
 
 /** Every store of quota-service, on one Redis connection (or all in memory). */
 export interface QuotaStores {

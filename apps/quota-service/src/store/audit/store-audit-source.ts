@@ -1,4 +1,4 @@
-import { CreditTotals } from './admission/admission-store';
+import { CreditTotals } from '../admission/admission-store';
 
 /** What the audit reads of one account in the store, in one look. */
 export interface AccountFacts {

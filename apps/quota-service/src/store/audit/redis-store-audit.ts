@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
-import { CreditTotals } from './admission/admission-store';
-import { LuaScript } from './redis/lua-script';
-import type { RedisConnection } from './redis/redis-connection';
-import { accountOfKey, RedisKeys } from './redis/redis-keys';
-import { parseLeaseRecord } from './outbox/settle-record-json';
+import { CreditTotals } from '../admission/admission-store';
+import { LuaScript } from '../redis/lua-script';
+import type { RedisConnection } from '../redis/redis-connection';
+import { accountOfKey, RedisKeys } from '../redis/redis-keys';
+import { parseLeaseRecord } from '../outbox/settle-record-json';
 import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-source';
 
 /**
