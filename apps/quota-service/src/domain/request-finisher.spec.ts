@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '@gw/service-kit';
-import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
-import { freeStep, grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
+import { EVENING, freeRequest, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../../test/store-contracts/free-tier-fixtures';
+import { freeStep, grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { InMemoryAdmissionStore } from '../store/admission/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';

@@ -1,8 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
-import { holdOf, SETTINGS } from '../store/admission-fixtures';
+import { holdOf, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { AdmissionStore } from '../store/admission/admission-store';
-import { TEST_DEFAULTS } from '../store/free-tier-fixtures';
+import { TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
 import { openInMemoryStores } from '../store/in-memory-stores';

@@ -1,8 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
-import { holdOf, paidBill } from '../store/admission-fixtures';
+import { holdOf, paidBill } from '../../test/store-contracts/admission-fixtures';
 import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
-import { settleRecord } from '../store/settle-outbox.contract';
+import { settleRecord } from '../../test/store-contracts/settle-outbox.contract';
 import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
 import { BillingSink, SettleForwarder } from './settle-forwarder';
 

@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 import { createLogger } from '@gw/service-kit';
 import { createTestRedisCluster, TestRedisClusterSpace } from '@gw/testing';
-import { AdmissionStoresFactory, SETTINGS } from './admission-fixtures';
+import { AdmissionStoresFactory, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { loadAdmissionScripts } from './admission/admission-scripts';
-import { describeAdmissionContract } from './admission-store.contract';
-import { describeAdmittedFinishContract } from './admitted-finish.contract';
-import { describeFinishRequestContract } from './finish-request.contract';
-import { describeFreeTierBudget } from './free-tier-budget.contract';
-import { describeFreeTierDecisions } from './free-tier-decisions.contract';
-import { TEST_DEFAULTS } from './free-tier-fixtures';
+import { describeAdmissionContract } from '../../test/store-contracts/admission-store.contract';
+import { describeAdmittedFinishContract } from '../../test/store-contracts/admitted-finish.contract';
+import { describeFinishRequestContract } from '../../test/store-contracts/finish-request.contract';
+import { describeFreeTierBudget } from '../../test/store-contracts/free-tier-budget.contract';
+import { describeFreeTierDecisions } from '../../test/store-contracts/free-tier-decisions.contract';
+import { TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { loadFreeTierScripts } from './free-tier/free-tier-scripts';
-import { describeLeaseStoreContract } from './lease-store.contract';
+import { describeLeaseStoreContract } from '../../test/store-contracts/lease-store.contract';
 import { loadLeaseScripts } from './leases/lease-scripts';
-import { describeLimitStoreContract } from './limit-store.contract';
+import { describeLimitStoreContract } from '../../test/store-contracts/limit-store.contract';
 import { loadLimitScripts } from './limits/limit-scripts';
 import { openRedisCluster } from './redis/open-redis-client';
 import { loadOutboxScripts } from './outbox/outbox-scripts';
@@ -23,7 +23,7 @@ import { RedisKeys, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './leases/redis-lease-store';
 import { RedisLimitStore } from './limits/redis-limit-store';
 import { RedisSettleOutbox } from './outbox/redis-settle-outbox';
-import { describeSettleOutboxContract } from './settle-outbox.contract';
+import { describeSettleOutboxContract } from '../../test/store-contracts/settle-outbox.contract';
 
 /*
  * Every store contract on a Redis Cluster (REDIS_CLUSTER_NODES, else one of the test's own: 3

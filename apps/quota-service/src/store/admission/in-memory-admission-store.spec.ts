@@ -1,7 +1,7 @@
-import { AdmissionStoresFactory } from '../admission-fixtures';
-import { describeAdmissionContract } from '../admission-store.contract';
-import { describeAdmittedFinishContract } from '../admitted-finish.contract';
-import { TEST_DEFAULTS } from '../free-tier-fixtures';
+import { AdmissionStoresFactory } from '../../../test/store-contracts/admission-fixtures';
+import { describeAdmissionContract } from '../../../test/store-contracts/admission-store.contract';
+import { describeAdmittedFinishContract } from '../../../test/store-contracts/admitted-finish.contract';
+import { TEST_DEFAULTS } from '../../../test/store-contracts/free-tier-fixtures';
 import { openInMemoryStores } from '../in-memory-stores';
 
 const open: AdmissionStoresFactory = async (settings, now) => openInMemoryStores(settings, TEST_DEFAULTS, now);

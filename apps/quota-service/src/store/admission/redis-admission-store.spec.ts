@@ -12,11 +12,11 @@ import {
   paidBill,
   paidStep,
   SETTINGS,
-} from '../admission-fixtures';
+} from '../../../test/store-contracts/admission-fixtures';
 import { loadAdmissionScripts } from './admission-scripts';
-import { describeAdmissionContract } from '../admission-store.contract';
-import { describeAdmittedFinishContract } from '../admitted-finish.contract';
-import { TEST_DEFAULTS } from '../free-tier-fixtures';
+import { describeAdmissionContract } from '../../../test/store-contracts/admission-store.contract';
+import { describeAdmittedFinishContract } from '../../../test/store-contracts/admitted-finish.contract';
+import { TEST_DEFAULTS } from '../../../test/store-contracts/free-tier-fixtures';
 import { loadFreeTierScripts } from '../free-tier/free-tier-scripts';
 import { loadLeaseScripts } from '../leases/lease-scripts';
 import { loadLimitScripts } from '../limits/limit-scripts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
-import { grantLine, paidStep, SETTINGS } from '../admission-fixtures';
+import { grantLine, paidStep, SETTINGS } from '../../../test/store-contracts/admission-fixtures';
 import { loadAdmissionScripts } from '../admission/admission-scripts';
 import { loadLimitScripts } from '../limits/limit-scripts';
 import { openRedisClient } from '../redis/open-redis-client';

@@ -1,6 +1,6 @@
-import { describeFreeTierBudget } from '../free-tier-budget.contract';
-import { describeFreeTierDecisions } from '../free-tier-decisions.contract';
-import { FreeTierStoreFactory } from '../free-tier-fixtures';
+import { describeFreeTierBudget } from '../../../test/store-contracts/free-tier-budget.contract';
+import { describeFreeTierDecisions } from '../../../test/store-contracts/free-tier-decisions.contract';
+import { FreeTierStoreFactory } from '../../../test/store-contracts/free-tier-fixtures';
 import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
 
 const open: FreeTierStoreFactory = async (defaults, now) => new InMemoryFreeTierStore(defaults, now);

@@ -3,9 +3,16 @@ import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
 import { FreeTierGate } from '../../domain/free-tier-gate';
-import { describeFreeTierBudget } from '../free-tier-budget.contract';
-import { describeFreeTierDecisions } from '../free-tier-decisions.contract';
-import { EVENING, freeRequest, FreeTierStoreFactory, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from '../free-tier-fixtures';
+import { describeFreeTierBudget } from '../../../test/store-contracts/free-tier-budget.contract';
+import { describeFreeTierDecisions } from '../../../test/store-contracts/free-tier-decisions.contract';
+import {
+  EVENING,
+  freeRequest,
+  FreeTierStoreFactory,
+  RESERVED,
+  TEST_DEFAULTS,
+  TEST_LIMITS,
+} from '../../../test/store-contracts/free-tier-fixtures';
 import { loadFreeTierScripts } from './free-tier-scripts';
 import { openRedisClient } from '../redis/open-redis-client';
 import { redisKeys } from '../redis/redis-keys';

@@ -4,7 +4,7 @@ import { createLogger } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
 import { loadLeaseScripts } from './lease-scripts';
 import { LeaseRecord } from './lease-store';
-import { describeLeaseStoreContract } from '../lease-store.contract';
+import { describeLeaseStoreContract } from '../../../test/store-contracts/lease-store.contract';
 import { openRedisClient } from '../redis/open-redis-client';
 import { redisKeys } from '../redis/redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';

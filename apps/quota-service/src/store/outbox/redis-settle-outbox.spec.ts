@@ -6,7 +6,7 @@ import { openRedisClient } from '../redis/open-redis-client';
 import { KeyLayout, redisKeys } from '../redis/redis-keys';
 import { RedisSettleOutbox } from './redis-settle-outbox';
 import { OutboxRecord } from './settle-outbox';
-import { describeSettleOutboxContract, settleRecord } from '../settle-outbox.contract';
+import { describeSettleOutboxContract, settleRecord } from '../../../test/store-contracts/settle-outbox.contract';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { FreeTierGate } from '../domain/free-tier-gate';
-import { FreeRequest } from '../domain/free-request';
+import { FreeTierGate } from '../../src/domain/free-tier-gate';
+import { FreeRequest } from '../../src/domain/free-request';
 import { EVENING, freeRequest, FreeTierStoreFactory, RESERVED, TEST_DEFAULTS, TEST_LIMITS } from './free-tier-fixtures';
-import { FreeTierSettings, FreeTierStore } from './free-tier/free-tier-store';
+import { FreeTierSettings, FreeTierStore } from '../../src/store/free-tier/free-tier-store';
 
 /**
  * Which free requests are granted, and the refusal (docs/api.md#every-error-code) of each one that is not, in

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LeaseRecord, LeaseStore } from './leases/lease-store';
+import { LeaseRecord, LeaseStore } from '../../src/store/leases/lease-store';
 
 /** Opens the store under test with this clock (ms). */
 export type LeaseStoreFactory = (now: () => number) => Promise<LeaseStore>;

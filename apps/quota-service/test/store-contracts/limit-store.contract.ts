@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LimitSettings, LimitStore } from './limits/limit-store';
+import { LimitSettings, LimitStore } from '../../src/store/limits/limit-store';
 
 /** Opens the store under test with these settings and this clock (ms). */
 export type LimitStoreFactory = (settings: LimitSettings, now: () => number) => Promise<LimitStore>;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AdmitRequest } from '../domain/admission';
-import { AdmissionStore, AdmitStep } from './admission/admission-store';
-import { FreeTierStore } from './free-tier/free-tier-store';
-import { LeaseRecord, LeaseStore } from './leases/lease-store';
-import { LimitSettings, LimitStore } from './limits/limit-store';
-import { BillRecord, HoldTerms, OutboxRecord, SettleOutbox } from './outbox/settle-outbox';
+import type { AdmitRequest } from '../../src/domain/admission';
+import { AdmissionStore, AdmitStep } from '../../src/store/admission/admission-store';
+import { FreeTierStore } from '../../src/store/free-tier/free-tier-store';
+import { LeaseRecord, LeaseStore } from '../../src/store/leases/lease-store';
+import { LimitSettings, LimitStore } from '../../src/store/limits/limit-store';
+import { BillRecord, HoldTerms, OutboxRecord, SettleOutbox } from '../../src/store/outbox/settle-outbox';
 
 /** An admission store and the stores it shares its state with, as one backend (Redis or memory) opens them. */
 export interface AdmissionStores {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { FreeRequest, FreeTierLimits } from '../domain/free-request';
-import { FreeTierSettings, FreeTierStore } from './free-tier/free-tier-store';
+import { FreeRequest, FreeTierLimits } from '../../src/domain/free-request';
+import { FreeTierSettings, FreeTierStore } from '../../src/store/free-tier/free-tier-store';
 
 /** Opens a FreeTierStore of its own (empty, its own pool) with these defaults and this clock (ms). */
 export type FreeTierStoreFactory = (defaults: FreeTierSettings, now: () => number) => Promise<FreeTierStore>;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { FINISH_MEMORY_MS, LimitSettings, LimitStore } from './limits/limit-store';
+import { FINISH_MEMORY_MS, LimitSettings, LimitStore } from '../../src/store/limits/limit-store';
 import { LimitStoreFactory } from './limit-store.contract';
 
 const SETTINGS: LimitSettings = { requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SettleOutbox, SettleRecord } from './outbox/settle-outbox';
+import { SettleOutbox, SettleRecord } from '../../src/store/outbox/settle-outbox';
 
 /** Opens an empty SettleOutbox of its own. */
 export type SettleOutboxFactory = () => Promise<SettleOutbox>;

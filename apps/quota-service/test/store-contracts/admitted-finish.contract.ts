@@ -15,8 +15,8 @@ import {
   paidStep,
   SETTINGS,
 } from './admission-fixtures';
-import { AdmittedFinish } from './admission/admission-store';
-import { BillRecord, NO_HOLD } from './outbox/settle-outbox';
+import { AdmittedFinish } from '../../src/store/admission/admission-store';
+import { BillRecord, NO_HOLD } from '../../src/store/outbox/settle-outbox';
 
 /**
  * The end of an admitted request, the return of a line and the resurrection of a lost lease
