@@ -7,7 +7,7 @@ import { OUTBOX_FIELD } from '../outbox/redis-settle-outbox';
 
 /*
  * The admission of API requests, one script per step. Every key comes in KEYS (none is built
- * here), all in one hash slot in the shard layout (redis-keys.ts): the account's keys and its
+ * here), all in one hash slot in the shard layout (store/redis/redis-keys.ts): the account's keys and its
  * shard's leases, outbox and active lines. The time is Redis TIME unless a test clock is passed
  * last. Amounts are integer micro-LYD, exact in Lua's doubles up to 2^53.
  */

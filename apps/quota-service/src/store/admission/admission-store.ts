@@ -99,7 +99,7 @@ export type BillState = 'pending' | 'applied' | 'unfinished';
  * The admission of API requests (quota.v1 Admit) and their end: counts, places and leases
  * shared with LimitStore and LeaseStore, the credit line of each account, and the outbox. Each
  * method is one atomic step on the account's state (one Redis script); implementations behave
- * identically (admission-store.contract.ts); a store that cannot answer rejects with
+ * identically (test/store-contracts/admission-store.contract.ts); a store that cannot answer rejects with
  * StoreUnavailableError.
  */
 export interface AdmissionStore {

@@ -52,7 +52,7 @@ const BILL_STATE_NAMES: Record<number, BillState> = {
  * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
  * one round trip, on the account's keys and its shard's indexes; a free request's end takes a
  * second one for the free tier's pool, in its own slot. The keys of each script are named here
- * (redis-keys.ts), none inside the scripts. Idle lines are looked for in every shard at once. The
+ * (store/redis/redis-keys.ts), none inside the scripts. Idle lines are looked for in every shard at once. The
  * client is shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
  */
 export class RedisAdmissionStore implements AdmissionStore {

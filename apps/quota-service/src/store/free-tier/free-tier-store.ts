@@ -38,7 +38,7 @@ export type ReserveOutcome = 'reserved' | 'allowance-used-up' | 'allowance-too-s
  * counted per UTC day (reset at 00:00 UTC) in tokens, reservations included. A reservation
  * belongs to the day it was made on: settling it after midnight changes nothing. Every
  * operation takes its time from the store's clock; implementations behave identically (see
- * free-tier.contract.ts); a store that cannot answer rejects with StoreUnavailableError.
+ * test/store-contracts/free-tier-*.contract.ts); a store that cannot answer rejects with StoreUnavailableError.
  */
 export interface FreeTierStore {
   /** The settings (the operator's, else the defaults the store was opened with) and the time. */

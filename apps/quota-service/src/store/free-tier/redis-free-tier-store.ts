@@ -29,7 +29,7 @@ const flag = (value: boolean | undefined): string => (value === undefined ? '' :
 
 /**
  * A FreeTierStore in Redis, shared by every replica. An account's allowance lives with the
- * account's keys (redis-keys.ts) and the pool and settings under {freetier}, so that each script
+ * account's keys (store/redis/redis-keys.ts) and the pool and settings under {freetier}, so that each script
  * touches one Redis Cluster slot: reserving is one atomic script on the allowance, then one on
  * the pool, and a pool refusal gives the allowance back (should that last step fail, the
  * reservation expires instead). Neither budget is ever taken past its limit. The client is

@@ -3,7 +3,7 @@ import { NOW } from '../redis/lua-clock';
 import { LuaScript } from '../redis/lua-script';
 
 /*
- * The leases of one shard (redis-keys.ts), two keys in one slot: a sorted set {request id: lapse
+ * The leases of one shard (store/redis/redis-keys.ts), two keys in one slot: a sorted set {request id: lapse
  * ms} and a hash {request id: JSON of the last renewal}. ARGV[1] is a test clock (ms) or '' for
  * Redis TIME, so that the variable part of a call can follow it.
  */

@@ -33,7 +33,7 @@ export const isAdmitted = (lease: LeaseRecord): boolean => lease.hold !== undefi
  * The leases of running requests, shared by every replica. A lease lives until ended or until
  * it is not renewed within its time; then it is handed out to one replica at a time (for
  * `claimMs`, after which it is handed out again until ended) to be finished. Implementations
- * behave identically (see lease-store.contract.ts); a store that cannot answer rejects with
+ * behave identically (see test/store-contracts/lease-store.contract.ts); a store that cannot answer rejects with
  * StoreUnavailableError.
  */
 export interface LeaseStore {

@@ -51,7 +51,7 @@ export interface UsageTotals {
 /**
  * Per-account counters behind quota.v1.Quota. Every operation is atomic per account and takes
  * its time from the store's own clock, so that all replicas agree. Implementations must behave
- * identically (see limit-store.contract.ts); a store that cannot answer rejects with
+ * identically (see test/store-contracts/limit-store.contract.ts); a store that cannot answer rejects with
  * StoreUnavailableError.
  */
 export interface LimitStore {

@@ -71,7 +71,7 @@ export interface ClaimedSettle {
 /**
  * A durable queue of bills (and line returns) between the end of a request and billing-service:
  * every record appended is handed out until acknowledged (at least once; the receiver applies each request
- * id once). Implementations behave identically (see settle-outbox.contract.ts); a store that
+ * id once). Implementations behave identically (see test/store-contracts/settle-outbox.contract.ts); a store that
  * cannot answer rejects with StoreUnavailableError.
  */
 export interface SettleOutbox {
