@@ -2,7 +2,7 @@ import { crc32 } from 'node:zlib';
 import Redis, { Cluster } from 'ioredis';
 import { Client as PgClient } from 'pg';
 
-/** Where quota-service keeps an account's places and its bills waiting (apps/quota-service/src/store/redis-keys.ts). */
+/** Where quota-service keeps an account's places and its bills waiting (apps/quota-service/src/store/redis/redis-keys.ts). */
 interface KeyNames {
   places(accountId: string): string;
   outboxes: string[];

@@ -5,8 +5,8 @@ import { ReaperOptions } from './domain/lease-reaper';
 import { LineReturnOptions } from './domain/line-returner';
 import { ForwarderOptions } from './domain/settle-forwarder';
 import { parsePeakHours } from './domain/peak-hours';
-import { FreeTierSettings } from './store/free-tier-store';
-import { KeyLayout } from './store/redis-keys';
+import { FreeTierSettings } from './store/free-tier/free-tier-store';
+import { KeyLayout } from './store/redis/redis-keys';
 
 /** Where and how the bills of finished requests reach billing-service. */
 export interface SettleDelivery extends ForwarderOptions {
@@ -35,7 +35,7 @@ export interface QuotaConfig {
   redisClusterNodes: string[] | undefined;
   redisKeyPrefix: string;
   /**
-   * QUOTA_KEY_LAYOUT, how the keys in Redis are named (store/redis-keys.ts). `account` (default):
+   * QUOTA_KEY_LAYOUT, how the keys in Redis are named (store/redis/redis-keys.ts). `account` (default):
    * the names every release before used, each account's keys under its own hash tag and the
    * leases, outbox and idle lines in global keys, for a standalone Redis; replicas of older and
    * newer releases on one Redis share counts, places, lines and leases only under the same names,

@@ -1,6 +1,6 @@
 import { counter, gauge, histogram, sampledGauge } from '@gw/service-kit';
 import { FreeRefusal } from './domain/free-request';
-import { OutboxBacklog, SettleOutbox } from './store/settle-outbox';
+import { OutboxBacklog, SettleOutbox } from './store/outbox/settle-outbox';
 
 /**
  * Requests refused by a limit, whoever asked (the edge or the chat product): `per_minute`,

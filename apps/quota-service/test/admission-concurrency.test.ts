@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { quotaV1 } from '@gw/contracts';
-import { redisKeys } from '../src/store/redis-keys';
+import { redisKeys } from '../src/store/redis/redis-keys';
 import { AdmissionStack, admitRequest, awayFromMinuteEnd, DEADLINE_MS, QuotaReplica } from './admission-stack';
 
 const Outcome = quotaV1.AdmitOutcome;

@@ -3,7 +3,7 @@ import { status } from '@grpc/grpc-js';
 import Redis from 'ioredis';
 import { quotaV1 } from '@gw/contracts';
 import { unaryCall } from '@gw/service-kit';
-import { KeyLayout, redisKeys } from '../src/store/redis-keys';
+import { KeyLayout, redisKeys } from '../src/store/redis/redis-keys';
 import { AdmissionStack, admitRequest, DEADLINE_MS, QuotaReplica } from './admission-stack';
 
 const { ADMIT_OUTCOME_PAID: PAID } = quotaV1.AdmitOutcome;

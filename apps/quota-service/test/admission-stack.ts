@@ -5,7 +5,7 @@ import { CallStreamClient, createLogger, Database, Env, openDatabase, renderMetr
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
-import { admitRequest } from '../src/store/admission-fixtures';
+import { admitRequest } from './store-contracts/admission-fixtures';
 import { BillingProcess, startBillingProcess } from './billing-process';
 
 export const DEADLINE_MS = 5000;

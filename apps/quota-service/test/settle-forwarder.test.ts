@@ -4,8 +4,8 @@ import { createLogger, Database, openDatabase, unaryCall } from '@gw/service-kit
 import { createTestDatabase, freePort, TestDatabase } from '@gw/testing';
 import { BillingClient } from '../src/clients/billing-client';
 import { SettleForwarder } from '../src/domain/settle-forwarder';
-import { InMemorySettleOutbox } from '../src/store/in-memory-settle-outbox';
-import { settleRecord } from '../src/store/settle-outbox.contract';
+import { InMemorySettleOutbox } from '../src/store/outbox/in-memory-settle-outbox';
+import { settleRecord } from './store-contracts/settle-outbox.contract';
 import { BillingProcess, startBillingProcess } from './billing-process';
 
 const DEADLINE_MS = 5000;

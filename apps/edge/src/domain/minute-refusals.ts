@@ -29,7 +29,7 @@ interface Refusal {
  * envoy ratelimit's local cache of over-the-limit keys).
  *
  * It is exact. Within a minute counts only grow, whoever counts (every edge, the chat product),
- * and a refusal writes nothing (COUNT_REQUEST in quota-service's limit-scripts.ts), so an account
+ * and a refusal writes nothing (COUNT_REQUEST in quota-service's store/limits/limit-scripts.ts), so an account
  * refused once stays refused until Redis's minute ends. That end is reckoned by Redis's clock,
  * not the edge's: the answer carries Redis's time (now_unix_ms), and Redis counted after the edge
  * asked, so "asked at + (minute end - Redis's time)" on the edge's clock is never after the real

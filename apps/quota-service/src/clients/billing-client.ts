@@ -6,8 +6,8 @@ import { FreeTierTrail } from '../domain/free-tier-gate';
 import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
-import { FreeTierSettings } from '../store/free-tier-store';
-import { BillRecord, END_REASONS, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
+import { FreeTierSettings } from '../store/free-tier/free-tier-store';
+import { BillRecord, END_REASONS, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
 
 /** A bill as billing.v1 takes it. */
 function toBill(bill: BillRecord): billingV1.Bill {

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger } from '@gw/service-kit';
-import { admitRequest, SETTINGS } from '../store/admission-fixtures';
-import { EVENING, TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
+import { admitRequest, SETTINGS } from '../../test/store-contracts/admission-fixtures';
+import { EVENING, TEST_DEFAULTS, TEST_LIMITS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
 import { AdmitRequest, Admission, CreditLinePolicy } from './admission';
 import { CreditLender, LineExtension } from './credit-lender';

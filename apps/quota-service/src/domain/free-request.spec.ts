@@ -1,4 +1,4 @@
-import { TEST_DEFAULTS, TEST_LIMITS } from '../store/free-tier-fixtures';
+import { TEST_DEFAULTS, TEST_LIMITS } from '../../test/store-contracts/free-tier-fixtures';
 import { checkFreeRequest, countedPromptTokens, FreeRequest, freeMaxTokens } from './free-request';
 
 const EVENING = Date.UTC(2031, 4, 6, 20);

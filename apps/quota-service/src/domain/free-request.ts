@@ -1,4 +1,4 @@
-import { FreeTierSettings } from '../store/free-tier-store';
+import { FreeTierSettings } from '../store/free-tier/free-tier-store';
 import { isPeakHour, PeakHours } from './peak-hours';
 import { countedPromptTokens as countPrompt } from '@gw/chat-validation';
 

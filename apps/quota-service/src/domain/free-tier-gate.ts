@@ -1,4 +1,4 @@
-import { FreeTierSettings, FreeTierStore } from '../store/free-tier-store';
+import { FreeTierSettings, FreeTierStore } from '../store/free-tier/free-tier-store';
 import {
   MAX_BODY_BYTES,
   MAX_COMPLETION_TOKENS,

@@ -1,13 +1,13 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
-import { grantLine, paidBill, paidStep, SETTINGS } from '../store/admission-fixtures';
-import { InMemoryAdmissionStore } from '../store/in-memory-admission-store';
-import { InMemoryFreeTierStore } from '../store/in-memory-free-tier-store';
-import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
-import { InMemoryLimitStore } from '../store/in-memory-limit-store';
-import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
-import { EVENING, TEST_DEFAULTS } from '../store/free-tier-fixtures';
-import { SettleRecord } from '../store/settle-outbox';
+import { grantLine, paidBill, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
+import { InMemoryAdmissionStore } from '../store/admission/in-memory-admission-store';
+import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
+import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
+import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
+import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
+import { EVENING, TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
+import { SettleRecord } from '../store/outbox/settle-outbox';
 import { LeaseReaper } from './lease-reaper';
 import { RequestFinisher } from './request-finisher';
 

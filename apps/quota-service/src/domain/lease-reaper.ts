@@ -1,6 +1,6 @@
 import { isFinalFailure, Logger, PeriodicTask } from '@gw/service-kit';
 import { lapsedLeases } from '../quota-metrics';
-import { LeaseStore } from '../store/lease-store';
+import { LeaseStore } from '../store/leases/lease-store';
 import { RequestFinisher } from './request-finisher';
 
 /** Timing of the reaper. */

@@ -1,9 +1,9 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger } from '@gw/service-kit';
-import { grantLine, paidStep, SETTINGS } from '../store/admission-fixtures';
-import { EVENING, TEST_DEFAULTS } from '../store/free-tier-fixtures';
+import { grantLine, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
+import { EVENING, TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
-import { LineReturnRecord } from '../store/settle-outbox';
+import { LineReturnRecord } from '../store/outbox/settle-outbox';
 import { LENT_LINES_PAGE, LineReturner } from './line-returner';
 
 const IDLE = 600_000;

@@ -1,8 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { Logger, PeriodicTask, requireId } from '@gw/service-kit';
 import { lineReturnedMicro, lineReturns } from '../quota-metrics';
-import { AdmissionStore, LineTotals } from '../store/admission-store';
-import { BillRecord, LineReturnRecord } from '../store/settle-outbox';
+import { AdmissionStore, LineTotals } from '../store/admission/admission-store';
+import { BillRecord, LineReturnRecord } from '../store/outbox/settle-outbox';
 import { DomainError } from '@gw/errors';
 
 /** When lines count as idle, and how the timer looks for them. */

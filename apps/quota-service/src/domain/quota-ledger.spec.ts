@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { InMemoryLimitStore } from '../store/in-memory-limit-store';
+import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
 import { MAX_ID_LENGTH } from '@gw/bounds';
 import { QuotaLedger } from './quota-ledger';
 import { DomainError } from '@gw/errors';

@@ -1,5 +1,5 @@
 import { requireId } from '@gw/service-kit';
-import { LimitStore, MinuteCount, PlaceGrant, UsageTotals } from '../store/limit-store';
+import { LimitStore, MinuteCount, PlaceGrant, UsageTotals } from '../store/limits/limit-store';
 import { requireUsage } from './field-checks';
 
 /** The answer to counting a request; feeds the X-RateLimit-* and Retry-After headers. */

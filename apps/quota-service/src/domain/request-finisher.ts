@@ -1,10 +1,10 @@
 import { chargeWithinHold } from '@gw/money';
 import { requireId } from '@gw/service-kit';
-import { AdmissionStore, AdmittedFinish } from '../store/admission-store';
-import { FreeTierStore } from '../store/free-tier-store';
-import { isAdmitted, LeaseRecord, LeaseStore } from '../store/lease-store';
-import { FinishedRequest, LimitStore } from '../store/limit-store';
-import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/settle-outbox';
+import { AdmissionStore, AdmittedFinish } from '../store/admission/admission-store';
+import { FreeTierStore } from '../store/free-tier/free-tier-store';
+import { isAdmitted, LeaseRecord, LeaseStore } from '../store/leases/lease-store';
+import { FinishedRequest, LimitStore } from '../store/limits/limit-store';
+import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 
 /** The end of a request admitted by Admit: its bill, whether the edge had the Admit answer, and (paid) its hold. */

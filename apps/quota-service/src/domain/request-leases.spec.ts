@@ -1,12 +1,12 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, grpcCodeOf } from '@gw/service-kit';
-import { holdOf, SETTINGS } from '../store/admission-fixtures';
-import { AdmissionStore } from '../store/admission-store';
-import { TEST_DEFAULTS } from '../store/free-tier-fixtures';
-import { InMemoryLeaseStore } from '../store/in-memory-lease-store';
-import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
+import { holdOf, SETTINGS } from '../../test/store-contracts/admission-fixtures';
+import { AdmissionStore } from '../store/admission/admission-store';
+import { TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
+import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
+import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
 import { openInMemoryStores } from '../store/in-memory-stores';
-import { LeaseRecord } from '../store/lease-store';
+import { LeaseRecord } from '../store/leases/lease-store';
 import { HoldRenewer, RequestLeases } from './request-leases';
 
 const quiet = createLogger('quota-service-test', 'error', () => undefined);

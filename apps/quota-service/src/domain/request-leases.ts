@@ -1,8 +1,8 @@
 import { MAX_COMPLETION_TOKENS } from '@gw/bounds';
 import { Logger, MAX_BATCH, requireCount, requireId } from '@gw/service-kit';
 import { leaseRenewals } from '../quota-metrics';
-import { AdmissionStore } from '../store/admission-store';
-import { isAdmitted, LeaseRecord, LeaseRef, LeaseStore } from '../store/lease-store';
+import { AdmissionStore } from '../store/admission/admission-store';
+import { isAdmitted, LeaseRecord, LeaseRef, LeaseStore } from '../store/leases/lease-store';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 import { admittedFinishOf } from './request-finisher';
 import { DomainError } from '@gw/errors';

@@ -1,9 +1,9 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
-import { holdOf, paidBill } from '../store/admission-fixtures';
-import { InMemorySettleOutbox } from '../store/in-memory-settle-outbox';
-import { settleRecord } from '../store/settle-outbox.contract';
-import { BillRecord, LineReturnRecord, SettleRecord } from '../store/settle-outbox';
+import { holdOf, paidBill } from '../../test/store-contracts/admission-fixtures';
+import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
+import { settleRecord } from '../../test/store-contracts/settle-outbox.contract';
+import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
 import { BillingSink, SettleForwarder } from './settle-forwarder';
 
 /** A billing-service that records what it is sent; `refuse` names bills it refuses for good, `fail` may fail a whole call. */

@@ -1,7 +1,7 @@
 import { isFinalFailure, Logger, PassOutcome, PeriodicTask } from '@gw/service-kit';
 import { inLinkedSpan } from '@gw/telemetry';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
-import { BillRecord, LineReturnRecord, OutboxRecord, SettleOutbox, SettleRecord } from '../store/settle-outbox';
+import { BillRecord, LineReturnRecord, OutboxRecord, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
 
 /** billing-service as the forwarder sees it; each call is idempotent per request id. */
 export interface BillingSink {

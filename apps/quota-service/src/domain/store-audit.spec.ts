@@ -1,4 +1,4 @@
-import { AccountFacts, StoreAuditSource } from '../store/store-audit-source';
+import { AccountFacts, StoreAuditSource } from '../store/audit/store-audit-source';
 import { accountViolations, auditStore, freePoolViolations, LEASE_OVERDUE_MS, lineViolations } from './store-audit';
 import { LentLine } from './line-returner';
 

@@ -1,6 +1,6 @@
 import { AuditReport, MoneyAudit } from '@gw/service-kit';
-import { FreeTierStore } from '../store/free-tier-store';
-import { AccountFacts, OverdueLease, StoreAuditSource } from '../store/store-audit-source';
+import { FreeTierStore } from '../store/free-tier/free-tier-store';
+import { AccountFacts, OverdueLease, StoreAuditSource } from '../store/audit/store-audit-source';
 import { LentLine } from './line-returner';
 
 /** What the audit of quota-service's store can find wrong (issue 25, ctl audit). */

@@ -4,9 +4,9 @@ import { RpcError } from '@gw/service-kit';
 import { currentTraceCarrier, isTracing } from '@gw/telemetry';
 import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
-import { FreeTierSettings } from '../store/free-tier-store';
-import { LeaseRecord } from '../store/lease-store';
-import { END_REASONS, EndReason, Payment, SettleRecord } from '../store/settle-outbox';
+import { FreeTierSettings } from '../store/free-tier/free-tier-store';
+import { LeaseRecord } from '../store/leases/lease-store';
+import { END_REASONS, EndReason, Payment, SettleRecord } from '../store/outbox/settle-outbox';
 import { toHoldTerms } from './hold-message';
 
 const REFUSALS: Record<FreeRefusal, quotaV1.FreeRefusal> = {

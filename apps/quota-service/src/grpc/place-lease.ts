@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { RpcError } from '@gw/service-kit';
 import { requireLease } from '../domain/request-leases';
-import { SettleRecord } from '../store/settle-outbox';
+import { SettleRecord } from '../store/outbox/settle-outbox';
 import { toLeaseRecord } from './free-tier-messages';
 
 /**

@@ -1,4 +1,4 @@
-import type { MinuteCount } from './limit-store';
+import type { MinuteCount } from './limits/limit-store';
 
 /** Length of the per-minute counting window. */
 export const MINUTE_MS = 60_000;

@@ -1,10 +1,10 @@
-import { FreeTierSettings } from './free-tier-store';
-import { InMemoryAdmissionStore } from './in-memory-admission-store';
-import { InMemoryFreeTierStore } from './in-memory-free-tier-store';
-import { InMemoryLeaseStore } from './in-memory-lease-store';
-import { InMemoryLimitStore } from './in-memory-limit-store';
-import { InMemorySettleOutbox } from './in-memory-settle-outbox';
-import { LimitSettings } from './limit-store';
+import { FreeTierSettings } from './free-tier/free-tier-store';
+import { InMemoryAdmissionStore } from './admission/in-memory-admission-store';
+import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
+import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
+import { InMemoryLimitStore } from './limits/in-memory-limit-store';
+import { InMemorySettleOutbox } from './outbox/in-memory-settle-outbox';
+import { LimitSettings } from './limits/limit-store';
 
 /** Every store of quota-service in this process's memory, sharing their state as the Redis ones share keys. */
 export interface InMemoryStoreSet {

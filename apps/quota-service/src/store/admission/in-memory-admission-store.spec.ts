@@ -1,0 +1,10 @@
+import { AdmissionStoresFactory } from '../../../test/store-contracts/admission-fixtures';
+import { describeAdmissionContract } from '../../../test/store-contracts/admission-store.contract';
+import { describeAdmittedFinishContract } from '../../../test/store-contracts/admitted-finish.contract';
+import { TEST_DEFAULTS } from '../../../test/store-contracts/free-tier-fixtures';
+import { openInMemoryStores } from '../in-memory-stores';
+
+const open: AdmissionStoresFactory = async (settings, now) => openInMemoryStores(settings, TEST_DEFAULTS, now);
+
+describeAdmissionContract('in memory', open);
+describeAdmittedFinishContract('in memory', open);

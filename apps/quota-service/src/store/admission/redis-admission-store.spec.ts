@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { createLogger } from '@gw/service-kit';
+import { createTestRedis, TestRedis } from '@gw/testing';
+import { RedisCommandMeter } from '../../../test/redis-command-meter';
+import {
+  AdmissionStores,
+  AdmissionStoresFactory,
+  freeStep,
+  grantLine,
+  LEASE_TTL,
+  paidBill,
+  paidStep,
+  SETTINGS,
+} from '../../../test/store-contracts/admission-fixtures';
+import { loadAdmissionScripts } from './admission-scripts';
+import { describeAdmissionContract } from '../../../test/store-contracts/admission-store.contract';
+import { describeAdmittedFinishContract } from '../../../test/store-contracts/admitted-finish.contract';
+import { TEST_DEFAULTS } from '../../../test/store-contracts/free-tier-fixtures';
+import { loadFreeTierScripts } from '../free-tier/free-tier-scripts';
+import { loadLeaseScripts } from '../leases/lease-scripts';
+import { loadLimitScripts } from '../limits/limit-scripts';
+import { openRedisClient } from '../redis/open-redis-client';
+import { RedisAdmissionStore } from './redis-admission-store';
+import { RedisFreeTierStore } from '../free-tier/redis-free-tier-store';
+import { KeyLayout, redisKeys } from '../redis/redis-keys';
+import { RedisLeaseStore } from '../leases/redis-lease-store';
+import { RedisLimitStore } from '../limits/redis-limit-store';
+import { RedisSettleOutbox } from '../outbox/redis-settle-outbox';
+import { StoreUnavailableError } from '../store-unavailable-error';
+
+const silent = createLogger('quota-service-test', 'error', () => undefined);
+const loadScripts = async (client: Redis) => {
+  await Promise.all([loadLimitScripts(client), loadFreeTierScripts(client), loadLeaseScripts(client), loadAdmissionScripts(client)]);
+};
+
+let testRedis: TestRedis;
+const opened: AdmissionStores[] = [];
+
+/** Every store on one client, as quota-stores.ts opens them; `now` undefined: Redis TIME. */
+async function openStores(layout: KeyLayout, now?: () => number, url = testRedis.url): Promise<AdmissionStores> {
+  const client = await openRedisClient({ url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);
+  const options = { keys: redisKeys(layout, testRedis.keyPrefix), now };
+  const stores = {
+    admission: new RedisAdmissionStore(client, SETTINGS, options),
+    limits: new RedisLimitStore(client, SETTINGS, options),
+    leases: new RedisLeaseStore(client, options),
+    outbox: new RedisSettleOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, options),
+  };
+  opened.push(stores);
+  return stores;
+}
+
+beforeAll(async () => {
+  testRedis = await createTestRedis();
+});
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.limits.close()));
+  await testRedis.cleanup();
+});
+
+for (const layout of ['account', 'shard'] as const) {
+  const open: AdmissionStoresFactory = (_settings, now) => openStores(layout, now);
+  describeAdmissionContract(`redis, ${layout} layout`, open);
+  describeAdmittedFinishContract(`redis, ${layout} layout`, open);
+}
+
+describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (layout) => {
+  let stores: AdmissionStores;
+  let meter: RedisCommandMeter;
+  let account: string;
+
+  beforeAll(async () => {
+    stores = await openStores(layout);
+    meter = await RedisCommandMeter.open(testRedis.url);
+  });
+  afterAll(() => meter.close());
+  beforeEach(() => {
+    account = `acct_${randomUUID()}`;
+  });
+
+  it('admits a paid request in one round trip and finishes it in one, by Redis time', async () => {
+    await grantLine(stores.admission, account, 100_000);
+    const step = paidStep(account, 6000);
+    const admitted = await meter.measure(account, () => stores.admission.admit(step));
+    expect(admitted.result).toMatchObject({ outcome: 'admitted' });
+    expect(Math.abs(admitted.result.count.nowMs - Date.now())).toBeLessThan(2000);
+    expect(admitted.commands.roundTrips).toEqual(['evalsha']);
+    // Count, money, place, lease and idle index in one script: about 17 commands.
+    expect(admitted.commands.scriptCommands.length).toBeGreaterThanOrEqual(12);
+
+    const bill = paidBill(account, step.requestId, 6000, 1000, 100, 1400);
+    const finish = {
+      accountId: account,
+      requestId: step.requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'paid' as const,
+      tokens: 1100,
+      chargeMicro: 1400,
+      bill,
+    };
+    const finished = await meter.measure(account, () => stores.admission.finish(finish));
+    expect(finished.result).toEqual({ released: true, repeated: false });
+    expect(finished.commands.roundTrips).toEqual(['evalsha']);
+    expect(finished.commands.scriptCommands).toContain('xadd');
+  });
+
+  it('takes a second round trip, for the pool, only to finish a free or abandoned request', async () => {
+    const step = freeStep(account);
+    await stores.admission.admit(step);
+    const finish = {
+      accountId: account,
+      requestId: step.requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'free' as const,
+      tokens: 0,
+      chargeMicro: 0,
+      bill: undefined,
+    };
+    const finished = await meter.measure(account, () => stores.admission.finish(finish));
+    expect(finished.commands.roundTrips).toEqual(['evalsha', 'evalsha']);
+  });
+
+  it('keeps the credit line and holds without expiry', async () => {
+    await grantLine(stores.admission, account, 100_000);
+    await stores.admission.admit(paidStep(account, 6000));
+    const keys = redisKeys(layout, testRedis.keyPrefix).account(account);
+    const plain = new Redis(testRedis.url);
+    try {
+      for (const key of [keys.credit, keys.creditHolds]) {
+        expect(await plain.hlen(key)).toBeGreaterThan(0);
+        expect(await plain.pttl(key)).toBe(-1);
+      }
+    } finally {
+      plain.disconnect();
+    }
+  });
+
+  it('rejects with StoreUnavailableError when Redis cannot be reached', async () => {
+    const down = await openStores(layout, undefined, 'redis://127.0.0.1:1');
+    await expect(down.admission.admit(paidStep(account, 1))).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(down.admission.returnLine(account)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(down.admission.idleLines(1, 1)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(down.admission.resurrect(paidStep(account, 1).lease, LEASE_TTL)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});

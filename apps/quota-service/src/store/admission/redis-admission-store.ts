@@ -1,0 +1,242 @@
+import type { RedisConnection } from '../redis/redis-connection';
+import {
+  ADMIT,
+  ADMIT_REPLY,
+  ADOPT_LINE,
+  BILL_STATES,
+  BILL_STATE_REPLY,
+  FINISH_ADMITTED,
+  IDLE_LINES,
+  READ_CREDIT,
+  RESURRECT_LEASE,
+  RETURN_LINE,
+} from './admission-scripts';
+import {
+  AdmissionStore,
+  AdmitResult,
+  AdmitStep,
+  AdmittedFinish,
+  BillState,
+  CreditTotals,
+  LineReturn,
+  LineTotals,
+  ResurrectOutcome,
+} from './admission-store';
+import { minuteCountAt } from '../clock-windows';
+import { SETTLE_BUDGET } from '../free-tier/free-tier-scripts';
+import { LeaseRecord, LeaseRef } from '../leases/lease-store';
+import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from '../limits/limit-store';
+import { LuaScript } from '../redis/lua-script';
+import { poolHoldId } from '../free-tier/pool-hold-id';
+import { RedisKeys } from '../redis/redis-keys';
+import { runScript } from '../redis/run-script';
+import { lowestOf, scoredMembers } from '../redis/shard-walk';
+import { StoreUnavailableError } from '../store-unavailable-error';
+
+/** Options of a RedisAdmissionStore. */
+export interface RedisAdmissionStoreOptions {
+  /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX). */
+  keys: RedisKeys;
+  /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
+  now?: () => number;
+}
+
+const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exists', 2: 'resurrected' };
+const BILL_STATE_NAMES: Record<number, BillState> = {
+  [BILL_STATE_REPLY.unfinished]: 'unfinished',
+  [BILL_STATE_REPLY.pending]: 'pending',
+  [BILL_STATE_REPLY.applied]: 'applied',
+};
+
+/**
+ * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
+ * one round trip, on the account's keys and its shard's indexes; a free request's end takes a
+ * second one for the free tier's pool, in its own slot. The keys of each script are named here
+ * (store/redis/redis-keys.ts), none inside the scripts. Idle lines are looked for in every shard at once. The
+ * client is shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
+ */
+export class RedisAdmissionStore implements AdmissionStore {
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly settings: Readonly<LimitSettings>,
+    private readonly options: RedisAdmissionStoreOptions,
+  ) {}
+
+  async admit(step: AdmitStep): Promise<AdmitResult> {
+    const a = this.options.keys.account(step.accountId);
+    const keys = [
+      a.minute,
+      a.places,
+      a.lastGrant,
+      a.credit,
+      a.creditHolds,
+      a.finished,
+      a.shard.leases.lapse,
+      a.shard.leases.data,
+      a.shard.activeLines,
+    ];
+    const merge = step.merge;
+    const args = [
+      step.requestId,
+      step.accountId,
+      step.mode,
+      this.settings.requestsPerMinute,
+      this.settings.concurrentPlaces,
+      this.settings.placeRecoveryMs,
+      step.leaseTtlMs,
+      step.payment,
+      step.worstMicro,
+      merge?.granted ?? '',
+      merge?.charged ?? '',
+      merge?.returned ?? '',
+      JSON.stringify(step.lease),
+      FINISH_MEMORY_MS,
+    ];
+    const reply = await this.run(ADMIT, keys, args, 3);
+    const [answer, countNow, now] = reply;
+    const count = minuteCountAt(answer !== ADMIT_REPLY.rateLimited, countNow, this.settings.requestsPerMinute, now);
+    switch (answer) {
+      case ADMIT_REPLY.admitted:
+        return reply[3] === 1
+          ? { outcome: 'admitted', count, repeated: true, repeatedHoldMicro: reply[4] >= 0 ? reply[4] : undefined }
+          : { outcome: 'admitted', count, repeated: false };
+      case ADMIT_REPLY.rateLimited:
+        return { outcome: 'rate-limited', count };
+      case ADMIT_REPLY.gone:
+        return { outcome: 'gone', count };
+      case ADMIT_REPLY.notCovered:
+        return { outcome: 'not-covered', count, credit: { granted: reply[3], charged: reply[4], returned: reply[5], held: reply[6] } };
+      case ADMIT_REPLY.noPlace:
+        return { outcome: 'no-place', count, placeLimit: this.settings.concurrentPlaces };
+      default:
+        throw new StoreUnavailableError(new Error(`unexpected admit reply ${answer}`));
+    }
+  }
+
+  async finish(f: AdmittedFinish): Promise<FinishedRequest> {
+    const a = this.options.keys.account(f.accountId);
+    const keys = [
+      a.places,
+      a.lastGrant,
+      a.usageToday,
+      a.usageTotal,
+      a.finished,
+      a.credit,
+      a.creditHolds,
+      a.shard.leases.lapse,
+      a.shard.leases.data,
+      a.shard.outbox,
+      a.freeBudget,
+      a.freeHolds,
+      a.freeExpiry,
+      a.lapseEstimates,
+      a.unbilled,
+    ];
+    const usage = f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real';
+    const args = [
+      f.requestId,
+      f.tokens,
+      this.settings.placeRecoveryMs,
+      FINISH_MEMORY_MS,
+      f.payment,
+      f.admitted ? 1 : 0,
+      f.chargeMicro,
+      f.bill ? JSON.stringify(f.bill) : '',
+      usage,
+    ];
+    const [released, repeated] = await this.run(FINISH_ADMITTED, keys, args, 2);
+    // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
+    // retried after this step failed completes it (settling a reservation is once per request id).
+    if (f.payment === 'free' || !f.admitted) {
+      const pool = this.options.keys.freeTier;
+      await this.run(
+        SETTLE_BUDGET,
+        [pool.poolBudget, pool.poolHolds, pool.poolExpiry],
+        [poolHoldId(f.accountId, f.requestId), f.admitted ? f.tokens : 0],
+        1,
+      );
+    }
+    return { released: released === 1, repeated: repeated === 1 };
+  }
+
+  async returnLine(accountId: string, idleMs?: number): Promise<LineReturn> {
+    const a = this.options.keys.account(accountId);
+    const keys = [a.credit, a.shard.activeLines, a.shard.outbox];
+    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(
+      RETURN_LINE,
+      keys,
+      [accountId, JSON.stringify(accountId), idleMs ?? ''],
+      3,
+    );
+    return { returnedMicro, heldMicro, returnedTotalMicro };
+  }
+
+  /** Every shard's idle lines, asked at once; the `max` longest idle of them all. */
+  async idleLines(idleMs: number, max: number): Promise<string[]> {
+    const args = [idleMs, max, ...(this.options.now ? [Math.floor(this.options.now())] : [])];
+    try {
+      const idle = await Promise.all(
+        this.options.keys.shards.map(async (shard) =>
+          scoredMembers(shard.index, await IDLE_LINES.run(this.redis, [shard.activeLines], args)),
+        ),
+      );
+      return lowestOf(idle, max).map((line) => line.member);
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
+  }
+
+  async resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome> {
+    const a = this.options.keys.account(lease.accountId);
+    const keys = [a.finished, a.shard.leases.lapse, a.shard.leases.data, a.credit, a.creditHolds, a.shard.activeLines];
+    const hold = lease.payment === 'paid' && lease.hold ? lease.hold.amountMicro : '';
+    const [outcome] = await this.run(
+      RESURRECT_LEASE,
+      keys,
+      [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS, hold, lease.accountId],
+      1,
+    );
+    return RESURRECTED[outcome];
+  }
+
+  async adoptLine(accountId: string, totals: LineTotals): Promise<boolean> {
+    const a = this.options.keys.account(accountId);
+    const [adopted] = await this.run(
+      ADOPT_LINE,
+      [a.credit, a.shard.activeLines, a.unbilled],
+      [accountId, totals.granted, totals.charged, totals.returned],
+      1,
+    );
+    return adopted === 1;
+  }
+
+  async billStates(requests: readonly LeaseRef[]): Promise<BillState[]> {
+    // One script per shard (one slot each), all sent in one pipelined write.
+    const byShard = new Map<string, number[]>();
+    requests.forEach((request, i) => {
+      const shard = this.options.keys.account(request.accountId).shard.activeLines;
+      byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
+    });
+    const states = new Array<BillState>(requests.length);
+    await Promise.all(
+      [...byShard.values()].map(async (indexes) => {
+        const keys = indexes.flatMap((i) => {
+          const a = this.options.keys.account(requests[i].accountId);
+          return [a.finished, a.unbilled];
+        });
+        const replies = await this.run(BILL_STATES, keys, [FINISH_MEMORY_MS, ...indexes.map((i) => requests[i].requestId)], indexes.length);
+        indexes.forEach((i, k) => (states[i] = BILL_STATE_NAMES[replies[k]]));
+      }),
+    );
+    return states;
+  }
+
+  async credit(accountId: string): Promise<CreditTotals> {
+    const [granted, charged, returned, held] = await this.run(READ_CREDIT, [this.options.keys.account(accountId).credit], [], 4);
+    return { granted, charged, returned, held };
+  }
+
+  private run(script: LuaScript, keys: string[], args: (string | number)[], replyLength: number): Promise<number[]> {
+    return runScript(this.redis, script, keys, args, replyLength, this.options.now);
+  }
+}

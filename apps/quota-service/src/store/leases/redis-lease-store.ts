@@ -1,0 +1,89 @@
+import type { RedisConnection } from '../redis/redis-connection';
+import { CLAIM_LAPSED, END_LEASE, LAPSED_LEASES, RENEW_LEASES, START_LEASE } from './lease-scripts';
+import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
+import { LuaScript } from '../redis/lua-script';
+import { RedisKeys, ShardKeys } from '../redis/redis-keys';
+import { groupBy, lowestOf, scoredMembers } from '../redis/shard-walk';
+import { parseLeaseRecord } from '../outbox/settle-record-json';
+import { StoreUnavailableError } from '../store-unavailable-error';
+
+/** Options of a RedisLeaseStore. */
+export interface RedisLeaseStoreOptions {
+  /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX). */
+  keys: RedisKeys;
+  /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
+  now?: () => number;
+}
+
+/**
+ * A LeaseStore in Redis, shared by every replica: a lease lives in its account's shard (beside
+ * the account's keys, so that admission scripts start and end it), and each operation is one Lua
+ * script per shard it concerns, its time from Redis TIME. Work on several shards is sent at once
+ * (one pipelined write): a renewal of many accounts' leases, and a claim, which first reads what
+ * lapsed in every shard, then claims the oldest `max` of them all where they are. The client is
+ * shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
+ */
+export class RedisLeaseStore implements LeaseStore {
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly options: RedisLeaseStoreOptions,
+  ) {}
+
+  async start(lease: LeaseRecord, ttlMs: number): Promise<void> {
+    await this.run(this.shardOf(lease), START_LEASE, [this.clock(), ttlMs, lease.requestId, JSON.stringify(lease)]);
+  }
+
+  async renew(leases: LeaseRecord[], ttlMs: number): Promise<string[]> {
+    const clock = this.clock();
+    const unknown = await Promise.all(
+      [...groupBy(leases, (lease) => this.shardOf(lease))].map(([shard, own]) =>
+        this.run(shard, RENEW_LEASES, [clock, ttlMs, ...own.flatMap((lease) => [lease.requestId, JSON.stringify(lease)])]),
+      ),
+    );
+    return unknown.flat().map(String);
+  }
+
+  async end(lease: LeaseRef): Promise<void> {
+    await this.run(this.shardOf(lease), END_LEASE, [lease.requestId]);
+  }
+
+  async claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]> {
+    const clock = this.clock();
+    const shards = this.options.keys.shards;
+    const lapsed = await Promise.all(
+      shards.map(async (shard) => scoredMembers(shard.index, await this.run(shard, LAPSED_LEASES, [clock, max]))),
+    );
+    const oldest = lowestOf(lapsed, max);
+    const claimed = await Promise.all(
+      [...groupBy(oldest, (lapse) => lapse.shard)].map(([shard, own]) =>
+        this.run(shards[shard], CLAIM_LAPSED, [clock, own.length, claimMs]),
+      ),
+    );
+    // Oldest first across shards; a lease claimed that the first read did not see (lapsed since) goes last.
+    const lapse = new Map(oldest.map(({ member, score }) => [member, score]));
+    const lapsedAt = (lease: LeaseRecord) => lapse.get(lease.requestId) ?? Number.MAX_VALUE;
+    return claimed
+      .flat()
+      .map((text) => parseLeaseRecord(String(text)))
+      .filter((lease): lease is LeaseRecord => lease !== undefined)
+      .sort((a, b) => lapsedAt(a) - lapsedAt(b));
+  }
+
+  private shardOf(lease: LeaseRef): ShardKeys {
+    return this.options.keys.shardOfAccount(lease.accountId);
+  }
+
+  private clock(): number | '' {
+    return this.options.now ? Math.floor(this.options.now()) : '';
+  }
+
+  private async run(shard: ShardKeys, script: LuaScript, args: (string | number)[]): Promise<unknown[]> {
+    try {
+      const reply = await script.run(this.redis, [shard.leases.lapse, shard.leases.data], args);
+      if (!Array.isArray(reply)) throw new Error('unexpected script reply');
+      return reply;
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
+  }
+}

@@ -1,0 +1,240 @@
+import type { RedisConnection } from '../redis/redis-connection';
+import { ACK_DELIVERED } from './outbox-scripts';
+import { RedisKeys, ShardKeys } from '../redis/redis-keys';
+import { parseOutboxRecord } from './settle-record-json';
+import { groupBy } from '../redis/shard-walk';
+import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
+import { StoreUnavailableError } from '../store-unavailable-error';
+
+/** Options of a RedisSettleOutbox. */
+export interface RedisSettleOutboxOptions {
+  /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX): one stream per shard. */
+  keys: RedisKeys;
+  /** This replica's name in the consumer groups; unique per process. */
+  consumer: string;
+  /** A record another consumer was handed this long ago without acknowledging it is taken over. */
+  claimIdleMs: number;
+}
+
+/** The field of a stream entry that holds the record's JSON (scripts that append to the stream write it too). */
+export const OUTBOX_FIELD = 'r';
+
+/** The consumer group every quota-service replica reads each shard's stream in. */
+export const SETTLE_GROUP = 'billing';
+
+type StreamEntry = [id: string, fields: string[] | null];
+
+/** An entry of one shard's stream. */
+interface ShardEntry {
+  shard: ShardKeys;
+  entry: StreamEntry;
+}
+
+/** The record of an entry, or undefined when the entry is gone or unreadable. */
+function recordOf([, fields]: StreamEntry): OutboxRecord | undefined {
+  return fields && fields[0] === OUTBOX_FIELD ? parseOutboxRecord(fields[1]) : undefined;
+}
+
+const isNoGroup = (err: unknown) => err instanceof Error && err.message.startsWith('NOGROUP');
+
+/** Stream entry ids (`ms-seq`) in the order Redis gave them, across streams: by time, then sequence. */
+function byEntryId(a: ShardEntry, b: ShardEntry): number {
+  const [aMs, aSeq] = a.entry[0].split('-').map(Number);
+  const [bMs, bSeq] = b.entry[0].split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq;
+}
+
+/**
+ * A SettleOutbox on Redis streams, one per shard (beside the accounts whose scripts append to it),
+ * each with one consumer group shared by every replica: each replica reads under its own consumer
+ * name, a record stays pending until acknowledged, and records a dead replica left pending are
+ * taken over after `claimIdleMs` (XAUTOCLAIM). Acknowledged records are deleted from the stream, so
+ * a stream's length is what waits in it. A claim first asks every shard how much waits, then reads
+ * only the shards with something, `max` shared among them; each step is one command per shard, all
+ * sent at once (one pipelined write). Entries that cannot be read (not written by this code) are
+ * acknowledged and skipped. The client is shared; RedisLimitStore closes it.
+ */
+export class RedisSettleOutbox implements SettleOutbox {
+  /** The bills this consumer was handed and has not acknowledged: claimed id -> its request, whose unbilled mark ack clears. */
+  private readonly claimedBills = new Map<string, { accountId: string; requestId: string }>();
+  /** Ids handed out by claims and not acknowledged: while any are, a claim reads this consumer's pending entries first. */
+  private readonly handedOut = new Set<string>();
+  /** The last pending read filled its share: more of this consumer's entries may be pending. */
+  private morePending = false;
+  /** When to look next for entries that other (dead) consumers left pending. */
+  private nextOrphanLookMs = 0;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly options: RedisSettleOutboxOptions,
+  ) {}
+
+  async append(record: OutboxRecord): Promise<void> {
+    const stream = this.options.keys.shardOfAccount(record.accountId).outbox;
+    await this.call(() => this.redis.xadd(stream, '*', OUTBOX_FIELD, JSON.stringify(record)));
+  }
+
+  async claim(max: number): Promise<ClaimedSettle[]> {
+    const shards = this.options.keys.shards;
+    const entries = await this.call(async () => {
+      const lengths = await Promise.all(shards.map((shard) => this.redis.xlen(shard.outbox)));
+      const waiting = shards.filter((_, i) => lengths[i] > 0);
+      return waiting.length === 0 ? [] : this.pendingOrNew(waiting, max);
+    });
+    const claimed: ClaimedSettle[] = [];
+    const unreadable: string[] = [];
+    for (const { shard, entry } of entries) {
+      const id = `${shard.index}/${entry[0]}`;
+      const record = recordOf(entry);
+      if (record) {
+        claimed.push({ id, record });
+        this.handedOut.add(id);
+      } else unreadable.push(id);
+      if (record?.kind === 'bill') this.claimedBills.set(id, { accountId: record.accountId, requestId: record.requestId });
+    }
+    await this.ack(unreadable);
+    return claimed;
+  }
+
+  /**
+   * Acknowledges and deletes the ids (`<shard>/<entry id>`, as claimed) and clears the unbilled
+   * marks of the bills among them: one script per shard (ACK_DELIVERED), all sent at once.
+   */
+  async ack(ids: string[]): Promise<void> {
+    const entries = ids
+      .map((id) => [id, ...id.split('/')])
+      .filter(([, index, entryId]) => this.options.keys.shards[Number(index)] && entryId);
+    await this.call(() =>
+      Promise.all(
+        [...groupBy(entries, ([, index]) => this.options.keys.shards[Number(index)])].map(async ([shard, own]) => {
+          const entryIds = own.map(([, , entryId]) => entryId);
+          const bills = [
+            ...groupBy(
+              own.flatMap(([id]) => this.claimedBills.get(id) ?? []),
+              (bill) => bill.accountId,
+            ),
+          ];
+          const keys = [shard.outbox, ...bills.map(([accountId]) => this.options.keys.account(accountId).unbilled)];
+          const args = [
+            SETTLE_GROUP,
+            entryIds.length,
+            ...entryIds,
+            ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)]),
+          ];
+          await ACK_DELIVERED.run(this.redis, keys, args);
+          for (const [id] of own) {
+            this.claimedBills.delete(id);
+            this.handedOut.delete(id);
+          }
+        }),
+      ),
+    );
+  }
+
+  /** Entries left in the streams are the ones not yet delivered (delivered ones are deleted); ids are their append times. */
+  async backlog(): Promise<OutboxBacklog> {
+    const shards = await this.call(() =>
+      Promise.all(
+        this.options.keys.shards.map((shard) =>
+          Promise.all([this.redis.xlen(shard.outbox), this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)]),
+        ),
+      ),
+    );
+    let records = 0;
+    let appendedMs = Infinity;
+    for (const [length, oldest] of shards) {
+      records += length;
+      if (oldest.length > 0) appendedMs = Math.min(appendedMs, Number(oldest[0][0].split('-')[0]));
+    }
+    return { records, oldestAgeSeconds: appendedMs === Infinity ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
+  }
+
+  /**
+   * This consumer's pending entries (only while some it handed out were not acknowledged: a
+   * delivery failed), then those others left too long (looked for every claimIdleMs / 2, or at
+   * once while the last look filled its share), then new ones: each step over every shard at
+   * once, each group oldest first.
+   */
+  private async pendingOrNew(shards: ShardKeys[], max: number): Promise<ShardEntry[]> {
+    const entries: ShardEntry[] = [];
+    if (this.handedOut.size > 0 || this.morePending) {
+      this.handedOut.clear();
+      entries.push(...(await this.fromEach(shards, max, (shard, count) => this.read(shard, count, '0'))));
+      this.morePending = entries.length >= max;
+    }
+    if (entries.length < max && Date.now() >= this.nextOrphanLookMs) {
+      const room = max - entries.length;
+      const orphans = await this.fromEach(shards, room, async (shard, count) => {
+        const [, orphaned] = (await this.redis.xautoclaim(
+          shard.outbox,
+          SETTLE_GROUP,
+          this.options.consumer,
+          this.options.claimIdleMs,
+          '0-0',
+          'COUNT',
+          count,
+        )) as [string, StreamEntry[]];
+        return orphaned;
+      });
+      if (orphans.length < room) this.nextOrphanLookMs = Date.now() + this.options.claimIdleMs / 2;
+      entries.push(...orphans);
+    }
+    if (entries.length < max)
+      entries.push(...(await this.fromEach(shards, max - entries.length, (shard, count) => this.read(shard, count, '>'))));
+    // What a step took past `max` stays this consumer's pending, handed out by the next claim.
+    if (entries.length > max) this.morePending = true;
+    return entries.slice(0, max);
+  }
+
+  /**
+   * Runs `take` on every shard at once, each asked for its share of `room`, and returns the
+   * entries oldest first. A shard without the consumer group (its stream new, or deleted) gets
+   * it first.
+   */
+  private async fromEach(
+    shards: ShardKeys[],
+    room: number,
+    take: (shard: ShardKeys, count: number) => Promise<StreamEntry[]>,
+  ): Promise<ShardEntry[]> {
+    const count = Math.ceil(room / shards.length);
+    const taken = await Promise.all(
+      shards.map(async (shard) => (await this.withGroup(shard, () => take(shard, count))).map((entry) => ({ shard, entry }))),
+    );
+    return taken.flat().sort(byEntryId);
+  }
+
+  private async read(shard: ShardKeys, max: number, from: '0' | '>'): Promise<StreamEntry[]> {
+    const reply = (await this.redis.xreadgroup(
+      'GROUP',
+      SETTLE_GROUP,
+      this.options.consumer,
+      'COUNT',
+      max,
+      'STREAMS',
+      shard.outbox,
+      from,
+    )) as [string, StreamEntry[]][] | null;
+    return reply?.[0]?.[1] ?? [];
+  }
+
+  /** Runs `work`, creating the shard's group (and stream) first when Redis answers NOGROUP. */
+  private async withGroup<T>(shard: ShardKeys, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isNoGroup(err)) throw err;
+      await this.redis.xgroup('CREATE', shard.outbox, SETTLE_GROUP, '0', 'MKSTREAM').catch((e: unknown) => {
+        if (!(e instanceof Error && e.message.startsWith('BUSYGROUP'))) throw e;
+      });
+      return work();
+    }
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
+  }
+}
