@@ -1,4 +1,5 @@
-import { Env, GrpcSecurity, LogLevel, readInt, readOptional, readGrpcSecurity, readString } from '@gw/service-kit';
+import { AUTH_SETTINGS } from '@gw/app-settings';
+import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
 
 /** auth-service settings, each default beside its variable. */
 export interface AuthConfig {
@@ -15,19 +16,20 @@ export interface AuthConfig {
   logLevel: LogLevel;
 }
 
-/** Reads the configuration; the only reader of the environment. */
+/** Reads the configuration through AUTH_SETTINGS and readGrpcSecurity; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<AuthConfig> {
+  const s = readSettings(env, AUTH_SETTINGS);
   return Object.freeze({
-    host: readString(env, 'BIND_HOST', '0.0.0.0'),
-    port: readInt(env, 'AUTH_PORT', 50051),
-    metricsPort: readInt(env, 'AUTH_METRICS_PORT', 9101),
+    host: s.BIND_HOST,
+    port: s.AUTH_PORT,
+    metricsPort: s.AUTH_METRICS_PORT,
     security: readGrpcSecurity(env, 'auth-service'),
-    maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
-    databaseUrl: readOptional(env, 'DATABASE_URL'),
-    dataDir: `${readString(env, 'DATA_DIR', '.data')}/auth`,
-    suspensionWhatsapp: readString(env, 'SUSPENSION_WHATSAPP', '+218910000000'),
-    lastUsedFlushMs: readInt(env, 'LAST_USED_FLUSH_MS', 1000),
-    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
-    logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
+    maxConnectionAgeMs: s.GRPC_MAX_CONNECTION_AGE_MS,
+    databaseUrl: s.DATABASE_URL,
+    dataDir: `${s.DATA_DIR}/auth`,
+    suspensionWhatsapp: s.SUSPENSION_WHATSAPP,
+    lastUsedFlushMs: s.LAST_USED_FLUSH_MS,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    logLevel: s.LOG_LEVEL as LogLevel,
   });
 }

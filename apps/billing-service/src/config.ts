@@ -1,4 +1,5 @@
-import { Env, GrpcSecurity, LogLevel, readInt, readOptional, readGrpcSecurity, readString } from '@gw/service-kit';
+import { BILLING_SETTINGS } from '@gw/app-settings';
+import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
 
 /** billing-service settings, each default beside its variable. */
 export interface BillingConfig {
@@ -25,21 +26,22 @@ export interface BillingConfig {
   logLevel: LogLevel;
 }
 
-/** Reads the configuration; the only reader of the environment. */
+/** Reads the configuration through BILLING_SETTINGS and readGrpcSecurity; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<BillingConfig> {
+  const s = readSettings(env, BILLING_SETTINGS);
   return Object.freeze({
-    host: readString(env, 'BIND_HOST', '0.0.0.0'),
-    port: readInt(env, 'BILLING_PORT', 50053),
-    metricsPort: readInt(env, 'BILLING_METRICS_PORT', 9103),
+    host: s.BIND_HOST,
+    port: s.BILLING_PORT,
+    metricsPort: s.BILLING_METRICS_PORT,
     security: readGrpcSecurity(env, 'billing-service'),
-    maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
-    databaseUrl: readOptional(env, 'DATABASE_URL'),
-    dataDir: `${readString(env, 'DATA_DIR', '.data')}/billing`,
-    holdTtlSeconds: readInt(env, 'HOLD_TTL_SECONDS', 900),
-    holdSweepIntervalMs: readInt(env, 'HOLD_SWEEP_INTERVAL_MS', 60000),
-    priceAckTimeoutMs: readInt(env, 'PRICE_ACK_TIMEOUT_MS', 5000),
-    moneyAuditIntervalMs: readInt(env, 'MONEY_AUDIT_INTERVAL_MS', 600_000),
-    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
-    logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
+    maxConnectionAgeMs: s.GRPC_MAX_CONNECTION_AGE_MS,
+    databaseUrl: s.DATABASE_URL,
+    dataDir: `${s.DATA_DIR}/billing`,
+    holdTtlSeconds: s.HOLD_TTL_SECONDS,
+    holdSweepIntervalMs: s.HOLD_SWEEP_INTERVAL_MS,
+    priceAckTimeoutMs: s.PRICE_ACK_TIMEOUT_MS,
+    moneyAuditIntervalMs: s.MONEY_AUDIT_INTERVAL_MS,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    logLevel: s.LOG_LEVEL as LogLevel,
   });
 }

@@ -1,4 +1,5 @@
-import { Env, GrpcSecurity, LogLevel, readBool, readGrpcSecurity, readInt, readOptional, readString } from '@gw/service-kit';
+import { CONSOLE_SETTINGS } from '@gw/app-settings';
+import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
 
 /** console settings, each default beside its variable. */
 export interface ConsoleConfig {
@@ -38,30 +39,30 @@ export interface ConsoleConfig {
   logLevel: LogLevel;
 }
 
-/** Reads the configuration; the only reader of the environment. */
+/** Reads the configuration through CONSOLE_SETTINGS and readGrpcSecurity; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<ConsoleConfig> {
-  const httpPort = readInt(env, 'CONSOLE_PORT', 8081);
+  const s = readSettings(env, CONSOLE_SETTINGS);
   return Object.freeze({
-    host: readString(env, 'BIND_HOST', '0.0.0.0'),
-    httpPort,
-    port: readInt(env, 'CONSOLE_GRPC_PORT', 50054),
-    metricsPort: readInt(env, 'CONSOLE_METRICS_PORT', 9104),
+    host: s.BIND_HOST,
+    httpPort: s.CONSOLE_PORT,
+    port: s.CONSOLE_GRPC_PORT,
+    metricsPort: s.CONSOLE_METRICS_PORT,
     security: readGrpcSecurity(env, 'console'),
-    maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
-    authAddr: readString(env, 'AUTH_ADDR', '127.0.0.1:50051'),
-    billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
-    quotaAddr: readString(env, 'QUOTA_ADDR', '127.0.0.1:50052'),
-    grpcTimeoutMs: readInt(env, 'GRPC_TIMEOUT_MS', 1000),
-    publicUrl: readString(env, 'CONSOLE_PUBLIC_URL', `http://127.0.0.1:${httpPort}`).replace(/\/+$/, ''),
-    secureCookies: readBool(env, 'CONSOLE_SECURE_COOKIES', false),
-    trustProxyHops: readInt(env, 'CONSOLE_TRUST_PROXY_HOPS', 0),
-    sessionTtlMs: readInt(env, 'CONSOLE_SESSION_TTL_MS', 8 * 3600_000),
-    signInMaxFailures: readInt(env, 'SIGN_IN_MAX_FAILURES', 5),
-    signInWindowMs: readInt(env, 'SIGN_IN_WINDOW_MS', 15 * 60_000),
-    signInSlowIntervalMs: readInt(env, 'SIGN_IN_SLOW_INTERVAL_MS', 30_000),
-    databaseUrl: readOptional(env, 'DATABASE_URL'),
-    dataDir: `${readString(env, 'DATA_DIR', '.data')}/console`,
-    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
-    logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
+    maxConnectionAgeMs: s.GRPC_MAX_CONNECTION_AGE_MS,
+    authAddr: s.AUTH_ADDR,
+    billingAddr: s.BILLING_ADDR,
+    quotaAddr: s.QUOTA_ADDR,
+    grpcTimeoutMs: s.GRPC_TIMEOUT_MS,
+    publicUrl: (s.CONSOLE_PUBLIC_URL ?? `http://127.0.0.1:${s.CONSOLE_PORT}`).replace(/\/+$/, ''),
+    secureCookies: s.CONSOLE_SECURE_COOKIES,
+    trustProxyHops: s.CONSOLE_TRUST_PROXY_HOPS,
+    sessionTtlMs: s.CONSOLE_SESSION_TTL_MS,
+    signInMaxFailures: s.SIGN_IN_MAX_FAILURES,
+    signInWindowMs: s.SIGN_IN_WINDOW_MS,
+    signInSlowIntervalMs: s.SIGN_IN_SLOW_INTERVAL_MS,
+    databaseUrl: s.DATABASE_URL,
+    dataDir: `${s.DATA_DIR}/console`,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    logLevel: s.LOG_LEVEL as LogLevel,
   });
 }

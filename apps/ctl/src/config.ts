@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { Env, GrpcSecurity, readGrpcSecurity, readInt, readString } from '@gw/service-kit';
+import { CTL_SETTINGS } from '@gw/app-settings';
+import { Env, GrpcSecurity, readGrpcSecurity, readSettings } from '@gw/service-kit';
 
 /** Where the operator CLI finds the services (the same variables and defaults as npm start). */
 export interface CtlConfig {
@@ -14,15 +15,16 @@ export interface CtlConfig {
   tlsRoot: string;
 }
 
-/** Reads the configuration; the only reader of the environment. */
+/** Reads the configuration through CTL_SETTINGS and readGrpcSecurity; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<CtlConfig> {
+  const s = readSettings(env, CTL_SETTINGS);
   return Object.freeze({
-    authAddr: readString(env, 'AUTH_ADDR', '127.0.0.1:50051'),
-    quotaAddr: readString(env, 'QUOTA_ADDR', '127.0.0.1:50052'),
-    billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
-    consoleAddr: readString(env, 'CONSOLE_ADDR', '127.0.0.1:50054'),
+    authAddr: s.AUTH_ADDR,
+    quotaAddr: s.QUOTA_ADDR,
+    billingAddr: s.BILLING_ADDR,
+    consoleAddr: s.CONSOLE_ADDR,
     security: readGrpcSecurity(env, 'ctl'),
-    timeoutMs: readInt(env, 'CTL_TIMEOUT_MS', 5000),
-    tlsRoot: join(readString(env, 'DATA_DIR', '.data'), 'tls'),
+    timeoutMs: s.CTL_TIMEOUT_MS,
+    tlsRoot: join(s.DATA_DIR, 'tls'),
   });
 }

@@ -1,4 +1,5 @@
-import { Env, GrpcSecurity, LogLevel, readBool, readGrpcSecurity, readInt, readString } from '@gw/service-kit';
+import { EDGE_SETTINGS } from '@gw/app-settings';
+import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
 import { ServerGuard } from './http/public-server';
 import { BreakerSettings } from './upstream/circuit-breaker';
 
@@ -33,9 +34,6 @@ export interface EdgeConfig {
   logLevel: LogLevel;
 }
 
-/** The default User-Agents of standard-library HTTP clients (Python urllib, Go net/http, Java, Ruby Net::HTTP, Dart). */
-const LIBRARY_USER_AGENTS = 'Python-urllib,Go-http-client,Java-http-client,Java,Ruby,Dart';
-
 /** Stops the start on guard settings that would refuse what docs/api.md allows, or that Node refuses. */
 function checkGuard(guard: ServerGuard, bodyLimitBytes: number): ServerGuard {
   if (guard.bodyBudgetBytes < bodyLimitBytes)
@@ -45,46 +43,45 @@ function checkGuard(guard: ServerGuard, bodyLimitBytes: number): ServerGuard {
   return guard;
 }
 
-/** Reads the configuration; the only reader of the environment. */
+/** Reads the configuration through EDGE_SETTINGS and readGrpcSecurity; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<EdgeConfig> {
-  const bodyLimitBytes = readInt(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024);
+  const s = readSettings(env, EDGE_SETTINGS);
   return Object.freeze({
-    host: readString(env, 'BIND_HOST', '0.0.0.0'),
-    port: readInt(env, 'EDGE_PORT', 8080),
-    adminPort: readInt(env, 'EDGE_ADMIN_PORT', 9080),
-    authAddr: readString(env, 'AUTH_ADDR', '127.0.0.1:50051'),
-    quotaAddr: readString(env, 'QUOTA_ADDR', '127.0.0.1:50052'),
-    billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
+    host: s.BIND_HOST,
+    port: s.EDGE_PORT,
+    adminPort: s.EDGE_ADMIN_PORT,
+    authAddr: s.AUTH_ADDR,
+    quotaAddr: s.QUOTA_ADDR,
+    billingAddr: s.BILLING_ADDR,
     grpcSecurity: readGrpcSecurity(env, 'edge'),
-    providerBaseUrl: readString(env, 'PROVIDER_BASE_URL', 'http://127.0.0.1:8090/v1').replace(/\/+$/, ''),
-    providerApiKey: readString(env, 'PROVIDER_API_KEY', 'sim-key'),
-    providerMaxConnections: readInt(env, 'PROVIDER_MAX_CONNECTIONS', 4096),
-    grpcTimeoutMs: readInt(env, 'GRPC_TIMEOUT_MS', 1000),
-    leaseRenewMs: readInt(env, 'LEASE_RENEW_MS', 5000),
-    providerSilenceMs: readInt(env, 'PROVIDER_SILENCE_MS', 120_000),
-    providerReadTimeoutMs: readInt(env, 'PROVIDER_READ_TIMEOUT_MS', 600_000),
+    providerBaseUrl: s.PROVIDER_BASE_URL.replace(/\/+$/, ''),
+    providerApiKey: s.PROVIDER_API_KEY,
+    providerMaxConnections: s.PROVIDER_MAX_CONNECTIONS,
+    grpcTimeoutMs: s.GRPC_TIMEOUT_MS,
+    leaseRenewMs: s.LEASE_RENEW_MS,
+    providerSilenceMs: s.PROVIDER_SILENCE_MS,
+    providerReadTimeoutMs: s.PROVIDER_READ_TIMEOUT_MS,
     breaker: {
-      failureThreshold: readInt(env, 'BREAKER_FAILURE_THRESHOLD', 5),
-      windowMs: readInt(env, 'BREAKER_WINDOW_MS', 60_000),
-      cooldownMs: readInt(env, 'BREAKER_COOLDOWN_MS', 30_000),
+      failureThreshold: s.BREAKER_FAILURE_THRESHOLD,
+      windowMs: s.BREAKER_WINDOW_MS,
+      cooldownMs: s.BREAKER_COOLDOWN_MS,
     },
-    bodyLimitBytes,
+    bodyLimitBytes: s.BODY_LIMIT_BYTES,
     guard: checkGuard(
       {
-        maxConnections: readInt(env, 'EDGE_MAX_CONNECTIONS', 4096),
-        bodyBudgetBytes: readInt(env, 'BODY_BUDGET_BYTES', 64 * 1024 * 1024),
-        headersTimeoutMs: readInt(env, 'HEADERS_TIMEOUT_MS', 10_000),
-        bodyTimeoutMs: readInt(env, 'BODY_TIMEOUT_MS', 60_000),
-        keepAliveTimeoutMs: readInt(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000),
+        maxConnections: s.EDGE_MAX_CONNECTIONS,
+        bodyBudgetBytes: s.BODY_BUDGET_BYTES,
+        headersTimeoutMs: s.HEADERS_TIMEOUT_MS,
+        bodyTimeoutMs: s.BODY_TIMEOUT_MS,
+        keepAliveTimeoutMs: s.KEEP_ALIVE_TIMEOUT_MS,
       },
-      bodyLimitBytes,
+      s.BODY_LIMIT_BYTES,
     ),
-    blockLibraryClients: readBool(env, 'BLOCK_LIBRARY_CLIENTS', true),
-    blockedUserAgents: readString(env, 'BLOCKED_USER_AGENTS', LIBRARY_USER_AGENTS)
-      .split(',')
+    blockLibraryClients: s.BLOCK_LIBRARY_CLIENTS,
+    blockedUserAgents: s.BLOCKED_USER_AGENTS.split(',')
       .map((name) => name.trim())
       .filter((name) => name !== ''),
-    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 30_000),
-    logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    logLevel: s.LOG_LEVEL as LogLevel,
   });
 }

@@ -1,4 +1,5 @@
-import { Env, LogLevel, readInt, readOptional, readString } from '@gw/service-kit';
+import { PROVIDER_SIM_SETTINGS } from '@gw/app-settings';
+import { Env, LogLevel, readSettings } from '@gw/service-kit';
 
 /** provider-sim settings, each default beside its variable. */
 export interface ProviderSimConfig {
@@ -10,13 +11,14 @@ export interface ProviderSimConfig {
   logLevel: LogLevel;
 }
 
-/** Reads the configuration; the only reader of the environment. */
+/** Reads the configuration through PROVIDER_SIM_SETTINGS; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<ProviderSimConfig> {
+  const s = readSettings(env, PROVIDER_SIM_SETTINGS);
   return Object.freeze({
-    host: readString(env, 'BIND_HOST', '0.0.0.0'),
-    port: readInt(env, 'PROVIDER_SIM_PORT', 8090),
-    apiKey: readOptional(env, 'PROVIDER_SIM_API_KEY'),
-    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
-    logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
+    host: s.BIND_HOST,
+    port: s.PROVIDER_SIM_PORT,
+    apiKey: s.PROVIDER_SIM_API_KEY,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    logLevel: s.LOG_LEVEL as LogLevel,
   });
 }

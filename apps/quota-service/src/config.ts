@@ -1,4 +1,5 @@
-import { Env, GrpcSecurity, LogLevel, readBool, readInt, readOptional, readGrpcSecurity, readString } from '@gw/service-kit';
+import { QUOTA_SETTINGS } from '@gw/app-settings';
+import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings, SettingsValues } from '@gw/service-kit';
 import { CreditLinePolicy } from './domain/admission';
 import { FreeTierLimits } from './domain/free-request';
 import { ReaperOptions } from './domain/lease-reaper';
@@ -65,11 +66,6 @@ export interface QuotaConfig {
   logLevel: LogLevel;
 }
 
-function atLeast(name: string, value: number, min: number): number {
-  if (value < min) throw new Error(`${name} must be at least ${min}, got ${value}`);
-  return value;
-}
-
 /**
  * A lease lapses `ttlMs` after its last renewal; the reaper looks a few times per lease time (at
  * least once a second) and hands a lapsed lease it could not finish out again one lease time later.
@@ -96,11 +92,11 @@ function clusterNodes(value: string | undefined): string[] | undefined {
 }
 
 /** Where the Redis stores are: REDIS_URL or REDIS_CLUSTER_NODES, not both; a cluster takes the shard layout (its default there). */
-function redisPlace(env: Env, prefix: string): Pick<QuotaConfig, 'redisUrl' | 'redisClusterNodes' | 'redisKeyLayout'> {
-  const redisUrl = readOptional(env, 'REDIS_URL');
-  const redisClusterNodes = clusterNodes(readOptional(env, 'REDIS_CLUSTER_NODES'));
+function redisPlace(s: SettingsValues<typeof QUOTA_SETTINGS>): Pick<QuotaConfig, 'redisUrl' | 'redisClusterNodes' | 'redisKeyLayout'> {
+  const redisUrl = s.REDIS_URL;
+  const redisClusterNodes = clusterNodes(s.REDIS_CLUSTER_NODES);
   if (redisUrl !== undefined && redisClusterNodes !== undefined) throw new Error('set REDIS_URL or REDIS_CLUSTER_NODES, not both');
-  const redisKeyLayout = keyLayout(readString(env, 'QUOTA_KEY_LAYOUT', redisClusterNodes ? 'shard' : 'account'), prefix);
+  const redisKeyLayout = keyLayout(s.QUOTA_KEY_LAYOUT ?? (redisClusterNodes ? 'shard' : 'account'), s.REDIS_KEY_PREFIX);
   if (redisClusterNodes && redisKeyLayout !== 'shard')
     throw new Error('REDIS_CLUSTER_NODES needs QUOTA_KEY_LAYOUT=shard: the account layout spans hash slots');
   return { redisUrl, redisClusterNodes, redisKeyLayout };
@@ -111,54 +107,54 @@ function linePolicy(value: string): CreditLinePolicy {
   throw new Error(`CREDIT_LINE_POLICY must be all or need, got ${value}`);
 }
 
-/** Reads the configuration; the only reader of the environment. */
+/** Reads the configuration through QUOTA_SETTINGS and readGrpcSecurity; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<QuotaConfig> {
-  const redisKeyPrefix = readString(env, 'REDIS_KEY_PREFIX', 'gw:');
+  const s = readSettings(env, QUOTA_SETTINGS);
   return Object.freeze({
-    host: readString(env, 'BIND_HOST', '0.0.0.0'),
-    port: readInt(env, 'QUOTA_PORT', 50052),
-    metricsPort: readInt(env, 'QUOTA_METRICS_PORT', 9102),
+    host: s.BIND_HOST,
+    port: s.QUOTA_PORT,
+    metricsPort: s.QUOTA_METRICS_PORT,
     security: readGrpcSecurity(env, 'quota-service'),
-    maxConnectionAgeMs: readInt(env, 'GRPC_MAX_CONNECTION_AGE_MS', 60_000),
-    ...redisPlace(env, redisKeyPrefix),
-    redisKeyPrefix,
-    redisTimeoutMs: atLeast('REDIS_TIMEOUT_MS', readInt(env, 'REDIS_TIMEOUT_MS', 200), 1),
-    requestsPerMinute: atLeast('RATE_LIMIT_PER_MINUTE', readInt(env, 'RATE_LIMIT_PER_MINUTE', 30), 1),
-    concurrentPlaces: atLeast('CONCURRENCY_LIMIT', readInt(env, 'CONCURRENCY_LIMIT', 3), 1),
-    placeRecoveryMs: atLeast('PLACE_RECOVERY_SECONDS', readInt(env, 'PLACE_RECOVERY_SECONDS', 130), 1) * 1000,
-    moneyAuditIntervalMs: atLeast('MONEY_AUDIT_INTERVAL_MS', readInt(env, 'MONEY_AUDIT_INTERVAL_MS', 600_000), 1000),
+    maxConnectionAgeMs: s.GRPC_MAX_CONNECTION_AGE_MS,
+    ...redisPlace(s),
+    redisKeyPrefix: s.REDIS_KEY_PREFIX,
+    redisTimeoutMs: s.REDIS_TIMEOUT_MS,
+    requestsPerMinute: s.RATE_LIMIT_PER_MINUTE,
+    concurrentPlaces: s.CONCURRENCY_LIMIT,
+    placeRecoveryMs: s.PLACE_RECOVERY_SECONDS * 1000,
+    moneyAuditIntervalMs: s.MONEY_AUDIT_INTERVAL_MS,
     freeTierDefaults: Object.freeze({
-      dailyTokens: atLeast('FREE_DAILY_TOKENS', readInt(env, 'FREE_DAILY_TOKENS', 200_000), 0),
-      poolTokens: atLeast('FREE_POOL_TOKENS', readInt(env, 'FREE_POOL_TOKENS', 50_000_000), 0),
-      paused: readBool(env, 'FREE_TIER_PAUSED', false),
-      enabled: readBool(env, 'FREE_TIER_ENABLED', true),
+      dailyTokens: s.FREE_DAILY_TOKENS,
+      poolTokens: s.FREE_POOL_TOKENS,
+      paused: s.FREE_TIER_PAUSED,
+      enabled: s.FREE_TIER_ENABLED,
     }),
     freeTierLimits: Object.freeze({
-      freeModel: readString(env, 'FREE_MODEL', 'vendor-v4-flash'),
-      replyMaxTokens: atLeast('FREE_REPLY_MAX_TOKENS', readInt(env, 'FREE_REPLY_MAX_TOKENS', 2048), 1),
-      promptMaxTokens: atLeast('FREE_PROMPT_MAX_TOKENS', readInt(env, 'FREE_PROMPT_MAX_TOKENS', 80_000), 0),
-      jsonMaxBytes: atLeast('FREE_JSON_MAX_BYTES', readInt(env, 'FREE_JSON_MAX_BYTES', 320_000), 0),
-      newMessageMaxTokens: atLeast('FREE_NEW_MESSAGE_MAX_TOKENS', readInt(env, 'FREE_NEW_MESSAGE_MAX_TOKENS', 65_000), 0),
-      newMessagePeakMaxTokens: atLeast('FREE_NEW_MESSAGE_PEAK_MAX_TOKENS', readInt(env, 'FREE_NEW_MESSAGE_PEAK_MAX_TOKENS', 25_000), 0),
-      peakHours: parsePeakHours('FREE_PEAK_HOURS_UTC', readString(env, 'FREE_PEAK_HOURS_UTC', '0-17')),
-      reservationTtlMs: atLeast('FREE_RESERVATION_TTL_SECONDS', readInt(env, 'FREE_RESERVATION_TTL_SECONDS', 900), 1) * 1000,
+      freeModel: s.FREE_MODEL,
+      replyMaxTokens: s.FREE_REPLY_MAX_TOKENS,
+      promptMaxTokens: s.FREE_PROMPT_MAX_TOKENS,
+      jsonMaxBytes: s.FREE_JSON_MAX_BYTES,
+      newMessageMaxTokens: s.FREE_NEW_MESSAGE_MAX_TOKENS,
+      newMessagePeakMaxTokens: s.FREE_NEW_MESSAGE_PEAK_MAX_TOKENS,
+      peakHours: parsePeakHours('FREE_PEAK_HOURS_UTC', s.FREE_PEAK_HOURS_UTC),
+      reservationTtlMs: s.FREE_RESERVATION_TTL_SECONDS * 1000,
     }),
     settleDelivery: Object.freeze({
-      billingAddr: readString(env, 'BILLING_ADDR', '127.0.0.1:50053'),
-      grpcTimeoutMs: atLeast('GRPC_TIMEOUT_MS', readInt(env, 'GRPC_TIMEOUT_MS', 1000), 1),
-      pollMs: atLeast('SETTLE_POLL_MS', readInt(env, 'SETTLE_POLL_MS', 250), 1),
-      maxBackoffMs: atLeast('SETTLE_MAX_BACKOFF_MS', readInt(env, 'SETTLE_MAX_BACKOFF_MS', 5000), 1),
+      billingAddr: s.BILLING_ADDR,
+      grpcTimeoutMs: s.GRPC_TIMEOUT_MS,
+      pollMs: s.SETTLE_POLL_MS,
+      maxBackoffMs: s.SETTLE_MAX_BACKOFF_MS,
       batchSize: 256,
-      claimIdleMs: atLeast('SETTLE_CLAIM_IDLE_MS', readInt(env, 'SETTLE_CLAIM_IDLE_MS', 30_000), 1),
+      claimIdleMs: s.SETTLE_CLAIM_IDLE_MS,
     }),
-    leases: leaseSettings(atLeast('LEASE_TTL_MS', readInt(env, 'LEASE_TTL_MS', 30_000), 100)),
-    linePolicy: linePolicy(readString(env, 'CREDIT_LINE_POLICY', 'all')),
+    leases: leaseSettings(s.LEASE_TTL_MS),
+    linePolicy: linePolicy(s.CREDIT_LINE_POLICY),
     lineReturns: Object.freeze({
-      idleMs: atLeast('CREDIT_LINE_IDLE_SECONDS', readInt(env, 'CREDIT_LINE_IDLE_SECONDS', 600), 1) * 1000,
-      intervalMs: atLeast('CREDIT_LINE_RETURN_INTERVAL_MS', readInt(env, 'CREDIT_LINE_RETURN_INTERVAL_MS', 10_000), 10),
+      idleMs: s.CREDIT_LINE_IDLE_SECONDS * 1000,
+      intervalMs: s.CREDIT_LINE_RETURN_INTERVAL_MS,
       batchSize: 100,
     }),
-    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10000),
-    logLevel: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    logLevel: s.LOG_LEVEL as LogLevel,
   });
 }

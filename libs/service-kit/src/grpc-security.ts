@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
-import { Env, readBool, readInt, readString } from './env-readers';
+import { Env } from './env-readers';
+import { defineSettings, readSetting, setting } from './settings';
 
 /**
  * How a process speaks gRPC: mutual TLS with the certificate, key and CA in `dir` (cert-manager's
@@ -8,15 +9,23 @@ import { Env, readBool, readInt, readString } from './env-readers';
  */
 export type GrpcSecurity = { kind: 'mtls'; dir: string; refreshMs: number } | { kind: 'insecure' };
 
+/** The variables of gRPC's transport security, read by every app that speaks gRPC (readGrpcSecurity). */
+export const GRPC_SECURITY_SETTINGS = defineSettings({
+  GRPC_INSECURE: setting.bool(false, 'plain-text gRPC, no caller checked; services refuse it on any address but loopback'),
+  DATA_DIR: setting.string('.data', 'the folder of embedded data, and of the development certificates under tls/'),
+  TLS_DIR: setting.optional('the folder with ca.crt, tls.crt and tls.key of the mutual-TLS certificate; unset: $DATA_DIR/tls/<identity>'),
+  TLS_REFRESH_MS: setting.int(60_000, 'how often those files are read again (a renewed certificate needs no restart)', { min: 1 }),
+});
+
 /**
- * Reads GRPC_INSECURE, TLS_DIR (default `$DATA_DIR/tls/<identity>`, where `npm start` puts the
- * development certificates) and TLS_REFRESH_MS. Each app's config.ts calls it with its identity.
+ * Reads GRPC_SECURITY_SETTINGS: TLS_DIR defaults to `$DATA_DIR/tls/<identity>`, where `npm start`
+ * puts the development certificates; with GRPC_INSECURE the others are not read. Each app's
+ * config.ts calls it with its identity.
  */
 export function readGrpcSecurity(env: Env, identity: string): GrpcSecurity {
-  if (readBool(env, 'GRPC_INSECURE', false)) return Object.freeze({ kind: 'insecure' });
-  const dataDir = readString(env, 'DATA_DIR', '.data');
-  const dir = resolve(readString(env, 'TLS_DIR', join(dataDir, 'tls', identity)));
-  const refreshMs = readInt(env, 'TLS_REFRESH_MS', 60_000);
-  if (refreshMs < 1) throw new Error(`TLS_REFRESH_MS must be at least 1, got ${refreshMs}`);
-  return Object.freeze({ kind: 'mtls', dir, refreshMs });
+  const read = <K extends keyof typeof GRPC_SECURITY_SETTINGS>(name: K) => readSetting(env, GRPC_SECURITY_SETTINGS, name);
+  if (read('GRPC_INSECURE')) return Object.freeze({ kind: 'insecure' });
+  const dataDir = read('DATA_DIR');
+  const dir = resolve(read('TLS_DIR') ?? join(dataDir, 'tls', identity));
+  return Object.freeze({ kind: 'mtls', dir, refreshMs: read('TLS_REFRESH_MS') });
 }

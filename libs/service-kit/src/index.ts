@@ -1,5 +1,7 @@
 export { readBool, readInt, readOptional, readString } from './env-readers';
 export type { Env } from './env-readers';
+export { defineSettings, readSetting, readSettings, setting, settingNames } from './settings';
+export type { Setting, SettingsTable, SettingsValues } from './settings';
 export { createLogger } from './logger';
 export type { Logger, LogFields, LogLevel } from './logger';
 export { grpcCodeOf, RpcError } from './rpc-error';
@@ -12,7 +14,7 @@ export type { ItemResult } from './call-batch';
 export { HealthService } from './health-service';
 export { startGrpcServer } from './grpc-server';
 export type { GrpcServerSettings, RunningGrpcServer, ServedService } from './grpc-server';
-export { readGrpcSecurity } from './grpc-security';
+export { GRPC_SECURITY_SETTINGS, readGrpcSecurity } from './grpc-security';
 export type { GrpcSecurity } from './grpc-security';
 export { channelCredentials, serverCredentials } from './grpc-credentials';
 export { judgeCall } from './caller-access';

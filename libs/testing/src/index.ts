@@ -10,3 +10,4 @@ export { launchChromium, screenshotDir } from './browser';
 export { OtlpReceiver, type ReceivedExport, type ReceivedSpan } from './otlp-receiver';
 export { readPromql, type PromqlReading } from './promql';
 export { createTestRedisCluster, startRedisCluster, type TestRedisCluster, type TestRedisClusterSpace } from './redis-cluster';
+export { variablesRead } from './variables-read';

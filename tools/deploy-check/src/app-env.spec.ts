@@ -1,52 +1,41 @@
-import { parseAppEnv } from './app-env';
+import { defineSettings, GRPC_SECURITY_SETTINGS, setting } from '@gw/service-kit';
+import { appEnv, appEnvOf } from './app-env';
 
-describe('parseAppEnv', () => {
-  it('finds every variable read through the env readers, with whole-number defaults', () => {
-    const { names, intDefaults } = parseAppEnv(`
-      port: readInt(env, 'EDGE_PORT', 8080),
-      url: readOptional(env, 'DATABASE_URL'),
-      level: readString(env, 'LOG_LEVEL', 'info') as LogLevel,
-      on: readBool(env, 'FREE_TIER_ENABLED', true),
-      grace: readInt(env, 'SHUTDOWN_GRACE_MS', 30_000),
-      body: readInt(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024),
-      notEnv: readInt(other, 'NOT_READ', 1),
-    `);
-    expect([...names].sort()).toEqual([
+describe('appEnvOf', () => {
+  it('finds every variable of the tables, with the defaults of the whole-number ones', () => {
+    const table = defineSettings({
+      EDGE_PORT: setting.int(8080, 'port'),
+      DATABASE_URL: setting.optional('url'),
+      LOG_LEVEL: setting.string('info', 'level'),
+      FREE_TIER_ENABLED: setting.bool(true, 'on'),
+      BODY_LIMIT_BYTES: setting.int(2 * 1024 * 1024, 'body'),
+    });
+    const { names, intDefaults } = appEnvOf([table, GRPC_SECURITY_SETTINGS]);
+    expect([...names]).toEqual([
       'BODY_LIMIT_BYTES',
       'DATABASE_URL',
+      'DATA_DIR',
       'EDGE_PORT',
       'FREE_TIER_ENABLED',
+      'GRPC_INSECURE',
       'LOG_LEVEL',
+      'TLS_DIR',
+      'TLS_REFRESH_MS',
+    ]);
+    expect(Object.fromEntries(intDefaults)).toEqual({ EDGE_PORT: 8080, BODY_LIMIT_BYTES: 2_097_152, TLS_REFRESH_MS: 60_000 });
+  });
+});
+
+describe('appEnv', () => {
+  it("reads an app's own table, and gRPC security's for an app that speaks gRPC only", () => {
+    expect([...appEnv('auth-service').names]).toEqual(expect.arrayContaining(['AUTH_PORT', 'GRPC_INSECURE', 'TLS_DIR', 'TLS_REFRESH_MS']));
+    expect(appEnv('edge').intDefaults.get('SHUTDOWN_GRACE_MS')).toBe(30_000);
+    expect([...appEnv('provider-sim').names]).toEqual([
+      'BIND_HOST',
+      'LOG_LEVEL',
+      'PROVIDER_SIM_API_KEY',
+      'PROVIDER_SIM_PORT',
       'SHUTDOWN_GRACE_MS',
     ]);
-    expect(Object.fromEntries(intDefaults)).toEqual({ EDGE_PORT: 8080, SHUTDOWN_GRACE_MS: 30000 });
-  });
-
-  it('sees a reader called inside the default of another', () => {
-    const { names } = parseAppEnv(`const dir = readString(env, 'TLS_DIR', join(readString(env, 'DATA_DIR', '.data'), 'tls'));`);
-    expect([...names].sort()).toEqual(['DATA_DIR', 'TLS_DIR']);
-  });
-
-  describe('with the source of grpc-security.ts', () => {
-    const security = `
-      export function readGrpcSecurity(env: Env, identity: string): GrpcSecurity {
-        if (readBool(env, 'GRPC_INSECURE', false)) return { kind: 'insecure' };
-        const dataDir = readString(env, 'DATA_DIR', '.data');
-        const dir = readString(env, 'TLS_DIR', join(dataDir, 'tls', identity));
-        return { kind: 'mtls', dir, refreshMs: readInt(env, 'TLS_REFRESH_MS', 60_000) };
-      }`;
-
-    it('counts what readGrpcSecurity reads as read by a config.ts that calls it', () => {
-      const { names, intDefaults } = parseAppEnv(
-        `port: readInt(env, 'AUTH_PORT', 50051), grpc: readGrpcSecurity(env, 'auth-service'),`,
-        security,
-      );
-      expect([...names].sort()).toEqual(['AUTH_PORT', 'DATA_DIR', 'GRPC_INSECURE', 'TLS_DIR', 'TLS_REFRESH_MS']);
-      expect(Object.fromEntries(intDefaults)).toEqual({ AUTH_PORT: 50051, TLS_REFRESH_MS: 60000 });
-    });
-
-    it('leaves them out of a config.ts that does not call it', () => {
-      expect([...parseAppEnv(`port: readInt(env, 'PROVIDER_SIM_PORT', 8090),`, security).names]).toEqual(['PROVIDER_SIM_PORT']);
-    });
   });
 });

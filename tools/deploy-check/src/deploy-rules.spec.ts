@@ -1,4 +1,5 @@
-import { parseAppEnv } from './app-env';
+import { defineSettings, GRPC_SECURITY_SETTINGS, setting } from '@gw/service-kit';
+import { appEnvOf } from './app-env';
 import { AppSpec, appProblems, parsePeerAddress } from './deploy-rules';
 import { demoCompanions, demoDeployment } from './fixtures';
 import { K8sObject } from './k8s-object';
@@ -6,11 +7,16 @@ import { podTemplate } from './workload';
 
 const app: AppSpec = {
   name: 'demo',
-  env: parseAppEnv(
-    `readInt(env, 'DEMO_PORT', 7000); readInt(env, 'DEMO_METRICS_PORT', 7001); readOptional(env, 'DATABASE_URL'); readString(env, 'LOG_LEVEL', 'info'); readInt(env, 'SHUTDOWN_GRACE_MS', 10_000);
-     readGrpcSecurity(env, 'demo');`,
-    `readBool(env, 'GRPC_INSECURE', false); readString(env, 'TLS_DIR', '.data/tls'); readInt(env, 'TLS_REFRESH_MS', 60_000);`,
-  ),
+  env: appEnvOf([
+    defineSettings({
+      DEMO_PORT: setting.int(7000, 'the gRPC service'),
+      DEMO_METRICS_PORT: setting.int(7001, 'the admin port'),
+      DATABASE_URL: setting.optional('the Postgres URL'),
+      LOG_LEVEL: setting.string('info', 'the log level'),
+      SHUTDOWN_GRACE_MS: setting.int(10_000, 'the drain time'),
+    }),
+    GRPC_SECURITY_SETTINGS,
+  ]),
   portVar: 'DEMO_PORT',
   health: 'admin',
   adminPortVar: 'DEMO_METRICS_PORT',

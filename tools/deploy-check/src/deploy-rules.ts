@@ -5,7 +5,7 @@ import { Container, containerEnv, EnvSource, findObject, parseQuantity, PodSpec,
 /** What the rules know of one app: how it is probed and which variables it cannot run without. */
 export interface AppSpec {
   name: string;
-  /** What apps/<name>/src/config.ts reads. */
+  /** What apps/<name>/src/config.ts reads: its settings tables (appEnv). */
   env: AppEnv;
   /** The variable holding the port it serves on: the only port its Service exposes. */
   portVar: string;
@@ -119,7 +119,7 @@ export function appProblems(objects: K8sObject[], app: AppSpec, secretKeys: Set<
   const drainMs = intOf('SHUTDOWN_GRACE_MS');
   const preStop = container.lifecycle?.preStop?.sleep?.seconds ?? 0;
   const grace = spec.terminationGracePeriodSeconds ?? 30;
-  if (drainMs === undefined || Number.isNaN(drainMs)) say('SHUTDOWN_GRACE_MS is neither set nor defaulted in config.ts');
+  if (drainMs === undefined || Number.isNaN(drainMs)) say('SHUTDOWN_GRACE_MS is neither set nor defaulted in its settings table');
   else if (!(grace > preStop + drainMs / 1000))
     say(`terminationGracePeriodSeconds ${grace} is not above preStop ${preStop} s + SHUTDOWN_GRACE_MS ${drainMs / 1000} s`);
 

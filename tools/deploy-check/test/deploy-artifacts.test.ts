@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { readAppEnv } from '../src/app-env';
+import { appEnv as env } from '../src/app-env';
 import { certificateProblems } from '../src/certificate-rules';
 import { composeErrors, readCompose } from '../src/compose-errors';
 import { AppSpec, appProblems, parsePeerAddress } from '../src/deploy-rules';
@@ -14,7 +14,6 @@ import { containerEnv, findObject, podTemplate } from '../src/workload';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const k8s = (path: string) => join(ROOT, 'k8s', path);
-const env = (app: string) => readAppEnv(ROOT, app);
 const GRACE = 'SHUTDOWN_GRACE_MS';
 
 const APPS: AppSpec[] = [
@@ -126,7 +125,7 @@ function k8sEnvNames(objects: K8sObject[], app: string): string[] {
   return [...containerEnv(podTemplate(deployment).spec.containers[0], objects).keys()].sort();
 }
 
-describe('config.ts parsing', () => {
+describe('settings tables', () => {
   it.each(APPS.map((a) => [a.name, a] as const))('finds the variables %s reads, with the default drain time', (_name, app) => {
     expect(app.env.names).toContain(app.portVar);
     expect(app.env.names).toContain('LOG_LEVEL');

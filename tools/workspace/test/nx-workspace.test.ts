@@ -71,6 +71,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
         ...STACK,
         'ctl',
         ...[
+          'app-settings',
           'bounds',
           'chat-validation',
           'contracts',
@@ -99,7 +100,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       graph: { nodes: Record<string, { data: { root: string } }> };
     };
     const roots = Object.values(graph.nodes).map((node) => node.data.root);
-    expect(roots).toHaveLength(29);
+    expect(roots).toHaveLength(30);
     const rootProgram = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
     for (const root of roots) {
       const base = join(relativeTo(root), 'tsconfig.base.json');

@@ -1,0 +1,16 @@
+import { defineSettings, setting } from '@gw/service-kit';
+import { BIND_HOST, DATA_DIR, DATABASE_URL, GRPC_MAX_CONNECTION_AGE_MS, LOG_LEVEL, SHUTDOWN_GRACE_MS } from './common';
+
+/** What auth-service reads (apps/auth-service/src/config.ts), besides GRPC_SECURITY_SETTINGS. */
+export const AUTH_SETTINGS = defineSettings({
+  BIND_HOST,
+  AUTH_PORT: setting.int(50051, 'the gRPC service (with grpc.health.v1)'),
+  AUTH_METRICS_PORT: setting.int(9101, 'the admin port: GET /metrics, /healthz and /readyz (503 from SIGTERM on)'),
+  GRPC_MAX_CONNECTION_AGE_MS,
+  DATABASE_URL,
+  DATA_DIR,
+  SUSPENSION_WHATSAPP: setting.string('+218910000000', 'the contact in the suspension object'),
+  LAST_USED_FLUSH_MS: setting.int(1000, 'how often the batched "last used" times of keys are written'),
+  SHUTDOWN_GRACE_MS,
+  LOG_LEVEL,
+});

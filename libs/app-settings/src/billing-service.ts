@@ -1,0 +1,18 @@
+import { defineSettings, setting } from '@gw/service-kit';
+import { BIND_HOST, DATA_DIR, DATABASE_URL, GRPC_MAX_CONNECTION_AGE_MS, LOG_LEVEL, SHUTDOWN_GRACE_MS } from './common';
+
+/** What billing-service reads (apps/billing-service/src/config.ts), besides GRPC_SECURITY_SETTINGS. */
+export const BILLING_SETTINGS = defineSettings({
+  BIND_HOST,
+  BILLING_PORT: setting.int(50053, 'the gRPC service (with grpc.health.v1)'),
+  BILLING_METRICS_PORT: setting.int(9103, 'the admin port: GET /metrics, /healthz and /readyz (503 from SIGTERM on)'),
+  GRPC_MAX_CONNECTION_AGE_MS,
+  DATABASE_URL,
+  DATA_DIR,
+  HOLD_TTL_SECONDS: setting.int(900, 'holds neither placed nor renewed for this long are released (keep it well above LEASE_TTL_MS)'),
+  HOLD_SWEEP_INTERVAL_MS: setting.int(60_000, 'how often the sweeper looks for stale holds'),
+  PRICE_ACK_TIMEOUT_MS: setting.int(5000, 'how long SetPrice waits for each price watcher to apply a price before cutting its watch'),
+  MONEY_AUDIT_INTERVAL_MS: setting.int(600_000, 'how often the books are audited for the money_audit_violations gauge'),
+  SHUTDOWN_GRACE_MS,
+  LOG_LEVEL,
+});

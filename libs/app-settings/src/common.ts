@@ -1,0 +1,26 @@
+import { GRPC_SECURITY_SETTINGS, setting } from '@gw/service-kit';
+
+// Entries that several apps' tables share, each defined once.
+
+export const BIND_HOST = setting.string('0.0.0.0', 'the listening address (npm start sets 127.0.0.1)');
+export const LOG_LEVEL = setting.string('info', 'the least level of the JSON log lines (never a key; debug adds a line per call served)');
+/** The same entry as gRPC security's, which reads it for the default TLS_DIR. */
+export const DATA_DIR = GRPC_SECURITY_SETTINGS.DATA_DIR;
+export const DATABASE_URL = setting.optional('the Postgres URL; unset: the embedded PGlite under $DATA_DIR');
+export const GRPC_MAX_CONNECTION_AGE_MS = setting.int(
+  60_000,
+  'a client connection older than this is asked to go away, so that clients find new replicas (at most 80818)',
+);
+export const AUTH_ADDR = setting.string(
+  '127.0.0.1:50051',
+  "auth-service's address: host:port, or dns:///name:port for every address of the name",
+);
+export const QUOTA_ADDR = setting.string(
+  '127.0.0.1:50052',
+  "quota-service's address: host:port, or dns:///name:port for every address of the name",
+);
+export const BILLING_ADDR = setting.string(
+  '127.0.0.1:50053',
+  "billing-service's address: host:port, or dns:///name:port for every address of the name",
+);
+export const SHUTDOWN_GRACE_MS = setting.int(10_000, 'the drain time on SIGTERM');
