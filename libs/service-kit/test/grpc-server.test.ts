@@ -2,7 +2,7 @@ import { status, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { healthV1, quotaV1 } from '@gw/contracts';
 import { testTlsDir } from '@gw/testing';
 import { createLogger, GrpcSecurity, grpcClient, RpcError, RunningGrpcServer, startGrpcServer, unaryCall, unaryHandler } from '../src';
-import { CLIENT_KEEPALIVE_MS, CONNECTION_AGE_GRACE_MS, MAX_CONNECTION_AGE_LIMIT_MS } from '../src/grpc-channel';
+import { CLIENT_KEEPALIVE_MS, CONNECTION_AGE_GRACE_MS, MAX_CONNECTION_AGE_LIMIT_MS } from '../src/grpc/grpc-channel';
 
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 

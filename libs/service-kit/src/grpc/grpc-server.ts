@@ -2,14 +2,14 @@ import { Server, ServerOptions, ServiceDefinition, UntypedServiceImplementation 
 import { healthV1, METHOD_CALLERS } from '@gw/contracts';
 import { accessInterceptor } from './access-interceptor';
 import { drainCallStreams } from './call-stream-handler';
-import { startAdminServer } from './admin-server';
+import { startAdminServer } from '../process/admin-server';
 import { CONNECTION_AGE_GRACE_MS, GRPC_OPTIONS, MAX_CONNECTION_AGE_LIMIT_MS } from './grpc-channel';
 import { serverCredentials } from './grpc-credentials';
 import { refuseUndecodable, tolerantDecoding } from './undecodable-request';
 import { plainTextCallers } from './verified-caller';
 import { GrpcSecurity } from './grpc-security';
 import { HealthService } from './health-service';
-import { Logger } from './logger';
+import { Logger } from '../process/logger';
 
 /** One service to serve: its generated definition, full name and implementation. */
 export interface ServedService {

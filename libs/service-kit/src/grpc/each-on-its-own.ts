@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { Logger } from './logger';
+import { Logger } from '../process/logger';
 import { RpcError } from './rpc-error';
 import { rpcStatusOf } from './unary-handler';
 

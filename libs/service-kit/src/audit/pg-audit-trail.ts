@@ -1,6 +1,6 @@
 import { AuditDraft, AuditEntry, AuditValue, ChainCheck, ChainWalker, entryHash, GENESIS_HASH } from './audit-chain';
-import { Database, Queryable } from './database';
-import { Migration } from './migrations';
+import { Database, Queryable } from '../db/database';
+import { Migration } from '../db/migrations';
 
 interface EntryRow {
   seq: string | number;

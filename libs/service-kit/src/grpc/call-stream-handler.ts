@@ -1,8 +1,8 @@
 import { Metadata, ServerDuplexStream, status } from '@grpc/grpc-js';
 import { inRpcServerSpan } from '@gw/telemetry';
 import { STREAM_ENDING, StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
-import { Logger } from './logger';
-import { histogram } from './metrics';
+import { Logger } from '../process/logger';
+import { histogram } from '../process/metrics';
 import { rpcDuration, rpcStatusOf } from './unary-handler';
 
 /** The call streams this process serves now, so that a shutdown can end them (drainCallStreams). */

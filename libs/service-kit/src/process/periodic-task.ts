@@ -1,4 +1,4 @@
-import { Backoff, backoffMs } from './retry-policy';
+import { Backoff, backoffMs } from '../grpc/retry-policy';
 
 /**
  * What a pass tells its task: `more` when it stopped with work left (the next pass runs at once),

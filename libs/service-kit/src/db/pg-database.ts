@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { Database, QueryResult } from './database';
-import { counter } from './metrics';
+import { counter } from '../process/metrics';
 
 const unavailable = counter(
   'db_unavailable_total',

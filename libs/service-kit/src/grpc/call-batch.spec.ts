@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { callBatch } from './call-batch';
-import { createLogger } from './logger';
+import { createLogger } from '../process/logger';
 import { eachOnItsOwn } from './each-on-its-own';
 import { RpcError } from './rpc-error';
 

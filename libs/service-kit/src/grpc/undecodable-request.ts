@@ -1,6 +1,6 @@
 import { Metadata, ServerInterceptingCall, ServerInterceptor, ServiceDefinition, status } from '@grpc/grpc-js';
-import { Logger } from './logger';
-import { counter } from './metrics';
+import { Logger } from '../process/logger';
+import { counter } from '../process/metrics';
 
 const undecodableCalls = counter(
   'grpc_server_undecodable_requests_total',

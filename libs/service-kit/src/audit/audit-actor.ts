@@ -1,6 +1,6 @@
 import { Metadata } from '@grpc/grpc-js';
-import { optionalId } from './field-checks';
-import { verifiedCallerOf } from './verified-caller';
+import { optionalId } from '../grpc/field-checks';
+import { verifiedCallerOf } from '../grpc/verified-caller';
 
 /** The longest reason an operator may give for a change. */
 export const MAX_AUDIT_REASON_LENGTH = 500;

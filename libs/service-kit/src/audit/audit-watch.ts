@@ -1,6 +1,6 @@
-import { Logger } from './logger';
-import { gauge } from './metrics';
-import { PeriodicTask } from './periodic-task';
+import { Logger } from '../process/logger';
+import { gauge } from '../process/metrics';
+import { PeriodicTask } from '../process/periodic-task';
 
 /** One rule an audit found broken: its kind, the account and (if any) billing id it is about, the figures in words. */
 export interface AuditViolation {

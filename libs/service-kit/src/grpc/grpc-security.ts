@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
-import { Env } from './env-readers';
-import { defineSettings, readSetting, setting } from './settings';
+import { Env } from '../process/env-readers';
+import { defineSettings, readSetting, setting } from '../process/settings';
 
 /**
  * How a process speaks gRPC: mutual TLS with the certificate, key and CA in `dir` (cert-manager's

@@ -1,6 +1,6 @@
 import { Metadata, ServerUnaryCall, sendUnaryData, status } from '@grpc/grpc-js';
-import { Logger } from './logger';
-import { histogram, LATENCY_BUCKETS } from './metrics';
+import { Logger } from '../process/logger';
+import { histogram, LATENCY_BUCKETS } from '../process/metrics';
 import { DomainError } from '@gw/errors';
 import { grpcCodeOf, RpcError } from './rpc-error';
 

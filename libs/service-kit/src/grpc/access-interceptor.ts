@@ -1,8 +1,8 @@
 import { Metadata, ServerInterceptingCall, ServerInterceptingCallInterface, ServerInterceptor, status } from '@grpc/grpc-js';
 import { identityOf, NamedCertificate } from '@gw/identity';
 import { judgeCall, MethodCallers } from './caller-access';
-import { Logger } from './logger';
-import { counter } from './metrics';
+import { Logger } from '../process/logger';
+import { counter } from '../process/metrics';
 import { recordVerifiedCaller } from './verified-caller';
 
 const refusedCalls = counter(
