@@ -19,10 +19,10 @@ const STACK_ENV = FAULT_STACK_ENV;
 
 // Each app crashes once, in turn, while the load runs; edge replica 0 only, so replica 1 serves on.
 const FAULTS: Fault[] = [
-  { app: 'edge', replica: 0, atMs: 6_000 },
-  { app: 'auth-service', atMs: 16_000 },
-  { app: 'quota-service', atMs: 26_000 },
-  { app: 'billing-service', atMs: 36_000 },
+  { app: 'edge', replica: 0, atMs: 5_000 },
+  { app: 'auth-service', atMs: 12_000 },
+  { app: 'quota-service', atMs: 19_000 },
+  { app: 'billing-service', atMs: 26_000 },
 ];
 
 describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
@@ -68,7 +68,7 @@ describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
       accounts,
       lanesPerAccount: 2,
       laneSpacingMs: 7_000,
-      durationMs: 48_000,
+      durationMs: 36_000,
       giveUpMs: 60_000,
     });
     // The load ends by itself; it is awaited even when a restart fails, so no caller outlives the test.

@@ -9,8 +9,9 @@ const ACCOUNTS = 1000;
  * for one. A thousand accounts doing so at once (as right after a deploy, or a morning's first
  * traffic) are served: their line extensions go to billing-service in a few batched calls rather
  * than a thousand unary calls and transactions. How fast is the bench's business, not this test's:
- * on a loaded 2-core machine a thousand requests at once take seconds end to end, so the calls'
- * deadline here is far above the default second, and every request must still be answered 200.
+ * on a loaded 2-core machine a thousand requests at once take seconds end to end, so the gRPC
+ * deadline and quota-service's Redis timeout here are far above their defaults (1 s, 200 ms),
+ * and every request must still be answered 200.
  */
 describe('the first paid requests of 1,000 accounts at once', () => {
   let db: TestDatabase;
@@ -25,7 +26,7 @@ describe('the first paid requests of 1,000 accounts at once', () => {
       databaseUrl: db.url,
       redisUrl: redis.url,
       redisKeyPrefix: redis.keyPrefix,
-      env: { SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn', GRPC_TIMEOUT_MS: '15000' },
+      env: { SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn', GRPC_TIMEOUT_MS: '15000', REDIS_TIMEOUT_MS: '5000' },
     });
     pg = new PgClient({ connectionString: db.url });
     await pg.connect();

@@ -9,7 +9,7 @@ import { GatewayUnderTest, scrapeMetrics, startGateway } from '@gw/test-stack';
  * least twice in this run, once past a cut.
  */
 const MAX_CONNECTION_AGE_MS = 1000;
-const RUN_MS = 45_000;
+const RUN_MS = 37_000;
 const KEYS = 500;
 const SWEEP_EVERY_MS = 10_000;
 const REVOKE_EVERY_MS = 250;

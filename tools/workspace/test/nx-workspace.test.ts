@@ -161,7 +161,8 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
     expect(nx('run-many', ...builds)).toMatch(/Successfully ran target build for 10 projects/);
     expect(nx('run-many', ...builds)).toMatch(/Nx read the output from the cache instead of running the command for 10 out of 10 tasks/);
 
-    appendFileSync(join(copy, 'libs/errors/src/index.ts'), '\nexport const BUILD_CACHE_PROBE = 1;\n');
+    // chat-validation is the edge's (and quota-service's) alone: provider-sim and the client do not import it.
+    appendFileSync(join(copy, 'libs/chat-validation/src/index.ts'), '\nexport const BUILD_CACHE_PROBE = 1;\n');
     const afterChange = nx('run-many', ...builds);
     const fromCache = [...afterChange.matchAll(/nx run ([\w-]+):build\s+\[local cache\]/g)].map((m) => m[1]).sort();
     expect(fromCache).not.toContain('edge');

@@ -7,7 +7,15 @@ import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
 import { BillingSink } from '../domain/settle-forwarder';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
-import { BillRecord, END_REASONS, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
+import { BillRecord, EndReason, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
+
+/** A bill's end reason as billing.v1 takes it. */
+const BILLING_END_REASON: Record<EndReason, billingV1.EndReason> = {
+  complete: billingV1.EndReason.END_REASON_COMPLETE,
+  'caller-left': billingV1.EndReason.END_REASON_CALLER_LEFT,
+  'provider-broke-off': billingV1.EndReason.END_REASON_PROVIDER_BROKE_OFF,
+  recovered: billingV1.EndReason.END_REASON_RECOVERED,
+};
 
 /** A bill as billing.v1 takes it. */
 function toBill(bill: BillRecord): billingV1.Bill {
@@ -23,7 +31,7 @@ function toBill(bill: BillRecord): billingV1.Bill {
     inputMicroLydPerMillion: bill.hold.inputMicroPerMillion,
     outputMicroLydPerMillion: bill.hold.outputMicroPerMillion,
     chargeMicroLyd: bill.chargeMicro,
-    ...(bill.endReason ? { endReason: END_REASONS.indexOf(bill.endReason) + 1 } : {}),
+    ...(bill.endReason ? { endReason: BILLING_END_REASON[bill.endReason] } : {}),
   };
 }
 

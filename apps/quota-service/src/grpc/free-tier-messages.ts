@@ -6,7 +6,8 @@ import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
 import { LeaseRecord } from '../store/leases/lease-store';
-import { END_REASONS, EndReason, Payment, SettleRecord } from '../store/outbox/settle-outbox';
+import { Payment, SettleRecord } from '../store/outbox/settle-outbox';
+import { endReasonOf } from './end-reason-wire';
 import { toHoldTerms } from './hold-message';
 
 const REFUSALS: Record<FreeRefusal, quotaV1.FreeRefusal> = {
@@ -39,12 +40,6 @@ export function toReserveFreeResponse(decision: FreeDecision): quotaV1.ReserveFr
       }
     : { granted: false, refusal: REFUSALS[decision.refusal], maxTokens: 0, reservedTokens: 0 };
 }
-
-/** An end reason as quota.v1 sends it, or nothing for UNSPECIFIED (an older edge) or a value this replica does not know. */
-const endReasonOf = (reason: quotaV1.EndReason | undefined): { endReason?: EndReason } => {
-  const known = reason ? END_REASONS[reason - 1] : undefined;
-  return known ? { endReason: known } : {};
-};
 
 function paymentOf(payment: quotaV1.Payment): Payment {
   const known = PAYMENTS[payment];
