@@ -82,8 +82,10 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const promptTokens = promptTokensToHold(prompt);
 
     // While it runs, the request's lease carries what it would be billed if it broke off now;
-    // once the reply is read, its final bill until the finish lands.
-    const progress = new ReplyProgress(() => deps.leases.replyBegan(billingId));
+    // once the reply is read, its final bill until the finish lands. A stream's lease is renewed
+    // as soon as its first part arrives (it may run for minutes); a whole reply is finished as
+    // soon as it arrives, and that finish is its bill.
+    const progress = new ReplyProgress(checked.stream ? () => deps.leases.replyBegan(billingId) : undefined);
     let final: BillableUsage | undefined;
     let endReason: quotaV1.EndReason | undefined;
     const leaseOf: LeaseOf =
