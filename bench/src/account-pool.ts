@@ -1,5 +1,5 @@
 import { authV1, billingV1 } from '@gw/contracts';
-import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, GrpcSecurity, rpcClient } from '@gw/service-kit';
 
 /** Requests one account may send per clock minute here: under the 30 of the limit, with room. */
 const DEFAULT_PER_MINUTE = 25;
@@ -29,16 +29,17 @@ export class AccountPool {
     security: GrpcSecurity,
     perMinute = DEFAULT_PER_MINUTE,
   ): Promise<AccountPool> {
-    const auth = grpcClient(authV1.AuthClient, authAddr, security, 'auth-service');
-    const billing = grpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service');
+    const settings = { timeoutMs: 10_000, chain: clientChain() };
+    const auth = rpcClient(authV1.AuthClient, authAddr, security, 'auth-service', settings);
+    const billing = rpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service', settings);
     const keys: string[] = [];
     try {
       for (let start = 0; start < size; start += 32) {
         const batch = Array.from({ length: Math.min(32, size - start) }, async () => {
-          const { account } = await unaryCall(auth.createAccount.bind(auth), { name: 'bench' }, 10_000);
+          const { account } = await auth.createAccount({ name: 'bench' });
           const accountId = account?.accountId ?? '';
-          await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 1_000_000_000 }, 10_000);
-          return (await unaryCall(auth.createKey.bind(auth), { accountId, name: 'bench' }, 10_000)).key;
+          await billing.addBalance({ accountId, amountMicroLyd: 1_000_000_000 });
+          return (await auth.createKey({ accountId, name: 'bench' })).key;
         });
         keys.push(...(await Promise.all(batch)));
       }

@@ -1,4 +1,3 @@
-import { authV1 } from '@gw/contracts';
 import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthConfig } from './config';
 import { AccountDirectory } from './domain/account-directory';
@@ -36,11 +35,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
     ? await PgIdentityFeed.start(config.databaseUrl, db, hub, logger)
     : new LocalIdentityFeed(hub, logger);
   const directory = new AccountDirectory(store, lastUsed, feed);
-  const server = await startGrpcServer(
-    config,
-    [{ name: 'auth.v1.Auth', definition: authV1.AuthService, implementation: authGrpc(directory, hub, config.suspensionWhatsapp, logger) }],
-    logger,
-  );
+  const server = await startGrpcServer(config, [authGrpc(directory, hub, config.suspensionWhatsapp, logger)], logger);
   logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
   return {
     port: server.port,

@@ -1,21 +1,22 @@
 import { status } from '@grpc/grpc-js';
 import { Client as PgClient } from 'pg';
 import { authV1 } from '@gw/contracts';
-import { createLogger, GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase, testTlsDir } from '@gw/testing';
 import { AuthApp, startAuthApp } from '../src/auth-app';
 import { loadConfig } from '../src/config';
 
 const DEADLINE_MS = 5000;
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 
 /** auth-service's audit trail over mutual TLS: who is recorded (the console's holder, the operator), what, and the walk of the chain. */
 describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   let db: TestDatabase;
   let app: AuthApp;
   let pg: PgClient;
-  let ctl: authV1.AuthClient;
-  let consoleAuth: authV1.AuthClient;
+  let ctl: RpcClient<authV1.AuthClient, authV1.AuthService>;
+  let consoleAuth: RpcClient<authV1.AuthClient, authV1.AuthService>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -31,8 +32,8 @@ describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
       config,
       createLogger('auth-service', 'error', () => undefined),
     );
-    ctl = grpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, mtls('ctl'), 'auth-service');
-    consoleAuth = grpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, mtls('console'), 'auth-service');
+    ctl = rpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, mtls('ctl'), 'auth-service', SETTINGS);
+    consoleAuth = rpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, mtls('console'), 'auth-service', SETTINGS);
     pg = new PgClient({ connectionString: db.url });
     await pg.connect();
     // The test certificates are made on first use: RSA keys take seconds.
@@ -46,29 +47,24 @@ describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
     await db?.drop();
   });
 
-  const newAccount = async () => (await unaryCall(ctl.createAccount.bind(ctl), { name: 'Audited' }, DEADLINE_MS)).account?.accountId ?? '';
-  const entriesOf = async (accountId: string) =>
-    (await unaryCall(consoleAuth.listAuditEntries.bind(consoleAuth), { accountId, limit: 50 }, DEADLINE_MS)).entries;
-  const verify = async () => (await unaryCall(ctl.verifyAuditTrail.bind(ctl), {}, DEADLINE_MS)).check;
+  const newAccount = async () => (await ctl.createAccount({ name: 'Audited' })).account?.accountId ?? '';
+  const entriesOf = async (accountId: string) => (await consoleAuth.listAuditEntries({ accountId, limit: 50 })).entries;
+  const verify = async () => (await ctl.verifyAuditTrail({})).check;
 
   it("records a holder's key created and revoked in the console, and the operator's changes with their reasons", async () => {
     const accountId = await newAccount();
     const holder = { holder: 'alice@example.com', reason: '' };
-    const created = await unaryCall(consoleAuth.createKey.bind(consoleAuth), { accountId, name: 'laptop', note: holder }, DEADLINE_MS);
+    const created = await consoleAuth.createKey({ accountId, name: 'laptop', note: holder });
     const keyId = created.info?.id ?? '';
-    await unaryCall(consoleAuth.revokeKey.bind(consoleAuth), { accountId, keyId, note: holder }, DEADLINE_MS);
-    await unaryCall(ctl.suspendAccount.bind(ctl), { accountId, until: '', reason: 'unpaid invoice' }, DEADLINE_MS);
-    await unaryCall(ctl.unsuspendAccount.bind(ctl), { accountId, note: { holder: '', reason: 'invoice paid' } }, DEADLINE_MS);
-    await unaryCall(ctl.addModel.bind(ctl), { id: 'vendor-v4-audited', vision: false, note: { holder: '', reason: 'pilot' } }, DEADLINE_MS);
-    await unaryCall(
-      ctl.grantModel.bind(ctl),
-      { accountId, modelId: 'vendor-v4-audited', note: { holder: '', reason: 'pilot' } },
-      DEADLINE_MS,
-    );
+    await consoleAuth.revokeKey({ accountId, keyId, note: holder });
+    await ctl.suspendAccount({ accountId, until: '', reason: 'unpaid invoice' });
+    await ctl.unsuspendAccount({ accountId, note: { holder: '', reason: 'invoice paid' } });
+    await ctl.addModel({ id: 'vendor-v4-audited', vision: false, note: { holder: '', reason: 'pilot' } });
+    await ctl.grantModel({ accountId, modelId: 'vendor-v4-audited', note: { holder: '', reason: 'pilot' } });
     // Granted again and scheduled twice: nothing changes the second time, and nothing more is recorded.
-    await unaryCall(ctl.grantModel.bind(ctl), { accountId, modelId: 'vendor-v4-audited', note: undefined }, DEADLINE_MS);
-    await unaryCall(ctl.scheduleAccountDeletion.bind(ctl), { accountId, note: { holder: '', reason: 'asked by holder' } }, DEADLINE_MS);
-    await unaryCall(ctl.scheduleAccountDeletion.bind(ctl), { accountId, note: undefined }, DEADLINE_MS);
+    await ctl.grantModel({ accountId, modelId: 'vendor-v4-audited', note: undefined });
+    await ctl.scheduleAccountDeletion({ accountId, note: { holder: '', reason: 'asked by holder' } });
+    await ctl.scheduleAccountDeletion({ accountId, note: undefined });
 
     const entries = await entriesOf(accountId);
     expect(entries.map((e) => [e.action, e.actor, e.reason])).toEqual([
@@ -91,30 +87,22 @@ describe('auth-service audit trail (gRPC over mutual TLS, Postgres)', () => {
 
   it('believes a holder only from the console, and shows an account only its own entries', async () => {
     const [mine, other] = [await newAccount(), await newAccount()];
-    await unaryCall(
-      ctl.createKey.bind(ctl),
-      { accountId: mine, name: '', note: { holder: 'mallory@example.com', reason: 'by hand' } },
-      DEADLINE_MS,
-    );
-    await unaryCall(
-      consoleAuth.createKey.bind(consoleAuth),
-      { accountId: other, name: '', note: { holder: 'bob@example.com', reason: '' } },
-      DEADLINE_MS,
-    );
+    await ctl.createKey({ accountId: mine, name: '', note: { holder: 'mallory@example.com', reason: 'by hand' } });
+    await consoleAuth.createKey({ accountId: other, name: '', note: { holder: 'bob@example.com', reason: '' } });
     expect((await entriesOf(mine)).map((e) => [e.action, e.actor, e.reason])).toEqual([['key-created', 'ctl', 'by hand']]);
     expect((await entriesOf(other)).map((e) => e.actor)).toEqual(['holder:bob@example.com']);
   });
 
   it('answers the walk only to the operator, and the entries only to the console', async () => {
-    await expect(unaryCall(consoleAuth.verifyAuditTrail.bind(consoleAuth), {}, DEADLINE_MS)).rejects.toMatchObject({
+    await expect(consoleAuth.verifyAuditTrail({})).rejects.toMatchObject({
       code: status.PERMISSION_DENIED,
     });
-    await expect(unaryCall(ctl.listAuditEntries.bind(ctl), { accountId: 'acct_x', limit: 5 }, DEADLINE_MS)).rejects.toMatchObject({
+    await expect(ctl.listAuditEntries({ accountId: 'acct_x', limit: 5 })).rejects.toMatchObject({
       code: status.PERMISSION_DENIED,
     });
-    await expect(
-      unaryCall(consoleAuth.listAuditEntries.bind(consoleAuth), { accountId: 'acct_x', limit: 201 }, DEADLINE_MS),
-    ).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    await expect(consoleAuth.listAuditEntries({ accountId: 'acct_x', limit: 201 })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
   });
 
   it('names an entry edited with SQL, then the entry after one deleted', async () => {

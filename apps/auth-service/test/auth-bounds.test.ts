@@ -1,7 +1,7 @@
-import { ClientDuplexStream, credentials, ServiceError, status } from '@grpc/grpc-js';
+import { ClientDuplexStream, ServiceError, status } from '@grpc/grpc-js';
 import { MAX_ID_LENGTH, MAX_KEY_USES_PER_CALL, MAX_MODEL_ID_LENGTH } from '@gw/bounds';
 import { authV1 } from '@gw/contracts';
-import { createLogger, Database, openDatabase, unaryCall, UnaryMethod } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { AuthApp, startAuthApp } from '../src/auth-app';
 import { loadConfig } from '../src/config';
@@ -21,11 +21,9 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
   let testDb: TestDatabase;
   let db: Database;
   let app: AuthApp;
-  let auth: authV1.AuthClient;
+  let auth: RpcClient<authV1.AuthClient, authV1.AuthService>;
 
-  const call = <Req, Res>(method: UnaryMethod<Req, Res>, req: Req) => unaryCall(method.bind(auth), req, DEADLINE_MS);
-  const createAccount = async () =>
-    (await unaryCall(auth.createAccount.bind(auth), { name: 'Bounds' }, DEADLINE_MS)).account?.accountId ?? '';
+  const createAccount = async () => (await auth.createAccount({ name: 'Bounds' })).account?.accountId ?? '';
   /** Everything auth keeps: accounts, keys, models and grants. */
   const state = async () =>
     (
@@ -57,7 +55,10 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
       config,
       createLogger('auth-service', 'error', () => undefined),
     );
-    auth = new authV1.AuthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    auth = rpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'auth-service', {
+      timeoutMs: DEADLINE_MS,
+      chain: clientChain(),
+    });
     db = await openDatabase(testDb.url, '');
   });
 
@@ -71,56 +72,56 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
   it('account ids up to 200 characters in every method that takes one', async () => {
     const tooLong = id(MAX_ID_LENGTH + 1);
     const atBound = id(MAX_ID_LENGTH);
-    await refused(() => call(auth.getAccount, { accountId: tooLong }));
-    await refused(() => call(auth.createKey, { accountId: tooLong, name: '' }));
-    await refused(() => call(auth.listKeys, { accountId: tooLong }));
-    await refused(() => call(auth.listModels, { accountId: tooLong }));
-    await refused(() => call(auth.suspendAccount, { accountId: tooLong, until: '', reason: '' }));
-    await refused(() => call(auth.unsuspendAccount, { accountId: tooLong }));
-    await refused(() => call(auth.scheduleAccountDeletion, { accountId: tooLong }));
-    await refused(() => call(auth.grantModel, { accountId: tooLong, modelId: 'vendor-v4-flash' }));
-    await refused(() => call(auth.getAccount, { accountId: 'acct_\u0000' }));
+    await refused(() => auth.getAccount({ accountId: tooLong }));
+    await refused(() => auth.createKey({ accountId: tooLong, name: '' }));
+    await refused(() => auth.listKeys({ accountId: tooLong }));
+    await refused(() => auth.listModels({ accountId: tooLong }));
+    await refused(() => auth.suspendAccount({ accountId: tooLong, until: '', reason: '' }));
+    await refused(() => auth.unsuspendAccount({ accountId: tooLong }));
+    await refused(() => auth.scheduleAccountDeletion({ accountId: tooLong }));
+    await refused(() => auth.grantModel({ accountId: tooLong, modelId: 'vendor-v4-flash' }));
+    await refused(() => auth.getAccount({ accountId: 'acct_\u0000' }));
     for (const work of [
-      () => call(auth.getAccount, { accountId: atBound }),
-      () => call(auth.createKey, { accountId: atBound, name: '' }),
-      () => call(auth.listKeys, { accountId: atBound }),
-      () => call(auth.suspendAccount, { accountId: atBound, until: '', reason: '' }),
-      () => call(auth.unsuspendAccount, { accountId: atBound }),
-      () => call(auth.scheduleAccountDeletion, { accountId: atBound }),
-      () => call(auth.grantModel, { accountId: atBound, modelId: 'vendor-v4-flash' }),
+      () => auth.getAccount({ accountId: atBound }),
+      () => auth.createKey({ accountId: atBound, name: '' }),
+      () => auth.listKeys({ accountId: atBound }),
+      () => auth.suspendAccount({ accountId: atBound, until: '', reason: '' }),
+      () => auth.unsuspendAccount({ accountId: atBound }),
+      () => auth.scheduleAccountDeletion({ accountId: atBound }),
+      () => auth.grantModel({ accountId: atBound, modelId: 'vendor-v4-flash' }),
     ]) {
       await expect(work()).rejects.toMatchObject({ code: status.NOT_FOUND });
     }
-    expect(await call(auth.listModels, { accountId: atBound })).toMatchObject({ models: expect.any(Array) });
+    expect(await auth.listModels({ accountId: atBound })).toMatchObject({ models: expect.any(Array) });
   });
 
   it('key ids up to 200 characters, the key digest 64 hex digits', async () => {
     const accountId = await createAccount();
-    await refused(() => call(auth.revokeKey, { keyId: id(MAX_ID_LENGTH + 1), accountId: '' }));
-    await refused(() => call(auth.revokeKey, { keyId: 'key_1', accountId: id(MAX_ID_LENGTH + 1) }));
-    await expect(call(auth.revokeKey, { keyId: id(MAX_ID_LENGTH), accountId })).rejects.toMatchObject({ code: status.NOT_FOUND });
+    await refused(() => auth.revokeKey({ keyId: id(MAX_ID_LENGTH + 1), accountId: '' }));
+    await refused(() => auth.revokeKey({ keyId: 'key_1', accountId: id(MAX_ID_LENGTH + 1) }));
+    await expect(auth.revokeKey({ keyId: id(MAX_ID_LENGTH), accountId })).rejects.toMatchObject({ code: status.NOT_FOUND });
     for (const keySha256 of ['', 'f'.repeat(65), 'F'.repeat(64), 'x'.repeat(64), 'f'.repeat(10_000)])
-      await refused(() => call(auth.authenticate, { keySha256 }));
-    expect(await call(auth.authenticate, { keySha256: sha256Hex('sk-shfr-unknown') })).toMatchObject({ found: false });
+      await refused(() => auth.authenticate({ keySha256 }));
+    expect(await auth.authenticate({ keySha256: sha256Hex('sk-shfr-unknown') })).toMatchObject({ found: false });
   });
 
   it('model ids up to 128 characters', async () => {
     const accountId = await createAccount();
-    await refused(() => call(auth.addModel, { id: id(MAX_MODEL_ID_LENGTH + 1, 'm'), vision: false }));
-    await refused(() => call(auth.getModel, { id: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
-    await refused(() => call(auth.grantModel, { accountId, modelId: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
-    expect(await call(auth.addModel, { id: id(MAX_MODEL_ID_LENGTH, 'm'), vision: false })).toMatchObject({
+    await refused(() => auth.addModel({ id: id(MAX_MODEL_ID_LENGTH + 1, 'm'), vision: false }));
+    await refused(() => auth.getModel({ id: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
+    await refused(() => auth.grantModel({ accountId, modelId: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
+    expect(await auth.addModel({ id: id(MAX_MODEL_ID_LENGTH, 'm'), vision: false })).toMatchObject({
       model: { id: id(MAX_MODEL_ID_LENGTH, 'm') },
     });
-    expect(await call(auth.getModel, { id: id(MAX_MODEL_ID_LENGTH, 'm') })).toMatchObject({ model: { public: false } });
-    expect(await call(auth.grantModel, { accountId, modelId: id(MAX_MODEL_ID_LENGTH, 'm') })).toMatchObject({
+    expect(await auth.getModel({ id: id(MAX_MODEL_ID_LENGTH, 'm') })).toMatchObject({ model: { public: false } });
+    expect(await auth.grantModel({ accountId, modelId: id(MAX_MODEL_ID_LENGTH, 'm') })).toMatchObject({
       account: { grantedModels: [id(MAX_MODEL_ID_LENGTH, 'm')] },
     });
   });
 
   it('a suspension: until a time from 1970 to the end of 9999, a reason of at most 500 characters without NUL', async () => {
     const accountId = await createAccount();
-    const suspend = (until: string, reason = '') => call(auth.suspendAccount, { accountId, until, reason });
+    const suspend = (until: string, reason = '') => auth.suspendAccount({ accountId, until, reason });
     for (const until of [
       '-100000-01-01T00:00:00Z',
       '+010000-01-01T00:00:00Z',
@@ -139,9 +140,9 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
 
   it('RecordKeyUses: at most 1,000 uses, each of a key id of at most 200 characters at a time from 1970 to the end of 9999', async () => {
     const accountId = await createAccount();
-    const { info } = await unaryCall(auth.createKey.bind(auth), { accountId, name: '' }, DEADLINE_MS);
+    const { info } = await auth.createKey({ accountId, name: '' });
     const keyId = info?.id ?? '';
-    const record = (uses: authV1.KeyUse[]) => call(auth.recordKeyUses, { uses });
+    const record = (uses: authV1.KeyUse[]) => auth.recordKeyUses({ uses });
     const lastUsed = async () => (await db.query('SELECT last_used_at FROM auth.api_keys WHERE id = $1', [keyId])).rows[0].last_used_at;
     for (const uses of [
       [{ keyId, usedAtUnixMs: 8.64e15 }],
@@ -164,7 +165,8 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
   });
 
   it('WatchIdentityChanges: an acknowledgement of a change never sent ends the stream with INVALID_ARGUMENT', async () => {
-    const stream: ClientDuplexStream<authV1.WatchIdentityChangesRequest, authV1.WatchIdentityChangesResponse> = auth.watchIdentityChanges();
+    const stream: ClientDuplexStream<authV1.WatchIdentityChangesRequest, authV1.WatchIdentityChangesResponse> =
+      auth.streams.watchIdentityChanges();
     const ended = new Promise<ServiceError>((resolve) => stream.on('error', resolve));
     stream.on('data', () => undefined);
     stream.write({ appliedSequence: 2 ** 52, sync: 0 });

@@ -1,35 +1,36 @@
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { Client as PgClient } from 'pg';
 import { authV1, healthV1 } from '@gw/contracts';
-import { createLogger, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { AuthApp, startAuthApp } from '../src/auth-app';
 import { loadConfig } from '../src/config';
 import { sha256Hex } from '../src/domain/api-key';
 
 const DEADLINE_MS = 5000;
+const INSECURE: GrpcSecurity = { kind: 'insecure' };
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 
 describe('auth.v1.Auth over gRPC on Postgres', () => {
   let db: TestDatabase;
   let app: AuthApp;
-  let auth: authV1.AuthClient;
-  let health: healthV1.HealthClient;
+  let auth: RpcClient<authV1.AuthClient, authV1.AuthService>;
+  let health: RpcClient<healthV1.HealthClient, healthV1.HealthService>;
 
   const call = {
-    createAccount: (name: string) => unaryCall(auth.createAccount.bind(auth), { name }, DEADLINE_MS),
-    getAccount: (accountId: string) => unaryCall(auth.getAccount.bind(auth), { accountId }, DEADLINE_MS),
-    createKey: (accountId: string, name = '') => unaryCall(auth.createKey.bind(auth), { accountId, name }, DEADLINE_MS),
-    listKeys: (accountId: string) => unaryCall(auth.listKeys.bind(auth), { accountId }, DEADLINE_MS),
-    revokeKey: (keyId: string, accountId = '') => unaryCall(auth.revokeKey.bind(auth), { keyId, accountId }, DEADLINE_MS),
-    authenticate: (key: string) => unaryCall(auth.authenticate.bind(auth), { keySha256: sha256Hex(key) }, DEADLINE_MS),
-    listModels: (accountId: string) => unaryCall(auth.listModels.bind(auth), { accountId }, DEADLINE_MS),
-    suspend: (accountId: string, until = '', reason = '') =>
-      unaryCall(auth.suspendAccount.bind(auth), { accountId, until, reason }, DEADLINE_MS),
-    unsuspend: (accountId: string) => unaryCall(auth.unsuspendAccount.bind(auth), { accountId }, DEADLINE_MS),
-    scheduleDeletion: (accountId: string) => unaryCall(auth.scheduleAccountDeletion.bind(auth), { accountId }, DEADLINE_MS),
-    grantModel: (accountId: string, modelId: string) => unaryCall(auth.grantModel.bind(auth), { accountId, modelId }, DEADLINE_MS),
-    addModel: (id: string, vision: boolean) => unaryCall(auth.addModel.bind(auth), { id, vision }, DEADLINE_MS),
-    getModel: (id: string) => unaryCall(auth.getModel.bind(auth), { id }, DEADLINE_MS),
+    createAccount: (name: string) => auth.createAccount({ name }),
+    getAccount: (accountId: string) => auth.getAccount({ accountId }),
+    createKey: (accountId: string, name = '') => auth.createKey({ accountId, name }),
+    listKeys: (accountId: string) => auth.listKeys({ accountId }),
+    revokeKey: (keyId: string, accountId = '') => auth.revokeKey({ keyId, accountId }),
+    authenticate: (key: string) => auth.authenticate({ keySha256: sha256Hex(key) }),
+    listModels: (accountId: string) => auth.listModels({ accountId }),
+    suspend: (accountId: string, until = '', reason = '') => auth.suspendAccount({ accountId, until, reason }),
+    unsuspend: (accountId: string) => auth.unsuspendAccount({ accountId }),
+    scheduleDeletion: (accountId: string) => auth.scheduleAccountDeletion({ accountId }),
+    grantModel: (accountId: string, modelId: string) => auth.grantModel({ accountId, modelId }),
+    addModel: (id: string, vision: boolean) => auth.addModel({ id, vision }),
+    getModel: (id: string) => auth.getModel({ id }),
   };
   const codeOf = (p: Promise<unknown>) =>
     p.then(
@@ -52,8 +53,8 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
       config,
       createLogger('auth-service', 'error', () => undefined),
     );
-    auth = new authV1.AuthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
-    health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    auth = rpcClient(authV1.AuthClient, `127.0.0.1:${app.port}`, INSECURE, 'auth-service', SETTINGS);
+    health = rpcClient(healthV1.HealthClient, `127.0.0.1:${app.port}`, INSECURE, 'auth-service', SETTINGS);
   });
 
   afterAll(async () => {
@@ -65,11 +66,9 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
 
   it('reports SERVING for auth.v1.Auth and for the server', async () => {
     for (const service of ['', 'auth.v1.Auth']) {
-      expect((await unaryCall(health.check.bind(health), { service }, DEADLINE_MS)).status).toBe(
-        healthV1.HealthCheckResponse_ServingStatus.SERVING,
-      );
+      expect((await health.check({ service })).status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
     }
-    expect(await codeOf(unaryCall(health.check.bind(health), { service: 'nope.v1.Nope' }, DEADLINE_MS))).toBe(status.NOT_FOUND);
+    expect(await codeOf(health.check({ service: 'nope.v1.Nope' }))).toBe(status.NOT_FOUND);
   });
 
   it('creates an account and reads it back, with a default name when none is given', async () => {

@@ -1,4 +1,3 @@
-import { billingV1 } from '@gw/contracts';
 import { Logger, MoneyAudit, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { watchHolds } from './billing-metrics';
 import { BillingConfig } from './config';
@@ -53,7 +52,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     monthKeeper = await startLedgerMonthKeeper(months, logger);
     moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
-    const implementation = billingGrpc(
+    const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
         creditLines: new CreditLines(new PgCreditLineStore(db)),
@@ -65,11 +64,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
       },
       logger,
     );
-    const server = await startGrpcServer(
-      config,
-      [{ name: 'billing.v1.Billing', definition: billingV1.BillingService, implementation }],
-      logger,
-    );
+    const server = await startGrpcServer(config, [billing], logger);
     sweeper.start();
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {

@@ -1,22 +1,23 @@
 import { status } from '@grpc/grpc-js';
 import { Client as PgClient } from 'pg';
 import { billingV1 } from '@gw/contracts';
-import { createLogger, GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase, testTlsDir } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
 
 const DEADLINE_MS = 5000;
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 
 /** billing-service's audit trail over mutual TLS: balance changes, prices and quota-service's free-tier changes, and the walk. */
 describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   let testDb: TestDatabase;
   let app: BillingApp;
   let pg: PgClient;
-  let ctl: billingV1.BillingClient;
-  let consoleBilling: billingV1.BillingClient;
-  let quota: billingV1.BillingClient;
+  let ctl: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  let consoleBilling: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  let quota: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -33,9 +34,9 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
       createLogger('billing-service', 'error', () => undefined),
     );
     const address = `127.0.0.1:${app.port}`;
-    ctl = grpcClient(billingV1.BillingClient, address, mtls('ctl'), 'billing-service');
-    consoleBilling = grpcClient(billingV1.BillingClient, address, mtls('console'), 'billing-service');
-    quota = grpcClient(billingV1.BillingClient, address, mtls('quota-service'), 'billing-service');
+    ctl = rpcClient(billingV1.BillingClient, address, mtls('ctl'), 'billing-service', SETTINGS);
+    consoleBilling = rpcClient(billingV1.BillingClient, address, mtls('console'), 'billing-service', SETTINGS);
+    quota = rpcClient(billingV1.BillingClient, address, mtls('quota-service'), 'billing-service', SETTINGS);
     pg = new PgClient({ connectionString: testDb.url });
     await pg.connect();
     // The test certificates are made on first use: RSA keys take seconds.
@@ -51,9 +52,8 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
     }
   });
 
-  const verify = async () => (await unaryCall(ctl.verifyAuditTrail.bind(ctl), {}, DEADLINE_MS)).check;
-  const entriesOf = async (accountId: string) =>
-    (await unaryCall(consoleBilling.listAuditEntries.bind(consoleBilling), { accountId, limit: 50 }, DEADLINE_MS)).entries;
+  const verify = async () => (await ctl.verifyAuditTrail({})).check;
+  const entriesOf = async (accountId: string) => (await consoleBilling.listAuditEntries({ accountId, limit: 50 })).entries;
   const freeTier = {
     dailyTokens: 1000,
     poolTokens: 5000,
@@ -67,22 +67,17 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   it('records balance changes once each, prices and free-tier changes, with who asked and why', async () => {
     const accountId = 'acct_audited';
     const note = { reason: 'invoice 7 paid', idempotencyKey: 'inv-7' };
-    await unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: 2_500_000, note }, DEADLINE_MS);
-    await unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: 2_500_000, note }, DEADLINE_MS);
-    await unaryCall(
-      ctl.addBalance.bind(ctl),
-      { accountId, amountMicroLyd: -500_000, note: { reason: 'refund', idempotencyKey: '' } },
-      DEADLINE_MS,
-    );
-    await expect(
-      unaryCall(ctl.addBalance.bind(ctl), { accountId, amountMicroLyd: -9_000_000, note: undefined }, DEADLINE_MS),
-    ).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
-    await unaryCall(
-      ctl.setPrice.bind(ctl),
-      { price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 3, outputMicroLydPerMillion: 9 }, reason: 'new tariff' },
-      DEADLINE_MS,
-    );
-    expect(await unaryCall(quota.recordFreeTierChange.bind(quota), freeTier, DEADLINE_MS)).toEqual({ seq: 4 });
+    await ctl.addBalance({ accountId, amountMicroLyd: 2_500_000, note });
+    await ctl.addBalance({ accountId, amountMicroLyd: 2_500_000, note });
+    await ctl.addBalance({ accountId, amountMicroLyd: -500_000, note: { reason: 'refund', idempotencyKey: '' } });
+    await expect(ctl.addBalance({ accountId, amountMicroLyd: -9_000_000, note: undefined })).rejects.toMatchObject({
+      code: status.FAILED_PRECONDITION,
+    });
+    await ctl.setPrice({
+      price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 3, outputMicroLydPerMillion: 9 },
+      reason: 'new tariff',
+    });
+    expect(await quota.recordFreeTierChange(freeTier)).toEqual({ seq: 4 });
 
     const entries = await entriesOf(accountId);
     expect(entries.map((e) => [e.seq, e.action, e.actor, e.reason, JSON.parse(e.detailsJson)])).toEqual([
@@ -114,21 +109,17 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   });
 
   it('takes free-tier changes only from quota-service, and answers the walk only to the operator', async () => {
-    await expect(unaryCall(ctl.recordFreeTierChange.bind(ctl), freeTier, DEADLINE_MS)).rejects.toMatchObject({
+    await expect(ctl.recordFreeTierChange(freeTier)).rejects.toMatchObject({
+      code: status.PERMISSION_DENIED,
+    });
+    await expect(quota.recordFreeTierChange({ ...freeTier, changed: ['everything'] })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+    await expect(consoleBilling.verifyAuditTrail({})).rejects.toMatchObject({
       code: status.PERMISSION_DENIED,
     });
     await expect(
-      unaryCall(quota.recordFreeTierChange.bind(quota), { ...freeTier, changed: ['everything'] }, DEADLINE_MS),
-    ).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
-    await expect(unaryCall(consoleBilling.verifyAuditTrail.bind(consoleBilling), {}, DEADLINE_MS)).rejects.toMatchObject({
-      code: status.PERMISSION_DENIED,
-    });
-    await expect(
-      unaryCall(
-        ctl.setPrice.bind(ctl),
-        { price: { model: 'vendor-v4-pro', inputMicroLydPerMillion: 1, outputMicroLydPerMillion: 1 }, reason: 'x'.repeat(501) },
-        DEADLINE_MS,
-      ),
+      ctl.setPrice({ price: { model: 'vendor-v4-pro', inputMicroLydPerMillion: 1, outputMicroLydPerMillion: 1 }, reason: 'x'.repeat(501) }),
     ).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });

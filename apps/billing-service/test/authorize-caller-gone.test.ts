@@ -1,6 +1,6 @@
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { createLogger, Database, openDatabase, renderMetrics, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, renderMetrics, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, PausableProxy, startPausableProxy, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -24,11 +24,11 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
   let testDb: TestDatabase;
   let proxy: PausableProxy;
   let app: BillingApp;
-  let client: billingV1.BillingClient;
+  let client: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   let direct: Database;
 
   const authorize = (requestId: string, model: string, deadlineMs = DEADLINE_MS) =>
-    unaryCall(client.authorize.bind(client), { requestId, accountId: 'acct_gone', model, promptTokens: 100, maxTokens: 100 }, deadlineMs);
+    client.authorize({ requestId, accountId: 'acct_gone', model, promptTokens: 100, maxTokens: 100 }, { timeoutMs: deadlineMs });
   const heldMicro = async () =>
     Number(
       (await direct.query<{ held: string }>("SELECT held_micro::text AS held FROM billing.balances WHERE account_id = 'acct_gone'")).rows[0]
@@ -64,9 +64,10 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
       config,
       createLogger('billing-service', 'error', () => undefined),
     );
-    client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    client = rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', settings);
     direct = await openDatabase(testDb.url, '');
-    await unaryCall(client.addBalance.bind(client), { accountId: 'acct_gone', amountMicroLyd: 10_000_000 }, DEADLINE_MS);
+    await client.addBalance({ accountId: 'acct_gone', amountMicroLyd: 10_000_000 });
   });
 
   afterAll(async () => {
@@ -82,7 +83,7 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
 
   it('places no hold when the caller has gone before the hold is placed (the price was still being read)', async () => {
     const price = { model: 'vendor-v4-cold', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 1_000_000 };
-    await unaryCall(client.setPrice.bind(client), { price }, DEADLINE_MS);
+    await client.setPrice({ price });
     await authorizeWhileStalled('req_gone_before', 'vendor-v4-cold');
     expect(await holdsOf('req_gone_before')).toBe(0);
     expect(await heldMicro()).toBe(0);
@@ -90,7 +91,7 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
 
   it('releases the hold when the caller went away while it was being placed', async () => {
     expect(await authorize('req_warm', 'vendor-v4-flash')).toMatchObject({ approved: true });
-    await unaryCall(client.releaseHold.bind(client), { requestId: 'req_warm' }, DEADLINE_MS);
+    await client.releaseHold({ requestId: 'req_warm' });
     await authorizeWhileStalled('req_gone_during', 'vendor-v4-flash');
     expect(await holdsOf('req_gone_during')).toBe(0);
     expect(await heldMicro()).toBe(0);

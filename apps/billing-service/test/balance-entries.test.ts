@@ -1,6 +1,6 @@
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { createLogger, Database, openDatabase, runMigrations, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient, runMigrations } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -9,6 +9,8 @@ import { PgMoneyAudit } from '../src/store/pg-money-audit';
 import { codeOf } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
+
+type Billing = RpcClient<billingV1.BillingClient, billingV1.BillingService>;
 
 interface Entry {
   account_id: string;
@@ -30,7 +32,7 @@ describe('billing balance entries', () => {
   let testDb: TestDatabase;
   let db: Database;
   let app: BillingApp | undefined;
-  let client: billingV1.BillingClient | undefined;
+  let client: Billing | undefined;
 
   const start = async () => {
     const config = loadConfig({
@@ -44,7 +46,8 @@ describe('billing balance entries', () => {
       config,
       createLogger('billing-service', 'error', () => undefined),
     );
-    client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    client = rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', settings);
   };
   const stop = async () => {
     client?.close();
@@ -52,7 +55,7 @@ describe('billing balance entries', () => {
     app = undefined;
   };
   const add = (accountId: string, amountMicroLyd: number, note?: billingV1.ChangeNote) =>
-    unaryCall((client as billingV1.BillingClient).addBalance.bind(client), { accountId, amountMicroLyd, note }, DEADLINE_MS);
+    (client as Billing).addBalance({ accountId, amountMicroLyd, note });
   const entries = async (accountId: string) =>
     (
       await db.query<Entry>(
@@ -180,8 +183,7 @@ describe('billing balance entries', () => {
       outputMicroLydPerMillion: 4_000_000,
       chargeMicroLyd: promptTokens + 4 * completionTokens,
     });
-    const apply = (bills: billingV1.Bill[]) =>
-      unaryCall((client as billingV1.BillingClient).applyBills.bind(client), { bills, returns: [] }, DEADLINE_MS);
+    const apply = (bills: billingV1.Bill[]) => (client as Billing).applyBills({ bills, returns: [] });
     const first = await apply([bill('b1', 1_000, 500, true), bill('b2', 1_000, 250, false)]);
     expect(first.outcomes.map((o) => o.applied)).toEqual([true, true]);
     // The estimate replaced by the usage reported: 1,000 back.

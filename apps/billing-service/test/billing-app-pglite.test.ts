@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { credentials } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
+import { clientChain, RpcClient, rpcClient } from '@gw/service-kit';
 
 // PGlite loads Node built-ins with dynamic import(), which Jest's module sandbox cannot run, so
 // the embedded store is tested the way it runs: the built bundle (the test target depends on the
@@ -71,8 +70,12 @@ describe('billing-service on the embedded PGlite', () => {
     await rm(workDir, { recursive: true, force: true });
   });
 
-  const withClient = async <T>(port: number, fn: (client: billingV1.BillingClient) => Promise<T>): Promise<T> => {
-    const client = new billingV1.BillingClient(`127.0.0.1:${port}`, credentials.createInsecure());
+  const withClient = async <T>(
+    port: number,
+    fn: (client: RpcClient<billingV1.BillingClient, billingV1.BillingService>) => Promise<T>,
+  ): Promise<T> => {
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    const client = rpcClient(billingV1.BillingClient, `127.0.0.1:${port}`, { kind: 'insecure' }, 'billing-service', settings);
     try {
       return await fn(client);
     } finally {
@@ -85,11 +88,11 @@ describe('billing-service on the embedded PGlite', () => {
     running = await startService(MAIN_JS, dataDir);
     expect(running.store).toBe('pglite');
     await withClient(running.port, async (client) => {
-      await unaryCall(client.addBalance.bind(client), { accountId: 'acct_p', amountMicroLyd: 1_000_000 }, DEADLINE_MS);
+      await client.addBalance({ accountId: 'acct_p', amountMicroLyd: 1_000_000 });
       const price = { model: 'vendor-v4-lite', inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000 };
-      await unaryCall(client.setPrice.bind(client), { price }, DEADLINE_MS);
+      await client.setPrice({ price });
       const request = { requestId: 'req_p', accountId: 'acct_p', model: 'vendor-v4-lite', promptTokens: 2000, maxTokens: 1000 };
-      expect(await unaryCall(client.authorize.bind(client), request, DEADLINE_MS)).toMatchObject({
+      expect(await client.authorize(request)).toMatchObject({
         approved: true,
         requiredMicroLyd: 3000,
       });
@@ -99,28 +102,24 @@ describe('billing-service on the embedded PGlite', () => {
 
     running = await startService(MAIN_JS, dataDir);
     await withClient(running.port, async (client) => {
-      expect(await unaryCall(client.getBalance.bind(client), { accountId: 'acct_p' }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 1_000_000 });
+      expect(await client.getBalance({ accountId: 'acct_p' })).toEqual({ balanceMicroLyd: 1_000_000 });
       // The audit trail kept the balance change and the price, and still checks after the restart.
-      expect(
-        (await unaryCall(client.listAuditEntries.bind(client), { accountId: 'acct_p', limit: 10 }, DEADLINE_MS)).entries,
-      ).toMatchObject([{ seq: 1, action: 'balance-changed' }]);
-      expect(await unaryCall(client.verifyAuditTrail.bind(client), {}, DEADLINE_MS)).toEqual({ check: { entries: 2, ok: true } });
+      expect((await client.listAuditEntries({ accountId: 'acct_p', limit: 10 })).entries).toMatchObject([
+        { seq: 1, action: 'balance-changed' },
+      ]);
+      expect(await client.verifyAuditTrail({})).toEqual({ check: { entries: 2, ok: true } });
       const usage = { requestId: 'req_p', promptTokens: 2000, completionTokens: 100, usageEstimated: false };
-      expect(await unaryCall(client.settle.bind(client), usage, DEADLINE_MS)).toEqual({ chargedMicroLyd: 1200, balanceMicroLyd: 998_800 });
+      expect(await client.settle(usage)).toEqual({ chargedMicroLyd: 1200, balanceMicroLyd: 998_800 });
 
       // The credit line and the price watch of one replica alone (no other to notify).
-      const line = await unaryCall(
-        client.extendCreditLine.bind(client),
-        { accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 },
-        DEADLINE_MS,
-      );
+      const line = await client.extendCreditLine({ accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 });
       expect(line).toMatchObject({ grantedTotalMicroLyd: 998_800, balanceMicroLyd: 998_800 });
       // Several in one call, in order: nothing more to lend; then 1,000 returned and lent again.
       const lines = [
         { accountId: 'acct_p', returnedTotalMicroLyd: 0, needMicroLyd: 0 },
         { accountId: 'acct_p', returnedTotalMicroLyd: 1000, needMicroLyd: 0 },
       ];
-      expect((await unaryCall(client.extendCreditLines.bind(client), { lines }, DEADLINE_MS)).outcomes).toMatchObject([
+      expect((await client.extendCreditLines({ lines })).outcomes).toMatchObject([
         { line: { grantedTotalMicroLyd: 998_800, returnedTotalMicroLyd: 0 }, errorCode: 0 },
         { line: { grantedTotalMicroLyd: 999_800, returnedTotalMicroLyd: 1000 }, errorCode: 0 },
       ]);
@@ -137,10 +136,8 @@ describe('billing-service on the embedded PGlite', () => {
         outputMicroLydPerMillion: 2_000_000,
         chargeMicroLyd: 1200,
       };
-      expect((await unaryCall(client.applyBills.bind(client), { bills: [bill], returns: [] }, DEADLINE_MS)).outcomes).toMatchObject([
-        { applied: true },
-      ]);
-      const watch = client.watchPrices();
+      expect((await client.applyBills({ bills: [bill], returns: [] })).outcomes).toMatchObject([{ applied: true }]);
+      const watch = client.streams.watchPrices();
       watch.on('error', () => undefined);
       const table = await new Promise<billingV1.WatchPricesResponse>((resolve) => watch.once('data', resolve));
       watch.cancel();

@@ -1,8 +1,8 @@
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { MAX_COMPLETION_TOKENS, MAX_ID_LENGTH, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { billingV1 } from '@gw/contracts';
 import { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION } from '@gw/money';
-import { createLogger, Database, openDatabase, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -18,24 +18,9 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
   let testDb: TestDatabase;
   let db: Database;
   let app: BillingApp;
-  let client: billingV1.BillingClient;
+  let client: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   let seq = 0;
 
-  const call = {
-    authorize: (r: billingV1.AuthorizeRequest) => unaryCall(client.authorize.bind(client), r, DEADLINE_MS),
-    settle: (r: billingV1.SettleRequest) => unaryCall(client.settle.bind(client), r, DEADLINE_MS),
-    settleMany: (r: billingV1.SettleManyRequest) => unaryCall(client.settleMany.bind(client), r, DEADLINE_MS),
-    recordFree: (r: billingV1.RecordFreeRequest) => unaryCall(client.recordFree.bind(client), r, DEADLINE_MS),
-    releaseHold: (r: billingV1.ReleaseHoldRequest) => unaryCall(client.releaseHold.bind(client), r, DEADLINE_MS),
-    renewHolds: (r: billingV1.RenewHoldsRequest) => unaryCall(client.renewHolds.bind(client), r, DEADLINE_MS),
-    addBalance: (r: billingV1.AddBalanceRequest) => unaryCall(client.addBalance.bind(client), r, DEADLINE_MS),
-    getBalance: (r: billingV1.GetBalanceRequest) => unaryCall(client.getBalance.bind(client), r, DEADLINE_MS),
-    setPrice: (r: billingV1.SetPriceRequest) => unaryCall(client.setPrice.bind(client), r, DEADLINE_MS),
-    extendCreditLine: (r: billingV1.ExtendCreditLineRequest) => unaryCall(client.extendCreditLine.bind(client), r, DEADLINE_MS),
-    applyBills: (r: billingV1.ApplyBillsRequest) => unaryCall(client.applyBills.bind(client), r, DEADLINE_MS),
-    listCharges: (r: billingV1.ListChargesRequest) => unaryCall(client.listCharges.bind(client), r, DEADLINE_MS),
-    dailyTotals: (r: billingV1.DailyTotalsRequest) => unaryCall(client.dailyTotals.bind(client), r, DEADLINE_MS),
-  };
   /** Everything billing keeps: holds, ledger rows, balances with their credit lines, and prices. */
   const state = async () =>
     (
@@ -54,7 +39,7 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
   };
   const funded = async (micro = 10_000_000_000) => {
     const accountId = `acct_bounds_${++seq}`;
-    await call.addBalance({ accountId, amountMicroLyd: micro });
+    await client.addBalance({ accountId, amountMicroLyd: micro });
     return accountId;
   };
   const authorizeRequest = (accountId: string, overrides: Partial<billingV1.AuthorizeRequest> = {}): billingV1.AuthorizeRequest => ({
@@ -80,7 +65,8 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
       config,
       createLogger('billing-service', 'error', () => undefined),
     );
-    client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    client = rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', settings);
     db = await openDatabase(testDb.url, '');
   });
 
@@ -96,46 +82,46 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
 
   it('Authorize: prompt_tokens up to the context window, max_tokens up to 32,768, ids and model by length', async () => {
     const accountId = await funded();
-    await refused(() => call.authorize(authorizeRequest(accountId, { promptTokens: MAX_PROMPT_TOKENS + 1 })));
-    await refused(() => call.authorize(authorizeRequest(accountId, { promptTokens: 2 ** 62 })));
-    await refused(() => call.authorize(authorizeRequest(accountId, { maxTokens: MAX_COMPLETION_TOKENS + 1 })));
-    await refused(() => call.authorize(authorizeRequest(accountId, { requestId: id(MAX_ID_LENGTH + 1) })));
-    await refused(() => call.authorize(authorizeRequest(id(MAX_ID_LENGTH + 1))));
-    await refused(() => call.authorize(authorizeRequest(accountId, { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') })));
+    await refused(() => client.authorize(authorizeRequest(accountId, { promptTokens: MAX_PROMPT_TOKENS + 1 })));
+    await refused(() => client.authorize(authorizeRequest(accountId, { promptTokens: 2 ** 62 })));
+    await refused(() => client.authorize(authorizeRequest(accountId, { maxTokens: MAX_COMPLETION_TOKENS + 1 })));
+    await refused(() => client.authorize(authorizeRequest(accountId, { requestId: id(MAX_ID_LENGTH + 1) })));
+    await refused(() => client.authorize(authorizeRequest(id(MAX_ID_LENGTH + 1))));
+    await refused(() => client.authorize(authorizeRequest(accountId, { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') })));
 
     const longModel = id(MAX_MODEL_ID_LENGTH, 'm');
-    await call.setPrice({ price: { model: longModel, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 1_000_000 } });
+    await client.setPrice({ price: { model: longModel, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 1_000_000 } });
     const atBounds = authorizeRequest(accountId, {
       requestId: id(MAX_ID_LENGTH, 'r'),
       model: longModel,
       promptTokens: MAX_PROMPT_TOKENS,
       maxTokens: MAX_COMPLETION_TOKENS,
     });
-    expect(await call.authorize(atBounds)).toMatchObject({ approved: true, requiredMicroLyd: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
-    const longAccount = await call.addBalance({ accountId: id(MAX_ID_LENGTH, 'a'), amountMicroLyd: 1 });
+    expect(await client.authorize(atBounds)).toMatchObject({ approved: true, requiredMicroLyd: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
+    const longAccount = await client.addBalance({ accountId: id(MAX_ID_LENGTH, 'a'), amountMicroLyd: 1 });
     expect(longAccount).toEqual({ balanceMicroLyd: 1 });
   });
 
   it('Settle, SettleMany and RecordFree: prompt_tokens up to the context window, completion_tokens up to 32,768', async () => {
     const accountId = await funded();
     const hold = authorizeRequest(accountId, { promptTokens: MAX_PROMPT_TOKENS, maxTokens: MAX_COMPLETION_TOKENS });
-    await call.authorize(hold);
+    await client.authorize(hold);
     const usage = {
       requestId: hold.requestId,
       promptTokens: MAX_PROMPT_TOKENS,
       completionTokens: MAX_COMPLETION_TOKENS,
       usageEstimated: false,
     };
-    await refused(() => call.settle({ ...usage, promptTokens: MAX_PROMPT_TOKENS + 1 }));
-    await refused(() => call.settle({ ...usage, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
-    await refused(() => call.settle({ ...usage, completionTokens: 2 ** 62 }));
+    await refused(() => client.settle({ ...usage, promptTokens: MAX_PROMPT_TOKENS + 1 }));
+    await refused(() => client.settle({ ...usage, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
+    await refused(() => client.settle({ ...usage, completionTokens: 2 ** 62 }));
     const before = await state();
-    expect((await call.settleMany({ requests: [{ ...usage, completionTokens: MAX_COMPLETION_TOKENS + 1 }] })).outcomes).toEqual([
+    expect((await client.settleMany({ requests: [{ ...usage, completionTokens: MAX_COMPLETION_TOKENS + 1 }] })).outcomes).toEqual([
       { settled: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.stringContaining('completion_tokens') },
     ]);
     expect(await state()).toEqual(before);
     // 1,000,000 × 1 LYD + 32,768 × 4 LYD per million tokens: 1,131,072 micro-LYD.
-    expect(await call.settle(usage)).toMatchObject({ chargedMicroLyd: 1_131_072 });
+    expect(await client.settle(usage)).toMatchObject({ chargedMicroLyd: 1_131_072 });
 
     const free = {
       requestId: `free_${++seq}`,
@@ -145,55 +131,59 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
       completionTokens: MAX_COMPLETION_TOKENS,
       usageEstimated: false,
     };
-    await refused(() => call.recordFree({ ...free, promptTokens: MAX_PROMPT_TOKENS + 1 }));
-    await refused(() => call.recordFree({ ...free, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
-    await refused(() => call.recordFree({ ...free, model: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
-    await refused(() => call.recordFree({ ...free, accountId: id(MAX_ID_LENGTH + 1) }));
-    expect(await call.recordFree(free)).toEqual({ recorded: true });
+    await refused(() => client.recordFree({ ...free, promptTokens: MAX_PROMPT_TOKENS + 1 }));
+    await refused(() => client.recordFree({ ...free, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
+    await refused(() => client.recordFree({ ...free, model: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
+    await refused(() => client.recordFree({ ...free, accountId: id(MAX_ID_LENGTH + 1) }));
+    expect(await client.recordFree(free)).toEqual({ recorded: true });
   });
 
   it('ReleaseHold, RenewHolds, GetBalance, ListCharges and DailyTotals: ids by length, page and days by count', async () => {
     const accountId = await funded();
     const hold = authorizeRequest(accountId);
-    await call.authorize(hold);
-    await refused(() => call.releaseHold({ requestId: id(MAX_ID_LENGTH + 1) }));
-    await refused(() => call.renewHolds({ requestIds: [hold.requestId, id(MAX_ID_LENGTH + 1)] }));
-    expect(await call.renewHolds({ requestIds: [hold.requestId, id(MAX_ID_LENGTH)] })).toEqual({ renewed: 1 });
-    expect(await call.releaseHold({ requestId: id(MAX_ID_LENGTH) })).toEqual({ released: false });
-    await refused(() => call.getBalance({ accountId: id(MAX_ID_LENGTH + 1) }));
-    expect(await call.getBalance({ accountId: id(MAX_ID_LENGTH) })).toEqual({ balanceMicroLyd: 0 });
-    await refused(() => call.listCharges({ accountId, limit: 101, before: '' }));
-    await refused(() => call.listCharges({ accountId, limit: 1, before: id(MAX_ID_LENGTH + 1) }));
-    await refused(() => call.listCharges({ accountId: id(MAX_ID_LENGTH + 1), limit: 1, before: '' }));
-    expect(await call.listCharges({ accountId, limit: 100, before: id(MAX_ID_LENGTH) })).toEqual({ charges: [], next: '' });
-    await refused(() => call.dailyTotals({ accountId, days: 367 }));
-    await refused(() => call.dailyTotals({ accountId: id(MAX_ID_LENGTH + 1), days: 1 }));
-    expect((await call.dailyTotals({ accountId, days: 366 })).days).toHaveLength(366);
+    await client.authorize(hold);
+    await refused(() => client.releaseHold({ requestId: id(MAX_ID_LENGTH + 1) }));
+    await refused(() => client.renewHolds({ requestIds: [hold.requestId, id(MAX_ID_LENGTH + 1)] }));
+    expect(await client.renewHolds({ requestIds: [hold.requestId, id(MAX_ID_LENGTH)] })).toEqual({ renewed: 1 });
+    expect(await client.releaseHold({ requestId: id(MAX_ID_LENGTH) })).toEqual({ released: false });
+    await refused(() => client.getBalance({ accountId: id(MAX_ID_LENGTH + 1) }));
+    expect(await client.getBalance({ accountId: id(MAX_ID_LENGTH) })).toEqual({ balanceMicroLyd: 0 });
+    await refused(() => client.listCharges({ accountId, limit: 101, before: '' }));
+    await refused(() => client.listCharges({ accountId, limit: 1, before: id(MAX_ID_LENGTH + 1) }));
+    await refused(() => client.listCharges({ accountId: id(MAX_ID_LENGTH + 1), limit: 1, before: '' }));
+    expect(await client.listCharges({ accountId, limit: 100, before: id(MAX_ID_LENGTH) })).toEqual({ charges: [], next: '' });
+    await refused(() => client.dailyTotals({ accountId, days: 367 }));
+    await refused(() => client.dailyTotals({ accountId: id(MAX_ID_LENGTH + 1), days: 1 }));
+    expect((await client.dailyTotals({ accountId, days: 366 })).days).toHaveLength(366);
   });
 
   it('AddBalance: an amount within ±(2^53 - 1) micro-LYD; past it (2^53, 2^62) INVALID_ARGUMENT, not INTERNAL', async () => {
     const accountId = `acct_amount_${++seq}`;
     for (const amountMicroLyd of [MAX_MICRO_LYD + 1, -(MAX_MICRO_LYD + 1), 2 ** 62, -(2 ** 62)])
-      await refused(() => call.addBalance({ accountId, amountMicroLyd }));
-    await refused(() => call.addBalance({ accountId: id(MAX_ID_LENGTH + 1), amountMicroLyd: 1 }));
-    expect(await call.addBalance({ accountId, amountMicroLyd: MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: MAX_MICRO_LYD });
-    expect(await call.addBalance({ accountId, amountMicroLyd: -MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: 0 });
+      await refused(() => client.addBalance({ accountId, amountMicroLyd }));
+    await refused(() => client.addBalance({ accountId: id(MAX_ID_LENGTH + 1), amountMicroLyd: 1 }));
+    expect(await client.addBalance({ accountId, amountMicroLyd: MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: MAX_MICRO_LYD });
+    expect(await client.addBalance({ accountId, amountMicroLyd: -MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: 0 });
   });
 
   it('ExtendCreditLine and ApplyBills: amounts from 0 to 2^53 - 1, tokens, prices and ids by their bounds, at most 256 bills and returns', async () => {
     const accountId = await funded();
     const extend = { accountId, returnedTotalMicroLyd: 0, needMicroLyd: 0 };
     for (const amount of [-1, MAX_MICRO_LYD + 1, 2 ** 62]) {
-      await refused(() => call.extendCreditLine({ ...extend, returnedTotalMicroLyd: amount }));
-      await refused(() => call.extendCreditLine({ ...extend, needMicroLyd: amount }));
+      await refused(() => client.extendCreditLine({ ...extend, returnedTotalMicroLyd: amount }));
+      await refused(() => client.extendCreditLine({ ...extend, needMicroLyd: amount }));
     }
-    await refused(() => call.extendCreditLine({ ...extend, accountId: id(MAX_ID_LENGTH + 1) }));
+    await refused(() => client.extendCreditLine({ ...extend, accountId: id(MAX_ID_LENGTH + 1) }));
     expect(
-      await call.extendCreditLine({ accountId: id(MAX_ID_LENGTH, 'e'), returnedTotalMicroLyd: MAX_MICRO_LYD, needMicroLyd: MAX_MICRO_LYD }),
+      await client.extendCreditLine({
+        accountId: id(MAX_ID_LENGTH, 'e'),
+        returnedTotalMicroLyd: MAX_MICRO_LYD,
+        needMicroLyd: MAX_MICRO_LYD,
+      }),
     ).toMatchObject({
       grantedTotalMicroLyd: 0,
     });
-    expect(await call.extendCreditLine(extend)).toMatchObject({ grantedTotalMicroLyd: 10_000_000_000 });
+    expect(await client.extendCreditLine(extend)).toMatchObject({ grantedTotalMicroLyd: 10_000_000_000 });
 
     const price = MAX_PRICE_MICRO_LYD_PER_MILLION;
     const dearest = {
@@ -221,20 +211,20 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
       { chargeMicroLyd: -1 },
     ];
     const before = await state();
-    const { outcomes } = await call.applyBills({ bills: past.map((p) => ({ ...dearest, ...p })), returns: [] });
+    const { outcomes } = await client.applyBills({ bills: past.map((p) => ({ ...dearest, ...p })), returns: [] });
     expect(outcomes.map((o) => o.errorCode)).toEqual(past.map(() => status.INVALID_ARGUMENT));
     expect(await state()).toEqual(before);
     // A number past 2^53 - 1 cannot be decoded: the whole call is refused.
-    await refused(() => call.applyBills({ bills: [dearest, { ...dearest, completionTokens: 2 ** 62 }], returns: [] }));
-    await refused(() => call.applyBills({ bills: [dearest, { ...dearest, heldMicroLyd: MAX_MICRO_LYD + 1 }], returns: [] }));
-    await refused(() => call.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD + 1 }] }));
-    await refused(() => call.applyBills({ bills: [dearest], returns: [{ accountId: id(MAX_ID_LENGTH + 1), returnedTotalMicroLyd: 1 }] }));
+    await refused(() => client.applyBills({ bills: [dearest, { ...dearest, completionTokens: 2 ** 62 }], returns: [] }));
+    await refused(() => client.applyBills({ bills: [dearest, { ...dearest, heldMicroLyd: MAX_MICRO_LYD + 1 }], returns: [] }));
+    await refused(() => client.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD + 1 }] }));
+    await refused(() => client.applyBills({ bills: [dearest], returns: [{ accountId: id(MAX_ID_LENGTH + 1), returnedTotalMicroLyd: 1 }] }));
     await refused(() =>
-      call.applyBills({ bills: [], returns: Array.from({ length: 257 }, () => ({ accountId, returnedTotalMicroLyd: 0 })) }),
+      client.applyBills({ bills: [], returns: Array.from({ length: 257 }, () => ({ accountId, returnedTotalMicroLyd: 0 })) }),
     );
-    await refused(() => call.applyBills({ bills: Array.from({ length: 257 }, () => dearest), returns: [] }));
+    await refused(() => client.applyBills({ bills: Array.from({ length: 257 }, () => dearest), returns: [] }));
     expect(
-      await call.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD - 10_000_000_000 }] }),
+      await client.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD - 10_000_000_000 }] }),
     ).toEqual({
       outcomes: [{ applied: true, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' }],
     });
@@ -246,22 +236,22 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
       inputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION,
       outputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION,
     };
-    await refused(() => call.setPrice({ price: { ...price, inputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION + 1 } }));
-    await refused(() => call.setPrice({ price: { ...price, outputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION + 1 } }));
-    await refused(() => call.setPrice({ price: { ...price, outputMicroLydPerMillion: 2 ** 62 } }));
-    await refused(() => call.setPrice({ price: { ...price, model: id(MAX_MODEL_ID_LENGTH + 1, 'm') } }));
-    expect(await call.setPrice({ price })).toEqual({ price });
+    await refused(() => client.setPrice({ price: { ...price, inputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION + 1 } }));
+    await refused(() => client.setPrice({ price: { ...price, outputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION + 1 } }));
+    await refused(() => client.setPrice({ price: { ...price, outputMicroLydPerMillion: 2 ** 62 } }));
+    await refused(() => client.setPrice({ price: { ...price, model: id(MAX_MODEL_ID_LENGTH + 1, 'm') } }));
+    expect(await client.setPrice({ price })).toEqual({ price });
 
     // The dearest request there can be is held and charged exactly, far inside a safe integer.
     const accountId = await funded(MAX_MICRO_LYD);
     const dearest = authorizeRequest(accountId, { model: price.model, promptTokens: MAX_PROMPT_TOKENS, maxTokens: MAX_COMPLETION_TOKENS });
-    expect(await call.authorize(dearest)).toMatchObject({ approved: true, requiredMicroLyd: 1_032_768_000 });
+    expect(await client.authorize(dearest)).toMatchObject({ approved: true, requiredMicroLyd: 1_032_768_000 });
     const usage = {
       requestId: dearest.requestId,
       promptTokens: MAX_PROMPT_TOKENS,
       completionTokens: MAX_COMPLETION_TOKENS,
       usageEstimated: false,
     };
-    expect(await call.settle(usage)).toEqual({ chargedMicroLyd: 1_032_768_000, balanceMicroLyd: MAX_MICRO_LYD - 1_032_768_000 });
+    expect(await client.settle(usage)).toEqual({ chargedMicroLyd: 1_032_768_000, balanceMicroLyd: MAX_MICRO_LYD - 1_032_768_000 });
   });
 });

@@ -1,32 +1,20 @@
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1, healthV1 } from '@gw/contracts';
-import { createLogger, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
 import { codeOf } from './billing-test-db';
 
 const DEADLINE_MS = 5000;
+const INSECURE: GrpcSecurity = { kind: 'insecure' };
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 
 describe('billing.v1.Billing over gRPC', () => {
   let testDb: TestDatabase;
   let app: BillingApp;
-  let client: billingV1.BillingClient;
-  let health: healthV1.HealthClient;
-
-  const call = {
-    authorize: (r: billingV1.AuthorizeRequest) => unaryCall(client.authorize.bind(client), r, DEADLINE_MS),
-    settle: (r: billingV1.SettleRequest) => unaryCall(client.settle.bind(client), r, DEADLINE_MS),
-    settleMany: (r: billingV1.SettleManyRequest) => unaryCall(client.settleMany.bind(client), r, DEADLINE_MS),
-    addBalance: (r: billingV1.AddBalanceRequest) => unaryCall(client.addBalance.bind(client), r, DEADLINE_MS),
-    getBalance: (r: billingV1.GetBalanceRequest) => unaryCall(client.getBalance.bind(client), r, DEADLINE_MS),
-    setPrice: (r: billingV1.SetPriceRequest) => unaryCall(client.setPrice.bind(client), r, DEADLINE_MS),
-    releaseHold: (r: billingV1.ReleaseHoldRequest) => unaryCall(client.releaseHold.bind(client), r, DEADLINE_MS),
-    recordFree: (r: billingV1.RecordFreeRequest) => unaryCall(client.recordFree.bind(client), r, DEADLINE_MS),
-    listCharges: (r: billingV1.ListChargesRequest) => unaryCall(client.listCharges.bind(client), r, DEADLINE_MS),
-    dailyTotals: (r: billingV1.DailyTotalsRequest) => unaryCall(client.dailyTotals.bind(client), r, DEADLINE_MS),
-    listPrices: () => unaryCall(client.listPrices.bind(client), {}, DEADLINE_MS),
-  };
+  let client: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  let health: RpcClient<healthV1.HealthClient, healthV1.HealthService>;
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -42,8 +30,8 @@ describe('billing.v1.Billing over gRPC', () => {
       config,
       createLogger('billing-service', 'error', () => undefined),
     );
-    client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
-    health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    client = rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, INSECURE, 'billing-service', SETTINGS);
+    health = rpcClient(healthV1.HealthClient, `127.0.0.1:${app.port}`, INSECURE, 'billing-service', SETTINGS);
   });
 
   afterAll(async () => {
@@ -57,33 +45,33 @@ describe('billing.v1.Billing over gRPC', () => {
   });
 
   it('reports SERVING for billing.v1.Billing', async () => {
-    const res = await unaryCall(health.check.bind(health), { service: 'billing.v1.Billing' }, DEADLINE_MS);
+    const res = await health.check({ service: 'billing.v1.Billing' });
     expect(res.status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
   });
 
   it('serves every method: price, balance, authorize, settle, release, record free', async () => {
     const price = { model: 'vendor-v4-test', inputMicroLydPerMillion: 2_000_000, outputMicroLydPerMillion: 8_000_000 };
-    expect(await call.setPrice({ price })).toEqual({ price });
+    expect(await client.setPrice({ price })).toEqual({ price });
 
-    expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
-    expect(await call.addBalance({ accountId: 'acct_grpc', amountMicroLyd: 50_000 })).toEqual({ balanceMicroLyd: 50_000 });
+    expect(await client.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
+    expect(await client.addBalance({ accountId: 'acct_grpc', amountMicroLyd: 50_000 })).toEqual({ balanceMicroLyd: 50_000 });
 
     const request = { requestId: 'req_grpc_1', accountId: 'acct_grpc', model: 'vendor-v4-test', promptTokens: 1001, maxTokens: 5000 };
     const decision = { approved: true, balanceMicroLyd: 50_000, requiredMicroLyd: 2002 + 40_000 };
-    expect(await call.authorize(request)).toEqual(decision);
-    expect(await call.authorize(request)).toEqual(decision);
+    expect(await client.authorize(request)).toEqual(decision);
+    expect(await client.authorize(request)).toEqual(decision);
 
-    const refused = await call.authorize({ ...request, requestId: 'req_grpc_2' });
+    const refused = await client.authorize({ ...request, requestId: 'req_grpc_2' });
     expect(refused).toEqual({ approved: false, balanceMicroLyd: 50_000, requiredMicroLyd: 42_002 + 42_002 });
 
     const usage = { requestId: 'req_grpc_1', promptTokens: 1001, completionTokens: 250, usageEstimated: false };
-    expect(await call.settle(usage)).toEqual({ chargedMicroLyd: 2002 + 2000, balanceMicroLyd: 50_000 - 4002 });
-    expect(await call.settle(usage)).toEqual({ chargedMicroLyd: 4002, balanceMicroLyd: 45_998 });
-    expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 45_998 });
-    expect(await call.authorize({ ...request, requestId: 'req_grpc_3', maxTokens: 1 })).toMatchObject({ approved: true });
-    expect(await call.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: true });
-    expect(await call.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: false });
-    expect(await call.addBalance({ accountId: 'acct_grpc', amountMicroLyd: -45_998 })).toEqual({ balanceMicroLyd: 0 });
+    expect(await client.settle(usage)).toEqual({ chargedMicroLyd: 2002 + 2000, balanceMicroLyd: 50_000 - 4002 });
+    expect(await client.settle(usage)).toEqual({ chargedMicroLyd: 4002, balanceMicroLyd: 45_998 });
+    expect(await client.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 45_998 });
+    expect(await client.authorize({ ...request, requestId: 'req_grpc_3', maxTokens: 1 })).toMatchObject({ approved: true });
+    expect(await client.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: true });
+    expect(await client.releaseHold({ requestId: 'req_grpc_3' })).toEqual({ released: false });
+    expect(await client.addBalance({ accountId: 'acct_grpc', amountMicroLyd: -45_998 })).toEqual({ balanceMicroLyd: 0 });
 
     const free = {
       requestId: 'req_grpc_free',
@@ -93,54 +81,54 @@ describe('billing.v1.Billing over gRPC', () => {
       completionTokens: 5,
       usageEstimated: false,
     };
-    expect(await call.recordFree(free)).toEqual({ recorded: true });
-    expect(await call.recordFree(free)).toEqual({ recorded: false });
-    expect(await call.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
+    expect(await client.recordFree(free)).toEqual({ recorded: true });
+    expect(await client.recordFree(free)).toEqual({ recorded: false });
+    expect(await client.getBalance({ accountId: 'acct_grpc' })).toEqual({ balanceMicroLyd: 0 });
   });
 
   it('settles several requests in one SettleMany, each on its own, once', async () => {
-    await call.addBalance({ accountId: 'acct_many', amountMicroLyd: 100_000 });
+    await client.addBalance({ accountId: 'acct_many', amountMicroLyd: 100_000 });
     const ids = ['req_many_1', 'req_many_2'];
     for (const requestId of ids)
-      await call.authorize({ requestId, accountId: 'acct_many', model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+      await client.authorize({ requestId, accountId: 'acct_many', model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     const usage = (requestId: string) => ({ requestId, promptTokens: 1000, completionTokens: 500, usageEstimated: false });
     const requests = [usage(ids[0]), usage('never-authorized'), usage(ids[1]), { ...usage('bad'), promptTokens: -1 }];
-    const { outcomes } = await call.settleMany({ requests });
+    const { outcomes } = await client.settleMany({ requests });
     expect(outcomes.map((o) => o.errorCode)).toEqual([status.OK, status.NOT_FOUND, status.OK, status.INVALID_ARGUMENT]);
     expect(outcomes[0].settled?.chargedMicroLyd).toBe(3000);
     expect(outcomes[2].settled?.chargedMicroLyd).toBe(3000);
     expect(outcomes[1]).toMatchObject({ settled: undefined, errorMessage: expect.stringContaining('never-authorized') });
-    const again = await call.settleMany({ requests: [requests[0], requests[2]] });
+    const again = await client.settleMany({ requests: [requests[0], requests[2]] });
     expect(again.outcomes.map((o) => o.settled)).toEqual([
       { chargedMicroLyd: 3000, balanceMicroLyd: 94_000 },
       { chargedMicroLyd: 3000, balanceMicroLyd: 94_000 },
     ]);
-    expect(await call.getBalance({ accountId: 'acct_many' })).toEqual({ balanceMicroLyd: 94_000 });
-    expect(await codeOf(call.settleMany({ requests: Array.from({ length: 257 }, () => requests[0]) }))).toBe(status.INVALID_ARGUMENT);
+    expect(await client.getBalance({ accountId: 'acct_many' })).toEqual({ balanceMicroLyd: 94_000 });
+    expect(await codeOf(client.settleMany({ requests: Array.from({ length: 257 }, () => requests[0]) }))).toBe(status.INVALID_ARGUMENT);
   });
 
   it('sends refusals as gRPC statuses', async () => {
-    expect(await codeOf(call.authorize({ requestId: 'r', accountId: 'a', model: 'no-such-model', promptTokens: 1, maxTokens: 1 }))).toBe(
+    expect(await codeOf(client.authorize({ requestId: 'r', accountId: 'a', model: 'no-such-model', promptTokens: 1, maxTokens: 1 }))).toBe(
       status.FAILED_PRECONDITION,
     );
-    expect(await codeOf(call.settle({ requestId: 'never-authorized', promptTokens: 1, completionTokens: 1, usageEstimated: false }))).toBe(
-      status.NOT_FOUND,
-    );
-    expect(await codeOf(call.addBalance({ accountId: 'acct_empty', amountMicroLyd: -1 }))).toBe(status.FAILED_PRECONDITION);
-    expect(await codeOf(call.setPrice({ price: undefined }))).toBe(status.INVALID_ARGUMENT);
+    expect(
+      await codeOf(client.settle({ requestId: 'never-authorized', promptTokens: 1, completionTokens: 1, usageEstimated: false })),
+    ).toBe(status.NOT_FOUND);
+    expect(await codeOf(client.addBalance({ accountId: 'acct_empty', amountMicroLyd: -1 }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(client.setPrice({ price: undefined }))).toBe(status.INVALID_ARGUMENT);
     const free = { requestId: 'r_free', accountId: 'a', model: '', promptTokens: 1, completionTokens: 1, usageEstimated: false };
-    expect(await codeOf(call.recordFree(free))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(client.recordFree(free))).toBe(status.INVALID_ARGUMENT);
   });
 
   it('shows an account its charges newest first a page at a time, its totals per UTC day, and the prices (for the console)', async () => {
     const accountId = 'acct_statement';
-    await call.addBalance({ accountId, amountMicroLyd: 1_000_000 });
+    await client.addBalance({ accountId, amountMicroLyd: 1_000_000 });
     for (const n of [1, 2, 3]) {
       const requestId = `req_statement_${n}`;
-      await call.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 10, maxTokens: 100 });
-      await call.settle({ requestId, promptTokens: 10 * n, completionTokens: n, usageEstimated: n === 2 });
+      await client.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 10, maxTokens: 100 });
+      await client.settle({ requestId, promptTokens: 10 * n, completionTokens: n, usageEstimated: n === 2 });
     }
-    await call.recordFree({
+    await client.recordFree({
       requestId: 'req_statement_free',
       accountId,
       model: 'vendor-v4-flash',
@@ -149,7 +137,7 @@ describe('billing.v1.Billing over gRPC', () => {
       usageEstimated: false,
     });
 
-    const first = await call.listCharges({ accountId, limit: 3, before: '' });
+    const first = await client.listCharges({ accountId, limit: 3, before: '' });
     expect(first.charges.map((c) => [c.promptTokens, c.paid, c.usageEstimated])).toEqual([
       [7, false, false],
       [30, true, false],
@@ -157,12 +145,12 @@ describe('billing.v1.Billing over gRPC', () => {
     ]);
     expect(first.charges[1]).toMatchObject({ model: 'vendor-v4-flash', completionTokens: 3, amountMicroLyd: 30 + 12 });
     expect(Date.parse(first.charges[0].created)).toBeGreaterThan(Date.now() - 60_000);
-    const second = await call.listCharges({ accountId, limit: 3, before: first.next });
+    const second = await client.listCharges({ accountId, limit: 3, before: first.next });
     expect(second.charges.map((c) => c.promptTokens)).toEqual([10]);
     expect(second.next).toBe('');
-    expect((await call.listCharges({ accountId: 'acct_nobody', limit: 5, before: '' })).charges).toEqual([]);
+    expect((await client.listCharges({ accountId: 'acct_nobody', limit: 5, before: '' })).charges).toEqual([]);
 
-    const { days } = await call.dailyTotals({ accountId, days: 3 });
+    const { days } = await client.dailyTotals({ accountId, days: 3 });
     const today = new Date().toISOString().slice(0, 10);
     expect(days.map((d) => d.day)).toHaveLength(3);
     expect(days[2]).toEqual({ day: today, tokens: 10 + 1 + 20 + 2 + 30 + 3 + 7 + 3, amountMicroLyd: 14 + 28 + 42 });
@@ -171,10 +159,10 @@ describe('billing.v1.Billing over gRPC', () => {
       [0, 0],
     ]);
 
-    expect((await call.listPrices()).prices).toEqual(
+    expect((await client.listPrices({})).prices).toEqual(
       expect.arrayContaining([{ model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 }]),
     );
-    expect(await codeOf(call.listCharges({ accountId, limit: 0, before: '' }))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(call.dailyTotals({ accountId, days: 400 }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(client.listCharges({ accountId, limit: 0, before: '' }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(client.dailyTotals({ accountId, days: 400 }))).toBe(status.INVALID_ARGUMENT);
   });
 });

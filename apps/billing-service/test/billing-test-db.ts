@@ -1,7 +1,6 @@
-import { credentials } from '@grpc/grpc-js';
 import { Client as PgClient } from 'pg';
 import { billingV1 } from '@gw/contracts';
-import { createLogger, Database, Env, grpcCodeOf, openDatabase, runMigrations } from '@gw/service-kit';
+import { clientChain, createLogger, Database, Env, grpcCodeOf, openDatabase, RpcClient, rpcClient, runMigrations } from '@gw/service-kit';
 import { createTestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -42,18 +41,24 @@ export async function openBillingTestDb(): Promise<BillingTestDb> {
   };
 }
 
+/** A client of a billing-service replica: a call per unary method, the generated client in `streams`. */
+export type BillingTestClient = RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+
 /** Replicas of billing-service on one test database of their own, each with a client, and a pool for reading its state. */
 export interface BillingTestApps {
   url: string;
   db: Database;
   apps: BillingApp[];
-  clients: billingV1.BillingClient[];
+  clients: BillingTestClient[];
   /** Closes the clients, stops the replicas and drops the database. */
   close(): Promise<void>;
 }
 
-/** Starts `count` replicas over plain-text gRPC on loopback, on a fresh test database; `env` adds to their settings. */
-export async function startBillingTestApps(count: number, env: Env = {}): Promise<BillingTestApps> {
+/**
+ * Starts `count` replicas over plain-text gRPC on loopback, on a fresh test database; `env` adds
+ * to their settings; each client's calls have `timeoutMs` unless they give their own.
+ */
+export async function startBillingTestApps(count: number, env: Env, timeoutMs: number): Promise<BillingTestApps> {
   const testDb = await createTestDatabase();
   const config = loadConfig({
     BILLING_METRICS_PORT: '0',
@@ -67,7 +72,10 @@ export async function startBillingTestApps(count: number, env: Env = {}): Promis
   const logger = createLogger('billing-service', 'error', () => undefined);
   const apps: BillingApp[] = [];
   for (let i = 0; i < count; i++) apps.push(await startBillingApp(config, logger));
-  const clients = apps.map((app) => new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure()));
+  const settings = { timeoutMs, chain: clientChain() };
+  const clients = apps.map((app) =>
+    rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', settings),
+  );
   const db = await openDatabase(testDb.url, '');
   return {
     url: testDb.url,

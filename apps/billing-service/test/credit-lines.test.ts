@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { Database, unaryCall } from '@gw/service-kit';
-import { BillingTestApps, codeOf, heldApart as runHeldApart, startBillingTestApps } from './billing-test-db';
+import { Database } from '@gw/service-kit';
+import { BillingTestApps, BillingTestClient, codeOf, heldApart as runHeldApart, startBillingTestApps } from './billing-test-db';
 
 const DEADLINE_MS = 5000;
 
@@ -23,17 +23,15 @@ interface Money {
 describe('billing.v1 credit lines and bills over gRPC', () => {
   let t: BillingTestApps;
   let db: Database;
-  let client: billingV1.BillingClient;
+  let client: BillingTestClient;
   let seq = 0;
 
   const call = {
     extend: (accountId: string, returnedTotalMicroLyd = 0, needMicroLyd = 0) =>
-      unaryCall(client.extendCreditLine.bind(client), { accountId, returnedTotalMicroLyd, needMicroLyd }, DEADLINE_MS),
-    apply: (bills: billingV1.Bill[], returns: billingV1.LineReturn[] = []) =>
-      unaryCall(client.applyBills.bind(client), { bills, returns }, DEADLINE_MS),
-    addBalance: (accountId: string, amountMicroLyd: number) =>
-      unaryCall(client.addBalance.bind(client), { accountId, amountMicroLyd }, DEADLINE_MS),
-    authorize: (r: billingV1.AuthorizeRequest) => unaryCall(client.authorize.bind(client), r, DEADLINE_MS),
+      client.extendCreditLine({ accountId, returnedTotalMicroLyd, needMicroLyd }),
+    apply: (bills: billingV1.Bill[], returns: billingV1.LineReturn[] = []) => client.applyBills({ bills, returns }),
+    addBalance: (accountId: string, amountMicroLyd: number) => client.addBalance({ accountId, amountMicroLyd }),
+    authorize: (r: billingV1.AuthorizeRequest) => client.authorize(r),
   };
   const funded = async (micro: number) => {
     const accountId = `acct_line_${++seq}`;
@@ -112,7 +110,7 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
   const repeated = { applied: false, repeated: true, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
 
   beforeAll(async () => {
-    t = await startBillingTestApps(1);
+    t = await startBillingTestApps(1, {}, DEADLINE_MS);
     [client] = t.clients;
     db = t.db;
   });
@@ -305,7 +303,7 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     ]);
     expect((await money(accountId))?.balance).toBe((before?.balance ?? 0) + 5000 - 1400);
 
-    const listed = await unaryCall(client.listCharges.bind(client), { accountId, limit: 10, before: '' }, DEADLINE_MS);
+    const listed = await client.listCharges({ accountId, limit: 10, before: '' });
     expect(listed.charges.map((c) => c.endReason).sort()).toEqual(
       [COMPLETE, COMPLETE, CALLER_LEFT, PROVIDER_BROKE_OFF, billingV1.EndReason.END_REASON_UNSPECIFIED].sort(),
     );

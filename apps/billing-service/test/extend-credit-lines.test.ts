@@ -1,8 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { MAX_ID_LENGTH } from '@gw/bounds';
 import { billingV1 } from '@gw/contracts';
-import { Database, unaryCall } from '@gw/service-kit';
-import { BillingTestApps, codeOf, heldApart, startBillingTestApps } from './billing-test-db';
+import { Database } from '@gw/service-kit';
+import { BillingTestApps, BillingTestClient, codeOf, heldApart, startBillingTestApps } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
 
@@ -23,19 +23,17 @@ interface Money {
 describe('billing.v1 ExtendCreditLines', () => {
   let t: BillingTestApps;
   let db: Database;
-  let client: billingV1.BillingClient;
+  let client: BillingTestClient;
   let seq = 0;
 
-  const extendMany = (lines: billingV1.ExtendCreditLineRequest[]) =>
-    unaryCall(client.extendCreditLines.bind(client), { lines }, DEADLINE_MS);
-  const extendOne = (line: billingV1.ExtendCreditLineRequest) => unaryCall(client.extendCreditLine.bind(client), line, DEADLINE_MS);
+  const extendMany = (lines: billingV1.ExtendCreditLineRequest[]) => client.extendCreditLines({ lines });
+  const extendOne = (line: billingV1.ExtendCreditLineRequest) => client.extendCreditLine(line);
   const ask = (accountId: string, needMicroLyd = 0, returnedTotalMicroLyd = 0): billingV1.ExtendCreditLineRequest => ({
     accountId,
     returnedTotalMicroLyd,
     needMicroLyd,
   });
-  const addBalance = (accountId: string, amountMicroLyd: number) =>
-    unaryCall(client.addBalance.bind(client), { accountId, amountMicroLyd }, DEADLINE_MS);
+  const addBalance = (accountId: string, amountMicroLyd: number) => client.addBalance({ accountId, amountMicroLyd });
   /** `count` accounts whose ids sort in the order made, each with `micro`. */
   const funded = async (count: number, micro: (i: number) => number) => {
     const prefix = `acct_lines_${++seq}_`;
@@ -70,7 +68,7 @@ describe('billing.v1 ExtendCreditLines', () => {
   });
 
   beforeAll(async () => {
-    t = await startBillingTestApps(1);
+    t = await startBillingTestApps(1, {}, DEADLINE_MS);
     [client] = t.clients;
     db = t.db;
   });

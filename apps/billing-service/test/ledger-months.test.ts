@@ -3,9 +3,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { createLogger, Database, openDatabase, runMigrations, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient, runMigrations } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -41,7 +41,7 @@ describe('billing.ledger by month', () => {
   let testDb: TestDatabase;
   let db: Database;
   let app: BillingApp | undefined;
-  let client: billingV1.BillingClient;
+  let client: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   let dir: string;
 
   const start = async () => {
@@ -56,9 +56,10 @@ describe('billing.ledger by month', () => {
       config,
       createLogger('billing-service', 'error', () => undefined),
     );
-    client = new billingV1.BillingClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    client = rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', settings);
   };
-  const apply = (bills: billingV1.Bill[]) => unaryCall(client.applyBills.bind(client), { bills, returns: [] }, DEADLINE_MS);
+  const apply = (bills: billingV1.Bill[]) => client.applyBills({ bills, returns: [] });
   const bill = (requestId: string, accountId: string, tokens: number): billingV1.Bill => ({
     requestId,
     accountId,
@@ -152,7 +153,7 @@ describe('billing.ledger by month', () => {
   });
 
   it('bills a request id once across the months whatever arrives at once: billing ids of two months, older ids, twice each', async () => {
-    await unaryCall(client.addBalance.bind(client), { accountId: 'acct_twice', amountMicroLyd: 10_000_000 }, DEADLINE_MS);
+    await client.addBalance({ accountId: 'acct_twice', amountMicroLyd: 10_000_000 });
     const ids = [uuid7At(monthStart(-1) + DAY_MS), uuid7At(monthStart(0) + 1), `req_plain_${randomBytes(4).toString('hex')}`];
     const bills = ids.map((id) => bill(id, 'acct_twice', 100));
     const outcomes = (await Promise.all([apply(bills), apply([...bills].reverse()), apply(bills)])).flatMap((r) => r.outcomes);
@@ -171,7 +172,7 @@ describe('billing.ledger by month', () => {
     const statement = new PgAccountStatement(db);
     const chargesBefore = await statement.charges('acct_old', 100, undefined);
     const daysBefore = await statement.dailyTotals('acct_old', 120);
-    const read = async (after: string) => unaryCall(client.readLedgerArchive.bind(client), { before, after, limit: 2 }, DEADLINE_MS);
+    const read = async (after: string) => client.readLedgerArchive({ before, after, limit: 2 });
     let page = await read('');
     const lines = [page.header, ...page.lines];
     while (page.next) {
@@ -214,16 +215,11 @@ describe('billing.ledger by month', () => {
       ).rows[0].same,
     ).toBe(true);
 
-    const drop = (rows: number, digest: string) =>
-      unaryCall(client.dropLedgerMonths.bind(client), { before, rows, sha256: digest }, DEADLINE_MS);
+    const drop = (rows: number, digest: string) => client.dropLedgerMonths({ before, rows, sha256: digest });
     expect(await codeOf(drop(4, createHash('sha256').update(`${text}x`).digest('hex')))).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(drop(3, sha256))).toBe(status.FAILED_PRECONDITION);
-    expect(
-      await codeOf(unaryCall(client.dropLedgerMonths.bind(client), { before: monthName(monthStart(1)), rows: 0, sha256 }, DEADLINE_MS)),
-    ).toBe(status.FAILED_PRECONDITION);
-    expect(await codeOf(unaryCall(client.readLedgerArchive.bind(client), { before: '2026-13', after: '', limit: 1 }, DEADLINE_MS))).toBe(
-      status.INVALID_ARGUMENT,
-    );
+    expect(await codeOf(client.dropLedgerMonths({ before: monthName(monthStart(1)), rows: 0, sha256 }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(client.readLedgerArchive({ before: '2026-13', after: '', limit: 1 }))).toBe(status.INVALID_ARGUMENT);
     expect((await db.query('SELECT 1 FROM billing.ledger WHERE request_at < $1', [new Date(monthStart(-1))])).rows).toHaveLength(4);
 
     const dropped = await drop(4, sha256);

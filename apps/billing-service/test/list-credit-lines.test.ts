@@ -1,8 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { MAX_ID_LENGTH } from '@gw/bounds';
 import { billingV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
-import { BillingTestApps, codeOf, startBillingTestApps } from './billing-test-db';
+import { BillingTestApps, BillingTestClient, codeOf, startBillingTestApps } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
 
@@ -13,25 +12,23 @@ const DEADLINE_MS = 10_000;
  */
 describe('billing.v1 ListCreditLines', () => {
   let t: BillingTestApps;
-  let client: billingV1.BillingClient;
+  let client: BillingTestClient;
 
-  const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> =>
-    unaryCall(method.bind(client) as never, req, DEADLINE_MS) as Promise<A>;
   const list = (afterAccountId: string, limit: number): Promise<billingV1.ListCreditLinesResponse> =>
-    call(client.listCreditLines, { afterAccountId, limit, accountIds: [] });
+    client.listCreditLines({ afterAccountId, limit, accountIds: [] });
 
   beforeAll(async () => {
-    t = await startBillingTestApps(1);
+    t = await startBillingTestApps(1, {}, DEADLINE_MS);
     [client] = t.clients;
   });
   afterAll(() => t?.close());
 
   it('lists the lines lent now by account id, page after page, leaving out the accounts whose line is 0', async () => {
     const ids = ['acct_list_1', 'acct_list_2', 'acct_list_3', 'acct_list_4'];
-    for (const id of ids) await call(client.addBalance, { accountId: id, amountMicroLyd: 10_000 });
-    for (const id of ids.slice(0, 3)) await call(client.extendCreditLine, { accountId: id, returnedTotalMicroLyd: 0, needMicroLyd: 0 });
+    for (const id of ids) await client.addBalance({ accountId: id, amountMicroLyd: 10_000 });
+    for (const id of ids.slice(0, 3)) await client.extendCreditLine({ accountId: id, returnedTotalMicroLyd: 0, needMicroLyd: 0 });
     // acct_list_2 gives 4,000 back; acct_list_3 gives all back: its line is 0.
-    await call(client.applyBills, {
+    await client.applyBills({
       bills: [],
       returns: [
         { accountId: 'acct_list_2', returnedTotalMicroLyd: 4000 },
@@ -50,9 +47,9 @@ describe('billing.v1 ListCreditLines', () => {
 
   it('gives the lines of the accounts asked for, whatever their line, leaving out accounts without a balance', async () => {
     const of = (accountIds: string[]): Promise<billingV1.ListCreditLinesResponse> =>
-      call(client.listCreditLines, { afterAccountId: '', limit: 0, accountIds });
-    for (const id of ['acct_of_1', 'acct_of_2']) await call(client.addBalance, { accountId: id, amountMicroLyd: 5000 });
-    await call(client.extendCreditLine, { accountId: 'acct_of_2', returnedTotalMicroLyd: 0, needMicroLyd: 0 });
+      client.listCreditLines({ afterAccountId: '', limit: 0, accountIds });
+    for (const id of ['acct_of_1', 'acct_of_2']) await client.addBalance({ accountId: id, amountMicroLyd: 5000 });
+    await client.extendCreditLine({ accountId: 'acct_of_2', returnedTotalMicroLyd: 0, needMicroLyd: 0 });
     expect(await of(['acct_of_2', 'acct_of_nobody', 'acct_of_1'])).toEqual({
       lines: [
         { accountId: 'acct_of_1', grantedTotalMicroLyd: 0, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0 },

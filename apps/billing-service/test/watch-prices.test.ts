@@ -1,7 +1,6 @@
 import { ClientDuplexStream, ServiceError, status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
-import { BillingTestApps, startBillingTestApps } from './billing-test-db';
+import { BillingTestApps, BillingTestClient, startBillingTestApps } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
 const ACK_TIMEOUT_MS = 400;
@@ -49,24 +48,24 @@ function watch(client: billingV1.BillingClient, options: { ackDelayMs?: number; 
  */
 describe('billing.v1 WatchPrices, two replicas on Postgres', () => {
   let t: BillingTestApps;
-  let clients: billingV1.BillingClient[] = [];
+  let clients: BillingTestClient[] = [];
   const watchers: Watcher[] = [];
   let seq = 0;
 
   const open = (replica: number, options?: { ackDelayMs?: number; acks?: boolean }) => {
-    const w = watch(clients[replica], options);
+    const w = watch(clients[replica].streams, options);
     watchers.push(w);
     return w;
   };
   const setPrice = (replica: number, input = 1_000_000 + ++seq) => {
     const price = { model: 'vendor-v4-watched', inputMicroLydPerMillion: input, outputMicroLydPerMillion: 2 * input };
-    return unaryCall(clients[replica].setPrice.bind(clients[replica]), { price }, DEADLINE_MS).then(() => price);
+    return clients[replica].setPrice({ price }).then(() => price);
   };
   const tableVersion = async () =>
     Number((await t.db.query<{ version: string }>('SELECT version FROM billing.prices_version')).rows[0].version);
 
   beforeAll(async () => {
-    t = await startBillingTestApps(2, { PRICE_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS) });
+    t = await startBillingTestApps(2, { PRICE_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS) }, DEADLINE_MS);
     clients = t.clients;
   });
 

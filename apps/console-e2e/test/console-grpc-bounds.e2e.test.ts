@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { MAX_ID_LENGTH } from '@gw/bounds';
 import { consoleV1 } from '@gw/contracts';
-import { Database, grpcClient, openDatabase, unaryCall } from '@gw/service-kit';
+import { clientChain, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 
@@ -17,13 +17,14 @@ describe('console.v1.Console over gRPC: bounds of the account id and the email',
   let redis: TestRedis;
   let stack: RunningStack;
   let pg: Database;
-  let consoleClient: consoleV1.ConsoleClient;
+  let consoleClient: RpcClient<consoleV1.ConsoleClient, consoleV1.ConsoleService>;
 
   beforeAll(async () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
     stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
     pg = await openDatabase(db.url, '');
-    consoleClient = grpcClient(consoleV1.ConsoleClient, stack.env.CONSOLE_ADDR, stack.grpcSecurity('ctl'), 'console');
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    consoleClient = rpcClient(consoleV1.ConsoleClient, stack.env.CONSOLE_ADDR, stack.grpcSecurity('ctl'), 'console', settings);
   }, 90_000);
 
   afterAll(async () => {
@@ -33,8 +34,7 @@ describe('console.v1.Console over gRPC: bounds of the account id and the email',
     await Promise.all([db?.drop(), redis?.cleanup()]);
   }, 60_000);
 
-  const invite = (accountId: string, email: string) =>
-    unaryCall(consoleClient.createInvite.bind(consoleClient), { accountId, email }, DEADLINE_MS);
+  const invite = (accountId: string, email: string) => consoleClient.createInvite({ accountId, email });
   const invites = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM console.invites')).rows[0].n;
 
   it('refuses an account id over 200 characters or an email over 254 with INVALID_ARGUMENT, inviting nobody', async () => {

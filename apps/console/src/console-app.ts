@@ -1,5 +1,4 @@
 import { AddressInfo } from 'node:net';
-import { consoleV1 } from '@gw/contracts';
 import { Logger, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthClient } from './clients/auth-client';
 import { MoneyClients } from './clients/money-clients';
@@ -38,11 +37,7 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const access = new HolderAccess(store, guard, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
     const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
-    const grpc = await startGrpcServer(
-      config,
-      [{ name: 'console.v1.Console', definition: consoleV1.ConsoleService, implementation: consoleGrpc(access, auth, logger) }],
-      logger,
-    );
+    const grpc = await startGrpcServer(config, [consoleGrpc(access, auth, logger)], logger);
     const thresholds = new PgLowBalanceStore(db);
     const web = await startConsoleServer(
       {

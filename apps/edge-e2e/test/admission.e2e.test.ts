@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { Client as PgClient } from 'pg';
 import { quotaV1 } from '@gw/contracts';
-import { grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, RpcClient, rpcClient } from '@gw/service-kit';
 import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 
@@ -27,7 +27,7 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
   let stack: RunningStack;
   let pg: PgClient;
   let store: Redis;
-  let chatProduct: quotaV1.QuotaClient;
+  let chatProduct: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
 
   beforeAll(async () => {
     [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
@@ -42,7 +42,8 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     pg = new PgClient({ connectionString: db.url });
     await pg.connect();
     store = new Redis(redis.url);
-    chatProduct = grpcClient(quotaV1.QuotaClient, stack.env.QUOTA_ADDR, stack.grpcSecurity('chat-product'), 'quota-service');
+    const settings = { timeoutMs: 5000, chain: clientChain() };
+    chatProduct = rpcClient(quotaV1.QuotaClient, stack.env.QUOTA_ADDR, stack.grpcSecurity('chat-product'), 'quota-service', settings);
   }, 120_000);
 
   afterAll(async () => {
@@ -117,13 +118,13 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     await awayFromMinuteEnd(25);
 
     const turn = async (): Promise<Reply> => {
-      const counted = await unaryCall(chatProduct.countRequest.bind(chatProduct), { accountId }, 5000);
+      const counted = await chatProduct.countRequest({ accountId });
       if (!counted.allowed) return { status: 429, code: 'rate_limit_error', remaining: counted.remaining };
       const requestId = `turn-${Math.random().toString(36).slice(2)}`;
-      const place = await unaryCall(chatProduct.acquirePlace.bind(chatProduct), { accountId, requestId }, 5000);
+      const place = await chatProduct.acquirePlace({ accountId, requestId });
       if (!place.granted) return { status: 429, code: 'concurrency_limit', remaining: counted.remaining };
       await new Promise((r) => setTimeout(r, 200));
-      await unaryCall(chatProduct.releasePlace.bind(chatProduct), { accountId, requestId, promptTokens: 10, completionTokens: 10 }, 5000);
+      await chatProduct.releasePlace({ accountId, requestId, promptTokens: 10, completionTokens: 10 });
       return { status: 200, code: 'ok', remaining: counted.remaining };
     };
     const burst = Promise.all(Array.from({ length: 200 }, (_, i) => (i % 4 === 3 ? turn() : chat(key, i, '[[sim:delay_ms=200]] burst'))));

@@ -1,5 +1,5 @@
 import { authV1 } from '@gw/contracts';
-import { grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, RpcClient, rpcClient } from '@gw/service-kit';
 import { GatewayUnderTest, scrapeMetrics, startGateway } from '@gw/test-stack';
 
 /**
@@ -23,11 +23,12 @@ const DEADLINE_MS = 5000;
  */
 describe('key cache across connection-age cuts of the change stream (two edges, two auth-services)', () => {
   let gw: GatewayUnderTest;
-  let auth: authV1.AuthClient;
+  let auth: RpcClient<authV1.AuthClient, authV1.AuthService>;
 
   beforeAll(async () => {
     gw = await startGateway({ GRPC_MAX_CONNECTION_AGE_MS: String(MAX_CONNECTION_AGE_MS) }, { replicas: { edge: 2, auth: 2 } });
-    auth = grpcClient(authV1.AuthClient, gw.stack.env.AUTH_ADDR, gw.stack.grpcSecurity('ctl'), 'auth-service');
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    auth = rpcClient(authV1.AuthClient, gw.stack.env.AUTH_ADDR, gw.stack.grpcSecurity('ctl'), 'auth-service', settings);
   }, 90_000);
 
   afterAll(async () => {
@@ -49,9 +50,9 @@ describe('key cache across connection-age cuts of the change stream (two edges, 
   it('never empties the cache, asks nothing again about a cached key, and refuses each revoked key as soon as RevokeKey returns', async () => {
     const keys: { key: string; keyId: string }[] = [];
     for (let a = 0; a < 4; a++) {
-      const { account } = await unaryCall(auth.createAccount.bind(auth), { name: `handover ${a}` }, DEADLINE_MS);
+      const { account } = await auth.createAccount({ name: `handover ${a}` });
       for (let k = 0; k < KEYS / 4; k++) {
-        const created = await unaryCall(auth.createKey.bind(auth), { accountId: account?.accountId ?? '', name: '' }, DEADLINE_MS);
+        const created = await auth.createKey({ accountId: account?.accountId ?? '', name: '' });
         keys.push({ key: created.key, keyId: created.info?.id ?? '' });
       }
     }
@@ -69,7 +70,7 @@ describe('key cache across connection-age cuts of the change stream (two edges, 
     for (const end = Date.now() + RUN_MS; Date.now() < end && live.length > 50;) {
       const revoked = live.shift() as { key: string; keyId: string };
       const streamsBefore = await edgeMetric('edge_key_cache_streams');
-      await unaryCall(auth.revokeKey.bind(auth), { keyId: revoked.keyId, accountId: '' }, DEADLINE_MS);
+      await auth.revokeKey({ keyId: revoked.keyId, accountId: '' });
       const statuses = await Promise.all(edges.map((e) => usage(revoked.key, e)));
       const streamsAfter = await edgeMetric('edge_key_cache_streams');
       revocations++;

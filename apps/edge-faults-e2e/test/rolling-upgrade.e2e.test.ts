@@ -58,7 +58,13 @@ describe('a rolling upgrade: old and new releases serving one account at once ke
         // The burst of 60 is about limits and bills, not speed: on a loaded machine (CI runs another
         // e2e project beside this one) the default 1 s gRPC and 200 ms Redis deadlines failed some
         // requests closed with 500 before they were counted.
-        env: { FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50', CREDIT_LINE_POLICY: 'need', GRPC_TIMEOUT_MS: '15000', REDIS_TIMEOUT_MS: '5000' },
+        env: {
+          FREE_PEAK_HOURS_UTC: '0-0',
+          SETTLE_POLL_MS: '50',
+          CREDIT_LINE_POLICY: 'need',
+          GRPC_TIMEOUT_MS: '15000',
+          REDIS_TIMEOUT_MS: '5000',
+        },
         distOf: versions(release.dist),
       });
       pg = new PgClient({ connectionString: db.url });

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { credentials, status } from '@grpc/grpc-js';
 import { authV1, billingV1, quotaV1 } from '@gw/contracts';
-import { grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, rpcClient } from '@gw/service-kit';
 import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, rawUnaryCall, TestDatabase, TestRedis } from '@gw/testing';
 
 const DEADLINE_MS = 5000;
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 
 /**
  * The chat product's identity against the running services (every hop mutual TLS): it may count,
@@ -38,44 +39,48 @@ describe('who may call what, through the real services', () => {
 
   it('lets the chat product count, take and give back a place, and read usage', async () => {
     const quota = chatQuota;
-    expect(await unaryCall(quota.countRequest.bind(quota), { accountId }, DEADLINE_MS)).toMatchObject({ allowed: true, limit: 30 });
+    expect(await rawUnaryCall(quota.countRequest.bind(quota), { accountId }, DEADLINE_MS)).toMatchObject({ allowed: true, limit: 30 });
     expect(
-      await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'chat-turn-1', lease: undefined }, DEADLINE_MS),
-    ).toMatchObject({ granted: true });
-    await unaryCall(
+      await rawUnaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'chat-turn-1', lease: undefined }, DEADLINE_MS),
+    ).toMatchObject({
+      granted: true,
+    });
+    await rawUnaryCall(
       quota.releasePlace.bind(quota),
       { accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 },
       DEADLINE_MS,
     );
-    expect(await unaryCall(quota.getUsage.bind(quota), { accountId }, DEADLINE_MS)).toMatchObject({ todayTokens: 42, totalTokens: 42 });
+    expect(await rawUnaryCall(quota.getUsage.bind(quota), { accountId }, DEADLINE_MS)).toMatchObject({ todayTokens: 42, totalTokens: 42 });
   });
 
   it('refuses the chat product every other method, of every service, with PERMISSION_DENIED', async () => {
     const security = stack.grpcSecurity('chat-product');
-    const auth = grpcClient(authV1.AuthClient, stack.env.AUTH_ADDR, security, 'auth-service');
-    const billing = grpcClient(billingV1.BillingClient, stack.env.BILLING_ADDR, security, 'billing-service');
+    const auth = rpcClient(authV1.AuthClient, stack.env.AUTH_ADDR, security, 'auth-service', SETTINGS);
+    const billing = rpcClient(billingV1.BillingClient, stack.env.BILLING_ADDR, security, 'billing-service', SETTINGS);
     const quota = chatQuota;
     const denied = { code: status.PERMISSION_DENIED };
     try {
+      await expect(billing.addBalance({ accountId, amountMicroLyd: 1_000_000 })).rejects.toMatchObject(denied);
+      await expect(auth.createKey({ accountId, name: 'stolen' })).rejects.toMatchObject(denied);
       await expect(
-        unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 1_000_000 }, DEADLINE_MS),
-      ).rejects.toMatchObject(denied);
-      await expect(unaryCall(auth.createKey.bind(auth), { accountId, name: 'stolen' }, DEADLINE_MS)).rejects.toMatchObject(denied);
-      await expect(
-        unaryCall(quota.setFreeTierSettings.bind(quota), quotaV1.SetFreeTierSettingsRequest.fromPartial({ paused: true }), DEADLINE_MS),
+        rawUnaryCall(quota.setFreeTierSettings.bind(quota), quotaV1.SetFreeTierSettingsRequest.fromPartial({ paused: true }), DEADLINE_MS),
       ).rejects.toMatchObject(denied);
       await expect(
-        unaryCall(quota.reserveFree.bind(quota), quotaV1.ReserveFreeRequest.fromPartial({ accountId, requestId: 'r1' }), DEADLINE_MS),
+        rawUnaryCall(quota.reserveFree.bind(quota), quotaV1.ReserveFreeRequest.fromPartial({ accountId, requestId: 'r1' }), DEADLINE_MS),
       ).rejects.toMatchObject(denied);
       await expect(
-        unaryCall(quota.finishRequest.bind(quota), quotaV1.FinishRequestRequest.fromPartial({ accountId, requestId: 'r1' }), DEADLINE_MS),
+        rawUnaryCall(
+          quota.finishRequest.bind(quota),
+          quotaV1.FinishRequestRequest.fromPartial({ accountId, requestId: 'r1' }),
+          DEADLINE_MS,
+        ),
       ).rejects.toMatchObject(denied);
       await expect(
-        unaryCall(quota.finishRequests.bind(quota), quotaV1.FinishRequestsRequest.fromPartial({}), DEADLINE_MS),
+        rawUnaryCall(quota.finishRequests.bind(quota), quotaV1.FinishRequestsRequest.fromPartial({}), DEADLINE_MS),
       ).rejects.toMatchObject(denied);
-      await expect(unaryCall(quota.renewLeases.bind(quota), quotaV1.RenewLeasesRequest.fromPartial({}), DEADLINE_MS)).rejects.toMatchObject(
-        denied,
-      );
+      await expect(
+        rawUnaryCall(quota.renewLeases.bind(quota), quotaV1.RenewLeasesRequest.fromPartial({}), DEADLINE_MS),
+      ).rejects.toMatchObject(denied);
     } finally {
       auth.close();
       billing.close();
@@ -95,18 +100,16 @@ describe('who may call what, through the real services', () => {
   });
 
   it('refuses the edge the operator methods, and a caller without a certificate everything but health', async () => {
-    const edgeBilling = grpcClient(billingV1.BillingClient, stack.env.BILLING_ADDR, stack.grpcSecurity('edge'), 'billing-service');
+    const edgeBilling = rpcClient(billingV1.BillingClient, stack.env.BILLING_ADDR, stack.grpcSecurity('edge'), 'billing-service', SETTINGS);
     try {
-      await expect(
-        unaryCall(edgeBilling.addBalance.bind(edgeBilling), { accountId, amountMicroLyd: 1 }, DEADLINE_MS),
-      ).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+      await expect(edgeBilling.addBalance({ accountId, amountMicroLyd: 1 })).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
     } finally {
       edgeBilling.close();
     }
     const port = stack.env.QUOTA_ADDR.split(':').pop();
     const anonymous = new quotaV1.QuotaClient(`localhost:${port}`, credentials.createSsl(readFileSync(join(stack.tlsRoot, 'ca.crt'))));
     try {
-      await expect(unaryCall(anonymous.countRequest.bind(anonymous), { accountId }, DEADLINE_MS)).rejects.toMatchObject({
+      await expect(rawUnaryCall(anonymous.countRequest.bind(anonymous), { accountId }, DEADLINE_MS)).rejects.toMatchObject({
         code: status.UNAUTHENTICATED,
       });
     } finally {

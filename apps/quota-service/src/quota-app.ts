@@ -1,4 +1,3 @@
-import { quotaV1 } from '@gw/contracts';
 import { Logger, startGrpcServer } from '@gw/service-kit';
 import { BillingClient } from './clients/billing-client';
 import { PriceWatch } from './clients/price-watch';
@@ -65,11 +64,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
       }),
     freeTierTrail: billing,
   };
-  const server = await startGrpcServer(
-    config,
-    [{ name: 'quota.v1.Quota', definition: quotaV1.QuotaService, implementation: quotaGrpc(domain, logger) }],
-    logger,
-  ).catch(async (err: unknown) => {
+  const server = await startGrpcServer(config, [quotaGrpc(domain, logger)], logger).catch(async (err: unknown) => {
     billing.close();
     await stores.close();
     throw err;

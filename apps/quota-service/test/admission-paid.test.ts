@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
 import { AdmissionStack, admitRequest, awayFromMinuteEnd, counterValue, DEADLINE_MS, QuotaReplica } from './admission-stack';
 import { RedisCommandMeter } from './redis-command-meter';
 
@@ -14,8 +13,8 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
   let replica: QuotaReplica;
   let meter: RedisCommandMeter;
   let account: string;
-  const admit = (req: quotaV1.AdmitRequest, on = replica) => unaryCall(on.quota.admit.bind(on.quota), req, DEADLINE_MS);
-  const finish = (req: quotaV1.FinishRequestRequest) => unaryCall(replica.quota.finishRequest.bind(replica.quota), req, DEADLINE_MS);
+  const admit = (req: quotaV1.AdmitRequest, on = replica) => on.quota.admit(req);
+  const finish = (req: quotaV1.FinishRequestRequest) => replica.quota.finishRequest(req);
   const finished = (
     requestId: string,
     promptTokens: number,
@@ -77,7 +76,7 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
   });
 
   it('tells what running paid requests hold (GetHeld): their worst cases while they run, none once finished; free ones hold nothing', async () => {
-    const held = (accountId = account) => unaryCall(replica.quota.getHeld.bind(replica.quota), { accountId }, DEADLINE_MS);
+    const held = (accountId = account) => replica.quota.getHeld({ accountId });
     expect(await held()).toEqual({ heldMicroLyd: 0 });
     await stack.addBalance(account, 12_000);
     expect(await admit(admitRequest(account, 'h1'))).toMatchObject({ outcome: PAID });
@@ -155,11 +154,7 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     const other = await stack.replica();
     await stack.addBalance(account, 100_000);
     const setPrice = (output: number) =>
-      unaryCall(
-        stack.billing.setPrice.bind(stack.billing),
-        { price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: output } },
-        DEADLINE_MS,
-      );
+      stack.billing.setPrice({ price: { model: 'vendor-v4-flash', inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: output } });
     try {
       await setPrice(8_000_000);
       for (const [i, on] of [replica, other].entries()) {

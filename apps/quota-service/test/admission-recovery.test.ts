@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import Redis from 'ioredis';
 import { quotaV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
 import { KeyLayout, redisKeys } from '../src/store/redis/redis-keys';
-import { AdmissionStack, admitRequest, DEADLINE_MS, QuotaReplica } from './admission-stack';
+import { AdmissionStack, admitRequest, QuotaReplica } from './admission-stack';
 
 const { ADMIT_OUTCOME_PAID: PAID } = quotaV1.AdmitOutcome;
 const HOLD = { amountMicroLyd: 5000, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 4_000_000 };
@@ -23,12 +22,10 @@ describe.each(['account', 'shard'] as KeyLayout[])(
     let replica: QuotaReplica;
     let redis: Redis;
     let account: string;
-    const call = <Q, A>(method: (q: Q, m: never, o: never, cb: never) => unknown, req: Q): Promise<A> =>
-      unaryCall(method.bind(replica.quota) as never, req, DEADLINE_MS) as Promise<A>;
-    const admit = (requestId: string): Promise<quotaV1.AdmitResponse> => call(replica.quota.admit, admitRequest(account, requestId));
+    const admit = (requestId: string): Promise<quotaV1.AdmitResponse> => replica.quota.admit(admitRequest(account, requestId));
     const { END_REASON_COMPLETE, END_REASON_CALLER_LEFT } = quotaV1.EndReason;
     const finish = (requestId: string, completionTokens: number, endReason = END_REASON_COMPLETE): Promise<quotaV1.FinishRequestResponse> =>
-      call(replica.quota.finishRequest, {
+      replica.quota.finishRequest({
         accountId: account,
         requestId,
         model: 'vendor-v4-flash',
@@ -50,7 +47,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       hold: HOLD,
       maxTokens: 1000,
     });
-    const renew = (...leases: quotaV1.Lease[]): Promise<quotaV1.RenewLeasesResponse> => call(replica.quota.renewLeases, { leases });
+    const renew = (...leases: quotaV1.Lease[]): Promise<quotaV1.RenewLeasesResponse> => replica.quota.renewLeases({ leases });
     const held = async () => Number((await redis.hget(keysOf(account).credit, 'hd')) ?? 0);
     /**
      * The replica whose lines idle 2 s, on keys of its own. One only: a replica on other keys over
@@ -65,8 +62,20 @@ describe.each(['account', 'shard'] as KeyLayout[])(
         CREDIT_LINE_IDLE_SECONDS: '2',
         CREDIT_LINE_RETURN_INTERVAL_MS: '50',
       }));
-    const addBalance = (amountMicroLyd: number) =>
-      unaryCall(stack.billing.addBalance.bind(stack.billing), { accountId: account, amountMicroLyd }, DEADLINE_MS);
+    const addBalance = (amountMicroLyd: number) => stack.billing.addBalance({ accountId: account, amountMicroLyd });
+    /** Finishes a paid request admitted by Admit, 1,000 prompt tokens used. */
+    const finishPaid = (quota: QuotaReplica['quota'], requestId: string) =>
+      quota.finishRequest({
+        accountId: account,
+        requestId,
+        model: 'vendor-v4-flash',
+        payment: quotaV1.Payment.PAYMENT_PAID,
+        promptTokens: 1000,
+        completionTokens: 0,
+        usageEstimated: false,
+        hold: HOLD,
+        admitted: true,
+      });
 
     beforeAll(async () => {
       await stack.start();
@@ -189,7 +198,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
     it('gives the unheld line back for the operator, so that a negative balance add can take it', async () => {
       expect(await admit('running')).toMatchObject({ outcome: PAID });
       await expect(addBalance(-50_000)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
-      expect(await call(replica.quota.returnCreditLine, { accountId: account })).toEqual({ returnedMicroLyd: 95_000, heldMicroLyd: 5000 });
+      expect(await replica.quota.returnCreditLine({ accountId: account })).toEqual({ returnedMicroLyd: 95_000, heldMicroLyd: 5000 });
       expect(await stack.line(account)).toEqual({ balance: 100_000, line: 5000, granted: 100_000, charged: 0, returned: 95_000 });
       expect(await addBalance(-50_000)).toEqual({ balanceMicroLyd: 50_000 });
       // What the running request holds stays lent: the balance cannot go below it.
@@ -203,23 +212,9 @@ describe.each(['account', 'shard'] as KeyLayout[])(
 
     it('gives back the line of an account idle for CREDIT_LINE_IDLE_SECONDS, through the outbox', async () => {
       const idle = await linesReplica();
-      const admitted = await unaryCall(idle.quota.admit.bind(idle.quota), admitRequest(account, 'idle-1'), DEADLINE_MS);
+      const admitted = await idle.quota.admit(admitRequest(account, 'idle-1'));
       expect(admitted).toMatchObject({ outcome: PAID });
-      await unaryCall(
-        idle.quota.finishRequest.bind(idle.quota),
-        {
-          accountId: account,
-          requestId: 'idle-1',
-          model: 'vendor-v4-flash',
-          payment: quotaV1.Payment.PAYMENT_PAID,
-          promptTokens: 1000,
-          completionTokens: 0,
-          usageEstimated: false,
-          hold: HOLD,
-          admitted: true,
-        },
-        DEADLINE_MS,
-      );
+      await finishPaid(idle.quota, 'idle-1');
       await stack.eventually(() => stack.line(account), { balance: 99_000, line: 0, granted: 100_000, charged: 1000, returned: 99_000 });
       expect(await addBalance(-99_000)).toEqual({ balanceMicroLyd: 0 });
     });
@@ -229,22 +224,8 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       const keys = redisKeys(layout, LINES_PREFIX()).account(account);
       const quota = lost.quota;
       for (const requestId of ['lost-done', 'lost-running'])
-        expect(await unaryCall(quota.admit.bind(quota), admitRequest(account, requestId), DEADLINE_MS)).toMatchObject({ outcome: PAID });
-      await unaryCall(
-        quota.finishRequest.bind(quota),
-        {
-          accountId: account,
-          requestId: 'lost-done',
-          model: 'vendor-v4-flash',
-          payment: quotaV1.Payment.PAYMENT_PAID,
-          promptTokens: 1000,
-          completionTokens: 0,
-          usageEstimated: false,
-          hold: HOLD,
-          admitted: true,
-        },
-        DEADLINE_MS,
-      );
+        expect(await quota.admit(admitRequest(account, requestId))).toMatchObject({ outcome: PAID });
+      await finishPaid(quota, 'lost-done');
       await stack.eventually(
         () => stack.ledger('lost-done'),
         [{ amount: 1000, paid: true, estimated: false, prompt: 1000, completion: 0 }],
@@ -258,27 +239,23 @@ describe.each(['account', 'shard'] as KeyLayout[])(
         .zrem(keys.shard.leases.lapse, 'lost-running')
         .exec();
       // The running request's next renewal holds its part again.
-      expect(await unaryCall(quota.renewLeases.bind(quota), { leases: [lease('lost-running', 0)] }, DEADLINE_MS)).toEqual({
+      expect(await quota.renewLeases({ leases: [lease('lost-running', 0)] })).toEqual({
         unknownRequestIds: [],
       });
       expect(Number(await redis.hget(keys.credit, 'hd'))).toBe(5000);
       // Adopted, then given back once idle: all but what the running request holds.
       await stack.eventually(() => stack.line(account), { balance: 99_000, line: 5000, granted: 100_000, charged: 1000, returned: 94_000 });
-      await unaryCall(
-        quota.finishRequest.bind(quota),
-        {
-          accountId: account,
-          requestId: 'lost-running',
-          model: 'vendor-v4-flash',
-          payment: quotaV1.Payment.PAYMENT_PAID,
-          promptTokens: 1000,
-          completionTokens: 500,
-          usageEstimated: false,
-          hold: HOLD,
-          admitted: true,
-        },
-        DEADLINE_MS,
-      );
+      await quota.finishRequest({
+        accountId: account,
+        requestId: 'lost-running',
+        model: 'vendor-v4-flash',
+        payment: quotaV1.Payment.PAYMENT_PAID,
+        promptTokens: 1000,
+        completionTokens: 500,
+        usageEstimated: false,
+        hold: HOLD,
+        admitted: true,
+      });
       await stack.eventually(() => stack.line(account), { balance: 96_000, line: 0, granted: 100_000, charged: 4000, returned: 96_000 });
     });
   },

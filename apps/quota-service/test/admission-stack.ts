@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1, quotaV1 } from '@gw/contracts';
-import { CallStreamClient, createLogger, Database, Env, openDatabase, renderMetrics, unaryCall } from '@gw/service-kit';
+import {
+  CallStreamClient,
+  clientChain,
+  createLogger,
+  Database,
+  Env,
+  GrpcSecurity,
+  openDatabase,
+  renderMetrics,
+  RpcClient,
+  rpcClient,
+} from '@gw/service-kit';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
@@ -9,12 +20,15 @@ import { admitRequest } from './store-contracts/admission-fixtures';
 import { BillingProcess, startBillingProcess } from './billing-process';
 
 export const DEADLINE_MS = 5000;
+const INSECURE: GrpcSecurity = { kind: 'insecure' };
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 
 /** One quota-service replica and the edge's two ways to call it. */
 export interface QuotaReplica {
   app: QuotaApp;
-  quota: quotaV1.QuotaClient;
+  /** Unary calls; `quota.streams` is the generated client. */
+  quota: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
   /** EdgeCalls, as the edge sends its per-request calls. */
   edge: CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>;
 }
@@ -36,7 +50,7 @@ export { admitRequest };
  */
 export class AdmissionStack {
   redis!: TestRedis;
-  billing!: billingV1.BillingClient;
+  billing!: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   private testDb!: TestDatabase;
   private db!: Database;
   private billingService!: BillingProcess;
@@ -45,7 +59,7 @@ export class AdmissionStack {
   async start(): Promise<void> {
     [this.redis, this.testDb] = await Promise.all([createTestRedis(), createTestDatabase()]);
     this.billingService = await startBillingProcess(this.testDb.url);
-    this.billing = new billingV1.BillingClient(this.billingService.address, credentials.createInsecure());
+    this.billing = rpcClient(billingV1.BillingClient, this.billingService.address, INSECURE, 'billing-service', SETTINGS);
     this.db = await openDatabase(this.testDb.url, '');
   }
 
@@ -82,8 +96,8 @@ export class AdmissionStack {
       ...env,
     });
     const app = await startQuotaApp(config, silent);
-    const quota = new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
-    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.edgeCalls(), {
+    const quota = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, INSECURE, 'quota-service', SETTINGS);
+    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.streams.edgeCalls(), {
       streams: 2,
       rotateMs: 60_000,
     });
@@ -91,7 +105,7 @@ export class AdmissionStack {
     this.replicas.push(replica);
     await this.until(async () => {
       const probe = admitRequest(`probe_${randomUUID()}`, `probe_${randomUUID()}`, { model: 'vendor-v4-pro' });
-      return unaryCall(quota.admit.bind(quota), probe, DEADLINE_MS).then(
+      return quota.admit(probe).then(
         () => true,
         (err: { code?: number }) => err.code !== status.UNAVAILABLE,
       );
@@ -100,7 +114,7 @@ export class AdmissionStack {
   }
 
   async addBalance(accountId: string, amountMicroLyd: number): Promise<number> {
-    return (await unaryCall(this.billing.addBalance.bind(this.billing), { accountId, amountMicroLyd }, DEADLINE_MS)).balanceMicroLyd;
+    return (await this.billing.addBalance({ accountId, amountMicroLyd })).balanceMicroLyd;
   }
 
   /** The account's line as billing-service keeps it. */

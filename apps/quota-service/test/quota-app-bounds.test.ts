@@ -9,7 +9,7 @@ import {
   MAX_PROMPT_TOKENS,
 } from '@gw/bounds';
 import { billingV1, quotaV1 } from '@gw/contracts';
-import { createLogger, GrpcSecurity, grpcClient, RunningGrpcServer, startGrpcServer, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient, RunningGrpcServer, startGrpcServer } from '@gw/service-kit';
 import { createTestRedis, TestRedis, testTlsDir } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
@@ -21,6 +21,8 @@ const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDi
 const id = (length: number, fill = 'i') => fill.repeat(length);
 const invalid = { code: status.INVALID_ARGUMENT };
 
+type Quota = RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
+
 /**
  * Every count and id quota.v1 takes has a bound (libs/bounds): just past it the call is refused
  * with INVALID_ARGUMENT and no counter, place, lease or reservation changes; at it, it is taken.
@@ -29,26 +31,24 @@ const invalid = { code: status.INVALID_ARGUMENT };
 describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () => {
   let redis: TestRedis;
   let app: QuotaApp;
-  let edge: quotaV1.QuotaClient;
-  let chat: quotaV1.QuotaClient;
-  let ctl: quotaV1.QuotaClient;
-  let consoleQuota: quotaV1.QuotaClient;
+  let edge: Quota;
+  let chat: Quota;
+  let ctl: Quota;
+  let consoleQuota: Quota;
   let billing: RunningGrpcServer;
   let seq = 0;
   /** The free-tier changes billing-service's audit trail took; one whose reason is `trail down` it refuses. */
   const recorded: billingV1.RecordFreeTierChangeRequest[] = [];
 
   const newAccount = () => `acct_bounds_${process.pid}_${++seq}`;
-  const usage = (accountId: string) => unaryCall(chat.getUsage.bind(chat), { accountId }, DEADLINE_MS);
-  const allowance = (accountId: string) => unaryCall(consoleQuota.getFreeAllowance.bind(consoleQuota), { accountId }, DEADLINE_MS);
-  const acquire = (client: quotaV1.QuotaClient, req: quotaV1.AcquirePlaceRequest) =>
-    unaryCall(client.acquirePlace.bind(client), req, DEADLINE_MS);
-  const release = (req: quotaV1.ReleasePlaceRequest) => unaryCall(chat.releasePlace.bind(chat), req, DEADLINE_MS);
-  const finish = (req: quotaV1.FinishRequestRequest) => unaryCall(edge.finishRequest.bind(edge), req, DEADLINE_MS);
+  const usage = (accountId: string) => chat.getUsage({ accountId });
+  const allowance = (accountId: string) => consoleQuota.getFreeAllowance({ accountId });
+  const release = (req: quotaV1.ReleasePlaceRequest) => chat.releasePlace(req);
+  const finish = (req: quotaV1.FinishRequestRequest) => edge.finishRequest(req);
   /** How many of the account's 3 places are free now (takes them, then gives them back without tokens). */
   const freePlaces = async (accountId: string) => {
     const probes = ['probe_1', 'probe_2', 'probe_3'];
-    const granted = (await Promise.all(probes.map((requestId) => acquire(chat, { accountId, requestId, lease: undefined })))).filter(
+    const granted = (await Promise.all(probes.map((requestId) => chat.acquirePlace({ accountId, requestId, lease: undefined })))).filter(
       (p) => p.granted,
     ).length;
     for (const requestId of probes) await release({ accountId, requestId, promptTokens: 0, completionTokens: 0 });
@@ -100,7 +100,8 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
       SHUTDOWN_GRACE_MS: '1000',
     });
     app = await startQuotaApp(config, silent);
-    const client = (identity: string) => grpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, mtls(identity), 'quota-service');
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    const client = (identity: string) => rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, mtls(identity), 'quota-service', settings);
     [edge, chat, ctl, consoleQuota] = ['edge', 'chat-product', 'ctl', 'console'].map(client);
   });
 
@@ -113,7 +114,7 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
 
   it('ReleasePlace (the chat product): 2^52 and 2^62 tokens are refused and count nothing; a context window plus 32,768 is counted', async () => {
     const accountId = newAccount();
-    expect(await acquire(chat, { accountId, requestId: 'turn', lease: undefined })).toMatchObject({ granted: true });
+    expect(await chat.acquirePlace({ accountId, requestId: 'turn', lease: undefined })).toMatchObject({ granted: true });
     const turn = { accountId, requestId: 'turn', promptTokens: MAX_PROMPT_TOKENS, completionTokens: MAX_COMPLETION_TOKENS };
     for (const tooMany of [
       { promptTokens: 2 ** 52 },
@@ -141,15 +142,15 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
   });
 
   it('CountRequest, AcquirePlace and GetUsage: ids up to 200 characters', async () => {
-    await expect(unaryCall(chat.countRequest.bind(chat), { accountId: id(MAX_ID_LENGTH + 1) }, DEADLINE_MS)).rejects.toMatchObject(invalid);
-    const counted = await unaryCall(chat.countRequest.bind(chat), { accountId: id(MAX_ID_LENGTH, 'c') }, DEADLINE_MS);
+    await expect(chat.countRequest({ accountId: id(MAX_ID_LENGTH + 1) })).rejects.toMatchObject(invalid);
+    const counted = await chat.countRequest({ accountId: id(MAX_ID_LENGTH, 'c') });
     expect(counted).toMatchObject({ allowed: true, remaining: 29 });
-    await expect(acquire(chat, { accountId: id(MAX_ID_LENGTH + 1), requestId: 'r', lease: undefined })).rejects.toMatchObject(invalid);
+    await expect(chat.acquirePlace({ accountId: id(MAX_ID_LENGTH + 1), requestId: 'r', lease: undefined })).rejects.toMatchObject(invalid);
     await expect(
-      acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH + 1), lease: undefined }),
+      chat.acquirePlace({ accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH + 1), lease: undefined }),
     ).rejects.toMatchObject(invalid);
     expect(await freePlaces(id(MAX_ID_LENGTH, 'p'))).toBe(3);
-    expect(await acquire(chat, { accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH), lease: undefined })).toMatchObject({
+    expect(await chat.acquirePlace({ accountId: id(MAX_ID_LENGTH, 'p'), requestId: id(MAX_ID_LENGTH), lease: undefined })).toMatchObject({
       granted: true,
     });
     await expect(usage(id(MAX_ID_LENGTH + 1))).rejects.toMatchObject(invalid);
@@ -164,28 +165,24 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
       { completionTokens: 2 ** 62 },
       { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') },
     ]) {
-      await expect(acquire(edge, { accountId, requestId, lease: lease(accountId, requestId, wrong) })).rejects.toMatchObject(invalid);
+      await expect(edge.acquirePlace({ accountId, requestId, lease: lease(accountId, requestId, wrong) })).rejects.toMatchObject(invalid);
     }
     expect(await freePlaces(accountId)).toBe(3);
-    expect(
-      (await unaryCall(edge.renewLeases.bind(edge), { leases: [lease(accountId, requestId)] }, DEADLINE_MS)).unknownRequestIds,
-    ).toEqual([requestId]);
+    expect((await edge.renewLeases({ leases: [lease(accountId, requestId)] })).unknownRequestIds).toEqual([requestId]);
     const atBounds = lease(accountId, requestId, {
       model: id(MAX_MODEL_ID_LENGTH, 'm'),
       promptTokens: MAX_PROMPT_TOKENS,
       completionTokens: MAX_COMPLETION_TOKENS,
     });
-    expect(await acquire(edge, { accountId, requestId, lease: atBounds })).toMatchObject({ granted: true });
-    await expect(
-      unaryCall(edge.renewLeases.bind(edge), { leases: [{ ...atBounds, promptTokens: MAX_PROMPT_TOKENS + 1 }] }, DEADLINE_MS),
-    ).rejects.toMatchObject(invalid);
-    expect((await unaryCall(edge.renewLeases.bind(edge), { leases: [atBounds] }, DEADLINE_MS)).unknownRequestIds).toEqual([]);
+    expect(await edge.acquirePlace({ accountId, requestId, lease: atBounds })).toMatchObject({ granted: true });
+    await expect(edge.renewLeases({ leases: [{ ...atBounds, promptTokens: MAX_PROMPT_TOKENS + 1 }] })).rejects.toMatchObject(invalid);
+    expect((await edge.renewLeases({ leases: [atBounds] })).unknownRequestIds).toEqual([]);
   });
 
   it('FinishRequest and FinishRequests (the edge): tokens and model within bounds, else no usage and the place kept', async () => {
     const accountId = newAccount();
     const request = finishRequest(accountId);
-    await acquire(edge, { accountId, requestId: request.requestId, lease: undefined });
+    await edge.acquirePlace({ accountId, requestId: request.requestId, lease: undefined });
     for (const wrong of [
       { promptTokens: MAX_PROMPT_TOKENS + 1 },
       { completionTokens: MAX_COMPLETION_TOKENS + 1 },
@@ -195,11 +192,7 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
     ]) {
       await expect(finish({ ...request, ...wrong })).rejects.toMatchObject(invalid);
     }
-    const batch = await unaryCall(
-      edge.finishRequests.bind(edge),
-      { requests: [{ ...request, completionTokens: MAX_COMPLETION_TOKENS + 1 }] },
-      DEADLINE_MS,
-    );
+    const batch = await edge.finishRequests({ requests: [{ ...request, completionTokens: MAX_COMPLETION_TOKENS + 1 }] });
     expect(batch.outcomes).toEqual([
       { finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.stringContaining('completion_tokens') },
     ]);
@@ -215,22 +208,18 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
   it('ReserveFree (the edge): prompt and new message up to the context window, 32 images, 2 MB, max_tokens up to 32,768; nothing reserved past them', async () => {
     const accountId = newAccount();
     const ask = (overrides: Partial<quotaV1.ReserveFreeRequest>) =>
-      unaryCall(
-        edge.reserveFree.bind(edge),
-        {
-          accountId,
-          requestId: `req_${++seq}`,
-          model: 'vendor-v4-flash',
-          thinking: false,
-          textPromptTokens: 100,
-          imageCount: 0,
-          newMessageTokens: 10,
-          jsonBytes: 500,
-          maxTokens: 100,
-          ...overrides,
-        },
-        DEADLINE_MS,
-      );
+      edge.reserveFree({
+        accountId,
+        requestId: `req_${++seq}`,
+        model: 'vendor-v4-flash',
+        thinking: false,
+        textPromptTokens: 100,
+        imageCount: 0,
+        newMessageTokens: 10,
+        jsonBytes: 500,
+        maxTokens: 100,
+        ...overrides,
+      });
     for (const wrong of [
       { textPromptTokens: MAX_PROMPT_TOKENS + 1 },
       { textPromptTokens: 2 ** 62 },
@@ -256,7 +245,7 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
   });
 
   it('SetFreeTierSettings (the operator): allowance and pool up to 10^12 tokens', async () => {
-    const set = (req: quotaV1.SetFreeTierSettingsRequest) => unaryCall(ctl.setFreeTierSettings.bind(ctl), req, DEADLINE_MS);
+    const set = (req: quotaV1.SetFreeTierSettingsRequest) => ctl.setFreeTierSettings(req);
     const before = await set({});
     await expect(set({ dailyTokens: MAX_FREE_TIER_TOKENS + 1 })).rejects.toMatchObject(invalid);
     await expect(set({ poolTokens: MAX_FREE_TIER_TOKENS + 1 })).rejects.toMatchObject(invalid);
@@ -283,7 +272,7 @@ describe('quota.v1.Quota over gRPC: bounds of token counts, counts and ids', () 
 
   it('EdgeCalls: a call with an int64 past 2^53 - 1 ends its stream with INVALID_ARGUMENT, not INTERNAL', async () => {
     const accountId = newAccount();
-    const stream = edge.edgeCalls();
+    const stream = edge.streams.edgeCalls();
     const failed = new Promise<ServiceError>((resolve) => stream.on('error', resolve));
     stream.write({
       calls: [

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { createLogger, Database, GrpcSecurity, grpcClient, openDatabase, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, Database, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis, testTlsDir } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
@@ -10,6 +10,9 @@ const silent = createLogger('quota-service-test', 'error', () => undefined);
 const DEADLINE_MS = 3000;
 const { PAYMENT_PAID, PAYMENT_FREE } = quotaV1.Payment;
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+
+type Quota = RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
 
 /**
  * Who may start a lease (docs/api.md#overview: the chat product's use counts toward usage and the shared
@@ -23,7 +26,7 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
   let db: Database;
   let billingService: BillingProcess;
   const apps: QuotaApp[] = [];
-  const clients: quotaV1.QuotaClient[] = [];
+  const clients: Quota[] = [];
   let seq = 0;
 
   /** A quota-service on its own key space, and a client of it for each of the edge, the chat product and the console. */
@@ -42,7 +45,7 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
     const app = await startQuotaApp(config, silent);
     apps.push(app);
     const client = (identity: string) => {
-      const made = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, mtls(identity), 'quota-service');
+      const made = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, mtls(identity), 'quota-service', SETTINGS);
       clients.push(made);
       return made;
     };
@@ -58,12 +61,9 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
     promptTokens: tokens,
     completionTokens: tokens,
   });
-  const acquire = (client: quotaV1.QuotaClient, req: quotaV1.AcquirePlaceRequest) =>
-    unaryCall(client.acquirePlace.bind(client), req, DEADLINE_MS);
   /** The request ids of these leases that quota-service does not hold (RenewLeases, as the edge asks). */
-  const unknownLeases = async (edge: quotaV1.QuotaClient, leases: quotaV1.Lease[]) =>
-    (await unaryCall(edge.renewLeases.bind(edge), { leases }, DEADLINE_MS)).unknownRequestIds;
-  const usage = (client: quotaV1.QuotaClient, accountId: string) => unaryCall(client.getUsage.bind(client), { accountId }, DEADLINE_MS);
+  const unknownLeases = async (edge: Quota, leases: quotaV1.Lease[]) => (await edge.renewLeases({ leases })).unknownRequestIds;
+  const usage = (client: Quota, accountId: string) => client.getUsage({ accountId });
   const ledgerRows = async (accountId: string) =>
     (await db.query('SELECT request_id FROM billing.ledger WHERE account_id = $1', [accountId])).rows;
   const newAccount = (name: string) => `acct_${name}_${process.pid}_${++seq}`;
@@ -97,7 +97,7 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
       const requestId = `planted_${++seq}`;
       return { accountId: req.accountId, requestId, lease: { ...req.lease, requestId } };
     });
-    for (const req of planted) await expect(acquire(chat, req)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+    for (const req of planted) await expect(chat.acquirePlace(req)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
 
     // No lease, so nothing for the reaper to finish into a bill; no place taken; no free allowance used.
     // (Asked with tokens within their bounds: RenewLeases, like AcquirePlace, takes no lease past them.)
@@ -108,10 +108,10 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
       ),
     ).toEqual(planted.map((req) => req.requestId));
     for (const accountId of [attacker, victim]) {
-      const places = await Promise.all([1, 2, 3].map((n) => acquire(chat, { accountId, requestId: `turn_${n}`, lease: undefined })));
+      const places = await Promise.all([1, 2, 3].map((n) => chat.acquirePlace({ accountId, requestId: `turn_${n}`, lease: undefined })));
       expect(places.map((p) => p.granted)).toEqual([true, true, true]);
     }
-    expect(await unaryCall(consoleQuota.getFreeAllowance.bind(consoleQuota), { accountId: victim }, DEADLINE_MS)).toMatchObject({
+    expect(await consoleQuota.getFreeAllowance({ accountId: victim })).toMatchObject({
       usedTokens: 0,
     });
 
@@ -121,7 +121,7 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
     const witness = newAccount('witness');
     const witnessRequest = `witness_${++seq}`;
     expect(
-      await acquire(edge, { accountId: witness, requestId: witnessRequest, lease: lease(witness, witnessRequest, PAYMENT_FREE) }),
+      await edge.acquirePlace({ accountId: witness, requestId: witnessRequest, lease: lease(witness, witnessRequest, PAYMENT_FREE) }),
     ).toMatchObject({ granted: true });
     const deadline = Date.now() + 10_000;
     while ((await ledgerRows(witness)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -135,7 +135,7 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
 
   it('answers GetHeld to the console, and refuses the edge and the chat product with PERMISSION_DENIED', async () => {
     const accountId = newAccount('held');
-    const held = (client: quotaV1.QuotaClient) => unaryCall(client.getHeld.bind(client), { accountId }, DEADLINE_MS);
+    const held = (client: Quota) => client.getHeld({ accountId });
     expect(await held(quota.console)).toEqual({ heldMicroLyd: 0 });
     for (const refused of [quota.edge, quota.chat]) await expect(held(refused)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
   });
@@ -147,7 +147,7 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
     const requestId = `req_${++seq}`;
     const mismatched = [lease(other, requestId, PAYMENT_PAID), lease(accountId, `req_${++seq}`, PAYMENT_PAID)];
     for (const wrong of mismatched)
-      await expect(acquire(edge, { accountId, requestId, lease: wrong })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+      await expect(edge.acquirePlace({ accountId, requestId, lease: wrong })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
     expect(await unknownLeases(edge, mismatched)).toEqual(mismatched.map((l) => l.requestId));
     expect(await unknownLeases(edge, [lease(accountId, requestId, PAYMENT_PAID)])).toEqual([requestId]);
   });
@@ -156,7 +156,7 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
     const { edge, chat } = quota;
     const accountId = newAccount('normal');
     const requestId = `req_${++seq}`;
-    expect(await acquire(edge, { accountId, requestId, lease: lease(accountId, requestId, PAYMENT_PAID) })).toEqual({
+    expect(await edge.acquirePlace({ accountId, requestId, lease: lease(accountId, requestId, PAYMENT_PAID) })).toEqual({
       granted: true,
       limit: 3,
     });
@@ -170,16 +170,12 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
       completionTokens: 0,
       usageEstimated: false,
     };
-    expect(await unaryCall(edge.finishRequest.bind(edge), finish, DEADLINE_MS)).toEqual({ released: true, repeated: false });
+    expect(await edge.finishRequest(finish)).toEqual({ released: true, repeated: false });
 
-    expect(await acquire(chat, { accountId, requestId: 'chat-turn-1', lease: undefined })).toEqual({ granted: true, limit: 3 });
-    expect(
-      await unaryCall(
-        chat.releasePlace.bind(chat),
-        { accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 },
-        DEADLINE_MS,
-      ),
-    ).toEqual({ released: true });
+    expect(await chat.acquirePlace({ accountId, requestId: 'chat-turn-1', lease: undefined })).toEqual({ granted: true, limit: 3 });
+    expect(await chat.releasePlace({ accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 })).toEqual({
+      released: true,
+    });
     expect(await usage(chat, accountId)).toEqual({ todayTokens: 42, totalTokens: 42 });
   });
 });

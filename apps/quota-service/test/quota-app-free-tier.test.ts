@@ -1,6 +1,6 @@
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1, quotaV1 } from '@gw/contracts';
-import { createLogger, Database, Env, openDatabase, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, Database, Env, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, createTestRedis, freePort, TestDatabase, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
@@ -8,6 +8,8 @@ import { BillingProcess, startBillingProcess } from './billing-process';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const DEADLINE_MS = 3000;
+const INSECURE: GrpcSecurity = { kind: 'insecure' };
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 const { PAYMENT_PAID, PAYMENT_FREE, PAYMENT_UNSPECIFIED } = quotaV1.Payment;
 const Refusal = quotaV1.FreeRefusal;
 
@@ -16,9 +18,9 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
   let testDb: TestDatabase;
   let db: Database;
   let billingService: BillingProcess;
-  let billing: billingV1.BillingClient;
+  let billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   const apps: QuotaApp[] = [];
-  const clients: quotaV1.QuotaClient[] = [];
+  const clients: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>[] = [];
   let seq = 0;
 
   const startApp = async (env: Env = {}) => {
@@ -37,7 +39,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       ...env,
     });
     const app = await startQuotaApp(config, silent);
-    const client = new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    const client = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, INSECURE, 'quota-service', SETTINGS);
     apps.push(app);
     clients.push(client);
     return { app, quota: client };
@@ -74,7 +76,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
   beforeAll(async () => {
     [redis, testDb] = await Promise.all([createTestRedis(), createTestDatabase()]);
     billingService = await startBillingProcess(testDb.url);
-    billing = new billingV1.BillingClient(billingService.address, credentials.createInsecure());
+    billing = rpcClient(billingV1.BillingClient, billingService.address, INSECURE, 'billing-service', SETTINGS);
     db = await openDatabase(testDb.url, '');
   });
   afterAll(async () => {
@@ -88,7 +90,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
 
   it('reads and changes the free-tier settings', async () => {
     const { quota } = await startApp({ FREE_DAILY_TOKENS: '5000' });
-    const set = (req: quotaV1.SetFreeTierSettingsRequest) => unaryCall(quota.setFreeTierSettings.bind(quota), req, DEADLINE_MS);
+    const set = (req: quotaV1.SetFreeTierSettingsRequest) => quota.setFreeTierSettings(req);
     expect(await set({})).toEqual({ settings: { dailyTokens: 5000, poolTokens: 50_000_000, paused: false, enabled: true } });
     expect(await set({ paused: true, poolTokens: 10 })).toEqual({
       settings: { dailyTokens: 5000, poolTokens: 10, paused: true, enabled: true },
@@ -99,7 +101,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
 
   it('grants a free request with max_tokens 2,048, refuses with the cause, and settles it with FinishRequest', async () => {
     const { quota } = await startApp();
-    const reserve = (req: quotaV1.ReserveFreeRequest) => unaryCall(quota.reserveFree.bind(quota), req, DEADLINE_MS);
+    const reserve = (req: quotaV1.ReserveFreeRequest) => quota.reserveFree(req);
     const accountId = `acct_free_${Date.now()}`;
     const request = freeRequest(accountId);
     expect(await reserve(request)).toEqual({
@@ -120,7 +122,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     });
     await expect(reserve(freeRequest(accountId, { maxTokens: 0 }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
 
-    await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: request.requestId, lease: undefined }, DEADLINE_MS);
+    await quota.acquirePlace({ accountId, requestId: request.requestId, lease: undefined });
     const finish = {
       accountId,
       requestId: request.requestId,
@@ -130,19 +132,19 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       completionTokens: 234,
       usageEstimated: false,
     };
-    expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: true, repeated: false });
-    expect(await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS)).toEqual({ released: false, repeated: true });
-    expect(await unaryCall(quota.getUsage.bind(quota), { accountId }, DEADLINE_MS)).toEqual({ todayTokens: 1234, totalTokens: 1234 });
+    expect(await quota.finishRequest(finish)).toEqual({ released: true, repeated: false });
+    expect(await quota.finishRequest(finish)).toEqual({ released: false, repeated: true });
+    expect(await quota.getUsage({ accountId })).toEqual({ todayTokens: 1234, totalTokens: 1234 });
     await eventually(() => ledger(request.requestId), [{ account_id: accountId, amount: 0, paid: false, prompt: 1000 }]);
   });
 
   it('tells an account its free allowance of today (GetFreeAllowance, for the console)', async () => {
     const { quota } = await startApp({ FREE_DAILY_TOKENS: '10000' });
-    const allowance = (accountId: string) => unaryCall(quota.getFreeAllowance.bind(quota), { accountId }, DEADLINE_MS);
+    const allowance = (accountId: string) => quota.getFreeAllowance({ accountId });
     const accountId = `acct_allowance_${Date.now()}`;
     expect(await allowance(accountId)).toEqual({ dailyTokens: 10_000, usedTokens: 0, remainingTokens: 10_000, available: true });
     const request = freeRequest(accountId);
-    await unaryCall(quota.reserveFree.bind(quota), request, DEADLINE_MS);
+    await quota.reserveFree(request);
     expect(await allowance(accountId)).toEqual({
       dailyTokens: 10_000,
       usedTokens: 1100 + 2048,
@@ -156,12 +158,8 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const { quota } = await startApp();
     const accountId = `acct_paid_${Date.now()}`;
     const requestId = `req_${++seq}`;
-    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
-    await unaryCall(
-      billing.authorize.bind(billing),
-      { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 },
-      DEADLINE_MS,
-    );
+    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     const finish = {
       accountId,
       requestId,
@@ -171,13 +169,11 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       completionTokens: 250,
       usageEstimated: true,
     };
-    await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
-    await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
+    await quota.finishRequest(finish);
+    await quota.finishRequest(finish);
     await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
-    expect(await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 98_000 });
-    await expect(
-      unaryCall(quota.finishRequest.bind(quota), { ...finish, payment: PAYMENT_UNSPECIFIED }, DEADLINE_MS),
-    ).rejects.toMatchObject({
+    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 98_000 });
+    await expect(quota.finishRequest({ ...finish, payment: PAYMENT_UNSPECIFIED })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
   });
@@ -186,14 +182,10 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const { quota } = await startApp();
     const accountId = `acct_many_${Date.now()}`;
     const requestIds = [`req_${++seq}`, `req_${++seq}`];
-    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
+    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
     for (const requestId of requestIds) {
-      await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId, lease: undefined }, DEADLINE_MS);
-      await unaryCall(
-        billing.authorize.bind(billing),
-        { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 },
-        DEADLINE_MS,
-      );
+      await quota.acquirePlace({ accountId, requestId, lease: undefined });
+      await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     }
     const finish = (requestId: string) => ({
       accountId,
@@ -205,22 +197,22 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       usageEstimated: false,
     });
     const requests = [finish(requestIds[0]), { ...finish(`req_${++seq}`), payment: PAYMENT_UNSPECIFIED }, finish(requestIds[1])];
-    const first = await unaryCall(quota.finishRequests.bind(quota), { requests }, DEADLINE_MS);
+    const first = await quota.finishRequests({ requests });
     expect(first.outcomes).toEqual([
       { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
       { finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.any(String) },
       { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
     ]);
-    const again = await unaryCall(quota.finishRequests.bind(quota), { requests: [requests[0], requests[2]] }, DEADLINE_MS);
+    const again = await quota.finishRequests({ requests: [requests[0], requests[2]] });
     expect(again.outcomes.map((o) => o.finished)).toEqual([
       { released: false, repeated: true },
       { released: false, repeated: true },
     ]);
     for (const requestId of requestIds)
       await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
-    expect(await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).toEqual({ balanceMicroLyd: 96_000 });
+    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 96_000 });
     const tooMany = Array.from({ length: 257 }, () => requests[0]);
-    await expect(unaryCall(quota.finishRequests.bind(quota), { requests: tooMany }, DEADLINE_MS)).rejects.toMatchObject({
+    await expect(quota.finishRequests({ requests: tooMany })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
   });
@@ -231,12 +223,8 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const { app, quota } = await startApp({ REDIS_KEY_PREFIX, BILLING_ADDR: `127.0.0.1:${await freePort()}` });
     const accountId = `acct_outage_${Date.now()}`;
     const requestId = `req_${++seq}`;
-    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
-    await unaryCall(
-      billing.authorize.bind(billing),
-      { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 },
-      DEADLINE_MS,
-    );
+    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     const finish = {
       accountId,
       requestId,
@@ -246,7 +234,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       completionTokens: 0,
       usageEstimated: false,
     };
-    await unaryCall(quota.finishRequest.bind(quota), finish, DEADLINE_MS);
+    await quota.finishRequest(finish);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await app.stop();
     expect(await ledger(requestId)).toEqual([]);

@@ -1,6 +1,6 @@
-import { credentials, ServiceError, status } from '@grpc/grpc-js';
+import { ServiceError, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { createLogger, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestRedis, PausableProxy, startPausableProxy, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
@@ -14,7 +14,9 @@ const QUICK_MS = 1500;
 /** Reconnection after the network heals: socket timeout, then a back-off of at most 2 s. */
 const RECOVERY_MS = 8000;
 
-async function startApp(redisUrl: string, redisKeyPrefix: string): Promise<{ app: QuotaApp; quota: quotaV1.QuotaClient }> {
+type Quota = RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
+
+async function startApp(redisUrl: string, redisKeyPrefix: string): Promise<{ app: QuotaApp; quota: Quota }> {
   const config = loadConfig({
     QUOTA_METRICS_PORT: '0',
     QUOTA_PORT: '0',
@@ -26,49 +28,41 @@ async function startApp(redisUrl: string, redisKeyPrefix: string): Promise<{ app
     SHUTDOWN_GRACE_MS: '1000',
   });
   const app = await startQuotaApp(config, silent);
-  return { app, quota: new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure()) };
+  const settings = { timeoutMs: CLIENT_DEADLINE_MS, chain: clientChain() };
+  return { app, quota: rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'quota-service', settings) };
 }
 
 /** Calls every method once; each must fail with UNAVAILABLE, quickly, without the store's error text. */
-async function expectEveryMethodUnavailable(quota: quotaV1.QuotaClient): Promise<void> {
+async function expectEveryMethodUnavailable(quota: Quota): Promise<void> {
   const accountId = 'acct_down';
   const calls: Array<() => Promise<unknown>> = [
-    () => unaryCall(quota.countRequest.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
-    () => unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'r1', lease: undefined }, CLIENT_DEADLINE_MS),
+    () => quota.countRequest({ accountId }),
+    () => quota.acquirePlace({ accountId, requestId: 'r1', lease: undefined }),
+    () => quota.releasePlace({ accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }),
+    () => quota.getUsage({ accountId }),
+    () => quota.setFreeTierSettings({ paused: true }),
     () =>
-      unaryCall(quota.releasePlace.bind(quota), { accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }, CLIENT_DEADLINE_MS),
-    () => unaryCall(quota.getUsage.bind(quota), { accountId }, CLIENT_DEADLINE_MS),
-    () => unaryCall(quota.setFreeTierSettings.bind(quota), { paused: true }, CLIENT_DEADLINE_MS),
+      quota.reserveFree({
+        accountId,
+        requestId: 'r1',
+        model: 'vendor-v4-flash',
+        thinking: false,
+        textPromptTokens: 1,
+        imageCount: 0,
+        newMessageTokens: 1,
+        jsonBytes: 1,
+        maxTokens: 1,
+      }),
     () =>
-      unaryCall(
-        quota.reserveFree.bind(quota),
-        {
-          accountId,
-          requestId: 'r1',
-          model: 'vendor-v4-flash',
-          thinking: false,
-          textPromptTokens: 1,
-          imageCount: 0,
-          newMessageTokens: 1,
-          jsonBytes: 1,
-          maxTokens: 1,
-        },
-        CLIENT_DEADLINE_MS,
-      ),
-    () =>
-      unaryCall(
-        quota.finishRequest.bind(quota),
-        {
-          accountId,
-          requestId: 'r1',
-          model: 'm',
-          payment: quotaV1.Payment.PAYMENT_PAID,
-          promptTokens: 1,
-          completionTokens: 1,
-          usageEstimated: false,
-        },
-        CLIENT_DEADLINE_MS,
-      ),
+      quota.finishRequest({
+        accountId,
+        requestId: 'r1',
+        model: 'm',
+        payment: quotaV1.Payment.PAYMENT_PAID,
+        promptTokens: 1,
+        completionTokens: 1,
+        usageEstimated: false,
+      }),
   ];
   for (const call of calls) {
     const started = Date.now();
@@ -107,7 +101,7 @@ describe('quota-service when Redis cannot answer', () => {
 
     it('answers normally, then UNAVAILABLE within the Redis deadline instead of hanging, then recovers', async () => {
       const { app, quota } = await startApp(proxy.url, redis.keyPrefix);
-      const count = () => unaryCall(quota.countRequest.bind(quota), { accountId: 'acct_hole' }, CLIENT_DEADLINE_MS);
+      const count = () => quota.countRequest({ accountId: 'acct_hole' });
       try {
         expect(await count()).toMatchObject({ allowed: true, remaining: 29 });
         proxy.stall();

@@ -1,18 +1,20 @@
-import { credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { healthV1, quotaV1 } from '@gw/contracts';
-import { CallStreamClient, createLogger, unaryCall } from '@gw/service-kit';
+import { CallStreamClient, clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestRedis, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const DEADLINE_MS = 2000;
+const INSECURE: GrpcSecurity = { kind: 'insecure' };
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 
 describe('quota-service over gRPC, Redis store', () => {
   let redis: TestRedis;
   let app: QuotaApp;
-  let quota: quotaV1.QuotaClient;
-  let health: healthV1.HealthClient;
+  let quota: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
+  let health: RpcClient<healthV1.HealthClient, healthV1.HealthService>;
 
   beforeAll(async () => {
     redis = await createTestRedis();
@@ -25,8 +27,8 @@ describe('quota-service over gRPC, Redis store', () => {
       REDIS_KEY_PREFIX: redis.keyPrefix,
     });
     app = await startQuotaApp(config, silent);
-    quota = new quotaV1.QuotaClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
-    health = new healthV1.HealthClient(`127.0.0.1:${app.port}`, credentials.createInsecure());
+    quota = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, INSECURE, 'quota-service', SETTINGS);
+    health = rpcClient(healthV1.HealthClient, `127.0.0.1:${app.port}`, INSECURE, 'quota-service', SETTINGS);
   });
 
   afterAll(async () => {
@@ -38,30 +40,26 @@ describe('quota-service over gRPC, Redis store', () => {
 
   it('serves every method of quota.v1.Quota', async () => {
     const accountId = `acct_${process.pid}_${Date.now()}`;
-    const counted = await unaryCall(quota.countRequest.bind(quota), { accountId }, DEADLINE_MS);
+    const counted = await quota.countRequest({ accountId });
     expect(counted).toMatchObject({ allowed: true, limit: 30, remaining: 29, retryAfterSeconds: 0 });
     expect(counted.resetUnixSeconds % 60).toBe(0);
     expect(counted.resetUnixSeconds).toBeGreaterThan(Date.now() / 1000 - 5);
     // Redis's clock when it counted travels with the answer: a time inside the minute that ends at reset.
     expect(Math.floor(counted.nowUnixMs / 60_000) + 1).toBe(counted.resetUnixSeconds / 60);
 
-    const placed = await unaryCall(quota.acquirePlace.bind(quota), { accountId, requestId: 'req-1', lease: undefined }, DEADLINE_MS);
+    const placed = await quota.acquirePlace({ accountId, requestId: 'req-1', lease: undefined });
     expect(placed).toEqual({ granted: true, limit: 3 });
 
-    const released = await unaryCall(
-      quota.releasePlace.bind(quota),
-      { accountId, requestId: 'req-1', promptTokens: 1200, completionTokens: 34 },
-      DEADLINE_MS,
-    );
+    const released = await quota.releasePlace({ accountId, requestId: 'req-1', promptTokens: 1200, completionTokens: 34 });
     expect(released).toEqual({ released: true });
 
-    const usage = await unaryCall(quota.getUsage.bind(quota), { accountId }, DEADLINE_MS);
+    const usage = await quota.getUsage({ accountId });
     expect(usage).toEqual({ todayTokens: 1234, totalTokens: 1234 });
   });
 
   it('starts a lease with each place it gives, and leaves none for a place it refuses (EdgeCalls, as the edge calls it)', async () => {
     const accountId = `acct_${process.pid}_${Date.now()}_leases`;
-    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.edgeCalls(), {
+    const edge = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(() => quota.streams.edgeCalls(), {
       streams: 1,
       rotateMs: 60_000,
     });
@@ -82,7 +80,7 @@ describe('quota-service over gRPC, Redis store', () => {
       });
       const answers = await Promise.all(['p1', 'p2', 'p3', 'p4'].map(place));
       expect(answers.map((a) => a?.$case === 'acquirePlace' && a.value.granted)).toEqual([true, true, true, false]);
-      const renewed = await unaryCall(quota.renewLeases.bind(quota), { leases: ['p1', 'p2', 'p3', 'p4'].map(lease) }, DEADLINE_MS);
+      const renewed = await quota.renewLeases({ leases: ['p1', 'p2', 'p3', 'p4'].map(lease) });
       expect(renewed.unknownRequestIds).toEqual(['p4']);
       const finish = {
         accountId,
@@ -97,14 +95,14 @@ describe('quota-service over gRPC, Redis store', () => {
         $case: 'finishRequest',
         value: { released: true, repeated: false },
       });
-      expect((await unaryCall(quota.renewLeases.bind(quota), { leases: [lease('p1')] }, DEADLINE_MS)).unknownRequestIds).toEqual(['p1']);
+      expect((await quota.renewLeases({ leases: [lease('p1')] })).unknownRequestIds).toEqual(['p1']);
     } finally {
       edge.close();
     }
   });
 
   it('answers INVALID_ARGUMENT for a request without an account', async () => {
-    await expect(unaryCall(quota.getUsage.bind(quota), { accountId: '' }, DEADLINE_MS)).rejects.toMatchObject({
+    await expect(quota.getUsage({ accountId: '' })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
   });
@@ -112,7 +110,7 @@ describe('quota-service over gRPC, Redis store', () => {
   it('reports SERVING on grpc.health.v1 for the server and quota.v1.Quota', async () => {
     const SERVING = healthV1.HealthCheckResponse_ServingStatus.SERVING;
     for (const service of ['', 'quota.v1.Quota']) {
-      expect(await unaryCall(health.check.bind(health), { service }, DEADLINE_MS)).toEqual({ status: SERVING });
+      expect(await health.check({ service })).toEqual({ status: SERVING });
     }
   });
 });

@@ -1,6 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { createLogger, Database, openDatabase, unaryCall } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, freePort, TestDatabase } from '@gw/testing';
 import { BillingClient } from '../src/clients/billing-client';
 import { SettleForwarder } from '../src/domain/settle-forwarder';
@@ -15,7 +14,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   let testDb: TestDatabase;
   let db: Database;
   let billingService: BillingProcess;
-  let billing: billingV1.BillingClient;
+  let billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   let sink: BillingClient;
   let outbox: InMemorySettleOutbox;
   let logs: string[];
@@ -23,8 +22,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   let seq = 0;
 
   const logger = () => createLogger('quota-service-test', 'warn', (line) => logs.push(line));
-  const balance = async (accountId: string) =>
-    (await unaryCall(billing.getBalance.bind(billing), { accountId }, DEADLINE_MS)).balanceMicroLyd;
+  const balance = async (accountId: string) => (await billing.getBalance({ accountId })).balanceMicroLyd;
   const ledger = async (requestId: string) =>
     (await db.query('SELECT amount_micro::int AS amount, paid, usage_estimated FROM billing.ledger WHERE request_id = $1', [requestId]))
       .rows;
@@ -32,16 +30,17 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   const authorized = async () => {
     const accountId = `acct_fwd_${++seq}`;
     const requestId = `req_fwd_${seq}`;
-    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: 100_000 }, DEADLINE_MS);
+    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
     const request = { requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 };
-    expect(await unaryCall(billing.authorize.bind(billing), request, DEADLINE_MS)).toMatchObject({ approved: true });
+    expect(await billing.authorize(request)).toMatchObject({ approved: true });
     return { accountId, requestId };
   };
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     billingService = await startBillingProcess(testDb.url);
-    billing = new billingV1.BillingClient(billingService.address, credentials.createInsecure());
+    const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+    billing = rpcClient(billingV1.BillingClient, billingService.address, { kind: 'insecure' }, 'billing-service', settings);
     sink = new BillingClient(billingService.address, { kind: 'insecure' }, DEADLINE_MS);
     db = await openDatabase(testDb.url, '');
   });
@@ -85,7 +84,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
     await forwarder.forwardOnce();
     expect(await ledger(requestId)).toEqual([]);
     const whole = { requestId: `${requestId}-all`, accountId, model: 'vendor-v4-flash', promptTokens: 100_000, maxTokens: 0 };
-    expect(await unaryCall(billing.authorize.bind(billing), whole, DEADLINE_MS)).toMatchObject({
+    expect(await billing.authorize(whole)).toMatchObject({
       approved: true,
       requiredMicroLyd: 100_000,
     });

@@ -4,11 +4,15 @@ import { testTlsDir } from '@gw/testing';
 import {
   CallStreamClient,
   callStreamHandler,
+  ChainedMethods,
   createLogger,
   drainCallStreams,
   GrpcSecurity,
   grpcClient,
+  ONEOF_ROUTE,
+  RpcContext,
   RpcError,
+  serverChain,
   RunningGrpcServer,
   startGrpcServer,
 } from '../src';
@@ -18,10 +22,15 @@ type EdgeResponse = quotaV1.EdgeAnswer['response'];
 
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 const count = (accountId: string): EdgeRequest => ({ $case: 'countRequest', value: { accountId } });
-const counted = (remaining: number): EdgeResponse => ({
-  $case: 'countRequest',
-  value: { allowed: true, limit: 30, remaining, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 },
+const countOf = (remaining: number): quotaV1.CountRequestResponse => ({
+  allowed: true,
+  limit: 30,
+  remaining,
+  resetUnixSeconds: 60,
+  retryAfterSeconds: 0,
+  nowUnixMs: 0,
 });
+const counted = (remaining: number): EdgeResponse => ({ $case: 'countRequest', value: countOf(remaining) });
 
 /**
  * Unary calls carried on quota.v1 EdgeCalls streams, over real gRPC with mutual TLS: answers
@@ -40,20 +49,21 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
 
   beforeAll(async () => {
     const logger = createLogger('test', 'info', (line) => logged.push(line));
-    const handler = callStreamHandler<EdgeRequest, EdgeResponse>(logger, 'EdgeCalls', {
-      rpcService: 'quota.v1.Quota',
-      methodOf: (request) => (request?.$case === 'countRequest' ? 'CountRequest' : 'EdgeCalls'),
-      serve: async (request, callerGone) => {
-        if (request?.$case !== 'countRequest') throw new RpcError(status.INVALID_ARGUMENT, 'not a count');
-        const { accountId } = request.value;
-        const wait = slow.get(accountId);
-        if (wait) await new Promise((r) => setTimeout(r, wait));
-        goneSeen.set(accountId, callerGone());
-        if (accountId === 'refuse') throw new RpcError(status.FAILED_PRECONDITION, 'refused on purpose');
-        if (accountId === 'crash') throw new Error('secret: hunter2');
-        return counted(Number(accountId.replace(/\D/g, '') || 0));
+    const methods = new ChainedMethods(
+      quotaV1.QuotaService,
+      {
+        countRequest: async ({ accountId }: quotaV1.CountRequestRequest, context: RpcContext) => {
+          const wait = slow.get(accountId);
+          if (wait) await new Promise((r) => setTimeout(r, wait));
+          goneSeen.set(accountId, context.callerGone());
+          if (accountId === 'refuse') throw new RpcError(status.FAILED_PRECONDITION, 'refused on purpose');
+          if (accountId === 'crash') throw new Error('secret: hunter2');
+          return countOf(Number(accountId.replace(/\D/g, '') || 0));
+        },
       },
-    });
+      serverChain(logger),
+    );
+    const handler = callStreamHandler('EdgeCalls', methods, ONEOF_ROUTE);
     const implementation = {
       edgeCalls: (call: Parameters<typeof handler>[0]) => {
         const seen = { calls: 0, ended: false };

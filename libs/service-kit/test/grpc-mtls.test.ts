@@ -3,13 +3,28 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
-import { ChannelCredentials, credentials, status, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { ChannelCredentials, credentials, status } from '@grpc/grpc-js';
 import { healthV1, quotaV1 } from '@gw/contracts';
 import { createCertificateAuthority, issueCertificate, KeyPairPem } from '@gw/dev-pki';
 import { TRUST_DOMAIN } from '@gw/identity';
-import { createLogger, GrpcSecurity, grpcClient, RunningGrpcServer, startGrpcServer, unaryCall, unaryHandler } from '../src';
+import { rawUnaryCall } from '@gw/testing';
+import {
+  clientChain,
+  createLogger,
+  GrpcSecurity,
+  RpcClient,
+  rpcClient,
+  RpcHandlers,
+  rpcService,
+  RunningGrpcServer,
+  serverChain,
+  startGrpcServer,
+} from '../src';
 
 const DAY_MS = 86_400_000;
+const DEADLINE_MS = 3000;
+
+type Quota = RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
 
 /**
  * A quota.v1.Quota server behind the real access check (contracts' METHOD_CALLERS), with real
@@ -38,17 +53,17 @@ describe('gRPC mutual TLS and the access check', () => {
   const caller = (name: string, identity: string, by = ca) => writeFolder(name, issue(identity, by));
 
   const quotaClient = (security: GrpcSecurity, serverIdentity = 'quota-service') =>
-    grpcClient(quotaV1.QuotaClient, address, security, serverIdentity);
-  const withQuota = async <T>(client: quotaV1.QuotaClient, fn: (c: quotaV1.QuotaClient) => Promise<T>): Promise<T> => {
+    rpcClient(quotaV1.QuotaClient, address, security, serverIdentity, { timeoutMs: DEADLINE_MS, chain: clientChain() });
+  const withQuota = async <T>(client: Quota, fn: (c: Quota) => Promise<T>): Promise<T> => {
     try {
       return await fn(client);
     } finally {
       client.close();
     }
   };
-  const count = (client: quotaV1.QuotaClient) => unaryCall(client.countRequest.bind(client), { accountId: 'acct' }, 3000);
-  const setFreeTier = (client: quotaV1.QuotaClient) => unaryCall(client.setFreeTierSettings.bind(client), { paused: true }, 3000);
-  const renewLeases = (client: quotaV1.QuotaClient) => unaryCall(client.renewLeases.bind(client), { leases: [] }, 3000);
+  const count = (client: Quota) => client.countRequest({ accountId: 'acct' });
+  const setFreeTier = (client: Quota) => client.setFreeTierSettings({ paused: true });
+  const renewLeases = (client: Quota) => client.renewLeases({ leases: [] });
   /** A client with the CA but the given client certificate (or none), bypassing our factory. */
   const rawClient = (creds: ChannelCredentials) =>
     new quotaV1.QuotaClient(address, creds, { 'grpc.ssl_target_name_override': 'quota-service' });
@@ -56,21 +71,15 @@ describe('gRPC mutual TLS and the access check', () => {
   beforeAll(async () => {
     const logger = createLogger('test', 'info', (line) => logged.push(line));
     const answer = async () => ({ allowed: true, limit: 30, remaining: 29, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 });
-    const implementation = {
-      countRequest: unaryHandler(logger, 'CountRequest', answer),
-      setFreeTierSettings: unaryHandler(logger, 'SetFreeTierSettings', async () => ({ settings: undefined })),
-      renewLeases: unaryHandler(logger, 'RenewLeases', async () => ({ unknownRequestIds: [] })),
-    };
+    const handlers = {
+      countRequest: answer,
+      setFreeTierSettings: async () => ({ settings: undefined }),
+      renewLeases: async () => ({ unknownRequestIds: [] }),
+    } as unknown as RpcHandlers<quotaV1.QuotaService>;
     const security = writeFolder('quota-service', issueCertificate(ca, { identity: 'quota-service', trustDomain: TRUST_DOMAIN }), ca, 100);
     server = await startGrpcServer(
       { host: '127.0.0.1', port: 0, metricsPort: 0, security, maxConnectionAgeMs: 60_000 },
-      [
-        {
-          name: 'quota.v1.Quota',
-          definition: quotaV1.QuotaService,
-          implementation: implementation as unknown as UntypedServiceImplementation,
-        },
-      ],
+      [rpcService(quotaV1.QuotaService, handlers, serverChain(logger))],
       logger,
     );
     address = `127.0.0.1:${server.port}`;
@@ -121,7 +130,9 @@ describe('gRPC mutual TLS and the access check', () => {
   it('refuses a caller without a certificate with UNAUTHENTICATED, and keeps health open to it', async () => {
     const client = rawClient(credentials.createSsl(Buffer.from(ca.certPem)));
     try {
-      await expect(count(client)).rejects.toMatchObject({ code: status.UNAUTHENTICATED });
+      await expect(rawUnaryCall(client.countRequest.bind(client), { accountId: 'acct' }, DEADLINE_MS)).rejects.toMatchObject({
+        code: status.UNAUTHENTICATED,
+      });
     } finally {
       client.close();
     }
@@ -129,7 +140,7 @@ describe('gRPC mutual TLS and the access check', () => {
       'grpc.ssl_target_name_override': 'quota-service',
     });
     try {
-      expect(await unaryCall(health.check.bind(health), { service: '' }, 3000)).toEqual({
+      expect(await rawUnaryCall(health.check.bind(health), { service: '' }, DEADLINE_MS)).toEqual({
         status: healthV1.HealthCheckResponse_ServingStatus.SERVING,
       });
     } finally {
@@ -171,7 +182,9 @@ describe('gRPC mutual TLS and the access check', () => {
   it('cannot be reached in plain text', async () => {
     const client = rawClient(credentials.createInsecure());
     try {
-      await expect(count(client)).rejects.toMatchObject({ code: status.UNAVAILABLE });
+      await expect(rawUnaryCall(client.countRequest.bind(client), { accountId: 'acct' }, DEADLINE_MS)).rejects.toMatchObject({
+        code: status.UNAVAILABLE,
+      });
     } finally {
       client.close();
     }
@@ -197,7 +210,7 @@ describe('gRPC mutual TLS and the access check', () => {
       });
       const health = new healthV1.HealthClient(address, creds, { 'grpc.ssl_target_name_override': 'quota-service' });
       try {
-        await unaryCall(health.check.bind(health), { service: '' }, 3000);
+        await rawUnaryCall(health.check.bind(health), { service: '' }, DEADLINE_MS);
       } finally {
         health.close();
       }

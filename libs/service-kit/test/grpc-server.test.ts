@@ -1,45 +1,48 @@
-import { status, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { healthV1, quotaV1 } from '@gw/contracts';
 import { testTlsDir } from '@gw/testing';
-import { createLogger, GrpcSecurity, grpcClient, RpcError, RunningGrpcServer, startGrpcServer, unaryCall, unaryHandler } from '../src';
+import {
+  clientChain,
+  createLogger,
+  GrpcSecurity,
+  RpcClient,
+  rpcClient,
+  RpcError,
+  RunningGrpcServer,
+  startGrpcServer,
+  RpcHandlers,
+  rpcService,
+  serverChain,
+} from '../src';
 import { CLIENT_KEEPALIVE_MS, CONNECTION_AGE_GRACE_MS, MAX_CONNECTION_AGE_LIMIT_MS } from '../src/grpc/grpc-channel';
 
 const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
+const SETTINGS = { timeoutMs: 2000, chain: clientChain() };
 
-describe('gRPC server: unaryHandler is the one place errors become statuses; health', () => {
+describe('gRPC server: the server chain is the one place errors become statuses; health', () => {
   let server: RunningGrpcServer;
-  let client: quotaV1.QuotaClient;
-  let chatClient: quotaV1.QuotaClient;
+  let client: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
+  let chatClient: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
   const logged: string[] = [];
   const released: number[] = [];
 
   beforeAll(async () => {
     const logger = createLogger('test', 'info', (line) => logged.push(line));
-    const implementation = {
-      countRequest: unaryHandler(logger, 'CountRequest', async (req: quotaV1.CountRequestRequest) => {
+    const handlers = {
+      async countRequest(req: quotaV1.CountRequestRequest) {
         if (req.accountId === 'refuse') throw new RpcError(status.FAILED_PRECONDITION, 'refused on purpose');
         if (req.accountId === 'crash') throw new Error('secret detail: database password is hunter2');
         return { allowed: true, limit: 1, remaining: 0, resetUnixSeconds: 60, retryAfterSeconds: 0, nowUnixMs: 0 };
-      }),
-      releasePlace: unaryHandler(logger, 'ReleasePlace', async (req: quotaV1.ReleasePlaceRequest) => {
+      },
+      async releasePlace(req: quotaV1.ReleasePlaceRequest) {
         released.push(req.promptTokens);
         return { released: true };
-      }),
-    };
+      },
+    } as unknown as RpcHandlers<quotaV1.QuotaService>;
     const settings = { host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs: 60_000 };
-    server = await startGrpcServer(
-      settings,
-      [
-        {
-          name: 'quota.v1.Quota',
-          definition: quotaV1.QuotaService,
-          implementation: implementation as unknown as UntypedServiceImplementation,
-        },
-      ],
-      logger,
-    );
-    client = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('edge'), 'quota-service');
-    chatClient = grpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('chat-product'), 'quota-service');
+    server = await startGrpcServer(settings, [rpcService(quotaV1.QuotaService, handlers, serverChain(logger))], logger);
+    client = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('edge'), 'quota-service', SETTINGS);
+    chatClient = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${server.port}`, mtls('chat-product'), 'quota-service', SETTINGS);
   });
 
   afterAll(async () => {
@@ -48,7 +51,7 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
     await server.stop(1000);
   });
 
-  const count = (accountId: string) => unaryCall(client.countRequest.bind(client), { accountId }, 2000);
+  const count = (accountId: string) => client.countRequest({ accountId });
 
   it('answers normally', async () => {
     expect(await count('ok')).toMatchObject({ allowed: true, limit: 1 });
@@ -65,7 +68,7 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
 
   it('answers INVALID_ARGUMENT, not INTERNAL, for an int64 the generated decoder refuses (past 2^53 - 1), before any handler sees it', async () => {
     const release = (promptTokens: number) =>
-      unaryCall(chatClient.releasePlace.bind(chatClient), { accountId: 'a', requestId: 'r', promptTokens, completionTokens: 0 }, 2000);
+      chatClient.releasePlace({ accountId: 'a', requestId: 'r', promptTokens, completionTokens: 0 });
     expect(await release(2 ** 52)).toEqual({ released: true });
     await expect(release(2 ** 62)).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
@@ -94,9 +97,9 @@ describe('gRPC server: unaryHandler is the one place errors become statuses; hea
 
   it('turns health NOT_SERVING and /readyz 503 when asked, for probes to see before the drain', async () => {
     server.setNotServing();
-    const health = grpcClient(healthV1.HealthClient, `127.0.0.1:${server.port}`, mtls('ctl'), 'quota-service');
+    const health = rpcClient(healthV1.HealthClient, `127.0.0.1:${server.port}`, mtls('ctl'), 'quota-service', SETTINGS);
     try {
-      const res = await unaryCall(health.check.bind(health), { service: 'quota.v1.Quota' }, 2000);
+      const res = await health.check({ service: 'quota.v1.Quota' });
       expect(res.status).toBe(healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING);
       expect((await fetch(`http://127.0.0.1:${server.metricsPort}/readyz`)).status).toBe(503);
       expect((await fetch(`http://127.0.0.1:${server.metricsPort}/healthz`)).status).toBe(200);

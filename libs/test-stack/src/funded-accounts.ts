@@ -1,5 +1,5 @@
 import { authV1, billingV1 } from '@gw/contracts';
-import { grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, rpcClient } from '@gw/service-kit';
 import { RunningStack } from './start-stack';
 
 /** One account made for a test: its id and one API key. */
@@ -19,16 +19,17 @@ const AT_ONCE = 32;
  */
 export async function createFundedAccounts(stack: RunningStack, count: number, balanceMicroLyd: number): Promise<FundedAccount[]> {
   const security = stack.grpcSecurity('ctl');
-  const auth = grpcClient(authV1.AuthClient, stack.env.AUTH_ADDR, security, 'auth-service');
-  const billing = grpcClient(billingV1.BillingClient, stack.env.BILLING_ADDR, security, 'billing-service');
+  const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+  const auth = rpcClient(authV1.AuthClient, stack.env.AUTH_ADDR, security, 'auth-service', settings);
+  const billing = rpcClient(billingV1.BillingClient, stack.env.BILLING_ADDR, security, 'billing-service', settings);
   const accounts: FundedAccount[] = [];
   try {
     for (let start = 0; start < count; start += AT_ONCE) {
       const batch = Array.from({ length: Math.min(AT_ONCE, count - start) }, async (): Promise<FundedAccount> => {
-        const { account } = await unaryCall(auth.createAccount.bind(auth), { name: 'burst' }, DEADLINE_MS);
+        const { account } = await auth.createAccount({ name: 'burst' });
         const accountId = account?.accountId ?? '';
-        await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: balanceMicroLyd }, DEADLINE_MS);
-        const { key } = await unaryCall(auth.createKey.bind(auth), { accountId, name: 'burst' }, DEADLINE_MS);
+        await billing.addBalance({ accountId, amountMicroLyd: balanceMicroLyd });
+        const { key } = await auth.createKey({ accountId, name: 'burst' });
         return { accountId, key };
       });
       accounts.push(...(await Promise.all(batch)));

@@ -11,3 +11,4 @@ export { OtlpReceiver, type ReceivedExport, type ReceivedSpan } from './otlp-rec
 export { readPromql, type PromqlReading } from './promql';
 export { createTestRedisCluster, startRedisCluster, type TestRedisCluster, type TestRedisClusterSpace } from './redis-cluster';
 export { variablesRead } from './variables-read';
+export { rawUnaryCall, type RawUnaryMethod } from './raw-unary-call';

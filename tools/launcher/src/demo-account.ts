@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { authV1, billingV1 } from '@gw/contracts';
-import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, GrpcSecurity, rpcClient } from '@gw/service-kit';
 
 const DEMO_BALANCE_MICRO_LYD = 10_000_000;
 const TIMEOUT_MS = 5000;
@@ -24,12 +24,13 @@ export async function ensureDemoAccount(
   security: GrpcSecurity,
 ): Promise<DemoAccount> {
   const marker = join(dataDir, 'demo-account.json');
-  const auth = grpcClient(authV1.AuthClient, authAddr, security, 'auth-service');
-  const billing = grpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service');
+  const settings = { timeoutMs: TIMEOUT_MS, chain: clientChain() };
+  const auth = rpcClient(authV1.AuthClient, authAddr, security, 'auth-service', settings);
+  const billing = rpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service', settings);
   try {
     if (existsSync(marker)) {
       const { accountId } = JSON.parse(readFileSync(marker, 'utf8')) as { accountId: string };
-      const found = await unaryCall(auth.getAccount.bind(auth), { accountId }, TIMEOUT_MS).then(
+      const found = await auth.getAccount({ accountId }).then(
         () => true,
         (err: { code?: number }) => {
           if (err.code === status.NOT_FOUND) return false;
@@ -38,10 +39,10 @@ export async function ensureDemoAccount(
       );
       if (found) return { accountId };
     }
-    const { account } = await unaryCall(auth.createAccount.bind(auth), { name: 'Demo' }, TIMEOUT_MS);
+    const { account } = await auth.createAccount({ name: 'Demo' });
     const accountId = account?.accountId ?? '';
-    await unaryCall(billing.addBalance.bind(billing), { accountId, amountMicroLyd: DEMO_BALANCE_MICRO_LYD }, TIMEOUT_MS);
-    const { key } = await unaryCall(auth.createKey.bind(auth), { accountId, name: 'demo' }, TIMEOUT_MS);
+    await billing.addBalance({ accountId, amountMicroLyd: DEMO_BALANCE_MICRO_LYD });
+    const { key } = await auth.createKey({ accountId, name: 'demo' });
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(marker, JSON.stringify({ accountId }));
     return { accountId, key };

@@ -1,5 +1,5 @@
 import { consoleV1 } from '@gw/contracts';
-import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, GrpcSecurity, rpcClient } from '@gw/service-kit';
 
 /** The demo account's holder signs in to the console with this email. */
 export const DEMO_HOLDER_EMAIL = 'demo@example.com';
@@ -11,9 +11,9 @@ export async function inviteDemoHolder(
   accountId: string,
   security: GrpcSecurity,
 ): Promise<consoleV1.CreateInviteResponse> {
-  const client = grpcClient(consoleV1.ConsoleClient, consoleAddr, security, 'console');
+  const client = rpcClient(consoleV1.ConsoleClient, consoleAddr, security, 'console', { timeoutMs: TIMEOUT_MS, chain: clientChain() });
   try {
-    return await unaryCall(client.createInvite.bind(client), { accountId, email: DEMO_HOLDER_EMAIL }, TIMEOUT_MS);
+    return await client.createInvite({ accountId, email: DEMO_HOLDER_EMAIL });
   } finally {
     client.close();
   }

@@ -1,16 +1,18 @@
 import { billingV1 } from '@gw/contracts';
-import { status } from '@grpc/grpc-js';
 import {
   auditActor,
   callStreamHandler,
   eachOnItsOwn,
   Logger,
   MoneyAudit,
+  oneMethodRoute,
   optionalId,
   requireCount,
   requireId,
-  RpcError,
-  unaryHandler,
+  RpcHandlers,
+  rpcService,
+  ServedService,
+  serverChain,
   verifiedCallerOf,
 } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
@@ -63,80 +65,57 @@ const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse =
 const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
-/** The grpc-js implementation of billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines, PriceWatchHub). */
+/**
+ * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
+ * PriceWatchHub). Every call passes the server chain; the AuthorizeCalls stream carries Authorize
+ * calls, each served as its unary call would be.
+ */
 export function billingGrpc(
   { ledger, creditLines, statement, priceHub, archive, moneyAudit, audit }: BillingParts,
   logger: Logger,
-): billingV1.BillingServer {
+): ServedService {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
     const result = await ledger.settle(req);
     return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
   };
-  const authorize = async (req: billingV1.AuthorizeRequest, callerGone: () => boolean): Promise<billingV1.AuthorizeResponse> => {
-    const decision = await ledger.authorize(req, callerGone);
-    return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
-  };
-  return {
-    authorize: unaryHandler(logger, 'Authorize', (req: billingV1.AuthorizeRequest, _metadata, callerGone) => authorize(req, callerGone)),
-    authorizeCalls: callStreamHandler(logger, 'AuthorizeCalls', {
-      rpcService: 'billing.v1.Billing',
-      methodOf: () => 'Authorize',
-      serve: async (req: billingV1.AuthorizeRequest | undefined, callerGone) => {
-        if (!req) throw new RpcError(status.INVALID_ARGUMENT, 'a call without a request');
-        return authorize(req, callerGone);
-      },
-    }),
-    settle: unaryHandler(logger, 'Settle', (req: billingV1.SettleRequest) => settle(req)),
-    settleMany: unaryHandler(logger, 'SettleMany', async (req: billingV1.SettleManyRequest): Promise<billingV1.SettleManyResponse> => {
+
+  const handlers: RpcHandlers<billingV1.BillingService> = {
+    async authorize(req, { callerGone }) {
+      const decision = await ledger.authorize(req, callerGone);
+      return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
+    },
+    settle,
+    async settleMany(req) {
       const outcomes = await eachOnItsOwn(req.requests, settle, logger, 'SettleMany');
       return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ settled: result, errorCode, errorMessage })) };
+    },
+    releaseHold: async (req) => ({ released: await ledger.releaseHold(req.requestId) }),
+    renewHolds: async (req) => ({ renewed: await ledger.renewHolds(req.requestIds) }),
+    recordFree: async (req) => ({ recorded: await ledger.recordFree(req) }),
+    extendCreditLine: async (req) => toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
+    async extendCreditLines(req) {
+      const asks = req.lines.map((l) => ({
+        accountId: l.accountId,
+        returnedTotalMicro: l.returnedTotalMicroLyd,
+        needMicro: l.needMicroLyd,
+      }));
+      const outcomes = await creditLines.extendMany(asks);
+      return {
+        outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })),
+      };
+    },
+    listCreditLines: async (req) => ({
+      lines: (req.accountIds.length > 0
+        ? await creditLines.linesOf(req.accountIds)
+        : await creditLines.lentLines(req.afterAccountId, req.limit)
+      ).map((l) => ({
+        accountId: l.accountId,
+        grantedTotalMicroLyd: l.grantedTotalMicro,
+        chargedTotalMicroLyd: l.chargedTotalMicro,
+        returnedTotalMicroLyd: l.returnedTotalMicro,
+      })),
     }),
-    releaseHold: unaryHandler(logger, 'ReleaseHold', async (req: billingV1.ReleaseHoldRequest): Promise<billingV1.ReleaseHoldResponse> => ({
-      released: await ledger.releaseHold(req.requestId),
-    })),
-    renewHolds: unaryHandler(logger, 'RenewHolds', async (req: billingV1.RenewHoldsRequest): Promise<billingV1.RenewHoldsResponse> => ({
-      renewed: await ledger.renewHolds(req.requestIds),
-    })),
-    recordFree: unaryHandler(logger, 'RecordFree', async (req: billingV1.RecordFreeRequest): Promise<billingV1.RecordFreeResponse> => ({
-      recorded: await ledger.recordFree(req),
-    })),
-    extendCreditLine: unaryHandler(
-      logger,
-      'ExtendCreditLine',
-      async (req: billingV1.ExtendCreditLineRequest): Promise<billingV1.ExtendCreditLineResponse> =>
-        toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
-    ),
-    extendCreditLines: unaryHandler(
-      logger,
-      'ExtendCreditLines',
-      async (req: billingV1.ExtendCreditLinesRequest): Promise<billingV1.ExtendCreditLinesResponse> => {
-        const asks = req.lines.map((l) => ({
-          accountId: l.accountId,
-          returnedTotalMicro: l.returnedTotalMicroLyd,
-          needMicro: l.needMicroLyd,
-        }));
-        const outcomes = await creditLines.extendMany(asks);
-        return {
-          outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })),
-        };
-      },
-    ),
-    listCreditLines: unaryHandler(
-      logger,
-      'ListCreditLines',
-      async (req: billingV1.ListCreditLinesRequest): Promise<billingV1.ListCreditLinesResponse> => ({
-        lines: (req.accountIds.length > 0
-          ? await creditLines.linesOf(req.accountIds)
-          : await creditLines.lentLines(req.afterAccountId, req.limit)
-        ).map((l) => ({
-          accountId: l.accountId,
-          grantedTotalMicroLyd: l.grantedTotalMicro,
-          chargedTotalMicroLyd: l.chargedTotalMicro,
-          returnedTotalMicroLyd: l.returnedTotalMicro,
-        })),
-      }),
-    ),
-    applyBills: unaryHandler(logger, 'ApplyBills', async (req: billingV1.ApplyBillsRequest): Promise<billingV1.ApplyBillsResponse> => {
+    async applyBills(req) {
       const returns = req.returns.map((r) => ({ accountId: r.accountId, returnedTotalMicro: r.returnedTotalMicroLyd }));
       const outcomes = await creditLines.applyBills(req.bills.map(toBill), returns);
       return {
@@ -148,38 +127,22 @@ export function billingGrpc(
           errorMessage: o.errorMessage,
         })),
       };
-    }),
-    watchPrices: watchPrices(priceHub),
-    readLedgerArchive: unaryHandler(
-      logger,
-      'ReadLedgerArchive',
-      (req: billingV1.ReadLedgerArchiveRequest): Promise<billingV1.ReadLedgerArchiveResponse> =>
-        archive.page(req.before, req.after, req.limit),
-    ),
-    auditMoney: unaryHandler(logger, 'AuditMoney', (): Promise<billingV1.AuditMoneyResponse> => moneyAudit.run()),
-    dropLedgerMonths: unaryHandler(
-      logger,
-      'DropLedgerMonths',
-      async (req: billingV1.DropLedgerMonthsRequest): Promise<billingV1.DropLedgerMonthsResponse> => {
-        const dropped = await archive.drop(req.before, req.rows, req.sha256);
-        return { months: dropped.months, rows: dropped.rows, amountMicroLyd: dropped.amountMicro };
-      },
-    ),
-    addBalance: unaryHandler(
-      logger,
-      'AddBalance',
-      async (req: billingV1.AddBalanceRequest, metadata): Promise<billingV1.AddBalanceResponse> => ({
-        balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd, {
-          reason: req.note?.reason,
-          madeBy: verifiedCallerOf(metadata),
-          idempotencyKey: req.note?.idempotencyKey || undefined,
-        }),
+    },
+    readLedgerArchive: (req) => archive.page(req.before, req.after, req.limit),
+    auditMoney: () => moneyAudit.run(),
+    async dropLedgerMonths(req) {
+      const dropped = await archive.drop(req.before, req.rows, req.sha256);
+      return { months: dropped.months, rows: dropped.rows, amountMicroLyd: dropped.amountMicro };
+    },
+    addBalance: async (req, { metadata }) => ({
+      balanceMicroLyd: await ledger.addBalance(req.accountId, req.amountMicroLyd, {
+        reason: req.note?.reason,
+        madeBy: verifiedCallerOf(metadata),
+        idempotencyKey: req.note?.idempotencyKey || undefined,
       }),
-    ),
-    getBalance: unaryHandler(logger, 'GetBalance', async (req: billingV1.GetBalanceRequest): Promise<billingV1.GetBalanceResponse> => ({
-      balanceMicroLyd: await ledger.getBalance(req.accountId),
-    })),
-    listCharges: unaryHandler(logger, 'ListCharges', async (req: billingV1.ListChargesRequest): Promise<billingV1.ListChargesResponse> => {
+    }),
+    getBalance: async (req) => ({ balanceMicroLyd: await ledger.getBalance(req.accountId) }),
+    async listCharges(req) {
       requireId('account_id', req.accountId);
       requireCount('limit', req.limit, MAX_CHARGES_PAGE, 1);
       optionalId('before', req.before);
@@ -200,8 +163,8 @@ export function billingGrpc(
         })),
         next: rows.length > req.limit ? page[page.length - 1].requestId : '',
       };
-    }),
-    dailyTotals: unaryHandler(logger, 'DailyTotals', async (req: billingV1.DailyTotalsRequest): Promise<billingV1.DailyTotalsResponse> => {
+    },
+    async dailyTotals(req) {
       requireId('account_id', req.accountId);
       requireCount('days', req.days, MAX_DAYS, 1);
       return {
@@ -211,11 +174,9 @@ export function billingGrpc(
           amountMicroLyd: d.amountMicro,
         })),
       };
-    }),
-    listPrices: unaryHandler(logger, 'ListPrices', async (): Promise<billingV1.ListPricesResponse> => ({
-      prices: (await statement.prices()).map(toPrice),
-    })),
-    setPrice: unaryHandler(logger, 'SetPrice', async (req: billingV1.SetPriceRequest, metadata): Promise<billingV1.SetPriceResponse> => {
+    },
+    listPrices: async () => ({ prices: (await statement.prices()).map(toPrice) }),
+    async setPrice(req, { metadata }) {
       const price = req.price ?? { model: '', inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 };
       const by = auditActor(metadata, { reason: req.reason });
       const stored = await ledger.setPrice(
@@ -223,7 +184,12 @@ export function billingGrpc(
         by,
       );
       return { price: toPrice(stored) };
-    }),
-    ...auditTrailGrpc(audit, logger),
+    },
+    ...auditTrailGrpc(audit),
   };
+
+  return rpcService(billingV1.BillingService, handlers, serverChain(logger), (methods) => ({
+    authorizeCalls: callStreamHandler('AuthorizeCalls', methods, oneMethodRoute('authorize')),
+    watchPrices: watchPrices(priceHub),
+  }));
 }

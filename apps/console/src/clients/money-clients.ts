@@ -1,48 +1,45 @@
 import { status } from '@grpc/grpc-js';
 import { auditV1, billingV1, quotaV1 } from '@gw/contracts';
-import { GrpcSecurity, grpcClient, unaryCall } from '@gw/service-kit';
+import { clientChain, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 
 /** The console's reads of an account's money (billing-service) and use (quota-service), each with a deadline. */
 export class MoneyClients {
-  private readonly billing: billingV1.BillingClient;
-  private readonly quota: quotaV1.QuotaClient;
+  private readonly billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  private readonly quota: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
 
-  constructor(
-    addresses: { billingAddr: string; quotaAddr: string },
-    security: GrpcSecurity,
-    private readonly timeoutMs: number,
-  ) {
-    this.billing = grpcClient(billingV1.BillingClient, addresses.billingAddr, security, 'billing-service');
-    this.quota = grpcClient(quotaV1.QuotaClient, addresses.quotaAddr, security, 'quota-service');
+  constructor(addresses: { billingAddr: string; quotaAddr: string }, security: GrpcSecurity, timeoutMs: number) {
+    const settings = { timeoutMs, chain: clientChain() };
+    this.billing = rpcClient(billingV1.BillingClient, addresses.billingAddr, security, 'billing-service', settings);
+    this.quota = rpcClient(quotaV1.QuotaClient, addresses.quotaAddr, security, 'quota-service', settings);
   }
 
   async balanceMicro(accountId: string): Promise<number> {
-    return (await unaryCall(this.billing.getBalance.bind(this.billing), { accountId }, this.timeoutMs)).balanceMicroLyd;
+    return (await this.billing.getBalance({ accountId })).balanceMicroLyd;
   }
 
   charges(accountId: string, limit: number, before: string): Promise<billingV1.ListChargesResponse> {
-    return unaryCall(this.billing.listCharges.bind(this.billing), { accountId, limit, before }, this.timeoutMs);
+    return this.billing.listCharges({ accountId, limit, before });
   }
 
   async dailyTotals(accountId: string, days: number): Promise<billingV1.DayTotal[]> {
-    return (await unaryCall(this.billing.dailyTotals.bind(this.billing), { accountId, days }, this.timeoutMs)).days;
+    return (await this.billing.dailyTotals({ accountId, days })).days;
   }
 
   async prices(): Promise<billingV1.Price[]> {
-    return (await unaryCall(this.billing.listPrices.bind(this.billing), {}, this.timeoutMs)).prices;
+    return (await this.billing.listPrices({})).prices;
   }
 
   /** The account's newest entries of billing-service's audit trail (its balance changes), newest first. */
   async auditEntries(accountId: string, limit: number): Promise<auditV1.AuditEntry[]> {
-    return (await unaryCall(this.billing.listAuditEntries.bind(this.billing), { accountId, limit }, this.timeoutMs)).entries;
+    return (await this.billing.listAuditEntries({ accountId, limit })).entries;
   }
 
   usage(accountId: string): Promise<quotaV1.GetUsageResponse> {
-    return unaryCall(this.quota.getUsage.bind(this.quota), { accountId }, this.timeoutMs);
+    return this.quota.getUsage({ accountId });
   }
 
   freeAllowance(accountId: string): Promise<quotaV1.GetFreeAllowanceResponse> {
-    return unaryCall(this.quota.getFreeAllowance.bind(this.quota), { accountId }, this.timeoutMs);
+    return this.quota.getFreeAllowance({ accountId });
   }
 
   /**
@@ -51,7 +48,7 @@ export class MoneyClients {
    */
   async heldMicro(accountId: string): Promise<number | undefined> {
     try {
-      return (await unaryCall(this.quota.getHeld.bind(this.quota), { accountId }, this.timeoutMs)).heldMicroLyd;
+      return (await this.quota.getHeld({ accountId })).heldMicroLyd;
     } catch (err) {
       if ((err as { code?: unknown }).code === status.UNIMPLEMENTED) return undefined;
       throw err;

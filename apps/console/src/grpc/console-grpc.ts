@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { consoleV1 } from '@gw/contracts';
-import { Logger, requireId, RpcError, unaryHandler } from '@gw/service-kit';
+import { Logger, requireId, RpcError, RpcHandlers, rpcService, ServedService, serverChain } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { HolderAccess } from '../domain/holder-access';
 
@@ -9,18 +9,15 @@ import { HolderAccess } from '../domain/holder-access';
  * NOT_FOUND). The account id is checked against its bound (INVALID_ARGUMENT) before auth-service
  * is asked, the email by HolderAccess.
  */
-export function consoleGrpc(access: HolderAccess, auth: AuthClient, logger: Logger): consoleV1.ConsoleServer {
-  return {
-    createInvite: unaryHandler(
-      logger,
-      'CreateInvite',
-      async (req: consoleV1.CreateInviteRequest): Promise<consoleV1.CreateInviteResponse> => {
-        await auth.getAccount(requireId('account_id', req.accountId)).catch((err: { code?: number }) => {
-          throw err.code === status.NOT_FOUND ? new RpcError(status.NOT_FOUND, `account ${req.accountId} not found`) : err;
-        });
-        const { link, expires } = await access.invite(req.accountId, req.email);
-        return { link, expires: expires.toISOString() };
-      },
-    ),
+export function consoleGrpc(access: HolderAccess, auth: AuthClient, logger: Logger): ServedService {
+  const handlers: RpcHandlers<consoleV1.ConsoleService> = {
+    async createInvite(req) {
+      await auth.getAccount(requireId('account_id', req.accountId)).catch((err: { code?: number }) => {
+        throw err.code === status.NOT_FOUND ? new RpcError(status.NOT_FOUND, `account ${req.accountId} not found`) : err;
+      });
+      const { link, expires } = await access.invite(req.accountId, req.email);
+      return { link, expires: expires.toISOString() };
+    },
   };
+  return rpcService(consoleV1.ConsoleService, handlers, serverChain(logger));
 }

@@ -1,4 +1,3 @@
-import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
 import { accountView } from './account-view';
 import { Command, lydFlag, reasonFlag, required } from './command';
@@ -8,9 +7,9 @@ export const accountCreate: Command = async (flags, c) => {
   const balance = flags.get('balance');
   const amountMicroLyd = balance === undefined ? 0 : lydFlag('balance', balance);
   if (amountMicroLyd < 0) throw new CtlUsageError('--balance cannot be negative');
-  const { account } = await unaryCall(c.auth.createAccount.bind(c.auth), { name: flags.get('name') ?? '' }, c.timeoutMs);
+  const { account } = await c.auth.createAccount({ name: flags.get('name') ?? '' });
   const accountId = account?.accountId ?? '';
-  if (amountMicroLyd > 0) await unaryCall(c.billing.addBalance.bind(c.billing), { accountId, amountMicroLyd }, c.timeoutMs);
+  if (amountMicroLyd > 0) await c.billing.addBalance({ accountId, amountMicroLyd });
   return { accountId };
 };
 
@@ -21,32 +20,28 @@ export const accountShow: Command = (flags, c) => accountView(required(flags, 'a
 export const accountSuspend: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
   const req = { accountId, until: flags.get('until') ?? '', reason: flags.get('reason') ?? '' };
-  await unaryCall(c.auth.suspendAccount.bind(c.auth), req, c.timeoutMs);
+  await c.auth.suspendAccount(req);
   return accountView(accountId, c);
 };
 
 /** `account unsuspend --account ID [--reason TEXT]` */
 export const accountUnsuspend: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
-  await unaryCall(c.auth.unsuspendAccount.bind(c.auth), { accountId, note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
+  await c.auth.unsuspendAccount({ accountId, note: { holder: '', reason: reasonFlag(flags) } });
   return accountView(accountId, c);
 };
 
 /** `account schedule-deletion --account ID [--reason TEXT]` */
 export const accountScheduleDeletion: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
-  await unaryCall(c.auth.scheduleAccountDeletion.bind(c.auth), { accountId, note: { holder: '', reason: reasonFlag(flags) } }, c.timeoutMs);
+  await c.auth.scheduleAccountDeletion({ accountId, note: { holder: '', reason: reasonFlag(flags) } });
   return accountView(accountId, c);
 };
 
 /** `account grant-model --account ID --model M [--reason TEXT]` */
 export const accountGrantModel: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
-  await unaryCall(
-    c.auth.grantModel.bind(c.auth),
-    { accountId, modelId: required(flags, 'model'), note: { holder: '', reason: reasonFlag(flags) } },
-    c.timeoutMs,
-  );
+  await c.auth.grantModel({ accountId, modelId: required(flags, 'model'), note: { holder: '', reason: reasonFlag(flags) } });
   return accountView(accountId, c);
 };
 
@@ -54,10 +49,10 @@ export const accountGrantModel: Command = async (flags, c) => {
 export const modelAdd: Command = async (flags, c) => {
   const vision = flags.get('vision');
   if (vision !== undefined && vision !== 'true' && vision !== 'false') throw new CtlUsageError('--vision takes no value, or true/false');
-  const { model } = await unaryCall(
-    c.auth.addModel.bind(c.auth),
-    { id: required(flags, 'id'), vision: vision === 'true', note: { holder: '', reason: reasonFlag(flags) } },
-    c.timeoutMs,
-  );
+  const { model } = await c.auth.addModel({
+    id: required(flags, 'id'),
+    vision: vision === 'true',
+    note: { holder: '', reason: reasonFlag(flags) },
+  });
   return { id: model?.id, vision: model?.vision };
 };

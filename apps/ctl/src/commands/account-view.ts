@@ -1,13 +1,12 @@
 import { microToLyd } from '@gw/money';
-import { unaryCall } from '@gw/service-kit';
 import { CtlClients } from '../ctl-clients';
 
 /** An account as `account show` prints it: identity from auth-service, balance from billing-service. */
 export async function accountView(accountId: string, c: CtlClients): Promise<unknown> {
   const [{ account }, { balanceMicroLyd }, { models }] = await Promise.all([
-    unaryCall(c.auth.getAccount.bind(c.auth), { accountId }, c.timeoutMs),
-    unaryCall(c.billing.getBalance.bind(c.billing), { accountId }, c.timeoutMs),
-    unaryCall(c.auth.listModels.bind(c.auth), { accountId }, c.timeoutMs),
+    c.auth.getAccount({ accountId }),
+    c.billing.getBalance({ accountId }),
+    c.auth.listModels({ accountId }),
   ]);
   const s = account?.suspension;
   return {

@@ -1,4 +1,3 @@
-import { unaryCall } from '@gw/service-kit';
 import { Command, CtlCheckFailed } from './command';
 
 /** How long the audit may take: it reads every balance, the whole ledger and every account in Redis. */
@@ -27,10 +26,7 @@ const shown = (v: Violation) => ({
  */
 export const audit: Command = async (_flags, c) => {
   const timeoutMs = Math.max(c.timeoutMs, AUDIT_TIMEOUT_MS);
-  const [books, store] = await Promise.all([
-    unaryCall(c.billing.auditMoney.bind(c.billing), {}, timeoutMs),
-    unaryCall(c.quota.auditStore.bind(c.quota), {}, timeoutMs),
-  ]);
+  const [books, store] = await Promise.all([c.billing.auditMoney({}, { timeoutMs }), c.quota.auditStore({}, { timeoutMs })]);
   const violations = [...books.violations, ...store.violations].map(shown);
   const report = {
     ok: violations.length === 0,

@@ -1,5 +1,4 @@
 import { auditV1 } from '@gw/contracts';
-import { unaryCall } from '@gw/service-kit';
 import { Command, CtlCheckFailed } from './command';
 
 /** How long a walk may take: it reads every entry of a chain. */
@@ -18,11 +17,8 @@ const toChain = (service: string, check: auditV1.ChainCheck | undefined) => ({
  * entry of a chain that was edited, is missing, or does not follow the one before it.
  */
 export const auditLogVerify: Command = async (_flags, c) => {
-  const timeout = Math.max(c.timeoutMs, VERIFY_TIMEOUT_MS);
-  const [auth, billing] = await Promise.all([
-    unaryCall(c.auth.verifyAuditTrail.bind(c.auth), {}, timeout),
-    unaryCall(c.billing.verifyAuditTrail.bind(c.billing), {}, timeout),
-  ]);
+  const timeoutMs = Math.max(c.timeoutMs, VERIFY_TIMEOUT_MS);
+  const [auth, billing] = await Promise.all([c.auth.verifyAuditTrail({}, { timeoutMs }), c.billing.verifyAuditTrail({}, { timeoutMs })]);
   const report = { chains: [toChain('auth-service', auth.check), toChain('billing-service', billing.check)] };
   if (report.chains.some((chain) => !chain.ok)) throw new CtlCheckFailed(report);
   return report;

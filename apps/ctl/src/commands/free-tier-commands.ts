@@ -1,4 +1,3 @@
-import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
 import { Command, reasonFlag } from './command';
 
@@ -29,6 +28,6 @@ export const freeTierSet: Command = async (flags, c) => {
     enabled: onOff(flags, 'enabled'),
     reason: reasonFlag(flags),
   };
-  const { settings } = await unaryCall(c.quota.setFreeTierSettings.bind(c.quota), req, c.timeoutMs);
+  const { settings } = await c.quota.setFreeTierSettings(req);
   return { dailyTokens: settings?.dailyTokens, poolTokens: settings?.poolTokens, paused: settings?.paused, enabled: settings?.enabled };
 };

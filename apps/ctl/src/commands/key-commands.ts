@@ -1,29 +1,28 @@
-import { unaryCall } from '@gw/service-kit';
 import { Command, reasonFlag, required } from './command';
 
 /** `key create --account ID [--name N] [--reason TEXT]`: the only time the key is shown. */
 export const keyCreate: Command = async (flags, c) => {
-  const res = await unaryCall(
-    c.auth.createKey.bind(c.auth),
-    { accountId: required(flags, 'account'), name: flags.get('name') ?? '', note: { holder: '', reason: reasonFlag(flags) } },
-    c.timeoutMs,
-  );
+  const res = await c.auth.createKey({
+    accountId: required(flags, 'account'),
+    name: flags.get('name') ?? '',
+    note: { holder: '', reason: reasonFlag(flags) },
+  });
   const info = res.info;
   return { id: info?.id, key: res.key, prefix: info?.prefix, name: info?.name, created: info?.created };
 };
 
 /** `key list --account ID` */
 export const keyList: Command = async (flags, c) => {
-  const { keys } = await unaryCall(c.auth.listKeys.bind(c.auth), { accountId: required(flags, 'account') }, c.timeoutMs);
+  const { keys } = await c.auth.listKeys({ accountId: required(flags, 'account') });
   return keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, created: k.created, lastUsed: k.lastUsed || 'Never' }));
 };
 
 /** `key revoke --id KEY_ID [--reason TEXT]` */
 export const keyRevoke: Command = async (flags, c) => {
-  const { keyId } = await unaryCall(
-    c.auth.revokeKey.bind(c.auth),
-    { keyId: required(flags, 'id'), accountId: '', note: { holder: '', reason: reasonFlag(flags) } },
-    c.timeoutMs,
-  );
+  const { keyId } = await c.auth.revokeKey({
+    keyId: required(flags, 'id'),
+    accountId: '',
+    note: { holder: '', reason: reasonFlag(flags) },
+  });
   return { id: keyId, revoked: true };
 };

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { microToLyd } from '@gw/money';
-import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
 import { Command, required } from './command';
 
@@ -40,7 +39,7 @@ export const ledgerArchive: Command = async (flags, c) => {
     try {
       let after = '';
       do {
-        const page = await unaryCall(c.billing.readLedgerArchive.bind(c.billing), { before, after, limit: PAGE_ROWS }, c.timeoutMs);
+        const page = await c.billing.readLedgerArchive({ before, after, limit: PAGE_ROWS });
         await file.write((after ? '' : `${page.header}\n`) + page.lines.map((line) => `${line}\n`).join(''));
         after = page.next;
       } while (after);
@@ -55,10 +54,6 @@ export const ledgerArchive: Command = async (flags, c) => {
     throw err;
   }
   // From here the file stays whatever happens: the months may be gone even if the answer is lost.
-  const dropped = await unaryCall(
-    c.billing.dropLedgerMonths.bind(c.billing),
-    { before, ...written },
-    Math.max(c.timeoutMs, DROP_TIMEOUT_MS),
-  );
+  const dropped = await c.billing.dropLedgerMonths({ before, ...written }, { timeoutMs: Math.max(c.timeoutMs, DROP_TIMEOUT_MS) });
   return { file: path, months: dropped.months, rows: dropped.rows, amount: microToLyd(dropped.amountMicroLyd), sha256: written.sha256 };
 };

@@ -1,6 +1,5 @@
 import { ServiceError, status } from '@grpc/grpc-js';
 import { microToLyd } from '@gw/money';
-import { unaryCall } from '@gw/service-kit';
 import { CtlUsageError } from '../parse-args';
 import { Command, lydFlag, reasonFlag, required } from './command';
 
@@ -27,17 +26,15 @@ export const balanceAdd: Command = async (flags, c) => {
     amountMicroLyd: amount(flags, 'amount'),
     note: { reason: reason ?? '', idempotencyKey: idempotencyKey ?? '' },
   };
-  await unaryCall(c.auth.getAccount.bind(c.auth), { accountId: req.accountId }, c.timeoutMs);
+  await c.auth.getAccount({ accountId: req.accountId });
   for (let tries = 1; ; tries++) {
     try {
-      const { balanceMicroLyd } = await unaryCall(c.billing.addBalance.bind(c.billing), req, c.timeoutMs);
+      const { balanceMicroLyd } = await c.billing.addBalance(req);
       return { balance: microToLyd(balanceMicroLyd) };
     } catch (err) {
       if (req.amountMicroLyd >= 0 || (err as ServiceError).code !== status.FAILED_PRECONDITION || tries === LINE_RETURN_TRIES) throw err;
       // An older quota-service lends no line: the refusal stands as billing-service gave it.
-      const returned = await unaryCall(c.quota.returnCreditLine.bind(c.quota), { accountId: req.accountId }, c.timeoutMs).catch(
-        () => undefined,
-      );
+      const returned = await c.quota.returnCreditLine({ accountId: req.accountId }).catch(() => undefined);
       if (!returned?.returnedMicroLyd) throw err;
     }
   }
@@ -55,19 +52,15 @@ export const priceSet: Command = async (flags, c) => {
   const output = amount(flags, 'output');
   if (input < 0 || output < 0) throw new CtlUsageError('prices cannot be negative');
   const price = { model: required(flags, 'model'), inputMicroLydPerMillion: input, outputMicroLydPerMillion: output };
-  await unaryCall(c.auth.getModel.bind(c.auth), { id: price.model }, c.timeoutMs);
+  await c.auth.getModel({ id: price.model });
   // SetPrice returns once every quota-service replica applied the price, or billing gave up on one (PRICE_ACK_TIMEOUT_MS and a few seconds).
-  const res = await unaryCall(
-    c.billing.setPrice.bind(c.billing),
-    { price, reason: reasonFlag(flags) },
-    Math.max(c.timeoutMs, SET_PRICE_TIMEOUT_MS),
-  );
+  const res = await c.billing.setPrice({ price, reason: reasonFlag(flags) }, { timeoutMs: Math.max(c.timeoutMs, SET_PRICE_TIMEOUT_MS) });
   const p = res.price ?? price;
   return { model: p.model, input: microToLyd(p.inputMicroLydPerMillion), output: microToLyd(p.outputMicroLydPerMillion) };
 };
 
 /** `usage show --account ID` */
 export const usageShow: Command = async (flags, c) => {
-  const res = await unaryCall(c.quota.getUsage.bind(c.quota), { accountId: required(flags, 'account') }, c.timeoutMs);
+  const res = await c.quota.getUsage({ accountId: required(flags, 'account') });
   return { todayTokens: res.todayTokens, totalTokens: res.totalTokens };
 };

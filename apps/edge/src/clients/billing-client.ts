@@ -1,36 +1,41 @@
 import { billingV1 } from '@gw/contracts';
-import { CallStreamClient, GrpcSecurity, grpcClient } from '@gw/service-kit';
-import { inRpcClientSpan } from '@gw/telemetry';
+import {
+  CallStreamClient,
+  carriedCalls,
+  clientChain,
+  GrpcSecurity,
+  oneMethodCarrying,
+  RpcCalls,
+  RpcClient,
+  rpcClient,
+} from '@gw/service-kit';
 import { CALL_STREAMS } from './call-streams';
-import { timed } from './timed-call';
+import { timeCall } from './time-call';
 
 /** The edge's calls to billing-service, each with a deadline and timed; Authorize travels on AuthorizeCalls streams. */
 export class BillingClient {
-  private readonly client: billingV1.BillingClient;
+  private readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   private readonly authorizations: CallStreamClient<billingV1.AuthorizeRequest | undefined, billingV1.AuthorizeResponse | undefined>;
+  private readonly carried: Pick<RpcCalls<billingV1.BillingService>, 'authorize'>;
 
-  constructor(
-    address: string,
-    security: GrpcSecurity,
-    private readonly timeoutMs: number,
-  ) {
-    this.client = grpcClient(billingV1.BillingClient, address, security, 'billing-service');
+  constructor(address: string, security: GrpcSecurity, timeoutMs: number) {
+    const settings = { timeoutMs, chain: clientChain([timeCall]) };
+    this.rpc = rpcClient(billingV1.BillingClient, address, security, 'billing-service', settings);
     this.authorizations = new CallStreamClient<billingV1.AuthorizeRequest | undefined, billingV1.AuthorizeResponse | undefined>(
-      () => this.client.authorizeCalls(),
+      () => this.rpc.streams.authorizeCalls(),
       CALL_STREAMS,
     );
+    this.carried = carriedCalls(billingV1.BillingService, ['authorize'], this.authorizations, oneMethodCarrying(), settings);
   }
 
   async authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {
-    const response = await inRpcClientSpan('billing.v1.Billing', 'Authorize', (carrier) =>
-      timed('Authorize', this.authorizations.call(request, this.timeoutMs, carrier)),
-    );
+    const response = await this.carried.authorize(request);
     if (!response) throw new Error('billing-service answered Authorize without a response');
     return response;
   }
 
   close(): void {
     this.authorizations.close();
-    this.client.close();
+    this.rpc.close();
   }
 }

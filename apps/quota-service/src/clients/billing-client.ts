@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { AuditActor, callBatch, GrpcSecurity, grpcClient, ItemResult, unaryCall } from '@gw/service-kit';
+import { AuditActor, callBatch, clientChain, GrpcSecurity, ItemResult, RpcClient, rpcClient } from '@gw/service-kit';
 import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
 import { FreeTierTrail } from '../domain/free-tier-gate';
 import { LentLine } from '../domain/line-returner';
@@ -57,14 +57,10 @@ function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: 
  * the older path's running requests, and the price watch's stream.
  */
 export class BillingClient implements BillingSink, HoldRenewer, BatchLender, FreeTierTrail {
-  private readonly client: billingV1.BillingClient;
+  private readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
 
-  constructor(
-    address: string,
-    security: GrpcSecurity,
-    private readonly timeoutMs: number,
-  ) {
-    this.client = grpcClient(billingV1.BillingClient, address, security, 'billing-service');
+  constructor(address: string, security: GrpcSecurity, timeoutMs: number) {
+    this.rpc = rpcClient(billingV1.BillingClient, address, security, 'billing-service', { timeoutMs, chain: clientChain() });
   }
 
   /** Settles paid requests in one SettleMany: each record's error, or undefined once settled. */
@@ -78,11 +74,11 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
     const results = await callBatch(
       requests,
       async (many) =>
-        (await unaryCall(this.client.settleMany.bind(this.client), { requests: many }, this.timeoutMs)).outcomes.map((o) => ({
+        (await this.rpc.settleMany({ requests: many })).outcomes.map((o) => ({
           ...o,
           result: o.settled,
         })),
-      (one) => unaryCall(this.client.settle.bind(this.client), one, this.timeoutMs),
+      (one) => this.rpc.settle(one),
     );
     return results.map((r) => (r.ok ? undefined : r.err));
   }
@@ -90,20 +86,16 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
   async recordFree(record: SettleRecord): Promise<void> {
     const { requestId, accountId, model, promptTokens, completionTokens, usageEstimated } = record;
     const request = { requestId, accountId, model, promptTokens, completionTokens, usageEstimated };
-    await unaryCall(this.client.recordFree.bind(this.client), request, this.timeoutMs);
+    await this.rpc.recordFree(request);
   }
 
   async recordFreeTierChange(settings: FreeTierSettings, changed: (keyof FreeTierSettings)[], by: AuditActor): Promise<void> {
     const names = changed.map((name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
-    await unaryCall(
-      this.client.recordFreeTierChange.bind(this.client),
-      { ...settings, changed: names, actor: by.actor, reason: by.reason },
-      this.timeoutMs,
-    );
+    await this.rpc.recordFreeTierChange({ ...settings, changed: names, actor: by.actor, reason: by.reason });
   }
 
   async releaseHold(requestId: string): Promise<void> {
-    await unaryCall(this.client.releaseHold.bind(this.client), { requestId }, this.timeoutMs);
+    await this.rpc.releaseHold({ requestId });
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
@@ -111,7 +103,7 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
       bills: bills.map(toBill),
       returns: returns.map((r) => ({ accountId: r.accountId, returnedTotalMicroLyd: r.returnedTotalMicro })),
     };
-    const { outcomes } = await unaryCall(this.client.applyBills.bind(this.client), request, this.timeoutMs);
+    const { outcomes } = await this.rpc.applyBills(request);
     return bills.map((_, i) => (outcomes[i]?.errorCode === 0 ? undefined : billError(outcomes[i])));
   }
 
@@ -121,11 +113,11 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
     return callBatch(
       lines,
       async (many) =>
-        (await unaryCall(this.client.extendCreditLines.bind(this.client), { lines: many }, this.timeoutMs)).outcomes.map((o) => ({
+        (await this.rpc.extendCreditLines({ lines: many })).outcomes.map((o) => ({
           ...o,
           result: o.line && toLineExtension(o.line),
         })),
-      async (one) => toLineExtension(await unaryCall(this.client.extendCreditLine.bind(this.client), one, this.timeoutMs)),
+      async (one) => toLineExtension(await this.rpc.extendCreditLine(one)),
     );
   }
 
@@ -140,7 +132,7 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
   }
 
   private async listLines(request: billingV1.ListCreditLinesRequest): Promise<LentLine[]> {
-    const { lines } = await unaryCall(this.client.listCreditLines.bind(this.client), request, this.timeoutMs);
+    const { lines } = await this.rpc.listCreditLines(request);
     return lines.map((l) => ({
       accountId: l.accountId,
       granted: l.grantedTotalMicroLyd,
@@ -150,15 +142,15 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
   }
 
   async renewHolds(requestIds: string[]): Promise<void> {
-    await unaryCall(this.client.renewHolds.bind(this.client), { requestIds }, this.timeoutMs);
+    await this.rpc.renewHolds({ requestIds });
   }
 
   /** Opens billing.v1 WatchPrices (no deadline: it lives until cut; the channel's keepalive finds a vanished peer). */
   watchPrices(): ReturnType<billingV1.BillingClient['watchPrices']> {
-    return this.client.watchPrices();
+    return this.rpc.streams.watchPrices();
   }
 
   close(): void {
-    this.client.close();
+    this.rpc.close();
   }
 }

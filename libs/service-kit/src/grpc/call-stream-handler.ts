@@ -1,9 +1,8 @@
-import { Metadata, ServerDuplexStream, status } from '@grpc/grpc-js';
-import { inRpcServerSpan } from '@gw/telemetry';
+import { ServerDuplexStream, status } from '@grpc/grpc-js';
 import { STREAM_ENDING, StreamedAnswer, StreamedCall, StreamedCalls } from './call-stream-client';
-import { Logger } from '../process/logger';
 import { histogram } from '../process/metrics';
-import { rpcDuration, rpcStatusOf } from './unary-handler';
+import { ChainedMethods } from './rpc-service';
+import { RpcStatus } from './server-chain';
 
 /** The call streams this process serves now, so that a shutdown can end them (drainCallStreams). */
 const openStreams = new Set<{ drain(): void }>();
@@ -25,30 +24,43 @@ const batchSize = histogram(
   [1, 2, 4, 8, 16, 32, 64, 128, 256],
 );
 
-/** What a call stream serves: each call's method name (for metrics, logs and spans) and its answer. */
-export interface CallStreamServe<Q, A> {
-  /** The gRPC service of the unary methods the calls stand for (`quota.v1.Quota`), naming their spans. */
-  rpcService: string;
-  methodOf(request: Q): string;
-  /**
-   * Answers one call as its unary method would; `callerGone` as unaryHandler gives it, and the
-   * stream's request `metadata` (its caller: isCaller).
-   */
-  serve(request: Q, callerGone: () => boolean, metadata: Metadata): Promise<A>;
+/** How a call stream's calls name their unary method, and how a response goes back. */
+export interface CarriedRoute<Q, A> {
+  /** The key of the method a call stands for; undefined when it names none. */
+  keyOf(request: Q | undefined): string | undefined;
+  valueOf(request: Q): unknown;
+  answer(request: Q, response: unknown): A;
+}
+
+/** Calls whose request is a oneof of the methods' requests (quota.v1 EdgeCall), keyed as the definition's methods are. */
+export const ONEOF_ROUTE: CarriedRoute<{ $case: string; value: unknown }, { $case: string; value: unknown }> = {
+  keyOf: (request) => request?.$case,
+  valueOf: (request) => request.value,
+  answer: (request, response) => ({ $case: request.$case, value: response }),
+};
+
+/** Calls that all stand for one method (billing.v1 AuthorizeCall carries Authorize's request). */
+export function oneMethodRoute<Q, A>(key: string): CarriedRoute<Q, A> {
+  return {
+    keyOf: (request) => (request === undefined ? undefined : key),
+    valueOf: (request) => request,
+    answer: (_request, response) => response as A,
+  };
 }
 
 /**
- * The server side of CallStreamClient: every call of every batch is served on its own (counted
- * and timed under its method's name, as unaryHandler does), the calls per message counted under
+ * The server side of CallStreamClient: every call of every batch is served on its own, as its
+ * unary method would be, through the same chain (ChainedMethods: timed, counted, logged and its
+ * errors mapped under the method's name); the calls per message are counted under
  * `streamMethod`, and the answers ready in one turn of the event loop go back together. A call is past its caller once
  * its `timeoutMs` has passed since it arrived, the client cancelled it, or the stream was cancelled. When the client ends
  * its side, or the server drains (drainCallStreams), the stream is ended once every call on it
  * has been answered.
  */
 export function callStreamHandler<Q, A>(
-  logger: Logger,
   streamMethod: string,
-  served: CallStreamServe<Q, A>,
+  methods: ChainedMethods,
+  route: CarriedRoute<Q, A>,
 ): (call: ServerDuplexStream<StreamedCalls<Q>, { answers: StreamedAnswer<A>[] }>) => void {
   return (call) => {
     let running = 0;
@@ -79,29 +91,17 @@ export function callStreamHandler<Q, A>(
       ready.push(answer);
     };
     const serveOne = ({ callId, timeoutMs, request, traceContext }: StreamedCall<Q>) => {
-      // An unset oneof or message arrives as undefined, which Q includes where the contract allows it.
-      request = request as Q;
       running++;
       serving.add(callId);
       if (ending) return send({ callId, response: undefined, errorCode: status.UNAVAILABLE, errorMessage: STREAM_ENDING });
-      const method = served.methodOf(request);
       const arrived = Date.now();
-      const done = rpcDuration.startTimer({ method });
       const callerGone = () => call.cancelled || cancelled.has(callId) || Date.now() - arrived > timeoutMs;
-      inRpcServerSpan(served.rpcService, method, traceContext, () =>
-        served.serve(request, callerGone, call.metadata).then(
-          (response) => {
-            done({ code: status[status.OK] });
-            logger.debug('call served', { method, code: status[status.OK], ms: Date.now() - arrived });
-            send({ callId, response, errorCode: status.OK, errorMessage: '' });
-          },
-          (err: unknown) => {
-            const failed = rpcStatusOf(err, logger, method);
-            done({ code: status[failed.code] });
-            logger.debug('call served', { method, code: status[failed.code], ms: Date.now() - arrived });
-            send({ callId, response: undefined, errorCode: failed.code, errorMessage: failed.details });
-          },
-        ),
+      // An unset oneof or message arrives as undefined: the call names no method.
+      const key = route.keyOf(request);
+      const value = key === undefined ? undefined : route.valueOf(request as Q);
+      methods.serve(streamMethod, key, value, { metadata: call.metadata, callerGone, traceCarrier: traceContext }).then(
+        (response) => send({ callId, response: route.answer(request as Q, response), errorCode: status.OK, errorMessage: '' }),
+        (failed: RpcStatus) => send({ callId, response: undefined, errorCode: failed.code, errorMessage: failed.details }),
       );
     };
     call.on('data', (batch: StreamedCalls<Q>) => {

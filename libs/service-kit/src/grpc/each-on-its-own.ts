@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { Logger } from '../process/logger';
 import { RpcError } from './rpc-error';
-import { rpcStatusOf } from './unary-handler';
+import { rpcStatusOf } from './server-chain';
 
 /** Most items one batch call takes. */
 export const MAX_BATCH = 256;

@@ -32,8 +32,8 @@ export const plainTextCallers: ServerInterceptor = (_method, call) =>
   });
 
 /**
- * True when the call whose request metadata this is (a handler's `call.metadata`, as unaryHandler
- * and callStreamHandler pass it) comes from `identity`, as its client certificate proved at the
+ * True when the call whose request metadata this is (a handler context's `metadata`, unary or
+ * carried on a call stream) comes from `identity`, as its client certificate proved at the
  * access check; also on a plain-text server, where no caller is checked (as no method's callers
  * are). False when the caller is another identity or is not known: a rule that depends on who
  * calls fails closed.
