@@ -1,5 +1,5 @@
 import { ChannelCredentials, ChannelOptions, Client, Metadata, ServiceError } from '@grpc/grpc-js';
-import { inRpcClientSpan, TraceCarrier } from '@gw/telemetry';
+import { inRpcClientSpan, isTracing, TraceCarrier } from '@gw/telemetry';
 import { CallStreamClient } from './call-stream-client';
 import { grpcClient } from './grpc-channel';
 import { GrpcSecurity } from './grpc-security';
@@ -7,7 +7,8 @@ import { RequestOf, ResponseOf, RpcDefinition, RpcName, rpcNameOf, UnaryKeys } f
 
 /** What a client step knows of the call it sends. */
 export interface ClientCallContext extends RpcName {
-  metadata: Metadata;
+  /** The metadata a unary call sends; none given, it sends empty metadata. */
+  metadata?: Metadata;
   timeoutMs: number;
   /** True for a call carried on a call stream, whose trace context travels in its message, not its metadata. */
   carried: boolean;
@@ -25,7 +26,7 @@ export type ClientMiddleware = (request: unknown, context: ClientCallContext, ne
  * message. A unary call's span, and its metadata's trace context, are the gRPC instrumentation's.
  */
 const traceCarriedCall: ClientMiddleware = (request, context, next) =>
-  context.carried
+  context.carried && isTracing()
     ? inRpcClientSpan(context.service, context.method, (traceCarrier) => next(request, { ...context, traceCarrier }))
     : next(request, context);
 
@@ -96,7 +97,7 @@ export function rpcClient<C extends Client, D extends RpcDefinition>(
     const unary = (grpc as unknown as Record<string, UnaryMethod>)[key].bind(grpc);
     const send: ClientNext = (request, context) =>
       new Promise((resolve, reject) =>
-        unary(request, context.metadata, { deadline: Date.now() + context.timeoutMs }, (err, response) =>
+        unary(request, context.metadata ?? new Metadata(), { deadline: Date.now() + context.timeoutMs }, (err, response) =>
           err ? reject(err) : resolve(response),
         ),
       );
@@ -107,7 +108,7 @@ export function rpcClient<C extends Client, D extends RpcDefinition>(
 
 function callerOf(name: RpcName, run: ClientNext, timeoutMs: number, carried: boolean) {
   return (request: unknown, options?: RpcCallOptions) =>
-    run(request, { ...name, metadata: options?.metadata ?? new Metadata(), timeoutMs: options?.timeoutMs ?? timeoutMs, carried });
+    run(request, { ...name, metadata: options?.metadata, timeoutMs: options?.timeoutMs ?? timeoutMs, carried });
 }
 
 /** How a client's call stream carries a method's call, and reads its answer. */

@@ -52,7 +52,8 @@ export class ChainedMethods {
    */
   serve(streamMethod: string, key: string | undefined, request: unknown, call: CarriedCall): Promise<unknown> {
     const method = key === undefined ? undefined : this.methods.get(key);
-    const context = { service: this.service, method: method?.name.method ?? streamMethod, ...call };
+    const { metadata, callerGone, traceCarrier } = call;
+    const context = { service: this.service, method: method?.name.method ?? streamMethod, metadata, callerGone, traceCarrier };
     return method ? method.run(request, context) : chained(this.chain, refuseCallWithoutRequest)(request, context);
   }
 }

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { DomainError } from '@gw/errors';
-import { inRpcServerSpan } from '@gw/telemetry';
+import { inRpcServerSpan, isTracing } from '@gw/telemetry';
 import { Logger } from '../process/logger';
 import { histogram, LATENCY_BUCKETS } from '../process/metrics';
 import { RpcContext, RpcHandler } from './rpc-methods';
@@ -42,7 +42,7 @@ export function rpcStatusOf(err: unknown, logger: Logger, method: string): RpcSt
  * A unary call's span is the gRPC instrumentation's, which reads its metadata (libs/telemetry).
  */
 const traceCarriedCall: ServerMiddleware = (request, context, next) =>
-  context.traceCarrier
+  context.traceCarrier && isTracing()
     ? inRpcServerSpan(context.service, context.method, context.traceCarrier, () => next(request, context))
     : next(request, context);
 
