@@ -69,6 +69,31 @@ describe('LeaseKeeper', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('waits, as it stops, for the renewal of a reply that began still on the wire', async () => {
+    let answer: (() => void) | undefined;
+    const events: string[] = [];
+    const quota = {
+      renewLeases: (leases: quotaV1.Lease[]) =>
+        new Promise<quotaV1.RenewLeasesResponse>((resolve) => {
+          events.push(`sent ${leases.length}`);
+          answer = () => {
+            events.push('answered');
+            resolve({ unknownRequestIds: [] });
+          };
+        }),
+    };
+    keeper = new LeaseKeeper(quota as LeaseRenewing, 60_000, logger);
+    keeper.keep('r5', () => lease('r5'));
+    keeper.replyBegan('r5');
+    while (!answer) await new Promise((r) => setTimeout(r, 5));
+    const stopped = keeper.stop().then(() => events.push('stopped'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(events).toEqual(['sent 1']);
+    answer();
+    await stopped;
+    expect(events).toEqual(['sent 1', 'answered', 'stopped']);
+  });
+
   it("takes the final bill when the finish lands and lets go of the request's state: what it says later is not asked", async () => {
     const { quota, sent } = quotaAnswering(() => []);
     keeper = new LeaseKeeper(quota, 60_000, logger);

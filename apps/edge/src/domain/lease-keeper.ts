@@ -35,6 +35,8 @@ export class LeaseKeeper {
   /** Running requests whose reply began since their last renewal, renewed within PROGRESS_RENEW_MS. */
   private readonly progressed = new Set<string>();
   private progressTimer?: NodeJS.Timeout;
+  /** The renewal of replies that began, while it is on the wire (stop waits for it). */
+  private progressSent?: Promise<void>;
 
   constructor(
     private readonly quota: LeaseRenewing,
@@ -76,7 +78,9 @@ export class LeaseKeeper {
    */
   replyBegan(billingId: string): void {
     this.progressed.add(billingId);
-    this.progressTimer ??= setTimeout(() => void this.renewProgressed(), PROGRESS_RENEW_MS).unref();
+    this.progressTimer ??= setTimeout(() => {
+      this.progressSent = this.renewProgressed().finally(() => (this.progressSent = undefined));
+    }, PROGRESS_RENEW_MS).unref();
   }
 
   /** Renews the leases of the requests whose reply began since the last such renewal. */
@@ -135,10 +139,10 @@ export class LeaseKeeper {
     }
   }
 
-  /** Stops the timers (at shutdown, once every request has settled) and waits for a renewal on the wire. */
-  stop(): Promise<void> {
+  /** Stops the timers (at shutdown, once every request has settled) and waits for the renewals on the wire. */
+  async stop(): Promise<void> {
     clearTimeout(this.progressTimer);
     this.progressTimer = undefined;
-    return this.loop.stop();
+    await Promise.all([this.loop.stop(), this.progressSent]);
   }
 }
