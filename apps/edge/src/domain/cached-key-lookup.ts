@@ -2,15 +2,12 @@ import { authV1 } from '@gw/contracts';
 import { KeyCache } from './key-cache';
 import { KeyDirectory, KeyUseLog } from './ports';
 
-/** What the routes ask about callers and their models: auth-service's answers, from the cache where it may. */
-export type KeyLookup = KeyDirectory;
-
 /**
  * Authenticates a key from the key cache when it may (IdentityWatch keeps it coherent), else
  * from auth-service, keeping the answer when nothing changed meanwhile. A use served from the
  * cache is reported for the key's "last used" time.
  */
-export class CachedKeyLookup implements KeyLookup {
+export class CachedKeyLookup implements KeyDirectory {
   constructor(
     private readonly auth: KeyDirectory,
     private readonly cache: KeyCache,

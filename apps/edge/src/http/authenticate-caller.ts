@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, SuspensionInfo } from '@gw/errors';
 import { authV1 } from '@gw/contracts';
-import { KeyLookup } from '../domain/cached-key-lookup';
+import { KeyDirectory } from '../domain/ports';
 import { parseAuthorization } from './authorization-header';
 
 /** A caller whose key was accepted. */
@@ -22,7 +22,7 @@ const toSuspension = (s: authV1.Suspension): SuspensionInfo => ({
  * ACCOUNT_SUSPENDED. The key is looked up by its SHA-256 (the raw key stays here), from the
  * coherent key cache when it may.
  */
-export async function authenticateCaller(authorization: string | undefined, auth: KeyLookup): Promise<Caller> {
+export async function authenticateCaller(authorization: string | undefined, auth: KeyDirectory): Promise<Caller> {
   const bearer = parseAuthorization(authorization);
   if (bearer.kind === 'missing') throw new AppError('MISSING_API_KEY', 'Missing API key: send Authorization: Bearer <key>.');
   if (!bearer.key.startsWith('sk-')) throw new AppError('INVALID_API_KEY', 'Invalid API key.');

@@ -2,7 +2,7 @@ import { Request, RequestHandler, Response } from 'express';
 import { CheckedChatRequest, checkChatRequest } from '@gw/chat-validation';
 import { quotaV1 } from '@gw/contracts';
 import { newBillingId } from '../domain/billing-id';
-import { KeyLookup } from '../domain/cached-key-lookup';
+import { KeyDirectory } from '../domain/ports';
 import { QuotaClient } from '../clients/quota-client';
 import { BillableUsage, billableUsage } from '../domain/billable-usage';
 import { LeaseKeeper } from '../domain/lease-keeper';
@@ -26,7 +26,7 @@ const { PAYMENT_PAID: PAID } = quotaV1.Payment;
 
 /** What the chat-completions route needs. */
 export interface ChatCompletionsDeps {
-  auth: KeyLookup;
+  auth: KeyDirectory;
   quota: QuotaClient;
   /** Accounts refused in the current minute, which the edge refuses itself until it ends. */
   minuteRefusals: MinuteRefusals;
