@@ -1,13 +1,8 @@
 import { BILLING_SETTINGS } from '@gw/app-settings';
-import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
+import { Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
 
 /** billing-service settings, each default beside its variable. */
-export interface BillingConfig {
-  host: string;
-  port: number;
-  metricsPort: number;
-  security: GrpcSecurity;
-  maxConnectionAgeMs: number;
+export interface BillingConfig extends GrpcServerSettings {
   /** Postgres URL; unset selects the embedded PGlite under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -26,15 +21,11 @@ export interface BillingConfig {
   logLevel: LogLevel;
 }
 
-/** Reads the configuration through BILLING_SETTINGS and readGrpcSecurity; the only reader of the environment. */
+/** Reads the configuration through BILLING_SETTINGS and readGrpcServerSettings; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<BillingConfig> {
   const s = readSettings(env, BILLING_SETTINGS);
   return Object.freeze({
-    host: s.BIND_HOST,
-    port: s.BILLING_PORT,
-    metricsPort: s.BILLING_METRICS_PORT,
-    security: readGrpcSecurity(env, 'billing-service'),
-    maxConnectionAgeMs: s.GRPC_MAX_CONNECTION_AGE_MS,
+    ...readGrpcServerSettings(env, s, 'billing-service', { port: s.BILLING_PORT, metricsPort: s.BILLING_METRICS_PORT }),
     databaseUrl: s.DATABASE_URL,
     dataDir: `${s.DATA_DIR}/billing`,
     holdTtlSeconds: s.HOLD_TTL_SECONDS,

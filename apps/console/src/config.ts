@@ -1,16 +1,10 @@
 import { CONSOLE_SETTINGS } from '@gw/app-settings';
-import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
+import { Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
 
 /** console settings, each default beside its variable. */
-export interface ConsoleConfig {
-  host: string;
+export interface ConsoleConfig extends GrpcServerSettings {
   /** The web pages (CONSOLE_PORT). */
   httpPort: number;
-  /** console.v1 for the operator (ctl console invite). */
-  port: number;
-  metricsPort: number;
-  security: GrpcSecurity;
-  maxConnectionAgeMs: number;
   authAddr: string;
   billingAddr: string;
   quotaAddr: string;
@@ -39,16 +33,12 @@ export interface ConsoleConfig {
   logLevel: LogLevel;
 }
 
-/** Reads the configuration through CONSOLE_SETTINGS and readGrpcSecurity; the only reader of the environment. */
+/** Reads the configuration through CONSOLE_SETTINGS and readGrpcServerSettings; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<ConsoleConfig> {
   const s = readSettings(env, CONSOLE_SETTINGS);
   return Object.freeze({
-    host: s.BIND_HOST,
     httpPort: s.CONSOLE_PORT,
-    port: s.CONSOLE_GRPC_PORT,
-    metricsPort: s.CONSOLE_METRICS_PORT,
-    security: readGrpcSecurity(env, 'console'),
-    maxConnectionAgeMs: s.GRPC_MAX_CONNECTION_AGE_MS,
+    ...readGrpcServerSettings(env, s, 'console', { port: s.CONSOLE_GRPC_PORT, metricsPort: s.CONSOLE_METRICS_PORT }),
     authAddr: s.AUTH_ADDR,
     billingAddr: s.BILLING_ADDR,
     quotaAddr: s.QUOTA_ADDR,

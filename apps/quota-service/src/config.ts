@@ -1,5 +1,5 @@
 import { QUOTA_SETTINGS } from '@gw/app-settings';
-import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings, SettingsValues } from '@gw/service-kit';
+import { Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings, SettingsValues } from '@gw/service-kit';
 import { CreditLinePolicy } from './domain/admission';
 import { FreeTierLimits } from './domain/free-request';
 import { ReaperOptions } from './domain/lease-reaper';
@@ -24,12 +24,7 @@ export interface LeaseSettings extends ReaperOptions {
 }
 
 /** quota-service settings, each default beside its variable. */
-export interface QuotaConfig {
-  host: string;
-  port: number;
-  metricsPort: number;
-  security: GrpcSecurity;
-  maxConnectionAgeMs: number;
+export interface QuotaConfig extends GrpcServerSettings {
   /** Unset, with REDIS_CLUSTER_NODES unset too: state is kept in memory, which is only correct with one replica. */
   redisUrl: string | undefined;
   /** REDIS_CLUSTER_NODES: `host:port` of one or more nodes of a Redis Cluster (the client finds the rest); instead of REDIS_URL. */
@@ -107,15 +102,11 @@ function linePolicy(value: string): CreditLinePolicy {
   throw new Error(`CREDIT_LINE_POLICY must be all or need, got ${value}`);
 }
 
-/** Reads the configuration through QUOTA_SETTINGS and readGrpcSecurity; the only reader of the environment. */
+/** Reads the configuration through QUOTA_SETTINGS and readGrpcServerSettings; the only reader of the environment. */
 export function loadConfig(env: Env): Readonly<QuotaConfig> {
   const s = readSettings(env, QUOTA_SETTINGS);
   return Object.freeze({
-    host: s.BIND_HOST,
-    port: s.QUOTA_PORT,
-    metricsPort: s.QUOTA_METRICS_PORT,
-    security: readGrpcSecurity(env, 'quota-service'),
-    maxConnectionAgeMs: s.GRPC_MAX_CONNECTION_AGE_MS,
+    ...readGrpcServerSettings(env, s, 'quota-service', { port: s.QUOTA_PORT, metricsPort: s.QUOTA_METRICS_PORT }),
     ...redisPlace(s),
     redisKeyPrefix: s.REDIS_KEY_PREFIX,
     redisTimeoutMs: s.REDIS_TIMEOUT_MS,

@@ -18,7 +18,7 @@ export type { ItemOutcome } from './grpc/each-on-its-own';
 export { callBatch } from './grpc/call-batch';
 export type { ItemResult } from './grpc/call-batch';
 export { HealthService } from './grpc/health-service';
-export { startGrpcServer } from './grpc/grpc-server';
+export { readGrpcServerSettings, startGrpcServer } from './grpc/grpc-server';
 export type { GrpcServerSettings, RunningGrpcServer, ServedService } from './grpc/grpc-server';
 export { GRPC_SECURITY_SETTINGS, readGrpcSecurity } from './grpc/grpc-security';
 export type { GrpcSecurity } from './grpc/grpc-security';

@@ -7,7 +7,8 @@ import { CONNECTION_AGE_GRACE_MS, GRPC_OPTIONS, MAX_CONNECTION_AGE_LIMIT_MS } fr
 import { serverCredentials } from './grpc-credentials';
 import { refuseUndecodable, tolerantDecoding } from './undecodable-request';
 import { plainTextCallers } from './verified-caller';
-import { GrpcSecurity } from './grpc-security';
+import { GrpcSecurity, readGrpcSecurity } from './grpc-security';
+import { Env } from '../process/env-readers';
 import { HealthService } from './health-service';
 import { Logger } from '../process/logger';
 
@@ -28,6 +29,27 @@ export interface GrpcServerSettings {
   security: GrpcSecurity;
   /** A connection older than this is asked to go away, so clients look the name up again and find new replicas. */
   maxConnectionAgeMs: number;
+}
+
+/** What every service's settings table holds for its gRPC server. */
+interface ServerSettingValues {
+  BIND_HOST: string;
+  GRPC_MAX_CONNECTION_AGE_MS: number;
+}
+
+/** A service's GrpcServerSettings: its table's values, its own two ports, and GRPC_TLS_* for `identity` (readGrpcSecurity). */
+export function readGrpcServerSettings(
+  env: Env,
+  values: ServerSettingValues,
+  identity: string,
+  ports: Pick<GrpcServerSettings, 'port' | 'metricsPort'>,
+): GrpcServerSettings {
+  return {
+    host: values.BIND_HOST,
+    ...ports,
+    security: readGrpcSecurity(env, identity),
+    maxConnectionAgeMs: values.GRPC_MAX_CONNECTION_AGE_MS,
+  };
 }
 
 /** A running gRPC server. */
