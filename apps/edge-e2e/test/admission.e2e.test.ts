@@ -2,8 +2,11 @@ import Redis from 'ioredis';
 import { Client as PgClient } from 'pg';
 import { quotaV1 } from '@gw/contracts';
 import { clientChain, RpcClient, rpcClient } from '@gw/service-kit';
-import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
+import { awayFromMinuteEnd, RunningStack, scrapeMetrics, startStack, WAITS_FOR_MINUTE_MS } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+
+// Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
+jest.setTimeout(WAITS_FOR_MINUTE_MS);
 
 interface Reply {
   status: number;
@@ -95,11 +98,6 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
       await new Promise((r) => setTimeout(r, 5));
     }
     return highest;
-  }
-
-  async function awayFromMinuteEnd(seconds: number): Promise<void> {
-    const left = 60 - ((Date.now() / 1000) % 60);
-    if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
   }
 
   async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {

@@ -1,5 +1,8 @@
-import { awayFromMinuteEnd, RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
+import { awayFromMinuteEnd, WAITS_FOR_MINUTE_MS, RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+
+// Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
+jest.setTimeout(WAITS_FOR_MINUTE_MS);
 
 interface ErrorBody {
   error: Record<string, unknown>;

@@ -7,7 +7,11 @@ import {
   scrapeMetrics,
   startGateway,
   waitFor,
+  WAITS_FOR_MINUTE_MS,
 } from '@gw/test-stack';
+
+// Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
+jest.setTimeout(WAITS_FOR_MINUTE_MS);
 
 const FLASH = 'vendor-v4-flash';
 const ask = (text: string) => [{ role: 'user' as const, content: text }];

@@ -1,5 +1,8 @@
 import { Client as PgClient } from 'pg';
-import { awayFromMinuteEnd, GatewayUnderTest, startGateway } from '@gw/test-stack';
+import { awayFromMinuteEnd, WAITS_FOR_MINUTE_MS, GatewayUnderTest, startGateway } from '@gw/test-stack';
+
+// Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
+jest.setTimeout(WAITS_FOR_MINUTE_MS);
 
 interface ErrorBody {
   error: { code: string; type: string };

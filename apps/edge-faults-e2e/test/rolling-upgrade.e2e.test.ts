@@ -1,6 +1,9 @@
 import { Client as PgClient } from 'pg';
-import { BuiltRelease, buildRelease, RunningStack, startStack } from '@gw/test-stack';
+import { awayFromMinuteEnd, BuiltRelease, buildRelease, RunningStack, startStack, WAITS_FOR_MINUTE_MS } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+
+// Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
+jest.setTimeout(WAITS_FOR_MINUTE_MS);
 
 /** The last release before one-call admission: edges count, hold at billing and place in separate calls. */
 const RELEASE = 'c8a18e6';
@@ -102,12 +105,6 @@ describe('a rolling upgrade: old and new releases serving one account at once ke
         remaining: Number(res.headers.get('x-ratelimit-remaining')),
         usage: body.usage,
       };
-    }
-
-    /** Waits until the clock minute has at least `seconds` left, so that a burst stays inside one minute. */
-    async function awayFromMinuteEnd(seconds: number): Promise<void> {
-      const left = 60 - ((Date.now() / 1000) % 60);
-      if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
     }
 
     it('admits exactly 30 of 60 parallel requests through both edges, Remaining strictly down, never more than 3 at the provider, each reply billed once', async () => {

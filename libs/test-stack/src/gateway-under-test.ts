@@ -145,6 +145,9 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_
   }
 }
 
+/** The test timeout of a file whose tests call awayFromMinuteEnd (jest.setTimeout): the wait, up to a minute's seconds, then the test's own work. */
+export const WAITS_FOR_MINUTE_MS = 90_000;
+
 /** Waits until the current UTC minute has at least `seconds` left, so a test does not straddle two minutes. */
 export async function awayFromMinuteEnd(seconds: number): Promise<void> {
   const left = 60 - ((Date.now() / 1000) % 60);
