@@ -204,15 +204,24 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
   const logs: string[] = [];
   const running = new Map<PlannedProcess, ChildProcess>();
-  const terminate = (child: ChildProcess) =>
+  /** Processes a test or stop() asked to end; any other that exits has its last lines printed. */
+  const ended = new WeakSet<ChildProcess>();
+  /** SIGTERM, and SIGKILL should the process not have exited `waitMs` later. */
+  const terminate = (child: ChildProcess, waitMs = Infinity) =>
     new Promise<number | null>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-      child.once('exit', (code) => resolve(code));
+      ended.add(child);
+      const timer = Number.isFinite(waitMs) ? setTimeout(() => child.kill('SIGKILL'), waitMs) : undefined;
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
       child.kill('SIGTERM');
     });
   const kill = (child: ChildProcess) =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      ended.add(child);
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
     });
@@ -233,6 +242,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const dist = options.distOf?.(planned.app, planned.replica) ?? DIST;
     const child = spawn(process.execPath, [...nodeOptions, join(dist, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio });
     running.set(planned, child);
+    child.once('exit', (code, signal) => {
+      if (ended.has(child)) return;
+      const own = logs.filter((line) => line.includes(`"service":"${planned.app}"`)).slice(-20);
+      console.error(
+        `${planned.app} (replica ${planned.replica}) exited on its own (${signal ?? `code ${code}`}); its last lines:\n${own.join('\n')}`,
+      );
+    });
     for (const stream of [child.stdout, child.stderr])
       stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
     await waitReady(planned.readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
@@ -240,7 +256,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     });
   };
   const stop = async () => {
-    for (const child of [...running.values()].reverse()) await terminate(child);
+    // At the end of a test, a process still busy 20 s after SIGTERM (an edge retrying the finishes
+    // of a quota-service that is gone) is killed: one failure must not hang the whole run.
+    for (const child of [...running.values()].reverse()) await terminate(child, 20_000);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
