@@ -57,9 +57,10 @@ describe('RedisLeaseStore', () => {
       completionTokens: 2,
       usageEstimated: true,
     };
-    await store.start(lease, 50);
+    // A TTL far above a loaded machine's pause between two commands (50 ms lapsed before the first check in one CI run).
+    await store.start(lease, 1000);
     expect(await store.claimLapsed(10, 1000)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await store.claimLapsed(10, 1000)).toEqual([lease]);
     await store.end(lease);
   });
