@@ -522,7 +522,14 @@ export interface Bill {
   /** Paid: the charge, min(cost of the tokens at the hold's prices, held); 0 for a free request. */
   chargeMicroLyd: number;
   /** Why the request ended. */
-  endReason?: EndReason | undefined;
+  endReason?:
+    | EndReason
+    | undefined;
+  /**
+   * When quota-service admitted the request, Unix milliseconds of its store's clock: the ledger
+   * month the bill is filed under. Unset from an older quota-service: the time inside request_id.
+   */
+  admittedAtMs?: number | undefined;
 }
 
 /** quota-service's cumulative total of line given back for one account. */
@@ -559,6 +566,11 @@ export interface BillOutcome {
   errorCode: number;
   /** The status message that goes with error_code. */
   errorMessage: string;
+  /**
+   * True when the bill was not filed because its admitted time is too far from billing-service's
+   * clock: it is kept among the set-aside bills for the operator, and is not to be sent again.
+   */
+  setAside: boolean;
 }
 
 /** The outcomes. */
@@ -3676,6 +3688,7 @@ function createBaseBill(): Bill {
     outputMicroLydPerMillion: 0,
     chargeMicroLyd: 0,
     endReason: undefined,
+    admittedAtMs: undefined,
   };
 }
 
@@ -3716,6 +3729,9 @@ export const Bill: MessageFns<Bill> = {
     }
     if (message.endReason !== undefined) {
       writer.uint32(96).int32(message.endReason);
+    }
+    if (message.admittedAtMs !== undefined) {
+      writer.uint32(104).int64(message.admittedAtMs);
     }
     return writer;
   },
@@ -3829,6 +3845,14 @@ export const Bill: MessageFns<Bill> = {
             message.endReason = reader.int32() as any;
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.admittedAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3858,6 +3882,7 @@ export const Bill: MessageFns<Bill> = {
     message.outputMicroLydPerMillion = object.outputMicroLydPerMillion ?? 0;
     message.chargeMicroLyd = object.chargeMicroLyd ?? 0;
     message.endReason = object.endReason ?? undefined;
+    message.admittedAtMs = object.admittedAtMs ?? undefined;
     return message;
   },
 };
@@ -3997,7 +4022,7 @@ export const ApplyBillsRequest: MessageFns<ApplyBillsRequest> = {
 };
 
 function createBaseBillOutcome(): BillOutcome {
-  return { applied: false, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: "" };
+  return { applied: false, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: "", setAside: false };
 }
 
 export const BillOutcome: MessageFns<BillOutcome> = {
@@ -4016,6 +4041,9 @@ export const BillOutcome: MessageFns<BillOutcome> = {
     }
     if (message.errorMessage !== "") {
       writer.uint32(42).string(message.errorMessage);
+    }
+    if (message.setAside !== false) {
+      writer.uint32(48).bool(message.setAside);
     }
     return writer;
   },
@@ -4073,6 +4101,14 @@ export const BillOutcome: MessageFns<BillOutcome> = {
             message.errorMessage = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.setAside = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4095,6 +4131,7 @@ export const BillOutcome: MessageFns<BillOutcome> = {
     message.shortfallMicroLyd = object.shortfallMicroLyd ?? 0;
     message.errorCode = object.errorCode ?? 0;
     message.errorMessage = object.errorMessage ?? "";
+    message.setAside = object.setAside ?? false;
     return message;
   },
 };

@@ -329,7 +329,14 @@ export interface FinishRequestRequest {
     | boolean
     | undefined;
   /** Why the request ended (recorded with its bill). */
-  endReason?: EndReason | undefined;
+  endReason?:
+    | EndReason
+    | undefined;
+  /**
+   * Admit requests: AdmitResponse.admitted_at_ms, as the answer carried it. quota-service uses its
+   * own record of the admission; this copy is used only when its store lost that record.
+   */
+  admittedAtMs?: number | undefined;
 }
 
 /** What finishing did. */
@@ -414,7 +421,14 @@ export interface Lease {
    * A final lease: why its request ended (as its FinishRequest said), so that a bill queued again
    * keeps it.
    */
-  endReason?: EndReason | undefined;
+  endReason?:
+    | EndReason
+    | undefined;
+  /**
+   * An admitted request: AdmitResponse.admitted_at_ms, so that a lease or bill recreated after
+   * quota-service's store lost its admission keeps the admitted time.
+   */
+  admittedAtMs?: number | undefined;
 }
 
 /** Renews the leases of running requests, all of one edge together. */
@@ -553,7 +567,14 @@ export interface AdmitResponse {
   /** NO_PLACE: places per account. */
   placeLimit: number;
   /** PAID: the hold, sent back in each Lease and in FinishRequest. */
-  hold?: Hold | undefined;
+  hold?:
+    | Hold
+    | undefined;
+  /**
+   * PAID or FREE: when the request was admitted, Unix milliseconds of quota-service's store clock
+   * (never the edge's). Sent back in each Lease and in FinishRequest; the bill is filed under it.
+   */
+  admittedAtMs: number;
 }
 
 /**
@@ -1537,6 +1558,7 @@ function createBaseFinishRequestRequest(): FinishRequestRequest {
     hold: undefined,
     admitted: undefined,
     endReason: undefined,
+    admittedAtMs: undefined,
   };
 }
 
@@ -1571,6 +1593,9 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     }
     if (message.endReason !== undefined) {
       writer.uint32(80).int32(message.endReason);
+    }
+    if (message.admittedAtMs !== undefined) {
+      writer.uint32(88).int64(message.admittedAtMs);
     }
     return writer;
   },
@@ -1668,6 +1693,14 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
             message.endReason = reader.int32() as any;
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.admittedAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1695,6 +1728,7 @@ export const FinishRequestRequest: MessageFns<FinishRequestRequest> = {
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     message.admitted = object.admitted ?? undefined;
     message.endReason = object.endReason ?? undefined;
+    message.admittedAtMs = object.admittedAtMs ?? undefined;
     return message;
   },
 };
@@ -1969,6 +2003,7 @@ function createBaseLease(): Lease {
     maxTokens: undefined,
     final: undefined,
     endReason: undefined,
+    admittedAtMs: undefined,
   };
 }
 
@@ -2003,6 +2038,9 @@ export const Lease: MessageFns<Lease> = {
     }
     if (message.endReason !== undefined) {
       writer.uint32(80).int32(message.endReason);
+    }
+    if (message.admittedAtMs !== undefined) {
+      writer.uint32(88).int64(message.admittedAtMs);
     }
     return writer;
   },
@@ -2100,6 +2138,14 @@ export const Lease: MessageFns<Lease> = {
             message.endReason = reader.int32() as any;
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.admittedAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2127,6 +2173,7 @@ export const Lease: MessageFns<Lease> = {
     message.maxTokens = object.maxTokens ?? undefined;
     message.final = object.final ?? undefined;
     message.endReason = object.endReason ?? undefined;
+    message.admittedAtMs = object.admittedAtMs ?? undefined;
     return message;
   },
 };
@@ -2901,6 +2948,7 @@ function createBaseAdmitResponse(): AdmitResponse {
     requiredMicroLyd: 0,
     placeLimit: 0,
     hold: undefined,
+    admittedAtMs: 0,
   };
 }
 
@@ -2929,6 +2977,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     }
     if (message.hold !== undefined) {
       Hold.encode(message.hold, writer.uint32(66).fork()).join();
+    }
+    if (message.admittedAtMs !== 0) {
+      writer.uint32(72).int64(message.admittedAtMs);
     }
     return writer;
   },
@@ -3010,6 +3061,14 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
             message.hold = Hold.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.admittedAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3037,6 +3096,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     message.requiredMicroLyd = object.requiredMicroLyd ?? 0;
     message.placeLimit = object.placeLimit ?? 0;
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
+    message.admittedAtMs = object.admittedAtMs ?? 0;
     return message;
   },
 };
