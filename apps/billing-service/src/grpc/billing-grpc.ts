@@ -125,6 +125,7 @@ export function billingGrpc(
           shortfallMicroLyd: o.shortfallMicro,
           errorCode: o.errorCode,
           errorMessage: o.errorMessage,
+          setAside: false,
         })),
       };
     },

@@ -22,6 +22,7 @@ export function toAdmitResponse(decision: AdmitDecision): quotaV1.AdmitResponse 
     balanceMicroLyd: 0,
     requiredMicroLyd: 0,
     placeLimit: 0,
+    admittedAtMs: 0,
   };
   switch (decision.outcome) {
     case 'paid':
