@@ -68,10 +68,13 @@ export interface RunningStack {
    * waiting for each to exit: a crash, with no drain and no goodbye to its peers.
    */
   killApp(app: string, replica?: number): Promise<void>;
-  /** SIGSTOP to every replica of one app: it answers nothing, as a process stuck in a long pause. */
-  pauseApp(app: string): void;
-  /** SIGCONT to every replica of one app paused with pauseApp. */
-  resumeApp(app: string): void;
+  /**
+   * SIGSTOP to every replica of one app, or only to replica `replica` (0-based, in start order): it
+   * answers nothing, as a process stuck in a long pause.
+   */
+  pauseApp(app: string, replica?: number): void;
+  /** SIGCONT to the replicas paused with pauseApp (all of the app's, or replica `replica`). */
+  resumeApp(app: string, replica?: number): void;
   /** Starts the stopped replicas of an app again, as they were, and waits until they are ready. */
   startApp(app: string): Promise<void>;
   /** The running processes of an app (one per replica), for instance to talk to over their IPC channel. */
@@ -233,6 +236,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     [...running]
       .filter(([planned, child]) => planned.app === app && child.exitCode === null && child.signalCode === null)
       .map(([, child]) => child);
+  /** The processes of every replica of an app, or of replica `replica` only, in start order. */
+  const replicasOf = (app: string, replica?: number) => {
+    const replicas = plan.filter((p) => p.app === app);
+    return (replica === undefined ? replicas : replicas.slice(replica, replica + 1)).map((p) => running.get(p));
+  };
   const launch = async (planned: PlannedProcess) => {
     const profiling = options.cpuProfileDir
       ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${planned.app}.${Date.now()}.cpuprofile`]
@@ -303,12 +311,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       return codes;
     },
     killApp: async (app, replica) => {
-      const replicas = plan.filter((p) => p.app === app);
-      const chosen = replica === undefined ? replicas : replicas.slice(replica, replica + 1);
-      await Promise.all(chosen.map((p) => running.get(p)).map((child) => child && kill(child)));
+      await Promise.all(replicasOf(app, replica).map((child) => child && kill(child)));
     },
-    pauseApp: (app) => processesOf(app).forEach((child) => child.kill('SIGSTOP')),
-    resumeApp: (app) => processesOf(app).forEach((child) => child.kill('SIGCONT')),
+    pauseApp: (app, replica) => replicasOf(app, replica).forEach((child) => child?.kill('SIGSTOP')),
+    resumeApp: (app, replica) => replicasOf(app, replica).forEach((child) => child?.kill('SIGCONT')),
     processes: processesOf,
     startApp: async (app) => {
       // Only the stopped ones: a replica still running keeps its port, so a second launch would fail.
