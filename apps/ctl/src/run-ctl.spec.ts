@@ -62,6 +62,17 @@ describe('runCtl refuses a wrong command line as USAGE, before calling anything'
     }
   });
 
+  it('refuses a --dir where tls init cannot write its certificates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctl-tls-'));
+    try {
+      const aFile = join(dir, 'a-file');
+      writeFileSync(aFile, '');
+      expect(await ctl('tls', 'init', '--dir', join(aFile, 'tls'))).toEqual(usage(/^--dir .* cannot be written/));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('still reaches the service for a good command line (here: none is there)', async () => {
     expect(await ctl('balance', 'add', '--account', 'acct_1', '--amount', '-0.000001', '--idempotency-key', 'k1')).toEqual({
       exitCode: 1,

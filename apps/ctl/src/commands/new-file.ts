@@ -13,6 +13,12 @@ const NOT_WRITABLE: Readonly<Record<string, string>> = {
   ENAMETOOLONG: 'cannot be written: the name is too long',
 };
 
+/** The USAGE refusal of a path a flag names that the system would not write, or `err` itself. */
+export function notWritable(flag: string, path: string, err: unknown): Error {
+  const why = NOT_WRITABLE[(err as NodeJS.ErrnoException).code ?? ''];
+  return why ? new CtlUsageError(`--${flag} ${path} ${why}`) : (err as Error);
+}
+
 /**
  * Creates the new file a flag names (an existing one is left alone), before the command changes
  * anything: a path that cannot be written is refused as USAGE.
@@ -21,8 +27,6 @@ export async function createNewFile(flag: string, path: string): Promise<FileHan
   try {
     return await open(path, 'wx');
   } catch (err) {
-    const why = NOT_WRITABLE[(err as NodeJS.ErrnoException).code ?? ''];
-    if (why) throw new CtlUsageError(`--${flag} ${path} ${why}`);
-    throw err;
+    throw notWritable(flag, path, err);
   }
 }
