@@ -75,6 +75,11 @@ describe('ctl ledger archive (real stack)', () => {
       json: { error: { code: 'USAGE' } },
     });
     expect(readFileSync(join(dir, 'taken.csv'), 'utf8')).toBe('mine');
+    // A file that cannot be written is the operator's to fix, found before anything is dropped.
+    expect(await stack.ctl('ledger', 'archive', '--before', before, '--to', join(dir, 'no-such-dir', 'ledger.csv'))).toMatchObject({
+      exitCode: 1,
+      json: { error: { code: 'USAGE' } },
+    });
     expect(await count('SELECT 1 FROM billing.ledger WHERE account_id = $1', [accountId])).toBe(4);
 
     const done = await stack.ctl('ledger', 'archive', '--before', before, '--to', file);

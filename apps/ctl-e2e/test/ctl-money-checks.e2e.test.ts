@@ -200,6 +200,20 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     expect((await stack.ctl('account', 'show', '--account', accountId)).json).toMatchObject({ name: 'n'.repeat(64) });
   });
 
+  it('refuses an empty idempotency key, an amount of 0 and a flag balance add does not take, changing nothing', async () => {
+    const accountId = await newAccount();
+    for (const wrong of [
+      ['--amount', '5', '--idempotency-key', ''],
+      ['--amount', '0'],
+      ['--amount', '0', '--idempotency-key', 'zero-1'],
+      ['--amount', '5', '--idempotency', 'k-1'],
+    ])
+      expect(await stack.ctl('balance', 'add', '--account', accountId, ...wrong)).toEqual(refusal('USAGE'));
+    expect(await stack.ctl('audit', '--extra', '1')).toEqual(refusal('USAGE'));
+    expect((await stack.ctl('account', 'show', '--account', accountId)).json).toMatchObject({ balance: 0 });
+    expect(await rows('SELECT 1 FROM billing.balance_entries WHERE account_id = $1', accountId)).toBe(0);
+  });
+
   it('refuses a flag given twice, changing nothing', async () => {
     const accountId = await newAccount();
     expect(await stack.ctl('balance', 'add', '--account', accountId, '--amount', '1', '--amount', '1000')).toEqual(refusal('USAGE'));

@@ -8,8 +8,18 @@ describe('parseArgs', () => {
     expect(Object.fromEntries(parsed.flags)).toEqual({ account: 'acct_1', amount: '-2.5' });
   });
 
-  it('reads a flag with no value as true', () => {
-    expect(Object.fromEntries(parseArgs(['model', 'add', '--id', 'm1', '--vision']).flags)).toEqual({ id: 'm1', vision: 'true' });
+  it('reads a flag with no value as true, and says it was given bare', () => {
+    const parsed = parseArgs(['model', 'add', '--id', 'm1', '--vision']);
+    expect(Object.fromEntries(parsed.flags)).toEqual({ id: 'm1', vision: 'true' });
+    expect([...parsed.bare]).toEqual(['vision']);
+  });
+
+  it.each([
+    ['idempotency-key', ['balance', 'add', '--account', 'a', '--amount', '1', '--idempotency-key', '']],
+    ['name', ['account', 'create', '--name', ' ']],
+    ['account', ['audit', '--account', '']],
+  ])('refuses an empty --%s: it would pass for a flag not given', (flag, argv) => {
+    expect(() => parseArgs(argv)).toThrow(new CtlUsageError(`--${flag} is empty: give it a value, or leave it out`));
   });
 
   it.each([

@@ -3,11 +3,15 @@ export interface ParsedArgs {
   noun: string;
   verb: string;
   flags: Map<string, string>;
+  /** The flags given without a value (read as "true" in `flags`). */
+  bare: Set<string>;
 }
 
 /**
  * Splits argv into noun, verb and flags; a flag with no value (or followed by a flag) is "true".
- * A flag given twice is refused: which of its values was meant is the operator's to say.
+ * A flag given twice is refused: which of its values was meant is the operator's to say. An empty
+ * value is refused too: `--idempotency-key ''` must not pass for no key. Which flags a command
+ * takes is checked against its usage line (checkFlags).
  */
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const [noun = '', ...after] = argv;
@@ -15,19 +19,23 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const verb = after[0] !== undefined && !after[0].startsWith('--') ? after[0] : '';
   const rest = verb ? after.slice(1) : after;
   const flags = new Map<string, string>();
+  const bare = new Set<string>();
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (!arg.startsWith('--')) throw new CtlUsageError(`unexpected argument "${arg}"`);
     const name = arg.slice(2);
     if (flags.has(name)) throw new CtlUsageError(`--${name} is given more than once`);
     const next = rest[i + 1];
-    if (next === undefined || next.startsWith('--')) flags.set(name, 'true');
+    if (next === undefined || next.startsWith('--')) {
+      flags.set(name, 'true');
+      bare.add(name);
+    } else if (next.trim() === '') throw new CtlUsageError(`--${name} is empty: give it a value, or leave it out`);
     else {
       flags.set(name, next);
       i++;
     }
   }
-  return { noun, verb, flags };
+  return { noun, verb, flags, bare };
 }
 
 /** The command line itself is wrong. */

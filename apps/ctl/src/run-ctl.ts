@@ -1,5 +1,6 @@
 import { ServiceError, status } from '@grpc/grpc-js';
 import { CtlCheckFailed } from './commands/command';
+import { checkFlags } from './commands/command-flags';
 import { COMMANDS, LOCAL_COMMANDS } from './commands/command-table';
 import { CtlConfig } from './config';
 import { connectClients } from './ctl-clients';
@@ -18,15 +19,16 @@ export async function runCtl(argv: readonly string[], config: CtlConfig): Promis
   const fail = (code: string, message: string): CtlOutcome => ({ output: JSON.stringify({ error: { code, message } }), exitCode: 1 });
   let clients: ReturnType<typeof connectClients> | undefined;
   try {
-    const { noun, verb, flags } = parseArgs(argv);
-    const name = verb ? `${noun} ${verb}` : noun;
+    const parsed = parseArgs(argv);
+    const name = parsed.verb ? `${parsed.noun} ${parsed.verb}` : parsed.noun;
     const local = LOCAL_COMMANDS[name];
-    if (local) return { output: JSON.stringify(await local(flags, config)), exitCode: 0 };
     const command = COMMANDS[name];
-    if (!command)
+    if (!local && !command)
       return fail('USAGE', `unknown command "${name}"; known: ${[...Object.keys(COMMANDS), ...Object.keys(LOCAL_COMMANDS)].join(', ')}`);
+    checkFlags((local ?? command).usage, parsed);
+    if (local) return { output: JSON.stringify(await local.run(parsed.flags, config)), exitCode: 0 };
     clients = connectClients(config);
-    return { output: JSON.stringify(await command(flags, clients)), exitCode: 0 };
+    return { output: JSON.stringify(await command.run(parsed.flags, clients)), exitCode: 0 };
   } catch (err) {
     if (err instanceof CtlUsageError) return fail(err.code, err.message);
     if (err instanceof CtlCheckFailed) return { output: JSON.stringify(err.report), exitCode: 1 };

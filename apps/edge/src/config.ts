@@ -19,6 +19,8 @@ export interface EdgeConfig {
   grpcTimeoutMs: number;
   /** How often the leases of running requests are renewed at quota-service. */
   leaseRenewMs: number;
+  /** The final bills of finished requests kept until applied, at most (LeaseKeeper). */
+  finalBillsMax: number;
   /** Provider silence after which the caller is answered without it (504, or a stream error). */
   providerSilenceMs: number;
   /** Provider silence after which the edge stops reading a reply for good. */
@@ -59,6 +61,7 @@ export function loadConfig(env: Env): Readonly<EdgeConfig> {
     providerMaxConnections: s.PROVIDER_MAX_CONNECTIONS,
     grpcTimeoutMs: s.GRPC_TIMEOUT_MS,
     leaseRenewMs: s.LEASE_RENEW_MS,
+    finalBillsMax: s.EDGE_FINAL_BILLS_MAX,
     providerSilenceMs: s.PROVIDER_SILENCE_MS,
     providerReadTimeoutMs: s.PROVIDER_READ_TIMEOUT_MS,
     breaker: {

@@ -63,7 +63,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     },
     logger,
   );
-  const leases = new LeaseKeeper(quota, config.leaseRenewMs, logger);
+  const leases = new LeaseKeeper(quota, config.leaseRenewMs, logger, config.finalBillsMax);
   const settlement = new Settlement(quota, leases, logger);
   const minuteRefusals = new MinuteRefusals(MINUTE_REFUSAL_ENTRIES);
 

@@ -99,6 +99,21 @@ export const leaseRenewals = counter(
   ['outcome'],
 );
 
+/** Final bills of finished requests the edge renews until quota-service answers them applied (LeaseKeeper). */
+export const finalBillsKept = gauge(
+  'edge_final_bills_kept',
+  'Final bills of finished requests the edge keeps renewing until quota-service answers them applied, out of EDGE_FINAL_BILLS_MAX.',
+);
+
+/** EDGE_FINAL_BILLS_MAX, so that an alert can say how near the bound edge_final_bills_kept is. */
+export const finalBillsMax = gauge('edge_final_bills_max', 'The final bills the edge keeps at most (EDGE_FINAL_BILLS_MAX).');
+
+/** Final bills let go unapplied to make room at EDGE_FINAL_BILLS_MAX, each logged at error with what it bills. */
+export const finalBillsDropped = counter(
+  'edge_final_bills_dropped_total',
+  'Final bills the edge let go before seeing them applied, the oldest, to keep at most EDGE_FINAL_BILLS_MAX (each logged at error).',
+);
+
 /** Connections closed as soon as they were accepted: the public server had its most open (EDGE_MAX_CONNECTIONS). */
 export const connectionsRefused = counter(
   'edge_connections_refused_total',

@@ -18,6 +18,11 @@ export const EDGE_SETTINGS = defineSettings({
   PROVIDER_MAX_CONNECTIONS: setting.int(4096, 'connections to the provider at most (each reply in progress holds one)'),
   GRPC_TIMEOUT_MS: setting.int(1000, 'the deadline of each gRPC call'),
   LEASE_RENEW_MS: setting.int(5000, 'how often the leases of running requests are renewed at quota-service'),
+  EDGE_FINAL_BILLS_MAX: setting.int(
+    100_000,
+    'final bills of finished requests kept and renewed until applied, at most (about 1 KB each); one more drops the oldest',
+    { min: 1 },
+  ),
   PROVIDER_SILENCE_MS: setting.int(120_000, 'provider silence after which the caller is answered without it (504, or a stream error)'),
   PROVIDER_READ_TIMEOUT_MS: setting.int(600_000, 'provider silence after which the edge stops reading a reply for good'),
   BREAKER_FAILURE_THRESHOLD: setting.int(5, 'provider failures in a row (within the window) that open the circuit breaker'),

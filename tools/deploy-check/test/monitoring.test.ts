@@ -76,6 +76,7 @@ describe('k8s/overlays/prod/monitoring', () => {
   it('alerts on errors, the outbox, the breaker, Redis, PostgreSQL and holds, each rule readable PromQL with a runbook in docs/operations.md', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
+        'EdgeFinalBillsNearLimit',
         'GatewayErrorRatioHigh',
         'HoldsPilingUp',
         'MoneyAuditViolation',
@@ -93,18 +94,26 @@ describe('k8s/overlays/prod/monitoring', () => {
     }
   });
 
-  it('fires MoneyAuditViolation at an audit that finds any violation, and only then (promtool test rules)', () => {
+  /** Runs `promtool test rules` on a test file beside this one, against the rules of the rendered PrometheusRule. */
+  function promtoolTest(testFile: string): string {
     const dir = mkdtempSync(join(tmpdir(), 'promtool-'));
     try {
       const groups = monitoring.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => (o.spec as { groups: unknown[] }).groups);
       writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
-      const tests = parse(readFileSync(join(__dirname, 'money-audit-alert.promtool.yaml'), 'utf8')) as Record<string, unknown>;
+      const tests = parse(readFileSync(join(__dirname, testFile), 'utf8')) as Record<string, unknown>;
       writeFileSync(join(dir, 'tests.yaml'), stringify({ rule_files: ['rules.yaml'], ...tests }));
-      const out = execFileSync(promtool(), ['test', 'rules', join(dir, 'tests.yaml')], { encoding: 'utf8' });
-      expect(out).toContain('SUCCESS');
+      return execFileSync(promtool(), ['test', 'rules', join(dir, 'tests.yaml')], { encoding: 'utf8' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('fires MoneyAuditViolation at an audit that finds any violation, and only then (promtool test rules)', () => {
+    expect(promtoolTest('money-audit-alert.promtool.yaml')).toContain('SUCCESS');
+  });
+
+  it('fires EdgeFinalBillsNearLimit when an edge keeps over 80% of its bound of final bills for 5 minutes (promtool test rules)', () => {
+    expect(promtoolTest('edge-final-bills-alert.promtool.yaml')).toContain('SUCCESS');
   });
 
   it("scrapes each app where it serves /metrics: the PodMonitor's ports and the pods' annotations name its metrics port", () => {

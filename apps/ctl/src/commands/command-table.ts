@@ -9,7 +9,7 @@ import {
   accountUnsuspend,
   modelAdd,
 } from './account-commands';
-import { Command } from './command';
+import { Command, Declared } from './command';
 import { consoleInvite } from './console-commands';
 import { freeTierSet } from './free-tier-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
@@ -17,30 +17,36 @@ import { ledgerArchive } from './ledger-commands';
 import { balanceAdd, priceSet, usageShow } from './money-commands';
 import { LocalCommand, tlsInit, tlsIssue } from './tls-commands';
 
-/** Every `NOUN VERB` the CLI knows. */
-export const COMMANDS: Readonly<Record<string, Command>> = {
-  'account create': accountCreate,
-  'account show': accountShow,
-  'account suspend': accountSuspend,
-  'account unsuspend': accountUnsuspend,
-  'account schedule-deletion': accountScheduleDeletion,
-  'account grant-model': accountGrantModel,
-  'model add': modelAdd,
-  'key create': keyCreate,
-  'key list': keyList,
-  'key revoke': keyRevoke,
-  'balance add': balanceAdd,
-  'price set': priceSet,
-  'usage show': usageShow,
-  'ledger archive': ledgerArchive,
-  audit,
-  'audit-log verify': auditLogVerify,
-  'freetier set': freeTierSet,
-  'console invite': consoleInvite,
+/**
+ * Every `NOUN VERB` the CLI knows, each with its usage line: the flags it declares there are the
+ * only ones it is given (checkFlags refuses any other, and a missing required one, before it runs).
+ */
+export const COMMANDS: Readonly<Record<string, Declared<Command>>> = {
+  'account create': { usage: 'account create [--name N] [--balance LYD]', run: accountCreate },
+  'account show': { usage: 'account show --account ID', run: accountShow },
+  'account suspend': { usage: 'account suspend --account ID [--until ISO-8601] [--reason TEXT]', run: accountSuspend },
+  'account unsuspend': { usage: 'account unsuspend --account ID [--reason TEXT]', run: accountUnsuspend },
+  'account schedule-deletion': { usage: 'account schedule-deletion --account ID [--reason TEXT]', run: accountScheduleDeletion },
+  'account grant-model': { usage: 'account grant-model --account ID --model M [--reason TEXT]', run: accountGrantModel },
+  'model add': { usage: 'model add --id M [--vision] [--reason TEXT]', run: modelAdd },
+  'key create': { usage: 'key create --account ID [--name N] [--reason TEXT]', run: keyCreate },
+  'key list': { usage: 'key list --account ID', run: keyList },
+  'key revoke': { usage: 'key revoke --id KEY_ID [--reason TEXT]', run: keyRevoke },
+  'balance add': { usage: 'balance add --account ID --amount LYD [--reason TEXT] [--idempotency-key K]', run: balanceAdd },
+  'price set': { usage: 'price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION [--reason TEXT]', run: priceSet },
+  'usage show': { usage: 'usage show --account ID', run: usageShow },
+  'ledger archive': { usage: 'ledger archive --before YYYY-MM --to FILE', run: ledgerArchive },
+  audit: { usage: 'audit', run: audit },
+  'audit-log verify': { usage: 'audit-log verify', run: auditLogVerify },
+  'freetier set': {
+    usage: 'freetier set [--daily-tokens N] [--pool-tokens N] [--paused true/false] [--enabled true/false] [--reason TEXT]',
+    run: freeTierSet,
+  },
+  'console invite': { usage: 'console invite --account ID --email E', run: consoleInvite },
 };
 
-/** The `NOUN VERB`s that work on local files and reach no service. */
-export const LOCAL_COMMANDS: Readonly<Record<string, LocalCommand>> = {
-  'tls init': tlsInit,
-  'tls issue': tlsIssue,
+/** The `NOUN VERB`s that work on local files and reach no service, declared as COMMANDS are. */
+export const LOCAL_COMMANDS: Readonly<Record<string, Declared<LocalCommand>>> = {
+  'tls init': { usage: 'tls init [--dir D]', run: tlsInit },
+  'tls issue': { usage: 'tls issue --identity NAME [--dir D]', run: tlsIssue },
 };

@@ -12,6 +12,16 @@ export class CtlCheckFailed extends Error {
 /** One `NOUN VERB`: takes the flags, returns the JSON document to print. */
 export type Command = (flags: Map<string, string>, clients: CtlClients) => Promise<unknown>;
 
+/**
+ * An entry of the command table: its usage line, as docs/operator-cli.md shows it, which declares
+ * the flags it takes (`--name VALUE` required, `[--name VALUE]` optional, `[--name]` a switch;
+ * see checkFlags), and what runs it.
+ */
+export interface Declared<Run> {
+  usage: string;
+  run: Run;
+}
+
 /** The value of a required flag. */
 export function required(flags: Map<string, string>, name: string): string {
   const value = flags.get(name);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { microToLyd } from '@gw/money';
-import { CtlUsageError } from '../parse-args';
 import { Command, required } from './command';
+import { createNewFile } from './new-file';
 
 /** Rows asked of billing-service per page. */
 const PAGE_ROWS = 5_000;
@@ -31,9 +31,8 @@ async function readBack(path: string): Promise<{ sha256: string; rows: number }>
 export const ledgerArchive: Command = async (flags, c) => {
   const before = required(flags, 'before');
   const path = required(flags, 'to');
-  const file = await open(path, 'wx').catch((err: NodeJS.ErrnoException) => {
-    throw err.code === 'EEXIST' ? new CtlUsageError(`--to ${path} exists: an archive goes to a new file`) : err;
-  });
+  // Before anything is read or dropped: a path that cannot be written is refused (USAGE).
+  const file = await createNewFile('to', path);
   let written: { sha256: string; rows: number };
   try {
     try {

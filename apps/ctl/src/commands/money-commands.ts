@@ -10,7 +10,7 @@ const LINE_RETURN_TRIES = 3;
 
 /**
  * `balance add --account ID --amount LYD [--reason TEXT] [--idempotency-key K]` (the amount may be
- * negative). Under a key the change is made once, however often the command is run: the same key
+ * negative, never 0). Under a key the change is made once, however often the command is run: the same key
  * answers the balance that change left. auth-service owns accounts
  * and billing-service keeps a balance for any id, so an unknown account is refused here first.
  * Money lent to quota-service as the account's credit line cannot be taken: a negative change
@@ -21,9 +21,11 @@ export const balanceAdd: Command = async (flags, c) => {
   const idempotencyKey = flags.get('idempotency-key');
   const reason = flags.get('reason');
   if (idempotencyKey === 'true' || reason === 'true') throw new CtlUsageError('--reason and --idempotency-key take a value');
+  const amountMicroLyd = amount(flags, 'amount');
+  if (amountMicroLyd === 0) throw new CtlUsageError('--amount cannot be 0: a change is more or less money, never none');
   const req = {
     accountId: required(flags, 'account'),
-    amountMicroLyd: amount(flags, 'amount'),
+    amountMicroLyd,
     note: { reason: reason ?? '', idempotencyKey: idempotencyKey ?? '' },
   };
   await c.auth.getAccount({ accountId: req.accountId });

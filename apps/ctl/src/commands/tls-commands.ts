@@ -5,6 +5,7 @@ import { ensureDevCertificates } from '@gw/dev-pki';
 import { GATEWAY_IDENTITIES } from '@gw/identity';
 import { CtlUsageError } from '../parse-args';
 import { required } from './command';
+import { notWritable } from './new-file';
 
 /** A command that works on local files only and reaches no service. */
 export type LocalCommand = (flags: Map<string, string>, defaults: { tlsRoot: string }) => Promise<unknown>;
@@ -16,13 +17,22 @@ function certificateOf(dir: string, identity: string): { identity: string; dir: 
   return { identity, dir: join(dir, identity), expires: new Date(cert.validTo).toISOString() };
 }
 
+/** Runs `write` under the folder of --dir: one the system will not write there is refused as USAGE. */
+function writingUnder<T>(dir: string, write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    throw notWritable('dir', dir, err);
+  }
+}
+
 /**
  * `tls init [--dir D]`: a development CA and a certificate for every identity of the gateway
  * under D (default $DATA_DIR/tls, where `npm start` keeps them); what is there and good is kept.
  */
 export const tlsInit: LocalCommand = async (flags, defaults) => {
   const dir = resolve(flags.get('dir') ?? defaults.tlsRoot);
-  const made = ensureDevCertificates(dir);
+  const made = writingUnder(dir, () => ensureDevCertificates(dir));
   return { dir, made, certificates: GATEWAY_IDENTITIES.map((identity) => certificateOf(dir, identity)) };
 };
 
@@ -35,6 +45,6 @@ export const tlsIssue: LocalCommand = async (flags, defaults) => {
   if (!IDENTITY.test(identity))
     throw new CtlUsageError('--identity must be lower-case letters, digits and dashes, starting with a letter (at most 63)');
   const dir = resolve(flags.get('dir') ?? defaults.tlsRoot);
-  ensureDevCertificates(dir, [identity]);
+  writingUnder(dir, () => ensureDevCertificates(dir, [identity]));
   return certificateOf(dir, identity);
 };

@@ -1,5 +1,6 @@
 import { quotaV1 } from '@gw/contracts';
 import { createLogger } from '@gw/service-kit';
+import { finalBillsDropped, finalBillsKept, finalBillsMax } from '../edge-metrics';
 import { LeaseKeeper } from './lease-keeper';
 import { LeaseRenewing } from './ports';
 
@@ -11,6 +12,12 @@ const lease = (requestId: string): quotaV1.Lease => ({
   promptTokens: 10,
   completionTokens: 5,
 });
+
+/** A metric's value now (a metric without labels). */
+const valueOf = async (metric: { get(): Promise<{ values: { value: number }[] }> }) => (await metric.get()).values[0]?.value ?? 0;
+
+/** The billing ids and final marks of each RenewLeases call. */
+const idsOf = (sent: quotaV1.Lease[][]) => sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]));
 
 /** quota-service as RenewLeases answers: the ids it names unknown. */
 function quotaAnswering(unknown: (leases: quotaV1.Lease[]) => string[]) {
@@ -32,7 +39,7 @@ describe('LeaseKeeper', () => {
 
   it('renews an admitted request after its finish landed as its final bill, until quota-service has applied it', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => l.final && sent.length > 2).map((l) => l.requestId));
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     keeper.keep('r1', () => lease('r1'));
     await keeper.renewAll();
     keeper.finished('r1');
@@ -49,7 +56,7 @@ describe('LeaseKeeper', () => {
 
   it('renews at once, with those of the same moment, the leases of requests whose reply began, long before the next tick', async () => {
     const { quota, sent } = quotaAnswering(() => []);
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     let completionTokens = 0;
     for (const id of ['r7', 'r8', 'r9']) keeper.keep(id, () => ({ ...lease(id), completionTokens }));
     completionTokens = 3;
@@ -82,7 +89,7 @@ describe('LeaseKeeper', () => {
           };
         }),
     };
-    keeper = new LeaseKeeper(quota as LeaseRenewing, 60_000, logger);
+    keeper = new LeaseKeeper(quota as LeaseRenewing, 60_000, logger, 1000);
     keeper.keep('r5', () => lease('r5'));
     keeper.replyBegan('r5');
     while (!answer) await new Promise((r) => setTimeout(r, 5));
@@ -96,7 +103,7 @@ describe('LeaseKeeper', () => {
 
   it("takes the final bill when the finish lands and lets go of the request's state: what it says later is not asked", async () => {
     const { quota, sent } = quotaAnswering(() => []);
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     let completionTokens = 5;
     keeper.keep('r4', () => ({ ...lease('r4'), completionTokens }));
     keeper.finished('r4');
@@ -111,7 +118,7 @@ describe('LeaseKeeper', () => {
       if (sent.length === 1) keeper.finished('r5');
       return leases.filter((l) => !l.final).map((l) => l.requestId);
     });
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     keeper.keep('r5', () => lease('r5'));
     await keeper.renewAll();
     await keeper.renewAll();
@@ -121,7 +128,7 @@ describe('LeaseKeeper', () => {
   it('keeps the final bill of a request whose running lease was answered unknown before its finish landed', async () => {
     // quota-service finished the request (its finish's answer, or the reaper's lapse) before this renewal of it.
     const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => !l.final).map((l) => l.requestId));
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     keeper.keep('r6', () => lease('r6'));
     await keeper.renewAll();
     keeper.finished('r6');
@@ -131,7 +138,7 @@ describe('LeaseKeeper', () => {
 
   it('lets go of a running request quota-service no longer knows, saying so', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     keeper.keep('r2', () => lease('r2'));
     await keeper.renewAll();
     await keeper.renewAll();
@@ -141,7 +148,7 @@ describe('LeaseKeeper', () => {
 
   it('lets go of a request whose running lease was answered unknown when no finish lands within 10 minutes', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     keeper.keep('r7', () => lease('r7'));
     const now = Date.now();
     const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
@@ -154,18 +161,62 @@ describe('LeaseKeeper', () => {
     expect(sent).toHaveLength(1);
   });
 
-  it('keeps a final bill at most 10 minutes', async () => {
-    const { quota, sent } = quotaAnswering(() => []);
-    keeper = new LeaseKeeper(quota, 60_000, logger);
+  it('keeps renewing a final bill past 10 minutes, however long billing-service is away, until quota-service answers it applied', async () => {
+    let applied = false;
+    const { quota, sent } = quotaAnswering((leases) => (applied ? leases.map((l) => l.requestId) : []));
+    keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     keeper.keep('r3', () => lease('r3'));
     const now = Date.now();
     const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
-    keeper.finished('r3');
-    clock.mockReturnValue(now + 10 * 60_000);
+    try {
+      keeper.finished('r3');
+      for (const later of [10 * 60_000 + 1, 60 * 60_000, 24 * 60 * 60_000]) {
+        clock.mockReturnValue(now + later);
+        await keeper.renewAll();
+      }
+      applied = true;
+      await keeper.renewAll();
+      await keeper.renewAll();
+    } finally {
+      clock.mockRestore();
+    }
+    expect(idsOf(sent)).toEqual([[['r3', true]], [['r3', true]], [['r3', true]], [['r3', true]]]);
+    expect(await valueOf(finalBillsKept)).toBe(0);
+  });
+
+  it('keeps at most its bound of final bills: one more drops the oldest, logged with what it bills and counted, and the gauge shows how many are kept', async () => {
+    const errors: string[] = [];
+    const errorLogger = createLogger('edge-test', 'error', (line) => errors.push(line));
+    const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => l.requestId === 'b2').map((l) => l.requestId));
+    keeper = new LeaseKeeper(quota, 60_000, errorLogger, 2);
+    const droppedBefore = await valueOf(finalBillsDropped);
+    expect(await valueOf(finalBillsMax)).toBe(2);
+    for (const id of ['b1', 'b2', 'b3']) keeper.keep(id, () => ({ ...lease(id), completionTokens: 7 }));
+    keeper.finished('b1');
+    keeper.finished('b2');
+    expect(await valueOf(finalBillsKept)).toBe(2);
+    expect(errors).toEqual([]);
+    keeper.finished('b3');
+    expect(await valueOf(finalBillsKept)).toBe(2);
+    expect(await valueOf(finalBillsDropped)).toBe(droppedBefore + 1);
+    expect(errors).toHaveLength(1);
+    expect(JSON.parse(errors[0])).toMatchObject({
+      msg: expect.stringContaining('final bill dropped unapplied at EDGE_FINAL_BILLS_MAX'),
+      billingId: 'b1',
+      accountId: 'a',
+      promptTokens: 10,
+      completionTokens: 7,
+      final: true,
+    });
     await keeper.renewAll();
-    clock.mockReturnValue(now + 10 * 60_000 + 1);
     await keeper.renewAll();
-    clock.mockRestore();
-    expect(sent).toHaveLength(1);
+    expect(idsOf(sent)).toEqual([
+      [
+        ['b2', true],
+        ['b3', true],
+      ],
+      [['b3', true]],
+    ]);
+    expect(await valueOf(finalBillsKept)).toBe(1);
   });
 });

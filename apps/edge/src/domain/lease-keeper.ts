@@ -1,36 +1,39 @@
 import { quotaV1 } from '@gw/contracts';
 import { Logger, MAX_BATCH, PeriodicTask } from '@gw/service-kit';
-import { leaseRenewals } from '../edge-metrics';
+import { finalBillsDropped, finalBillsKept, finalBillsMax, leaseRenewals } from '../edge-metrics';
 import { LeaseRenewing } from './ports';
 
-/** A request whose finish landed is renewed as its final bill at most this long. */
-const FINAL_KEEP_MS = 10 * 60_000;
+/** A running request answered unknown is kept this long for its finish to land (its final bill is then kept). */
+const UNKNOWN_KEEP_MS = 10 * 60_000;
 
 /** The first part of a reply is in its request's lease at quota-service within about this long. */
 const PROGRESS_RENEW_MS = 20;
 
-/**
- * A running request's lease as it stands now (no longer renewed once quota-service answered it
- * unknown, at `unknownAt`), or a finished one's final bill (its request's state let go).
- */
-type Kept =
-  | { leaseNow: () => quotaV1.Lease; finishedAt?: undefined; unknownAt?: number }
-  | { final: quotaV1.Lease; finishedAt: number; unknownAt?: undefined };
+/** A running request's lease as it stands now (no longer renewed once quota-service answered it unknown, at `unknownAt`). */
+interface Running {
+  leaseNow: () => quotaV1.Lease;
+  unknownAt?: number;
+}
 
 /**
  * Keeps the leases of this edge's running requests alive (docs/architecture.md#nothing-lost-when-a-process-dies): every
  * `renewMs` all of them go to quota-service in RenewLeases calls of up to MAX_BATCH, each with
  * what its request would be billed if it ended now. A request is kept from the moment it gets
  * its place until its finish has landed; a request admitted with Admit is kept after that as its
- * final bill (`final`), until quota-service answers that it has no lease for it, which it does
- * once that bill is applied at billing-service: a bill quota-service's store lost comes back from
- * here (admission.md amendment 2). Only an unknown answered to the final bill means applied. A
- * renewal that fails is logged and tried again at the next tick; a running request's lease
- * quota-service no longer knows (finished there: its finish landed before the edge heard, or it
- * lapsed) is no longer renewed, but its final bill is still kept once its finish lands here.
+ * final bill, for as long as it takes: until quota-service answers that it has no lease for it,
+ * which it does once that bill is applied at billing-service, so that a bill quota-service's store
+ * lost comes back from here however long billing-service was away (admission.md amendment 2).
+ * Only an unknown answered to the final bill means applied. The final bills kept are at most
+ * `finalBillsMax`: one more drops the oldest, logged with all it bills and counted (the bill is
+ * then in quota-service's outbox alone). A renewal that fails is logged and tried again at the
+ * next tick; a running request's lease quota-service no longer knows (finished there: its finish
+ * landed before the edge heard, or it lapsed) is no longer renewed, but its final bill is still
+ * kept once its finish lands here.
  */
 export class LeaseKeeper {
-  private readonly running = new Map<string, Kept>();
+  private readonly running = new Map<string, Running>();
+  /** The final bills of finished requests by billing id, oldest first, until each is answered applied. */
+  private readonly finals = new Map<string, quotaV1.Lease>();
   private readonly loop: PeriodicTask;
   /** Running requests whose reply began since their last renewal, renewed within PROGRESS_RENEW_MS. */
   private readonly progressed = new Set<string>();
@@ -42,7 +45,11 @@ export class LeaseKeeper {
     private readonly quota: LeaseRenewing,
     renewMs: number,
     private readonly logger: Logger,
+    /** Final bills kept at most (EDGE_FINAL_BILLS_MAX). */
+    private readonly finalBillsLimit: number,
   ) {
+    finalBillsMax.set(finalBillsLimit);
+    finalBillsKept.set(0);
     // renewAll logs its own failures, batch by batch.
     this.loop = new PeriodicTask(() => this.renewAll(), {
       intervalMs: renewMs,
@@ -62,13 +69,35 @@ export class LeaseKeeper {
    */
   finished(billingId: string): void {
     const kept = this.running.get(billingId);
-    if (kept && kept.finishedAt === undefined)
-      this.running.set(billingId, { final: { ...kept.leaseNow(), final: true }, finishedAt: Date.now() });
+    if (!kept) return;
+    this.running.delete(billingId);
+    if (this.finals.size >= this.finalBillsLimit) this.dropOldestFinal();
+    this.finals.set(billingId, { ...kept.leaseNow(), final: true });
+    finalBillsKept.set(this.finals.size);
   }
 
   /** Stops renewing a request's lease: its finish landed on the older path (or was refused for good). */
   forget(billingId: string): void {
     this.running.delete(billingId);
+    if (this.finals.delete(billingId)) finalBillsKept.set(this.finals.size);
+  }
+
+  /**
+   * At the bound, the oldest final bill makes room: still queued in quota-service's outbox, it is
+   * lost only if Redis loses that too before billing-service applies it, and the error line holds
+   * what an operator needs to charge it then.
+   */
+  private dropOldestFinal(): void {
+    const oldest = this.finals.values().next();
+    if (oldest.done) return;
+    const { requestId, ...bill } = oldest.value;
+    this.finals.delete(requestId);
+    finalBillsDropped.inc();
+    this.logger.error('final bill dropped unapplied at EDGE_FINAL_BILLS_MAX; only the outbox of quota-service has it now', {
+      billingId: requestId,
+      ...bill,
+      finalBillsMax: this.finalBillsLimit,
+    });
   }
 
   /**
@@ -89,22 +118,21 @@ export class LeaseKeeper {
     const leases: quotaV1.Lease[] = [];
     for (const billingId of this.progressed) {
       const kept = this.running.get(billingId);
-      if (kept && kept.finishedAt === undefined && kept.unknownAt === undefined) leases.push(kept.leaseNow());
+      if (kept && kept.unknownAt === undefined) leases.push(kept.leaseNow());
     }
     this.progressed.clear();
     await this.send(leases, Date.now());
   }
 
-  /** Renews every lease kept now; one failed call does not stop the others. */
+  /** Renews every lease kept now, and every final bill; one failed call does not stop the others. */
   async renewAll(): Promise<void> {
     const now = Date.now();
     const leases: quotaV1.Lease[] = [];
     for (const [billingId, kept] of this.running) {
-      const since = kept.finishedAt ?? kept.unknownAt;
-      if (since !== undefined && now - since > FINAL_KEEP_MS) this.forget(billingId);
-      else if (kept.finishedAt !== undefined) leases.push(kept.final);
-      else if (kept.unknownAt === undefined) leases.push(kept.leaseNow());
+      if (kept.unknownAt === undefined) leases.push(kept.leaseNow());
+      else if (now - kept.unknownAt > UNKNOWN_KEEP_MS) this.running.delete(billingId);
     }
+    leases.push(...this.finals.values());
     await this.send(leases, now);
   }
 
@@ -122,7 +150,7 @@ export class LeaseKeeper {
             // Its bill is applied: nothing more to keep.
             leaseRenewals.inc({ outcome: 'applied' });
             this.forget(billingId);
-          } else if (kept?.finishedAt === undefined && kept?.unknownAt === undefined) {
+          } else if (!this.finals.has(billingId) && kept?.unknownAt === undefined) {
             // The answer is about the running lease, not the bill: the finish that ended the lease
             // may still be on its way here, and its bill must then be kept (it may wait in the
             // outbox and be lost with Redis). A finish that landed while this renewal was on the
@@ -139,10 +167,18 @@ export class LeaseKeeper {
     }
   }
 
-  /** Stops the timers (at shutdown, once every request has settled) and waits for the renewals on the wire. */
+  /**
+   * Stops the timers (at shutdown, once every request has settled) and waits for the renewals on
+   * the wire. The final bills still kept are let go with the process: saying how many tells an
+   * operator what rests on quota-service's outbox alone.
+   */
   async stop(): Promise<void> {
     clearTimeout(this.progressTimer);
     this.progressTimer = undefined;
     await Promise.all([this.loop.stop(), this.progressSent]);
+    if (this.finals.size > 0)
+      this.logger.warn('final bills not yet seen applied are let go at stop; the outbox of quota-service has them', {
+        finalBills: this.finals.size,
+      });
   }
 }
