@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
+import { ChatProductQuota } from '@gw/quota-client';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis, testTlsDir } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
@@ -125,5 +126,43 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     expect(await release(accountId, 'chat_1', 40)).toEqual({ released: true });
     expect(await release(accountId, 'chat_1', 2)).toEqual({ released: false });
     expect(await chat.getUsage({ accountId })).toEqual({ todayTokens: 42, totalTokens: 42 });
+  });
+
+  describe('through @chat-gateway/quota-client', () => {
+    let client: ChatProductQuota;
+    beforeAll(() => {
+      client = new ChatProductQuota({ address: `localhost:${app.port}`, tlsDir: testTlsDir('chat-product'), deadlineMs: DEADLINE_MS });
+    });
+    afterAll(() => client?.close());
+
+    it('starts a turn counted and placed in one call: 30 a minute, then rate limited with Retry-After; no place when 3 run', async () => {
+      const accountId = newAccount('client');
+      const starts = [];
+      for (let n = 1; n <= 31; n++) {
+        const start = await client.startTurn(accountId, `turn_${n}`);
+        starts.push(start);
+        if (start.started) expect(await client.givePlaceBack(accountId, `turn_${n}`, { promptTokens: 1, completionTokens: 1 })).toBe(true);
+      }
+      expect(starts[0]).toMatchObject({ started: true, count: { allowed: true, remaining: 29 } });
+      expect(starts.filter((s) => s.started)).toHaveLength(30);
+      expect(starts[30]).toMatchObject({ started: false, refused: 'rate-limited', count: { allowed: false, remaining: 0 } });
+      expect(starts[30].count.retryAfterSeconds).toBeGreaterThan(0);
+      expect(await client.usage(accountId)).toEqual({ todayTokens: 60, totalTokens: 60 });
+
+      const busy = newAccount('client_busy');
+      for (const n of [1, 2, 3]) expect(await client.startTurn(busy, `busy_${n}`)).toMatchObject({ started: true });
+      expect(await client.startTurn(busy, 'busy_4')).toMatchObject({ started: false, refused: 'no-place', count: { remaining: 26 } });
+    });
+
+    it("cannot give back an API request's place (PERMISSION_DENIED), which stays", async () => {
+      const accountId = newAccount('client_api');
+      const requestId = `${accountId}_api`;
+      expect(await edge.admit(admitRequest(accountId, requestId))).toMatchObject({ outcome: FREE });
+      await expect(client.givePlaceBack(accountId, requestId, { promptTokens: 0, completionTokens: 0 })).rejects.toMatchObject({
+        code: status.PERMISSION_DENIED,
+      });
+      for (const n of [1, 2]) expect(await client.startTurn(accountId, `turn_${n}`)).toMatchObject({ started: true });
+      expect(await client.startTurn(accountId, 'turn_3')).toMatchObject({ started: false, refused: 'no-place' });
+    });
   });
 });
