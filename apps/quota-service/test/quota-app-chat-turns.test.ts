@@ -65,14 +65,15 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
 
   beforeEach(() => awayFromMinuteEnd(10_000));
 
-  it("refuses the chat product the places of 3 running API requests (PERMISSION_DENIED), and the account runs at most 3", async () => {
+  it('refuses the chat product the places of 3 running API requests (PERMISSION_DENIED), and the account runs at most 3', async () => {
     const accountId = newAccount('api');
     // Request ids are unique across accounts, as the edge makes them.
     const apiRequests = [1, 2, 3].map((n) => `${accountId}_api_${n}`);
     for (const requestId of apiRequests) expect(await edge.admit(admitRequest(accountId, requestId))).toMatchObject({ outcome: FREE });
 
     // The attack as found: ReleasePlace on the billing ids of the running API requests.
-    for (const requestId of apiRequests) await expect(release(accountId, requestId)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+    for (const requestId of apiRequests)
+      await expect(release(accountId, requestId)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
     // Nor can it take them over by asking for a place under the same id.
     await expect(turn(accountId, apiRequests[0])).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
 
@@ -82,7 +83,14 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     expect(await chat.getUsage({ accountId })).toEqual({ todayTokens: 0, totalTokens: 0 });
 
     // The edge's own finish still frees an API request's place, and then the chat turn runs.
-    const finish = { accountId, requestId: apiRequests[1], model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 10, completionTokens: 5 };
+    const finish = {
+      accountId,
+      requestId: apiRequests[1],
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_FREE,
+      promptTokens: 10,
+      completionTokens: 5,
+    };
     expect(await edge.finishRequest({ ...finish, usageEstimated: false, admitted: true })).toMatchObject({ released: true });
     expect(await turn(accountId, 'chat_2')).toMatchObject({ granted: true });
     expect(await edge.admit(admitRequest(accountId, `${accountId}_api_5`))).toMatchObject({ outcome: NO_PLACE });

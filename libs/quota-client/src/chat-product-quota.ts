@@ -27,8 +27,7 @@ export type Usage = quotaV1.GetUsageResponse;
  * X-RateLimit-* figures either way.
  */
 export type TurnStart =
-  | { started: true; count: CountedTurn }
-  | { started: false; refused: 'rate-limited' | 'no-place'; count: CountedTurn };
+  { started: true; count: CountedTurn } | { started: false; refused: 'rate-limited' | 'no-place'; count: CountedTurn };
 /** The tokens a turn used, added to the account's usage when its place is given back. */
 export interface TurnTokens {
   promptTokens: number;

@@ -58,7 +58,7 @@ describe('QuotaLedger', () => {
     expect(await ledger.getUsage('a')).toEqual({ todayTokens: 130, totalTokens: 130 });
   });
 
-  it("refuses a place another caller took (PERMISSION_DENIED), to give back or to take under its id, and changes nothing", async () => {
+  it('refuses a place another caller took (PERMISSION_DENIED), to give back or to take under its id, and changes nothing', async () => {
     expect(await ledger.acquirePlace('a', 'api', EDGE)).toEqual({ granted: true, limit: 3 });
     await rejectsWith(ledger.releasePlace('a', 'api', 5, 5, 'chat-product'), status.PERMISSION_DENIED);
     await rejectsWith(ledger.acquirePlace('a', 'api', CHAT), status.PERMISSION_DENIED);
@@ -75,7 +75,14 @@ describe('QuotaLedger', () => {
       granted: false,
       limit: 3,
       rateLimited: true,
-      count: { allowed: false, limit: 30, remaining: 0, resetUnixSeconds: MINUTE_START / 1000 + 60, retryAfterSeconds: 40, nowUnixMs: nowMs },
+      count: {
+        allowed: false,
+        limit: 30,
+        remaining: 0,
+        resetUnixSeconds: MINUTE_START / 1000 + 60,
+        retryAfterSeconds: 40,
+        nowUnixMs: nowMs,
+      },
     });
     expect(await ledger.acquirePlace('a', 'api', EDGE)).toEqual({ granted: true, limit: 3 });
   });

@@ -40,7 +40,10 @@ export interface PlaceOutcome {
 
 /** Refuses a call on a place that another caller took: the place stays its taker's. */
 function anotherCallersPlace(requestId: string): DomainError {
-  return new DomainError('permission-denied', `the place of request ${requestId} was taken by another caller: only its taker gives it back`);
+  return new DomainError(
+    'permission-denied',
+    `the place of request ${requestId} was taken by another caller: only its taker gives it back`,
+  );
 }
 
 /**

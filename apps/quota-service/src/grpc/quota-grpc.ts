@@ -79,7 +79,10 @@ export function quotaGrpc(
       // The lease starts beside the place, in the same write to the store rather than a round trip
       // after it, and ends again when no place is given. Should either fail, the edge finishes the
       // request unbilled, which gives back both.
-      const [place] = await Promise.all([ledger.acquirePlace(req.accountId, req.requestId, placeAsk(metadata)), lease && leases.start(lease)]);
+      const [place] = await Promise.all([
+        ledger.acquirePlace(req.accountId, req.requestId, placeAsk(metadata)),
+        lease && leases.start(lease),
+      ]);
       if (!place.granted) {
         refusals.inc({ kind: place.rateLimited ? 'per_minute' : 'concurrency' });
         if (lease) await leases.end(lease);

@@ -62,7 +62,7 @@ export class InMemoryLimitStore implements LimitStore {
     const count = this.minuteCount(accountId, now);
     if (count >= limit) return minuteCountAt(false, count, limit, now);
     const counted = this.countOne(accountId, now);
-    if (chatTurn) this.minutes.get(accountId)!.turns++;
+    if (chatTurn) this.addTurns(accountId, 1);
     return minuteCountAt(true, counted, limit, now);
   }
 
@@ -121,9 +121,20 @@ export class InMemoryLimitStore implements LimitStore {
   /** Counts one more request in the account's minute of `now`; returns the new count. */
   countOne(accountId: string, now: number): number {
     const count = this.minuteCount(accountId, now) + 1;
-    const turns = this.minutes.get(accountId)?.minute === minuteOf(now) ? this.minutes.get(accountId)!.turns : 0;
-    this.minutes.set(accountId, { minute: minuteOf(now), count, turns });
+    this.minutes.set(accountId, { minute: minuteOf(now), count, turns: this.turnsLeft(accountId, now) });
     return count;
+  }
+
+  /** The chat product's counted turns not yet placed, in the account's minute of `now`. */
+  private turnsLeft(accountId: string, now: number): number {
+    const state = this.minutes.get(accountId);
+    return state?.minute === minuteOf(now) ? state.turns : 0;
+  }
+
+  /** Adds `turns` (1, or -1 when one is placed) to the counted turns of the account's current minute (countOne made it). */
+  private addTurns(accountId: string, turns: number): void {
+    const state = this.minutes.get(accountId);
+    if (state) state.turns += turns;
   }
 
   /** Whether every place of the account is held (places that cleared are none). */
@@ -133,7 +144,11 @@ export class InMemoryLimitStore implements LimitStore {
 
   /** Gives the request a place in the name of `caller` (the edge's when not given), moving the last grant to `now`. */
   takePlace(accountId: string, requestId: string, now: number, caller: PlaceCaller = EDGE_CALLER): void {
-    const state = this.livePlaces(accountId, now) ?? { held: new Map<string, number>(), takers: new Map<string, PlaceCaller>(), lastGrantMs: now };
+    const state = this.livePlaces(accountId, now) ?? {
+      held: new Map<string, number>(),
+      takers: new Map<string, PlaceCaller>(),
+      lastGrantMs: now,
+    };
     state.held.set(requestId, now);
     if (caller === ANY_CALLER || caller === EDGE_CALLER) state.takers.delete(requestId);
     else state.takers.set(requestId, caller);
@@ -185,10 +200,9 @@ export class InMemoryLimitStore implements LimitStore {
   private countTurn(accountId: string, held: boolean, now: number): MinuteCount {
     const limit = this.settings.requestsPerMinute;
     const count = this.minuteCount(accountId, now);
-    const minute = this.minutes.get(accountId);
     if (held) return minuteCountAt(true, count, limit, now);
-    if (minute && minute.minute === minuteOf(now) && minute.turns > 0) {
-      minute.turns--;
+    if (this.turnsLeft(accountId, now) > 0) {
+      this.addTurns(accountId, -1);
       return minuteCountAt(true, count, limit, now);
     }
     if (count >= limit) return minuteCountAt(false, count, limit, now);
