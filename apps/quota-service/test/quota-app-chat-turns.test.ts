@@ -136,6 +136,24 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     expect(await chat.getUsage({ accountId })).toEqual({ todayTokens: 42, totalTokens: 42 });
   });
 
+  it("keeps the chat product's place when the edge finishes a request of the same id, admitted or not (the finish itself still lands)", async () => {
+    const accountId = newAccount('shared');
+    const [admittedId, olderId] = [`${accountId}_turn_1`, `${accountId}_turn_2`];
+    for (const requestId of [admittedId, olderId]) expect(await turn(accountId, requestId)).toMatchObject({ granted: true });
+    const finish = {
+      accountId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_FREE,
+      promptTokens: 1,
+      completionTokens: 1,
+      usageEstimated: false,
+    };
+    expect(await edge.finishRequest({ ...finish, requestId: admittedId, admitted: true })).toEqual({ released: false, repeated: false });
+    // An older edge's finish (no `admitted`).
+    expect(await edge.finishRequest({ ...finish, requestId: olderId })).toEqual({ released: false, repeated: false });
+    for (const requestId of [admittedId, olderId]) expect(await release(accountId, requestId)).toEqual({ released: true });
+  });
+
   describe('through @chat-gateway/quota-client', () => {
     let client: ChatProductQuota;
     beforeAll(() => {

@@ -84,7 +84,7 @@ export class InMemoryLimitStore implements LimitStore {
   async releasePlace(accountId: string, requestId: string, tokens: number, caller: PlaceCaller = ANY_CALLER): Promise<ReleasedPlace> {
     const now = this.now();
     if (this.anotherCallers(accountId, requestId, caller, now)) return { released: false, refused: true };
-    const released = this.freePlace(accountId, requestId, now);
+    const released = this.freePlace(accountId, requestId, now, caller);
     this.addUsage(accountId, tokens, now);
     return { released, refused: false };
   }
@@ -93,7 +93,7 @@ export class InMemoryLimitStore implements LimitStore {
     const now = this.now();
     if (this.isFinished(accountId, requestId, now)) return { released: false, repeated: true };
     this.markFinished(accountId, requestId, now);
-    const released = !this.anotherCallers(accountId, requestId, EDGE_CALLER, now) && this.freePlace(accountId, requestId, now);
+    const released = this.freePlace(accountId, requestId, now);
     this.addUsage(accountId, tokens, now);
     return { released, repeated: false };
   }
@@ -156,8 +156,12 @@ export class InMemoryLimitStore implements LimitStore {
     this.places.set(accountId, state);
   }
 
-  /** Frees the request's place; false when it held none (or the places cleared). */
-  freePlace(accountId: string, requestId: string, now: number): boolean {
+  /**
+   * Frees the request's place for `caller` (the edge when not given); false when it held none (or
+   * the places cleared), or another caller took it (it stays).
+   */
+  freePlace(accountId: string, requestId: string, now: number, caller: PlaceCaller = EDGE_CALLER): boolean {
+    if (this.anotherCallers(accountId, requestId, caller, now)) return false;
     const state = this.livePlaces(accountId, now);
     state?.takers.delete(requestId);
     return state?.held.delete(requestId) ?? false;
