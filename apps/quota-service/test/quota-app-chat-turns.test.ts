@@ -154,6 +154,16 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     for (const requestId of [admittedId, olderId]) expect(await release(accountId, requestId)).toEqual({ released: true });
   });
 
+  it("refuses an older edge's AcquirePlace under a chat turn's id (PERMISSION_DENIED) and leaves no lease", async () => {
+    const accountId = newAccount('edge_collides');
+    const requestId = `${accountId}_turn`;
+    expect(await turn(accountId, requestId)).toMatchObject({ granted: true });
+    const lease = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 1, completionTokens: 1 };
+    await expect(edge.acquirePlace({ accountId, requestId, lease })).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+    expect(await edge.renewLeases({ leases: [lease] })).toEqual({ unknownRequestIds: [requestId] });
+    expect(await release(accountId, requestId)).toEqual({ released: true });
+  });
+
   describe('through @chat-gateway/quota-client', () => {
     let client: ChatProductQuota;
     beforeAll(() => {

@@ -77,12 +77,18 @@ export function quotaGrpc(
     async acquirePlace(req, { metadata }) {
       const lease = placeLease(req, isCaller(metadata, 'edge'));
       // The lease starts beside the place, in the same write to the store rather than a round trip
-      // after it, and ends again when no place is given. Should either fail, the edge finishes the
-      // request unbilled, which gives back both.
-      const [place] = await Promise.all([
+      // after it, and ends again when no place is given (also when the id's place is another
+      // caller's). Should the store fail, the edge finishes the request unbilled, which gives back both.
+      const [placed, started] = await Promise.allSettled([
         ledger.acquirePlace(req.accountId, req.requestId, placeAsk(metadata)),
         lease && leases.start(lease),
       ]);
+      if (placed.status === 'rejected') {
+        if (lease && started.status === 'fulfilled' && placed.reason instanceof DomainError) await leases.end(lease);
+        throw placed.reason;
+      }
+      if (started.status === 'rejected') throw started.reason;
+      const place = placed.value;
       if (!place.granted) {
         refusals.inc({ kind: place.rateLimited ? 'per_minute' : 'concurrency' });
         if (lease) await leases.end(lease);
