@@ -1,4 +1,4 @@
-import { status } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 import { ChatProductQuota } from '@gw/quota-client';
@@ -188,6 +188,48 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
       const busy = newAccount('client_busy');
       for (const n of [1, 2, 3]) expect(await client.startTurn(busy, `busy_${n}`)).toMatchObject({ started: true });
       expect(await client.startTurn(busy, 'busy_4')).toMatchObject({ started: false, refused: 'no-place', count: { remaining: 26 } });
+    });
+
+    it('counts the turn with CountRequest against a quota-service whose AcquirePlace counts nothing, giving the place back when over', async () => {
+      // A plain-text quota-service knows no caller, so its AcquirePlace counts nothing and answers
+      // no count: as a quota-service older than AcquirePlaceResponse.count does.
+      const older = await startQuotaApp(
+        loadConfig({
+          QUOTA_METRICS_PORT: '0',
+          QUOTA_PORT: '0',
+          BIND_HOST: '127.0.0.1',
+          GRPC_INSECURE: 'true',
+          REDIS_URL: redis.url,
+          REDIS_KEY_PREFIX: `${redis.keyPrefix}older:`,
+          BILLING_ADDR: billingService.address,
+          SHUTDOWN_GRACE_MS: '1000',
+        }),
+        silent,
+      );
+      const onOlder = new ChatProductQuota(
+        { address: `127.0.0.1:${older.port}`, tlsDir: '', deadlineMs: DEADLINE_MS },
+        credentials.createInsecure(),
+      );
+      try {
+        const accountId = newAccount('older_service');
+        const starts = [];
+        for (let n = 1; n <= 31; n++) {
+          const start = await onOlder.startTurn(accountId, `turn_${n}`);
+          starts.push(start);
+          if (start.started) await onOlder.givePlaceBack(accountId, `turn_${n}`, { promptTokens: 0, completionTokens: 0 });
+        }
+        expect(starts.filter((s) => s.started)).toHaveLength(30);
+        expect(starts[29]).toMatchObject({ started: true, count: { allowed: true, remaining: 0 } });
+        expect(starts[30]).toMatchObject({ started: false, refused: 'rate-limited', count: { allowed: false } });
+        // The 31st turn's place was given back: all 3 are free.
+        const plain = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${older.port}`, { kind: 'insecure' }, 'quota-service', SETTINGS);
+        const after = await Promise.all([1, 2, 3].map((n) => plain.acquirePlace({ accountId, requestId: `after_${n}`, lease: undefined })));
+        plain.close();
+        expect(after.map((a) => a.granted)).toEqual([true, true, true]);
+      } finally {
+        onOlder.close();
+        await older.stop();
+      }
     });
 
     it("cannot give back an API request's place (PERMISSION_DENIED), which stays", async () => {
