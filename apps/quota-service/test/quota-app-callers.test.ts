@@ -172,7 +172,12 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
     };
     expect(await edge.finishRequest(finish)).toEqual({ released: true, repeated: false });
 
-    expect(await chat.acquirePlace({ accountId, requestId: 'chat-turn-1', lease: undefined })).toEqual({ granted: true, limit: 3 });
+    expect(await chat.acquirePlace({ accountId, requestId: 'chat-turn-1', lease: undefined })).toMatchObject({
+      granted: true,
+      limit: 3,
+      rateLimited: false,
+      count: { allowed: true, remaining: 29 },
+    });
     expect(await chat.releasePlace({ accountId, requestId: 'chat-turn-1', promptTokens: 40, completionTokens: 2 })).toEqual({
       released: true,
     });

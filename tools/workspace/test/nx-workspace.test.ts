@@ -247,9 +247,9 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
   }, 60_000);
 
   it("releases the chat product's client with nx release: a new version of libs/quota-client, its built package and the contracts baseline", () => {
-    const planned = nx('release', 'version', '1.1.0', '--dry-run');
-    expect(planned).toMatch(/Resolved the current version as 1\.0\.0 from manifest: libs\/quota-client\/package\.json/);
-    expect(planned).toMatch(/New version 1\.1\.0 written to manifest: libs\/quota-client\/package\.json/);
+    const planned = nx('release', 'version', '1.2.0', '--dry-run');
+    expect(planned).toMatch(/Resolved the current version as 1\.1\.0 from manifest: libs\/quota-client\/package\.json/);
+    expect(planned).toMatch(/New version 1\.2\.0 written to manifest: libs\/quota-client\/package\.json/);
     // The pre-version command built the package and wrote the baseline buf breaking compares with.
     const manifest = JSON.parse(readFileSync(join(copy, 'dist/libs/quota-client/package.json'), 'utf8')) as {
       name: string;

@@ -24,6 +24,7 @@ import { RequestLeases } from '../domain/request-leases';
 import { admits, freeRefusalKind, refusals } from '../quota-metrics';
 import { toAdmitRequest, toAdmitResponse, toAdmittedEnd } from './admit-messages';
 import { toLeaseRecord, toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
+import { isChatTurn, placeAsk, placeCaller } from './place-caller';
 import { placeLease } from './place-lease';
 import { storeUnavailableStep } from './store-unavailable-step';
 
@@ -68,24 +69,34 @@ export function quotaGrpc(
   const finishOne = chained([storeStep], finishRequest);
 
   const handlers: RpcHandlers<quotaV1.QuotaService> = {
-    async countRequest(req) {
-      const counted = await ledger.countRequest(req.accountId);
+    async countRequest(req, { metadata }) {
+      const counted = await ledger.countRequest(req.accountId, isChatTurn(metadata));
       if (!counted.allowed) refusals.inc({ kind: 'per_minute' });
       return counted;
     },
     async acquirePlace(req, { metadata }) {
       const lease = placeLease(req, isCaller(metadata, 'edge'));
       // The lease starts beside the place, in the same write to the store rather than a round trip
-      // after it, and ends again when no place is given. Should either fail, the edge finishes the
-      // request unbilled, which gives back both.
-      const [place] = await Promise.all([ledger.acquirePlace(req.accountId, req.requestId), lease && leases.start(lease)]);
+      // after it, and ends again when no place is given (also when the id's place is another
+      // caller's). Should the store fail, the edge finishes the request unbilled, which gives back both.
+      const [placed, started] = await Promise.allSettled([
+        ledger.acquirePlace(req.accountId, req.requestId, placeAsk(metadata)),
+        lease && leases.start(lease),
+      ]);
+      if (placed.status === 'rejected') {
+        if (lease && started.status === 'fulfilled' && placed.reason instanceof DomainError) await leases.end(lease);
+        throw placed.reason;
+      }
+      if (started.status === 'rejected') throw started.reason;
+      const place = placed.value;
       if (!place.granted) {
-        refusals.inc({ kind: 'concurrency' });
+        refusals.inc({ kind: place.rateLimited ? 'per_minute' : 'concurrency' });
         if (lease) await leases.end(lease);
       }
       return place;
     },
-    releasePlace: (req) => ledger.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens),
+    releasePlace: (req, { metadata }) =>
+      ledger.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens, placeCaller(metadata)),
     getUsage: (req) => ledger.getUsage(req.accountId),
     async reserveFree(req) {
       const decision = await freeTier.reserve(req);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LimitSettings, LimitStore } from '../../src/store/limits/limit-store';
+import { ANY_CALLER, LimitSettings, LimitStore, PlaceAsk } from '../../src/store/limits/limit-store';
 
 /** Opens the store under test with these settings and this clock (ms). */
 export type LimitStoreFactory = (settings: LimitSettings, now: () => number) => Promise<LimitStore>;
@@ -8,6 +8,8 @@ const SETTINGS: LimitSettings = { requestsPerMinute: 30, concurrentPlaces: 3, pl
 /** 2031-05-06 10:00:00 UTC: the start of a clock minute. */
 const MINUTE_START = Date.UTC(2031, 4, 6, 10, 0, 0);
 const SECOND = 1000;
+/** The chat product's ask for a place: a turn, counted with it. */
+const CHAT: PlaceAsk = { caller: 'chat-product', countsTurn: true };
 
 /**
  * The behaviour every LimitStore must have (docs/api.md#rate-limits), defined once and run against
@@ -83,7 +85,7 @@ export function describeLimitStoreContract(name: string, open: LimitStoreFactory
         expect(await store.acquirePlace(account, 'r1')).toEqual({ granted: true, limit: 3 });
         expect(await acquire('r2')).toBe(true);
         expect(await acquire('r3')).toBe(true);
-        expect(await store.acquirePlace(account, 'r4')).toEqual({ granted: false, limit: 3 });
+        expect(await store.acquirePlace(account, 'r4')).toEqual({ granted: false, limit: 3, refusal: 'no-place' });
         expect(await store.acquirePlace(`${account}-other`, 'r4')).toEqual({ granted: true, limit: 3 });
       });
 
@@ -147,6 +149,108 @@ export function describeLimitStoreContract(name: string, open: LimitStoreFactory
         at(MINUTE_START + 330 * SECOND);
         expect(await acquire('r5')).toBe(true);
         expect(await release('r2')).toBe(false);
+      });
+    });
+
+    describe('who took a place', () => {
+      const chatTurn = async (requestId: string) => store.acquirePlace(account, requestId, CHAT);
+
+      it("refuses to give an API request's place to the chat product, and leaves it and the usage as they were", async () => {
+        for (const id of ['api1', 'api2', 'api3']) expect(await acquire(id)).toBe(true);
+        for (const id of ['api1', 'api2', 'api3'])
+          expect(await store.releasePlace(account, id, 100, 'chat-product')).toEqual({ released: false, refused: true });
+        expect(await chatTurn('turn1')).toMatchObject({ granted: false, refusal: 'no-place' });
+        expect(await store.getUsage(account)).toEqual({ todayTokens: 0, totalTokens: 0 });
+        expect(await store.releasePlace(account, 'api1', 10, 'edge')).toEqual({ released: true, refused: false });
+        expect(await chatTurn('turn1')).toMatchObject({ granted: true });
+      });
+
+      it("refuses the chat product a place under an API request's id (nothing counted), and the edge the chat product's", async () => {
+        expect(await acquire('api1')).toBe(true);
+        expect(await chatTurn('api1')).toEqual({ granted: false, limit: 3, refusal: 'another-callers' });
+        expect(await chatTurn('turn1')).toMatchObject({ granted: true, count: { count: 1 } });
+        expect(await store.acquirePlace(account, 'turn1')).toEqual({ granted: false, limit: 3, refusal: 'another-callers' });
+        expect(await store.releasePlace(account, 'turn1', 5, 'edge')).toEqual({ released: false, refused: true });
+        expect(await store.releasePlace(account, 'turn1', 5, 'chat-product')).toEqual({ released: true, refused: false });
+        expect(await store.getUsage(account)).toEqual({ todayTokens: 5, totalTokens: 5 });
+      });
+
+      it("keeps the chat product's place when the edge finishes a request of the same id", async () => {
+        expect(await chatTurn('shared-id')).toMatchObject({ granted: true });
+        expect(await store.finishRequest(account, 'shared-id', 3)).toEqual({ released: false, repeated: false });
+        expect(await store.releasePlace(account, 'shared-id', 4, 'chat-product')).toEqual({ released: true, refused: false });
+      });
+
+      it('lets a plain-text caller (no identity known) give back any place, as before places had owners', async () => {
+        expect(await chatTurn('turn1')).toMatchObject({ granted: true });
+        expect(await acquire('api1')).toBe(true);
+        expect(await store.releasePlace(account, 'turn1', 1, ANY_CALLER)).toEqual({ released: true, refused: false });
+        expect(await store.releasePlace(account, 'api1', 1, ANY_CALLER)).toEqual({ released: true, refused: false });
+      });
+    });
+
+    describe("the chat product's turns", () => {
+      const chatTurn = async (requestId: string) => store.acquirePlace(account, requestId, CHAT);
+
+      it('counts each turn as it takes its place: 30 a minute, then rate limited with nothing taken', async () => {
+        at(MINUTE_START + 15_500);
+        const granted: boolean[] = [];
+        for (let n = 1; n <= 40; n++) {
+          const place = await chatTurn(`turn${n}`);
+          granted.push(place.granted);
+          if (place.granted) await store.releasePlace(account, `turn${n}`, 1, 'chat-product');
+          if (n === 30) expect(place.count).toMatchObject({ allowed: true, count: 30, limit: 30 });
+          if (n === 31)
+            expect(place).toEqual({
+              granted: false,
+              limit: 3,
+              refusal: 'rate-limited',
+              count: {
+                allowed: false,
+                count: 30,
+                limit: 30,
+                resetUnixSeconds: MINUTE_START / 1000 + 60,
+                retryAfterSeconds: 45,
+                nowMs: MINUTE_START + 15_500,
+              },
+            });
+        }
+        expect(granted.filter(Boolean)).toHaveLength(30);
+        expect(await store.countRequest(account)).toMatchObject({ allowed: false, count: 30 });
+        at(MINUTE_START + 60_000);
+        expect(await chatTurn('next-minute')).toMatchObject({ granted: true, count: { allowed: true, count: 1 } });
+      });
+
+      it('counts a turn refused a place, but not a request id asking again for the place it holds', async () => {
+        for (const id of ['api1', 'api2', 'api3']) await acquire(id);
+        expect(await chatTurn('turn1')).toMatchObject({ granted: false, refusal: 'no-place', count: { count: 1 } });
+        await release('api1');
+        expect(await chatTurn('turn2')).toMatchObject({ granted: true, count: { count: 2 } });
+        expect(await chatTurn('turn2')).toMatchObject({ granted: true, count: { count: 2 } });
+      });
+
+      it("takes the turn an older chat product's CountRequest counted, not another; the edge's counts leave none", async () => {
+        expect(await store.countRequest(account, true)).toMatchObject({ allowed: true, count: 1 });
+        expect(await chatTurn('turn1')).toMatchObject({ granted: true, count: { count: 1 } });
+        expect(await chatTurn('turn2')).toMatchObject({ granted: true, count: { count: 2 } });
+        expect(await store.countRequest(account)).toMatchObject({ allowed: true, count: 3 });
+        expect(await chatTurn('turn3')).toMatchObject({ granted: true, count: { count: 4 } });
+        // A counted turn is of its minute only.
+        expect(await store.countRequest(account, true)).toMatchObject({ count: 5 });
+        at(MINUTE_START + 60_000);
+        expect(await store.releasePlace(account, 'turn1', 0, 'chat-product')).toMatchObject({ released: true });
+        expect(await chatTurn('turn4')).toMatchObject({ granted: true, count: { count: 1 } });
+      });
+
+      it('never places more turns in a minute than it counted, whatever mix of calls', async () => {
+        for (let n = 0; n < 30; n++) await store.countRequest(account, true);
+        expect(await store.countRequest(account, true)).toMatchObject({ allowed: false });
+        const granted: boolean[] = [];
+        for (let n = 1; n <= 40; n++) {
+          granted.push((await chatTurn(`turn${n}`)).granted);
+          await store.releasePlace(account, `turn${n}`, 0, 'chat-product');
+        }
+        expect(granted.filter(Boolean)).toHaveLength(30);
       });
     });
 

@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../redis/redis-connection';
 import { BUDGET } from '../free-tier/free-tier-scripts';
-import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT } from '../limits/limit-scripts';
+import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT, PLACE_OWNER } from '../limits/limit-scripts';
 import { NOW } from '../redis/lua-clock';
 import { LuaScript } from '../redis/lua-script';
 import { OUTBOX_FIELD } from '../outbox/redis-settle-outbox';
@@ -87,6 +87,7 @@ return {1, count, now, 0, -1}
  *       6 admitted 1/0, 7 charge micro, 8 bill JSON or '', 9 'lapse' (the reaper's estimate) |
  *       'real' (usage the provider reported) | '', [10 now].
  * Once per request id (a repeat changes nothing): the request's hold leaves hd, its place is freed
+ * (when the edge took it: the chat product's place under the same id stays)
  * and its lease ended; admitted: the usage counted, then paid: the charge added to ch, free: the
  * allowance settled with the tokens; the bill appended. Not admitted: the allowance reservation is
  * returned whole and nothing else happens (the id stays finished). The one repeat that does
@@ -98,7 +99,7 @@ return {1, count, now, 0, -1}
  */
 export const FINISH_ADMITTED = new LuaScript(
   'finish_admitted',
-  `${NOW}${LIVE_PLACES}${ADD_USAGE}${BUDGET}
+  `${NOW}${LIVE_PLACES}${ADD_USAGE}${BUDGET}${PLACE_OWNER}
 local rid = ARGV[1]
 local now = now_ms(ARGV[10])
 local memory = tonumber(ARGV[4])
@@ -124,7 +125,7 @@ if held then
   redis.call('HINCRBY', KEYS[6], 'hd', -held)
 end
 local released = 0
-if live_places(KEYS[1], KEYS[2], now, tonumber(ARGV[3])) then released = redis.call('HDEL', KEYS[1], rid) end
+if live_places(KEYS[1], KEYS[2], now, tonumber(ARGV[3])) and not another_callers(KEYS[1], rid, 'edge') then released = redis.call('HDEL', KEYS[1], rid) end
 redis.call('ZREM', KEYS[8], rid)
 redis.call('HDEL', KEYS[9], rid)
 local tokens = tonumber(ARGV[2])

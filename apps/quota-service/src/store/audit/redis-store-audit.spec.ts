@@ -67,7 +67,7 @@ describe.each(['account', 'shard'] as const)('RedisStoreAudit, %s layout', (layo
     await grantLine(admission, 'acct_1', 100_000);
     const step = paidStep('acct_1', 6000);
     await admission.admit(step);
-    expect((await limits.acquirePlace('acct_1', 'chat-1')).granted).toBe(true);
+    expect((await limits.acquirePlace('acct_1', 'chat-1', { caller: 'chat-product', countsTurn: true })).granted).toBe(true);
     const [facts] = await audit.facts(['acct_1']);
     expect(facts).toMatchObject({
       accountId: 'acct_1',
@@ -75,6 +75,10 @@ describe.each(['account', 'shard'] as const)('RedisStoreAudit, %s layout', (layo
       holds: new Map([[step.requestId, 6000]]),
     });
     expect([...facts.places.keys()].sort()).toEqual([step.requestId, 'chat-1'].sort());
+    // The chat product's place is read as its grant time, as the edge's is (place-overdue needs it).
+    const [chatGranted, apiGranted] = [facts.places.get('chat-1') ?? NaN, facts.places.get(step.requestId) ?? NaN];
+    expect(Number.isSafeInteger(chatGranted)).toBe(true);
+    expect(Math.abs(chatGranted - apiGranted)).toBeLessThan(5000);
     expect(facts.leased).toEqual(new Set([step.requestId]));
 
     // A hold whose lease is gone.

@@ -39,6 +39,17 @@ function numberMap(reply: unknown): Map<string, number> {
   return map;
 }
 
+/**
+ * The places hash (field, value, ...) as grant times by request id: a place another caller than
+ * the edge took is kept as 'grant ms:caller' (see PLACE_OWNER in limit-scripts.ts).
+ */
+function grantTimes(reply: unknown): Map<string, number> {
+  const map = new Map<string, number>();
+  if (!Array.isArray(reply)) return map;
+  for (let i = 0; i + 1 < reply.length; i += 2) map.set(String(reply[i]), Number(String(reply[i + 1]).split(':')[0]));
+  return map;
+}
+
 /** StoreAuditSource on Redis or a Redis Cluster (every master scanned). */
 export class RedisStoreAudit implements StoreAuditSource {
   constructor(
@@ -117,7 +128,7 @@ export class RedisStoreAudit implements StoreAuditSource {
       accountId,
       credit,
       holds: numberMap(reply[1]),
-      places: numberMap(reply[2]),
+      places: grantTimes(reply[2]),
       leased: new Set((reply[3] as unknown[]).map(String)),
     };
   }

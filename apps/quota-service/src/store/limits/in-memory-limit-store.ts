@@ -1,14 +1,32 @@
 import { dayOf, minuteCountAt, minuteOf } from '../clock-windows';
-import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
+import {
+  ANY_CALLER,
+  EDGE_CALLER,
+  FINISH_MEMORY_MS,
+  FinishedRequest,
+  LimitSettings,
+  LimitStore,
+  MinuteCount,
+  PlaceAsk,
+  PlaceCaller,
+  PlaceGrant,
+  ReleasedPlace,
+  UsageTotals,
+} from './limit-store';
+import { EDGE_ASK, placeGrant } from './place-grant';
 
 interface MinuteState {
   minute: number;
   count: number;
+  /** The chat product's counted turns not yet placed (see LimitStore.countRequest). */
+  turns: number;
 }
 
 interface PlaceState {
   /** Request id -> time its place was granted. */
   held: Map<string, number>;
+  /** Request id -> who took its place, when not the edge. */
+  takers: Map<string, PlaceCaller>;
   lastGrantMs: number;
 }
 
@@ -38,26 +56,37 @@ export class InMemoryLimitStore implements LimitStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async countRequest(accountId: string): Promise<MinuteCount> {
+  async countRequest(accountId: string, chatTurn = false): Promise<MinuteCount> {
     const now = this.now();
     const limit = this.settings.requestsPerMinute;
     const count = this.minuteCount(accountId, now);
-    return count < limit ? minuteCountAt(true, this.countOne(accountId, now), limit, now) : minuteCountAt(false, count, limit, now);
+    if (count >= limit) return minuteCountAt(false, count, limit, now);
+    const counted = this.countOne(accountId, now);
+    if (chatTurn) this.addTurns(accountId, 1);
+    return minuteCountAt(true, counted, limit, now);
   }
 
-  async acquirePlace(accountId: string, requestId: string): Promise<PlaceGrant> {
+  async acquirePlace(accountId: string, requestId: string, ask: PlaceAsk = EDGE_ASK): Promise<PlaceGrant> {
     const now = this.now();
     const limit = this.settings.concurrentPlaces;
-    if (!this.livePlaces(accountId, now)?.held.has(requestId) && this.placesFull(accountId, now)) return { granted: false, limit };
-    this.takePlace(accountId, requestId, now);
-    return { granted: true, limit };
+    if (this.anotherCallers(accountId, requestId, ask.caller, now)) return placeGrant('another-callers', limit, undefined);
+    const held = this.livePlaces(accountId, now)?.held.has(requestId) ?? false;
+    let count: MinuteCount | undefined;
+    if (ask.countsTurn) {
+      count = this.countTurn(accountId, held, now);
+      if (!count.allowed) return placeGrant('rate-limited', limit, count);
+    }
+    if (!held && this.placesFull(accountId, now)) return placeGrant('no-place', limit, count);
+    this.takePlace(accountId, requestId, now, ask.caller);
+    return placeGrant('granted', limit, count);
   }
 
-  async releasePlace(accountId: string, requestId: string, tokens: number): Promise<{ released: boolean }> {
+  async releasePlace(accountId: string, requestId: string, tokens: number, caller: PlaceCaller = ANY_CALLER): Promise<ReleasedPlace> {
     const now = this.now();
-    const released = this.freePlace(accountId, requestId, now);
+    if (this.anotherCallers(accountId, requestId, caller, now)) return { released: false, refused: true };
+    const released = this.freePlace(accountId, requestId, now, caller);
     this.addUsage(accountId, tokens, now);
-    return { released };
+    return { released, refused: false };
   }
 
   async finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest> {
@@ -92,8 +121,20 @@ export class InMemoryLimitStore implements LimitStore {
   /** Counts one more request in the account's minute of `now`; returns the new count. */
   countOne(accountId: string, now: number): number {
     const count = this.minuteCount(accountId, now) + 1;
-    this.minutes.set(accountId, { minute: minuteOf(now), count });
+    this.minutes.set(accountId, { minute: minuteOf(now), count, turns: this.turnsLeft(accountId, now) });
     return count;
+  }
+
+  /** The chat product's counted turns not yet placed, in the account's minute of `now`. */
+  private turnsLeft(accountId: string, now: number): number {
+    const state = this.minutes.get(accountId);
+    return state?.minute === minuteOf(now) ? state.turns : 0;
+  }
+
+  /** Adds `turns` (1, or -1 when one is placed) to the counted turns of the account's current minute (countOne made it). */
+  private addTurns(accountId: string, turns: number): void {
+    const state = this.minutes.get(accountId);
+    if (state) state.turns += turns;
   }
 
   /** Whether every place of the account is held (places that cleared are none). */
@@ -101,17 +142,29 @@ export class InMemoryLimitStore implements LimitStore {
     return (this.livePlaces(accountId, now)?.held.size ?? 0) >= this.settings.concurrentPlaces;
   }
 
-  /** Gives the request a place, moving the last grant to `now`. */
-  takePlace(accountId: string, requestId: string, now: number): void {
-    const state = this.livePlaces(accountId, now) ?? { held: new Map<string, number>(), lastGrantMs: now };
+  /** Gives the request a place in the name of `caller` (the edge's when not given), moving the last grant to `now`. */
+  takePlace(accountId: string, requestId: string, now: number, caller: PlaceCaller = EDGE_CALLER): void {
+    const state = this.livePlaces(accountId, now) ?? {
+      held: new Map<string, number>(),
+      takers: new Map<string, PlaceCaller>(),
+      lastGrantMs: now,
+    };
     state.held.set(requestId, now);
+    if (caller === ANY_CALLER || caller === EDGE_CALLER) state.takers.delete(requestId);
+    else state.takers.set(requestId, caller);
     state.lastGrantMs = now;
     this.places.set(accountId, state);
   }
 
-  /** Frees the request's place; false when it held none (or the places cleared). */
-  freePlace(accountId: string, requestId: string, now: number): boolean {
-    return this.livePlaces(accountId, now)?.held.delete(requestId) ?? false;
+  /**
+   * Frees the request's place for `caller` (the edge when not given); false when it held none (or
+   * the places cleared), or another caller took it (it stays).
+   */
+  freePlace(accountId: string, requestId: string, now: number, caller: PlaceCaller = EDGE_CALLER): boolean {
+    if (this.anotherCallers(accountId, requestId, caller, now)) return false;
+    const state = this.livePlaces(accountId, now);
+    state?.takers.delete(requestId);
+    return state?.held.delete(requestId) ?? false;
   }
 
   /** Whether the request id was finished within FINISH_MEMORY_MS before `now`. */
@@ -138,6 +191,26 @@ export class InMemoryLimitStore implements LimitStore {
     usage.todayTokens += tokens;
     usage.totalTokens += tokens;
     this.usage.set(accountId, usage);
+  }
+
+  /** Whether the request id holds a place that another caller than `caller` took (ANY_CALLER: none is another's). */
+  private anotherCallers(accountId: string, requestId: string, caller: PlaceCaller, now: number): boolean {
+    const state = this.livePlaces(accountId, now);
+    if (!state?.held.has(requestId) || caller === ANY_CALLER) return false;
+    return (state.takers.get(requestId) ?? EDGE_CALLER) !== caller;
+  }
+
+  /** Counts the chat product's turn, unless its request holds its place already or a counted turn of the minute is left. */
+  private countTurn(accountId: string, held: boolean, now: number): MinuteCount {
+    const limit = this.settings.requestsPerMinute;
+    const count = this.minuteCount(accountId, now);
+    if (held) return minuteCountAt(true, count, limit, now);
+    if (this.turnsLeft(accountId, now) > 0) {
+      this.addTurns(accountId, -1);
+      return minuteCountAt(true, count, limit, now);
+    }
+    if (count >= limit) return minuteCountAt(false, count, limit, now);
+    return minuteCountAt(true, this.countOne(accountId, now), limit, now);
   }
 
   /** The account's places, or undefined when none was granted within the recovery time (they cleared). */

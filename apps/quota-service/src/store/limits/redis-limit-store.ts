@@ -1,10 +1,26 @@
 import type { RedisConnection } from '../redis/redis-connection';
 import { minuteCountAt } from '../clock-windows';
 import { ACQUIRE_PLACE, COUNT_REQUEST, FINISH_REQUEST, GET_USAGE, RELEASE_PLACE } from './limit-scripts';
-import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings, LimitStore, MinuteCount, PlaceGrant, UsageTotals } from './limit-store';
+import {
+  ANY_CALLER,
+  FINISH_MEMORY_MS,
+  FinishedRequest,
+  LimitSettings,
+  LimitStore,
+  MinuteCount,
+  PlaceAsk,
+  PlaceCaller,
+  PlaceGrant,
+  ReleasedPlace,
+  UsageTotals,
+} from './limit-store';
+import { EDGE_ASK, placeGrant } from './place-grant';
 import { LuaScript } from '../redis/lua-script';
 import { RedisKeys } from '../redis/redis-keys';
 import { runScript } from '../redis/run-script';
+
+/** ACQUIRE_PLACE's outcome codes. */
+const PLACE_OUTCOMES = ['no-place', 'granted', 'rate-limited', 'another-callers'] as const;
 
 /** Options of a RedisLimitStore. */
 export interface RedisLimitStoreOptions {
@@ -28,26 +44,29 @@ export class RedisLimitStore implements LimitStore {
     private readonly options: RedisLimitStoreOptions,
   ) {}
 
-  async countRequest(accountId: string): Promise<MinuteCount> {
+  async countRequest(accountId: string, chatTurn = false): Promise<MinuteCount> {
     const keys = this.options.keys.account(accountId);
     const limit = this.settings.requestsPerMinute;
-    const [allowed, count, now] = await this.run(COUNT_REQUEST, [keys.minute], [limit], 3);
+    const [allowed, count, now] = await this.run(COUNT_REQUEST, [keys.minute], [limit, chatTurn ? 'turn' : ''], 3);
     return minuteCountAt(allowed === 1, count, limit, now);
   }
 
-  async acquirePlace(accountId: string, requestId: string): Promise<PlaceGrant> {
+  async acquirePlace(accountId: string, requestId: string, ask: PlaceAsk = EDGE_ASK): Promise<PlaceGrant> {
     const keys = this.options.keys.account(accountId);
     const limit = this.settings.concurrentPlaces;
-    const args = [requestId, limit, this.settings.placeRecoveryMs];
-    const [granted] = await this.run(ACQUIRE_PLACE, [keys.places, keys.lastGrant], args, 1);
-    return { granted: granted === 1, limit };
+    const perMinute = ask.countsTurn ? this.settings.requestsPerMinute : 0;
+    const args = [requestId, limit, this.settings.placeRecoveryMs, ask.caller, perMinute];
+    const [outcome, count, now] = await this.run(ACQUIRE_PLACE, [keys.places, keys.lastGrant, keys.minute], args, 3);
+    const refused = PLACE_OUTCOMES[outcome];
+    const counted = ask.countsTurn && refused !== 'another-callers';
+    return placeGrant(refused, limit, counted ? minuteCountAt(refused !== 'rate-limited', count, perMinute, now) : undefined);
   }
 
-  async releasePlace(accountId: string, requestId: string, tokens: number): Promise<{ released: boolean }> {
+  async releasePlace(accountId: string, requestId: string, tokens: number, caller: PlaceCaller = ANY_CALLER): Promise<ReleasedPlace> {
     const keys = this.options.keys.account(accountId);
-    const args = [requestId, tokens, this.settings.placeRecoveryMs];
-    const [released] = await this.run(RELEASE_PLACE, [keys.places, keys.lastGrant, keys.usageToday, keys.usageTotal], args, 1);
-    return { released: released === 1 };
+    const args = [requestId, tokens, this.settings.placeRecoveryMs, caller];
+    const [released, refused] = await this.run(RELEASE_PLACE, [keys.places, keys.lastGrant, keys.usageToday, keys.usageTotal], args, 2);
+    return { released: released === 1, refused: refused === 1 };
   }
 
   async finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest> {

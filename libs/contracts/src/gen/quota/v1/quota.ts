@@ -32,10 +32,19 @@ export const protobufFileName = "quota/v1/quota.proto";
  * This is a public contract: fields are only ever added; removed ones are `reserved`.
  *
  * How the chat product uses it, for each chat turn of an account:
- *   1. CountRequest       -- counts the turn in the account's clock minute; stop when allowed=false.
- *   2. AcquirePlace       -- takes one of the account's concurrency places; stop when granted=false.
- *   3. ...run the turn...
- *   4. ReleasePlace       -- gives the place back and adds the tokens used to the usage counters.
+ *   1. AcquirePlace       -- counts the turn in the account's clock minute and takes one of the
+ *                            account's concurrency places, in one step; stop when granted=false
+ *                            (rate_limited tells the minute's limit from a full set of places).
+ *   2. ...run the turn...
+ *   3. ReleasePlace       -- gives the place back and adds the tokens used to the usage counters.
+ * A chat product of an older release calls CountRequest before AcquirePlace. Its turn is still
+ * counted once: a chat-product CountRequest that is allowed leaves the account a counted turn for
+ * the rest of its clock minute, which the next chat-product AcquirePlace takes instead of counting
+ * again. So whatever the chat product calls, no more turns take a place in a minute than were
+ * counted in it.
+ * A place belongs to the caller that took it: only that caller gives it back (ReleasePlace from
+ * another caller is refused with PERMISSION_DENIED and the place stays), and the edge's finishes
+ * free only the edge's places.
  * The API and the chat product share the same minute count, the same places and the same usage.
  * The chat product never touches the API balance or the free tier: ReleasePlace counts usage
  * only, and only the edge may send AcquirePlace a lease (the request's bill should it lapse).
@@ -155,7 +164,12 @@ export enum AdmitOutcome {
   UNRECOGNIZED = -1,
 }
 
-/** Counts one request against the per-minute limit. */
+/**
+ * Counts one request against the per-minute limit. From the chat product (one of an older release,
+ * which counts its turns here before AcquirePlace), an allowed count also leaves the account a
+ * counted turn that its next chat-product AcquirePlace of the same clock minute takes instead of
+ * counting again.
+ */
 export interface CountRequestRequest {
   /** The account making the request. */
   accountId: string;
@@ -195,16 +209,39 @@ export interface AcquirePlaceRequest {
    * a call with one from any caller but the edge is refused with PERMISSION_DENIED. From any
    * caller, a lease whose account_id or request_id is not this call's is refused with
    * INVALID_ARGUMENT. A refused call changes nothing: no place taken, no lease started.
+   * From the chat product, the call also counts the turn in the account's clock minute, in the
+   * same step as the place (see count below). A request id whose place another caller took is
+   * refused with PERMISSION_DENIED: nothing is counted or taken, and the place stays its taker's.
    */
   lease?: Lease | undefined;
 }
 
 /** Whether a place was given. */
 export interface AcquirePlaceResponse {
-  /** False when all places of the account are taken; the request must be refused. */
+  /**
+   * False when the account is over its per-minute limit (the chat product: rate_limited) or all
+   * its places are taken; the request must be refused.
+   */
   granted: boolean;
   /** Places per account. */
   limit: number;
+  /**
+   * The chat product: the turn's count as CountRequest gives it (the X-RateLimit-* figures), on
+   * every answer. The turn is counted before the place is looked at, so a turn refused a place is
+   * counted (as the API's requests are); one that takes the counted turn an allowed CountRequest
+   * of this minute left (an older chat product) is not counted again, and neither is asking again
+   * with a request id that holds its place already. Unset for the edge (it counts with Admit or
+   * CountRequest), and from a quota-service older than this field, which counts nothing here.
+   */
+  count?:
+    | CountRequestResponse
+    | undefined;
+  /**
+   * The chat product: true when the turn was refused because the account is over its per-minute
+   * limit (count.allowed is false, count.retry_after_seconds says until when); nothing was
+   * counted or taken. Unset for the edge and from a quota-service older than this field.
+   */
+  rateLimited?: boolean | undefined;
 }
 
 /** Gives back a place and records the tokens the request used. */
@@ -219,7 +256,11 @@ export interface ReleasePlaceRequest {
   completionTokens: number;
 }
 
-/** The place is free again (releasing a place that already cleared is not an error). */
+/**
+ * The place is free again (releasing a place that already cleared is not an error). A place that
+ * another caller took (an API request's, for one) is not given back: the call is refused with
+ * PERMISSION_DENIED, the place stays and no usage is added.
+ */
 export interface ReleasePlaceResponse {
   /** True when the place was still held and is now given back. */
   released: boolean;
@@ -960,7 +1001,7 @@ export const AcquirePlaceRequest: MessageFns<AcquirePlaceRequest> = {
 };
 
 function createBaseAcquirePlaceResponse(): AcquirePlaceResponse {
-  return { granted: false, limit: 0 };
+  return { granted: false, limit: 0, count: undefined, rateLimited: undefined };
 }
 
 export const AcquirePlaceResponse: MessageFns<AcquirePlaceResponse> = {
@@ -970,6 +1011,12 @@ export const AcquirePlaceResponse: MessageFns<AcquirePlaceResponse> = {
     }
     if (message.limit !== 0) {
       writer.uint32(16).int32(message.limit);
+    }
+    if (message.count !== undefined) {
+      CountRequestResponse.encode(message.count, writer.uint32(26).fork()).join();
+    }
+    if (message.rateLimited !== undefined) {
+      writer.uint32(32).bool(message.rateLimited);
     }
     return writer;
   },
@@ -1003,6 +1050,22 @@ export const AcquirePlaceResponse: MessageFns<AcquirePlaceResponse> = {
             message.limit = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.count = CountRequestResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rateLimited = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1022,6 +1085,10 @@ export const AcquirePlaceResponse: MessageFns<AcquirePlaceResponse> = {
     const message = createBaseAcquirePlaceResponse();
     message.granted = object.granted ?? false;
     message.limit = object.limit ?? 0;
+    message.count = (object.count !== undefined && object.count !== null)
+      ? CountRequestResponse.fromPartial(object.count)
+      : undefined;
+    message.rateLimited = object.rateLimited ?? undefined;
     return message;
   },
 };
@@ -4113,7 +4180,7 @@ export const QuotaService = {
       Buffer.from(CountRequestResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CountRequestResponse => CountRequestResponse.decode(value),
   },
-  /** Takes a concurrency place. */
+  /** Takes a concurrency place; from the chat product, also counts the turn. */
   acquirePlace: {
     path: "/quota.v1.Quota/AcquirePlace" as const,
     requestStream: false as const,
@@ -4124,7 +4191,7 @@ export const QuotaService = {
       Buffer.from(AcquirePlaceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AcquirePlaceResponse => AcquirePlaceResponse.decode(value),
   },
-  /** Gives a place back and adds the tokens used to the usage counters. */
+  /** Gives a place back, only to the caller that took it, and adds the tokens used to the usage counters. */
   releasePlace: {
     path: "/quota.v1.Quota/ReleasePlace" as const,
     requestStream: false as const,
@@ -4276,9 +4343,9 @@ export const QuotaService = {
 export interface QuotaServer extends UntypedServiceImplementation {
   /** Counts a request in the account's current clock minute. */
   countRequest: handleUnaryCall<CountRequestRequest, CountRequestResponse>;
-  /** Takes a concurrency place. */
+  /** Takes a concurrency place; from the chat product, also counts the turn. */
   acquirePlace: handleUnaryCall<AcquirePlaceRequest, AcquirePlaceResponse>;
-  /** Gives a place back and adds the tokens used to the usage counters. */
+  /** Gives a place back, only to the caller that took it, and adds the tokens used to the usage counters. */
   releasePlace: handleUnaryCall<ReleasePlaceRequest, ReleasePlaceResponse>;
   /** Reads the usage counters. */
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
@@ -4330,7 +4397,7 @@ export interface QuotaClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CountRequestResponse) => void,
   ): ClientUnaryCall;
-  /** Takes a concurrency place. */
+  /** Takes a concurrency place; from the chat product, also counts the turn. */
   acquirePlace(
     request: AcquirePlaceRequest,
     callback: (error: ServiceError | null, response: AcquirePlaceResponse) => void,
@@ -4346,7 +4413,7 @@ export interface QuotaClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AcquirePlaceResponse) => void,
   ): ClientUnaryCall;
-  /** Gives a place back and adds the tokens used to the usage counters. */
+  /** Gives a place back, only to the caller that took it, and adds the tokens used to the usage counters. */
   releasePlace(
     request: ReleasePlaceRequest,
     callback: (error: ServiceError | null, response: ReleasePlaceResponse) => void,
