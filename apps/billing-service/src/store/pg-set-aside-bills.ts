@@ -83,7 +83,9 @@ export class PgSetAsideBills implements SetAsideStore {
         if (!('bill' in open)) return open;
         if (open.reason === 'archived-estimate') return { kind: 'archived-estimate' };
         const { rows } = await tx.query<{ filed_at: Date; month: string }>(
-          `UPDATE billing.set_aside_bills SET decision = 'filed', filed_at = now(), decided_at = now(), decided_by = $2, decided_reason = $3
+          // To the millisecond: the row is filed under this time as a JavaScript Date carries it, and found again by it.
+          `UPDATE billing.set_aside_bills SET decision = 'filed', filed_at = date_trunc('milliseconds', now()), decided_at = now(),
+             decided_by = $2, decided_reason = $3
            WHERE request_id = $1 RETURNING filed_at, to_char(filed_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month`,
           [requestId, by.actor, by.reason],
         );
