@@ -9,6 +9,7 @@ import {
   accountUnsuspend,
   modelAdd,
 } from './account-commands';
+import { billsFile, billsSetAside, billsWriteOff } from './bills-commands';
 import { Command } from './command';
 import { consoleInvite } from './console-commands';
 import { freeTierSet } from './free-tier-commands';
@@ -33,6 +34,9 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'price set': priceSet,
   'usage show': usageShow,
   'ledger archive': ledgerArchive,
+  'bills set-aside': billsSetAside,
+  'bills file': billsFile,
+  'bills write-off': billsWriteOff,
   audit,
   'audit-log verify': auditLogVerify,
   'freetier set': freeTierSet,
