@@ -77,6 +77,7 @@ describe('k8s/overlays/prod/monitoring', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
         'GatewayErrorRatioHigh',
+        'BillsSetAside',
         'HoldsPilingUp',
         'MoneyAuditViolation',
         'PostgresUnavailable',
@@ -93,18 +94,26 @@ describe('k8s/overlays/prod/monitoring', () => {
     }
   });
 
-  it('fires MoneyAuditViolation at an audit that finds any violation, and only then (promtool test rules)', () => {
+  /** Runs promtool's rule tests of `file` (beside this test) against the rendered PrometheusRule. */
+  const promtoolTest = (file: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'promtool-'));
     try {
       const groups = monitoring.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => (o.spec as { groups: unknown[] }).groups);
       writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
-      const tests = parse(readFileSync(join(__dirname, 'money-audit-alert.promtool.yaml'), 'utf8')) as Record<string, unknown>;
+      const tests = parse(readFileSync(join(__dirname, file), 'utf8')) as Record<string, unknown>;
       writeFileSync(join(dir, 'tests.yaml'), stringify({ rule_files: ['rules.yaml'], ...tests }));
-      const out = execFileSync(promtool(), ['test', 'rules', join(dir, 'tests.yaml')], { encoding: 'utf8' });
-      expect(out).toContain('SUCCESS');
+      return execFileSync(promtool(), ['test', 'rules', join(dir, 'tests.yaml')], { encoding: 'utf8' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  };
+
+  it('fires MoneyAuditViolation at an audit that finds any violation, and only then (promtool test rules)', () => {
+    expect(promtoolTest('money-audit-alert.promtool.yaml')).toContain('SUCCESS');
+  });
+
+  it('fires BillsSetAside while bills have waited set aside for 5 minutes, and clears once each is decided (promtool test rules)', () => {
+    expect(promtoolTest('bills-set-aside-alert.promtool.yaml')).toContain('SUCCESS');
   });
 
   it("scrapes each app where it serves /metrics: the PodMonitor's ports and the pods' annotations name its metrics port", () => {
