@@ -223,12 +223,96 @@ describe('set-aside bills over billing.v1', () => {
     // Filing it would charge the request twice: refused; written off, it leaves the list.
     expect(await codeOf(client.fileSetAsideBill({ requestId: id, reason: '' }))).toBe(status.FAILED_PRECONDITION);
     expect(await balanceOf('acct_lapse')).toBe(afterArchive);
+    await client.writeOffSetAsideBill({ requestId: id, reason: 'estimate kept' });
+    expect((await listed()).some((s) => s.bill?.requestId === id)).toBe(false);
 
     // A new request admitted in the archived month (quota-service's clock): set aside, not dropped.
     const inArchived = bill(uuid7At(Date.now()), 'acct_lapse', 10, { admittedAtMs: at });
     expect(await apply([inArchived])).toEqual([setAsideOutcome]);
     expect((await listed()).some((s) => s.bill?.requestId === inArchived.requestId)).toBe(true);
     expect(await balanceOf('acct_lapse')).toBe(afterArchive);
+
+    // Whatever window the clock allows, a bill of a month archived is not filed, and not "repeated": set aside.
+    await start({ BILL_LATE_WINDOW_MS: String(400 * DAY_MS) });
+    const stillLate = bill(uuid7At(at), 'acct_lapse', 10);
+    expect(await apply([stillLate])).toEqual([setAsideOutcome]);
+    expect((await listed()).find((s) => s.bill?.requestId === stillLate.requestId)).toMatchObject({ reason: 'month-archived' });
+    expect(await balanceOf('acct_lapse')).toBe(afterArchive);
     expect((await db.query('SELECT * FROM billing.balance_mismatches()')).rows).toEqual([]);
+    await start();
+  });
+
+  it('answers no bill sent while an archive runs "repeated" unless it was applied: each is charged once or set aside', async () => {
+    const accountId = 'acct_race';
+    await client.addBalance({ accountId, amountMicroLyd: 10_000_000 });
+    // billing-service replicas whose clocks still take bills of the month being archived (an
+    // edge 100 days slow, an older quota-service): the archive's own replica refuses nothing.
+    const lenient = await startBillingApp(
+      loadConfig({
+        BILLING_METRICS_PORT: '0',
+        BILLING_PORT: '0',
+        BIND_HOST: '127.0.0.1',
+        GRPC_INSECURE: 'true',
+        DATABASE_URL: testDb.url,
+        BILL_LATE_WINDOW_MS: String(400 * DAY_MS),
+      }),
+      createLogger('billing-service', 'error', () => undefined),
+    );
+    const late = rpcClient(billingV1.BillingClient, `127.0.0.1:${lenient.port}`, { kind: 'insecure' }, 'billing-service', {
+      timeoutMs: DEADLINE_MS,
+      chain: clientChain(),
+    });
+    try {
+      const at = monthStart(-4) + 3 * DAY_MS;
+      const early = [0, 1, 2].map((k) => bill(uuid7At(at + k), accountId, 10 + k));
+      expect((await late.applyBills({ bills: early, returns: [] })).outcomes.every((o) => o.applied)).toBe(true);
+      const racing = [0, 1, 2, 3].map((k) => bill(uuid7At(at + 100 + k), accountId, 20 + k));
+      // Each bill is sent until it is answered (quota-service retries a call that failed).
+      const deliver = async (b: billingV1.Bill): Promise<billingV1.BillOutcome> => {
+        for (;;) {
+          try {
+            return (await late.applyBills({ bills: [b], returns: [] })).outcomes[0];
+          } catch {
+            // Tried again, as the outbox would.
+          }
+        }
+      };
+      const archiving = (async () => {
+        for (;;) {
+          try {
+            return await archive(monthName(monthStart(-1)));
+          } catch (err) {
+            // A bill that landed between the read and the drop: the file no longer matches; archived again.
+            if ((err as { code?: number }).code !== status.FAILED_PRECONDITION) throw err;
+          }
+        }
+      })();
+      const outcomes = await Promise.all(racing.map(deliver));
+      await archiving;
+      const known = async (requestId: string) =>
+        (
+          await db.query(
+            'SELECT 1 FROM billing.ledger WHERE request_id = $1 UNION ALL SELECT 1 FROM billing.archived_requests WHERE request_id = $1',
+            [requestId],
+          )
+        ).rows.length;
+      let charged = 0;
+      for (const [k, outcome] of outcomes.entries()) {
+        expect({ k, repeated: outcome.repeated, decided: outcome.applied !== outcome.setAside }).toEqual({
+          k,
+          repeated: false,
+          decided: true,
+        });
+        expect({ k, known: await known(racing[k].requestId) }).toEqual({ k, known: outcome.applied ? 1 : 0 });
+        if (outcome.applied) charged += racing[k].chargeMicroLyd;
+      }
+      const open = (await listed()).filter((s) => s.bill?.accountId === accountId).length;
+      expect(open).toBe(outcomes.filter((o) => o.setAside).length);
+      expect(await balanceOf(accountId)).toBe(10_000_000 - early.reduce((sum, b) => sum + b.chargeMicroLyd, 0) - charged);
+      expect((await db.query('SELECT * FROM billing.balance_mismatches()')).rows).toEqual([]);
+    } finally {
+      late.close();
+      await lenient.stop();
+    }
   });
 });
