@@ -23,7 +23,7 @@ describe('LedgerArchive', () => {
     expect(archiveAt('2027-01-05T00:00:00Z').firstKept('2026-01')).toEqual(new Date('2026-01-01T00:00:00Z'));
   });
 
-  it("archives a month only when the late-bill window after its end has passed: bills of it are still filed until then", () => {
+  it('archives a month only when the late-bill window after its end has passed: bills of it are still filed until then', () => {
     const window = 25 * 3600_000;
     expect(codeOf(() => archiveAt('2026-12-02T00:59:59Z', window).firstKept('2026-12'))).toBe(status.FAILED_PRECONDITION);
     expect(archiveAt('2026-12-02T01:00:00Z', window).firstKept('2026-12')).toEqual(new Date('2026-12-01T00:00:00Z'));

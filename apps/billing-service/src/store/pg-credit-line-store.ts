@@ -1,5 +1,13 @@
 import { Queryable } from '@gw/service-kit';
-import { AppliedBill, CreditLineAsk, CreditLineExtension, FilingBill, LentLine, LineReturnRecord, SetAsideReason } from './credit-line-records';
+import {
+  AppliedBill,
+  CreditLineAsk,
+  CreditLineExtension,
+  FilingBill,
+  LentLine,
+  LineReturnRecord,
+  SetAsideReason,
+} from './credit-line-records';
 import { CreditLineStore } from './credit-line-store';
 import { Int8, toSafeInt } from './pg-billing-rows';
 
