@@ -266,29 +266,45 @@ describe('set-aside bills over billing.v1', () => {
       const at = monthStart(-4) + 3 * DAY_MS;
       const early = [0, 1, 2].map((k) => bill(uuid7At(at + k), accountId, 10 + k));
       expect((await late.applyBills({ bills: early, returns: [] })).outcomes.every((o) => o.applied)).toBe(true);
-      const racing = [0, 1, 2, 3].map((k) => bill(uuid7At(at + 100 + k), accountId, 20 + k));
       // Each bill is sent until it is answered (quota-service retries a call that failed).
       const deliver = async (b: billingV1.Bill): Promise<billingV1.BillOutcome> => {
-        for (;;) {
+        for (let tries = 1; ; tries++) {
           try {
             return (await late.applyBills({ bills: [b], returns: [] })).outcomes[0];
-          } catch {
+          } catch (err) {
             // Tried again, as the outbox would.
+            if (tries === 20) throw err;
           }
         }
       };
       const archiving = (async () => {
-        for (;;) {
+        for (let tries = 1; ; tries++) {
           try {
             return await archive(monthName(monthStart(-1)));
           } catch (err) {
             // A bill that landed between the read and the drop: the file no longer matches; archived again.
-            if ((err as { code?: number }).code !== status.FAILED_PRECONDITION) throw err;
+            if ((err as { code?: number }).code !== status.FAILED_PRECONDITION || tries === 20) throw err;
           }
         }
       })();
-      const outcomes = await Promise.all(racing.map(deliver));
-      await archiving;
+      // Bills of the month come while the archive reads and drops it (each one landing between its read and its drop has it
+      // read again), and after it.
+      let archived = false;
+      const racing: billingV1.Bill[] = [];
+      const outcomes: billingV1.BillOutcome[] = [];
+      const sendOne = async () => {
+        const b = bill(uuid7At(at + 100 + racing.length), accountId, 20 + racing.length);
+        racing.push(b);
+        outcomes.push(await deliver(b));
+      };
+      const sending = (async () => {
+        while (!archived && racing.length < 6) await sendOne();
+        while (!archived) await archiving.catch(() => undefined);
+        for (let k = 0; k < 2; k++) await sendOne();
+      })();
+      await archiving.finally(() => (archived = true));
+      await sending;
+      expect(outcomes.filter((o) => o.setAside).length).toBeGreaterThanOrEqual(2);
       const known = async (requestId: string) =>
         (
           await db.query(
