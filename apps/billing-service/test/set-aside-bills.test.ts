@@ -35,6 +35,7 @@ describe('set-aside bills over billing.v1', () => {
   let db: Database;
   let app: BillingApp | undefined;
   let client: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  const logs: string[] = [];
 
   const start = async (env: Env = {}) => {
     client?.close();
@@ -49,7 +50,7 @@ describe('set-aside bills over billing.v1', () => {
     });
     app = await startBillingApp(
       config,
-      createLogger('billing-service', 'error', () => undefined),
+      createLogger('billing-service', 'warn', (line) => logs.push(line)),
     );
     const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
     client = rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', settings);
@@ -131,6 +132,15 @@ describe('set-aside bills over billing.v1', () => {
     expect(await apply([late])).toEqual([setAsideOutcome]);
     expect(await balanceOf('acct_far')).toBe(10_000_000);
     for (const b of [late, ahead, older]) expect(await rowsOf(b.requestId)).toEqual([]);
+    const warned = logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.accountId === 'acct_far');
+    expect(warned.map((e) => [e.level, e.msg, e.billingId, e.reason])).toEqual(
+      [late, ahead, older, late].map((b, k) => [
+        'warn',
+        'bill set aside, not filed: waits for ctl bills file or write-off',
+        b.requestId,
+        ['too-late', 'ahead', 'too-late', 'too-late'][k],
+      ]),
+    );
 
     const mine = (await listed()).filter((s) => s.bill?.accountId === 'acct_far');
     expect(mine.map((s) => [s.bill?.requestId, s.reason, s.deliveries])).toEqual(

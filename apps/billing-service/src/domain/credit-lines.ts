@@ -1,7 +1,7 @@
 import { grpcCodeOf, ItemOutcome, MAX_BATCH, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { countBill, countBillSetAside, countExtension } from '../billing-metrics';
 import { admittedMs, clockRefusal, FilingWindow } from './bill-time';
-import { BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
+import { BillRecord, CreditLineAsk, SetAsideReason, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
 import { CreditLineStore } from '../store/credit-line-store';
 import { asRecorded, checkBill } from './bill-check';
 import { requireAmount } from './field-bounds';
@@ -15,6 +15,8 @@ export interface BillOutcome {
   repeated: boolean;
   /** Not filed, kept among the set-aside bills for the operator (too far from the clock, or its month archived): nothing charged. */
   setAside: boolean;
+  /** Why it was set aside, when it was. */
+  setAsideReason?: SetAsideReason;
   shortfallMicro: number;
   /** INVALID_ARGUMENT for a bill refused for good, else 0. */
   errorCode: number;
@@ -150,8 +152,9 @@ export class CreditLines {
       const { outcome, shortfallMicro, setAsideReason } = applied[k];
       if (outcome === 'repeated') return repeated(i);
       if (outcome === 'set-aside') {
-        outcomes[i] = SET_ASIDE;
-        countBillSetAside(bills[i], setAsideReason ?? 'too-late');
+        const reason = setAsideReason ?? 'too-late';
+        outcomes[i] = { ...SET_ASIDE, setAsideReason: reason };
+        countBillSetAside(bills[i], reason);
         return;
       }
       outcomes[i] = { applied: true, repeated: false, setAside: false, shortfallMicro, errorCode: 0, errorMessage: '' };

@@ -137,6 +137,18 @@ export function billingGrpc(
     async applyBills(req) {
       const returns = req.returns.map((r) => ({ accountId: r.accountId, returnedTotalMicro: r.returnedTotalMicroLyd }));
       const outcomes = await creditLines.applyBills(req.bills.map(toBill), returns);
+      outcomes.forEach((o, i) => {
+        if (o.setAside) {
+          const { requestId: billingId, accountId, chargeMicroLyd, admittedAtMs } = req.bills[i];
+          logger.warn('bill set aside, not filed: waits for ctl bills file or write-off', {
+            billingId,
+            accountId,
+            reason: o.setAsideReason,
+            chargeMicroLyd,
+            admittedAtMs,
+          });
+        }
+      });
       return {
         outcomes: outcomes.map((o) => ({
           applied: o.applied,
