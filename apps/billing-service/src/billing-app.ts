@@ -1,5 +1,5 @@
 import { Logger, MoneyAudit, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
-import { watchHolds } from './billing-metrics';
+import { watchHolds, watchSetAsideBills } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
@@ -9,6 +9,7 @@ import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
 import { moneyAuditOf } from './domain/money-audit';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
+import { SetAsideBills } from './domain/set-aside-bills';
 import { billingGrpc } from './grpc/billing-grpc';
 import { BILLING_MIGRATIONS } from './store/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
@@ -19,6 +20,7 @@ import { PgLedgerMonths } from './store/pg-ledger-months';
 import { MoneyViolation } from './store/money-audit-store';
 import { PgMoneyAudit } from './store/pg-money-audit';
 import { PgPriceFeed } from './store/pg-price-feed';
+import { PgSetAsideBills } from './store/pg-set-aside-bills';
 
 /** A running billing-service. */
 export interface BillingApp {
@@ -42,6 +44,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     if (applied.length) logger.info('migrations applied', { applied });
     const store = new PgBillingStore(db);
     watchHolds(db);
+    watchSetAsideBills(db);
     const hub = new PriceWatchHub(config.priceAckTimeoutMs);
     const priceFeed = config.databaseUrl
       ? await PgPriceFeed.start(config.databaseUrl, db, store, hub, config.priceAckTimeoutMs, logger)
@@ -55,10 +58,11 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
-        creditLines: new CreditLines(new PgCreditLineStore(db)),
+        creditLines: new CreditLines(new PgCreditLineStore(db), config.filingWindow),
         statement: new PgAccountStatement(db),
         priceHub: hub,
-        archive: new LedgerArchive(months),
+        archive: new LedgerArchive(months, config.filingWindow.lateWindowMs),
+        setAside: new SetAsideBills(new PgSetAsideBills(db)),
         moneyAudit,
         audit: new PgBillingAudit(db),
       },

@@ -1,6 +1,6 @@
 import { counter, Database, sampledGauge } from '@gw/service-kit';
 import { LedgerRecord } from './store/billing-records';
-import { BillRecord } from './store/credit-line-records';
+import { BillRecord, SetAsideReason } from './store/credit-line-records';
 
 /**
  * Settle and RecordFree calls, and bills of ApplyBills that wrote their row, by `payment` (paid,
@@ -112,6 +112,31 @@ export function countBill(
   bills.inc({ payment: bill.paid ? 'paid' : 'free', outcome });
   if (shortfallMicro > 0) shortfallMicroLyd.inc(shortfallMicro);
   if (outcome === 'written') countBilled({ ...bill, amountMicro: bill.chargeMicro - shortfallMicro });
+}
+
+/**
+ * Bills of ApplyBills not filed but set aside for the operator, by `reason`: `too-late` (admitted
+ * longer ago than BILL_LATE_WINDOW_MS), `ahead` (admitted further ahead of the clock than
+ * BILL_AHEAD_MS), `month-archived` (its month is archived) or `archived-estimate` (it would
+ * correct an estimate whose month is archived). Each waits for `ctl bills file` or `write-off`.
+ */
+const setAsideBills = counter(
+  'billing_bills_set_aside_total',
+  'Bills of ApplyBills set aside for the operator (ctl bills set-aside) instead of filed, by payment (paid, free) and reason (too-late, ahead, month-archived, archived-estimate).',
+  ['payment', 'reason'],
+);
+
+/** Set-aside bills not yet filed or written off, read from the database when scraped (the same for every replica). */
+export function watchSetAsideBills(db: Database): void {
+  sampledGauge('billing_bills_set_aside_open', 'Set-aside bills waiting for the operator (ctl bills file or write-off).', async () => {
+    const { rows } = await db.query<{ open: number }>('SELECT count(*)::int AS open FROM billing.set_aside_bills WHERE decision IS NULL');
+    return rows[0].open;
+  });
+}
+
+/** Counts a bill set aside instead of filed. */
+export function countBillSetAside(bill: Pick<BillRecord, 'paid'>, reason: SetAsideReason): void {
+  setAsideBills.inc({ payment: bill.paid ? 'paid' : 'free', reason });
 }
 
 /** Counts one extension (ExtendCreditLine, or a line of ExtendCreditLines) and what it lent. */

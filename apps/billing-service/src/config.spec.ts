@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       holdSweepIntervalMs: 60000,
       priceAckTimeoutMs: 5000,
       moneyAuditIntervalMs: 600_000,
+      filingWindow: { lateWindowMs: 90_000_000, aheadMs: 300_000 },
       shutdownGraceMs: 10000,
       logLevel: 'info',
     });
@@ -28,8 +29,11 @@ describe('loadConfig', () => {
       HOLD_SWEEP_INTERVAL_MS: '500',
       PRICE_ACK_TIMEOUT_MS: '250',
       DATABASE_URL: 'postgres://db/gw',
+      BILL_LATE_WINDOW_MS: '172800000',
+      BILL_AHEAD_MS: '60000',
     });
     expect(config).toMatchObject({
+      filingWindow: { lateWindowMs: 172_800_000, aheadMs: 60_000 },
       port: 0,
       dataDir: '/var/lib/gw/billing',
       holdTtlSeconds: 60,

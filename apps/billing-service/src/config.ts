@@ -1,4 +1,5 @@
 import { BILLING_SETTINGS } from '@gw/app-settings';
+import { FilingWindow } from './domain/bill-time';
 import { Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
 
 /** billing-service settings, each default beside its variable. */
@@ -17,6 +18,12 @@ export interface BillingConfig extends GrpcServerSettings {
   priceAckTimeoutMs: number;
   /** How often the books are audited for the money_audit_violations gauge. */
   moneyAuditIntervalMs: number;
+  /**
+   * How far behind (lateWindowMs) or ahead (aheadMs) of this clock a bill's admitted time may be
+   * for the bill to be filed; farther, it is set aside for the operator. A month is archived only
+   * lateWindowMs after it ends.
+   */
+  filingWindow: FilingWindow;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -32,6 +39,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     holdSweepIntervalMs: s.HOLD_SWEEP_INTERVAL_MS,
     priceAckTimeoutMs: s.PRICE_ACK_TIMEOUT_MS,
     moneyAuditIntervalMs: s.MONEY_AUDIT_INTERVAL_MS,
+    filingWindow: Object.freeze({ lateWindowMs: s.BILL_LATE_WINDOW_MS, aheadMs: s.BILL_AHEAD_MS }),
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     logLevel: s.LOG_LEVEL as LogLevel,
   });

@@ -125,10 +125,57 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
     });
   });
 
+  it('lets only the operator see and decide set-aside bills, and records each decision with who made it and why', async () => {
+    const accountId = 'acct_set_aside';
+    await ctl.addBalance({ accountId, amountMicroLyd: 1_000_000, note: undefined });
+    const late = (requestId: string): billingV1.Bill => ({
+      requestId,
+      accountId,
+      model: 'vendor-v4-flash',
+      paid: true,
+      promptTokens: 100,
+      completionTokens: 100,
+      usageEstimated: false,
+      heldMicroLyd: 1_000_000,
+      inputMicroLydPerMillion: 1_000_000,
+      outputMicroLydPerMillion: 4_000_000,
+      chargeMicroLyd: 500,
+      admittedAtMs: Date.now() - 100 * 24 * 3600_000,
+    });
+    const { outcomes } = await quota.applyBills({ bills: [late('req_late_1'), late('req_late_2')], returns: [] });
+    expect(outcomes.map((o) => o.setAside)).toEqual([true, true]);
+    for (const caller of [quota, consoleBilling]) {
+      await expect(caller.listSetAsideBills({ after: '', limit: 10 })).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
+      await expect(caller.fileSetAsideBill({ requestId: 'req_late_1', reason: '' })).rejects.toMatchObject({
+        code: status.PERMISSION_DENIED,
+      });
+      await expect(caller.writeOffSetAsideBill({ requestId: 'req_late_1', reason: 'x' })).rejects.toMatchObject({
+        code: status.PERMISSION_DENIED,
+      });
+    }
+    expect((await ctl.listSetAsideBills({ after: '', limit: 10 })).bills.map((b) => b.bill?.requestId)).toEqual([
+      'req_late_1',
+      'req_late_2',
+    ]);
+    await ctl.fileSetAsideBill({ requestId: 'req_late_1', reason: 'billing was down' });
+    await ctl.writeOffSetAsideBill({ requestId: 'req_late_2', reason: 'refunded by hand' });
+    const entries = await entriesOf(accountId);
+    expect(entries.slice(0, 2).map((e) => [e.action, e.actor, e.reason, JSON.parse(e.detailsJson)])).toEqual([
+      ['set-aside-bill-written-off', 'ctl', 'refunded by hand', { requestId: 'req_late_2', chargeMicro: 500, reason: 'too-late' }],
+      [
+        'set-aside-bill-filed',
+        'ctl',
+        'billing was down',
+        { requestId: 'req_late_1', month: new Date().toISOString().slice(0, 7), chargeMicro: 500, chargedMicro: 500, shortfallMicro: 0 },
+      ],
+    ]);
+    expect(await verify()).toMatchObject({ ok: true });
+  });
+
   it('names the entry after one deleted with SQL, then an edited one before it', async () => {
     await pg.query('DELETE FROM billing.audit_log WHERE seq = 3');
     expect(await verify()).toEqual({
-      entries: 3,
+      entries: 6,
       ok: false,
       firstBad: { seq: 4, problem: 'missing', detail: 'entry 3 is missing before it' },
     });

@@ -137,6 +137,11 @@ describe('billing-service on the embedded PGlite', () => {
         chargeMicroLyd: 1200,
       };
       expect((await client.applyBills({ bills: [bill], returns: [] })).outcomes).toMatchObject([{ applied: true }]);
+      // A bill admitted 100 days ago is set aside, then filed by the operator under this month.
+      const late = { ...bill, requestId: 'req_p3', admittedAtMs: Date.now() - 100 * 24 * 3600_000 };
+      expect((await client.applyBills({ bills: [late], returns: [] })).outcomes).toMatchObject([{ applied: false, setAside: true }]);
+      expect((await client.listSetAsideBills({ after: '', limit: 10 })).bills).toMatchObject([{ reason: 'too-late' }]);
+      expect(await client.fileSetAsideBill({ requestId: 'req_p3', reason: '' })).toMatchObject({ chargedMicroLyd: 1200 });
       const watch = client.streams.watchPrices();
       watch.on('error', () => undefined);
       const table = await new Promise<billingV1.WatchPricesResponse>((resolve) => watch.once('data', resolve));

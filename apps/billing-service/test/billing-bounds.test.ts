@@ -226,7 +226,7 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     expect(
       await client.applyBills({ bills: [dearest], returns: [{ accountId, returnedTotalMicroLyd: MAX_MICRO_LYD - 10_000_000_000 }] }),
     ).toEqual({
-      outcomes: [{ applied: true, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' }],
+      outcomes: [{ applied: true, repeated: false, setAside: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' }],
     });
   });
 

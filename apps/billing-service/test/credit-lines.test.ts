@@ -106,8 +106,8 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     expect(line).toBe(granted - charged - returned);
   };
   const heldApart = <T>(lockSql: string, params: unknown[], work: () => Promise<T>): Promise<T> => runHeldApart(t, lockSql, params, work);
-  const applied = { applied: true, repeated: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
-  const repeated = { applied: false, repeated: true, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
+  const applied = { applied: true, repeated: false, setAside: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
+  const repeated = { applied: false, repeated: true, setAside: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
 
   beforeAll(async () => {
     t = await startBillingTestApps(1, {}, DEADLINE_MS);

@@ -155,13 +155,15 @@ describe('billing.ledger by month', () => {
   it('bills a request id once across the months whatever arrives at once: billing ids of two months, older ids, twice each', async () => {
     await client.addBalance({ accountId: 'acct_twice', amountMicroLyd: 10_000_000 });
     const ids = [uuid7At(monthStart(-1) + DAY_MS), uuid7At(monthStart(0) + 1), `req_plain_${randomBytes(4).toString('hex')}`];
-    const bills = ids.map((id) => bill(id, 'acct_twice', 100));
+    // Admitted now by quota-service: the time inside a billing id (an edge's clock) decides nothing.
+    const admittedAtMs = Date.now();
+    const bills = ids.map((id) => ({ ...bill(id, 'acct_twice', 100), admittedAtMs }));
     const outcomes = (await Promise.all([apply(bills), apply([...bills].reverse()), apply(bills)])).flatMap((r) => r.outcomes);
     expect(outcomes.filter((o) => o.applied)).toHaveLength(3);
     expect(outcomes.filter((o) => o.repeated)).toHaveLength(6);
     const rows = await rowsOf('acct_twice');
     expect(rows.map((r) => r.request_id).sort()).toEqual([...ids].sort());
-    expect(rows.find((r) => r.request_id === ids[0])?.part).toBe(partitionOf(monthStart(-1)));
+    expect(rows.find((r) => r.request_id === ids[0])?.part).toBe(partitionOf(admittedAtMs));
     expect(
       (await db.query<{ b: string }>("SELECT balance_micro::text AS b FROM billing.balances WHERE account_id = 'acct_twice'")).rows,
     ).toEqual([{ b: String(10_000_000 - 3 * 500) }]);
@@ -239,9 +241,11 @@ describe('billing.ledger by month', () => {
     const kept = (days: typeof daysBefore) => days.filter((d) => d.day >= `${keptDay}-01`);
     expect(kept(await statement.dailyTotals('acct_old', 120))).toEqual(kept(daysBefore));
 
-    // A bill of an archived month is taken as billed; its month is not made again.
-    const late = await apply([bill(uuid7At(monthStart(-3) + DAY_MS), 'acct_old', 1)]);
-    expect(late.outcomes[0]).toMatchObject({ applied: false, repeated: true });
+    // A bill of an archived month is not filed, and not taken as billed either: it is set aside; its month is not made again.
+    const lateId = uuid7At(monthStart(-3) + DAY_MS);
+    const late = await apply([bill(lateId, 'acct_old', 1)]);
+    expect(late.outcomes[0]).toMatchObject({ applied: false, repeated: false, setAside: true });
+    expect((await client.listSetAsideBills({ after: '', limit: 10 })).bills.map((b) => b.bill?.requestId)).toEqual([lateId]);
     expect((await db.query('SELECT 1 FROM billing.ledger WHERE request_at < $1', [new Date(monthStart(-1))])).rows).toHaveLength(0);
     expect((await db.query('SELECT billing.add_ledger_month($1) AS made', [new Date(monthStart(-3))])).rows).toEqual([{ made: false }]);
   });

@@ -21,12 +21,13 @@ export const storeUnavailable = counter(
 
 /**
  * Records delivered from the settle outbox to billing-service: `kind` is bill or return (ApplyBills),
- * or settle, free or release (the older path); `outcome` is delivered, retry (failed, tried again
- * later) or dropped (refused for good).
+ * or settle, free or release (the older path); `outcome` is delivered, set-aside (billing-service
+ * kept the bill for the operator instead of filing it: not sent again), retry (failed, tried
+ * again later) or dropped (refused for good).
  */
 export const outboxDeliveries = counter(
   'quota_outbox_deliveries_total',
-  'Outbox deliveries to billing-service, by kind (bill, return; settle, free, release) and outcome (delivered, retry, dropped).',
+  'Outbox deliveries to billing-service, by kind (bill, return; settle, free, release) and outcome (delivered, set-aside, retry, dropped).',
   ['kind', 'outcome'],
 );
 

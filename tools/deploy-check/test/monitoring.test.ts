@@ -78,6 +78,7 @@ describe('k8s/overlays/prod/monitoring', () => {
       [
         'EdgeFinalBillsNearLimit',
         'GatewayErrorRatioHigh',
+        'BillsSetAside',
         'HoldsPilingUp',
         'MoneyAuditViolation',
         'PostgresUnavailable',
@@ -114,6 +115,10 @@ describe('k8s/overlays/prod/monitoring', () => {
 
   it('fires EdgeFinalBillsNearLimit when an edge keeps over 80% of its bound of final bills for 5 minutes (promtool test rules)', () => {
     expect(promtoolTest('edge-final-bills-alert.promtool.yaml')).toContain('SUCCESS');
+  });
+
+  it('fires BillsSetAside while bills have waited set aside for 5 minutes, and clears once each is decided (promtool test rules)', () => {
+    expect(promtoolTest('bills-set-aside-alert.promtool.yaml')).toContain('SUCCESS');
   });
 
   it("scrapes each app where it serves /metrics: the PodMonitor's ports and the pods' annotations name its metrics port", () => {

@@ -1,8 +1,11 @@
 import { chargeWithinHold } from '@gw/money';
-import { requireId } from '@gw/service-kit';
+import { requireCount, requireId } from '@gw/service-kit';
 import { BillRecord } from '../store/credit-line-records';
 import { requireAmount, requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
 import { DomainError } from '@gw/errors';
+
+/** The latest time a JavaScript Date holds, ms: an admitted time past it is no time at all. */
+const MAX_TIME_MS = 8.64e15;
 
 /**
  * Refuses, with INVALID_ARGUMENT, a bill whose fields are past their bounds or whose charge does
@@ -19,6 +22,7 @@ export function checkBill(bill: BillRecord): void {
   requirePrice('input_micro_lyd_per_million', bill.inputMicroPerMillion);
   requirePrice('output_micro_lyd_per_million', bill.outputMicroPerMillion);
   requireAmount('charge_micro_lyd', bill.chargeMicro);
+  if (bill.admittedAtMs !== undefined) requireCount('admitted_at_ms', bill.admittedAtMs, MAX_TIME_MS);
   if (!bill.paid) {
     if (bill.chargeMicro !== 0) throw new DomainError('invalid-argument', `a free bill charges nothing, not ${bill.chargeMicro}`);
     return;

@@ -1,6 +1,7 @@
 import { grpcCodeOf, ItemOutcome, MAX_BATCH, optionalId, requireCount, requireId } from '@gw/service-kit';
-import { countBill, countExtension } from '../billing-metrics';
-import { BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
+import { countBill, countBillSetAside, countExtension } from '../billing-metrics';
+import { admittedMs, clockRefusal, FilingWindow } from './bill-time';
+import { BillRecord, CreditLineAsk, SetAsideReason, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
 import { CreditLineStore } from '../store/credit-line-store';
 import { asRecorded, checkBill } from './bill-check';
 import { requireAmount } from './field-bounds';
@@ -10,8 +11,12 @@ import { DomainError } from '@gw/errors';
 export interface BillOutcome {
   /** This call wrote the bill's ledger row, or corrected an estimated one. */
   applied: boolean;
-  /** The request id was billed before (or earlier in the same call): nothing changed. */
+  /** The request id was billed before (in the ledger or an archived month, or earlier in the same call): nothing changed. */
   repeated: boolean;
+  /** Not filed, kept among the set-aside bills for the operator (too far from the clock, or its month archived): nothing charged. */
+  setAside: boolean;
+  /** Why it was set aside, when it was. */
+  setAsideReason?: SetAsideReason;
   shortfallMicro: number;
   /** INVALID_ARGUMENT for a bill refused for good, else 0. */
   errorCode: number;
@@ -28,7 +33,8 @@ function requireAsk({ accountId, returnedTotalMicro, needMicro }: CreditLineAsk)
 /** ListCreditLines' largest page. */
 export const MAX_LENT_LINES_PAGE = 1000;
 
-const REPEATED: BillOutcome = { applied: false, repeated: true, shortfallMicro: 0, errorCode: 0, errorMessage: '' };
+const REPEATED: BillOutcome = { applied: false, repeated: true, setAside: false, shortfallMicro: 0, errorCode: 0, errorMessage: '' };
+const SET_ASIDE: BillOutcome = { applied: false, repeated: false, setAside: true, shortfallMicro: 0, errorCode: 0, errorMessage: '' };
 
 /**
  * The credit lines lent to quota-service and the bills it delivers: quota-service holds running
@@ -36,7 +42,11 @@ const REPEATED: BillOutcome = { applied: false, repeated: true, shortfallMicro: 
  * held + line <= balance, so whatever quota-service's store loses, no balance goes below zero.
  */
 export class CreditLines {
-  constructor(private readonly store: CreditLineStore) {}
+  constructor(
+    private readonly store: CreditLineStore,
+    private readonly window: FilingWindow,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Applies quota-service's returns, then lends the unheld rest of the balance (all, or at most `needMicro` when it is > 0). */
   async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
@@ -112,6 +122,7 @@ export class CreditLines {
         outcomes[i] = {
           applied: false,
           repeated: false,
+          setAside: false,
           shortfallMicro: 0,
           errorCode: grpcCodeOf(err) as number,
           errorMessage: err.message,
@@ -125,14 +136,28 @@ export class CreditLines {
       chosen.set(bill.requestId, i);
     });
     const batch = [...chosen.values()];
+    const now = this.now();
     const applied = await this.store.applyBills(
-      batch.map((i) => asRecorded(bills[i])),
+      batch.map((i) => {
+        const admitted = admittedMs(bills[i]);
+        return {
+          ...asRecorded(bills[i]),
+          requestAt: bills[i].admittedAtMs === undefined ? undefined : new Date(bills[i].admittedAtMs),
+          setAside: clockRefusal(admitted, now, this.window),
+        };
+      }),
       returns,
     );
     batch.forEach((i, k) => {
-      const { outcome, shortfallMicro } = applied[k];
+      const { outcome, shortfallMicro, setAsideReason } = applied[k];
       if (outcome === 'repeated') return repeated(i);
-      outcomes[i] = { applied: true, repeated: false, shortfallMicro, errorCode: 0, errorMessage: '' };
+      if (outcome === 'set-aside') {
+        const reason = setAsideReason ?? 'too-late';
+        outcomes[i] = { ...SET_ASIDE, setAsideReason: reason };
+        countBillSetAside(bills[i], reason);
+        return;
+      }
+      outcomes[i] = { applied: true, repeated: false, setAside: false, shortfallMicro, errorCode: 0, errorMessage: '' };
       countBill(bills[i], outcome, shortfallMicro);
     });
     return outcomes;

@@ -4,7 +4,8 @@ import { LedgerMonthsStore } from '../store/ledger-months-store';
 import { LedgerArchive, ledgerCsvLine } from './ledger-archive';
 
 const unusedStore = {} as LedgerMonthsStore;
-const archiveAt = (iso: string) => new LedgerArchive(unusedStore, () => Date.parse(iso));
+const DAY_MS = 24 * 3600_000;
+const archiveAt = (iso: string, lateWindowMs = DAY_MS) => new LedgerArchive(unusedStore, lateWindowMs, () => Date.parse(iso));
 const codeOf = (fn: () => unknown) => {
   try {
     fn();
@@ -20,6 +21,13 @@ describe('LedgerArchive', () => {
     expect(archiveAt('2026-12-02T00:00:00Z').firstKept('2026-12')).toEqual(new Date('2026-12-01T00:00:00Z'));
     expect(archiveAt('2026-12-01T12:00:00Z').firstKept('2026-11')).toEqual(new Date('2026-11-01T00:00:00Z'));
     expect(archiveAt('2027-01-05T00:00:00Z').firstKept('2026-01')).toEqual(new Date('2026-01-01T00:00:00Z'));
+  });
+
+  it('archives a month only when the late-bill window after its end has passed: bills of it are still filed until then', () => {
+    const window = 25 * 3600_000;
+    expect(codeOf(() => archiveAt('2026-12-02T00:59:59Z', window).firstKept('2026-12'))).toBe(status.FAILED_PRECONDITION);
+    expect(archiveAt('2026-12-02T01:00:00Z', window).firstKept('2026-12')).toEqual(new Date('2026-12-01T00:00:00Z'));
+    expect(codeOf(() => archiveAt('2026-12-08T00:00:00Z', 7 * DAY_MS + 1).firstKept('2026-12'))).toBe(status.FAILED_PRECONDITION);
   });
 
   it('refuses what is not a month', () => {

@@ -9,9 +9,6 @@ export const LEDGER_ARCHIVE_HEADER = LEDGER_ARCHIVE_COLUMNS.join(',');
 /** A page's largest size. */
 export const MAX_ARCHIVE_PAGE = 10_000;
 
-/** How long after a month ends its bills may still arrive (a lease's last renewals, an outbox resent): not archived before. */
-const LATE_BILLS_MS = 24 * 3600_000;
-
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 const csvField = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
@@ -33,21 +30,26 @@ function decodeCursor(text: string): LedgerCursor | undefined {
  * then dropped only when the file written of them is those rows, byte for byte.
  */
 export class LedgerArchive {
+  /**
+   * `lateWindowMs`: how long after a month ends its bills may still be filed (BILL_LATE_WINDOW_MS);
+   * a month is not archived before, so that no bill is filed into a month being dropped.
+   */
   constructor(
     private readonly store: LedgerMonthsStore,
+    private readonly lateWindowMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The start of month `before` (YYYY-MM, UTC), refused unless every month before it ended a day ago or more. */
+  /** The start of month `before` (YYYY-MM, UTC), refused unless every month before it ended the late-bill window ago or more. */
   firstKept(before: string): Date {
     const match = MONTH.exec(before);
     if (!match) throw new DomainError('invalid-argument', 'before must be a month, YYYY-MM');
     const start = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
-    const settled = new Date(this.now() - LATE_BILLS_MS);
+    const settled = new Date(this.now() - this.lateWindowMs);
     if (start > new Date(Date.UTC(settled.getUTCFullYear(), settled.getUTCMonth(), 1))) {
       throw new DomainError(
         'failed-precondition',
-        `the months before ${before} may still receive bills: a month is archived a day after it ends`,
+        `the months before ${before} may still receive bills: a month is archived ${this.lateWindowMs} ms (BILL_LATE_WINDOW_MS) after it ends`,
       );
     }
     return start;

@@ -19,6 +19,7 @@ import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
 import { PriceWatchHub } from '../domain/price-watch-hub';
+import { SetAsideBills } from '../domain/set-aside-bills';
 import { AccountStatement } from '../store/account-statement';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
@@ -35,6 +36,7 @@ export interface BillingParts {
   statement: AccountStatement;
   priceHub: PriceWatchHub;
   archive: LedgerArchive;
+  setAside: SetAsideBills;
   moneyAudit: MoneyAudit<MoneyViolation>;
   audit: PgBillingAudit;
 }
@@ -52,6 +54,23 @@ const toBill = (b: billingV1.Bill): BillRecord => ({
   outputMicroPerMillion: b.outputMicroLydPerMillion,
   chargeMicro: b.chargeMicroLyd,
   endReason: fromEndReasonWire(b.endReason),
+  ...(b.admittedAtMs !== undefined ? { admittedAtMs: b.admittedAtMs } : {}),
+});
+
+const toWireBill = (b: BillRecord): billingV1.Bill => ({
+  requestId: b.requestId,
+  accountId: b.accountId,
+  model: b.model,
+  paid: b.paid,
+  promptTokens: b.promptTokens,
+  completionTokens: b.completionTokens,
+  usageEstimated: b.usageEstimated,
+  heldMicroLyd: b.heldMicro,
+  inputMicroLydPerMillion: b.inputMicroPerMillion,
+  outputMicroLydPerMillion: b.outputMicroPerMillion,
+  chargeMicroLyd: b.chargeMicro,
+  endReason: toEndReasonWire(b.endReason),
+  admittedAtMs: b.admittedAtMs,
 });
 
 const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse => ({
@@ -71,7 +90,7 @@ const MAX_DAYS = 366;
  * calls, each served as its unary call would be.
  */
 export function billingGrpc(
-  { ledger, creditLines, statement, priceHub, archive, moneyAudit, audit }: BillingParts,
+  { ledger, creditLines, statement, priceHub, archive, setAside, moneyAudit, audit }: BillingParts,
   logger: Logger,
 ): ServedService {
   const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
@@ -118,6 +137,18 @@ export function billingGrpc(
     async applyBills(req) {
       const returns = req.returns.map((r) => ({ accountId: r.accountId, returnedTotalMicro: r.returnedTotalMicroLyd }));
       const outcomes = await creditLines.applyBills(req.bills.map(toBill), returns);
+      outcomes.forEach((o, i) => {
+        if (o.setAside) {
+          const { requestId: billingId, accountId, chargeMicroLyd, admittedAtMs } = req.bills[i];
+          logger.warn('bill set aside, not filed: waits for ctl bills file or write-off', {
+            billingId,
+            accountId,
+            reason: o.setAsideReason,
+            chargeMicroLyd,
+            admittedAtMs,
+          });
+        }
+      });
       return {
         outcomes: outcomes.map((o) => ({
           applied: o.applied,
@@ -125,10 +156,34 @@ export function billingGrpc(
           shortfallMicroLyd: o.shortfallMicro,
           errorCode: o.errorCode,
           errorMessage: o.errorMessage,
-          setAside: false,
+          setAside: o.setAside,
         })),
       };
     },
+    async listSetAsideBills(req) {
+      const page = await setAside.list(req.after, req.limit);
+      return {
+        bills: page.bills.map((r) => ({
+          bill: toWireBill(r.bill),
+          reason: r.reason,
+          setAsideAt: r.setAsideAt.toISOString(),
+          deliveries: r.deliveries,
+        })),
+        next: page.next,
+      };
+    },
+    async fileSetAsideBill(req, { metadata }) {
+      const { month, applied } = await setAside.file(req.requestId, auditActor(metadata, { reason: req.reason }));
+      return {
+        month,
+        chargedMicroLyd: applied.chargedMicro,
+        shortfallMicroLyd: applied.shortfallMicro,
+        corrected: applied.outcome === 'corrected',
+      };
+    },
+    writeOffSetAsideBill: async (req, { metadata }) => ({
+      chargeMicroLyd: await setAside.writeOff(req.requestId, auditActor(metadata, { reason: req.reason })),
+    }),
     readLedgerArchive: (req) => archive.page(req.before, req.after, req.limit),
     auditMoney: () => moneyAudit.run(),
     async dropLedgerMonths(req) {

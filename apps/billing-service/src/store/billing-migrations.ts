@@ -4,6 +4,7 @@ import { CHARGE_END_MIGRATIONS } from './charge-end-migrations';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
 import { LEDGER_MONTH_MIGRATIONS } from './ledger-month-migrations';
 import { PRICE_WATCH_MIGRATIONS } from './price-watch-migrations';
+import { SET_ASIDE_MIGRATIONS } from './set-aside-migrations';
 
 /**
  * The `billing` schema: balances, prices, open holds and the ledger. Money columns are BIGINT
@@ -128,4 +129,5 @@ export const BILLING_MIGRATIONS: Migration[] = [
   ...CHARGE_END_MIGRATIONS,
   // Who changed what (balances, prices, the free tier), each entry chained to the one before it.
   auditTrailMigration('030-audit-trail', 'billing'),
+  ...SET_ASIDE_MIGRATIONS,
 ];

@@ -54,6 +54,19 @@ export interface BillRecord {
   outputMicroPerMillion: number;
   chargeMicro: number;
   endReason: EndReason;
+  /** When quota-service admitted the request, Unix ms of its store's clock; undefined from an older quota-service. */
+  admittedAtMs?: number;
+}
+
+/** Why a bill was set aside instead of filed. */
+export type SetAsideReason = 'too-late' | 'ahead' | 'month-archived' | 'archived-estimate';
+
+/** A checked bill on its way to the ledger: the time it is filed under, and the clock's refusal if any. */
+export interface FilingBill extends BillRecord {
+  /** The month's time: the admitted time, or undefined for the time inside the request id. */
+  requestAt: Date | undefined;
+  /** Set aside for this reason (billing-service's clock refused it) unless the request id is in the ledger or an archive. */
+  setAside: 'too-late' | 'ahead' | undefined;
 }
 
 /** quota-service's cumulative total of line given back for one account. */
@@ -63,13 +76,16 @@ export interface LineReturnRecord {
 }
 
 /**
- * What applying one bill did: its ledger row `written`, an estimated row `corrected`, or
- * `repeated` (billed before: nothing changed). `chargedMicro` is what this call took from the
+ * What applying one bill did: its ledger row `written`, an estimated row `corrected`,
+ * `repeated` (in the ledger or an archived month before: nothing changed) or `set-aside` (not
+ * filed, kept for the operator: nothing charged). `chargedMicro` is what this call took from the
  * balance for it (negative when an estimate corrected down gave money back); `shortfallMicro`
  * what its row records as not paid.
  */
 export interface AppliedBill {
-  outcome: 'written' | 'corrected' | 'repeated';
+  outcome: 'written' | 'corrected' | 'repeated' | 'set-aside';
+  /** Why it was set aside (outcome 'set-aside'). */
+  setAsideReason?: SetAsideReason;
   chargedMicro: number;
   shortfallMicro: number;
 }

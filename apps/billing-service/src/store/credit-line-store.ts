@@ -1,4 +1,4 @@
-import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from './credit-line-records';
+import { AppliedBill, FilingBill, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from './credit-line-records';
 
 /** Persistence of credit lines and bills. Every method is one transaction. */
 export interface CreditLineStore {
@@ -16,9 +16,12 @@ export interface CreditLineStore {
   extendMany(asks: CreditLineAsk[]): Promise<CreditLineExtension[]>;
   /**
    * Applies checked bills (distinct request ids; a free bill with hold, prices and charge 0) and
-   * line returns, all in one transaction; one outcome per bill, in order.
+   * line returns, all in one transaction; one outcome per bill, in order. A bill is filed under its
+   * `requestAt` (else the time in its id) unless its request id is in the ledger (repeated or
+   * corrected there) or an archive (repeated, or set aside when it would correct an archived
+   * estimate); one not found there is set aside when `setAside` says so or its month is archived.
    */
-  applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]>;
+  applyBills(bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]>;
   /** Up to `limit` lines lent now (line > 0) of accounts whose id sorts after `afterAccountId`, in account id order. */
   lentLines(afterAccountId: string, limit: number): Promise<LentLine[]>;
   /** The lines of these accounts, whatever their line, in account id order (an account without a balance row left out). */

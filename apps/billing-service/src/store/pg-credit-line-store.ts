@@ -1,5 +1,13 @@
 import { Queryable } from '@gw/service-kit';
-import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from './credit-line-records';
+import {
+  AppliedBill,
+  CreditLineAsk,
+  CreditLineExtension,
+  FilingBill,
+  LentLine,
+  LineReturnRecord,
+  SetAsideReason,
+} from './credit-line-records';
 import { CreditLineStore } from './credit-line-store';
 import { Int8, toSafeInt } from './pg-billing-rows';
 
@@ -16,6 +24,7 @@ interface AppliedRow {
   bill_outcome: AppliedBill['outcome'];
   bill_charged: Int8;
   bill_shortfall: Int8;
+  bill_set_aside: SetAsideReason | null;
 }
 
 const toExtension = (r: ExtensionRow): CreditLineExtension => ({
@@ -29,8 +38,38 @@ const toExtension = (r: ExtensionRow): CreditLineExtension => ({
 
 // The bills' fields as arrays, one per column (billing.apply_bills unnests them), then the returns'.
 const APPLY_BILLS = `
-  SELECT bill_outcome, bill_charged, bill_shortfall FROM billing.apply_bills($1::text[], $2::text[], $3::text[], $4::boolean[],
-    $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[], $14::text[])`;
+  SELECT bill_outcome, bill_charged, bill_shortfall, bill_set_aside FROM billing.apply_bills($1::text[], $2::text[], $3::text[],
+    $4::boolean[], $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[],
+    $13::bigint[], $14::text[], $15::timestamptz[], $16::text[]) ORDER BY bill_index`;
+
+/** Applies bills (and returns) with billing.apply_bills of migration 033, on `q` (a transaction of the caller's, or the pool). */
+export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
+  const column = <T>(pick: (b: FilingBill) => T) => bills.map(pick);
+  const { rows } = await q.query<AppliedRow>(APPLY_BILLS, [
+    column((b) => b.requestId),
+    column((b) => b.accountId),
+    column((b) => b.model),
+    column((b) => b.paid),
+    column((b) => b.promptTokens),
+    column((b) => b.completionTokens),
+    column((b) => b.usageEstimated),
+    column((b) => b.heldMicro),
+    column((b) => b.inputMicroPerMillion),
+    column((b) => b.outputMicroPerMillion),
+    column((b) => b.chargeMicro),
+    returns.map((r) => r.accountId),
+    returns.map((r) => r.returnedTotalMicro),
+    column((b) => b.endReason),
+    column((b) => b.requestAt ?? null),
+    column((b) => b.setAside ?? null),
+  ]);
+  return rows.map((r) => ({
+    outcome: r.bill_outcome,
+    chargedMicro: toSafeInt(r.bill_charged),
+    shortfallMicro: toSafeInt(r.bill_shortfall),
+    ...(r.bill_set_aside ? { setAsideReason: r.bill_set_aside } : {}),
+  }));
+}
 
 /** CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012, so one round trip and one transaction. */
 export class PgCreditLineStore implements CreditLineStore {
@@ -76,29 +115,8 @@ export class PgCreditLineStore implements CreditLineStore {
     }));
   }
 
-  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
+  async applyBills(bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
     if (bills.length === 0 && returns.length === 0) return [];
-    const column = <T>(pick: (b: BillRecord) => T) => bills.map(pick);
-    const { rows } = await this.db.query<AppliedRow>(APPLY_BILLS, [
-      column((b) => b.requestId),
-      column((b) => b.accountId),
-      column((b) => b.model),
-      column((b) => b.paid),
-      column((b) => b.promptTokens),
-      column((b) => b.completionTokens),
-      column((b) => b.usageEstimated),
-      column((b) => b.heldMicro),
-      column((b) => b.inputMicroPerMillion),
-      column((b) => b.outputMicroPerMillion),
-      column((b) => b.chargeMicro),
-      returns.map((r) => r.accountId),
-      returns.map((r) => r.returnedTotalMicro),
-      column((b) => b.endReason),
-    ]);
-    return rows.map((r) => ({
-      outcome: r.bill_outcome,
-      chargedMicro: toSafeInt(r.bill_charged),
-      shortfallMicro: toSafeInt(r.bill_shortfall),
-    }));
+    return applyBillsOn(this.db, bills, returns);
   }
 }

@@ -75,6 +75,14 @@ export class PgLedgerMonths implements LedgerMonthsStore {
          ON CONFLICT (account_id) DO UPDATE SET amount_micro = a.amount_micro + EXCLUDED.amount_micro`,
         [before],
       );
+      // Every request id dropped stays findable: a later bill of it is not charged again.
+      await tx.query(
+        `INSERT INTO billing.archived_requests (request_id, request_at, account_id, paid, usage_estimated, amount_micro, shortfall_micro)
+         SELECT request_id, request_at, account_id, paid, usage_estimated, amount_micro, shortfall_micro
+         FROM billing.ledger WHERE request_at < $1
+         ON CONFLICT (request_id) DO NOTHING`,
+        [before],
+      );
       for (const m of months) {
         await tx.query(
           `INSERT INTO billing.ledger_archives (month, rows, amount_micro, sha256)
@@ -83,8 +91,20 @@ export class PgLedgerMonths implements LedgerMonthsStore {
         );
         await tx.query(`DROP TABLE billing.${m.name}`);
       }
+      // The rows of months that had no partition (ledger_other) leave with their months recorded
+      // too, so that a bill of such a month is set aside rather than filed into a month archived.
+      const others = await tx.query<{ month: string }>(
+        `INSERT INTO billing.ledger_archives AS a (month, rows, amount_micro, sha256)
+         SELECT date_trunc('month', request_at AT TIME ZONE 'UTC')::date, count(*), coalesce(sum(amount_micro), 0), $2
+         FROM billing.ledger_other WHERE request_at < $1 GROUP BY 1
+         ON CONFLICT (month) DO UPDATE SET rows = a.rows + EXCLUDED.rows, amount_micro = a.amount_micro + EXCLUDED.amount_micro,
+           sha256 = EXCLUDED.sha256, archived_at = now()
+         RETURNING to_char(month, 'YYYY-MM') AS month`,
+        [before, sha256],
+      );
       await tx.query('DELETE FROM billing.ledger_other WHERE request_at < $1', [before]);
-      return { months: months.map((m) => m.month), rows: toSafeInt(totals.rows[0].rows), amountMicro: toSafeInt(totals.rows[0].amount) };
+      const dropped = [...new Set([...months.map((m) => m.month), ...others.rows.map((r) => r.month)])].sort();
+      return { months: dropped, rows: toSafeInt(totals.rows[0].rows), amountMicro: toSafeInt(totals.rows[0].amount) };
     });
   }
 }

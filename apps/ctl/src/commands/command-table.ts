@@ -9,6 +9,7 @@ import {
   accountUnsuspend,
   modelAdd,
 } from './account-commands';
+import { billsFile, billsSetAside, billsWriteOff } from './bills-commands';
 import { Command, Declared } from './command';
 import { consoleInvite } from './console-commands';
 import { freeTierSet } from './free-tier-commands';
@@ -36,6 +37,9 @@ export const COMMANDS: Readonly<Record<string, Declared<Command>>> = {
   'price set': { usage: 'price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION [--reason TEXT]', run: priceSet },
   'usage show': { usage: 'usage show --account ID', run: usageShow },
   'ledger archive': { usage: 'ledger archive --before YYYY-MM --to FILE', run: ledgerArchive },
+  'bills set-aside': { usage: 'bills set-aside', run: billsSetAside },
+  'bills file': { usage: 'bills file --request ID [--reason TEXT]', run: billsFile },
+  'bills write-off': { usage: 'bills write-off --request ID --reason TEXT', run: billsWriteOff },
   audit: { usage: 'audit', run: audit },
   'audit-log verify': { usage: 'audit-log verify', run: auditLogVerify },
   'freetier set': {

@@ -5,7 +5,7 @@ import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
 import { FreeTierTrail } from '../domain/free-tier-gate';
 import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
-import { BillingSink } from '../domain/settle-forwarder';
+import { BILL_SET_ASIDE, BillingSink } from '../domain/settle-forwarder';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
 import { BillRecord, EndReason, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
 
@@ -104,7 +104,11 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
       returns: returns.map((r) => ({ accountId: r.accountId, returnedTotalMicroLyd: r.returnedTotalMicro })),
     };
     const { outcomes } = await this.rpc.applyBills(request);
-    return bills.map((_, i) => (outcomes[i]?.errorCode === 0 ? undefined : billError(outcomes[i])));
+    return bills.map((_, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.errorCode !== 0) return billError(outcome);
+      return outcome.setAside ? BILL_SET_ASIDE : undefined;
+    });
   }
 
   /** ExtendCreditLines; a billing-service without it (UNIMPLEMENTED: an older release) gets one ExtendCreditLine per line. */

@@ -4,13 +4,15 @@ import { holdOf, paidBill } from '../../test/store-contracts/admission-fixtures'
 import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
 import { settleRecord } from '../../test/store-contracts/settle-outbox.contract';
 import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
-import { BillingSink, SettleForwarder } from './settle-forwarder';
+import { BILL_SET_ASIDE, BillingSink, SettleForwarder } from './settle-forwarder';
+import { outboxDeliveries } from '../quota-metrics';
 
 /** A billing-service that records what it is sent; `refuse` names bills it refuses for good, `fail` may fail a whole call. */
 class FakeBilling implements BillingSink {
   calls: { bills: string[]; returns: LineReturnRecord[] }[] = [];
   older: string[] = [];
   refuse = new Set<string>();
+  setAside = new Set<string>();
   fail: (bills: string[], returns: LineReturnRecord[]) => RpcError | undefined = () => undefined;
   applied: string[] = [];
 
@@ -20,7 +22,10 @@ class FakeBilling implements BillingSink {
     const failed = this.fail(ids, returns);
     if (failed) throw failed;
     this.applied.push(...ids.filter((id) => !this.refuse.has(id)), ...returns.map((r) => `return:${r.returnedTotalMicro}`));
-    return bills.map((b) => (this.refuse.has(b.requestId) ? new RpcError(status.INVALID_ARGUMENT, 'charge does not follow') : undefined));
+    return bills.map((b) => {
+      if (this.setAside.has(b.requestId)) return BILL_SET_ASIDE;
+      return this.refuse.has(b.requestId) ? new RpcError(status.INVALID_ARGUMENT, 'charge does not follow') : undefined;
+    });
   }
   async settleMany(records: SettleRecord[]): Promise<unknown[]> {
     this.older.push(...records.map((r) => `settle:${r.requestId}`));
@@ -74,6 +79,21 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
     const dropped = logs.map((line) => JSON.parse(line)).find((e) => e.msg === 'bill refused by billing-service, dropped');
     expect(dropped).toMatchObject({ level: 'error', billingId: 'bad', record: { ...bill('bad'), hold: holdOf(6000) } });
     expect(await waiting()).toBe(0);
+  });
+
+  it('takes a bill billing-service set aside as delivered: counted, logged, dropped from the outbox and never sent again', async () => {
+    const setAsideCount = async () =>
+      (await outboxDeliveries.get()).values.find((v) => v.labels.kind === 'bill' && v.labels.outcome === 'set-aside')?.value ?? 0;
+    const before = await setAsideCount();
+    billing.setAside.add('far');
+    for (const id of ['near', 'far']) await outbox.append(bill(id));
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 2, failed: 0 });
+    expect(await setAsideCount()).toBe(before + 1);
+    const logged = logs.map((line) => JSON.parse(line)).find((e) => e.msg.startsWith('bill set aside by billing-service'));
+    expect(logged).toMatchObject({ level: 'warn', billingId: 'far' });
+    expect(await waiting()).toBe(0);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 0, failed: 0 });
+    expect(billing.calls.flatMap((c) => c.bills)).toEqual(['near', 'far']);
   });
 
   it('tries each record alone when a whole call is refused for good, so that one bad record takes no other with it', async () => {

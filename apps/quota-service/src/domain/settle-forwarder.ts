@@ -3,6 +3,13 @@ import { inLinkedSpan } from '@gw/telemetry';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
 import { BillRecord, LineReturnRecord, OutboxRecord, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
 
+/**
+ * A bill's answer when billing-service set it aside instead of filing it (its admitted time too
+ * far from billing-service's clock, or its month archived): delivered, kept there for the
+ * operator (`ctl bills set-aside`), and never to be sent again.
+ */
+export const BILL_SET_ASIDE = Symbol('bill set aside by billing-service');
+
 /** billing-service as the forwarder sees it; each call is idempotent per request id. */
 export interface BillingSink {
   /** billing.v1.SettleMany: charges paid requests against their holds; each record's error, or undefined once settled. */
@@ -13,7 +20,7 @@ export interface BillingSink {
   releaseHold(requestId: string): Promise<void>;
   /**
    * billing.v1.ApplyBills: bills of admitted requests and line returns, in one transaction; each
-   * bill's error, or undefined once applied (a return has no outcome of its own: the call's).
+   * bill's error, undefined once applied, or BILL_SET_ASIDE (a return has no outcome of its own: the call's).
    */
   applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]>;
 }
@@ -57,7 +64,8 @@ export interface ForwardPass {
  * about 125 per transaction, where sending the next batch as soon as one is answered gave 9); a
  * full pass is followed at once. Delivery is at least once;
  * billing-service applies each request id once, so a record delivered twice (a lost answer, a
- * replica taking over) is never billed twice. Failures follow the one retry policy
+ * replica taking over) is never billed twice. A bill billing-service set aside is delivered (it
+ * keeps it for the operator): counted, logged, never sent again. Failures follow the one retry policy
  * (isFinalFailure, backoffMs): only a record billing-service refused for good is dropped, with a
  * metric and an error log carrying all of it so that an operator can apply it by hand.
  */
@@ -171,6 +179,13 @@ export class SettleForwarder {
   private judge(record: OutboxRecord, kind: DeliveryKind, err: unknown): Retry {
     if (err === undefined) {
       outboxDeliveries.inc({ kind, outcome: 'delivered' });
+      return undefined;
+    }
+    if (err === BILL_SET_ASIDE) {
+      outboxDeliveries.inc({ kind, outcome: 'set-aside' });
+      this.logger.warn('bill set aside by billing-service for the operator (ctl bills set-aside), not sent again', {
+        billingId: record.kind === 'return' ? undefined : record.requestId,
+      });
       return undefined;
     }
     if (!isFinalFailure(err)) {

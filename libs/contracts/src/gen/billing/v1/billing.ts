@@ -725,6 +725,83 @@ export interface RecordFreeTierChangeResponse {
   seq: number;
 }
 
+/**
+ * A bill set aside instead of filed (too far from billing-service's clock, or of an archived
+ * month or request), as the operator sees it.
+ */
+export interface SetAsideBill {
+  /**
+   * The bill as it came (the one with reported usage, when an estimate came as well);
+   * admitted_at_ms is the time it was to be filed under.
+   */
+  bill?:
+    | Bill
+    | undefined;
+  /**
+   * too-late: admitted longer ago than the late-bill window; ahead: admitted ahead of the clock;
+   * month-archived: its month is archived; archived-estimate: it would correct an estimate whose
+   * month is archived.
+   */
+  reason: string;
+  /** When it was first set aside, ISO-8601 UTC. */
+  setAsideAt: string;
+  /** How many times it was delivered. */
+  deliveries: number;
+}
+
+/** Lists the set-aside bills waiting for the operator, oldest first. */
+export interface ListSetAsideBillsRequest {
+  /** The page after this cursor (a `next` this method gave); empty for the first page. */
+  after: string;
+  /** At most this many, 1 to 1000. */
+  limit: number;
+}
+
+/** A page of set-aside bills. */
+export interface ListSetAsideBillsResponse {
+  /** Oldest first. */
+  bills: SetAsideBill[];
+  /** The cursor of the next page; empty on the last one. */
+  next: string;
+}
+
+/**
+ * The operator files a set-aside bill: it is charged under the month running now (its own month
+ * may be archived), or corrects the request's estimate still in the ledger.
+ */
+export interface FileSetAsideBillRequest {
+  /** The set-aside bill's request id. */
+  requestId: string;
+  /** Why, in the operator's words (at most 500 characters), kept with the decision. */
+  reason: string;
+}
+
+/** What filing charged. */
+export interface FileSetAsideBillResponse {
+  /** The month it was filed under, YYYY-MM (UTC). */
+  month: string;
+  /** What this took from the balance, micro-LYD (negative when a correction gave money back). */
+  chargedMicroLyd: number;
+  /** What the balance could not carry, recorded in the ledger, micro-LYD. */
+  shortfallMicroLyd: number;
+  /** True when it corrected the request's estimate rather than writing a row of its own. */
+  corrected: boolean;
+}
+
+/** The operator writes a set-aside bill off: it is never charged, and the decision is kept. */
+export interface WriteOffSetAsideBillRequest {
+  /** The set-aside bill's request id. */
+  requestId: string;
+  /** Why, in the operator's words (1 to 500 characters), kept with the decision. */
+  reason: string;
+}
+
+/** The bill written off. */
+export interface WriteOffSetAsideBillResponse {
+  /** The charge not taken, micro-LYD. */
+  chargeMicroLyd: number;
+}
+
 function createBaseAuthorizeRequest(): AuthorizeRequest {
   return { requestId: "", accountId: "", model: "", promptTokens: 0, maxTokens: 0 };
 }
@@ -5344,6 +5421,511 @@ export const RecordFreeTierChangeResponse: MessageFns<RecordFreeTierChangeRespon
   },
 };
 
+function createBaseSetAsideBill(): SetAsideBill {
+  return { bill: undefined, reason: "", setAsideAt: "", deliveries: 0 };
+}
+
+export const SetAsideBill: MessageFns<SetAsideBill> = {
+  encode(message: SetAsideBill, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bill !== undefined) {
+      Bill.encode(message.bill, writer.uint32(10).fork()).join();
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.setAsideAt !== "") {
+      writer.uint32(26).string(message.setAsideAt);
+    }
+    if (message.deliveries !== 0) {
+      writer.uint32(32).int32(message.deliveries);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAsideBill {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAsideBill();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bill = Bill.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.setAsideAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.deliveries = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetAsideBill>, I>>(base?: I): SetAsideBill {
+    return SetAsideBill.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAsideBill>, I>>(object: I): SetAsideBill {
+    const message = createBaseSetAsideBill();
+    message.bill = (object.bill !== undefined && object.bill !== null) ? Bill.fromPartial(object.bill) : undefined;
+    message.reason = object.reason ?? "";
+    message.setAsideAt = object.setAsideAt ?? "";
+    message.deliveries = object.deliveries ?? 0;
+    return message;
+  },
+};
+
+function createBaseListSetAsideBillsRequest(): ListSetAsideBillsRequest {
+  return { after: "", limit: 0 };
+}
+
+export const ListSetAsideBillsRequest: MessageFns<ListSetAsideBillsRequest> = {
+  encode(message: ListSetAsideBillsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.after !== "") {
+      writer.uint32(10).string(message.after);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSetAsideBillsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSetAsideBillsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.after = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListSetAsideBillsRequest>, I>>(base?: I): ListSetAsideBillsRequest {
+    return ListSetAsideBillsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListSetAsideBillsRequest>, I>>(object: I): ListSetAsideBillsRequest {
+    const message = createBaseListSetAsideBillsRequest();
+    message.after = object.after ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListSetAsideBillsResponse(): ListSetAsideBillsResponse {
+  return { bills: [], next: "" };
+}
+
+export const ListSetAsideBillsResponse: MessageFns<ListSetAsideBillsResponse> = {
+  encode(message: ListSetAsideBillsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.bills) {
+      SetAsideBill.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.next !== "") {
+      writer.uint32(18).string(message.next);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSetAsideBillsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSetAsideBillsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bills.push(SetAsideBill.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.next = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListSetAsideBillsResponse>, I>>(base?: I): ListSetAsideBillsResponse {
+    return ListSetAsideBillsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListSetAsideBillsResponse>, I>>(object: I): ListSetAsideBillsResponse {
+    const message = createBaseListSetAsideBillsResponse();
+    message.bills = object.bills?.map((e) => SetAsideBill.fromPartial(e)) || [];
+    message.next = object.next ?? "";
+    return message;
+  },
+};
+
+function createBaseFileSetAsideBillRequest(): FileSetAsideBillRequest {
+  return { requestId: "", reason: "" };
+}
+
+export const FileSetAsideBillRequest: MessageFns<FileSetAsideBillRequest> = {
+  encode(message: FileSetAsideBillRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FileSetAsideBillRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFileSetAsideBillRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<FileSetAsideBillRequest>, I>>(base?: I): FileSetAsideBillRequest {
+    return FileSetAsideBillRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FileSetAsideBillRequest>, I>>(object: I): FileSetAsideBillRequest {
+    const message = createBaseFileSetAsideBillRequest();
+    message.requestId = object.requestId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseFileSetAsideBillResponse(): FileSetAsideBillResponse {
+  return { month: "", chargedMicroLyd: 0, shortfallMicroLyd: 0, corrected: false };
+}
+
+export const FileSetAsideBillResponse: MessageFns<FileSetAsideBillResponse> = {
+  encode(message: FileSetAsideBillResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.month !== "") {
+      writer.uint32(10).string(message.month);
+    }
+    if (message.chargedMicroLyd !== 0) {
+      writer.uint32(16).int64(message.chargedMicroLyd);
+    }
+    if (message.shortfallMicroLyd !== 0) {
+      writer.uint32(24).int64(message.shortfallMicroLyd);
+    }
+    if (message.corrected !== false) {
+      writer.uint32(32).bool(message.corrected);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FileSetAsideBillResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFileSetAsideBillResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.month = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.chargedMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.shortfallMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.corrected = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<FileSetAsideBillResponse>, I>>(base?: I): FileSetAsideBillResponse {
+    return FileSetAsideBillResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FileSetAsideBillResponse>, I>>(object: I): FileSetAsideBillResponse {
+    const message = createBaseFileSetAsideBillResponse();
+    message.month = object.month ?? "";
+    message.chargedMicroLyd = object.chargedMicroLyd ?? 0;
+    message.shortfallMicroLyd = object.shortfallMicroLyd ?? 0;
+    message.corrected = object.corrected ?? false;
+    return message;
+  },
+};
+
+function createBaseWriteOffSetAsideBillRequest(): WriteOffSetAsideBillRequest {
+  return { requestId: "", reason: "" };
+}
+
+export const WriteOffSetAsideBillRequest: MessageFns<WriteOffSetAsideBillRequest> = {
+  encode(message: WriteOffSetAsideBillRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteOffSetAsideBillRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteOffSetAsideBillRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WriteOffSetAsideBillRequest>, I>>(base?: I): WriteOffSetAsideBillRequest {
+    return WriteOffSetAsideBillRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WriteOffSetAsideBillRequest>, I>>(object: I): WriteOffSetAsideBillRequest {
+    const message = createBaseWriteOffSetAsideBillRequest();
+    message.requestId = object.requestId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseWriteOffSetAsideBillResponse(): WriteOffSetAsideBillResponse {
+  return { chargeMicroLyd: 0 };
+}
+
+export const WriteOffSetAsideBillResponse: MessageFns<WriteOffSetAsideBillResponse> = {
+  encode(message: WriteOffSetAsideBillResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.chargeMicroLyd !== 0) {
+      writer.uint32(8).int64(message.chargeMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteOffSetAsideBillResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteOffSetAsideBillResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.chargeMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WriteOffSetAsideBillResponse>, I>>(base?: I): WriteOffSetAsideBillResponse {
+    return WriteOffSetAsideBillResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WriteOffSetAsideBillResponse>, I>>(object: I): WriteOffSetAsideBillResponse {
+    const message = createBaseWriteOffSetAsideBillResponse();
+    message.chargeMicroLyd = object.chargeMicroLyd ?? 0;
+    return message;
+  },
+};
+
 /** Balances, prices and billing of requests. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
@@ -5619,6 +6201,42 @@ export const BillingService = {
       Buffer.from(RecordFreeTierChangeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordFreeTierChangeResponse => RecordFreeTierChangeResponse.decode(value),
   },
+  /** The bills set aside instead of filed, waiting for the operator. */
+  listSetAsideBills: {
+    path: "/billing.v1.Billing/ListSetAsideBills" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListSetAsideBillsRequest): Buffer =>
+      Buffer.from(ListSetAsideBillsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSetAsideBillsRequest => ListSetAsideBillsRequest.decode(value),
+    responseSerialize: (value: ListSetAsideBillsResponse): Buffer =>
+      Buffer.from(ListSetAsideBillsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSetAsideBillsResponse => ListSetAsideBillsResponse.decode(value),
+  },
+  /** Files a set-aside bill under the month running now; the decision is kept with it. */
+  fileSetAsideBill: {
+    path: "/billing.v1.Billing/FileSetAsideBill" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FileSetAsideBillRequest): Buffer =>
+      Buffer.from(FileSetAsideBillRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FileSetAsideBillRequest => FileSetAsideBillRequest.decode(value),
+    responseSerialize: (value: FileSetAsideBillResponse): Buffer =>
+      Buffer.from(FileSetAsideBillResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FileSetAsideBillResponse => FileSetAsideBillResponse.decode(value),
+  },
+  /** Writes a set-aside bill off (never charged); the decision is kept with it. */
+  writeOffSetAsideBill: {
+    path: "/billing.v1.Billing/WriteOffSetAsideBill" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WriteOffSetAsideBillRequest): Buffer =>
+      Buffer.from(WriteOffSetAsideBillRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WriteOffSetAsideBillRequest => WriteOffSetAsideBillRequest.decode(value),
+    responseSerialize: (value: WriteOffSetAsideBillResponse): Buffer =>
+      Buffer.from(WriteOffSetAsideBillResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteOffSetAsideBillResponse => WriteOffSetAsideBillResponse.decode(value),
+  },
 } as const;
 
 export interface BillingServer extends UntypedServiceImplementation {
@@ -5684,6 +6302,12 @@ export interface BillingServer extends UntypedServiceImplementation {
   verifyAuditTrail: handleUnaryCall<VerifyAuditTrailRequest, VerifyAuditTrailResponse>;
   /** quota-service's record of a free-tier change it made, kept in this service's trail. */
   recordFreeTierChange: handleUnaryCall<RecordFreeTierChangeRequest, RecordFreeTierChangeResponse>;
+  /** The bills set aside instead of filed, waiting for the operator. */
+  listSetAsideBills: handleUnaryCall<ListSetAsideBillsRequest, ListSetAsideBillsResponse>;
+  /** Files a set-aside bill under the month running now; the decision is kept with it. */
+  fileSetAsideBill: handleUnaryCall<FileSetAsideBillRequest, FileSetAsideBillResponse>;
+  /** Writes a set-aside bill off (never charged); the decision is kept with it. */
+  writeOffSetAsideBill: handleUnaryCall<WriteOffSetAsideBillRequest, WriteOffSetAsideBillResponse>;
 }
 
 export interface BillingClient extends Client {
@@ -6066,6 +6690,54 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
+  ): ClientUnaryCall;
+  /** The bills set aside instead of filed, waiting for the operator. */
+  listSetAsideBills(
+    request: ListSetAsideBillsRequest,
+    callback: (error: ServiceError | null, response: ListSetAsideBillsResponse) => void,
+  ): ClientUnaryCall;
+  listSetAsideBills(
+    request: ListSetAsideBillsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListSetAsideBillsResponse) => void,
+  ): ClientUnaryCall;
+  listSetAsideBills(
+    request: ListSetAsideBillsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListSetAsideBillsResponse) => void,
+  ): ClientUnaryCall;
+  /** Files a set-aside bill under the month running now; the decision is kept with it. */
+  fileSetAsideBill(
+    request: FileSetAsideBillRequest,
+    callback: (error: ServiceError | null, response: FileSetAsideBillResponse) => void,
+  ): ClientUnaryCall;
+  fileSetAsideBill(
+    request: FileSetAsideBillRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FileSetAsideBillResponse) => void,
+  ): ClientUnaryCall;
+  fileSetAsideBill(
+    request: FileSetAsideBillRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FileSetAsideBillResponse) => void,
+  ): ClientUnaryCall;
+  /** Writes a set-aside bill off (never charged); the decision is kept with it. */
+  writeOffSetAsideBill(
+    request: WriteOffSetAsideBillRequest,
+    callback: (error: ServiceError | null, response: WriteOffSetAsideBillResponse) => void,
+  ): ClientUnaryCall;
+  writeOffSetAsideBill(
+    request: WriteOffSetAsideBillRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WriteOffSetAsideBillResponse) => void,
+  ): ClientUnaryCall;
+  writeOffSetAsideBill(
+    request: WriteOffSetAsideBillRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WriteOffSetAsideBillResponse) => void,
   ): ClientUnaryCall;
 }
 
