@@ -122,7 +122,7 @@ export function quotaGrpc(
       return { settings: await freeTier.changeSettings(toSettingsChange(req), freeTierTrail, by) };
     },
     async auditStore() {
-      if (!storeAudit) return { violations: [], accountsChecked: 0, checked: false };
+      if (!storeAudit) return { violations: [], accountsChecked: 0, checked: false, repairingLines: [] };
       return { ...(await storeAudit.run()), checked: true };
     },
   };
