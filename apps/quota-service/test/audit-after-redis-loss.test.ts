@@ -35,19 +35,19 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
     maxTokens: 1000,
     ...(final ? { final: true, endReason: quotaV1.EndReason.END_REASON_COMPLETE } : {}),
   });
-  const finish = (requestId: string, completionTokens: number) =>
-    serving.quota.finishRequest({
-      accountId: account,
-      requestId,
-      model: 'vendor-v4-flash',
-      payment: quotaV1.Payment.PAYMENT_PAID,
-      promptTokens: 1000,
-      completionTokens,
-      usageEstimated: false,
-      hold: HOLD,
-      admitted: true,
-      endReason: quotaV1.EndReason.END_REASON_COMPLETE,
-    });
+  const finishOf = (requestId: string, completionTokens: number): quotaV1.FinishRequest => ({
+    accountId: account,
+    requestId,
+    model: 'vendor-v4-flash',
+    payment: quotaV1.Payment.PAYMENT_PAID,
+    promptTokens: 1000,
+    completionTokens,
+    usageEstimated: false,
+    hold: HOLD,
+    admitted: true,
+    endReason: quotaV1.EndReason.END_REASON_COMPLETE,
+  });
+  const finish = (requestId: string, completionTokens: number) => serving.quota.finishRequest(finishOf(requestId, completionTokens));
   /** The audit's findings about this test's account. */
   const audit = async () => {
     const report = await serving.quota.auditStore({});
@@ -100,6 +100,34 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
     expect(found.violations).toEqual([
       expect.objectContaining({ kind: 'held-beyond-line', accountId: account, detail: 'held 6000 micro-LYD, billing-service lent 5000' }),
     ]);
+  });
+
+  it("admits on a line being repaired while a bill it queued again waits, judging billing-service's totals without taking them", async () => {
+    // A replica that delivers at once has one request billed (5,000), then goes.
+    const delivering = await stack.replica({ REDIS_KEY_PREFIX: prefix, QUOTA_KEY_LAYOUT: layout });
+    expect(await delivering.quota.admit(admitRequest(account, 'repairing-applied'))).toMatchObject({ outcome: PAID });
+    await delivering.quota.finishRequest({ ...finishOf('repairing-applied', 1000) });
+    await stack.eventually(async () => (await stack.ledger('repairing-applied')).length, 1);
+    await stack.stopReplica(delivering);
+    // 3,000 more, its bill waiting; then Redis comes back empty and the edge queues it again.
+    expect(await serving.quota.admit(admitRequest(account, 'repairing-pending'))).toMatchObject({ outcome: PAID });
+    expect(await finish('repairing-pending', 500)).toEqual({ released: true, repeated: false });
+    await forgetAll();
+    expect(await serving.quota.renewLeases({ leases: [lease('repairing-pending', 500, true)] })).toEqual({ unknownRequestIds: [] });
+
+    // The next request: billing-service's charged total (5,000) lacks the 3,000 waiting, so it is not the line's.
+    expect(await serving.quota.admit(admitRequest(account, 'repairing-next'))).toMatchObject({ outcome: PAID });
+    expect(await redis.hmget(keysOf(account).credit, 'gr', 'ch', 'hd')).toEqual([null, '3000', '5000']);
+    expect(await audit()).toMatchObject({ violations: [], repairingLines: [expect.objectContaining({ accountId: account })] });
+
+    const again = await stack.replica({ REDIS_KEY_PREFIX: prefix, QUOTA_KEY_LAYOUT: layout });
+    await stack.eventually(async () => (await stack.ledger('repairing-pending')).length, 1);
+    await stack.stopReplica(again);
+    expect((await audit()).violations).toEqual([]);
+    // With no bill waiting, the next request's line extension is the line's: charged 8,000, as billing-service has it.
+    expect(await serving.quota.admit(admitRequest(account, 'repairing-after'))).toMatchObject({ outcome: PAID });
+    expect(await redis.hget(keysOf(account).credit, 'ch')).toBe('8000');
+    expect(await audit()).toMatchObject({ violations: [], repairingLines: [] });
   });
 
   it('finds nothing wrong from the loss until the line is repaired, and names the line as being repaired meanwhile', async () => {

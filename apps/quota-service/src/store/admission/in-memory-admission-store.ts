@@ -70,8 +70,11 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     if (limits.isFinished(accountId, requestId, now)) return { outcome: 'gone', count };
     const paid = step.payment === 'paid';
     if (paid) {
-      const line = this.line(accountId);
-      if (step.merge) {
+      let line = this.line(accountId);
+      if (step.merge && line.granted === 0 && this.stores.outbox.hasUnbilled(accountId)) {
+        line = { ...line, granted: step.merge.granted, charged: line.charged + step.merge.charged };
+        line.returned = Math.max(line.returned, step.merge.returned);
+      } else if (step.merge) {
         if (step.merge.granted > line.granted) this.active.set(accountId, now);
         line.granted = Math.max(line.granted, step.merge.granted);
         line.charged = Math.max(line.charged, step.merge.charged);
