@@ -129,7 +129,7 @@ describe('a line the store is repairing', () => {
       accountId: 'a',
       detail:
         'the store lost this line: charged 3000, returned 0 and held 5000 micro-LYD here since, charged 4000 at billing-service; ' +
-        "1 bills wait for billing-service, then billing-service's totals are adopted",
+        "bills waiting for billing-service: 1, then billing-service's totals are adopted",
     });
     expect(repairingLine(repairing({ billsWaiting: 0 }), undefined).detail).toContain('its bills are applied, then');
   });

@@ -108,7 +108,7 @@ export function lineViolations(facts: AccountFacts, before: LentLine | undefined
 /** What an operator reads of a line being repaired (isRepairing). */
 export function repairingLine(facts: AccountFacts, after: LentLine | undefined): RepairingLine {
   const { credit, billsWaiting } = facts;
-  const waiting = billsWaiting > 0 ? `${billsWaiting} bills wait for billing-service` : 'its bills are applied';
+  const waiting = billsWaiting > 0 ? `bills waiting for billing-service: ${billsWaiting}` : 'its bills are applied';
   return {
     accountId: facts.accountId,
     detail:
