@@ -35,7 +35,7 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
     maxTokens: 1000,
     ...(final ? { final: true, endReason: quotaV1.EndReason.END_REASON_COMPLETE } : {}),
   });
-  const finishOf = (requestId: string, completionTokens: number): quotaV1.FinishRequest => ({
+  const finishOf = (requestId: string, completionTokens: number): quotaV1.FinishRequestRequest => ({
     accountId: account,
     requestId,
     model: 'vendor-v4-flash',
