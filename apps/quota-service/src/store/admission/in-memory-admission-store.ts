@@ -72,8 +72,9 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     if (paid) {
       let line = this.line(accountId);
       if (step.merge && line.granted === 0 && this.stores.outbox.hasUnbilled(accountId)) {
-        line = { ...line, granted: step.merge.granted, charged: line.charged + step.merge.charged };
-        line.returned = Math.max(line.returned, step.merge.returned);
+        // A line the store lost, its bills queued again waiting: billing's charged total lacks them (ADMIT).
+        const { granted, charged, returned } = step.merge;
+        line = { granted, charged: line.charged + charged, returned: Math.max(line.returned, returned), held: line.held };
       } else if (step.merge) {
         if (step.merge.granted > line.granted) this.active.set(accountId, now);
         line.granted = Math.max(line.granted, step.merge.granted);
