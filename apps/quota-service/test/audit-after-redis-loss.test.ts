@@ -106,7 +106,7 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
     // A replica that delivers at once has one request billed (5,000), then goes.
     const delivering = await stack.replica({ REDIS_KEY_PREFIX: prefix, QUOTA_KEY_LAYOUT: layout });
     expect(await delivering.quota.admit(admitRequest(account, 'repairing-applied'))).toMatchObject({ outcome: PAID });
-    await delivering.quota.finishRequest({ ...finishOf('repairing-applied', 1000) });
+    await delivering.quota.finishRequest(finishOf('repairing-applied', 1000));
     await stack.eventually(async () => (await stack.ledger('repairing-applied')).length, 1);
     await stack.stopReplica(delivering);
     // 3,000 more, its bill waiting; then Redis comes back empty and the edge queues it again.
