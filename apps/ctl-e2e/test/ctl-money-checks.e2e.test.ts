@@ -97,7 +97,7 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
       json: {
         ok: true,
         books: { accountsChecked: expect.any(Number) },
-        store: { checked: true, accountsChecked: expect.any(Number) },
+        store: { checked: true, accountsChecked: expect.any(Number), repairingLines: [] },
         violations: [],
       },
     });
@@ -106,7 +106,7 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
       json: {
         ok: false,
         books: { accountsChecked: expect.any(Number) },
-        store: { checked: true, accountsChecked: expect.any(Number) },
+        store: { checked: true, accountsChecked: expect.any(Number), repairingLines: [] },
         violations: [violation],
       },
     });

@@ -113,6 +113,14 @@ export class AdmissionStack {
     return replica;
   }
 
+  /** Stops one replica of the stack now (the stack's stop then leaves it). */
+  async stopReplica(replica: QuotaReplica): Promise<void> {
+    this.replicas.splice(this.replicas.indexOf(replica), 1);
+    replica.edge.close();
+    replica.quota.close();
+    await replica.app.stop();
+  }
+
   async addBalance(accountId: string, amountMicroLyd: number): Promise<number> {
     return (await this.billing.addBalance({ accountId, amountMicroLyd })).balanceMicroLyd;
   }

@@ -22,7 +22,8 @@ const shown = (v: Violation) => ({
  * no billing id billed twice) and quota-service its store (every hold has a lease, the holds fit
  * the line, the line agrees with billing-service's, no lease or place outlives its rules, the free
  * pool is not below zero); the report is printed: `ok` true, or false with each violation named
- * (and the run exits 1).
+ * (and the run exits 1). The lines quota-service is rebuilding after its store lost them are
+ * listed under `store.repairingLines`: correct books on their way back, not violations.
  */
 export const audit: Command = async (_flags, c) => {
   const timeoutMs = Math.max(c.timeoutMs, AUDIT_TIMEOUT_MS);
@@ -31,7 +32,11 @@ export const audit: Command = async (_flags, c) => {
   const report = {
     ok: violations.length === 0,
     books: { accountsChecked: books.accountsChecked },
-    store: { checked: store.checked, accountsChecked: store.accountsChecked },
+    store: {
+      checked: store.checked,
+      accountsChecked: store.accountsChecked,
+      repairingLines: store.repairingLines.map((line) => ({ accountId: line.accountId, detail: line.detail })),
+    },
     violations,
   };
   if (!report.ok) throw new CtlCheckFailed(report);

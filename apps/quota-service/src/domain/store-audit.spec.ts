@@ -1,5 +1,13 @@
 import { AccountFacts, StoreAuditSource } from '../store/audit/store-audit-source';
-import { accountViolations, auditStore, freePoolViolations, LEASE_OVERDUE_MS, lineViolations } from './store-audit';
+import {
+  accountViolations,
+  auditStore,
+  freePoolViolations,
+  isRepairing,
+  LEASE_OVERDUE_MS,
+  lineViolations,
+  repairingLine,
+} from './store-audit';
 import { LentLine } from './line-returner';
 
 const NOW = Date.UTC(2031, 4, 6, 10, 0, 0);
@@ -12,8 +20,16 @@ const sound = (overrides: Partial<AccountFacts> = {}): AccountFacts => ({
   holds: new Map([['r1', 5000]]),
   places: new Map([['r1', NOW - 1000]]),
   leased: new Set(['r1']),
+  lineKnown: true,
+  billsWaiting: 0,
   ...overrides,
 });
+/**
+ * The store lost the account's line and since then had one finished request's bill re-sent
+ * (charged 3,000, waiting for billing-service) and one running request's hold of 5,000 held again.
+ */
+const repairing = (overrides: Partial<AccountFacts> = {}): AccountFacts =>
+  sound({ credit: { granted: 0, charged: 3000, returned: 0, held: 5000 }, lineKnown: false, billsWaiting: 1, ...overrides });
 const lent = (granted: number, charged = 0, returned = 0): LentLine => ({ accountId: 'a', granted, charged, returned });
 
 describe('accountViolations', () => {
@@ -82,6 +98,43 @@ describe('lineViolations', () => {
   });
 });
 
+describe('a line the store is repairing', () => {
+  it('is one the store lost (no granted total) and charged, returned or held in since; not a line it never had', () => {
+    expect(isRepairing(repairing())).toBe(true);
+    expect(isRepairing(repairing({ credit: { granted: 0, charged: 0, returned: 0, held: 1 } }))).toBe(true);
+    expect(isRepairing(sound())).toBe(false);
+    // A chat product's place only: no line at all.
+    expect(isRepairing(sound({ lineKnown: false, credit: { granted: 0, charged: 0, returned: 0, held: 0 }, holds: new Map() }))).toBe(
+      false,
+    );
+  });
+
+  it("is no violation while its totals are partial: charged, returned and granted behind billing-service's, holds beyond its own totals", () => {
+    expect(accountViolations(repairing(), RULES)).toEqual([]);
+    // billing-service lent 100,000, applied 4,000 of charges and 90,000 of returns: 6,000 left, 5,000 held.
+    expect(lineViolations(repairing(), lent(100_000, 4000, 90_000), lent(100_000, 7000, 90_000))).toEqual([]);
+  });
+
+  it('names holds beyond what billing-service lent and has not seen charged or returned (granted after, the rest before)', () => {
+    expect(lineViolations(repairing(), lent(100_000, 4000, 91_001), lent(100_000, 4000, 91_001))).toEqual([
+      { kind: 'held-beyond-line', accountId: 'a', requestId: '', detail: 'held 5000 micro-LYD, billing-service lent 4999' },
+    ]);
+    // A charge applied between the store's look and the second read does not count against the holds.
+    expect(lineViolations(repairing(), lent(95_000, 4000, 90_000), lent(99_000, 9000, 90_000))).toEqual([]);
+    expect(lineViolations(repairing(), undefined, undefined)).toHaveLength(1);
+  });
+
+  it('tells the operator what the store rebuilt and what it waits for', () => {
+    expect(repairingLine(repairing(), lent(100_000, 4000, 90_000))).toEqual({
+      accountId: 'a',
+      detail:
+        'the store lost this line: charged 3000, returned 0 and held 5000 micro-LYD here since, charged 4000 at billing-service; ' +
+        "bills waiting for billing-service: 1, then billing-service's totals are adopted",
+    });
+    expect(repairingLine(repairing({ billsWaiting: 0 }), undefined).detail).toContain('its bills are applied, then');
+  });
+});
+
 describe('freePoolViolations', () => {
   it('accepts a pool used from 0 to its size, and names one below zero or past it', () => {
     expect([...freePoolViolations(0, 100), ...freePoolViolations(100, 100)]).toEqual([]);
@@ -93,7 +146,7 @@ describe('freePoolViolations', () => {
 });
 
 describe('auditStore', () => {
-  it("reads billing-service's lines before and after each batch of accounts, and reports every rule broken, at most `max`", async () => {
+  it("reads billing-service's lines before and after each batch of accounts, and reports every rule broken, at most `max`, and the lines being repaired apart", async () => {
     const reads: string[] = [];
     const source: StoreAuditSource = {
       async *accountIds() {
@@ -102,7 +155,7 @@ describe('auditStore', () => {
       },
       facts: async (ids) => {
         reads.push(`facts ${ids.join()}`);
-        return ids.map((accountId) => (accountId === 'a' ? sound() : sound({ accountId: 'b', leased: new Set() })));
+        return ids.map((accountId) => (accountId === 'a' ? repairing() : sound({ accountId: 'b', leased: new Set() })));
       },
       overdueLeases: async (beforeMs) => {
         expect(beforeMs).toBe(NOW - LEASE_OVERDUE_MS);
@@ -127,6 +180,7 @@ describe('auditStore', () => {
       'lease-overdue c stuck',
       'free-pool-below-zero  ',
     ]);
+    expect(report.repairingLines).toEqual([repairingLine(repairing(), lent(100_000))]);
     expect((await auditStore(deps, 2)).violations).toHaveLength(2);
   });
 });

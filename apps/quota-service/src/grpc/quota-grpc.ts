@@ -16,7 +16,7 @@ import {
 } from '@gw/service-kit';
 import { Admission, AdmitDecision } from '../domain/admission';
 import { FreeTierGate, FreeTierTrail } from '../domain/free-tier-gate';
-import { StoreViolation } from '../domain/store-audit';
+import { StoreAuditReport, StoreViolation } from '../domain/store-audit';
 import { LineReturner } from '../domain/line-returner';
 import { QuotaLedger } from '../domain/quota-ledger';
 import { RequestFinisher } from '../domain/request-finisher';
@@ -37,7 +37,7 @@ export interface QuotaDomain {
   admission: Admission;
   lines: LineReturner;
   /** The audit of the store; none when it is in memory. */
-  storeAudit?: MoneyAudit<StoreViolation>;
+  storeAudit?: MoneyAudit<StoreViolation, StoreAuditReport>;
   freeTierTrail: FreeTierTrail;
 }
 
@@ -133,7 +133,7 @@ export function quotaGrpc(
       return { settings: await freeTier.changeSettings(toSettingsChange(req), freeTierTrail, by) };
     },
     async auditStore() {
-      if (!storeAudit) return { violations: [], accountsChecked: 0, checked: false };
+      if (!storeAudit) return { violations: [], accountsChecked: 0, checked: false, repairingLines: [] };
       return { ...(await storeAudit.run()), checked: true };
     },
   };

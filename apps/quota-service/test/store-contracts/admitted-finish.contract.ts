@@ -388,6 +388,25 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.admission.credit(known)).toEqual({ granted: 10_000, charged: 0, returned: 0, held: 0 });
     });
 
+    it("judges a lost line's admission by billing-service's totals plus the charges waiting, without taking them; takes them once none waits", async () => {
+      // The store lost the line; a finish queued again since charged 3,000, its bill waiting.
+      const bill = paidBill(account, 'resent', 5000, 1000, 500, 3000);
+      await s.admission.finish(paidFinish('resent', 1500, 3000, bill));
+      // billing-service: 20,000 lent, 10,000 charged (without the 3,000): 7,000 left, not 10,000.
+      const merge = { granted: 20_000, charged: 10_000, returned: 0 };
+      expect(await s.admission.admit(paidStep(account, 8000, { merge }))).toMatchObject({
+        outcome: 'not-covered',
+        credit: { granted: 20_000, charged: 13_000, returned: 0, held: 0 },
+      });
+      expect(await s.admission.admit(paidStep(account, 4000, { merge }))).toMatchObject({ outcome: 'admitted' });
+      expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 3000, returned: 0, held: 4000 });
+      // Applied: billing-service's totals are the line's now.
+      await s.outbox.ack((await s.outbox.claim(10_000)).filter((c) => c.record.accountId === account).map((c) => c.id));
+      const applied = { granted: 20_000, charged: 13_000, returned: 0 };
+      expect(await s.admission.admit(paidStep(account, 3000, { merge: applied }))).toMatchObject({ outcome: 'admitted' });
+      expect(await s.admission.credit(account)).toEqual({ granted: 20_000, charged: 13_000, returned: 0, held: 7000 });
+    });
+
     it('gives back the unheld line when forced, queueing the cumulative total returned', async () => {
       await grantLine(s.admission, account, 10_000);
       const running = paidStep(account, 6000);

@@ -27,16 +27,16 @@ const violations = gauge(
  * An audit of money (ctl audit, and every `intervalMs` in the service): each run sets the
  * gauge for every kind it can find, and the periodic runs log each violation.
  */
-export class MoneyAudit<V extends AuditViolation> {
+export class MoneyAudit<V extends AuditViolation, R extends AuditReport<V> = AuditReport<V>> {
   private task: PeriodicTask | undefined;
 
   constructor(
     private readonly kinds: readonly string[],
-    private readonly audit: () => Promise<AuditReport<V>>,
+    private readonly audit: () => Promise<R>,
   ) {}
 
   /** Audits now; the gauge shows what it found. */
-  async run(): Promise<AuditReport<V>> {
+  async run(): Promise<R> {
     const report = await this.audit();
     for (const kind of this.kinds) violations.set({ kind }, report.violations.filter((v) => v.kind === kind).length);
     return report;

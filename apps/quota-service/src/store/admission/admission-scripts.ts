@@ -18,13 +18,15 @@ export const ADMIT_REPLY = { admitted: 1, rateLimited: 2, notCovered: 3, noPlace
 /**
  * KEYS: 1 minute hash, 2 places hash, 3 last-grant string, 4 credit hash {gr, ch, rt, hd},
  *       5 credit holds hash {request id: micro}, 6 finished zset, 7 lease lapse zset,
- *       8 lease data hash, 9 active lines zset.
+ *       8 lease data hash, 9 active lines zset, 10 unbilled hash.
  * ARGV: 1 request id, 2 account id, 3 'count'|'nocount', 4 per-minute limit, 5 place limit,
  *       6 recovery ms, 7 lease ttl ms, 8 'paid'|'free', 9 worst micro, 10-12 granted, charged and
  *       returned totals to merge (each '' for none), 13 lease JSON, 14 finish memory ms, [15 now].
  * In this order, all or nothing: a request id leased already answers admitted again (not counted
  * again); the count (a refusal writes nothing); a finished id answers gone; a paid request needs
- * gr - ch - rt - hd >= worst after the merge; a place (as ACQUIRE_PLACE); then the hold, the
+ * gr - ch - rt - hd >= worst after the merge (a line the store lost, no gr, while bills it queued
+ * again wait: billing's totals judged with ch added to billing's, not kept, as ADOPT_LINE says
+ * why); a place (as ACQUIRE_PLACE); then the hold, the
  * place, the last grant, the lease and the active-lines entry are written together.
  * Returns {1, count, now, repeated 0/1, repeated: hold or -1} | {2|4|5, count, now} |
  * {3, count, now, gr, ch, rt, hd}.
@@ -50,10 +52,13 @@ if paid then
   local stored = redis.call('HMGET', KEYS[4], 'gr', 'ch', 'rt', 'hd')
   local t = {}
   for i = 1, 4 do t[i] = tonumber(stored[i]) or 0 end
+  local lost = not stored[1] and redis.call('HLEN', KEYS[10]) > 0
   local fields = {'gr', 'ch', 'rt'}
   for i = 1, 3 do
     local given = tonumber(ARGV[9 + i])
-    if given and given > t[i] then
+    if given and lost then
+      if i == 2 then t[i] = t[i] + given elseif given > t[i] then t[i] = given end
+    elseif given and given > t[i] then
       t[i] = given
       redis.call('HSET', KEYS[4], fields[i], given)
       if i == 1 then redis.call('ZADD', KEYS[9], now, account) end

@@ -31,7 +31,11 @@ export interface AdmitStep {
   payment: Payment;
   /** Paid: the worst case to hold within the line, micro-LYD. 0 when free. */
   worstMicro: number;
-  /** Paid: billing-service's totals, merged first. */
+  /**
+   * Paid: billing-service's totals, merged first (each the larger). On a line the store lost (no
+   * grant) while bills it queued wait for billing-service, judged only, not kept: the store's
+   * charges since are added to billing's charged total, which lacks the waiting ones.
+   */
   merge?: LineTotals;
   /** The lease started on admission (an admitted lease: `maxTokens` set). */
   lease: LeaseRecord;

@@ -70,8 +70,12 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     if (limits.isFinished(accountId, requestId, now)) return { outcome: 'gone', count };
     const paid = step.payment === 'paid';
     if (paid) {
-      const line = this.line(accountId);
-      if (step.merge) {
+      let line = this.line(accountId);
+      if (step.merge && line.granted === 0 && this.stores.outbox.hasUnbilled(accountId)) {
+        // A line the store lost, its bills queued again waiting: billing's charged total lacks them (ADMIT).
+        const { granted, charged, returned } = step.merge;
+        line = { granted, charged: line.charged + charged, returned: Math.max(line.returned, returned), held: line.held };
+      } else if (step.merge) {
         if (step.merge.granted > line.granted) this.active.set(accountId, now);
         line.granted = Math.max(line.granted, step.merge.granted);
         line.charged = Math.max(line.charged, step.merge.charged);

@@ -74,6 +74,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       a.shard.leases.lapse,
       a.shard.leases.data,
       a.shard.activeLines,
+      a.unbilled,
     ];
     const merge = step.merge;
     const args = [

@@ -89,6 +89,18 @@ describe.each(['account', 'shard'] as const)('RedisStoreAudit, %s layout', (layo
     expect(orphaned.leased).toEqual(new Set());
   });
 
+  it("reads whether the store knows the account's line and how many of its bills wait, in the same look", async () => {
+    const { keys, admission, audit } = await open(layout);
+    await grantLine(admission, 'acct_1', 100_000);
+    expect(await audit.facts(['acct_1'])).toMatchObject([{ lineKnown: true, billsWaiting: 0 }]);
+    // Redis lost the line; a re-sent finish charged 3,000 in it since, its bill waiting.
+    const a = keys.account('acct_1');
+    await plain.multi().del(a.credit).hset(a.credit, 'ch', 3000).hset(a.unbilled, 'req_1', 1).exec();
+    expect(await audit.facts(['acct_1'])).toMatchObject([
+      { lineKnown: false, billsWaiting: 1, credit: { granted: 0, charged: 3000, returned: 0, held: 0 } },
+    ]);
+  });
+
   it('finds the leases that lapsed before a time, with their account, and the free pool used today', async () => {
     const { keys, admission, audit } = await open(layout);
     await grantLine(admission, 'acct_lapsing', 100_000);

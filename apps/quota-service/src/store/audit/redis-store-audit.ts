@@ -7,9 +7,9 @@ import { parseLeaseRecord } from '../outbox/settle-record-json';
 import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-source';
 
 /**
- * One account's credit, holds and places, and which of their requests have a lease, in one
- * atomic look (Admit and Finish change a hold and its lease in one script, so that reading them
- * apart would see one without the other).
+ * One account's credit, holds and places, which of their requests have a lease, and how many of
+ * its bills wait for billing-service, in one atomic look (Admit and Finish change a hold and its
+ * lease in one script, so that reading them apart would see one without the other).
  */
 const ACCOUNT_FACTS = new LuaScript(
   'account_facts',
@@ -23,7 +23,7 @@ for _, list in ipairs({holds, places}) do
     if redis.call('HEXISTS', KEYS[4], list[i]) == 1 then leased[#leased + 1] = list[i] end
   end
 end
-return {credit, holds, places, leased}
+return {credit, holds, places, leased, redis.call('HLEN', KEYS[5])}
 `,
 );
 
@@ -119,10 +119,11 @@ export class RedisStoreAudit implements StoreAuditSource {
     const keys = this.keys.account(accountId);
     const reply = (await ACCOUNT_FACTS.run(
       this.redis,
-      [keys.credit, keys.creditHolds, keys.places, keys.shard.leases.data],
+      [keys.credit, keys.creditHolds, keys.places, keys.shard.leases.data, keys.unbilled],
       [],
     )) as unknown[];
-    const [granted, charged, returned, held] = (reply[0] as (string | null)[]).map((v) => Number(v ?? 0));
+    const stored = reply[0] as (string | null)[];
+    const [granted, charged, returned, held] = stored.map((v) => Number(v ?? 0));
     const credit: CreditTotals = { granted, charged, returned, held };
     return {
       accountId,
@@ -130,6 +131,8 @@ export class RedisStoreAudit implements StoreAuditSource {
       holds: numberMap(reply[1]),
       places: grantTimes(reply[2]),
       leased: new Set((reply[3] as unknown[]).map(String)),
+      lineKnown: stored[0] !== null,
+      billsWaiting: Number(reply[4]),
     };
   }
 }

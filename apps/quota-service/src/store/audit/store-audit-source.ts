@@ -10,6 +10,14 @@ export interface AccountFacts {
   places: ReadonlyMap<string, number>;
   /** Which of the requests above have a lease. */
   leased: ReadonlySet<string>;
+  /**
+   * False when the store has no granted total for the account: it lost the line (Redis came back
+   * empty, or failed over) and rebuilds it from re-sent finishes and renewals until it adopts
+   * billing-service's totals (ADOPT_LINE, or an admission's line extension).
+   */
+  lineKnown: boolean;
+  /** The account's bills queued and not yet applied by billing-service. */
+  billsWaiting: number;
 }
 
 /** A lease the reaper should have finished by now. */

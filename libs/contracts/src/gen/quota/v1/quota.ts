@@ -647,6 +647,21 @@ export interface AuditStoreResponse {
   accountsChecked: number;
   /** False when the store is in memory (one replica, started without Redis): nothing was checked. */
   checked: boolean;
+  /**
+   * The credit lines the store lost (Redis came back empty, or failed over) and is rebuilding from
+   * the edges' re-sent bills and renewals until it adopts billing-service's totals, once the
+   * account's bills are applied: not violations (their totals are partial until then), at most
+   * 1,000. Their holds are still checked against what billing-service lent (held-beyond-line).
+   */
+  repairingLines: RepairingLine[];
+}
+
+/** A credit line the store is rebuilding after losing it. */
+export interface RepairingLine {
+  /** The account. */
+  accountId: string;
+  /** The figures, in words: what the store charged, returned and held since, the bills waiting. */
+  detail: string;
 }
 
 /** One rule of the store that does not hold. */
@@ -3334,7 +3349,7 @@ export const AuditStoreRequest: MessageFns<AuditStoreRequest> = {
 };
 
 function createBaseAuditStoreResponse(): AuditStoreResponse {
-  return { violations: [], accountsChecked: 0, checked: false };
+  return { violations: [], accountsChecked: 0, checked: false, repairingLines: [] };
 }
 
 export const AuditStoreResponse: MessageFns<AuditStoreResponse> = {
@@ -3347,6 +3362,9 @@ export const AuditStoreResponse: MessageFns<AuditStoreResponse> = {
     }
     if (message.checked !== false) {
       writer.uint32(24).bool(message.checked);
+    }
+    for (const v of message.repairingLines) {
+      RepairingLine.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -3388,6 +3406,14 @@ export const AuditStoreResponse: MessageFns<AuditStoreResponse> = {
             message.checked = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.repairingLines.push(RepairingLine.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3408,6 +3434,74 @@ export const AuditStoreResponse: MessageFns<AuditStoreResponse> = {
     message.violations = object.violations?.map((e) => StoreViolation.fromPartial(e)) || [];
     message.accountsChecked = object.accountsChecked ?? 0;
     message.checked = object.checked ?? false;
+    message.repairingLines = object.repairingLines?.map((e) => RepairingLine.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRepairingLine(): RepairingLine {
+  return { accountId: "", detail: "" };
+}
+
+export const RepairingLine: MessageFns<RepairingLine> = {
+  encode(message: RepairingLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.detail !== "") {
+      writer.uint32(18).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RepairingLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRepairingLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RepairingLine>, I>>(base?: I): RepairingLine {
+    return RepairingLine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RepairingLine>, I>>(object: I): RepairingLine {
+    const message = createBaseRepairingLine();
+    message.accountId = object.accountId ?? "";
+    message.detail = object.detail ?? "";
     return message;
   },
 };
