@@ -1,5 +1,5 @@
 import { BILLING_SETTINGS } from '@gw/app-settings';
-import { Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
+import { AuditKeySource, Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
 
 /** billing-service settings, each default beside its variable. */
 export interface BillingConfig extends GrpcServerSettings {
@@ -17,6 +17,10 @@ export interface BillingConfig extends GrpcServerSettings {
   priceAckTimeoutMs: number;
   /** How often the books are audited for the money_audit_violations gauge. */
   moneyAuditIntervalMs: number;
+  /** The audit chain's key: AUDIT_KEY, or the file kept beside the embedded data (loadAuditKey). */
+  auditKey: AuditKeySource;
+  /** How often the chain's last link is logged as a checkpoint. */
+  auditCheckpointIntervalMs: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -32,6 +36,8 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     holdSweepIntervalMs: s.HOLD_SWEEP_INTERVAL_MS,
     priceAckTimeoutMs: s.PRICE_ACK_TIMEOUT_MS,
     moneyAuditIntervalMs: s.MONEY_AUDIT_INTERVAL_MS,
+    auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
+    auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     logLevel: s.LOG_LEVEL as LogLevel,
   });

@@ -1,5 +1,14 @@
 import { defineSettings, setting } from '@gw/service-kit';
-import { BIND_HOST, DATA_DIR, DATABASE_URL, GRPC_MAX_CONNECTION_AGE_MS, LOG_LEVEL, SHUTDOWN_GRACE_MS } from './common';
+import {
+  AUDIT_CHECKPOINT_INTERVAL_MS,
+  AUDIT_KEY,
+  BIND_HOST,
+  DATA_DIR,
+  DATABASE_URL,
+  GRPC_MAX_CONNECTION_AGE_MS,
+  LOG_LEVEL,
+  SHUTDOWN_GRACE_MS,
+} from './common';
 
 /** What billing-service reads (apps/billing-service/src/config.ts), besides GRPC_SECURITY_SETTINGS. */
 export const BILLING_SETTINGS = defineSettings({
@@ -13,6 +22,8 @@ export const BILLING_SETTINGS = defineSettings({
   HOLD_SWEEP_INTERVAL_MS: setting.int(60_000, 'how often the sweeper looks for stale holds'),
   PRICE_ACK_TIMEOUT_MS: setting.int(5000, 'how long SetPrice waits for each price watcher to apply a price before cutting its watch'),
   MONEY_AUDIT_INTERVAL_MS: setting.int(600_000, 'how often the books are audited for the money_audit_violations gauge'),
+  AUDIT_KEY,
+  AUDIT_CHECKPOINT_INTERVAL_MS,
   SHUTDOWN_GRACE_MS,
   LOG_LEVEL,
 });

@@ -57,4 +57,4 @@ export type { AuditKeySource } from './audit/audit-key';
 export { logAuditCheckpoints } from './audit/audit-checkpoints';
 export { auditActor, MAX_AUDIT_REASON_LENGTH } from './audit/audit-actor';
 export type { AuditActor } from './audit/audit-actor';
-export { toAuditEntryMessage, toChainCheckMessage } from './audit/audit-messages';
+export { fromCheckpointMessage, toAuditEntryMessage, toChainCheckMessage } from './audit/audit-messages';

@@ -1,7 +1,9 @@
-import { Queryable } from '@gw/service-kit';
+import { Database, Queryable } from '@gw/service-kit';
 import { AppliedBill, BillRecord, CreditLineAsk, CreditLineExtension, LentLine, LineReturnRecord } from './credit-line-records';
 import { CreditLineStore } from './credit-line-store';
+import { chargesLink } from './money-link-drafts';
 import { Int8, toSafeInt } from './pg-billing-rows';
+import { PgMoneyLinks } from './pg-money-links';
 
 interface ExtensionRow {
   lent_now: Int8;
@@ -32,9 +34,15 @@ const APPLY_BILLS = `
   SELECT bill_outcome, bill_charged, bill_shortfall FROM billing.apply_bills($1::text[], $2::text[], $3::text[], $4::boolean[],
     $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[], $14::text[])`;
 
-/** CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012, so one round trip and one transaction. */
+/**
+ * CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012,
+ * so one round trip and one transaction; a batch of bills also appends its link (chargesLink).
+ */
 export class PgCreditLineStore implements CreditLineStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Database,
+    private readonly links: PgMoneyLinks,
+  ) {}
 
   async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
     const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_line($1, $2, $3)', [
@@ -78,27 +86,49 @@ export class PgCreditLineStore implements CreditLineStore {
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
     if (bills.length === 0 && returns.length === 0) return [];
-    const column = <T>(pick: (b: BillRecord) => T) => bills.map(pick);
-    const { rows } = await this.db.query<AppliedRow>(APPLY_BILLS, [
-      column((b) => b.requestId),
-      column((b) => b.accountId),
-      column((b) => b.model),
-      column((b) => b.paid),
-      column((b) => b.promptTokens),
-      column((b) => b.completionTokens),
-      column((b) => b.usageEstimated),
-      column((b) => b.heldMicro),
-      column((b) => b.inputMicroPerMillion),
-      column((b) => b.outputMicroPerMillion),
-      column((b) => b.chargeMicro),
-      returns.map((r) => r.accountId),
-      returns.map((r) => r.returnedTotalMicro),
-      column((b) => b.endReason),
-    ]);
-    return rows.map((r) => ({
-      outcome: r.bill_outcome,
-      chargedMicro: toSafeInt(r.bill_charged),
-      shortfallMicro: toSafeInt(r.bill_shortfall),
-    }));
+    return this.db.transaction(async (tx) => {
+      const applied = await applyBillsIn(tx, bills, returns);
+      const charges = applied.flatMap((a, i) =>
+        a.outcome === 'repeated'
+          ? []
+          : [
+              {
+                accountId: bills[i].accountId,
+                requestId: bills[i].requestId,
+                chargedMicro: a.chargedMicro,
+                corrected: a.outcome === 'corrected',
+              },
+            ],
+      );
+      const { draft, rows } = chargesLink(charges, returns, 'apply-bills');
+      // One link per batch that moved money or lines; a batch of repeats moved nothing.
+      if (rows.length || returns.length) await this.links.append(tx, draft, rows);
+      return applied;
+    });
   }
+}
+
+async function applyBillsIn(tx: Queryable, bills: BillRecord[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
+  const column = <T>(pick: (b: BillRecord) => T) => bills.map(pick);
+  const { rows } = await tx.query<AppliedRow>(APPLY_BILLS, [
+    column((b) => b.requestId),
+    column((b) => b.accountId),
+    column((b) => b.model),
+    column((b) => b.paid),
+    column((b) => b.promptTokens),
+    column((b) => b.completionTokens),
+    column((b) => b.usageEstimated),
+    column((b) => b.heldMicro),
+    column((b) => b.inputMicroPerMillion),
+    column((b) => b.outputMicroPerMillion),
+    column((b) => b.chargeMicro),
+    returns.map((r) => r.accountId),
+    returns.map((r) => r.returnedTotalMicro),
+    column((b) => b.endReason),
+  ]);
+  return rows.map((r) => ({
+    outcome: r.bill_outcome,
+    chargedMicro: toSafeInt(r.bill_charged),
+    shortfallMicro: toSafeInt(r.bill_shortfall),
+  }));
 }

@@ -85,10 +85,12 @@ describe('ChainWalker', () => {
     expect(walk(entries, { seq: 4, hash: entries[3].hash })).toMatchObject({ ok: false, firstBad: { seq: 3, problem: 'relinked' } });
     const last = { ...entries[3], reason: 'why not' };
     const lastHash = entryHash(last.prevHash, last);
-    expect(walk([...chain(3), { ...last, hash: lastHash, mac: linkMac(KEY, lastHash) }], { seq: 4, hash: chain(4)[3].hash })).toMatchObject({
-      ok: false,
-      firstBad: { seq: 4, problem: 'relinked' },
-    });
+    expect(walk([...chain(3), { ...last, hash: lastHash, mac: linkMac(KEY, lastHash) }], { seq: 4, hash: chain(4)[3].hash })).toMatchObject(
+      {
+        ok: false,
+        firstBad: { seq: 4, problem: 'relinked' },
+      },
+    );
   });
 
   it('names an entry put in past the head', () => {

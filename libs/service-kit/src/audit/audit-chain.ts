@@ -64,7 +64,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * pairs sorted by key (jsonb gives keys back in its own order), the time in ISO-8601 with
  * milliseconds (as a Date and a timestamptz both keep it exactly).
  */
-export function canonicalEntry(entry: Omit<AuditEntry, 'hash' | 'prevHash'>): string {
+export function canonicalEntry(entry: Omit<AuditEntry, 'hash' | 'prevHash' | 'mac'>): string {
   const details = Object.keys(entry.details)
     .sort()
     .map((key) => [key, entry.details[key]]);
@@ -72,7 +72,7 @@ export function canonicalEntry(entry: Omit<AuditEntry, 'hash' | 'prevHash'>): st
 }
 
 /** sha256 of the hash before it, a newline and the entry's canonical form, lower-case hex. */
-export function entryHash(prevHash: string, entry: Omit<AuditEntry, 'hash' | 'prevHash'>): string {
+export function entryHash(prevHash: string, entry: Omit<AuditEntry, 'hash' | 'prevHash' | 'mac'>): string {
   return createHash('sha256')
     .update(`${prevHash}\n${canonicalEntry(entry)}`)
     .digest('hex');

@@ -1,4 +1,15 @@
-import { AuditDraft, AuditEntry, AuditKey, AuditValue, ChainCheck, ChainPoint, ChainWalker, entryHash, GENESIS_HASH, linkMac } from './audit-chain';
+import {
+  AuditDraft,
+  AuditEntry,
+  AuditKey,
+  AuditValue,
+  ChainCheck,
+  ChainPoint,
+  ChainWalker,
+  entryHash,
+  GENESIS_HASH,
+  linkMac,
+} from './audit-chain';
 import { Database, Queryable } from '../db/database';
 import { Migration } from '../db/migrations';
 

@@ -62,7 +62,7 @@ export interface ChainCheck {
    * its first keyed link.
    */
   unkeyedEntries: number;
-  /** The chain's last link, when ok and the chain has one: a checkpoint to keep (service empty). */
+  /** The chain's last link, when ok and the chain has one: a checkpoint to keep. */
   head?: Checkpoint | undefined;
 }
 
