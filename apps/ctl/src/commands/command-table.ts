@@ -1,5 +1,5 @@
 import { audit } from './audit-commands';
-import { auditLogVerify } from './audit-log-commands';
+import { auditLogCheckpoint, auditLogVerify } from './audit-log-commands';
 import {
   accountCreate,
   accountGrantModel,
@@ -35,6 +35,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'ledger archive': ledgerArchive,
   audit,
   'audit-log verify': auditLogVerify,
+  'audit-log checkpoint': auditLogCheckpoint,
   'freetier set': freeTierSet,
   'console invite': consoleInvite,
 };
