@@ -15,6 +15,8 @@ describe('loadConfig', () => {
       holdSweepIntervalMs: 60000,
       priceAckTimeoutMs: 5000,
       moneyAuditIntervalMs: 600_000,
+      auditKey: { value: undefined, file: '.data/audit.key' },
+      auditCheckpointIntervalMs: 600_000,
       shutdownGraceMs: 10000,
       logLevel: 'info',
     });
