@@ -68,14 +68,16 @@ export class PgMoneyLinks {
   /**
    * Links every movement kept before links were (`books-linked`), once: on the first start with
    * links, before the service serves, so that from then on every movement has a link. Appends
-   * nothing when a link of it exists, or when there is nothing to link (a new database).
+   * nothing once the chain has a keyed link (every movement since is linked), or when there is
+   * nothing to link (a new database).
    */
   async linkEarlierBooks(db: Database): Promise<AuditEntry | undefined> {
     return db.transaction(async (tx) => {
       // The head first: a replica starting at the same time waits here, then finds the link made.
       await tx.query('SELECT seq FROM billing.audit_head FOR UPDATE');
       const { rows } = await tx.query<{ linked: boolean; earlier: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM billing.audit_log WHERE action = 'books-linked') AS linked,
+        // Any keyed link: movements were linked from then on (books-linked, or nothing to link when keying began).
+        `SELECT EXISTS (SELECT 1 FROM billing.audit_log WHERE mac IS NOT NULL) AS linked,
            EXISTS (SELECT 1 FROM billing.balance_entries) OR EXISTS (SELECT 1 FROM billing.ledger WHERE paid AND amount_micro <> 0)
              OR EXISTS (SELECT 1 FROM billing.archived_charges) AS earlier`,
       );

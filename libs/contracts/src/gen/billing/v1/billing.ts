@@ -662,7 +662,10 @@ export interface MoneyViolation {
   /**
    * balance-not-entries: the balance is not its entries less its charges; billed-twice: a billing
    * id with more than one ledger row; correction-not-charge: a charge is not what its correction
-   * of an estimate made it.
+   * of an estimate made it; entry-without-link: an entry, a charge or an account's archived charges
+   * not covered by links of the audit chain of its amount; link-without-entry: a link's entry gone
+   * or changed, or an account's links charging more than its ledger and archives hold;
+   * link-not-rows: a link whose rows no longer give its count and digest, or rows naming no link.
    */
   kind: string;
   /** The account it is about. */
