@@ -1,6 +1,15 @@
 import { Client } from 'pg';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
-import { auditTrailKeyMigration, auditTrailMigration, Database, entryHash, openDatabase, PgAuditTrail, runMigrations } from '../src';
+import {
+  ChainPoint,
+  auditTrailKeyMigration,
+  auditTrailMigration,
+  Database,
+  entryHash,
+  openDatabase,
+  PgAuditTrail,
+  runMigrations,
+} from '../src';
 
 const SCHEMA = 'trail_test';
 
@@ -78,7 +87,7 @@ describe('PgAuditTrail on Postgres', () => {
   it('names the first link rewritten and re-hashed with SQL, as one without the key would, and a head rolled back against a checkpoint', async () => {
     const saved = (await psql.query(`SELECT * FROM ${SCHEMA}.audit_log ORDER BY seq`)).rows;
     const savedHead = (await psql.query(`SELECT seq, hash FROM ${SCHEMA}.audit_head`)).rows[0];
-    const checkpoint = (await trail.verify(db)).head!;
+    const checkpoint = (await trail.verify(db)).head as ChainPoint;
     // The recipe: change entry 5, then recompute every hash from it on and move the head.
     await psql.query(`UPDATE ${SCHEMA}.audit_log SET reason = 'rewritten' WHERE seq = 5`);
     let prevHash = saved[3].hash as string;

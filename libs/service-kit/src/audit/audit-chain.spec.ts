@@ -110,7 +110,7 @@ describe('ChainWalker', () => {
       }
       return out;
     }
-    const headOf = (entries: AuditEntry[]) => ({ seq: entries.at(-1)!.seq, hash: entries.at(-1)!.hash });
+    const headOf = (entries: AuditEntry[]) => ({ seq: entries[entries.length - 1].seq, hash: entries[entries.length - 1].hash });
     const pointOf = (e: AuditEntry): ChainPoint => ({ seq: e.seq, hash: e.hash, mac: e.mac ?? '', at: e.at.toISOString() });
 
     it('names the first link re-hashed without the key, its old mac kept or one made with another key', () => {
