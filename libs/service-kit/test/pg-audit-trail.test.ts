@@ -2,6 +2,8 @@ import { Client } from 'pg';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import {
   ChainPoint,
+  createLogger,
+  logAuditCheckpoints,
   auditTrailKeyMigration,
   auditTrailMigration,
   Database,
@@ -17,7 +19,8 @@ describe('PgAuditTrail on Postgres', () => {
   let testDb: TestDatabase;
   let db: Database;
   let psql: Client;
-  const trail = new PgAuditTrail(SCHEMA, Buffer.from('the trail tests audit key, of 32 characters or more'));
+  const KEY = Buffer.from('the trail tests audit key, of 32 characters or more');
+  const trail = new PgAuditTrail(SCHEMA, KEY);
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -82,6 +85,35 @@ describe('PgAuditTrail on Postgres', () => {
     });
     await psql.query(`UPDATE ${SCHEMA}.audit_log SET details = $1 WHERE seq = 7`, [rows[0].details]);
     expect(await trail.verify(db)).toMatchObject({ entries: 41, ok: true, unkeyedEntries: 0 });
+  });
+
+  it('logs the last link as a checkpoint, as ctl audit-log checkpoint prints it, and an error for a head not keyed under the key', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    let heard: () => void = () => undefined;
+    const logger = createLogger('trail-test', 'info', (line) => {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+      heard();
+    });
+    const next = () => new Promise<Record<string, unknown>>((resolve) => (heard = () => resolve(lines[lines.length - 1])));
+    const logged = next();
+    const task = logAuditCheckpoints('trail-test', trail, db, KEY, 60_000, logger);
+    const line = await logged;
+    await task.stop();
+    const head = (await trail.verify(db)).head as ChainPoint;
+    expect(line).toMatchObject({ level: 'info', msg: 'audit checkpoint', service: 'trail-test', ...head });
+
+    const other = new PgAuditTrail(SCHEMA, Buffer.from('not the key the chain was written with, 32+ chars'));
+    const refused = next();
+    const wrongKey = logAuditCheckpoints(
+      'trail-test',
+      other,
+      db,
+      Buffer.from('not the key the chain was written with, 32+ chars'),
+      60_000,
+      logger,
+    );
+    expect(await refused).toMatchObject({ level: 'error', msg: 'audit chain head is not keyed under AUDIT_KEY: no checkpoint logged' });
+    await wrongKey.stop();
   });
 
   it('names the first link rewritten and re-hashed with SQL, as one without the key would, and a head rolled back against a checkpoint', async () => {
