@@ -27,7 +27,7 @@ export async function linkLedgerArchive(tx: Queryable, links: PgMoneyLinks, befo
     months: archive.months.join(','),
     fileRows: archive.rows,
     sha256: archive.sha256.toLowerCase(),
-    amountMicro: charged.reduce((sum, r) => sum + r.amountMicro, 0),
+    amountMicro: charged.reduce((sum, r) => sum + BigInt(r.amountMicro), 0n).toString(),
   };
   await links.append(tx, { accountId: null, action: 'ledger-archived', details, actor: 'billing-service', reason: '' }, charged);
 }

@@ -30,7 +30,8 @@ export function chargesLink(
     via,
     charges: moved.filter((c) => !c.corrected).length,
     corrections: moved.filter((c) => c.corrected).length,
-    amountMicro: moved.reduce((sum, c) => sum + c.chargedMicro, 0),
+    // Exact whatever the batch's sum (each charge is at most 2^53 - 1): a decimal string.
+    amountMicro: moved.reduce((sum, c) => sum + BigInt(c.chargedMicro), 0n).toString(),
     returns: returns.length,
   };
   if (returns.length) {
