@@ -1,4 +1,4 @@
-import { Logger, openDatabase, runMigrations, startGrpcServer } from '@gw/service-kit';
+import { loadAuditKey, logAuditCheckpoints, Logger, openDatabase, PgAuditTrail, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthConfig } from './config';
 import { AccountDirectory } from './domain/account-directory';
 import { IdentityChangeHub } from './domain/identity-change-hub';
@@ -24,7 +24,11 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   const applied = await runMigrations(db, 'auth', AUTH_MIGRATIONS);
   if (applied.length) logger.info('migrations applied', { applied });
-  const store = new PgIdentityStore(db);
+  const { key, from } = loadAuditKey(config.auditKey);
+  if (from === 'file' && config.databaseUrl)
+    logger.warn("AUDIT_KEY is unset: the audit chain is keyed with this machine's key file", { file: config.auditKey.file });
+  const trail = new PgAuditTrail('auth', key);
+  const store = new PgIdentityStore(db, trail);
   const lastUsed = new LastUsedRecorder(
     (batch) => store.touchKeys(batch),
     config.lastUsedFlushMs,
@@ -37,6 +41,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   const directory = new AccountDirectory(store, lastUsed, feed);
   const server = await startGrpcServer(config, [authGrpc(directory, hub, config.suspensionWhatsapp, logger)], logger);
   logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
+  const checkpoints = logAuditCheckpoints('auth-service', trail, db, key, config.auditCheckpointIntervalMs, logger);
   return {
     port: server.port,
     stop: async () => {
@@ -44,6 +49,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
       // The edges' change streams would hold the server open: ended, each edge drops its cache.
       hub.endAll('auth-service stopping');
       await feed.stop();
+      await checkpoints.stop();
       await server.stop(config.shutdownGraceMs);
       await lastUsed.stop();
       await db.close();

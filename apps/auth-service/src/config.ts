@@ -1,5 +1,5 @@
 import { AUTH_SETTINGS } from '@gw/app-settings';
-import { Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
+import { AuditKeySource, Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
 
 /** auth-service settings, each default beside its variable. */
 export interface AuthConfig extends GrpcServerSettings {
@@ -7,6 +7,10 @@ export interface AuthConfig extends GrpcServerSettings {
   dataDir: string;
   suspensionWhatsapp: string;
   lastUsedFlushMs: number;
+  /** The audit chain's key: AUDIT_KEY, or the file kept beside the embedded data (loadAuditKey). */
+  auditKey: AuditKeySource;
+  /** How often the chain's last link is logged as a checkpoint. */
+  auditCheckpointIntervalMs: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -20,6 +24,8 @@ export function loadConfig(env: Env): Readonly<AuthConfig> {
     dataDir: `${s.DATA_DIR}/auth`,
     suspensionWhatsapp: s.SUSPENSION_WHATSAPP,
     lastUsedFlushMs: s.LAST_USED_FLUSH_MS,
+    auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
+    auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     logLevel: s.LOG_LEVEL as LogLevel,
   });

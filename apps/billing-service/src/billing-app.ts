@@ -1,4 +1,14 @@
-import { Logger, MoneyAudit, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
+import {
+  loadAuditKey,
+  logAuditCheckpoints,
+  Logger,
+  MoneyAudit,
+  openDatabase,
+  PeriodicTask,
+  PgAuditTrail,
+  runMigrations,
+  startGrpcServer,
+} from '@gw/service-kit';
 import { watchHolds, watchSetAsideBills } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
@@ -19,6 +29,7 @@ import { PgCreditLineStore } from './store/pg-credit-line-store';
 import { PgLedgerMonths } from './store/pg-ledger-months';
 import { MoneyViolation } from './store/money-audit-store';
 import { PgMoneyAudit } from './store/pg-money-audit';
+import { PgMoneyLinks } from './store/pg-money-links';
 import { PgPriceFeed } from './store/pg-price-feed';
 import { PgSetAsideBills } from './store/pg-set-aside-bills';
 
@@ -39,10 +50,18 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
   let feed: PriceFeed | undefined;
   let monthKeeper: PeriodicTask | undefined;
   let moneyAudit: MoneyAudit<MoneyViolation> | undefined;
+  let checkpoints: PeriodicTask | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
-    const store = new PgBillingStore(db);
+    const { key, from } = loadAuditKey(config.auditKey);
+    if (from === 'file' && config.databaseUrl)
+      logger.warn("AUDIT_KEY is unset: the audit chain is keyed with this machine's key file", { file: config.auditKey.file });
+    const trail = new PgAuditTrail('billing', key);
+    const links = new PgMoneyLinks(trail);
+    const opened = await links.linkEarlierBooks(db);
+    if (opened) logger.info('linked the movements kept before links were', { seq: opened.seq, rows: opened.details.rows });
+    const store = new PgBillingStore(db, links);
     watchHolds(db);
     watchSetAsideBills(db);
     const hub = new PriceWatchHub(config.priceAckTimeoutMs);
@@ -51,25 +70,26 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
       : await LocalPriceFeed.start(store, hub);
     feed = priceFeed;
     const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
-    const months = new PgLedgerMonths(db);
+    const months = new PgLedgerMonths(db, links);
     monthKeeper = await startLedgerMonthKeeper(months, logger);
     moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
-        creditLines: new CreditLines(new PgCreditLineStore(db), config.filingWindow),
+        creditLines: new CreditLines(new PgCreditLineStore(db, links), config.filingWindow),
         statement: new PgAccountStatement(db),
         priceHub: hub,
         archive: new LedgerArchive(months, config.filingWindow.lateWindowMs),
-        setAside: new SetAsideBills(new PgSetAsideBills(db)),
+        setAside: new SetAsideBills(new PgSetAsideBills(db, links)),
         moneyAudit,
-        audit: new PgBillingAudit(db),
+        audit: new PgBillingAudit(db, trail),
       },
       logger,
     );
     const server = await startGrpcServer(config, [billing], logger);
     sweeper.start();
+    checkpoints = logAuditCheckpoints('billing-service', trail, db, key, config.auditCheckpointIntervalMs, logger);
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {
       port: server.port,
@@ -81,6 +101,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         await sweeper.stop();
         await monthKeeper?.stop();
         await moneyAudit?.stop();
+        await checkpoints?.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },
@@ -89,6 +110,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     await feed?.stop().catch(() => undefined);
     await monthKeeper?.stop();
     await moneyAudit?.stop();
+    await checkpoints?.stop();
     await db.close().catch(() => undefined);
     throw err;
   }

@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       priceAckTimeoutMs: 5000,
       moneyAuditIntervalMs: 600_000,
       filingWindow: { lateWindowMs: 90_000_000, aheadMs: 300_000 },
+      auditKey: { value: undefined, file: '.data/audit.key' },
+      auditCheckpointIntervalMs: 600_000,
       shutdownGraceMs: 10000,
       logLevel: 'info',
     });

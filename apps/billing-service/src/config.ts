@@ -1,6 +1,6 @@
 import { BILLING_SETTINGS } from '@gw/app-settings';
 import { FilingWindow } from './domain/bill-time';
-import { Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
+import { AuditKeySource, Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
 
 /** billing-service settings, each default beside its variable. */
 export interface BillingConfig extends GrpcServerSettings {
@@ -24,6 +24,10 @@ export interface BillingConfig extends GrpcServerSettings {
    * lateWindowMs after it ends.
    */
   filingWindow: FilingWindow;
+  /** The audit chain's key: AUDIT_KEY, or the file kept beside the embedded data (loadAuditKey). */
+  auditKey: AuditKeySource;
+  /** How often the chain's last link is logged as a checkpoint. */
+  auditCheckpointIntervalMs: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -40,6 +44,8 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     priceAckTimeoutMs: s.PRICE_ACK_TIMEOUT_MS,
     moneyAuditIntervalMs: s.MONEY_AUDIT_INTERVAL_MS,
     filingWindow: Object.freeze({ lateWindowMs: s.BILL_LATE_WINDOW_MS, aheadMs: s.BILL_AHEAD_MS }),
+    auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
+    auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     logLevel: s.LOG_LEVEL as LogLevel,
   });

@@ -11,6 +11,9 @@ const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDi
 const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 
 /** billing-service's audit trail over mutual TLS: balance changes, prices and quota-service's free-tier changes, and the walk. */
+/** What a balance change's link adds to its details: its entry, and its one row's count and digest. */
+const linkOf = (entryId: number) => ({ entryId, rows: 1, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
 describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
   let testDb: TestDatabase;
   let app: BillingApp;
@@ -81,8 +84,14 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
 
     const entries = await entriesOf(accountId);
     expect(entries.map((e) => [e.seq, e.action, e.actor, e.reason, JSON.parse(e.detailsJson)])).toEqual([
-      [2, 'balance-changed', 'ctl', 'refund', { amountMicro: -500_000, balanceMicro: 2_000_000, idempotencyKey: null }],
-      [1, 'balance-changed', 'ctl', 'invoice 7 paid', { amountMicro: 2_500_000, balanceMicro: 2_500_000, idempotencyKey: 'inv-7' }],
+      [2, 'balance-changed', 'ctl', 'refund', { amountMicro: -500_000, balanceMicro: 2_000_000, idempotencyKey: null, ...linkOf(2) }],
+      [
+        1,
+        'balance-changed',
+        'ctl',
+        'invoice 7 paid',
+        { amountMicro: 2_500_000, balanceMicro: 2_500_000, idempotencyKey: 'inv-7', ...linkOf(1) },
+      ],
     ]);
     const { rows } = await pg.query(
       'SELECT seq::int, account_id, action, actor, reason, details FROM billing.audit_log WHERE seq > 2 ORDER BY seq',
@@ -105,7 +114,7 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
         details: { dailyTokens: 1000, poolTokens: 5000, paused: true, enabled: true, changed: 'daily_tokens,paused', via: 'quota-service' },
       },
     ]);
-    expect(await verify()).toEqual({ entries: 4, ok: true });
+    expect(await verify()).toMatchObject({ entries: 4, ok: true });
   });
 
   it('takes free-tier changes only from quota-service, and answers the walk only to the operator', async () => {
@@ -166,7 +175,15 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
         'set-aside-bill-filed',
         'ctl',
         'billing was down',
-        { requestId: 'req_late_1', month: new Date().toISOString().slice(0, 7), chargeMicro: 500, chargedMicro: 500, shortfallMicro: 0 },
+        {
+          requestId: 'req_late_1',
+          month: new Date().toISOString().slice(0, 7),
+          chargeMicro: 500,
+          chargedMicro: 500,
+          shortfallMicro: 0,
+          rows: 1,
+          digest: expect.any(String),
+        },
       ],
     ]);
     expect(await verify()).toMatchObject({ ok: true });
@@ -174,7 +191,7 @@ describe('billing-service audit trail (gRPC over mutual TLS, Postgres)', () => {
 
   it('names the entry after one deleted with SQL, then an edited one before it', async () => {
     await pg.query('DELETE FROM billing.audit_log WHERE seq = 3');
-    expect(await verify()).toEqual({
+    expect(await verify()).toMatchObject({
       entries: 6,
       ok: false,
       firstBad: { seq: 4, problem: 'missing', detail: 'entry 3 is missing before it' },

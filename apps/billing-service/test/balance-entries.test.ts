@@ -213,6 +213,7 @@ describe('billing balance entries', () => {
     expect((await new PgMoneyAudit(db).audit(10)).violations).toEqual([
       { kind: 'balance-not-entries', accountId: 'acct_billed', requestId: '', detail: 'balance 0 micro-LYD, entries less charges -500' },
       { kind: 'correction-not-charge', accountId: 'acct_billed', requestId: 'b1', detail: 'corrected to 1000 micro-LYD, charged 1500' },
+      { kind: 'entry-without-link', accountId: 'acct_billed', requestId: 'b1', detail: 'charged 1500 micro-LYD, its links 1000' },
     ]);
   });
 });

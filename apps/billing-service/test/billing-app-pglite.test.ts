@@ -107,7 +107,8 @@ describe('billing-service on the embedded PGlite', () => {
       expect((await client.listAuditEntries({ accountId: 'acct_p', limit: 10 })).entries).toMatchObject([
         { seq: 1, action: 'balance-changed' },
       ]);
-      expect(await client.verifyAuditTrail({})).toEqual({ check: { entries: 2, ok: true } });
+      expect((await client.verifyAuditTrail({})).check).toMatchObject({ entries: 2, ok: true, unkeyedEntries: 0 });
+      expect((await client.auditMoney({})).violations).toEqual([]);
       const usage = { requestId: 'req_p', promptTokens: 2000, completionTokens: 100, usageEstimated: false };
       expect(await client.settle(usage)).toEqual({ chargedMicroLyd: 1200, balanceMicroLyd: 998_800 });
 

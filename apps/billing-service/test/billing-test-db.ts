@@ -1,6 +1,17 @@
 import { Client as PgClient } from 'pg';
 import { billingV1 } from '@gw/contracts';
-import { clientChain, createLogger, Database, Env, grpcCodeOf, openDatabase, RpcClient, rpcClient, runMigrations } from '@gw/service-kit';
+import {
+  clientChain,
+  createLogger,
+  Database,
+  Env,
+  grpcCodeOf,
+  openDatabase,
+  PgAuditTrail,
+  RpcClient,
+  rpcClient,
+  runMigrations,
+} from '@gw/service-kit';
 import { createTestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -9,6 +20,13 @@ import { LocalPriceFeed } from '../src/domain/price-feed';
 import { PriceWatchHub } from '../src/domain/price-watch-hub';
 import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
 import { PgBillingStore } from '../src/store/pg-billing-store';
+import { PgMoneyLinks } from '../src/store/pg-money-links';
+
+/** The audit chain's key in these tests (AUDIT_KEY of the apps started here). */
+export const TEST_AUDIT_KEY = 'the billing tests audit key, 32 characters or more';
+
+/** The links of the billing schema, keyed with TEST_AUDIT_KEY. */
+export const testMoneyLinks = (): PgMoneyLinks => new PgMoneyLinks(new PgAuditTrail('billing', Buffer.from(TEST_AUDIT_KEY)));
 
 /** A migrated billing schema in a database of its own, with the store and ledger on it. */
 export interface BillingTestDb {
@@ -25,7 +43,7 @@ export async function openBillingTestDb(): Promise<BillingTestDb> {
   const testDb = await createTestDatabase();
   const db = await openDatabase(testDb.url, '');
   await runMigrations(db, 'billing', BILLING_MIGRATIONS);
-  const store = new PgBillingStore(db);
+  const store = new PgBillingStore(db, testMoneyLinks());
   return {
     url: testDb.url,
     db,
@@ -67,6 +85,7 @@ export async function startBillingTestApps(count: number, env: Env, timeoutMs: n
     GRPC_INSECURE: 'true',
     DATABASE_URL: testDb.url,
     SHUTDOWN_GRACE_MS: '500',
+    AUDIT_KEY: TEST_AUDIT_KEY,
     ...env,
   });
   const logger = createLogger('billing-service', 'error', () => undefined);

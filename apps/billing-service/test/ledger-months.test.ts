@@ -234,6 +234,11 @@ describe('billing.ledger by month', () => {
       { month: monthName(monthStart(-2)), rows: 3, sha256 },
     ]);
     expect((await db.query('SELECT * FROM billing.balance_mismatches()')).rows).toEqual([]);
+    // The archive is a link of the chain (the file's digest and rows, each account's charges moved), and the books still match their links.
+    expect((await db.query("SELECT details FROM billing.audit_log WHERE action = 'ledger-archived'")).rows).toEqual([
+      { details: expect.objectContaining({ fileRows: 4, sha256, amountMicro: String(14 + 15 + 16 + 25) }) },
+    ]);
+    expect((await client.auditMoney({})).violations).toEqual([]);
     expect(await statement.charges('acct_old', 100, undefined)).toEqual(
       chargesBefore.filter((c) => !archived.some((a) => a.request_id === c.requestId)),
     );

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
@@ -89,6 +92,55 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
       'SELECT a::text AS row FROM auth.audit_log a UNION ALL SELECT b::text FROM billing.audit_log b',
     );
     expect(everything.rows.filter((r) => r.row.includes(key.slice(0, 13)))).toEqual([]);
+  });
+
+  it('prints a checkpoint to keep, and fails verify --checkpoint once the tail is cut and the head moved back', async () => {
+    const printed = await stack.ctl('audit-log', 'checkpoint');
+    expect(printed.exitCode).toBe(0);
+    const { checkpoints } = printed.json as { checkpoints: Array<{ service: string; seq: number; hash: string; mac: string; at: string }> };
+    expect(checkpoints).toEqual([
+      {
+        service: 'auth-service',
+        seq: 4,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        mac: expect.stringMatching(/^[0-9a-f]{64}$/),
+        at: expect.any(String),
+      },
+      {
+        service: 'billing-service',
+        seq: 3,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        mac: expect.stringMatching(/^[0-9a-f]{64}$/),
+        at: expect.any(String),
+      },
+    ]);
+    const file = join(mkdtempSync(join(tmpdir(), 'checkpoint-')), 'checkpoint.json');
+    writeFileSync(file, JSON.stringify(printed.json));
+    expect((await stack.ctl('audit-log', 'verify', '--checkpoint', file)).exitCode).toBe(0);
+
+    const last = (await pg.query('SELECT * FROM billing.audit_log WHERE seq = 3')).rows[0];
+    await psql(db.url, 'DELETE FROM billing.audit_log WHERE seq = 3');
+    await psql(db.url, 'UPDATE billing.audit_head SET seq = 2, hash = (SELECT hash FROM billing.audit_log WHERE seq = 2)');
+    expect((await verify()).exitCode).toBe(0);
+    const held = await stack.ctl('audit-log', 'verify', '--checkpoint', file);
+    expect(held.exitCode).toBe(1);
+    expect((held.json as { chains: Chain[] }).chains[1]).toMatchObject({
+      service: 'billing-service',
+      ok: false,
+      checkpoint: { seq: 3 },
+      firstBad: { seq: 3, problem: 'checkpoint-cut' },
+    });
+    expect((await stack.ctl('audit-log', 'verify', '--checkpoint', join(tmpdir(), 'no-such-checkpoint.json'))).json).toMatchObject({
+      error: { code: 'USAGE' },
+    });
+
+    await pg.query(
+      `INSERT INTO billing.audit_log (seq, at, account_id, action, details, actor, reason, prev_hash, hash, mac)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [last.seq, last.at, last.account_id, last.action, last.details, last.actor, last.reason, last.prev_hash, last.hash, last.mac],
+    );
+    await pg.query('UPDATE billing.audit_head SET seq = 3, hash = $1', [last.hash]);
+    expect((await stack.ctl('audit-log', 'verify', '--checkpoint', file)).exitCode).toBe(0);
   });
 
   it('names the entry edited with psql, and exits non-zero', async () => {

@@ -1,5 +1,14 @@
 import { defineSettings, setting } from '@gw/service-kit';
-import { BIND_HOST, DATA_DIR, DATABASE_URL, GRPC_MAX_CONNECTION_AGE_MS, LOG_LEVEL, SHUTDOWN_GRACE_MS } from './common';
+import {
+  AUDIT_CHECKPOINT_INTERVAL_MS,
+  AUDIT_KEY,
+  BIND_HOST,
+  DATA_DIR,
+  DATABASE_URL,
+  GRPC_MAX_CONNECTION_AGE_MS,
+  LOG_LEVEL,
+  SHUTDOWN_GRACE_MS,
+} from './common';
 
 /** What auth-service reads (apps/auth-service/src/config.ts), besides GRPC_SECURITY_SETTINGS. */
 export const AUTH_SETTINGS = defineSettings({
@@ -11,6 +20,8 @@ export const AUTH_SETTINGS = defineSettings({
   DATA_DIR,
   SUSPENSION_WHATSAPP: setting.string('+218910000000', 'the contact in the suspension object'),
   LAST_USED_FLUSH_MS: setting.int(1000, 'how often the batched "last used" times of keys are written'),
+  AUDIT_KEY,
+  AUDIT_CHECKPOINT_INTERVAL_MS,
   SHUTDOWN_GRACE_MS,
   LOG_LEVEL,
 });

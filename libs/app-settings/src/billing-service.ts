@@ -1,5 +1,14 @@
 import { defineSettings, setting } from '@gw/service-kit';
-import { BIND_HOST, DATA_DIR, DATABASE_URL, GRPC_MAX_CONNECTION_AGE_MS, LOG_LEVEL, SHUTDOWN_GRACE_MS } from './common';
+import {
+  AUDIT_CHECKPOINT_INTERVAL_MS,
+  AUDIT_KEY,
+  BIND_HOST,
+  DATA_DIR,
+  DATABASE_URL,
+  GRPC_MAX_CONNECTION_AGE_MS,
+  LOG_LEVEL,
+  SHUTDOWN_GRACE_MS,
+} from './common';
 
 /** What billing-service reads (apps/billing-service/src/config.ts), besides GRPC_SECURITY_SETTINGS. */
 export const BILLING_SETTINGS = defineSettings({
@@ -19,6 +28,8 @@ export const BILLING_SETTINGS = defineSettings({
     { min: 60_000 },
   ),
   BILL_AHEAD_MS: setting.int(300_000, 'a bill admitted further ahead of the clock than this is set aside, not filed'),
+  AUDIT_KEY,
+  AUDIT_CHECKPOINT_INTERVAL_MS,
   SHUTDOWN_GRACE_MS,
   LOG_LEVEL,
 });

@@ -24,3 +24,11 @@ export const BILLING_ADDR = setting.string(
   "billing-service's address: host:port, or dns:///name:port for every address of the name",
 );
 export const SHUTDOWN_GRACE_MS = setting.int(10_000, 'the drain time on SIGTERM');
+export const AUDIT_KEY = setting.optional(
+  "the audit chain's HMAC key, at least 32 characters: a deployment secret, the same for every replica, never in Postgres; unset: $DATA_DIR/audit.key, made on the first start",
+);
+export const AUDIT_CHECKPOINT_INTERVAL_MS = setting.int(
+  600_000,
+  "how often the audit chain's last link is logged at info as a checkpoint to keep outside the database",
+  { min: 1000 },
+);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AuditActor, AuditEntry, ChainCheck, optionalId, requireCount, requireId } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, ChainPoint, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from '../store/identity-records';
 import { IdentityStore } from '../store/identity-store';
 import { accountName, keyName } from './display-name';
@@ -156,7 +156,7 @@ export class AccountDirectory {
   }
 
   /** Walks the audit trail from its first entry: the first entry edited, missing or out of place is named. */
-  verifyAuditTrail(): Promise<ChainCheck> {
-    return this.store.verifyAuditTrail();
+  verifyAuditTrail(checkpoint?: ChainPoint): Promise<ChainCheck> {
+    return this.store.verifyAuditTrail(checkpoint);
   }
 }

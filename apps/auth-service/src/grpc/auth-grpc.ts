@@ -8,6 +8,7 @@ import {
   serverChain,
   toAuditEntryMessage,
   toChainCheckMessage,
+  fromCheckpointMessage,
 } from '@gw/service-kit';
 import { AccountDirectory, isSuspendedNow } from '../domain/account-directory';
 import { IdentityChangeHub } from '../domain/identity-change-hub';
@@ -98,7 +99,9 @@ export function authGrpc(
     listAuditEntries: async (req) => ({
       entries: (await directory.auditEntries(req.accountId, req.limit)).map(toAuditEntryMessage),
     }),
-    verifyAuditTrail: async () => ({ check: toChainCheckMessage(await directory.verifyAuditTrail()) }),
+    verifyAuditTrail: async (req) => ({
+      check: toChainCheckMessage(await directory.verifyAuditTrail(fromCheckpointMessage(req.checkpoint)), 'auth-service'),
+    }),
     getModel: async (req) => ({ model: toModel(await directory.getModel(req.id)) }),
   };
 

@@ -1,4 +1,4 @@
-import { auditTrailMigration, Migration } from '@gw/service-kit';
+import { auditTrailKeyMigration, auditTrailMigration, Migration } from '@gw/service-kit';
 
 /** The `auth` schema: accounts, keys (hash and prefix only), models and grants, and the audit trail of their changes. */
 export const AUTH_MIGRATIONS: Migration[] = [
@@ -40,4 +40,5 @@ export const AUTH_MIGRATIONS: Migration[] = [
     `,
   },
   auditTrailMigration('002-audit-trail', 'auth'),
+  auditTrailKeyMigration('003-audit-trail-keyed', 'auth'),
 ];

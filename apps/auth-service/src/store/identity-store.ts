@@ -1,4 +1,4 @@
-import { AuditActor, AuditEntry, ChainCheck } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, ChainPoint } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from './identity-records';
 
 /**
@@ -30,6 +30,6 @@ export interface IdentityStore {
   listModels(accountId: string): Promise<ModelRecord[]>;
   /** The account's newest `limit` entries of the audit trail, newest first. */
   auditEntries(accountId: string, limit: number): Promise<AuditEntry[]>;
-  /** Walks the audit trail from its first entry. */
-  verifyAuditTrail(): Promise<ChainCheck>;
+  /** Walks the audit trail from its first entry, held to `checkpoint` when given. */
+  verifyAuditTrail(checkpoint?: ChainPoint): Promise<ChainCheck>;
 }

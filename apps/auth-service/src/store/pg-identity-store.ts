@@ -1,4 +1,4 @@
-import { AuditActor, AuditEntry, ChainCheck, Database, PgAuditTrail } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, ChainPoint, Database, PgAuditTrail } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from './identity-records';
 import { IdentityStore } from './identity-store';
 
@@ -69,9 +69,10 @@ const toModel = (r: ModelRow): ModelRecord => ({ id: r.id, vision: r.vision, pub
  * audit trail (auth.audit_log) in the transaction that makes it, and only when it changed something.
  */
 export class PgIdentityStore implements IdentityStore {
-  private readonly trail = new PgAuditTrail('auth');
-
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly trail: PgAuditTrail,
+  ) {}
 
   async createAccount(id: string, name: string): Promise<AccountRecord> {
     await this.db.query('INSERT INTO auth.accounts (id, name) VALUES ($1, $2)', [id, name]);
@@ -214,7 +215,7 @@ export class PgIdentityStore implements IdentityStore {
     return this.trail.forAccount(this.db, accountId, limit);
   }
 
-  verifyAuditTrail(): Promise<ChainCheck> {
-    return this.trail.verify(this.db);
+  verifyAuditTrail(checkpoint?: ChainPoint): Promise<ChainCheck> {
+    return this.trail.verify(this.db, checkpoint);
   }
 }

@@ -16,12 +16,18 @@ describe('moneyAuditOf', () => {
       'money_audit_violations{kind="balance-not-entries"} 1',
       'money_audit_violations{kind="billed-twice"} 2',
       'money_audit_violations{kind="correction-not-charge"} 0',
+      'money_audit_violations{kind="entry-without-link"} 0',
+      'money_audit_violations{kind="link-without-entry"} 0',
+      'money_audit_violations{kind="link-not-rows"} 0',
     ]);
     await moneyAuditOf(storeFinding([])).run();
     expect(await gaugeLines()).toEqual([
       'money_audit_violations{kind="balance-not-entries"} 0',
       'money_audit_violations{kind="billed-twice"} 0',
       'money_audit_violations{kind="correction-not-charge"} 0',
+      'money_audit_violations{kind="entry-without-link"} 0',
+      'money_audit_violations{kind="link-without-entry"} 0',
+      'money_audit_violations{kind="link-not-rows"} 0',
     ]);
   });
 });

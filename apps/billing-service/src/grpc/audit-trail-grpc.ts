@@ -2,6 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { MAX_FREE_TIER_TOKENS } from '@gw/bounds';
 import { billingV1 } from '@gw/contracts';
 import {
+  fromCheckpointMessage,
   MAX_AUDIT_REASON_LENGTH,
   optionalId,
   requireCount,
@@ -28,7 +29,9 @@ export function auditTrailGrpc(audit: PgBillingAudit): AuditMethods {
       const entries = await audit.entries(requireId('account_id', req.accountId), requireCount('limit', req.limit, MAX_AUDIT_PAGE, 1));
       return { entries: entries.map(toAuditEntryMessage) };
     },
-    verifyAuditTrail: async () => ({ check: toChainCheckMessage(await audit.verify()) }),
+    verifyAuditTrail: async (req) => ({
+      check: toChainCheckMessage(await audit.verify(fromCheckpointMessage(req.checkpoint)), 'billing-service'),
+    }),
     async recordFreeTierChange(req) {
       if (req.changed.some((name) => !FREE_TIER_SETTINGS.includes(name)))
         throw new RpcError(status.INVALID_ARGUMENT, `changed names only ${FREE_TIER_SETTINGS.join(', ')}`);

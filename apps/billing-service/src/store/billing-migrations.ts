@@ -3,6 +3,7 @@ import { BALANCE_ENTRY_MIGRATIONS } from './balance-entry-migrations';
 import { CHARGE_END_MIGRATIONS } from './charge-end-migrations';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
 import { LEDGER_MONTH_MIGRATIONS } from './ledger-month-migrations';
+import { MONEY_LINK_MIGRATIONS } from './money-link-migrations';
 import { PRICE_WATCH_MIGRATIONS } from './price-watch-migrations';
 import { SET_ASIDE_MIGRATIONS } from './set-aside-migrations';
 
@@ -130,4 +131,6 @@ export const BILLING_MIGRATIONS: Migration[] = [
   // Who changed what (balances, prices, the free tier), each entry chained to the one before it.
   auditTrailMigration('030-audit-trail', 'billing'),
   ...SET_ASIDE_MIGRATIONS,
+  // Every balance movement covered by a link of the chain, each link keyed.
+  ...MONEY_LINK_MIGRATIONS,
 ];

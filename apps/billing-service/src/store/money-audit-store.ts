@@ -1,5 +1,6 @@
 /** Kinds of what does not add up in billing's books. */
-export type MoneyViolationKind = 'balance-not-entries' | 'billed-twice' | 'correction-not-charge';
+export type MoneyViolationKind =
+  'balance-not-entries' | 'billed-twice' | 'correction-not-charge' | 'entry-without-link' | 'link-without-entry' | 'link-not-rows';
 
 /** One thing that does not add up. */
 export interface MoneyViolation {

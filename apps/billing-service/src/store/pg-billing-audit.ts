@@ -1,4 +1,4 @@
-import { AuditActor, AuditEntry, ChainCheck, Database, PgAuditTrail } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, ChainPoint, Database, PgAuditTrail } from '@gw/service-kit';
 
 /** A free-tier change quota-service made (it keeps the settings in Redis, which has no audit trail). */
 export interface FreeTierChange {
@@ -16,9 +16,10 @@ export interface FreeTierChange {
  * an account's entries, and the walk of the chain.
  */
 export class PgBillingAudit {
-  private readonly trail = new PgAuditTrail('billing');
-
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly trail: PgAuditTrail,
+  ) {}
 
   /** Records a free-tier change made `by` the operator through quota-service; its seq. */
   async recordFreeTierChange(change: FreeTierChange, by: AuditActor): Promise<number> {
@@ -30,7 +31,7 @@ export class PgBillingAudit {
     return this.trail.forAccount(this.db, accountId, limit);
   }
 
-  verify(): Promise<ChainCheck> {
-    return this.trail.verify(this.db);
+  verify(checkpoint?: ChainPoint): Promise<ChainCheck> {
+    return this.trail.verify(this.db, checkpoint);
   }
 }

@@ -1,4 +1,4 @@
-import { AuditActor, Database, PgAuditTrail, Queryable } from '@gw/service-kit';
+import { AuditActor, Database, Queryable } from '@gw/service-kit';
 import { BalanceRecord, FreeUsage, HoldRecord, NewHold, PriceChange, PriceRecord, PriceTable, SettleUsage } from './billing-records';
 import { BalanceChange, BalanceChangeOutcome, BillingStore, FreeOutcome, HoldOutcome, SettleOutcome } from './billing-store';
 import { CreditLineRecord } from './credit-line-records';
@@ -18,6 +18,8 @@ import {
 } from './pg-billing-rows';
 import { recordFreeUsage } from './pg-free-usage';
 import { chargeOpenHolds, OpenHoldCharge, readHolds } from './pg-open-hold-charges';
+import { chargesLink } from './money-link-drafts';
+import { PgMoneyLinks } from './pg-money-links';
 
 /** The largest balance kept: read back as a JavaScript number, it must be exact. */
 const MAX_BALANCE_MICRO = Number.MAX_SAFE_INTEGER;
@@ -72,9 +74,22 @@ interface PendingSettle {
 /** BillingStore on Postgres (server or PGlite), schema `billing`. */
 export class PgBillingStore implements BillingStore {
   private pendingSettles: PendingSettle[] = [];
-  private readonly trail = new PgAuditTrail('billing');
+  constructor(
+    private readonly db: Database,
+    private readonly links: PgMoneyLinks,
+  ) {}
 
-  constructor(private readonly db: Database) {}
+  /** Links the charges of settled holds (the legacy Settle path), in their transaction. */
+  private async linkSettles(tx: Queryable, settled: Iterable<SettleOutcome>): Promise<void> {
+    const charges = [...settled].map(({ entry }) => ({
+      accountId: entry.accountId,
+      requestId: entry.requestId,
+      chargedMicro: entry.amountMicro,
+      corrected: false,
+    }));
+    const { draft, rows } = chargesLink(charges, [], 'settle');
+    if (rows.length) await this.links.append(tx, draft, rows);
+  }
 
   async getPrice(model: string): Promise<PriceRecord | undefined> {
     const { rows } = await this.db.query<PriceRow>(`SELECT ${PRICE_COLUMNS} FROM billing.prices WHERE model = $1`, [model]);
@@ -93,7 +108,7 @@ export class PgBillingStore implements BillingStore {
         inputMicroPerMillion: price.inputMicroPerMillion,
         outputMicroPerMillion: price.outputMicroPerMillion,
       };
-      await this.trail.append(tx, { accountId: null, action: 'price-set', details, ...by });
+      await this.links.trail.append(tx, { accountId: null, action: 'price-set', details, ...by });
       return { version: toSafeInt(rows[0].version), price: { ...price } };
     });
   }
@@ -123,14 +138,15 @@ export class PgBillingStore implements BillingStore {
       const balanceMicro = toSafeInt(balance ?? 0);
       // A repeat under the same idempotency key changed nothing: it is not recorded again.
       if (outcome === 'applied') {
-        const details = { amountMicro: change.amountMicro, balanceMicro, idempotencyKey: change.idempotencyKey ?? null };
-        await this.trail.append(tx, {
-          accountId: change.accountId,
-          action: 'balance-changed',
-          details,
-          actor: change.madeBy || 'unknown',
-          reason: change.reason,
-        });
+        // The entry add_balance wrote, by its id (the sequence's last value in this session).
+        const entry = await tx.query<{ id: Int8 }>(`SELECT currval(pg_get_serial_sequence('billing.balance_entries', 'id')) AS id`);
+        const entryId = toSafeInt(entry.rows[0].id);
+        const details = { amountMicro: change.amountMicro, balanceMicro, idempotencyKey: change.idempotencyKey ?? null, entryId };
+        await this.links.append(
+          tx,
+          { accountId: change.accountId, action: 'balance-changed', details, actor: change.madeBy || 'unknown', reason: change.reason },
+          [{ kind: 'entry', accountId: change.accountId, entryId, amountMicro: change.amountMicro }],
+        );
       }
       return { kind: outcome, balanceMicro };
     });
@@ -170,7 +186,13 @@ export class PgBillingStore implements BillingStore {
         const hold = holds.get(usage.requestId);
         if (hold && !charges.has(usage.requestId)) charges.set(usage.requestId, { hold, usage, amountMicro: chargeFor(hold) });
       }
-      if (charges.size > 0) settled = await chargeOpenHolds(this.db, [...charges.values()]);
+      if (charges.size > 0) {
+        settled = await this.db.transaction(async (tx) => {
+          const done = await chargeOpenHolds(tx, [...charges.values()]);
+          await this.linkSettles(tx, done.values());
+          return done;
+        });
+      }
     } catch {
       // Nothing of the batch was applied (one statement): each settle is tried on its own below.
     }
@@ -221,7 +243,9 @@ export class PgBillingStore implements BillingStore {
         [hold.accountId, amountMicro, hold.amountMicro],
       );
       if (!balance.rows[0]) throw new Error(`hold ${hold.requestId} has no balance row`);
-      return { entry: toLedger(rows[0]), balanceMicro: toSafeInt(balance.rows[0].balance_micro), repeated: false };
+      const outcome = { entry: toLedger(rows[0]), balanceMicro: toSafeInt(balance.rows[0].balance_micro), repeated: false };
+      await this.linkSettles(tx, [outcome]);
+      return outcome;
     });
   }
 

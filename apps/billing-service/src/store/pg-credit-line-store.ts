@@ -1,4 +1,4 @@
-import { Queryable } from '@gw/service-kit';
+import { Database, Queryable } from '@gw/service-kit';
 import {
   AppliedBill,
   CreditLineAsk,
@@ -9,7 +9,9 @@ import {
   SetAsideReason,
 } from './credit-line-records';
 import { CreditLineStore } from './credit-line-store';
+import { chargesLink } from './money-link-drafts';
 import { Int8, toSafeInt } from './pg-billing-rows';
+import { PgMoneyLinks } from './pg-money-links';
 
 interface ExtensionRow {
   lent_now: Int8;
@@ -71,9 +73,15 @@ export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: L
   }));
 }
 
-/** CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012, so one round trip and one transaction. */
+/**
+ * CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012,
+ * so one round trip and one transaction; a batch of bills also appends its link (chargesLink).
+ */
 export class PgCreditLineStore implements CreditLineStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Database,
+    private readonly links: PgMoneyLinks,
+  ) {}
 
   async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
     const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_line($1, $2, $3)', [
@@ -117,6 +125,24 @@ export class PgCreditLineStore implements CreditLineStore {
 
   async applyBills(bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
     if (bills.length === 0 && returns.length === 0) return [];
-    return applyBillsOn(this.db, bills, returns);
+    return this.db.transaction(async (tx) => {
+      const applied = await applyBillsOn(tx, bills, returns);
+      const charges = applied.flatMap((a, i) =>
+        a.outcome === 'written' || a.outcome === 'corrected'
+          ? [
+              {
+                accountId: bills[i].accountId,
+                requestId: bills[i].requestId,
+                chargedMicro: a.chargedMicro,
+                corrected: a.outcome === 'corrected',
+              },
+            ]
+          : [],
+      );
+      const { draft, rows } = chargesLink(charges, returns, 'apply-bills');
+      // One link per batch that moved money or lines; a batch of repeats and set-aside bills moved nothing.
+      if (rows.length || returns.length) await this.links.append(tx, draft, rows);
+      return applied;
+    });
   }
 }

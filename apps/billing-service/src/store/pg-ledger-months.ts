@@ -1,6 +1,8 @@
 import { Database, Queryable } from '@gw/service-kit';
 import { DroppedMonths, LEDGER_ARCHIVE_COLUMNS, LedgerCursor, LedgerMonthsStore, LedgerTextRow } from './ledger-months-store';
+import { linkLedgerArchive } from './ledger-archive-link';
 import { Int8, toSafeInt } from './pg-billing-rows';
+import { PgMoneyLinks } from './pg-money-links';
 
 const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const TEXT_COLUMNS = LEDGER_ARCHIVE_COLUMNS.map((c) =>
@@ -40,7 +42,10 @@ async function* pages(q: Queryable, before: Date): AsyncIterable<LedgerTextRow[]
 
 /** LedgerMonthsStore on Postgres (or PGlite): the partitions of billing.ledger. */
 export class PgLedgerMonths implements LedgerMonthsStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly links: PgMoneyLinks,
+  ) {}
 
   async ensureMonths(monthsAhead: number): Promise<number> {
     const { rows } = await this.db.query<{ made: number }>(
@@ -68,6 +73,7 @@ export class PgLedgerMonths implements LedgerMonthsStore {
         'SELECT count(*) AS rows, coalesce(sum(amount_micro), 0) AS amount FROM billing.ledger WHERE request_at < $1',
         [before],
       );
+      await linkLedgerArchive(tx, this.links, before, { months: months.map((m) => m.month), rows: toSafeInt(totals.rows[0].rows), sha256 });
       // The charges leave the ledger with their months; each account's balance still equals its entries.
       await tx.query(
         `INSERT INTO billing.archived_charges AS a (account_id, amount_micro)

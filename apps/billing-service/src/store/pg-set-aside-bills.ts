@@ -1,8 +1,9 @@
-import { AuditActor, Database, PgAuditTrail, Queryable } from '@gw/service-kit';
+import { AuditActor, Database, Queryable } from '@gw/service-kit';
 import { DomainError } from '@gw/errors';
 import { EndReason, SetAsideReason } from './credit-line-records';
 import { applyBillsOn } from './pg-credit-line-store';
 import { Int8, toSafeInt } from './pg-billing-rows';
+import { PgMoneyLinks } from './pg-money-links';
 import { SetAsideCursor, SetAsideDecision, SetAsideRecord, SetAsideStore } from './set-aside-store';
 
 interface SetAsideRow {
@@ -59,11 +60,15 @@ class NotCharged extends Error {
   }
 }
 
-/** SetAsideStore on Postgres: billing.set_aside_bills of migration 031, decisions recorded in billing's audit trail. */
+/**
+ * SetAsideStore on Postgres: billing.set_aside_bills of migration 031, each decision a link of
+ * billing's audit chain (a filed bill's link covers the charge it made).
+ */
 export class PgSetAsideBills implements SetAsideStore {
-  private readonly trail = new PgAuditTrail('billing');
-
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly links: PgMoneyLinks,
+  ) {}
 
   async listOpen(cursor: SetAsideCursor | undefined, limit: number): Promise<SetAsideRecord[]> {
     const after = cursor ?? { setAsideAt: '-infinity', requestId: '' };
@@ -91,18 +96,26 @@ export class PgSetAsideBills implements SetAsideStore {
         );
         const [applied] = await applyBillsOn(tx, [{ ...open.bill, requestAt: rows[0].filed_at, setAside: undefined }], []);
         if (applied.outcome !== 'written' && applied.outcome !== 'corrected') throw new NotCharged(applied.outcome);
-        await this.trail.append(tx, {
-          accountId: open.bill.accountId,
-          action: 'set-aside-bill-filed',
-          details: {
-            requestId,
-            month: rows[0].month,
-            chargeMicro: open.bill.chargeMicro,
-            chargedMicro: applied.chargedMicro,
-            shortfallMicro: applied.shortfallMicro,
+        const charged =
+          applied.chargedMicro === 0
+            ? []
+            : [{ kind: 'charge' as const, accountId: open.bill.accountId, requestId, amountMicro: applied.chargedMicro }];
+        await this.links.append(
+          tx,
+          {
+            accountId: open.bill.accountId,
+            action: 'set-aside-bill-filed',
+            details: {
+              requestId,
+              month: rows[0].month,
+              chargeMicro: open.bill.chargeMicro,
+              chargedMicro: applied.chargedMicro,
+              shortfallMicro: applied.shortfallMicro,
+            },
+            ...by,
           },
-          ...by,
-        });
+          charged,
+        );
         return { kind: 'filed', month: rows[0].month, applied };
       });
     } catch (err) {
@@ -122,7 +135,7 @@ export class PgSetAsideBills implements SetAsideStore {
          WHERE request_id = $1`,
         [requestId, by.actor, by.reason],
       );
-      await this.trail.append(tx, {
+      await this.links.trail.append(tx, {
         accountId: open.bill.accountId,
         action: 'set-aside-bill-written-off',
         details: { requestId, chargeMicro: open.bill.chargeMicro, reason: open.reason },

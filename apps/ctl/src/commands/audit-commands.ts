@@ -19,7 +19,8 @@ const shown = (v: Violation) => ({
 
 /**
  * `audit`: billing-service checks its books (every balance equals its entries less its charges,
- * no billing id billed twice) and quota-service its store (every hold has a lease, the holds fit
+ * no billing id billed twice, every entry and charge matched to its link of the audit chain, each
+ * link's rows its digest) and quota-service its store (every hold has a lease, the holds fit
  * the line, the line agrees with billing-service's, no lease or place outlives its rules, the free
  * pool is not below zero); the report is printed: `ok` true, or false with each violation named
  * (and the run exits 1). The lines quota-service is rebuilding after its store lost them are

@@ -1,5 +1,5 @@
 import { audit } from './audit-commands';
-import { auditLogVerify } from './audit-log-commands';
+import { auditLogCheckpoint, auditLogVerify } from './audit-log-commands';
 import {
   accountCreate,
   accountGrantModel,
@@ -41,7 +41,8 @@ export const COMMANDS: Readonly<Record<string, Declared<Command>>> = {
   'bills file': { usage: 'bills file --request ID [--reason TEXT]', run: billsFile },
   'bills write-off': { usage: 'bills write-off --request ID --reason TEXT', run: billsWriteOff },
   audit: { usage: 'audit', run: audit },
-  'audit-log verify': { usage: 'audit-log verify', run: auditLogVerify },
+  'audit-log verify': { usage: 'audit-log verify [--checkpoint FILE]', run: auditLogVerify },
+  'audit-log checkpoint': { usage: 'audit-log checkpoint', run: auditLogCheckpoint },
   'freetier set': {
     usage: 'freetier set [--daily-tokens N] [--pool-tokens N] [--paused true/false] [--enabled true/false] [--reason TEXT]',
     run: freeTierSet,

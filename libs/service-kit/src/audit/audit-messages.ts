@@ -1,5 +1,5 @@
 import { auditV1 } from '@gw/contracts';
-import { AuditEntry, ChainCheck } from './audit-chain';
+import { AuditEntry, ChainCheck, ChainPoint } from './audit-chain';
 
 /** An entry as audit.v1 carries it (the account empty for a change of the whole service). */
 export const toAuditEntryMessage = (e: AuditEntry): auditV1.AuditEntry => ({
@@ -12,5 +12,15 @@ export const toAuditEntryMessage = (e: AuditEntry): auditV1.AuditEntry => ({
   reason: e.reason,
 });
 
-/** A chain's check as audit.v1 carries it. */
-export const toChainCheckMessage = (c: ChainCheck): auditV1.ChainCheck => ({ entries: c.entries, ok: c.ok, firstBad: c.firstBad });
+/** A chain's check as audit.v1 carries it, its head a checkpoint of `service`. */
+export const toChainCheckMessage = (c: ChainCheck, service: string): auditV1.ChainCheck => ({
+  entries: c.entries,
+  ok: c.ok,
+  firstBad: c.firstBad,
+  unkeyedEntries: c.unkeyedEntries,
+  head: c.head && { service, ...c.head },
+});
+
+/** The checkpoint a VerifyAuditTrail request holds the walk to (its service is the caller's business). */
+export const fromCheckpointMessage = (c: auditV1.Checkpoint | undefined): ChainPoint | undefined =>
+  c && { seq: c.seq, hash: c.hash.toLowerCase(), mac: c.mac.toLowerCase(), at: c.at };

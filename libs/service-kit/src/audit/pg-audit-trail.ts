@@ -1,4 +1,15 @@
-import { AuditDraft, AuditEntry, AuditValue, ChainCheck, ChainWalker, entryHash, GENESIS_HASH } from './audit-chain';
+import {
+  AuditDraft,
+  AuditEntry,
+  AuditKey,
+  AuditValue,
+  ChainCheck,
+  ChainPoint,
+  ChainWalker,
+  entryHash,
+  GENESIS_HASH,
+  linkMac,
+} from './audit-chain';
 import { Database, Queryable } from '../db/database';
 import { Migration } from '../db/migrations';
 
@@ -12,9 +23,10 @@ interface EntryRow {
   reason: string;
   prev_hash: string;
   hash: string;
+  mac: string | null;
 }
 
-const COLUMNS = 'seq, at, account_id, action, details, actor, reason, prev_hash, hash';
+const COLUMNS = 'seq, at, account_id, action, details, actor, reason, prev_hash, hash, mac';
 /** Entries read per query while a chain is walked. */
 const WALK_PAGE = 1000;
 
@@ -28,6 +40,7 @@ const toEntry = (r: EntryRow): AuditEntry => ({
   reason: r.reason,
   prevHash: r.prev_hash,
   hash: r.hash,
+  mac: r.mac,
 });
 
 /**
@@ -64,10 +77,21 @@ export function auditTrailMigration(id: string, schema: string): Migration {
   };
 }
 
+/**
+ * The migration that keys a schema's audit trail: each link from now on keeps its mac,
+ * HMAC-SHA256(AUDIT_KEY, hash). The key is the service's, from its environment: never in the
+ * database, so that no one who can only write the database can make a link that verifies.
+ * Entries written before it have none and pass only as the chain's prefix (ChainWalker).
+ */
+export function auditTrailKeyMigration(id: string, schema: string): Migration {
+  return { id, sql: `ALTER TABLE ${schema}.audit_log ADD COLUMN mac text` };
+}
+
 /** One service's audit trail in its Postgres schema (auditTrailMigration): appended, listed by account, walked. */
 export class PgAuditTrail {
   constructor(
     private readonly schema: string,
+    private readonly key: AuditKey,
     private readonly now: () => Date = () => new Date(),
   ) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
@@ -78,13 +102,23 @@ export class PgAuditTrail {
    * locked until that transaction ends, so concurrent appends queue and each follows the last.
    * Call it last in the transaction, after the change's own rows are locked.
    */
-  async append(tx: Queryable, draft: AuditDraft): Promise<AuditEntry> {
+  append(tx: Queryable, draft: AuditDraft): Promise<AuditEntry> {
+    return this.appendAt(tx, async () => draft);
+  }
+
+  /**
+   * As append, for an entry that needs its own seq first (rows that name their link): `draft` is
+   * called with the seq the entry will have, once the head is locked.
+   */
+  async appendAt(tx: Queryable, draft: (seq: number) => Promise<AuditDraft>): Promise<AuditEntry> {
     const head = await tx.query<{ seq: string | number; hash: string }>(`SELECT seq, hash FROM ${this.schema}.audit_head FOR UPDATE`);
     const prevHash = head.rows[0].hash;
-    const unhashed = { ...draft, seq: Number(head.rows[0].seq) + 1, at: this.now() };
-    const entry: AuditEntry = { ...unhashed, prevHash, hash: entryHash(prevHash, unhashed) };
+    const seq = Number(head.rows[0].seq) + 1;
+    const unhashed = { ...(await draft(seq)), seq, at: this.now() };
+    const hash = entryHash(prevHash, unhashed);
+    const entry: AuditEntry = { ...unhashed, prevHash, hash, mac: linkMac(this.key, hash) };
     await tx.query(
-      `INSERT INTO ${this.schema}.audit_log (${COLUMNS}) VALUES ($1, $2::timestamptz, $3, $4, $5::text::jsonb, $6, $7, $8, $9)`,
+      `INSERT INTO ${this.schema}.audit_log (${COLUMNS}) VALUES ($1, $2::timestamptz, $3, $4, $5::text::jsonb, $6, $7, $8, $9, $10)`,
       [
         entry.seq,
         entry.at.toISOString(),
@@ -95,6 +129,7 @@ export class PgAuditTrail {
         entry.reason,
         entry.prevHash,
         entry.hash,
+        entry.mac,
       ],
     );
     await tx.query(`UPDATE ${this.schema}.audit_head SET seq = $1, hash = $2`, [entry.seq, entry.hash]);
@@ -110,12 +145,24 @@ export class PgAuditTrail {
     return rows.map(toEntry);
   }
 
-  /** Walks the whole chain in seq order (ChainWalker), in one snapshot, so that appends made meanwhile are not half seen. */
-  verify(db: Database): Promise<ChainCheck> {
+  /** The chain's last link as the head names it (undefined for an empty chain, or a head whose entry is gone). */
+  async lastLink(db: Queryable): Promise<ChainPoint | undefined> {
+    const { rows } = await db.query<{ seq: string | number; hash: string; mac: string | null; at: Date }>(
+      `SELECT l.seq, l.hash, l.mac, l.at FROM ${this.schema}.audit_log l JOIN ${this.schema}.audit_head h ON h.seq = l.seq`,
+    );
+    const r = rows[0];
+    return r && { seq: Number(r.seq), hash: r.hash, mac: r.mac ?? '', at: r.at.toISOString() };
+  }
+
+  /**
+   * Walks the whole chain in seq order (ChainWalker, every mac checked under the key, and against
+   * `checkpoint` when given), in one snapshot, so that appends made meanwhile are not half seen.
+   */
+  verify(db: Database, checkpoint?: ChainPoint): Promise<ChainCheck> {
     return db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const head = (await tx.query<{ seq: string | number; hash: string }>(`SELECT seq, hash FROM ${this.schema}.audit_head`)).rows[0];
-      const walker = new ChainWalker({ seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS_HASH });
+      const walker = new ChainWalker({ seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS_HASH }, this.key, checkpoint);
       for (let after = 0; ;) {
         const { rows } = await tx.query<EntryRow>(
           `SELECT ${COLUMNS} FROM ${this.schema}.audit_log WHERE seq > $1 ORDER BY seq LIMIT ${WALK_PAGE}`,

@@ -15,7 +15,10 @@ export const protobufFileName = "audit/v1/audit.proto";
  * The audit trail: who changed what. auth-service and billing-service each keep one in their own
  * store, appended in the same transaction as the change it records. Each entry is chained to the
  * one before it by a hash, so an entry edited or deleted afterwards (say, with psql) is found by
- * walking the chain (VerifyAuditTrail on each service; `ctl audit-log verify`).
+ * walking the chain (VerifyAuditTrail on each service; `ctl audit-log verify`). Each link also
+ * keeps a mac, HMAC-SHA256(AUDIT_KEY, hash), under a deployment secret the database never holds,
+ * so a chain rewritten and re-hashed without the key does not verify; a checkpoint kept outside
+ * the database (`ctl audit-log checkpoint`, or the services' log) finds a cut tail or a rolled-back head.
  *
  * An entry never holds key material beyond a key's 12-character prefix and its id.
  */
@@ -51,7 +54,33 @@ export interface ChainCheck {
   /** True when every entry's hash matches its content and the one before it, with no gap. */
   ok: boolean;
   /** The first entry that does not check, when not ok. */
-  firstBad?: ChainBreak | undefined;
+  firstBad?:
+    | ChainBreak
+    | undefined;
+  /**
+   * Entries written before links were keyed (no mac): accepted only as the chain's prefix, before
+   * its first keyed link.
+   */
+  unkeyedEntries: number;
+  /** The chain's last link, when ok and the chain has one: a checkpoint to keep. */
+  head?: Checkpoint | undefined;
+}
+
+/** A chain's link as kept outside the database, for a later walk to be held to. */
+export interface Checkpoint {
+  /** The service whose chain it is: auth-service or billing-service. */
+  service: string;
+  /** The link's seq. */
+  seq: number;
+  /** The link's hash, lower-case hex. */
+  hash: string;
+  /**
+   * The link's mac, HMAC-SHA256(AUDIT_KEY, hash), lower-case hex; empty for a link written before
+   * links were keyed.
+   */
+  mac: string;
+  /** When the link was written, ISO-8601 UTC with milliseconds. */
+  at: string;
 }
 
 /** Where a chain stops checking. */
@@ -64,7 +93,10 @@ export interface ChainBreak {
   /**
    * edited: its content no longer gives its hash; missing: entries before it (or at the end) are
    * gone; relinked: it does not follow the entry before it (that one was rewritten, hash and all,
-   * or entries were put in); inserted: it is past the chain's recorded head.
+   * or entries were put in); inserted: it is past the chain's recorded head; forged: its mac is
+   * not its hash's under AUDIT_KEY; unkeyed: it has no mac after keyed links; checkpoint-cut: the
+   * chain ends short of the checkpoint given (a cut tail, a rolled-back head); checkpoint-diverged:
+   * the link at the checkpoint's seq is not the checkpoint's (the chain up to it was rewritten).
    */
   problem: string;
   /** The same in words. */
@@ -199,7 +231,7 @@ export const AuditEntry: MessageFns<AuditEntry> = {
 };
 
 function createBaseChainCheck(): ChainCheck {
-  return { entries: 0, ok: false, firstBad: undefined };
+  return { entries: 0, ok: false, firstBad: undefined, unkeyedEntries: 0, head: undefined };
 }
 
 export const ChainCheck: MessageFns<ChainCheck> = {
@@ -212,6 +244,12 @@ export const ChainCheck: MessageFns<ChainCheck> = {
     }
     if (message.firstBad !== undefined) {
       ChainBreak.encode(message.firstBad, writer.uint32(26).fork()).join();
+    }
+    if (message.unkeyedEntries !== 0) {
+      writer.uint32(32).int64(message.unkeyedEntries);
+    }
+    if (message.head !== undefined) {
+      Checkpoint.encode(message.head, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -253,6 +291,22 @@ export const ChainCheck: MessageFns<ChainCheck> = {
             message.firstBad = ChainBreak.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.unkeyedEntries = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.head = Checkpoint.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -275,6 +329,113 @@ export const ChainCheck: MessageFns<ChainCheck> = {
     message.firstBad = (object.firstBad !== undefined && object.firstBad !== null)
       ? ChainBreak.fromPartial(object.firstBad)
       : undefined;
+    message.unkeyedEntries = object.unkeyedEntries ?? 0;
+    message.head = (object.head !== undefined && object.head !== null)
+      ? Checkpoint.fromPartial(object.head)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCheckpoint(): Checkpoint {
+  return { service: "", seq: 0, hash: "", mac: "", at: "" };
+}
+
+export const Checkpoint: MessageFns<Checkpoint> = {
+  encode(message: Checkpoint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.service !== "") {
+      writer.uint32(10).string(message.service);
+    }
+    if (message.seq !== 0) {
+      writer.uint32(16).int64(message.seq);
+    }
+    if (message.hash !== "") {
+      writer.uint32(26).string(message.hash);
+    }
+    if (message.mac !== "") {
+      writer.uint32(34).string(message.mac);
+    }
+    if (message.at !== "") {
+      writer.uint32(42).string(message.at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Checkpoint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpoint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.service = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.seq = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.hash = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mac = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Checkpoint>, I>>(base?: I): Checkpoint {
+    return Checkpoint.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Checkpoint>, I>>(object: I): Checkpoint {
+    const message = createBaseCheckpoint();
+    message.service = object.service ?? "";
+    message.seq = object.seq ?? 0;
+    message.hash = object.hash ?? "";
+    message.mac = object.mac ?? "";
+    message.at = object.at ?? "";
     return message;
   },
 };

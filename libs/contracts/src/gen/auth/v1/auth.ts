@@ -20,7 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { AuditEntry, ChainCheck } from "../../audit/v1/audit";
+import { AuditEntry, ChainCheck, Checkpoint } from "../../audit/v1/audit";
 
 export const protobufPackage = "auth.v1";
 
@@ -372,6 +372,11 @@ export interface ListAuditEntriesResponse {
 
 /** Walks auth-service's audit trail from its first entry. */
 export interface VerifyAuditTrailRequest {
+  /**
+   * A checkpoint of this chain kept outside the database (`ctl audit-log checkpoint`): the walk
+   * fails unless the chain still holds that link at its seq.
+   */
+  checkpoint?: Checkpoint | undefined;
 }
 
 /** What the walk found. */
@@ -2947,11 +2952,14 @@ export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
 };
 
 function createBaseVerifyAuditTrailRequest(): VerifyAuditTrailRequest {
-  return {};
+  return { checkpoint: undefined };
 }
 
 export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
-  encode(_: VerifyAuditTrailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: VerifyAuditTrailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkpoint !== undefined) {
+      Checkpoint.encode(message.checkpoint, writer.uint32(10).fork()).join();
+    }
     return writer;
   },
 
@@ -2968,6 +2976,14 @@ export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkpoint = Checkpoint.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2983,8 +2999,11 @@ export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
   create<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(base?: I): VerifyAuditTrailRequest {
     return VerifyAuditTrailRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(_: I): VerifyAuditTrailRequest {
+  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(object: I): VerifyAuditTrailRequest {
     const message = createBaseVerifyAuditTrailRequest();
+    message.checkpoint = (object.checkpoint !== undefined && object.checkpoint !== null)
+      ? Checkpoint.fromPartial(object.checkpoint)
+      : undefined;
     return message;
   },
 };

@@ -20,7 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { AuditEntry, ChainCheck } from "../../audit/v1/audit";
+import { AuditEntry, ChainCheck, Checkpoint } from "../../audit/v1/audit";
 
 export const protobufPackage = "billing.v1";
 
@@ -662,7 +662,10 @@ export interface MoneyViolation {
   /**
    * balance-not-entries: the balance is not its entries less its charges; billed-twice: a billing
    * id with more than one ledger row; correction-not-charge: a charge is not what its correction
-   * of an estimate made it.
+   * of an estimate made it; entry-without-link: an entry, a charge or an account's archived charges
+   * not covered by links of the audit chain of its amount; link-without-entry: a link's entry gone
+   * or changed, or an account's links charging more than its ledger and archives hold;
+   * link-not-rows: a link whose rows no longer give its count and digest, or rows naming no link.
    */
   kind: string;
   /** The account it is about. */
@@ -689,6 +692,11 @@ export interface ListAuditEntriesResponse {
 
 /** Walks billing-service's audit trail from its first entry. */
 export interface VerifyAuditTrailRequest {
+  /**
+   * A checkpoint of this chain kept outside the database (`ctl audit-log checkpoint`): the walk
+   * fails unless the chain still holds that link at its seq.
+   */
+  checkpoint?: Checkpoint | undefined;
 }
 
 /** What the walk found. */
@@ -5140,11 +5148,14 @@ export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
 };
 
 function createBaseVerifyAuditTrailRequest(): VerifyAuditTrailRequest {
-  return {};
+  return { checkpoint: undefined };
 }
 
 export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
-  encode(_: VerifyAuditTrailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: VerifyAuditTrailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkpoint !== undefined) {
+      Checkpoint.encode(message.checkpoint, writer.uint32(10).fork()).join();
+    }
     return writer;
   },
 
@@ -5161,6 +5172,14 @@ export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkpoint = Checkpoint.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5176,8 +5195,11 @@ export const VerifyAuditTrailRequest: MessageFns<VerifyAuditTrailRequest> = {
   create<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(base?: I): VerifyAuditTrailRequest {
     return VerifyAuditTrailRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(_: I): VerifyAuditTrailRequest {
+  fromPartial<I extends Exact<DeepPartial<VerifyAuditTrailRequest>, I>>(object: I): VerifyAuditTrailRequest {
     const message = createBaseVerifyAuditTrailRequest();
+    message.checkpoint = (object.checkpoint !== undefined && object.checkpoint !== null)
+      ? Checkpoint.fromPartial(object.checkpoint)
+      : undefined;
     return message;
   },
 };
