@@ -94,6 +94,26 @@ export const lapsedLeases = counter(
 );
 
 /**
+ * Finishes refused because they disagree with the terms Admit fixed for their request: `field` is
+ * payment, model, hold (amount or prices) or admitted_at. Each is a caller restating terms it was not given.
+ */
+export const finishTermsRefused = counter(
+  'quota_finish_terms_refused_total',
+  'FinishRequests refused for disagreeing with their admission, by field: payment, model, hold, admitted_at.',
+  ['field'],
+);
+
+/**
+ * The part of a late real bill's correction of a lapse estimate that the account's line could not
+ * carry, micro-LYD: delivered and not charged within the line (billing-service records it as the
+ * ledger's shortfall).
+ */
+export const lapseShortfallMicro = counter(
+  'quota_lapse_shortfall_micro_lyd_total',
+  "Micro-LYD of late real bills' corrections of lapse estimates that the credit line could not carry.",
+);
+
+/**
  * What waits in the settle outbox, read when scraped: bills not yet delivered to billing-service
  * (every replica reads the same shared outbox) and the age of the oldest.
  */

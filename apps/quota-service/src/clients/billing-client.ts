@@ -31,6 +31,7 @@ function toBill(bill: BillRecord): billingV1.Bill {
     inputMicroLydPerMillion: bill.hold.inputMicroPerMillion,
     outputMicroLydPerMillion: bill.hold.outputMicroPerMillion,
     chargeMicroLyd: bill.chargeMicro,
+    ...(bill.admittedAtMs ? { admittedAtMs: bill.admittedAtMs } : {}),
     ...(bill.endReason ? { endReason: BILLING_END_REASON[bill.endReason] } : {}),
   };
 }

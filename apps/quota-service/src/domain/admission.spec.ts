@@ -85,6 +85,7 @@ describe('Admission', () => {
       outcome: 'paid',
       count: { allowed: true, remaining: 29 },
       hold: { amountMicro: 5000, inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 4_000_000 },
+      admittedAtMs: EVENING,
     });
     expect(billing.calls).toEqual([{ returnedTotal: 0, need: 0 }]);
     expect(await admit()).toMatchObject({ outcome: 'paid', count: { remaining: 28 } });
@@ -145,7 +146,7 @@ describe('Admission', () => {
 
   it('tries a request the balance does not cover as a free request, placed with its reply capped', async () => {
     const free = await admit({ maxTokens: 8192 });
-    expect(free).toEqual({ outcome: 'free', count: expect.objectContaining({ remaining: 29 }), maxTokens: 2048 });
+    expect(free).toEqual({ outcome: 'free', count: expect.objectContaining({ remaining: 29 }), maxTokens: 2048, admittedAtMs: EVENING });
     // 900 prompt tokens counted with their 10% margin, plus the capped reply.
     expect(await stores.freeTier.allowanceUsed('acct')).toBe(990 + 2048);
   });

@@ -31,8 +31,8 @@ export interface AdmitRequest extends FreeRequest {
 
 /** What Admit answers; the count on every outcome. */
 export type AdmitDecision =
-  | { outcome: 'paid'; count: CountOutcome; hold: HoldTerms }
-  | { outcome: 'free'; count: CountOutcome; maxTokens: number }
+  | { outcome: 'paid'; count: CountOutcome; hold: HoldTerms; admittedAtMs: number }
+  | { outcome: 'free'; count: CountOutcome; maxTokens: number; admittedAtMs: number }
   | { outcome: 'rate-limited'; count: CountOutcome }
   | { outcome: 'no-place'; count: CountOutcome; placeLimit: number }
   | { outcome: 'not-covered'; count: CountOutcome; refusal: FreeRefusal; balanceMicro: number; requiredMicro: number };
@@ -147,7 +147,7 @@ export class Admission {
       lease,
       leaseTtlMs: this.settings.leaseTtlMs,
     });
-    if (placed.outcome === 'admitted') return { outcome: 'free', count, maxTokens: decision.maxTokens };
+    if (placed.outcome === 'admitted') return { outcome: 'free', count, maxTokens: decision.maxTokens, admittedAtMs: placed.admittedAtMs };
     await this.freeTier.giveBack(accountId, requestId);
     if (placed.outcome === 'no-place') return { outcome: 'no-place', count, placeLimit: placed.placeLimit };
     throw gone();
@@ -162,12 +162,12 @@ export class Admission {
   ): AdmitDecision {
     switch (result.outcome) {
       case 'admitted':
-        if (!result.repeated) return { outcome: 'paid', count, hold };
+        if (!result.repeated) return { outcome: 'paid', count, hold, admittedAtMs: result.admittedAtMs };
         // A repeat answers as the first admission did: paid with the amount it holds (at the prices
         // held now: a price changed between the two is the one case where they differ), or free.
         if (result.repeatedHoldMicro !== undefined)
-          return { outcome: 'paid', count, hold: { ...hold, amountMicro: result.repeatedHoldMicro } };
-        return { outcome: 'free', count, maxTokens: this.freeTier.maxTokensOf(request) };
+          return { outcome: 'paid', count, hold: { ...hold, amountMicro: result.repeatedHoldMicro }, admittedAtMs: result.admittedAtMs };
+        return { outcome: 'free', count, maxTokens: this.freeTier.maxTokensOf(request), admittedAtMs: result.admittedAtMs };
       case 'rate-limited':
         return { outcome: 'rate-limited', count };
       case 'no-place':

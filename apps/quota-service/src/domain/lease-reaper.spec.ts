@@ -99,7 +99,9 @@ describe('LeaseReaper', () => {
     expect(await reaper.reapOnce()).toBe(1);
     nowMs += 10 * TTL;
     expect(await reaper.reapOnce()).toBe(0);
-    expect(await queued()).toEqual([{ ...paidBill('a', 'admitted', 6000, 1000, 250, 2000), usageEstimated: true, endReason: 'recovered' }]);
+    expect(await queued()).toEqual([
+      { ...paidBill('a', 'admitted', 6000, 1000, 250, 2000), usageEstimated: true, endReason: 'recovered', admittedAtMs: EVENING },
+    ]);
     expect(await admission.credit('a')).toEqual({ granted: 100_000, charged: 2000, returned: 0, held: 0 });
     expect(await limits.getUsage('a')).toEqual({ todayTokens: 1250, totalTokens: 1250 });
   });

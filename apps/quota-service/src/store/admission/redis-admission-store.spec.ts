@@ -103,7 +103,7 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
       bill,
     };
     const finished = await meter.measure(account, () => stores.admission.finish(finish));
-    expect(finished.result).toEqual({ released: true, repeated: false });
+    expect(finished.result).toEqual({ released: true, repeated: false, shortfallMicro: 0 });
     expect(finished.commands.roundTrips).toEqual(['evalsha']);
     expect(finished.commands.scriptCommands).toContain('xadd');
   });

@@ -12,6 +12,8 @@ import { HoldTerms, SettleRecord } from '../outbox/settle-outbox';
 export type LeaseRecord = SettleRecord & {
   hold?: HoldTerms;
   maxTokens?: number;
+  /** Admit's time of the request (AdmitResponse.admitted_at_ms), as the edge carries it: used when the store lost its admission record. */
+  admittedAtMs?: number;
   /**
    * A renewal only (quota.v1 Lease.final, never stored): the request's FinishRequest landed and
    * this is its final bill, renewed until that bill is applied at billing-service.
