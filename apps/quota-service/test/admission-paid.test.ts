@@ -48,11 +48,12 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
 
   it('admits a paid request in one Redis round trip, finishes it in one, and asks billing-service nothing while the line covers it', async () => {
     await stack.addBalance(account, 100_000);
-    expect(await admit(admitRequest(account, 'r1'))).toMatchObject({
-      outcome: PAID,
-      count: { allowed: true, remaining: 29 },
-      hold: FLASH_HOLD,
-    });
+    const before = Date.now();
+    const first = await admit(admitRequest(account, 'r1'));
+    expect(first).toMatchObject({ outcome: PAID, count: { allowed: true, remaining: 29 }, hold: FLASH_HOLD });
+    // Admitted at Redis' time (the same machine's clock here), which the edge carries back.
+    expect(first.admittedAtMs).toBeGreaterThanOrEqual(before - 1000);
+    expect(first.admittedAtMs).toBeLessThanOrEqual(Date.now() + 1000);
     const extensions = await counterValue('quota_credit_line_extensions_total');
 
     const admitted = await meter.measure(account, () => admit(admitRequest(account, 'r2')));
