@@ -86,10 +86,14 @@ export const leaseRenewals = counter(
   ['outcome'],
 );
 
-/** Lapsed leases: `finished` from their last renewal, `retry` (could not be finished now) or `dropped` (refused for good). */
+/**
+ * Lapsed leases: `held` (marked lapsed, the request keeping its hold and place through the grace),
+ * `renewed` (renewed since the claim), `gone` (ended since), `finished` from their last renewal,
+ * `retry` (could not be finished now) or `dropped` (refused for good).
+ */
 export const lapsedLeases = counter(
   'quota_lapsed_leases_total',
-  'Requests whose lease lapsed, by outcome: finished from the last renewal, retry, or dropped.',
+  'Requests whose lease lapsed, by outcome: held (kept through the grace), renewed (its edge came back first), gone, finished from the last renewal, retry, or dropped.',
   ['outcome'],
 );
 

@@ -57,6 +57,10 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: Admis
   return { accountId, requestId, admitted: true, payment, tokens, usageEstimated, lapsed, chargeMicro, bill };
 }
 
+/** Whether a lease is of a request admitted by Admit: a paid one has the hold, and the edge renews any such lease with its max_tokens. */
+export const isAdmittedLease = (lease: LeaseRecord): boolean =>
+  isAdmitted(lease) || (lease.payment === 'free' && lease.maxTokens !== undefined);
+
 /** The stores a RequestFinisher ends requests in. */
 export interface FinisherStores {
   limits: LimitStore;
@@ -158,7 +162,6 @@ export class RequestFinisher {
    * FinishRequest.
    */
   async finishLapsed(lease: LeaseRecord): Promise<FinishedRequest> {
-    const byAdmit = isAdmitted(lease) || (lease.payment === 'free' && lease.maxTokens !== undefined);
-    return byAdmit ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
+    return isAdmittedLease(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
   }
 }

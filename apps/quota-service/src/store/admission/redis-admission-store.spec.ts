@@ -16,6 +16,7 @@ import {
 import { loadAdmissionScripts } from './admission-scripts';
 import { describeAdmissionContract } from '../../../test/store-contracts/admission-store.contract';
 import { describeAdmittedFinishContract } from '../../../test/store-contracts/admitted-finish.contract';
+import { describeLapseGraceContract } from '../../../test/store-contracts/lapse-grace.contract';
 import { TEST_DEFAULTS } from '../../../test/store-contracts/free-tier-fixtures';
 import { loadFreeTierScripts } from '../free-tier/free-tier-scripts';
 import { loadLeaseScripts } from '../leases/lease-scripts';
@@ -64,6 +65,7 @@ for (const layout of ['account', 'shard'] as const) {
   const open: AdmissionStoresFactory = (_settings, now) => openStores(layout, now);
   describeAdmissionContract(`redis, ${layout} layout`, open);
   describeAdmittedFinishContract(`redis, ${layout} layout`, open);
+  describeLapseGraceContract(`redis, ${layout} layout`, open);
 }
 
 describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (layout) => {
