@@ -78,6 +78,7 @@ describe('k8s/overlays/prod/monitoring', () => {
       [
         'GatewayErrorRatioHigh',
         'HoldsPilingUp',
+        'LapseCorrectionShortfall',
         'MoneyAuditViolation',
         'PostgresUnavailable',
         'ProviderBreakerOpen',
@@ -93,12 +94,15 @@ describe('k8s/overlays/prod/monitoring', () => {
     }
   });
 
-  it('fires MoneyAuditViolation at an audit that finds any violation, and only then (promtool test rules)', () => {
+  it.each([
+    ['MoneyAuditViolation at an audit that finds any violation, and only then', 'money-audit-alert.promtool.yaml'],
+    ['LapseCorrectionShortfall at a shortfall, and clears an hour after the last', 'lapse-shortfall-alert.promtool.yaml'],
+  ])('fires %s (promtool test rules)', (_alert, testFile) => {
     const dir = mkdtempSync(join(tmpdir(), 'promtool-'));
     try {
       const groups = monitoring.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => (o.spec as { groups: unknown[] }).groups);
       writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
-      const tests = parse(readFileSync(join(__dirname, 'money-audit-alert.promtool.yaml'), 'utf8')) as Record<string, unknown>;
+      const tests = parse(readFileSync(join(__dirname, testFile), 'utf8')) as Record<string, unknown>;
       writeFileSync(join(dir, 'tests.yaml'), stringify({ rule_files: ['rules.yaml'], ...tests }));
       const out = execFileSync(promtool(), ['test', 'rules', join(dir, 'tests.yaml')], { encoding: 'utf8' });
       expect(out).toContain('SUCCESS');
