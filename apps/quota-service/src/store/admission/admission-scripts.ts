@@ -88,7 +88,7 @@ return {1, count, now, 0, -1, now}
  * KEYS: 1 places hash, 2 last-grant string, 3 usage today hash, 4 usage total string, 5 finished
  *       zset, 6 credit hash, 7 credit holds hash, 8 lease lapse zset, 9 lease data hash,
  *       10 outbox stream, 11-13 the account's free allowance (budget, holds, expiry),
- *       14 lapse estimates hash {request id: 'charge:tokens'}, 15 unbilled hash {request id: 1},
+ *       14 lapse estimates hash {request id: charge, request id + ':tokens': tokens}, 15 unbilled hash,
  *       16 admissions hash.
  * ARGV: 1 request id, 2 tokens, 3 recovery ms, 4 finish memory ms, 5 'paid'|'free',
  *       6 admitted 1/0, 7 charge micro, 8 bill JSON or '', 9 'lapse' (the reaper's estimate at the
@@ -141,11 +141,10 @@ local charge = tonumber(ARGV[7])
 local tokens = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - memory)
 if redis.call('ZSCORE', KEYS[5], rid) then
-  local stored = ARGV[9] == 'real' and redis.call('HGET', KEYS[14], rid)
-  if not stored then return {0, 1, 0, 0} end
-  local estimated, estimated_tokens = string.match(stored, '^(%d+):(%d+)$')
-  estimated = tonumber(estimated or stored)
-  redis.call('HDEL', KEYS[14], rid)
+  local estimated = ARGV[9] == 'real' and tonumber(redis.call('HGET', KEYS[14], rid))
+  if not estimated then return {0, 1, 0, 0} end
+  local estimated_tokens = redis.call('HGET', KEYS[14], rid .. ':tokens')
+  redis.call('HDEL', KEYS[14], rid, rid .. ':tokens')
   redis.call('HDEL', KEYS[16], rid)
   if estimated_tokens then add_usage(KEYS[3], KEYS[4], tokens - tonumber(estimated_tokens), now) end
   local shortfall = 0
@@ -186,7 +185,7 @@ else
   settle_budget(KEYS[11], KEYS[12], KEYS[13], rid, tokens, now)
 end
 if ARGV[9] == 'lapse' then
-  redis.call('HSET', KEYS[14], rid, string.format('%.0f:%.0f', charge, tokens))
+  redis.call('HSET', KEYS[14], rid, charge, rid .. ':tokens', tokens)
   redis.call('PEXPIRE', KEYS[14], memory)
 end
 if ARGV[8] ~= '' then queue_bill() end

@@ -81,7 +81,10 @@ export interface AccountKeys {
   credit: string;
   /** Hash {request id: micro-LYD}: the hold of each running paid request, whose sum is `hd`. */
   creditHolds: string;
-  /** Hash {request id: micro-LYD}: the charge (0 when free) of each request the reaper finished from an estimate in the last hour. */
+  /**
+   * Hash {request id: micro-LYD, request id + ':tokens': tokens}: the charge (0 when free) and the
+   * tokens of each request the reaper finished from an estimate in the last hour.
+   */
   lapseEstimates: string;
   /**
    * Hash {request id: JSON of its admission terms (payment, model, hold, max_tokens, admittedAtMs)}:
