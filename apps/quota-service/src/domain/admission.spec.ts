@@ -185,6 +185,10 @@ describe('Admission', () => {
     const first = request();
     const answer = await admission.admit(first, () => false);
     expect(await admission.admit(first, () => false)).toEqual(answer);
+    // A price changed since: the repeat still answers the hold its admission fixed.
+    prices.apply({ version: 2, full: true, prices: [{ ...FLASH, outputMicroPerMillion: 8_000_000 }, PRO] });
+    nowMs += 1000;
+    expect(await admission.admit(first, () => false)).toEqual({ ...answer, count: expect.anything() });
     expect(
       await stores.admission.admit({
         accountId: 'acct',

@@ -96,13 +96,13 @@ export class Admission {
     };
     const first = await this.store.admit(paid);
     const count = toCountOutcome(first.count);
-    if (first.outcome !== 'not-covered') return this.decided(first, count, hold, request);
+    if (first.outcome !== 'not-covered') return this.decided(first, count, await this.heldTerms(first, request, hold), request);
     const line = await this.extend(request.accountId, first.credit, hold.amountMicro);
     let credit = first.credit;
     if (line.grantedTotalMicro > credit.granted) {
       const merge = { granted: line.grantedTotalMicro, charged: line.chargedTotalMicro, returned: line.returnedTotalMicro };
       const again = await this.store.admit({ ...paid, mode: 'nocount', merge });
-      if (again.outcome !== 'not-covered') return this.decided(again, count, hold, request);
+      if (again.outcome !== 'not-covered') return this.decided(again, count, await this.heldTerms(again, request, hold), request);
       credit = again.credit;
     }
     const requiredMicro = hold.amountMicro + credit.held + (credit.charged - line.chargedTotalMicro) + line.heldOutsideMicro;
@@ -153,6 +153,15 @@ export class Admission {
     throw gone();
   }
 
+  /**
+   * The hold a repeated admission answers: the one its admission record fixed (the prices may have
+   * changed since, and its finish is checked against the record), else `hold` at today's prices.
+   */
+  private async heldTerms(result: AdmitResult, request: AdmitRequest, hold: HoldTerms): Promise<HoldTerms> {
+    if (result.outcome !== 'admitted' || !result.repeated) return hold;
+    return (await this.store.terms(request))?.hold ?? hold;
+  }
+
   /** A step's decision, with the count of the step that counted the request. */
   private decided(
     result: Exclude<AdmitResult, { outcome: 'not-covered' }>,
@@ -163,8 +172,8 @@ export class Admission {
     switch (result.outcome) {
       case 'admitted':
         if (!result.repeated) return { outcome: 'paid', count, hold, admittedAtMs: result.admittedAtMs };
-        // A repeat answers as the first admission did: paid with the amount it holds (at the prices
-        // held now: a price changed between the two is the one case where they differ), or free.
+        // A repeat answers as the first admission did: paid with the amount it holds at the prices
+        // of its admission record (today's when the record is gone), or free.
         if (result.repeatedHoldMicro !== undefined)
           return { outcome: 'paid', count, hold: { ...hold, amountMicro: result.repeatedHoldMicro }, admittedAtMs: result.admittedAtMs };
         return { outcome: 'free', count, maxTokens: this.freeTier.maxTokensOf(request), admittedAtMs: result.admittedAtMs };
