@@ -76,6 +76,28 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     );
   });
 
+  it('refuses finishes that restate the terms otherwise (prices 0, hold 1, free) with INVALID_ARGUMENT, and bills the admitted terms', async () => {
+    await stack.addBalance(account, 100_000);
+    const forged: quotaV1.FinishRequestRequest[] = [
+      finished('zero-prices', 1000, 500, { ...FLASH_HOLD, inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 }),
+      finished('hold-one', 1000, 500, { ...FLASH_HOLD, amountMicroLyd: 1 }),
+      finished('as-free', 1000, 500),
+    ];
+    for (const req of forged) {
+      expect(await admit(admitRequest(account, req.requestId))).toMatchObject({ outcome: PAID });
+      await expect(finish(req)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    }
+    // The edge's true finishes, the hold left out or restated as Admit answered it: 3,000 each.
+    await finish({ ...finished('zero-prices', 1000, 500), payment: PAYMENT_PAID });
+    await finish(finished('hold-one', 1000, 500, FLASH_HOLD));
+    await finish(finished('as-free', 1000, 500, FLASH_HOLD));
+    for (const requestId of ['zero-prices', 'hold-one', 'as-free'])
+      await stack.eventually(
+        () => stack.ledger(requestId),
+        [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }],
+      );
+  });
+
   it('tells what running paid requests hold (GetHeld): their worst cases while they run, none once finished; free ones hold nothing', async () => {
     const held = (accountId = account) => replica.quota.getHeld({ accountId });
     expect(await held()).toEqual({ heldMicroLyd: 0 });
