@@ -13,7 +13,7 @@ export interface LoadAccount {
  * The stack settings of the fault tests: recovery timers short enough for the drain. HOLD_TTL_SECONDS
  * is well above every request but the long streams (about 29 s): a running request's hold is
  * never swept, so those must still be billed. Leases are renewed every 500 ms (a final bill too,
- * until applied) and lapse after 3 s.
+ * until applied) and lapse after 3 s; a lapsed request keeps its hold and place 3 s more.
  */
 export const FAULT_STACK_ENV = {
   HOLD_TTL_SECONDS: '20',
@@ -25,6 +25,7 @@ export const FAULT_STACK_ENV = {
   SETTLE_CLAIM_IDLE_MS: '2000',
   LEASE_RENEW_MS: '500',
   LEASE_TTL_MS: '3000',
+  LAPSE_GRACE_MS: '3000',
 };
 
 /** A new account (`balanceLyd` when paid, else 0) and a key of it, made with ctl. */

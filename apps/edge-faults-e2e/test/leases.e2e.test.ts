@@ -45,11 +45,13 @@ describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-p
   let pg: PgClient;
 
   beforeAll(async () => {
-    // Renewals every 200 ms; a lease lapses 1 s after the last one; holds unrenewed for 3 s are
-    // swept (the hold TTL must exceed the lease time, so that an orphan's bill finds its hold).
+    // Renewals every 200 ms; a lease lapses 1 s after the last one, and its request is finished
+    // 1 s later (the grace); holds unrenewed for 3 s are swept (the hold TTL must exceed the lease
+    // time and grace, so that an orphan's bill finds its hold).
     gateway = await startGateway({
       LEASE_RENEW_MS: '200',
       LEASE_TTL_MS: '1000',
+      LAPSE_GRACE_MS: '1000',
       HOLD_TTL_SECONDS: '3',
       HOLD_SWEEP_INTERVAL_MS: '100',
       SETTLE_POLL_MS: '50',

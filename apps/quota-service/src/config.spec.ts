@@ -37,7 +37,7 @@ describe('loadConfig', () => {
         batchSize: 256,
         claimIdleMs: 30_000,
       },
-      leases: { ttlMs: 30_000, intervalMs: 1000, claimMs: 30_000, batchSize: 50 },
+      leases: { ttlMs: 30_000, intervalMs: 1000, claimMs: 30_000, batchSize: 50, graceMs: 120_000 },
       linePolicy: 'all',
       lineReturns: { idleMs: 600_000, intervalMs: 10_000, batchSize: 100 },
       shutdownGraceMs: 10_000,
@@ -103,7 +103,15 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 6000, host: '127.0.0.1', redisUrl: 'redis://redis:6379/2', redisKeyPrefix: 'x:' });
     expect(config).toMatchObject({ requestsPerMinute: 60, concurrentPlaces: 5, placeRecoveryMs: 10_000, redisTimeoutMs: 50 });
     expect(config).toMatchObject({ shutdownGraceMs: 100, logLevel: 'debug' });
-    expect(loadConfig({ LEASE_TTL_MS: '2000' }).leases).toEqual({ ttlMs: 2000, intervalMs: 500, claimMs: 2000, batchSize: 50 });
+    expect(loadConfig({ LEASE_TTL_MS: '2000' }).leases).toEqual({
+      ttlMs: 2000,
+      intervalMs: 500,
+      claimMs: 2000,
+      batchSize: 50,
+      graceMs: 120_000,
+    });
+    expect(loadConfig({ LAPSE_GRACE_MS: '0' }).leases).toMatchObject({ graceMs: 0 });
+    expect(() => loadConfig({ LAPSE_GRACE_MS: '-1' })).toThrow(/LAPSE_GRACE_MS/);
     expect(() => loadConfig({ LEASE_TTL_MS: '99' })).toThrow(/LEASE_TTL_MS/);
     expect(Object.isFrozen(config)).toBe(true);
   });

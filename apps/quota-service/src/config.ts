@@ -65,8 +65,8 @@ export interface QuotaConfig extends GrpcServerSettings {
  * A lease lapses `ttlMs` after its last renewal; the reaper looks a few times per lease time (at
  * least once a second) and hands a lapsed lease it could not finish out again one lease time later.
  */
-function leaseSettings(ttlMs: number): LeaseSettings {
-  return Object.freeze({ ttlMs, intervalMs: Math.min(1000, Math.ceil(ttlMs / 4)), claimMs: ttlMs, batchSize: 50 });
+function leaseSettings(ttlMs: number, graceMs: number): LeaseSettings {
+  return Object.freeze({ ttlMs, intervalMs: Math.min(1000, Math.ceil(ttlMs / 4)), claimMs: ttlMs, batchSize: 50, graceMs });
 }
 
 function keyLayout(value: string, prefix: string): KeyLayout {
@@ -138,7 +138,7 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
       batchSize: 256,
       claimIdleMs: s.SETTLE_CLAIM_IDLE_MS,
     }),
-    leases: leaseSettings(s.LEASE_TTL_MS),
+    leases: leaseSettings(s.LEASE_TTL_MS, s.LAPSE_GRACE_MS),
     linePolicy: linePolicy(s.CREDIT_LINE_POLICY),
     lineReturns: Object.freeze({
       idleMs: s.CREDIT_LINE_IDLE_SECONDS * 1000,

@@ -37,7 +37,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   const billing = new BillingClient(config.settleDelivery.billingAddr, config.security, config.settleDelivery.grpcTimeoutMs);
   const prices = new PriceBook();
   const priceWatch = new PriceWatch(billing, prices, logger);
-  const finisher = new RequestFinisher(stores);
+  const finisher = new RequestFinisher(stores, logger);
   const freeTier = new FreeTierGate(stores.freeTier, config.freeTierLimits);
   const lines = new LineReturner(stores.admission, billing, config.lineReturns, logger);
   const domain = {

@@ -87,11 +87,35 @@ export const leaseRenewals = counter(
   ['outcome'],
 );
 
-/** Lapsed leases: `finished` from their last renewal, `retry` (could not be finished now) or `dropped` (refused for good). */
+/**
+ * Lapsed leases: `held` (marked lapsed, the request keeping its hold and place through the grace),
+ * `renewed` (renewed since the claim), `gone` (ended since), `finished` from their last renewal,
+ * `retry` (could not be finished now) or `dropped` (refused for good).
+ */
 export const lapsedLeases = counter(
   'quota_lapsed_leases_total',
-  'Requests whose lease lapsed, by outcome: finished from the last renewal, retry, or dropped.',
+  'Requests whose lease lapsed, by outcome: held (kept through the grace), renewed (its edge came back first), gone, finished from the last renewal, retry, or dropped.',
   ['outcome'],
+);
+
+/**
+ * Finishes refused because they disagree with the terms Admit fixed for their request: `field` is
+ * payment, model, hold (amount or prices) or admitted_at. Each is a caller restating terms it was not given.
+ */
+export const finishTermsRefused = counter(
+  'quota_finish_terms_refused_total',
+  'FinishRequests refused for disagreeing with their admission, by field: payment, model, hold, admitted_at.',
+  ['field'],
+);
+
+/**
+ * The part of a late real bill's correction of a lapse estimate that the account's line could not
+ * carry, micro-LYD: delivered and not charged within the line (billing-service records it as the
+ * ledger's shortfall).
+ */
+export const lapseShortfallMicro = counter(
+  'quota_lapse_shortfall_micro_lyd_total',
+  "Micro-LYD of late real bills' corrections of lapse estimates that the credit line could not carry.",
 );
 
 /**

@@ -48,11 +48,12 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
 
   it('admits a paid request in one Redis round trip, finishes it in one, and asks billing-service nothing while the line covers it', async () => {
     await stack.addBalance(account, 100_000);
-    expect(await admit(admitRequest(account, 'r1'))).toMatchObject({
-      outcome: PAID,
-      count: { allowed: true, remaining: 29 },
-      hold: FLASH_HOLD,
-    });
+    const before = Date.now();
+    const first = await admit(admitRequest(account, 'r1'));
+    expect(first).toMatchObject({ outcome: PAID, count: { allowed: true, remaining: 29 }, hold: FLASH_HOLD });
+    // Admitted at Redis' time (the same machine's clock here), which the edge carries back.
+    expect(first.admittedAtMs).toBeGreaterThanOrEqual(before - 1000);
+    expect(first.admittedAtMs).toBeLessThanOrEqual(Date.now() + 1000);
     const extensions = await counterValue('quota_credit_line_extensions_total');
 
     const admitted = await meter.measure(account, () => admit(admitRequest(account, 'r2')));
@@ -73,6 +74,28 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     console.info(
       `paid Admit: ${admitted.commands.roundTrips.length} round trip, ${admitted.commands.scriptCommands.length} commands in it; Finish: ${ended.commands.roundTrips.length} round trip, ${ended.commands.scriptCommands.length} commands`,
     );
+  });
+
+  it('refuses finishes that restate the terms otherwise (prices 0, hold 1, free) with INVALID_ARGUMENT, and bills the admitted terms', async () => {
+    await stack.addBalance(account, 100_000);
+    const forged: quotaV1.FinishRequestRequest[] = [
+      finished('zero-prices', 1000, 500, { ...FLASH_HOLD, inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 }),
+      finished('hold-one', 1000, 500, { ...FLASH_HOLD, amountMicroLyd: 1 }),
+      finished('as-free', 1000, 500),
+    ];
+    for (const req of forged) {
+      expect(await admit(admitRequest(account, req.requestId))).toMatchObject({ outcome: PAID });
+      await expect(finish(req)).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+    }
+    // The edge's true finishes, the hold left out or restated as Admit answered it: 3,000 each.
+    await finish({ ...finished('zero-prices', 1000, 500), payment: PAYMENT_PAID });
+    await finish(finished('hold-one', 1000, 500, FLASH_HOLD));
+    await finish(finished('as-free', 1000, 500, FLASH_HOLD));
+    for (const requestId of ['zero-prices', 'hold-one', 'as-free'])
+      await stack.eventually(
+        () => stack.ledger(requestId),
+        [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }],
+      );
   });
 
   it('tells what running paid requests hold (GetHeld): their worst cases while they run, none once finished; free ones hold nothing', async () => {

@@ -80,7 +80,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
     beforeAll(async () => {
       await stack.start();
       // Leases lapse 300 ms after their last renewal; the reaper looks every 75 ms.
-      replica = await stack.replica({ LEASE_TTL_MS: '300', QUOTA_KEY_LAYOUT: layout });
+      replica = await stack.replica({ LEASE_TTL_MS: '300', LAPSE_GRACE_MS: '2000', QUOTA_KEY_LAYOUT: layout });
       redis = new Redis(stack.redis.url);
     });
     afterAll(async () => {

@@ -33,7 +33,12 @@ export const QUOTA_SETTINGS = defineSettings({
   SETTLE_POLL_MS: setting.int(250, 'how often the settle outbox is polled', { min: 1 }),
   SETTLE_MAX_BACKOFF_MS: setting.int(5000, "the cap on the settle outbox's retry backoff", { min: 1 }),
   SETTLE_CLAIM_IDLE_MS: setting.int(30_000, 'bills another replica was handed this long ago, unacknowledged, are taken over', { min: 1 }),
-  LEASE_TTL_MS: setting.int(30_000, 'a lease not renewed for this long lapses, and its request is finished', { min: 100 }),
+  LEASE_TTL_MS: setting.int(30_000, 'a lease not renewed for this long lapses', { min: 100 }),
+  LAPSE_GRACE_MS: setting.int(
+    120_000,
+    'a lapsed request keeps its hold and place this long for its edge to come back, then is charged the estimate',
+    { min: 0 },
+  ),
   CREDIT_LINE_POLICY: setting.string('all', 'how much an extension of a credit line draws: all (the whole unheld rest) or need'),
   CREDIT_LINE_IDLE_SECONDS: setting.int(600, "an account's unheld line goes back to billing-service after this without an admission", {
     min: 1,

@@ -80,6 +80,7 @@ describe('k8s/overlays/prod/monitoring', () => {
         'GatewayErrorRatioHigh',
         'BillsSetAside',
         'HoldsPilingUp',
+        'LapseCorrectionShortfall',
         'MoneyAuditViolation',
         'PostgresUnavailable',
         'ProviderBreakerOpen',
@@ -109,16 +110,19 @@ describe('k8s/overlays/prod/monitoring', () => {
     }
   }
 
-  it('fires MoneyAuditViolation at an audit that finds any violation, and only then (promtool test rules)', () => {
-    expect(promtoolTest('money-audit-alert.promtool.yaml')).toContain('SUCCESS');
-  });
-
-  it('fires EdgeFinalBillsNearLimit when an edge keeps over 80% of its bound of final bills for 5 minutes (promtool test rules)', () => {
-    expect(promtoolTest('edge-final-bills-alert.promtool.yaml')).toContain('SUCCESS');
-  });
-
-  it('fires BillsSetAside while bills have waited set aside for 5 minutes, and clears once each is decided (promtool test rules)', () => {
-    expect(promtoolTest('bills-set-aside-alert.promtool.yaml')).toContain('SUCCESS');
+  it.each([
+    ['MoneyAuditViolation at an audit that finds any violation, and only then', 'money-audit-alert.promtool.yaml'],
+    [
+      'EdgeFinalBillsNearLimit when an edge keeps over 80% of its bound of final bills for 5 minutes',
+      'edge-final-bills-alert.promtool.yaml',
+    ],
+    [
+      'BillsSetAside while bills have waited set aside for 5 minutes, and clears once each is decided',
+      'bills-set-aside-alert.promtool.yaml',
+    ],
+    ['LapseCorrectionShortfall at a shortfall, and clears an hour after the last', 'lapse-shortfall-alert.promtool.yaml'],
+  ])('fires %s (promtool test rules)', (_alert, testFile) => {
+    expect(promtoolTest(testFile)).toContain('SUCCESS');
   });
 
   it("scrapes each app where it serves /metrics: the PodMonitor's ports and the pods' annotations name its metrics port", () => {

@@ -16,6 +16,8 @@ export interface FinishedRequest {
   usageEstimated: boolean;
   /** A request admitted by quota.v1 Admit: its hold (paid). */
   hold?: quotaV1.Hold;
+  /** A request admitted by quota.v1 Admit: Admit's time of it (AdmitResponse.admitted_at_ms). */
+  admittedAtMs?: number;
   /** Set for requests sent to Admit: whether its answer arrived (false: whatever it took is given back). Unset on the older path. */
   admitted?: boolean;
   /** Why it ended (unset for one that never ran). */
@@ -72,6 +74,7 @@ export class Settlement {
       usageEstimated: done.usageEstimated,
       hold: done.hold,
       admitted: done.admitted,
+      admittedAtMs: done.admittedAtMs,
       endReason: done.endReason,
     };
     let landed = false;

@@ -47,6 +47,8 @@ export interface Admitted {
   hold?: quotaV1.Hold;
   /** True when quota-service admitted it with Admit (its finish says so); false on the older path. */
   byAdmit: boolean;
+  /** Admit's time of the request (quota-service's clock), sent back in each lease and in the finish: the time it is billed under. */
+  admittedAtMs?: number;
 }
 
 /** What a lease is made of besides the usage so far; primitives only, so that a lease never keeps the body alive. */
@@ -57,6 +59,8 @@ export interface LeaseTerms {
   hold?: quotaV1.Hold;
   /** Admitted with Admit: its lease carries its max_tokens, paid or free, which marks its final bill as one to keep until applied. */
   byAdmit?: boolean;
+  /** Admit's time of the request, carried so that a lease recreated after quota-service's store lost it keeps it. */
+  admittedAtMs?: number;
 }
 
 /** The renewals of a request's lease (on the older path, the first starts with its place). */
@@ -71,6 +75,10 @@ const isUnimplemented = (err: unknown): boolean => {
   const { code, details } = err as { code?: number; details?: string };
   return code === status.UNIMPLEMENTED || (code === status.INVALID_ARGUMENT && details === OLDER_STREAM_ANSWER);
 };
+
+/** Admit's time of the request when quota-service gave one (an older one answers 0). */
+const admittedAt = (answer: quotaV1.AdmitResponse): { admittedAtMs?: number } =>
+  answer.admittedAtMs > 0 ? { admittedAtMs: answer.admittedAtMs } : {};
 
 /** Sets the rate headers of a count and refuses with 429 rate_limit_error when it is over the limit. */
 export function applyCount(res: Response, count: MinuteCount): void {
@@ -155,9 +163,9 @@ export class ChatAdmission {
     setRateHeaders(res, answer.count);
     switch (answer.outcome) {
       case Outcome.ADMIT_OUTCOME_PAID:
-        return { payment: PAID, checked: q.checked, hold: answer.hold, byAdmit: true };
+        return { payment: PAID, checked: q.checked, hold: answer.hold, byAdmit: true, ...admittedAt(answer) };
       case Outcome.ADMIT_OUTCOME_FREE:
-        return { payment: FREE, checked: capReplyTokens(q.checked, answer.maxTokens), byAdmit: true };
+        return { payment: FREE, checked: capReplyTokens(q.checked, answer.maxTokens), byAdmit: true, ...admittedAt(answer) };
       case Outcome.ADMIT_OUTCOME_RATE_LIMITED:
         applyCount(res, answer.count);
         break;

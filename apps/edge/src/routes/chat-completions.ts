@@ -89,7 +89,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     let final: BillableUsage | undefined;
     let endReason: quotaV1.EndReason | undefined;
     const leaseOf: LeaseOf =
-      ({ payment, model, maxTokens, hold, byAdmit }) =>
+      ({ payment, model, maxTokens, hold, byAdmit, admittedAtMs }) =>
       () => ({
         accountId,
         requestId: billingId,
@@ -98,6 +98,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
         ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage,
         hold,
         maxTokens: byAdmit ? maxTokens : undefined,
+        admittedAtMs,
         endReason,
       });
     const admitted = await deps.admission.admit(res, { billingId, accountId, checked, prompt, promptTokens }, leaseOf);
@@ -106,7 +107,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     // The closures below outlive the caller while the provider's reply is read: they take only
     // these values, never the request body they come from.
     const forwarded = admitted.checked;
-    const { payment, hold, byAdmit } = admitted;
+    const { payment, hold, byAdmit, admittedAtMs } = admitted;
     const { model, maxTokens } = forwarded;
     const finished = (usage: BillableUsage): FinishedRequest => ({
       billingId,
@@ -116,9 +117,10 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       ...usage,
       hold,
       admitted: byAdmit ? true : undefined,
+      admittedAtMs,
       endReason,
     });
-    deps.leases.keep(billingId, leaseOf({ payment, model, maxTokens, hold, byAdmit }));
+    deps.leases.keep(billingId, leaseOf({ payment, model, maxTokens, hold, byAdmit, admittedAtMs }));
 
     const started = Date.now();
     const reply = new CallerReply(res, deps.providerSilenceMs, record);

@@ -7,33 +7,8 @@ import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
 import { BILL_SET_ASIDE, BillingSink } from '../domain/settle-forwarder';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
-import { BillRecord, EndReason, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
-
-/** A bill's end reason as billing.v1 takes it. */
-const BILLING_END_REASON: Record<EndReason, billingV1.EndReason> = {
-  complete: billingV1.EndReason.END_REASON_COMPLETE,
-  'caller-left': billingV1.EndReason.END_REASON_CALLER_LEFT,
-  'provider-broke-off': billingV1.EndReason.END_REASON_PROVIDER_BROKE_OFF,
-  recovered: billingV1.EndReason.END_REASON_RECOVERED,
-};
-
-/** A bill as billing.v1 takes it. */
-function toBill(bill: BillRecord): billingV1.Bill {
-  return {
-    requestId: bill.requestId,
-    accountId: bill.accountId,
-    model: bill.model,
-    paid: bill.payment === 'paid',
-    promptTokens: bill.promptTokens,
-    completionTokens: bill.completionTokens,
-    usageEstimated: bill.usageEstimated,
-    heldMicroLyd: bill.hold.amountMicro,
-    inputMicroLydPerMillion: bill.hold.inputMicroPerMillion,
-    outputMicroLydPerMillion: bill.hold.outputMicroPerMillion,
-    chargeMicroLyd: bill.chargeMicro,
-    ...(bill.endReason ? { endReason: BILLING_END_REASON[bill.endReason] } : {}),
-  };
-}
+import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
+import { toBill } from './bill-message';
 
 /** A line as billing.v1 answers it. */
 const toLineExtension = (line: billingV1.ExtendCreditLineResponse): LineExtension => ({

@@ -85,6 +85,7 @@ describe('Admission', () => {
       outcome: 'paid',
       count: { allowed: true, remaining: 29 },
       hold: { amountMicro: 5000, inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 4_000_000 },
+      admittedAtMs: EVENING,
     });
     expect(billing.calls).toEqual([{ returnedTotal: 0, need: 0 }]);
     expect(await admit()).toMatchObject({ outcome: 'paid', count: { remaining: 28 } });
@@ -145,7 +146,7 @@ describe('Admission', () => {
 
   it('tries a request the balance does not cover as a free request, placed with its reply capped', async () => {
     const free = await admit({ maxTokens: 8192 });
-    expect(free).toEqual({ outcome: 'free', count: expect.objectContaining({ remaining: 29 }), maxTokens: 2048 });
+    expect(free).toEqual({ outcome: 'free', count: expect.objectContaining({ remaining: 29 }), maxTokens: 2048, admittedAtMs: EVENING });
     // 900 prompt tokens counted with their 10% margin, plus the capped reply.
     expect(await stores.freeTier.allowanceUsed('acct')).toBe(990 + 2048);
   });
@@ -184,6 +185,10 @@ describe('Admission', () => {
     const first = request();
     const answer = await admission.admit(first, () => false);
     expect(await admission.admit(first, () => false)).toEqual(answer);
+    // A price changed since: the repeat still answers the hold its admission fixed.
+    prices.apply({ version: 2, full: true, prices: [{ ...FLASH, outputMicroPerMillion: 8_000_000 }, PRO] });
+    nowMs += 1000;
+    expect(await admission.admit(first, () => false)).toEqual({ ...answer, count: expect.anything() });
     expect(
       await stores.admission.admit({
         accountId: 'acct',

@@ -31,8 +31,8 @@ export interface AdmitRequest extends FreeRequest {
 
 /** What Admit answers; the count on every outcome. */
 export type AdmitDecision =
-  | { outcome: 'paid'; count: CountOutcome; hold: HoldTerms }
-  | { outcome: 'free'; count: CountOutcome; maxTokens: number }
+  | { outcome: 'paid'; count: CountOutcome; hold: HoldTerms; admittedAtMs: number }
+  | { outcome: 'free'; count: CountOutcome; maxTokens: number; admittedAtMs: number }
   | { outcome: 'rate-limited'; count: CountOutcome }
   | { outcome: 'no-place'; count: CountOutcome; placeLimit: number }
   | { outcome: 'not-covered'; count: CountOutcome; refusal: FreeRefusal; balanceMicro: number; requiredMicro: number };
@@ -96,13 +96,13 @@ export class Admission {
     };
     const first = await this.store.admit(paid);
     const count = toCountOutcome(first.count);
-    if (first.outcome !== 'not-covered') return this.decided(first, count, hold, request);
+    if (first.outcome !== 'not-covered') return this.decided(first, count, await this.heldTerms(first, request, hold), request);
     const line = await this.extend(request.accountId, first.credit, hold.amountMicro);
     let credit = first.credit;
     if (line.grantedTotalMicro > credit.granted) {
       const merge = { granted: line.grantedTotalMicro, charged: line.chargedTotalMicro, returned: line.returnedTotalMicro };
       const again = await this.store.admit({ ...paid, mode: 'nocount', merge });
-      if (again.outcome !== 'not-covered') return this.decided(again, count, hold, request);
+      if (again.outcome !== 'not-covered') return this.decided(again, count, await this.heldTerms(again, request, hold), request);
       credit = again.credit;
     }
     const requiredMicro = hold.amountMicro + credit.held + (credit.charged - line.chargedTotalMicro) + line.heldOutsideMicro;
@@ -147,10 +147,19 @@ export class Admission {
       lease,
       leaseTtlMs: this.settings.leaseTtlMs,
     });
-    if (placed.outcome === 'admitted') return { outcome: 'free', count, maxTokens: decision.maxTokens };
+    if (placed.outcome === 'admitted') return { outcome: 'free', count, maxTokens: decision.maxTokens, admittedAtMs: placed.admittedAtMs };
     await this.freeTier.giveBack(accountId, requestId);
     if (placed.outcome === 'no-place') return { outcome: 'no-place', count, placeLimit: placed.placeLimit };
     throw gone();
+  }
+
+  /**
+   * The hold a repeated admission answers: the one its admission record fixed (the prices may have
+   * changed since, and its finish is checked against the record), else `hold` at today's prices.
+   */
+  private async heldTerms(result: AdmitResult, request: AdmitRequest, hold: HoldTerms): Promise<HoldTerms> {
+    if (result.outcome !== 'admitted' || !result.repeated) return hold;
+    return (await this.store.terms(request))?.hold ?? hold;
   }
 
   /** A step's decision, with the count of the step that counted the request. */
@@ -162,12 +171,12 @@ export class Admission {
   ): AdmitDecision {
     switch (result.outcome) {
       case 'admitted':
-        if (!result.repeated) return { outcome: 'paid', count, hold };
-        // A repeat answers as the first admission did: paid with the amount it holds (at the prices
-        // held now: a price changed between the two is the one case where they differ), or free.
+        if (!result.repeated) return { outcome: 'paid', count, hold, admittedAtMs: result.admittedAtMs };
+        // A repeat answers as the first admission did: paid with the amount it holds at the prices
+        // of its admission record (today's when the record is gone), or free.
         if (result.repeatedHoldMicro !== undefined)
-          return { outcome: 'paid', count, hold: { ...hold, amountMicro: result.repeatedHoldMicro } };
-        return { outcome: 'free', count, maxTokens: this.freeTier.maxTokensOf(request) };
+          return { outcome: 'paid', count, hold: { ...hold, amountMicro: result.repeatedHoldMicro }, admittedAtMs: result.admittedAtMs };
+        return { outcome: 'free', count, maxTokens: this.freeTier.maxTokensOf(request), admittedAtMs: result.admittedAtMs };
       case 'rate-limited':
         return { outcome: 'rate-limited', count };
       case 'no-place':

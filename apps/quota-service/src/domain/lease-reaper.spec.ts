@@ -12,7 +12,8 @@ import { LeaseReaper } from './lease-reaper';
 import { RequestFinisher } from './request-finisher';
 
 const TTL = 30_000;
-const OPTIONS = { intervalMs: 10, claimMs: TTL, batchSize: 50 };
+const GRACE = 4 * TTL;
+const OPTIONS = { intervalMs: 10, claimMs: TTL, batchSize: 50, graceMs: GRACE };
 
 describe('LeaseReaper', () => {
   let nowMs = EVENING;
@@ -89,17 +90,23 @@ describe('LeaseReaper', () => {
     expect(await reaper.reapOnce()).toBe(0);
   });
 
-  it("bills a lapsed paid lease of Admit once, charged at its hold's prices from its last renewal (estimated), its hold back in the line", async () => {
+  it("bills a lapsed paid lease of Admit once the grace ends, charged at its hold's prices from its last renewal (estimated), its hold back in the line", async () => {
     await grantLine(admission, 'a', 100_000);
     const step = paidStep('a', 6000, { requestId: 'admitted' });
     await admission.admit(step);
     const renewal = { ...step.lease, promptTokens: 1000, completionTokens: 250 };
     await leases.renew([renewal], TTL);
     nowMs += TTL;
+    expect(await reaper.reapOnce()).toBe(0);
+    expect(await admission.credit('a')).toMatchObject({ charged: 0, held: 6000 });
+    expect(logged.some((line) => line.includes('keeps its hold and place') && line.includes('"billingId":"admitted"'))).toBe(true);
+    nowMs += GRACE;
     expect(await reaper.reapOnce()).toBe(1);
     nowMs += 10 * TTL;
     expect(await reaper.reapOnce()).toBe(0);
-    expect(await queued()).toEqual([{ ...paidBill('a', 'admitted', 6000, 1000, 250, 2000), usageEstimated: true, endReason: 'recovered' }]);
+    expect(await queued()).toEqual([
+      { ...paidBill('a', 'admitted', 6000, 1000, 250, 2000), usageEstimated: true, endReason: 'recovered', admittedAtMs: EVENING },
+    ]);
     expect(await admission.credit('a')).toEqual({ granted: 100_000, charged: 2000, returned: 0, held: 0 });
     expect(await limits.getUsage('a')).toEqual({ todayTokens: 1250, totalTokens: 1250 });
   });

@@ -1,7 +1,7 @@
 import { isFinalFailure, Logger, PeriodicTask } from '@gw/service-kit';
 import { lapsedLeases } from '../quota-metrics';
-import { LeaseStore } from '../store/leases/lease-store';
-import { RequestFinisher } from './request-finisher';
+import { LeaseRecord, LeaseStore } from '../store/leases/lease-store';
+import { isAdmittedLease, RequestFinisher } from './request-finisher';
 
 /** Timing of the reaper. */
 export interface ReaperOptions {
@@ -11,16 +11,24 @@ export interface ReaperOptions {
   claimMs: number;
   /** Leases finished per look at most. */
   batchSize: number;
+  /**
+   * LAPSE_GRACE_MS: how long a lapsed request of Admit keeps its hold and place for its edge to
+   * come back before it is charged the estimate; 0 finishes it at the lapse.
+   */
+  graceMs: number;
 }
 
 /**
- * Finishes the requests whose leases lapsed (their edge died, or lost quota-service for longer
- * than the lease time): each exactly as FinishRequest would, with the bill of its last renewal,
- * marked estimated, so its place is freed, its usage counted and its bill queued (a paid request
- * admitted by Admit charged at its hold's prices, its hold back in the line). One that
- * cannot be finished now (the store is down) is handed out again after `claimMs`; one whose
- * record is refused for good is dropped with an error log and a metric. A request that ends on
- * its edge after all is billed once: billing-service keeps the first bill of a request id.
+ * Ends the requests whose leases lapsed (their edge died, stalled, or lost quota-service for
+ * longer than the lease time). A request admitted by Admit is first marked lapsed and keeps what
+ * it holds (its hold, its place: the place follows SPEC section 3 alone) for `graceMs`, so that an
+ * edge that stalled and comes back still finds them and its real finish is an ordinary one; a
+ * renewal in the grace clears the mark. Only a lease still lapsed when the grace ends is finished
+ * from its last renewal, as FinishRequest would, marked estimated: charged at its admission's
+ * terms, the rest of its hold given back, its place freed, its usage counted, its bill queued (a
+ * real finish arriving later corrects it). An older request's lease is finished at the lapse, as
+ * before. One that cannot be finished now (the store is down) is handed out again after
+ * `claimMs`; one whose record is refused for good is dropped with an error log and a metric.
  */
 export class LeaseReaper {
   private readonly loop: PeriodicTask;
@@ -52,12 +60,16 @@ export class LeaseReaper {
     return this.loop.stop();
   }
 
-  /** Finishes the lapsed leases there are now (one batch); returns how many were finished. */
+  /** Ends the lapsed leases there are now (one batch): see the class comment; returns how many were finished. */
   async reapOnce(): Promise<number> {
     const lapsed = await this.leases.claimLapsed(this.options.batchSize, this.options.claimMs);
     let finished = 0;
     for (const lease of lapsed) {
       try {
+        if (this.options.graceMs > 0 && isAdmittedLease(lease) && lease.lapsedAtMs === undefined) {
+          await this.hold(lease);
+          continue;
+        }
         await this.finisher.finishLapsed(lease);
         lapsedLeases.inc({ outcome: 'finished' });
         this.logger.warn('lease lapsed, request finished from its last renewal', {
@@ -77,5 +89,17 @@ export class LeaseReaper {
       }
     }
     return finished;
+  }
+
+  /** Marks a lapsed lease lapsed: its request keeps its hold and place through the grace. */
+  private async hold(lease: LeaseRecord): Promise<void> {
+    const held = await this.leases.holdLapsed(lease, this.options.graceMs);
+    lapsedLeases.inc({ outcome: held });
+    if (held === 'held')
+      this.logger.warn('lease lapsed, request keeps its hold and place for the grace', {
+        billingId: lease.requestId,
+        accountId: lease.accountId,
+        graceMs: this.options.graceMs,
+      });
   }
 }

@@ -10,6 +10,7 @@ import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores'
 import { SettleRecord } from '../store/outbox/settle-outbox';
 import { FreeTierGate } from './free-tier-gate';
 import { AdmittedEnd, RequestFinisher } from './request-finisher';
+import { finishTermsRefused } from '../quota-metrics';
 import { DomainError } from '@gw/errors';
 import { grpcCodeOf } from '@gw/service-kit';
 
@@ -142,14 +143,15 @@ describe('RequestFinisher, requests admitted by Admit', () => {
     expect(await finisher.finishAdmitted(end())).toEqual({ released: true, repeated: false });
     expect(await finisher.finishAdmitted(end({ requestId: 'r2', completionTokens: 2000 }))).toEqual({ released: true, repeated: false });
     expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
-      paidBill('a', 'r1', 6000, 1000, 500, 3000),
-      paidBill('a', 'r2', 6000, 1000, 2000, 6000),
+      { ...paidBill('a', 'r1', 6000, 1000, 500, 3000), admittedAtMs: EVENING },
+      { ...paidBill('a', 'r2', 6000, 1000, 2000, 6000), admittedAtMs: EVENING },
     ]);
     expect(await stores.admission.credit('a')).toEqual({ granted: 100_000, charged: 9000, returned: 0, held: 0 });
   });
 
-  it('queues no bill for no tokens, and refuses a paid finish without its hold, changing nothing', async () => {
-    await expect(finisher.finishAdmitted(end({ hold: undefined }))).rejects.toMatchObject({ kind: 'invalid-argument' });
+  it('queues no bill for no tokens, and refuses a paid finish without a hold anywhere (the store lost its admission), changing nothing', async () => {
+    await expect(finisher.finishAdmitted(end({ requestId: 'lost', hold: undefined }))).rejects.toMatchObject({ kind: 'invalid-argument' });
+    await expect(finisher.finishAdmitted(end({ requestId: 'lost', hold: holdOf(-1) }))).rejects.toMatchObject({ kind: 'invalid-argument' });
     await expect(finisher.finishAdmitted(end({ hold: holdOf(-1) }))).rejects.toMatchObject({ kind: 'invalid-argument' });
     expect(await stores.admission.credit('a')).toMatchObject({ held: 12_000 });
     await finisher.finishAdmitted(end({ promptTokens: 0, completionTokens: 0 }));
@@ -183,8 +185,46 @@ describe('RequestFinisher, requests admitted by Admit', () => {
     await finisher.finishLapsed(lapsed);
     await finisher.finishLapsed(bill({ requestId: 'older', usageEstimated: true }));
     expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
-      { ...paidBill('a', 'r1', 6000, 1000, 500, 3000), usageEstimated: true, endReason: 'recovered' },
+      { ...paidBill('a', 'r1', 6000, 1000, 500, 3000), usageEstimated: true, endReason: 'recovered', admittedAtMs: EVENING },
       bill({ requestId: 'older', usageEstimated: true }),
+    ]);
+  });
+  it('refuses a finish that restates its terms otherwise (prices 0, hold 1, free), charging nothing then the admitted terms', async () => {
+    const refusedBy = async (field: string) => (await finishTermsRefused.get()).values.find((v) => v.labels.field === field)?.value ?? 0;
+    const before = [await refusedBy('hold'), await refusedBy('payment'), await refusedBy('model')];
+    const forged = [
+      end({ hold: { amountMicro: 6000, inputMicroPerMillion: 0, outputMicroPerMillion: 0 } }),
+      end({ hold: holdOf(1) }),
+      end({ payment: 'free', hold: undefined }),
+      end({ model: 'vendor-v4-pro' }),
+    ];
+    for (const finish of forged) {
+      const refused = await finisher.finishAdmitted(finish).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(DomainError);
+      expect(grpcCodeOf(refused)).toBe(status.INVALID_ARGUMENT);
+    }
+    const after = [await refusedBy('hold'), await refusedBy('payment'), await refusedBy('model')];
+    expect(after.map((n, i) => n - before[i])).toEqual([2, 1, 1]);
+    expect(await stores.admission.credit('a')).toEqual({ granted: 100_000, charged: 0, returned: 0, held: 12_000 });
+    expect(await stores.outbox.claim(10)).toEqual([]);
+
+    // A finish that carries only what happened is charged at the admitted terms.
+    expect(await finisher.finishAdmitted(end({ hold: undefined }))).toEqual({ released: true, repeated: false });
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
+      { ...paidBill('a', 'r1', 6000, 1000, 500, 3000), admittedAtMs: EVENING },
+    ]);
+    expect(await stores.admission.credit('a')).toMatchObject({ charged: 3000, held: 6000 });
+  });
+
+  it('charges a lapse at the admitted terms whatever its renewals said, and the store-lost path with the terms the request carries', async () => {
+    const renewal = { ...paidStep('a', 6000, { requestId: 'r1' }).lease, hold: holdOf(1), promptTokens: 1000, completionTokens: 500 };
+    await finisher.finishLapsed(renewal);
+    expect(await stores.admission.credit('a')).toMatchObject({ charged: 3000, held: 6000 });
+    // Never admitted here (the store lost it): the carried hold and time are the terms.
+    await finisher.finishAdmitted(end({ requestId: 'lost', admittedAtMs: EVENING - 5000 }));
+    expect((await stores.outbox.claim(10)).map((c) => c.record)).toEqual([
+      expect.objectContaining({ requestId: 'r1', chargeMicro: 3000, hold: holdOf(6000), admittedAtMs: EVENING }),
+      { ...paidBill('a', 'lost', 6000, 1000, 500, 3000), admittedAtMs: EVENING - 5000 },
     ]);
   });
 });

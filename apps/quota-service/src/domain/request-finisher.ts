@@ -1,38 +1,48 @@
 import { chargeWithinHold } from '@gw/money';
-import { requireId } from '@gw/service-kit';
-import { AdmissionStore, AdmittedFinish } from '../store/admission/admission-store';
+import { Logger, requireId } from '@gw/service-kit';
+import { DomainError } from '@gw/errors';
+import { finishTermsRefused, lapseShortfallMicro } from '../quota-metrics';
+import { AdmissionStore, AdmissionTerms, AdmittedFinish } from '../store/admission/admission-store';
 import { FreeTierStore } from '../store/free-tier/free-tier-store';
 import { isAdmitted, LeaseRecord, LeaseStore } from '../store/leases/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limits/limit-store';
 import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 
-/** The end of a request admitted by Admit: its bill, whether the edge had the Admit answer, and (paid) its hold. */
-export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms };
+/**
+ * The end of a request admitted by Admit: its bill, whether the edge had the Admit answer, (paid)
+ * its hold and the time it was admitted, as the request carried them: used only when the store
+ * lost its admission record.
+ */
+export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms; admittedAtMs?: number };
 
 /**
  * The store step (AdmissionStore.finish) that ends an admitted request: checked (INVALID_ARGUMENT
  * for a paid one without its hold), charged min(cost at the hold's prices, hold), billed when it
- * has tokens. Also what a final lease's renewal finishes again when the store lost the finish.
+ * has tokens. The payment, model, hold and admitted time are the admission record's `terms` when
+ * the store has it, else the ones the request carried (the store lost the record). Also what a
+ * final lease's renewal finishes again when the store lost the finish.
  */
-export function admittedFinishOf(end: AdmittedEnd, lapsed = false): AdmittedFinish {
-  const { accountId, requestId, payment } = end;
+export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: AdmissionTerms): AdmittedFinish {
+  const { accountId, requestId } = end;
   requireId('account_id', accountId);
   requireId('request_id', requestId);
   requireModel(end.model);
   const tokens = requireUsage(end.promptTokens, end.completionTokens);
   const { usageEstimated } = end;
+  const payment = terms?.payment ?? end.payment;
   if (!end.admitted)
     return { accountId, requestId, admitted: false, payment, tokens: 0, usageEstimated, lapsed, chargeMicro: 0, bill: undefined };
-  const hold = payment === 'paid' ? requireHold(end.hold) : NO_HOLD;
+  const hold = payment === 'paid' ? requireHold(terms?.hold ?? end.hold) : NO_HOLD;
   const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
+  const admittedAtMs = terms?.admittedAtMs ?? end.admittedAtMs;
   const bill: BillRecord | undefined =
     tokens > 0
       ? {
           kind: 'bill',
           requestId,
           accountId,
-          model: end.model,
+          model: terms?.model ?? end.model,
           payment,
           promptTokens: end.promptTokens,
           completionTokens: end.completionTokens,
@@ -40,11 +50,16 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false): AdmittedFini
           ...(lapsed ? { endReason: 'recovered' as const } : end.endReason ? { endReason: end.endReason } : {}),
           hold,
           chargeMicro,
+          ...(admittedAtMs ? { admittedAtMs } : {}),
           ...(end.traceContext ? { traceContext: end.traceContext } : {}),
         }
       : undefined;
   return { accountId, requestId, admitted: true, payment, tokens, usageEstimated, lapsed, chargeMicro, bill };
 }
+
+/** Whether a lease is of a request admitted by Admit: a paid one has the hold, and the edge renews any such lease with its max_tokens. */
+export const isAdmittedLease = (lease: LeaseRecord): boolean =>
+  isAdmitted(lease) || (lease.payment === 'free' && lease.maxTokens !== undefined);
 
 /** The stores a RequestFinisher ends requests in. */
 export interface FinisherStores {
@@ -77,7 +92,10 @@ export interface FinisherStores {
  * release of its hold.
  */
 export class RequestFinisher {
-  constructor(private readonly stores: FinisherStores) {}
+  constructor(
+    private readonly stores: FinisherStores,
+    private readonly logger?: Logger,
+  ) {}
 
   /** Finishes an older request; see the class comment. */
   async finish(record: SettleRecord): Promise<FinishedRequest> {
@@ -94,12 +112,46 @@ export class RequestFinisher {
   }
 
   /**
-   * Finishes a request admitted by Admit; see the class comment. INVALID_ARGUMENT for a paid one
-   * without its hold. `lapsed`: the reaper finishes it from its lease (an estimate that the edge's
-   * real bill, should it come after all, replaces).
+   * Finishes a request admitted by Admit; see the class comment. Its money is the one Admit fixed:
+   * payment, prices and hold come from its admission record (the copy the request carries only
+   * when the store lost it), and a FinishRequest that restates them otherwise is refused
+   * (INVALID_ARGUMENT, logged and counted) before anything changes. INVALID_ARGUMENT for a paid
+   * one without a hold anywhere. `lapsed`: the reaper finishes it from its lease (an estimate that
+   * the edge's real bill, should it come after all, corrects); a lease that disagrees is not
+   * refused (the request is still charged, at its admission's terms).
    */
   async finishAdmitted(end: AdmittedEnd, lapsed = false): Promise<FinishedRequest> {
-    return this.stores.admission.finish(admittedFinishOf(end, lapsed));
+    requireId('account_id', end.accountId);
+    requireId('request_id', end.requestId);
+    // A finish that restates its terms is checked against the admission record in the finish's own
+    // store step (one round trip); one that leaves the hold out, or a lapse (whose renewals are no
+    // check), reads the record first and is charged from it.
+    const restates = end.admitted && !lapsed && (end.payment === 'free' || end.hold !== undefined);
+    const terms = end.admitted && !restates ? await this.stores.admission.terms(end) : undefined;
+    const finish = admittedFinishOf(end, lapsed, terms);
+    if (restates) finish.restated = { payment: end.payment, model: end.model, hold: end.hold, admittedAtMs: end.admittedAtMs };
+    const { released, repeated, shortfallMicro, refused } = await this.stores.admission.finish(finish);
+    if (refused) {
+      finishTermsRefused.inc({ field: refused });
+      this.logger?.warn('finish refused: it disagrees with its admission', {
+        billingId: end.requestId,
+        accountId: end.accountId,
+        field: refused,
+      });
+      throw new DomainError(
+        'invalid-argument',
+        `the finish disagrees with its admission (${refused}): a finish carries only what happened`,
+      );
+    }
+    if (shortfallMicro > 0) {
+      lapseShortfallMicro.inc(shortfallMicro);
+      this.logger?.warn('late real bill corrects a lapse estimate beyond what the line carries: shortfall', {
+        billingId: end.requestId,
+        accountId: end.accountId,
+        shortfallMicro,
+      });
+    }
+    return { released, repeated };
   }
 
   /**
@@ -110,7 +162,6 @@ export class RequestFinisher {
    * FinishRequest.
    */
   async finishLapsed(lease: LeaseRecord): Promise<FinishedRequest> {
-    const byAdmit = isAdmitted(lease) || (lease.payment === 'free' && lease.maxTokens !== undefined);
-    return byAdmit ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
+    return isAdmittedLease(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
   }
 }

@@ -24,11 +24,12 @@ export function toAdmitResponse(decision: AdmitDecision): quotaV1.AdmitResponse 
     placeLimit: 0,
     admittedAtMs: 0,
   };
+  const admittedAtMs = decision.outcome === 'paid' || decision.outcome === 'free' ? decision.admittedAtMs : 0;
   switch (decision.outcome) {
     case 'paid':
-      return { ...answer, outcome: Outcome.ADMIT_OUTCOME_PAID, hold: toHold(decision.hold) };
+      return { ...answer, outcome: Outcome.ADMIT_OUTCOME_PAID, hold: toHold(decision.hold), admittedAtMs };
     case 'free':
-      return { ...answer, outcome: Outcome.ADMIT_OUTCOME_FREE, maxTokens: decision.maxTokens };
+      return { ...answer, outcome: Outcome.ADMIT_OUTCOME_FREE, maxTokens: decision.maxTokens, admittedAtMs };
     case 'rate-limited':
       return { ...answer, outcome: Outcome.ADMIT_OUTCOME_RATE_LIMITED };
     case 'no-place':
@@ -51,5 +52,10 @@ export function toAdmitResponse(decision: AdmitDecision): quotaV1.AdmitResponse 
 export function toAdmittedEnd(req: quotaV1.FinishRequestRequest & { admitted: boolean }): AdmittedEnd {
   const unpaid = !req.admitted && req.payment === quotaV1.Payment.PAYMENT_UNSPECIFIED;
   const record = toSettleRecord(unpaid ? { ...req, payment: quotaV1.Payment.PAYMENT_PAID } : req);
-  return { ...record, admitted: req.admitted, ...(req.hold ? { hold: toHoldTerms(req.hold) } : {}) };
+  return {
+    ...record,
+    admitted: req.admitted,
+    ...(req.hold ? { hold: toHoldTerms(req.hold) } : {}),
+    ...(req.admittedAtMs ? { admittedAtMs: req.admittedAtMs } : {}),
+  };
 }

@@ -49,10 +49,10 @@ function paymentOf(payment: quotaV1.Payment): Payment {
 
 /**
  * A lease as the bill its request would come to should it lapse now (marked estimated), with the
- * hold and max_tokens of an admitted request; INVALID_ARGUMENT without a payment.
+ * hold, max_tokens and admitted time of an admitted request; INVALID_ARGUMENT without a payment.
  */
 export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
-  const { accountId, requestId, model, promptTokens, completionTokens, hold, maxTokens, final, endReason } = lease;
+  const { accountId, requestId, model, promptTokens, completionTokens, hold, maxTokens, final, endReason, admittedAtMs } = lease;
   return {
     requestId,
     accountId,
@@ -63,6 +63,7 @@ export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
     usageEstimated: true,
     ...(hold ? { hold: toHoldTerms(hold) } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(admittedAtMs ? { admittedAtMs } : {}),
     ...(final ? { final: true, ...endReasonOf(endReason) } : {}),
   };
 }

@@ -128,7 +128,9 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
     await admission.billStates([paid.lease]);
     await admission.credit(account);
     nowMs += LEASE_TTL;
-    await leases.claimLapsed(10, 60_000);
+    const [lapsed] = await leases.claimLapsed(10, 60_000);
+    await leases.holdLapsed(lapsed, 120_000);
+    await admission.terms(lapsed);
     nowMs += 600_000;
     await admission.idleLines(600_000, 10);
     await admission.returnLine(account, 600_000);

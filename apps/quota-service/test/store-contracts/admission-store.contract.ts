@@ -5,6 +5,7 @@ import {
   freePlaces,
   freeStep,
   grantLine,
+  holdOf,
   isLeased,
   LEASE_TTL,
   MINUTE_START,
@@ -39,6 +40,7 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
       expect(admitted).toEqual({
         outcome: 'admitted',
         repeated: false,
+        admittedAtMs: nowMs,
         count: { allowed: true, count: 1, limit: 30, resetUnixSeconds: MINUTE_START / 1000 + 60, retryAfterSeconds: 45, nowMs },
       });
       expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 0, returned: 0, held: 3000 });
@@ -136,8 +138,44 @@ export function describeAdmissionContract(name: string, open: AdmissionStoresFac
         outcome: 'admitted',
         repeated: true,
         repeatedHoldMicro: undefined,
+        admittedAtMs: nowMs,
         count: expect.objectContaining({ count: 2 }),
       });
+    });
+
+    it('fixes the terms and time of each admission once: a repeat, even at another clock, answers the first time; the record goes with an ordinary finish', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const step = paidStep(account, 3000);
+      const admittedAt = nowMs;
+      expect(await s.admission.admit(step)).toMatchObject({ admittedAtMs: admittedAt });
+      nowMs += 5000;
+      expect(await s.admission.admit({ ...step, worstMicro: 1, lease: { ...step.lease, hold: holdOf(1) } })).toMatchObject({
+        repeated: true,
+        admittedAtMs: admittedAt,
+      });
+      expect(await s.admission.terms(step)).toEqual({
+        payment: 'paid',
+        model: 'vendor-v4-flash',
+        hold: holdOf(3000),
+        maxTokens: 1000,
+        admittedAtMs: admittedAt,
+      });
+      const free = freeStep(account);
+      await s.admission.admit(free);
+      expect(await s.admission.terms(free)).toEqual({ payment: 'free', model: 'vendor-v4-flash', maxTokens: 1000, admittedAtMs: nowMs });
+      expect(await s.admission.terms({ accountId: account, requestId: 'never' })).toBeUndefined();
+      await s.admission.finish({
+        accountId: account,
+        requestId: step.requestId,
+        admitted: true,
+        payment: 'paid',
+        tokens: 10,
+        usageEstimated: false,
+        lapsed: false,
+        chargeMicro: 30,
+        bill: undefined,
+      });
+      expect(await s.admission.terms(step)).toBeUndefined();
     });
 
     it('answers gone, counted but nothing taken, for a request id its edge finished first', async () => {

@@ -46,6 +46,9 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       ...usage,
     });
 
+    // A bill queued without its admitted time gets its admission's (every test admits at MINUTE_START).
+    const stamped = <T extends BillRecord>(bill: T): T => ({ ...bill, admittedAtMs: MINUTE_START });
+
     beforeAll(async () => {
       s = await open(SETTINGS, () => nowMs);
     });
@@ -75,17 +78,59 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       const step = paidStep(account, 6000);
       await s.admission.admit(step);
       const bill = paidBill(account, step.requestId, 6000, 1000, 500, 3000);
-      expect(await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill))).toEqual({ released: true, repeated: false });
+      expect(await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill))).toEqual({
+        released: true,
+        repeated: false,
+        shortfallMicro: 0,
+      });
       expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 3000, returned: 0, held: 0 });
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 1500, totalTokens: 1500 });
       expect(await isLeased(s.leases, step.lease)).toBe(false);
       expect(await freePlaces(s.limits, account)).toBe(3);
-      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+      expect(await outboxOf(s.outbox, account)).toEqual([stamped(bill)]);
 
-      expect(await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill))).toEqual({ released: false, repeated: true });
+      expect(await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill))).toEqual({
+        released: false,
+        repeated: true,
+        shortfallMicro: 0,
+      });
       expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 3000, returned: 0, held: 0 });
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 1500, totalTokens: 1500 });
-      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+      expect(await outboxOf(s.outbox, account)).toEqual([stamped(bill)]);
+    });
+
+    it('refuses a finish whose restated terms disagree with its admission, changing nothing, and takes one that agrees', async () => {
+      await grantLine(s.admission, account, 10_000);
+      const step = paidStep(account, 6000);
+      await s.admission.admit(step);
+      const forged = paidBill(account, step.requestId, 1, 1000, 500, 1);
+      const restated = { payment: 'paid' as const, model: 'vendor-v4-flash', hold: holdOf(6000) };
+      const attempts: [Partial<AdmittedFinish>, string][] = [
+        [{ restated: { ...restated, hold: { amountMicro: 6000, inputMicroPerMillion: 0, outputMicroPerMillion: 0 } } }, 'hold'],
+        [{ restated: { ...restated, hold: holdOf(1) } }, 'hold'],
+        [{ restated: { ...restated, payment: 'free', hold: undefined }, payment: 'free' }, 'payment'],
+        [{ restated: { ...restated, model: 'vendor-v4-pro' } }, 'model'],
+        [{ restated: { ...restated, admittedAtMs: MINUTE_START - 100 * 86_400_000 } }, 'admitted_at'],
+      ];
+      for (const [overrides, field] of attempts)
+        expect(await s.admission.finish(paidFinish(step.requestId, 1500, 1, forged, overrides))).toEqual({
+          released: false,
+          repeated: false,
+          shortfallMicro: 0,
+          refused: field,
+        });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 0, returned: 0, held: 6000 });
+      expect(await outboxOf(s.outbox, account)).toEqual([]);
+      expect(await isLeased(s.leases, step.lease)).toBe(true);
+      const bill = paidBill(account, step.requestId, 6000, 1000, 500, 3000);
+      expect(
+        await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill, { restated: { ...restated, admittedAtMs: MINUTE_START } })),
+      ).toEqual({
+        released: true,
+        repeated: false,
+        shortfallMicro: 0,
+      });
+      expect(await outboxOf(s.outbox, account)).toEqual([stamped(bill)]);
     });
 
     it('gives the whole hold back and queues no bill for a paid request with nothing to bill', async () => {
@@ -121,7 +166,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
         bill,
       });
       expect(await s.freeTier.allowanceUsed(account)).toBe(120);
-      expect(await outboxOf(s.outbox, account)).toEqual([bill]);
+      expect(await outboxOf(s.outbox, account)).toEqual([stamped(bill)]);
       expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
     });
 
@@ -151,8 +196,8 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
           chargeMicro: 0,
           bill: undefined,
         };
-        expect(await s.admission.finish(abandon)).toEqual({ released: true, repeated: false });
-        expect(await s.admission.finish(abandon)).toEqual({ released: false, repeated: true });
+        expect(await s.admission.finish(abandon)).toEqual({ released: true, repeated: false, shortfallMicro: 0 });
+        expect(await s.admission.finish(abandon)).toEqual({ released: false, repeated: true, shortfallMicro: 0 });
         expect(await isLeased(s.leases, step.lease)).toBe(false);
         expect(await s.admission.admit(step)).toMatchObject({ outcome: 'gone' });
       }
@@ -167,7 +212,11 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       await grantLine(s.admission, account, 10_000);
       await s.admission.admit(paidStep(account, 2000));
       const bill = paidBill(account, 'lost-admission', 6000, 1000, 0, 1000);
-      expect(await s.admission.finish(paidFinish('lost-admission', 1000, 1000, bill))).toEqual({ released: false, repeated: false });
+      expect(await s.admission.finish(paidFinish('lost-admission', 1000, 1000, bill))).toEqual({
+        released: false,
+        repeated: false,
+        shortfallMicro: 0,
+      });
       expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 1000, returned: 0, held: 2000 });
       expect(await outboxOf(s.outbox, account)).toEqual([bill]);
     });
@@ -201,16 +250,18 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       for (const requestId of ['lapsed-up', 'lapsed-down', 'lapsed-twice']) {
         expect(
           await s.admission.finish(paidFinish(requestId, 1250, 2000, estimate(requestId), { usageEstimated: true, lapsed: true })),
-        ).toEqual({ released: true, repeated: false });
+        ).toEqual({ released: true, repeated: false, shortfallMicro: 0 });
       }
       const real = (requestId: string, completion: number, charge: number) => paidBill(account, requestId, 6000, 1000, completion, charge);
       expect(await s.admission.finish(paidFinish('lapsed-up', 1500, 3000, real('lapsed-up', 500, 3000)))).toEqual({
         released: false,
         repeated: true,
+        shortfallMicro: 0,
       });
       expect(await s.admission.finish(paidFinish('lapsed-down', 1100, 1400, real('lapsed-down', 100, 1400)))).toEqual({
         released: false,
         repeated: true,
+        shortfallMicro: 0,
       });
       // Again, or an estimate of the edge's own: nothing more.
       await s.admission.finish(paidFinish('lapsed-up', 1500, 3000, real('lapsed-up', 500, 3000)));
@@ -218,14 +269,17 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
         paidFinish('lapsed-twice', 1600, 3400, { ...real('lapsed-twice', 600, 3400), usageEstimated: true }, { usageEstimated: true }),
       );
       expect(await s.admission.credit(account)).toEqual({ granted: 100_000, charged: 6000 + 1000, returned: 0, held: 0 });
-      expect(await outboxOf(s.outbox, account)).toEqual([
-        estimate('lapsed-up'),
-        estimate('lapsed-down'),
-        estimate('lapsed-twice'),
-        real('lapsed-up', 500, 3000),
-        real('lapsed-down', 100, 1400),
-      ]);
-      expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 3 * 1250, totalTokens: 3 * 1250 });
+      expect(await outboxOf(s.outbox, account)).toEqual(
+        [
+          estimate('lapsed-up'),
+          estimate('lapsed-down'),
+          estimate('lapsed-twice'),
+          real('lapsed-up', 500, 3000),
+          real('lapsed-down', 100, 1400),
+        ].map(stamped),
+      );
+      // Usage follows the charge: each real bill moves it by its tokens beyond the estimate's (+250, -150).
+      expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 3 * 1250 + 100, totalTokens: 3 * 1250 + 100 });
     });
 
     it('queues the real bill of a free request the reaper finished from an estimate, also one of nothing, once', async () => {
@@ -271,8 +325,9 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
         expect(await s.admission.finish(freeFinish(bill.requestId, 100 + bill.completionTokens, bill, {}))).toEqual({
           released: false,
           repeated: true,
+          shortfallMicro: 0,
         });
-      expect(await outboxOf(s.outbox, account)).toEqual([estimate, ...real]);
+      expect(await outboxOf(s.outbox, account)).toEqual([estimate, ...real].map(stamped));
       expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
     });
 
@@ -313,7 +368,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.admission.billStates([])).toEqual([]);
 
       const claimed = (await s.outbox.claim(10_000)).filter((c) => c.record.accountId === account);
-      expect(claimed.map((c) => c.record)).toEqual([bill, freeBill]);
+      expect(claimed.map((c) => c.record)).toEqual([bill, freeBill].map(stamped));
       await s.outbox.ack([claimed[0].id]);
       expect((await s.admission.billStates([billed.lease]))[0]).toBe('applied');
       expect((await s.admission.billStates([free.lease]))[0]).toBe('pending');

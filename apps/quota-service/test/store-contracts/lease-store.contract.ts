@@ -65,6 +65,45 @@ export function describeLeaseStoreContract(name: string, open: LeaseStoreFactory
       expect(await lapsedOf(lapsed)).toEqual([]);
     });
 
+    it('holds a lapsed lease through a grace: marked lapsed, handed out again only when the grace ends, a renewal clearing the mark', async () => {
+      const GRACE = 120_000;
+      const stalled = lease(5);
+      await store.start(stalled, TTL);
+      nowMs += TTL;
+      const [claimed] = await lapsedOf(stalled);
+      const lapsedAt = nowMs;
+      expect(await store.holdLapsed(claimed, GRACE)).toBe('held');
+      nowMs += GRACE - 1;
+      expect(await lapsedOf(stalled)).toEqual([]);
+      nowMs += 1;
+      expect(await lapsedOf(stalled)).toEqual([{ ...stalled, lapsedAtMs: lapsedAt }]);
+
+      // Its edge came back: the renewal is the lease again, unmarked, lapsing a lease time later.
+      const back = lease(7);
+      await store.start(back, TTL);
+      nowMs += TTL;
+      expect(await store.holdLapsed((await lapsedOf(back))[0], GRACE)).toBe('held');
+      expect(await store.renew([back], TTL)).toEqual([]);
+      nowMs += TTL;
+      expect(await lapsedOf(back)).toEqual([back]);
+    });
+
+    it('leaves alone a lapsed lease renewed since it was claimed, and says so of one that ended', async () => {
+      const [renewed, ended] = [lease(1), lease(2)];
+      await store.start(renewed, TTL);
+      await store.start(ended, TTL);
+      nowMs += TTL;
+      const claimed = await lapsedOf(renewed, ended);
+      const fresh = { ...renewed, completionTokens: 99 };
+      expect(await store.renew([fresh], TTL)).toEqual([]);
+      await store.end(ended);
+      const claimedOf = (mine: LeaseRecord) => claimed.find((l) => l.requestId === mine.requestId) ?? mine;
+      expect(await store.holdLapsed(claimedOf(renewed), 120_000)).toBe('renewed');
+      expect(await store.holdLapsed(claimedOf(ended), 120_000)).toBe('gone');
+      nowMs += TTL;
+      expect(await lapsedOf(renewed, ended)).toEqual([fresh]);
+    });
+
     it('does not renew an ended or unknown lease, and says so', async () => {
       const [ended, running, never] = [lease(), lease(), lease()];
       await store.start(ended, TTL);

@@ -18,26 +18,30 @@ export const ADMIT_REPLY = { admitted: 1, rateLimited: 2, notCovered: 3, noPlace
 /**
  * KEYS: 1 minute hash, 2 places hash, 3 last-grant string, 4 credit hash {gr, ch, rt, hd},
  *       5 credit holds hash {request id: micro}, 6 finished zset, 7 lease lapse zset,
- *       8 lease data hash, 9 active lines zset, 10 unbilled hash.
+ *       8 lease data hash, 9 active lines zset, 10 unbilled hash, 11 admissions hash.
  * ARGV: 1 request id, 2 account id, 3 'count'|'nocount', 4 per-minute limit, 5 place limit,
  *       6 recovery ms, 7 lease ttl ms, 8 'paid'|'free', 9 worst micro, 10-12 granted, charged and
- *       returned totals to merge (each '' for none), 13 lease JSON, 14 finish memory ms, [15 now].
+ *       returned totals to merge (each '' for none), 13 lease JSON, 14 finish memory ms, 15 the
+ *       terms' JSON object (admission record without its time), [16 now].
  * In this order, all or nothing: a request id leased already answers admitted again (not counted
  * again); the count (a refusal writes nothing); a finished id answers gone; a paid request needs
  * gr - ch - rt - hd >= worst after the merge (a line the store lost, no gr, while bills it queued
  * again wait: billing's totals judged with ch added to billing's, not kept, as ADOPT_LINE says
- * why); a place (as ACQUIRE_PLACE); then the hold, the
- * place, the last grant, the lease and the active-lines entry are written together.
- * Returns {1, count, now, repeated 0/1, repeated: hold or -1} | {2|4|5, count, now} |
- * {3, count, now, gr, ch, rt, hd}.
+ * why); a place (as ACQUIRE_PLACE); then the hold, the place, the last grant, the lease, the
+ * active-lines entry and the admission record (the terms with admittedAtMs = now) are written
+ * together.
+ * Returns {1, count, now, repeated 0/1, repeated: hold or -1, admitted ms (a repeat's: its
+ * record's, else now)} | {2|4|5, count, now} | {3, count, now, gr, ch, rt, hd}.
  */
 export const ADMIT = new LuaScript(
   'admit',
   `${NOW}${LIVE_PLACES}${MINUTE_COUNT}
 local rid, account = ARGV[1], ARGV[2]
-local now = now_ms(ARGV[15])
+local now = now_ms(ARGV[16])
 if redis.call('HEXISTS', KEYS[8], rid) == 1 then
-  return {1, minute_count(KEYS[1], now), now, 1, tonumber(redis.call('HGET', KEYS[5], rid)) or -1}
+  local record = redis.call('HGET', KEYS[11], rid)
+  local at = record and tonumber(string.match(record, '"admittedAtMs":(%d+)')) or now
+  return {1, minute_count(KEYS[1], now), now, 1, tonumber(redis.call('HGET', KEYS[5], rid)) or -1, at}
 end
 local count = minute_count(KEYS[1], now)
 if ARGV[3] == 'count' then
@@ -79,7 +83,9 @@ redis.call('PEXPIRE', KEYS[2], recovery)
 redis.call('SET', KEYS[3], now, 'PX', recovery)
 redis.call('ZADD', KEYS[7], now + tonumber(ARGV[7]), rid)
 redis.call('HSET', KEYS[8], rid, ARGV[13])
-return {1, count, now, 0, -1}
+redis.call('HSET', KEYS[11], rid, string.sub(ARGV[15], 1, -2) .. ',"admittedAtMs":' .. string.format('%.0f', now) .. '}')
+redis.call('PEXPIRE', KEYS[11], tonumber(ARGV[14]))
+return {1, count, now, 0, -1, now}
 `,
 );
 
@@ -87,40 +93,76 @@ return {1, count, now, 0, -1}
  * KEYS: 1 places hash, 2 last-grant string, 3 usage today hash, 4 usage total string, 5 finished
  *       zset, 6 credit hash, 7 credit holds hash, 8 lease lapse zset, 9 lease data hash,
  *       10 outbox stream, 11-13 the account's free allowance (budget, holds, expiry),
- *       14 lapse estimates hash {request id: charge}, 15 unbilled hash {request id: 1}.
+ *       14 lapse estimates hash {request id: charge, request id + ':tokens': tokens}, 15 unbilled hash,
+ *       16 admissions hash.
  * ARGV: 1 request id, 2 tokens, 3 recovery ms, 4 finish memory ms, 5 'paid'|'free',
- *       6 admitted 1/0, 7 charge micro, 8 bill JSON or '', 9 'lapse' (the reaper's estimate) |
- *       'real' (usage the provider reported) | '', [10 now].
+ *       6 admitted 1/0, 7 charge micro, 8 bill JSON or '', 9 'lapse' (the reaper's estimate at the
+ *       end of the grace) | 'real' (usage the provider reported) | '', 10 the terms the caller
+ *       restated, JSON {payment, model, hold?, admittedAtMs?}, or '' (none to check), [11 now].
  * Once per request id (a repeat changes nothing): the request's hold leaves hd, its place is freed
  * (when the edge took it: the chat product's place under the same id stays)
  * and its lease ended; admitted: the usage counted, then paid: the charge added to ch, free: the
  * allowance settled with the tokens; the bill appended. Not admitted: the allowance reservation is
- * returned whole and nothing else happens (the id stays finished). The one repeat that does
- * something is a real bill of a request the reaper finished from an estimate (paid or free, also
- * an estimate of nothing, which queued no bill): its bill is queued (billing-service corrects the
- * row, or writes it) and, paid, ch grows by what the correction adds (billing gives a smaller
- * charge back to the balance, outside the line). A bill appended marks its request
- * unbilled until the forwarder has it applied. Returns {released 0/1, repeated 0/1}.
+ * returned whole and nothing else happens (the id stays finished). The admission record goes with
+ * the finish, but an estimate's, which the real bill correcting it reads. The one repeat that
+ * does something is a real bill of a request the reaper finished from an estimate (paid or free,
+ * also an estimate of nothing, which queued no bill): its bill is queued (billing-service corrects
+ * the row, or writes it), usage moves by the tokens it has beyond the estimate's and, paid, ch
+ * grows by what the correction adds as far as the line's available part carries: the rest is the
+ * shortfall (billing-service records it in the ledger; a smaller charge is given back there,
+ * outside the line). A bill appended marks its request unbilled until the forwarder has it applied.
+ * First of all, restated terms that disagree with the admission record refuse the finish, nothing
+ * changed (refused: 1 payment, 2 model, 3 hold, 4 admitted time); a bill without its admitted
+ * time gets the record's. Returns {released 0/1, repeated 0/1, shortfall micro, refused 0-4}.
  */
 export const FINISH_ADMITTED = new LuaScript(
   'finish_admitted',
   `${NOW}${LIVE_PLACES}${ADD_USAGE}${BUDGET}${PLACE_OWNER}
 local rid = ARGV[1]
-local now = now_ms(ARGV[10])
+local now = now_ms(ARGV[11])
 local memory = tonumber(ARGV[4])
+local bill = ARGV[8]
+local stored_terms = redis.call('HGET', KEYS[16], rid)
+if stored_terms and ARGV[10] ~= '' then
+  local r, g = cjson.decode(stored_terms), cjson.decode(ARGV[10])
+  if r.payment ~= g.payment then return {0, 0, 0, 1} end
+  if r.model ~= g.model then return {0, 0, 0, 2} end
+  if g.hold ~= nil then
+    if type(r.hold) ~= 'table' then return {0, 0, 0, 3} end
+    for _, f in ipairs({'amountMicro', 'inputMicroPerMillion', 'outputMicroPerMillion'}) do
+      if r.hold[f] ~= g.hold[f] then return {0, 0, 0, 3} end
+    end
+  end
+  if g.admittedAtMs ~= nil and g.admittedAtMs ~= r.admittedAtMs then return {0, 0, 0, 4} end
+end
+if stored_terms and bill ~= '' and not string.find(bill, '"admittedAtMs":', 1, true) then
+  local at = string.match(stored_terms, '"admittedAtMs":(%d+)')
+  if at then bill = string.sub(bill, 1, -2) .. ',"admittedAtMs":' .. at .. '}' end
+end
 local function queue_bill()
-  redis.call('XADD', KEYS[10], '*', '${OUTBOX_FIELD}', ARGV[8])
+  redis.call('XADD', KEYS[10], '*', '${OUTBOX_FIELD}', bill)
   redis.call('HSET', KEYS[15], rid, 1)
 end
 local charge = tonumber(ARGV[7])
+local tokens = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - memory)
 if redis.call('ZSCORE', KEYS[5], rid) then
   local estimated = ARGV[9] == 'real' and tonumber(redis.call('HGET', KEYS[14], rid))
-  if not estimated then return {0, 1} end
-  redis.call('HDEL', KEYS[14], rid)
-  if ARGV[5] == 'paid' and charge > estimated then redis.call('HINCRBY', KEYS[6], 'ch', charge - estimated) end
+  if not estimated then return {0, 1, 0, 0} end
+  local estimated_tokens = redis.call('HGET', KEYS[14], rid .. ':tokens')
+  redis.call('HDEL', KEYS[14], rid, rid .. ':tokens')
+  redis.call('HDEL', KEYS[16], rid)
+  if estimated_tokens then add_usage(KEYS[3], KEYS[4], tokens - tonumber(estimated_tokens), now) end
+  local shortfall = 0
+  if ARGV[5] == 'paid' and charge > estimated then
+    local line = redis.call('HMGET', KEYS[6], 'gr', 'ch', 'rt', 'hd')
+    local available = (tonumber(line[1]) or 0) - (tonumber(line[2]) or 0) - (tonumber(line[3]) or 0) - (tonumber(line[4]) or 0)
+    local taken = math.min(charge - estimated, math.max(available, 0))
+    if taken > 0 then redis.call('HINCRBY', KEYS[6], 'ch', taken) end
+    shortfall = charge - estimated - taken
+  end
   if ARGV[8] ~= '' then queue_bill() end
-  return {0, 1}
+  return {0, 1, shortfall, 0}
 end
 redis.call('ZADD', KEYS[5], now, rid)
 redis.call('PEXPIRE', KEYS[5], memory)
@@ -133,10 +175,14 @@ local released = 0
 if live_places(KEYS[1], KEYS[2], now, tonumber(ARGV[3])) and not another_callers(KEYS[1], rid, 'edge') then released = redis.call('HDEL', KEYS[1], rid) end
 redis.call('ZREM', KEYS[8], rid)
 redis.call('HDEL', KEYS[9], rid)
-local tokens = tonumber(ARGV[2])
+if ARGV[9] == 'lapse' and ARGV[6] == '1' then
+  redis.call('PEXPIRE', KEYS[16], memory)
+else
+  redis.call('HDEL', KEYS[16], rid)
+end
 if ARGV[6] == '0' then
   settle_budget(KEYS[11], KEYS[12], KEYS[13], rid, 0, now)
-  return {released, 0}
+  return {released, 0, 0, 0}
 end
 add_usage(KEYS[3], KEYS[4], tokens, now)
 if ARGV[5] == 'paid' then
@@ -145,11 +191,11 @@ else
   settle_budget(KEYS[11], KEYS[12], KEYS[13], rid, tokens, now)
 end
 if ARGV[9] == 'lapse' then
-  redis.call('HSET', KEYS[14], rid, charge)
+  redis.call('HSET', KEYS[14], rid, charge, rid .. ':tokens', tokens)
   redis.call('PEXPIRE', KEYS[14], memory)
 end
 if ARGV[8] ~= '' then queue_bill() end
-return {released, 0}
+return {released, 0, 0, 0}
 `,
 );
 

@@ -1,6 +1,6 @@
 import { LeaseRecord, LeaseRef } from '../leases/lease-store';
 import { FinishedRequest, MinuteCount } from '../limits/limit-store';
-import { BillRecord, Payment } from '../outbox/settle-outbox';
+import { BillRecord, HoldTerms, Payment } from '../outbox/settle-outbox';
 
 /** An account's credit line as quota-service keeps it: cumulative micro-LYD, each only growing but `held`. */
 export interface CreditTotals {
@@ -43,17 +43,39 @@ export interface AdmitStep {
 }
 
 /**
+ * What Admit fixed for one request id (its admission record), written by the step that admits it
+ * and read back by every step that later moves its money: a finish (or a lapse) takes its
+ * payment, prices and hold from here, never from the caller's restatement of them.
+ */
+export interface AdmissionTerms {
+  payment: Payment;
+  model: string;
+  /** Paid: the hold and its prices. */
+  hold?: HoldTerms;
+  maxTokens: number;
+  /** The store's clock (Redis TIME) when it was admitted, ms: the time its bill is filed under. */
+  admittedAtMs: number;
+}
+
+/** The terms a finish restates, checked against its admission record before anything changes. */
+export type RestatedTerms = Pick<AdmissionTerms, 'payment' | 'model' | 'hold'> & { admittedAtMs?: number };
+
+/** Which restated term disagrees with the admission record. */
+export type TermsField = 'payment' | 'model' | 'hold' | 'admitted_at';
+
+/**
  * What one admission step decided, in the order the rules are checked: a request over the
  * minute's limit is `rate-limited` (nothing written); one whose id was finished already (its
  * edge gave up first) is `gone`; a paid one the line's available part cannot cover is
  * `not-covered` (only the count written); one for which every place is taken is `no-place`
  * (only the count written); else `admitted`: held, placed and leased together. A request id
  * that is admitted already is `admitted` again, counted once, with `repeatedHoldMicro` its hold
- * (undefined when it was admitted free).
+ * (undefined when it was admitted free). `admittedAtMs` is the store's time of the admission (a
+ * repeat's: the first admission's, or now when its record is gone).
  */
 export type AdmitResult =
-  | { outcome: 'admitted'; count: MinuteCount; repeated: false }
-  | { outcome: 'admitted'; count: MinuteCount; repeated: true; repeatedHoldMicro: number | undefined }
+  | { outcome: 'admitted'; count: MinuteCount; repeated: false; admittedAtMs: number }
+  | { outcome: 'admitted'; count: MinuteCount; repeated: true; repeatedHoldMicro: number | undefined; admittedAtMs: number }
   | { outcome: 'rate-limited'; count: MinuteCount }
   | { outcome: 'gone'; count: MinuteCount }
   | { outcome: 'not-covered'; count: MinuteCount; credit: CreditTotals }
@@ -76,7 +98,16 @@ export interface AdmittedFinish {
   chargeMicro: number;
   /** The bill queued for billing-service; undefined when there is nothing to bill. */
   bill: BillRecord | undefined;
+  /**
+   * The terms the caller restated (its payment, model, hold, admitted time): when the store has
+   * the request's admission record and any of them disagrees, the finish is refused, nothing
+   * changed. A bill without its admitted time gets the record's.
+   */
+  restated?: RestatedTerms;
 }
+
+/** What an admitted finish did: a real bill correcting an estimate may leave a shortfall, the part of its correction the line could not carry (micro-LYD, else 0). */
+export type AdmittedFinished = FinishedRequest & { shortfallMicro: number; refused?: TermsField };
 
 /** What giving a line back did, micro-LYD. */
 export interface LineReturn {
@@ -110,7 +141,13 @@ export interface AdmissionStore {
   /** Counts (mode `count`), checks, holds, places and leases one request: see AdmitResult. */
   admit(step: AdmitStep): Promise<AdmitResult>;
   /**
-   * Ends an admitted request once per request id (a repeat changes nothing): its hold leaves
+   * The terms Admit fixed for a request (AdmissionTerms), or undefined when the store has none
+   * (never admitted by this release, finished, or lost with the store).
+   */
+  terms(request: LeaseRef): Promise<AdmissionTerms | undefined>;
+  /**
+   * Refused (`refused` set, nothing changed) when its restated terms disagree with the admission
+   * record. Ends an admitted request once per request id (a repeat changes nothing): its hold leaves
    * `held` and its charge joins `charged`, its place is freed, its usage counted, a free
    * reservation settled with the real tokens, its lease ended and its bill queued. When not
    * `admitted`, all it took is given back and the id is remembered, so that an admission of it
@@ -118,7 +155,7 @@ export interface AdmissionStore {
    * a paid request the reaper finished from an estimate queues the real bill (billing-service
    * corrects the row) and adds to `charged` what the real charge has beyond the estimate.
    */
-  finish(finish: AdmittedFinish): Promise<FinishedRequest>;
+  finish(finish: AdmittedFinish): Promise<AdmittedFinished>;
   /**
    * Gives back the unheld part of the account's line (adds it to `returned` and queues the new
    * cumulative total for billing-service). With `idleMs`, only when the account had no paid

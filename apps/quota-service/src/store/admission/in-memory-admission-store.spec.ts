@@ -1,6 +1,7 @@
 import { AdmissionStoresFactory } from '../../../test/store-contracts/admission-fixtures';
 import { describeAdmissionContract } from '../../../test/store-contracts/admission-store.contract';
 import { describeAdmittedFinishContract } from '../../../test/store-contracts/admitted-finish.contract';
+import { describeLapseGraceContract } from '../../../test/store-contracts/lapse-grace.contract';
 import { TEST_DEFAULTS } from '../../../test/store-contracts/free-tier-fixtures';
 import { openInMemoryStores } from '../in-memory-stores';
 
@@ -8,3 +9,4 @@ const open: AdmissionStoresFactory = async (settings, now) => openInMemoryStores
 
 describeAdmissionContract('in memory', open);
 describeAdmittedFinishContract('in memory', open);
+describeLapseGraceContract('in memory', open);

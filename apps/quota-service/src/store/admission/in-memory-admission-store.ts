@@ -1,8 +1,11 @@
+import { disagreement, termsOf } from './admission-terms';
 import {
   AdmissionStore,
+  AdmissionTerms,
   AdmitResult,
   AdmitStep,
   AdmittedFinish,
+  AdmittedFinished,
   BillState,
   CreditTotals,
   LineReturn,
@@ -15,7 +18,7 @@ import { InMemoryLeaseStore } from '../leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../limits/in-memory-limit-store';
 import { InMemorySettleOutbox } from '../outbox/in-memory-settle-outbox';
 import { LeaseRecord, LeaseRef } from '../leases/lease-store';
-import { FinishedRequest, LimitSettings } from '../limits/limit-store';
+import { LimitSettings } from '../limits/limit-store';
 
 /** The in-memory stores an InMemoryAdmissionStore shares its state with. */
 export interface InMemoryStores {
@@ -39,8 +42,10 @@ export class InMemoryAdmissionStore implements AdmissionStore {
   private readonly holds = new Map<string, Map<string, number>>();
   /** Account -> ms of its last paid admission or line grant. */
   private readonly active = new Map<string, number>();
-  /** Request id -> the charge the reaper made from an estimate (request ids of admitted requests are the edge's, unique). */
-  private readonly estimates = new Map<string, number>();
+  /** Request id -> the charge and tokens the reaper took from an estimate (request ids of admitted requests are the edge's, unique). */
+  private readonly estimates = new Map<string, { chargeMicro: number; tokens: number }>();
+  /** Request id -> what Admit fixed (kept past an estimate, for the real bill that corrects it). */
+  private readonly admissions = new Map<string, AdmissionTerms>();
 
   constructor(
     private readonly stores: InMemoryStores,
@@ -59,6 +64,7 @@ export class InMemoryAdmissionStore implements AdmissionStore {
         count: countOf(true, limits.minuteCount(accountId, now)),
         repeated: true,
         repeatedHoldMicro: this.holds.get(accountId)?.get(requestId),
+        admittedAtMs: this.admissions.get(requestId)?.admittedAtMs ?? now,
       };
     }
     let counted = limits.minuteCount(accountId, now);
@@ -91,21 +97,40 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     }
     limits.takePlace(accountId, requestId, now);
     leases.put(step.lease, step.leaseTtlMs, now);
-    return { outcome: 'admitted', count, repeated: false };
+    this.admissions.set(requestId, { ...termsOf(step), admittedAtMs: now });
+    return { outcome: 'admitted', count, repeated: false, admittedAtMs: now };
   }
 
-  async finish(f: AdmittedFinish): Promise<FinishedRequest> {
+  async terms(request: LeaseRef): Promise<AdmissionTerms | undefined> {
+    const terms = this.admissions.get(request.requestId);
+    return terms && { ...terms };
+  }
+
+  async finish(f: AdmittedFinish): Promise<AdmittedFinished> {
     const { limits, leases, outbox, freeTier } = this.stores;
     const now = this.now();
+    const record = this.admissions.get(f.requestId);
+    const refused = record && f.restated && disagreement(record, f.restated);
+    if (refused) return { released: false, repeated: false, shortfallMicro: 0, refused };
+    const bill = f.bill && record && f.bill.admittedAtMs === undefined ? { ...f.bill, admittedAtMs: record.admittedAtMs } : f.bill;
+    f = { ...f, bill };
     if (limits.isFinished(f.accountId, f.requestId, now)) {
       if (f.payment === 'free' || !f.admitted) freeTier.settleAt(f.accountId, f.requestId, f.admitted ? f.tokens : 0, now);
       const estimated = this.estimates.get(f.requestId);
+      let shortfallMicro = 0;
       if (estimated !== undefined && f.admitted && !f.lapsed && !f.usageEstimated) {
         this.estimates.delete(f.requestId);
-        if (f.payment === 'paid') this.line(f.accountId).charged += Math.max(0, f.chargeMicro - estimated);
+        this.admissions.delete(f.requestId);
+        limits.addUsage(f.accountId, f.tokens - estimated.tokens, now);
+        if (f.payment === 'paid' && f.chargeMicro > estimated.chargeMicro) {
+          const line = this.line(f.accountId);
+          const taken = Math.min(f.chargeMicro - estimated.chargeMicro, Math.max(available(line), 0));
+          line.charged += taken;
+          shortfallMicro = f.chargeMicro - estimated.chargeMicro - taken;
+        }
         if (f.bill) outbox.push(f.bill);
       }
-      return { released: false, repeated: true };
+      return { released: false, repeated: true, shortfallMicro };
     }
     limits.markFinished(f.accountId, f.requestId, now);
     const held = this.holds.get(f.accountId)?.get(f.requestId);
@@ -115,16 +140,17 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     }
     const released = limits.freePlace(f.accountId, f.requestId, now);
     leases.remove(f.requestId);
+    if (!(f.lapsed && f.admitted)) this.admissions.delete(f.requestId);
     if (!f.admitted) {
       freeTier.settleAt(f.accountId, f.requestId, 0, now);
-      return { released, repeated: false };
+      return { released, repeated: false, shortfallMicro: 0 };
     }
     limits.addUsage(f.accountId, f.tokens, now);
     if (f.payment === 'paid') this.line(f.accountId).charged += f.chargeMicro;
     else freeTier.settleAt(f.accountId, f.requestId, f.tokens, now);
-    if (f.lapsed) this.estimates.set(f.requestId, f.chargeMicro);
+    if (f.lapsed) this.estimates.set(f.requestId, { chargeMicro: f.chargeMicro, tokens: f.tokens });
     if (f.bill) outbox.push(f.bill);
-    return { released, repeated: false };
+    return { released, repeated: false, shortfallMicro: 0 };
   }
 
   async returnLine(accountId: string, idleMs?: number): Promise<LineReturn> {

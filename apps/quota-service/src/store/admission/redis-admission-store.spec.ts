@@ -16,6 +16,7 @@ import {
 import { loadAdmissionScripts } from './admission-scripts';
 import { describeAdmissionContract } from '../../../test/store-contracts/admission-store.contract';
 import { describeAdmittedFinishContract } from '../../../test/store-contracts/admitted-finish.contract';
+import { describeLapseGraceContract } from '../../../test/store-contracts/lapse-grace.contract';
 import { TEST_DEFAULTS } from '../../../test/store-contracts/free-tier-fixtures';
 import { loadFreeTierScripts } from '../free-tier/free-tier-scripts';
 import { loadLeaseScripts } from '../leases/lease-scripts';
@@ -64,6 +65,7 @@ for (const layout of ['account', 'shard'] as const) {
   const open: AdmissionStoresFactory = (_settings, now) => openStores(layout, now);
   describeAdmissionContract(`redis, ${layout} layout`, open);
   describeAdmittedFinishContract(`redis, ${layout} layout`, open);
+  describeLapseGraceContract(`redis, ${layout} layout`, open);
 }
 
 describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (layout) => {
@@ -103,7 +105,7 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
       bill,
     };
     const finished = await meter.measure(account, () => stores.admission.finish(finish));
-    expect(finished.result).toEqual({ released: true, repeated: false });
+    expect(finished.result).toEqual({ released: true, repeated: false, shortfallMicro: 0 });
     expect(finished.commands.roundTrips).toEqual(['evalsha']);
     expect(finished.commands.scriptCommands).toContain('xadd');
   });

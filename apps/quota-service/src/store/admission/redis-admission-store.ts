@@ -11,21 +11,25 @@ import {
   RESURRECT_LEASE,
   RETURN_LINE,
 } from './admission-scripts';
+import { parseAdmissionTerms, termsOf } from './admission-terms';
 import {
   AdmissionStore,
+  AdmissionTerms,
   AdmitResult,
   AdmitStep,
   AdmittedFinish,
+  AdmittedFinished,
   BillState,
   CreditTotals,
   LineReturn,
   LineTotals,
   ResurrectOutcome,
+  TermsField,
 } from './admission-store';
 import { minuteCountAt } from '../clock-windows';
 import { SETTLE_BUDGET } from '../free-tier/free-tier-scripts';
 import { LeaseRecord, LeaseRef } from '../leases/lease-store';
-import { FINISH_MEMORY_MS, FinishedRequest, LimitSettings } from '../limits/limit-store';
+import { FINISH_MEMORY_MS, LimitSettings } from '../limits/limit-store';
 import { LuaScript } from '../redis/lua-script';
 import { poolHoldId } from '../free-tier/pool-hold-id';
 import { RedisKeys } from '../redis/redis-keys';
@@ -41,6 +45,7 @@ export interface RedisAdmissionStoreOptions {
   now?: () => number;
 }
 
+const REFUSED_FIELDS: Record<number, TermsField> = { 1: 'payment', 2: 'model', 3: 'hold', 4: 'admitted_at' };
 const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exists', 2: 'resurrected' };
 const BILL_STATE_NAMES: Record<number, BillState> = {
   [BILL_STATE_REPLY.unfinished]: 'unfinished',
@@ -75,6 +80,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       a.shard.leases.data,
       a.shard.activeLines,
       a.unbilled,
+      a.admissions,
     ];
     const merge = step.merge;
     const args = [
@@ -92,6 +98,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       merge?.returned ?? '',
       JSON.stringify(step.lease),
       FINISH_MEMORY_MS,
+      JSON.stringify(termsOf(step)),
     ];
     const reply = await this.run(ADMIT, keys, args, 3);
     const [answer, countNow, now] = reply;
@@ -99,8 +106,8 @@ export class RedisAdmissionStore implements AdmissionStore {
     switch (answer) {
       case ADMIT_REPLY.admitted:
         return reply[3] === 1
-          ? { outcome: 'admitted', count, repeated: true, repeatedHoldMicro: reply[4] >= 0 ? reply[4] : undefined }
-          : { outcome: 'admitted', count, repeated: false };
+          ? { outcome: 'admitted', count, repeated: true, repeatedHoldMicro: reply[4] >= 0 ? reply[4] : undefined, admittedAtMs: reply[5] }
+          : { outcome: 'admitted', count, repeated: false, admittedAtMs: reply[5] };
       case ADMIT_REPLY.rateLimited:
         return { outcome: 'rate-limited', count };
       case ADMIT_REPLY.gone:
@@ -114,7 +121,17 @@ export class RedisAdmissionStore implements AdmissionStore {
     }
   }
 
-  async finish(f: AdmittedFinish): Promise<FinishedRequest> {
+  async terms(request: LeaseRef): Promise<AdmissionTerms | undefined> {
+    let text: string | null;
+    try {
+      text = await this.redis.hget(this.options.keys.account(request.accountId).admissions, request.requestId);
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
+    return text === null ? undefined : parseAdmissionTerms(text);
+  }
+
+  async finish(f: AdmittedFinish): Promise<AdmittedFinished> {
     const a = this.options.keys.account(f.accountId);
     const keys = [
       a.places,
@@ -132,6 +149,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       a.freeExpiry,
       a.lapseEstimates,
       a.unbilled,
+      a.admissions,
     ];
     const usage = f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real';
     const args = [
@@ -144,8 +162,10 @@ export class RedisAdmissionStore implements AdmissionStore {
       f.chargeMicro,
       f.bill ? JSON.stringify(f.bill) : '',
       usage,
+      f.restated ? JSON.stringify(f.restated) : '',
     ];
-    const [released, repeated] = await this.run(FINISH_ADMITTED, keys, args, 2);
+    const [released, repeated, shortfallMicro, refused] = await this.run(FINISH_ADMITTED, keys, args, 4);
+    if (refused > 0) return { released: false, repeated: false, shortfallMicro: 0, refused: REFUSED_FIELDS[refused] };
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
     // retried after this step failed completes it (settling a reservation is once per request id).
     if (f.payment === 'free' || !f.admitted) {
@@ -157,7 +177,7 @@ export class RedisAdmissionStore implements AdmissionStore {
         1,
       );
     }
-    return { released: released === 1, repeated: repeated === 1 };
+    return { released: released === 1, repeated: repeated === 1, shortfallMicro };
   }
 
   async returnLine(accountId: string, idleMs?: number): Promise<LineReturn> {

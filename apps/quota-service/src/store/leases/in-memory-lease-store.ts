@@ -1,4 +1,4 @@
-import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
+import { LapseHold, LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
 
 /**
  * A LeaseStore in this process's memory, for development (no REDIS_URL): one replica only. Its
@@ -38,6 +38,15 @@ export class InMemoryLeaseStore implements LeaseStore {
   }
 
   /** Whether the request has a lease. */
+  async holdLapsed(lease: LeaseRecord, graceMs: number): Promise<LapseHold> {
+    const stored = this.leases.get(lease.requestId);
+    if (!stored) return 'gone';
+    if (JSON.stringify(stored.record) !== JSON.stringify(lease)) return 'renewed';
+    const now = this.now();
+    this.leases.set(lease.requestId, { record: { ...lease, lapsedAtMs: now }, lapsesAt: now + graceMs });
+    return 'held';
+  }
+
   has(requestId: string): boolean {
     return this.leases.has(requestId);
   }

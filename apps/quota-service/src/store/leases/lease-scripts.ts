@@ -75,6 +75,25 @@ return claimed
 );
 
 /**
+ * KEYS: lapse zset, data hash. ARGV: [now], grace ms, request id, the JSON claimed.
+ * Marks a claimed lapsed lease: its JSON gets lapsedAtMs (now) and it lapses again `grace` from
+ * now. Returns {1} marked, {2} when the lease's JSON is no longer the one claimed (renewed since:
+ * left alone), {0} when it has ended.
+ */
+export const HOLD_LAPSED = new LuaScript(
+  'hold_lapsed',
+  `${NOW}
+local now = now_ms(ARGV[1])
+local data = redis.call('HGET', KEYS[2], ARGV[3])
+if not data then return {0} end
+if data ~= ARGV[4] then return {2} end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[3], string.sub(data, 1, -2) .. ',"lapsedAtMs":' .. string.format('%.0f', now) .. '}')
+return {1}
+`,
+);
+
+/**
  * KEYS: lapse zset, data hash. ARGV: [now], max.
  * Writes nothing: up to `max` request ids lapsed by now, oldest first, each followed by its lapse
  * ms, so that a claim over several shards can take the oldest of all.
@@ -88,5 +107,5 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(ARGV[1]), 'WITHSCORES
 
 /** SCRIPT LOAD of every lease script; run on each new connection. */
 export async function loadLeaseScripts(redis: RedisConnection): Promise<void> {
-  await Promise.all([START_LEASE, RENEW_LEASES, END_LEASE, CLAIM_LAPSED, LAPSED_LEASES].map((script) => script.load(redis)));
+  await Promise.all([START_LEASE, RENEW_LEASES, END_LEASE, CLAIM_LAPSED, HOLD_LAPSED, LAPSED_LEASES].map((script) => script.load(redis)));
 }

@@ -12,12 +12,22 @@ import { HoldTerms, SettleRecord } from '../outbox/settle-outbox';
 export type LeaseRecord = SettleRecord & {
   hold?: HoldTerms;
   maxTokens?: number;
+  /** Admit's time of the request (AdmitResponse.admitted_at_ms), as the edge carries it: used when the store lost its admission record. */
+  admittedAtMs?: number;
+  /**
+   * The store only (LeaseStore.holdLapsed, never a renewal's): when the lease lapsed, ms. Its
+   * request keeps its hold and place through the grace; a renewal (its edge came back) clears it.
+   */
+  lapsedAtMs?: number;
   /**
    * A renewal only (quota.v1 Lease.final, never stored): the request's FinishRequest landed and
    * this is its final bill, renewed until that bill is applied at billing-service.
    */
   final?: boolean;
 };
+
+/** What LeaseStore.holdLapsed did. */
+export type LapseHold = 'held' | 'renewed' | 'gone';
 
 /** Which lease: its request, and its account (whose keys a store may keep it beside). */
 export type LeaseRef = Pick<LeaseRecord, 'accountId' | 'requestId'>;
@@ -48,4 +58,11 @@ export interface LeaseStore {
   end(lease: LeaseRef): Promise<void>;
   /** Up to `max` lapsed leases, oldest first, each kept from other claims for `claimMs`. */
   claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]>;
+  /**
+   * Marks a claimed lapsed lease lapsed (`lapsedAtMs` now) and lets it lapse again `graceMs` from
+   * now, when it is claimed again to be finished, unless a renewal or its finish came first:
+   * `held`; `renewed` when the lease is no longer the one claimed (a renewal came meanwhile: left
+   * as it is); `gone` when it has ended.
+   */
+  holdLapsed(lease: LeaseRecord, graceMs: number): Promise<LapseHold>;
 }

@@ -1,6 +1,8 @@
 import type { RedisConnection } from '../redis/redis-connection';
-import { CLAIM_LAPSED, END_LEASE, LAPSED_LEASES, RENEW_LEASES, START_LEASE } from './lease-scripts';
-import { LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
+import { CLAIM_LAPSED, END_LEASE, HOLD_LAPSED, LAPSED_LEASES, RENEW_LEASES, START_LEASE } from './lease-scripts';
+import { LapseHold, LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
+
+const LAPSE_HOLDS: Record<number, LapseHold> = { 0: 'gone', 1: 'held', 2: 'renewed' };
 import { LuaScript } from '../redis/lua-script';
 import { RedisKeys, ShardKeys } from '../redis/redis-keys';
 import { groupBy, lowestOf, scoredMembers } from '../redis/shard-walk';
@@ -24,6 +26,9 @@ export interface RedisLeaseStoreOptions {
  * shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
  */
 export class RedisLeaseStore implements LeaseStore {
+  /** The text each claimed lease had in the store, so that holdLapsed marks it only if no renewal replaced it. */
+  private readonly claimedText = new WeakMap<LeaseRecord, string>();
+
   constructor(
     private readonly redis: RedisConnection,
     private readonly options: RedisLeaseStoreOptions,
@@ -64,9 +69,19 @@ export class RedisLeaseStore implements LeaseStore {
     const lapsedAt = (lease: LeaseRecord) => lapse.get(lease.requestId) ?? Number.MAX_VALUE;
     return claimed
       .flat()
-      .map((text) => parseLeaseRecord(String(text)))
+      .map((text) => {
+        const lease = parseLeaseRecord(String(text));
+        if (lease) this.claimedText.set(lease, String(text));
+        return lease;
+      })
       .filter((lease): lease is LeaseRecord => lease !== undefined)
       .sort((a, b) => lapsedAt(a) - lapsedAt(b));
+  }
+
+  async holdLapsed(lease: LeaseRecord, graceMs: number): Promise<LapseHold> {
+    const claimed = this.claimedText.get(lease) ?? JSON.stringify(lease);
+    const [outcome] = await this.run(this.shardOf(lease), HOLD_LAPSED, [this.clock(), graceMs, lease.requestId, claimed]);
+    return LAPSE_HOLDS[Number(outcome)];
   }
 
   private shardOf(lease: LeaseRef): ShardKeys {

@@ -50,6 +50,8 @@ export interface BillRecord extends RequestUsage {
   kind: 'bill';
   hold: HoldTerms;
   chargeMicro: number;
+  /** quota-service's time of the request's admission (billing.v1 Bill.admitted_at_ms): the month it is filed under. */
+  admittedAtMs?: number;
 }
 
 /** Line given back to billing-service: the account's cumulative total returned (billing.v1 LineReturn). */

@@ -22,6 +22,7 @@ describe('redisKeys', () => {
       credit: 'gw:{acct_1}:credit',
       creditHolds: 'gw:{acct_1}:credit:holds',
       lapseEstimates: 'gw:{acct_1}:credit:estimates',
+      admissions: 'gw:{acct_1}:admissions',
       unbilled: 'gw:{acct_1}:credit:unbilled',
     });
     const global = {

@@ -81,8 +81,18 @@ export interface AccountKeys {
   credit: string;
   /** Hash {request id: micro-LYD}: the hold of each running paid request, whose sum is `hd`. */
   creditHolds: string;
-  /** Hash {request id: micro-LYD}: the charge (0 when free) of each request the reaper finished from an estimate in the last hour. */
+  /**
+   * Hash {request id: micro-LYD, request id + ':tokens': tokens}: the charge (0 when free) and the
+   * tokens of each request the reaper finished from an estimate in the last hour.
+   */
   lapseEstimates: string;
+  /**
+   * Hash {request id: JSON of its admission terms (payment, model, hold, max_tokens, admittedAtMs)}:
+   * what Admit fixed, read by every step that later moves the request's money. Deleted with its
+   * finish (kept past an estimate, for the real bill that corrects it); the hash expires a finish
+   * memory after the last admission or lapse.
+   */
+  admissions: string;
   /**
    * Hash {request id: 1}: the requests whose bill FINISH queued and billing-service has not yet
    * applied (the forwarder deletes a delivered bill's field), so that a final lease renewal can
@@ -131,6 +141,7 @@ function accountKeysAt(base: string, shard: ShardKeys): AccountKeys {
     credit: `${base}credit`,
     creditHolds: `${base}credit:holds`,
     lapseEstimates: `${base}credit:estimates`,
+    admissions: `${base}admissions`,
     unbilled: `${base}credit:unbilled`,
     shard,
   };
