@@ -170,7 +170,8 @@ describe.each(['account', 'shard'] as KeyLayout[])(
           [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }],
         );
       }
-      expect(await renew(final('applied', 500))).toEqual({ unknownRequestIds: ['applied'] });
+      // Applied once the forwarder has billing-service's answer, a moment after the ledger row.
+      await stack.eventually(async () => (await renew(final('applied', 500))).unknownRequestIds, ['applied']);
       // The edge had the finish of 'forgotten-unbilled' land, then Redis lost everything of it.
       await redis
         .multi()

@@ -170,6 +170,35 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
     });
 
+    it("refuses \"never admitted\" for a request whose edge renewed it with Admit's answer, changing nothing", async () => {
+      await grantLine(s.admission, account, 10_000);
+      const step = paidStep(account, 6000);
+      await s.admission.admit(step);
+      // The edge's renewal carries the admitted time: it had the answer, and its reply began.
+      await s.leases.renew([{ ...step.lease, promptTokens: 1000, completionTokens: 400, admittedAtMs: MINUTE_START }], 30_000);
+      const abandon: AdmittedFinish = {
+        accountId: account,
+        requestId: step.requestId,
+        admitted: false,
+        usageEstimated: false,
+        lapsed: false,
+        payment: 'paid',
+        tokens: 0,
+        chargeMicro: 0,
+        bill: undefined,
+      };
+      expect(await s.admission.finish(abandon)).toEqual({ released: false, repeated: false, shortfallMicro: 0, refused: 'admitted' });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 0, returned: 0, held: 6000 });
+      expect(await isLeased(s.leases, step.lease)).toBe(true);
+      const bill = paidBill(account, step.requestId, 6000, 1000, 500, 3000);
+      expect(await s.admission.finish(paidFinish(step.requestId, 1500, 3000, bill))).toEqual({
+        released: true,
+        repeated: false,
+        shortfallMicro: 0,
+      });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 3000, returned: 0, held: 0 });
+    });
+
     it('gives back all an admission took when its edge never had the answer, bills nothing, and refuses the id after', async () => {
       await grantLine(s.admission, account, 10_000);
       const paid = paidStep(account, 6000);

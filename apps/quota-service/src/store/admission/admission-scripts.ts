@@ -112,8 +112,10 @@ return {1, count, now, 0, -1, now}
  * shortfall (billing-service records it in the ledger; a smaller charge is given back there,
  * outside the line). A bill appended marks its request unbilled until the forwarder has it applied.
  * First of all, restated terms that disagree with the admission record refuse the finish, nothing
- * changed (refused: 1 payment, 2 model, 3 hold, 4 admitted time); a bill without its admitted
- * time gets the record's. Returns {released 0/1, repeated 0/1, shortfall micro, refused 0-4}.
+ * changed (refused: 1 payment, 2 model, 3 hold, 4 admitted time), and so does "never admitted"
+ * from an edge whose renewals carried the admitted time, which only Admit's answer gives (5); a
+ * bill without its admitted time gets the record's. Returns {released 0/1, repeated 0/1,
+ * shortfall micro, refused 0-5}.
  */
 export const FINISH_ADMITTED = new LuaScript(
   'finish_admitted',
@@ -134,6 +136,10 @@ if stored_terms and ARGV[10] ~= '' then
     end
   end
   if g.admittedAtMs ~= nil and g.admittedAtMs ~= r.admittedAtMs then return {0, 0, 0, 4} end
+end
+if ARGV[6] == '0' then
+  local renewed = redis.call('HGET', KEYS[9], rid)
+  if renewed and string.find(renewed, '"admittedAtMs":', 1, true) then return {0, 0, 0, 5} end
 end
 if stored_terms and bill ~= '' and not string.find(bill, '"admittedAtMs":', 1, true) then
   local at = string.match(stored_terms, '"admittedAtMs":(%d+)')

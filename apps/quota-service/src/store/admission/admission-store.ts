@@ -61,7 +61,11 @@ export interface AdmissionTerms {
 export type RestatedTerms = Pick<AdmissionTerms, 'payment' | 'model' | 'hold'> & { admittedAtMs?: number };
 
 /** Which restated term disagrees with the admission record. */
-export type TermsField = 'payment' | 'model' | 'hold' | 'admitted_at';
+/**
+ * What a refused finish disagreed on: a restated term, or `admitted` (said to be never admitted by
+ * an edge whose renewals carried the admitted time, which only Admit's answer gives).
+ */
+export type TermsField = 'payment' | 'model' | 'hold' | 'admitted_at' | 'admitted';
 
 /**
  * What one admission step decided, in the order the rules are checked: a request over the

@@ -110,7 +110,8 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     const { limits, leases, outbox, freeTier } = this.stores;
     const now = this.now();
     const record = this.admissions.get(f.requestId);
-    const refused = record && f.restated && disagreement(record, f.restated);
+    const answered = !f.admitted && leases.get(f.requestId)?.admittedAtMs !== undefined;
+    const refused = answered ? 'admitted' : record && f.restated && disagreement(record, f.restated);
     if (refused) return { released: false, repeated: false, shortfallMicro: 0, refused };
     const bill = f.bill && record && f.bill.admittedAtMs === undefined ? { ...f.bill, admittedAtMs: record.admittedAtMs } : f.bill;
     f = { ...f, bill };

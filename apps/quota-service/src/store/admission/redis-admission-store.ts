@@ -45,7 +45,7 @@ export interface RedisAdmissionStoreOptions {
   now?: () => number;
 }
 
-const REFUSED_FIELDS: Record<number, TermsField> = { 1: 'payment', 2: 'model', 3: 'hold', 4: 'admitted_at' };
+const REFUSED_FIELDS: Record<number, TermsField> = { 1: 'payment', 2: 'model', 3: 'hold', 4: 'admitted_at', 5: 'admitted' };
 const RESURRECTED: Record<number, ResurrectOutcome> = { 0: 'finished', 1: 'exists', 2: 'resurrected' };
 const BILL_STATE_NAMES: Record<number, BillState> = {
   [BILL_STATE_REPLY.unfinished]: 'unfinished',

@@ -47,6 +47,11 @@ export class InMemoryLeaseStore implements LeaseStore {
     return 'held';
   }
 
+  /** The last renewal of a request's lease, if it has one. */
+  get(requestId: string): LeaseRecord | undefined {
+    return this.leases.get(requestId)?.record;
+  }
+
   has(requestId: string): boolean {
     return this.leases.has(requestId);
   }
