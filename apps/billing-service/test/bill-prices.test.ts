@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { billingV1 } from '@gw/contracts';
-import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, renderMetrics, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
@@ -54,6 +54,13 @@ describe('bills checked against the prices in force when admitted, over billing.
   /** What `ctl bills set-aside` lists of this request. */
   const setAsideOf = async (requestId: string) =>
     (await client.listSetAsideBills({ after: '', limit: 1000 })).bills.find((s) => s.bill?.requestId === requestId);
+  /** billing_bills_set_aside_total of paid price-mismatch bills, in this process's registry. */
+  const mismatchesCounted = async () => {
+    const line = (await renderMetrics())
+      .split('\n')
+      .find((l) => l.startsWith('billing_bills_set_aside_total{') && l.includes('reason="price-mismatch"') && l.includes('payment="paid"'));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
   const setAside = { applied: false, repeated: false, setAside: true, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
   const charged = { applied: true, repeated: false, setAside: false, shortfallMicroLyd: 0, errorCode: 0, errorMessage: '' };
 
@@ -88,7 +95,9 @@ describe('bills checked against the prices in force when admitted, over billing.
     const right = bill('acct_forged', 10_000);
     const forged = bill('acct_forged', 10_000, { inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 });
     expect(forged.chargeMicroLyd).toBe(0);
+    const countedBefore = await mismatchesCounted();
     expect(await apply([right, forged])).toEqual([charged, setAside]);
+    expect(await mismatchesCounted()).toBe(countedBefore + 1);
     expect(await balanceOf('acct_forged')).toBe(10_000_000 - 50_000);
     expect(await ledgerRows(right.requestId)).toEqual([{ amount: '50000', estimated: false }]);
     expect(await ledgerRows(forged.requestId)).toEqual([]);
