@@ -25,8 +25,9 @@ export interface BillingConfig extends GrpcServerSettings {
    */
   filingWindow: FilingWindow;
   /**
-   * How long before its admitted time a paid bill's prices may have been in force and still be
-   * filed: the time a price change takes to reach every quota-service replica.
+   * How far from its admitted time a paid bill's prices may have been in force and still be
+   * filed: the time a price change takes to reach every quota-service replica, and more than
+   * the Redis and PostgreSQL clocks differ by.
    */
   pricePropagationMs: number;
   /** The audit chain's key: AUDIT_KEY, or the file kept beside the embedded data (loadAuditKey). */

@@ -11,7 +11,7 @@ const WINDOW_MS = 30_000;
 
 /**
  * A paid bill that carries its admitted time is filed only at prices its model had in force then
- * (or within the propagation window before): one at other prices (quota-service, or whoever holds
+ * (or within the propagation window of it): one at other prices (quota-service, or whoever holds
  * its certificate, sending the prices as 0) is set aside as price-mismatch for the operator,
  * charges nothing, and is not dropped.
  */
@@ -141,7 +141,7 @@ describe('bills checked against the prices in force when admitted, over billing.
     expect(await balanceOf('acct_estimate')).toBe(10_000_000 - 3000);
   });
 
-  it('after SetPrice, takes the old prices within the propagation window and sets them aside after it', async () => {
+  it('after SetPrice, takes the old prices within the propagation window and sets them aside after it; the new ones from the window before', async () => {
     await client.addBalance({ accountId: 'acct_change', amountMicroLyd: 100_000_000 });
     const old = { model: 'vendor-v4-pro', inputMicroLydPerMillion: 4_000_000, outputMicroLydPerMillion: 16_000_000 };
     const next = { ...old, outputMicroLydPerMillion: 20_000_000 };
@@ -158,12 +158,14 @@ describe('bills checked against the prices in force when admitted, over billing.
     // After the window (still well inside BILL_AHEAD_MS of the clock): every replica has the new prices by then.
     const oldAfterWindow = bill('acct_change', 1000, { ...old, admittedAtMs: changedAt + WINDOW_MS + 1000 });
     const newAfterWindow = bill('acct_change', 1000, { ...next, admittedAtMs: changedAt + WINDOW_MS + 1000 });
-    // Before the change, its new prices were in force nowhere.
-    const newBefore = bill('acct_change', 1000, { ...next, admittedAtMs: changedAt - 1000 });
+    // Admitted by a Redis clock a little behind PostgreSQL's: the new prices just before their change.
+    const newJustBefore = bill('acct_change', 1000, { ...next, admittedAtMs: changedAt - 1000 });
+    // Longer before the change, its new prices were in force nowhere.
+    const newBefore = bill('acct_change', 1000, { ...next, admittedAtMs: changedAt - WINDOW_MS - 1000 });
     const oldBefore = bill('acct_change', 1000, { ...old, admittedAtMs: changedAt - 1000 });
-    const all = [oldJustAfter, oldLastMoment, newJustAfter, oldAfterWindow, newAfterWindow, newBefore, oldBefore];
-    expect(await apply(all)).toEqual([charged, charged, charged, setAside, charged, setAside, charged]);
-    expect(await balanceOf('acct_change')).toBe(100_000_000 - 3 * 20_000 - 2 * 24_000);
+    const all = [oldJustAfter, oldLastMoment, newJustAfter, oldAfterWindow, newAfterWindow, newJustBefore, newBefore, oldBefore];
+    expect(await apply(all)).toEqual([charged, charged, charged, setAside, charged, charged, setAside, charged]);
+    expect(await balanceOf('acct_change')).toBe(100_000_000 - 3 * 20_000 - 3 * 24_000);
     expect((await setAsideOf(oldAfterWindow.requestId))?.reason).toBe('price-mismatch');
     expect((await setAsideOf(newBefore.requestId))?.reason).toBe('price-mismatch');
   });

@@ -30,7 +30,7 @@ export const BILLING_SETTINGS = defineSettings({
   BILL_AHEAD_MS: setting.int(300_000, 'a bill admitted further ahead of the clock than this is set aside, not filed'),
   PRICE_PROPAGATION_MS: setting.int(
     30_000,
-    'a paid bill whose prices were not in force at any moment from this long before its admitted time to that time is set aside, not filed',
+    'a paid bill whose prices were not in force at any moment within this of its admitted time is set aside, not filed',
   ),
   AUDIT_KEY,
   AUDIT_CHECKPOINT_INTERVAL_MS,

@@ -5,16 +5,18 @@ import { PriceHistoryStore } from '../store/price-history-store';
 export interface PriceCheck {
   history: PriceHistoryStore;
   /**
-   * How long before its admitted time a bill's prices may have been in force: quota-service
-   * applies a change through its price watch after billing-service committed it, so a request
-   * admitted just after a change may carry the prices before it.
+   * How far from its admitted time a bill's prices may have been in force: before it, because
+   * quota-service applies a change through its price watch after billing-service committed it,
+   * so a request admitted just after a change may carry the prices before it; after it, because
+   * the admitted time is Redis's clock and the change's PostgreSQL's, and a Redis clock behind
+   * would put a request admitted with the new prices before their change.
    */
   propagationMs: number;
 }
 
 /**
  * For each bill, in order: true when it is paid, carries its admitted time, and its model's
- * prices were not these at any moment from `propagationMs` before that time to that time. A free
+ * prices were not these at any moment within `propagationMs` of that time. A free
  * bill, or one from a quota-service too old to send its admitted time, is not checked.
  */
 export async function priceMismatches(bills: readonly BillRecord[], check: PriceCheck): Promise<boolean[]> {
@@ -28,7 +30,7 @@ export async function priceMismatches(bills: readonly BillRecord[], check: Price
         inputMicroPerMillion: bill.inputMicroPerMillion,
         outputMicroPerMillion: bill.outputMicroPerMillion,
         fromMs: admitted - check.propagationMs,
-        toMs: admitted,
+        toMs: admitted + check.propagationMs,
       };
     }),
   );

@@ -749,7 +749,7 @@ export interface SetAsideBill {
    * too-late: admitted longer ago than the late-bill window; ahead: admitted ahead of the clock;
    * month-archived: its month is archived; archived-estimate: it would correct an estimate whose
    * month is archived; price-mismatch: a paid bill whose prices were not its model's at any
-   * moment of the propagation window before its admitted time.
+   * moment within the price propagation window of its admitted time.
    */
   reason: string;
   /** When it was first set aside, ISO-8601 UTC. */
