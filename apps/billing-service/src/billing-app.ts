@@ -31,6 +31,7 @@ import { MoneyViolation } from './store/money-audit-store';
 import { PgMoneyAudit } from './store/pg-money-audit';
 import { PgMoneyLinks } from './store/pg-money-links';
 import { PgPriceFeed } from './store/pg-price-feed';
+import { PgPriceHistory } from './store/pg-price-history';
 import { PgSetAsideBills } from './store/pg-set-aside-bills';
 
 /** A running billing-service. */
@@ -77,7 +78,10 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
-        creditLines: new CreditLines(new PgCreditLineStore(db, links), config.filingWindow),
+        creditLines: new CreditLines(new PgCreditLineStore(db, links), config.filingWindow, {
+          history: new PgPriceHistory(db),
+          propagationMs: config.pricePropagationMs,
+        }),
         statement: new PgAccountStatement(db),
         priceHub: hub,
         archive: new LedgerArchive(months, config.filingWindow.lateWindowMs),

@@ -117,12 +117,13 @@ export function countBill(
 /**
  * Bills of ApplyBills not filed but set aside for the operator, by `reason`: `too-late` (admitted
  * longer ago than BILL_LATE_WINDOW_MS), `ahead` (admitted further ahead of the clock than
- * BILL_AHEAD_MS), `month-archived` (its month is archived) or `archived-estimate` (it would
- * correct an estimate whose month is archived). Each waits for `ctl bills file` or `write-off`.
+ * BILL_AHEAD_MS), `month-archived` (its month is archived), `archived-estimate` (it would
+ * correct an estimate whose month is archived) or `price-mismatch` (its prices were not in force
+ * when it was admitted, PRICE_PROPAGATION_MS allowed). Each waits for `ctl bills file` or `write-off`.
  */
 const setAsideBills = counter(
   'billing_bills_set_aside_total',
-  'Bills of ApplyBills set aside for the operator (ctl bills set-aside) instead of filed, by payment (paid, free) and reason (too-late, ahead, month-archived, archived-estimate).',
+  'Bills of ApplyBills set aside for the operator (ctl bills set-aside) instead of filed, by payment (paid, free) and reason (too-late, ahead, month-archived, archived-estimate, price-mismatch).',
   ['payment', 'reason'],
 );
 

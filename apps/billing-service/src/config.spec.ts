@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       priceAckTimeoutMs: 5000,
       moneyAuditIntervalMs: 600_000,
       filingWindow: { lateWindowMs: 90_000_000, aheadMs: 300_000 },
+      pricePropagationMs: 30_000,
       auditKey: { value: undefined, file: '.data/audit.key' },
       auditCheckpointIntervalMs: 600_000,
       shutdownGraceMs: 10000,
@@ -33,9 +34,11 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://db/gw',
       BILL_LATE_WINDOW_MS: '172800000',
       BILL_AHEAD_MS: '60000',
+      PRICE_PROPAGATION_MS: '2000',
     });
     expect(config).toMatchObject({
       filingWindow: { lateWindowMs: 172_800_000, aheadMs: 60_000 },
+      pricePropagationMs: 2000,
       port: 0,
       dataDir: '/var/lib/gw/billing',
       holdTtlSeconds: 60,

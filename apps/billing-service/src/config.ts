@@ -24,6 +24,12 @@ export interface BillingConfig extends GrpcServerSettings {
    * lateWindowMs after it ends.
    */
   filingWindow: FilingWindow;
+  /**
+   * How far from its admitted time a paid bill's prices may have been in force and still be
+   * filed: the time a price change takes to reach every quota-service replica, and more than
+   * the Redis and PostgreSQL clocks differ by.
+   */
+  pricePropagationMs: number;
   /** The audit chain's key: AUDIT_KEY, or the file kept beside the embedded data (loadAuditKey). */
   auditKey: AuditKeySource;
   /** How often the chain's last link is logged as a checkpoint. */
@@ -44,6 +50,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     priceAckTimeoutMs: s.PRICE_ACK_TIMEOUT_MS,
     moneyAuditIntervalMs: s.MONEY_AUDIT_INTERVAL_MS,
     filingWindow: Object.freeze({ lateWindowMs: s.BILL_LATE_WINDOW_MS, aheadMs: s.BILL_AHEAD_MS }),
+    pricePropagationMs: s.PRICE_PROPAGATION_MS,
     auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
     auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,

@@ -28,6 +28,10 @@ export const BILLING_SETTINGS = defineSettings({
     { min: 60_000 },
   ),
   BILL_AHEAD_MS: setting.int(300_000, 'a bill admitted further ahead of the clock than this is set aside, not filed'),
+  PRICE_PROPAGATION_MS: setting.int(
+    30_000,
+    'a paid bill whose prices were not in force at any moment within this of its admitted time is set aside, not filed',
+  ),
   AUDIT_KEY,
   AUDIT_CHECKPOINT_INTERVAL_MS,
   SHUTDOWN_GRACE_MS,

@@ -4,6 +4,7 @@ import { admittedMs, clockRefusal, FilingWindow } from './bill-time';
 import { BillRecord, CreditLineAsk, SetAsideReason, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
 import { CreditLineStore } from '../store/credit-line-store';
 import { asRecorded, checkBill } from './bill-check';
+import { PriceCheck, priceMismatches } from './bill-prices';
 import { requireAmount } from './field-bounds';
 import { DomainError } from '@gw/errors';
 
@@ -13,7 +14,7 @@ export interface BillOutcome {
   applied: boolean;
   /** The request id was billed before (in the ledger or an archived month, or earlier in the same call): nothing changed. */
   repeated: boolean;
-  /** Not filed, kept among the set-aside bills for the operator (too far from the clock, or its month archived): nothing charged. */
+  /** Not filed, kept among the set-aside bills for the operator (too far from the clock, its month archived, prices not in force): nothing charged. */
   setAside: boolean;
   /** Why it was set aside, when it was. */
   setAsideReason?: SetAsideReason;
@@ -45,6 +46,7 @@ export class CreditLines {
   constructor(
     private readonly store: CreditLineStore,
     private readonly window: FilingWindow,
+    private readonly prices: PriceCheck,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -137,13 +139,17 @@ export class CreditLines {
     });
     const batch = [...chosen.values()];
     const now = this.now();
+    const mismatched = await priceMismatches(
+      batch.map((i) => bills[i]),
+      this.prices,
+    );
     const applied = await this.store.applyBills(
-      batch.map((i) => {
+      batch.map((i, k) => {
         const admitted = admittedMs(bills[i]);
         return {
           ...asRecorded(bills[i]),
           requestAt: bills[i].admittedAtMs === undefined ? undefined : new Date(bills[i].admittedAtMs),
-          setAside: clockRefusal(admitted, now, this.window),
+          setAside: clockRefusal(admitted, now, this.window) ?? (mismatched[k] ? 'price-mismatch' : undefined),
         };
       }),
       returns,

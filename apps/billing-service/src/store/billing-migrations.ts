@@ -4,6 +4,7 @@ import { CHARGE_END_MIGRATIONS } from './charge-end-migrations';
 import { CREDIT_LINE_MIGRATIONS } from './credit-line-migrations';
 import { LEDGER_MONTH_MIGRATIONS } from './ledger-month-migrations';
 import { MONEY_LINK_MIGRATIONS } from './money-link-migrations';
+import { PRICE_HISTORY_MIGRATIONS } from './price-history-migrations';
 import { PRICE_WATCH_MIGRATIONS } from './price-watch-migrations';
 import { SET_ASIDE_MIGRATIONS } from './set-aside-migrations';
 
@@ -133,4 +134,6 @@ export const BILLING_MIGRATIONS: Migration[] = [
   ...SET_ASIDE_MIGRATIONS,
   // Every balance movement covered by a link of the chain, each link keyed.
   ...MONEY_LINK_MIGRATIONS,
+  // Every price a model had, for checking each bill against the prices in force when it was admitted.
+  ...PRICE_HISTORY_MIGRATIONS,
 ];

@@ -59,14 +59,18 @@ export interface BillRecord {
 }
 
 /** Why a bill was set aside instead of filed. */
-export type SetAsideReason = 'too-late' | 'ahead' | 'month-archived' | 'archived-estimate';
+export type SetAsideReason = 'too-late' | 'ahead' | 'month-archived' | 'archived-estimate' | 'price-mismatch';
 
 /** A checked bill on its way to the ledger: the time it is filed under, and the clock's refusal if any. */
 export interface FilingBill extends BillRecord {
   /** The month's time: the admitted time, or undefined for the time inside the request id. */
   requestAt: Date | undefined;
-  /** Set aside for this reason (billing-service's clock refused it) unless the request id is in the ledger or an archive. */
-  setAside: 'too-late' | 'ahead' | undefined;
+  /**
+   * Set aside for this reason (billing-service's clock refused it, or its prices were not in force
+   * when it was admitted) unless the request id is in the ledger or an archive; a price-mismatch
+   * one is set aside as well when it would correct its request's estimate in the ledger.
+   */
+  setAside: 'too-late' | 'ahead' | 'price-mismatch' | undefined;
 }
 
 /** quota-service's cumulative total of line given back for one account. */

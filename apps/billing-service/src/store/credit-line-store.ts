@@ -19,7 +19,8 @@ export interface CreditLineStore {
    * line returns, all in one transaction; one outcome per bill, in order. A bill is filed under its
    * `requestAt` (else the time in its id) unless its request id is in the ledger (repeated or
    * corrected there) or an archive (repeated, or set aside when it would correct an archived
-   * estimate); one not found there is set aside when `setAside` says so or its month is archived.
+   * estimate); one not found there is set aside when `setAside` says so or its month is archived,
+   * and a 'price-mismatch' one also when it would correct its request's estimate in the ledger.
    */
   applyBills(bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]>;
   /** Up to `limit` lines lent now (line > 0) of accounts whose id sorts after `afterAccountId`, in account id order. */

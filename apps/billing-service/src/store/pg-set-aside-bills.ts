@@ -94,8 +94,10 @@ export class PgSetAsideBills implements SetAsideStore {
            WHERE request_id = $1 RETURNING filed_at, to_char(filed_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month`,
           [requestId, by.actor, by.reason],
         );
-        const [applied] = await applyBillsOn(tx, [{ ...open.bill, requestAt: rows[0].filed_at, setAside: undefined }], []);
+        const estimateAt = await this.estimateCorrected(tx, open);
+        const [applied] = await applyBillsOn(tx, [{ ...open.bill, requestAt: estimateAt ?? rows[0].filed_at, setAside: undefined }], []);
         if (applied.outcome !== 'written' && applied.outcome !== 'corrected') throw new NotCharged(applied.outcome);
+        const month = estimateAt ? estimateAt.toISOString().slice(0, 7) : rows[0].month;
         const charged =
           applied.chargedMicro === 0
             ? []
@@ -107,7 +109,7 @@ export class PgSetAsideBills implements SetAsideStore {
             action: 'set-aside-bill-filed',
             details: {
               requestId,
-              month: rows[0].month,
+              month,
               chargeMicro: open.bill.chargeMicro,
               chargedMicro: applied.chargedMicro,
               shortfallMicro: applied.shortfallMicro,
@@ -116,7 +118,7 @@ export class PgSetAsideBills implements SetAsideStore {
           },
           charged,
         );
-        return { kind: 'filed', month: rows[0].month, applied };
+        return { kind: 'filed', month, applied };
       });
     } catch (err) {
       if (err instanceof NotCharged) {
@@ -143,6 +145,20 @@ export class PgSetAsideBills implements SetAsideStore {
       });
       return { kind: 'written-off', chargeMicro: open.bill.chargeMicro };
     });
+  }
+
+  /**
+   * The time of the estimate in the ledger that a 'price-mismatch' bill would have corrected (such
+   * a bill is set aside under it): filed, it corrects that estimate rather than charging the request again.
+   */
+  private async estimateCorrected(tx: Queryable, open: SetAsideRecord): Promise<Date | undefined> {
+    if (open.reason !== 'price-mismatch') return undefined;
+    const at = new Date(open.bill.admittedAtMs as number);
+    const { rows } = await tx.query('SELECT 1 FROM billing.ledger WHERE request_id = $1 AND request_at = $2 AND usage_estimated', [
+      open.bill.requestId,
+      at,
+    ]);
+    return rows.length > 0 ? at : undefined;
   }
 
   /** The bill, locked, when it waits for a decision; else why not. */

@@ -734,8 +734,8 @@ export interface RecordFreeTierChangeResponse {
 }
 
 /**
- * A bill set aside instead of filed (too far from billing-service's clock, or of an archived
- * month or request), as the operator sees it.
+ * A bill set aside instead of filed (too far from billing-service's clock, of an archived
+ * month or request, or at prices not in force when it was admitted), as the operator sees it.
  */
 export interface SetAsideBill {
   /**
@@ -748,7 +748,8 @@ export interface SetAsideBill {
   /**
    * too-late: admitted longer ago than the late-bill window; ahead: admitted ahead of the clock;
    * month-archived: its month is archived; archived-estimate: it would correct an estimate whose
-   * month is archived.
+   * month is archived; price-mismatch: a paid bill whose prices were not its model's at any
+   * moment within the price propagation window of its admitted time.
    */
   reason: string;
   /** When it was first set aside, ISO-8601 UTC. */
