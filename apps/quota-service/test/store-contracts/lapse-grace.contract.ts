@@ -124,12 +124,14 @@ export function describeLapseGraceContract(name: string, open: AdmissionStoresFa
       nowMs += GRACE;
       await reaper.reapOnce();
       expect(await s.admission.credit(account)).toEqual({ granted: 7000, charged: 2000, returned: 0, held: 0 });
-      // Another request holds 4,000 of the 5,000 left: the line carries 1,000 of the 4,000 the correction adds.
+      // Another request holds 4,000 of the 5,000 left: the line's available part carries 1,000 of the
+      // 4,000 the correction adds (3,000 is counted as shortfall); the totals move as billing-service
+      // moves them, which charges all of it from the line's unheld 5,000.
       await admitRunning('next', 4000);
       const before = await shortfallSoFar();
       expect(await finisher.finishAdmitted(realEnd('late', 1250))).toEqual({ released: false, repeated: true });
       expect((await shortfallSoFar()) - before).toBe(3000);
-      expect(await s.admission.credit(account)).toEqual({ granted: 7000, charged: 3000, returned: 0, held: 4000 });
+      expect(await s.admission.credit(account)).toEqual({ granted: 7000, charged: 6000, returned: 0, held: 4000 });
       expect(await outboxOf(s.outbox, account)).toEqual([
         estimate('late'),
         { ...paidBill(account, 'late', 6000, 1000, 1250, 6000), endReason: 'complete', admittedAtMs: MINUTE_START },
@@ -137,8 +139,22 @@ export function describeLapseGraceContract(name: string, open: AdmissionStoresFa
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 2250, totalTokens: 2250 });
       // Once: a repeat changes nothing more.
       expect(await finisher.finishAdmitted(realEnd('late', 1250))).toEqual({ released: false, repeated: true });
-      expect(await s.admission.credit(account)).toMatchObject({ charged: 3000 });
+      expect(await s.admission.credit(account)).toMatchObject({ charged: 6000 });
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 2250, totalTokens: 2250 });
+    });
+
+    it('extends the line as billing-service does when a late correction is more than its unheld part, so that both keep one line', async () => {
+      await grantLine(s.admission, account, 6000);
+      await admitRunning('alone');
+      nowMs += LEASE_TTL;
+      await reaper.reapOnce();
+      nowMs += GRACE;
+      await reaper.reapOnce();
+      expect(await s.admission.credit(account)).toEqual({ granted: 6000, charged: 2000, returned: 0, held: 0 });
+      // The line's rest went back to billing-service; then the real bill comes, 4,000 more than the estimate.
+      expect(await s.admission.returnLine(account)).toMatchObject({ returnedMicro: 4000 });
+      expect(await finisher.finishAdmitted(realEnd('alone', 1250))).toEqual({ released: false, repeated: true });
+      expect(await s.admission.credit(account)).toEqual({ granted: 10_000, charged: 6000, returned: 4000, held: 0 });
     });
   });
 }

@@ -108,9 +108,11 @@ return {1, count, now, 0, -1, now}
  * does something is a real bill of a request the reaper finished from an estimate (paid or free,
  * also an estimate of nothing, which queued no bill): its bill is queued (billing-service corrects
  * the row, or writes it), usage moves by the tokens it has beyond the estimate's and, paid, ch
- * grows by what the correction adds as far as the line's available part carries: the rest is the
- * shortfall (billing-service records it in the ledger; a smaller charge is given back there,
- * outside the line). A bill appended marks its request unbilled until the forwarder has it applied.
+ * grows by what the correction adds, and gr by what the line's unheld part lacks of it, as
+ * billing-service moves the line for it (so that both keep the same totals); what the line's
+ * available part did not carry is answered as the shortfall (billing-service takes it from the
+ * rest of the balance as far as it goes and records the rest in the ledger; a smaller charge is
+ * given back there, outside the line). A bill appended marks its request unbilled until the forwarder has it applied.
  * First of all, restated terms that disagree with the admission record refuse the finish, nothing
  * changed (refused: 1 payment, 2 model, 3 hold, 4 admitted time), and so does "never admitted"
  * from an edge whose renewals carried the admitted time, which only Admit's answer gives (5); a
@@ -162,10 +164,12 @@ if redis.call('ZSCORE', KEYS[5], rid) then
   local shortfall = 0
   if ARGV[5] == 'paid' and charge > estimated then
     local line = redis.call('HMGET', KEYS[6], 'gr', 'ch', 'rt', 'hd')
-    local available = (tonumber(line[1]) or 0) - (tonumber(line[2]) or 0) - (tonumber(line[3]) or 0) - (tonumber(line[4]) or 0)
-    local taken = math.min(charge - estimated, math.max(available, 0))
-    if taken > 0 then redis.call('HINCRBY', KEYS[6], 'ch', taken) end
-    shortfall = charge - estimated - taken
+    local unheld = (tonumber(line[1]) or 0) - (tonumber(line[2]) or 0) - (tonumber(line[3]) or 0)
+    local more = charge - estimated
+    shortfall = more - math.min(more, math.max(unheld - (tonumber(line[4]) or 0), 0))
+    local extended = math.max(more - unheld, 0)
+    if extended > 0 then redis.call('HINCRBY', KEYS[6], 'gr', extended) end
+    redis.call('HINCRBY', KEYS[6], 'ch', more)
   end
   if ARGV[8] ~= '' then queue_bill() end
   return {0, 1, shortfall, 0}

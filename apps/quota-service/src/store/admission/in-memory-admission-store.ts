@@ -124,10 +124,13 @@ export class InMemoryAdmissionStore implements AdmissionStore {
         this.admissions.delete(f.requestId);
         limits.addUsage(f.accountId, f.tokens - estimated.tokens, now);
         if (f.payment === 'paid' && f.chargeMicro > estimated.chargeMicro) {
+          // The line's totals move as billing-service moves them for the correction (all of it
+          // charged, the line extended by what its unheld part lacks), so that both keep one line.
           const line = this.line(f.accountId);
-          const taken = Math.min(f.chargeMicro - estimated.chargeMicro, Math.max(available(line), 0));
-          line.charged += taken;
-          shortfallMicro = f.chargeMicro - estimated.chargeMicro - taken;
+          const more = f.chargeMicro - estimated.chargeMicro;
+          shortfallMicro = more - Math.min(more, Math.max(available(line), 0));
+          line.granted += Math.max(more - (line.granted - line.charged - line.returned), 0);
+          line.charged += more;
         }
         if (f.bill) outbox.push(f.bill);
       }
