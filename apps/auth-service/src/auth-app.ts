@@ -27,7 +27,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   const { key, from } = loadAuditKey(config.auditKey);
   if (from === 'file' && config.databaseUrl)
     logger.warn("AUDIT_KEY is unset: the audit chain is keyed with this machine's key file", { file: config.auditKey.file });
-  const trail = new PgAuditTrail('auth', key);
+  const trail = new PgAuditTrail('auth', key, undefined, config.auditUnkeyedEntries);
   const store = new PgIdentityStore(db, trail);
   const lastUsed = new LastUsedRecorder(
     (batch) => store.touchKeys(batch),

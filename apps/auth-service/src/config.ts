@@ -11,6 +11,8 @@ export interface AuthConfig extends GrpcServerSettings {
   auditKey: AuditKeySource;
   /** How often the chain's last link is logged as a checkpoint. */
   auditCheckpointIntervalMs: number;
+  /** How many first entries of the chain were written before its links were keyed (AUDIT_UNKEYED_ENTRIES). */
+  auditUnkeyedEntries: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -26,6 +28,7 @@ export function loadConfig(env: Env): Readonly<AuthConfig> {
     lastUsedFlushMs: s.LAST_USED_FLUSH_MS,
     auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
     auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
+    auditUnkeyedEntries: s.AUDIT_UNKEYED_ENTRIES,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     logLevel: s.LOG_LEVEL as LogLevel,
   });

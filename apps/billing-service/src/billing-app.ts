@@ -58,7 +58,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const { key, from } = loadAuditKey(config.auditKey);
     if (from === 'file' && config.databaseUrl)
       logger.warn("AUDIT_KEY is unset: the audit chain is keyed with this machine's key file", { file: config.auditKey.file });
-    const trail = new PgAuditTrail('billing', key);
+    const trail = new PgAuditTrail('billing', key, undefined, config.auditUnkeyedEntries);
     const links = new PgMoneyLinks(trail);
     const opened = await links.linkEarlierBooks(db);
     if (opened) logger.info('linked the movements kept before links were', { seq: opened.seq, rows: opened.details.rows });

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       pricePropagationMs: 30_000,
       auditKey: { value: undefined, file: '.data/audit.key' },
       auditCheckpointIntervalMs: 600_000,
+      auditUnkeyedEntries: 0,
       shutdownGraceMs: 10000,
       logLevel: 'info',
     });

@@ -34,6 +34,8 @@ export interface BillingConfig extends GrpcServerSettings {
   auditKey: AuditKeySource;
   /** How often the chain's last link is logged as a checkpoint. */
   auditCheckpointIntervalMs: number;
+  /** How many first entries of the chain were written before its links were keyed (AUDIT_UNKEYED_ENTRIES). */
+  auditUnkeyedEntries: number;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -53,6 +55,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     pricePropagationMs: s.PRICE_PROPAGATION_MS,
     auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
     auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
+    auditUnkeyedEntries: s.AUDIT_UNKEYED_ENTRIES,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     logLevel: s.LOG_LEVEL as LogLevel,
   });

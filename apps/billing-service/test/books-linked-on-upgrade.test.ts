@@ -11,7 +11,7 @@ import { TEST_AUDIT_KEY } from './billing-test-db';
  * A database of the release before links: a balance with its entry and a charge, and a chain of
  * unkeyed entries. The first start with links covers what was kept before with one keyed link
  * (books-linked), so the audit finds every movement linked, and the walk accepts the old entries
- * as the chain's prefix; a later start links nothing again.
+ * as the chain's prefix (AUDIT_UNKEYED_ENTRIES names them); a later start links nothing again.
  */
 describe('billing books kept before links, on the first start with them (Postgres, gRPC)', () => {
   let testDb: TestDatabase;
@@ -20,7 +20,14 @@ describe('billing books kept before links, on the first start with them (Postgre
   beforeAll(async () => {
     testDb = await createTestDatabase();
     db = await openDatabase(testDb.url, '');
-    await runMigrations(db, 'billing', BILLING_MIGRATIONS.slice(0, BILLING_MIGRATIONS.length - MONEY_LINK_MIGRATIONS.length));
+    const linkIds = new Set(MONEY_LINK_MIGRATIONS.map((m) => m.id));
+    // The release before links: every migration below the first of links.
+    const firstLinkId = [...linkIds].sort()[0];
+    await runMigrations(
+      db,
+      'billing',
+      BILLING_MIGRATIONS.filter((m) => m.id < firstLinkId),
+    );
     await db.query("SELECT billing.add_balance('acct_old', 2000000, 9007199254740991, 'invoice 0', 'ctl', 'inv-0')");
     await db.query(
       `INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
@@ -58,6 +65,8 @@ describe('billing books kept before links, on the first start with them (Postgre
       GRPC_INSECURE: 'true',
       DATABASE_URL: testDb.url,
       SHUTDOWN_GRACE_MS: '500',
+      // The one entry this database's chain had before links were keyed.
+      AUDIT_UNKEYED_ENTRIES: '1',
       AUDIT_KEY: TEST_AUDIT_KEY,
     });
     const app = await startBillingApp(

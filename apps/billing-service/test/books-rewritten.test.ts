@@ -172,17 +172,13 @@ describe('billing books rewritten with SQL (gRPC, Postgres)', () => {
     expect(await verify()).toMatchObject({ ok: false, firstBad: { seq: 1, problem: 'forged' } });
     // Its mac taken away, it does not pass as a link older than keying either.
     await db.query('UPDATE billing.audit_log SET mac = NULL WHERE seq = 1');
-    expect(await verify()).toMatchObject({ ok: false, firstBad: { seq: 2, problem: 'forged' } });
+    expect(await verify()).toMatchObject({ ok: false, firstBad: { seq: 1, problem: 'unkeyed' } });
+    // Every mac taken away: a chain keyed from the start (AUDIT_UNKEYED_ENTRIES 0) has no entry
+    // that may lack one, so it does not pass as one written before links were keyed, checkpoint or not.
     await db.query('UPDATE billing.audit_log SET mac = NULL');
-    const stripped = await verify();
-    expect(stripped).toMatchObject({ ok: true, unkeyedEntries: 4 });
-    // Without the key, a chain re-hashed and stripped of its macs passes only as one written before
-    // links were keyed; the keyed checkpoint shows it was not.
+    expect(await verify()).toMatchObject({ ok: false, firstBad: { seq: 1, problem: 'unkeyed' } });
     const checkpoint = { service: 'billing-service', seq: 4, hash: saved[3].hash, mac: saved[3].mac ?? '', at: saved[3].at.toISOString() };
-    expect(await verify(checkpoint)).toMatchObject({
-      ok: false,
-      firstBad: { seq: 4, problem: 'unkeyed' },
-    });
+    expect(await verify(checkpoint)).toMatchObject({ ok: false, firstBad: { seq: 1, problem: 'unkeyed' } });
 
     for (const e of saved)
       await db.query('UPDATE billing.audit_log SET details = $2, prev_hash = $3, hash = $4, mac = $5 WHERE seq = $1', [

@@ -1,6 +1,7 @@
 import { defineSettings, setting } from '@gw/service-kit';
 import {
   AUDIT_CHECKPOINT_INTERVAL_MS,
+  AUDIT_UNKEYED_ENTRIES,
   AUDIT_KEY,
   BIND_HOST,
   DATA_DIR,
@@ -22,6 +23,7 @@ export const AUTH_SETTINGS = defineSettings({
   LAST_USED_FLUSH_MS: setting.int(1000, 'how often the batched "last used" times of keys are written'),
   AUDIT_KEY,
   AUDIT_CHECKPOINT_INTERVAL_MS,
+  AUDIT_UNKEYED_ENTRIES,
   SHUTDOWN_GRACE_MS,
   LOG_LEVEL,
 });

@@ -1,6 +1,7 @@
 import { defineSettings, setting } from '@gw/service-kit';
 import {
   AUDIT_CHECKPOINT_INTERVAL_MS,
+  AUDIT_UNKEYED_ENTRIES,
   AUDIT_KEY,
   BIND_HOST,
   DATA_DIR,
@@ -34,6 +35,7 @@ export const BILLING_SETTINGS = defineSettings({
   ),
   AUDIT_KEY,
   AUDIT_CHECKPOINT_INTERVAL_MS,
+  AUDIT_UNKEYED_ENTRIES,
   SHUTDOWN_GRACE_MS,
   LOG_LEVEL,
 });

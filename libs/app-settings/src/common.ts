@@ -27,6 +27,11 @@ export const SHUTDOWN_GRACE_MS = setting.int(10_000, 'the drain time on SIGTERM'
 export const AUDIT_KEY = setting.optional(
   "the audit chain's HMAC key, at least 32 characters: a deployment secret, the same for every replica, never in Postgres; unset: $DATA_DIR/audit.key, made on the first start",
 );
+export const AUDIT_UNKEYED_ENTRIES = setting.int(
+  0,
+  "how many first entries of the service's audit chain were written before its links were keyed (an upgraded deployment's, as ctl audit-log verify reports them once; 0 when keyed from the start): verify refuses any other entry without a mac",
+  { min: 0 },
+);
 export const AUDIT_CHECKPOINT_INTERVAL_MS = setting.int(
   600_000,
   "how often the audit chain's last link is logged at info as a checkpoint to keep outside the database",

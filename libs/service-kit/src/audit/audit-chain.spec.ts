@@ -29,8 +29,9 @@ function walk(
   entries: AuditEntry[],
   head = { seq: entries.at(-1)?.seq ?? 0, hash: entries.at(-1)?.hash ?? GENESIS_HASH },
   checkpoint?: ChainPoint,
+  unkeyedEntries = 0,
 ) {
-  const walker = new ChainWalker(head, KEY, checkpoint);
+  const walker = new ChainWalker(head, KEY, checkpoint, unkeyedEntries);
   entries.forEach((e) => walker.take(e));
   return walker.end();
 }
@@ -125,10 +126,12 @@ describe('ChainWalker', () => {
       expect(walk(forged, headOf(forged))).toMatchObject({ ok: false, firstBad: { seq: 3, problem: 'unkeyed' } });
     });
 
-    it('accepts links written before links were keyed as a prefix, and says how many', () => {
+    it('accepts the links an upgraded deployment wrote before links were keyed (AUDIT_UNKEYED_ENTRIES), and says how many', () => {
       const entries = chain(6, 4);
-      expect(walk(entries)).toMatchObject({ ok: true, entries: 6, unkeyedEntries: 3 });
-      expect(walk(chain(3, 4))).toMatchObject({ ok: true, entries: 3, unkeyedEntries: 3 });
+      expect(walk(entries, undefined, undefined, 3)).toMatchObject({ ok: true, entries: 6, unkeyedEntries: 3 });
+      expect(walk(chain(3, 4), undefined, undefined, 3)).toMatchObject({ ok: true, entries: 3, unkeyedEntries: 3 });
+      expect(walk(entries, undefined, undefined, 2)).toMatchObject({ ok: false, firstBad: { seq: 3, problem: 'unkeyed' } });
+      expect(walk(entries)).toMatchObject({ ok: false, firstBad: { seq: 1, problem: 'unkeyed' } });
     });
 
     it('passes a chain that extends its checkpoint', () => {
@@ -156,11 +159,12 @@ describe('ChainWalker', () => {
       });
     });
 
-    it('does not take a whole chain stripped of its macs for an old one past a keyed checkpoint', () => {
+    it('does not take a whole chain stripped of its macs for an old one: not without a checkpoint, nor past a keyed one', () => {
       const entries = chain(6);
       const stripped = rewritten(entries, 0).map((e) => ({ ...e, mac: null }));
-      expect(walk(stripped, headOf(stripped))).toMatchObject({ ok: true, unkeyedEntries: 6 });
-      expect(walk(stripped, headOf(stripped), pointOf(entries[2]))).toMatchObject({ ok: false, firstBad: { seq: 3 } });
+      expect(walk(stripped, headOf(stripped))).toMatchObject({ ok: false, firstBad: { seq: 1, problem: 'unkeyed' } });
+      expect(walk(stripped, headOf(stripped), undefined, 6)).toMatchObject({ ok: true, unkeyedEntries: 6 });
+      expect(walk(stripped, headOf(stripped), pointOf(entries[2]), 6)).toMatchObject({ ok: false, firstBad: { seq: 3 } });
     });
   });
 });

@@ -97,8 +97,10 @@ export function macMatches(key: AuditKey, hash: string, mac: string): boolean {
  * gives its hash; a deleted one leaves a gap, found at the entry after it (or, at the end, short of
  * the head); an entry rewritten hash and all breaks the link of the one after it (or the head).
  * Every link's mac is checked under the key, so a chain rewritten and re-hashed without the key
- * fails at its first rewritten link; links without a mac (written before links were keyed) pass
- * only as a prefix, before the first keyed link. Given a checkpoint kept outside the database, the
+ * fails at its first rewritten link; links without a mac pass only among the first
+ * `unkeyedEntries` (AUDIT_UNKEYED_ENTRIES: those an upgraded deployment wrote before its links were
+ * keyed, 0 for one keyed from the start) and before the first keyed link, so that macs stripped
+ * from a whole chain do not pass it off as written before keying. Given a checkpoint kept outside the database, the
  * chain must reach it and hold the same link there: a cut tail, a rolled-back head or a rewritten
  * prefix does not.
  */
@@ -115,6 +117,7 @@ export class ChainWalker {
     private readonly head: { seq: number; hash: string },
     private readonly key: AuditKey,
     private readonly checkpoint?: ChainPoint,
+    private readonly unkeyedEntries = 0,
   ) {}
 
   /** Checks the next entry (entries after the first bad one are only counted). */
@@ -157,14 +160,15 @@ export class ChainWalker {
     if (entry.mac === null) {
       // A keyed checkpoint says the links were keyed by then: macs stripped from a whole chain do not make it a prefix.
       const keyedByCheckpoint = !!this.checkpoint?.mac && seq >= this.checkpoint.seq;
-      if (this.keyedSince === undefined && !keyedByCheckpoint) {
+      if (this.keyedSince === undefined && !keyedByCheckpoint && seq <= this.unkeyedEntries) {
         this.unkeyed++;
         return undefined;
       }
+      const keyedFrom = this.keyedSince ?? (keyedByCheckpoint ? this.checkpoint?.seq : this.unkeyedEntries + 1);
       return {
         seq,
         problem: 'unkeyed',
-        detail: `entry ${seq} has no mac, yet the links are keyed from entry ${this.keyedSince ?? this.checkpoint?.seq} on: it was put in or rewritten without the key`,
+        detail: `entry ${seq} has no mac, yet the links are keyed from entry ${keyedFrom} on (AUDIT_UNKEYED_ENTRIES ${this.unkeyedEntries}): it was put in or rewritten without the key`,
       };
     }
     this.keyedSince ??= seq;

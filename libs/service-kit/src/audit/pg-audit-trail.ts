@@ -93,6 +93,8 @@ export class PgAuditTrail {
     private readonly schema: string,
     private readonly key: AuditKey,
     private readonly now: () => Date = () => new Date(),
+    /** AUDIT_UNKEYED_ENTRIES: how many first entries were written before links were keyed (ChainWalker). */
+    private readonly unkeyedEntries = 0,
   ) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   }
@@ -162,7 +164,12 @@ export class PgAuditTrail {
     return db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const head = (await tx.query<{ seq: string | number; hash: string }>(`SELECT seq, hash FROM ${this.schema}.audit_head`)).rows[0];
-      const walker = new ChainWalker({ seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS_HASH }, this.key, checkpoint);
+      const walker = new ChainWalker(
+        { seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS_HASH },
+        this.key,
+        checkpoint,
+        this.unkeyedEntries,
+      );
       for (let after = 0; ;) {
         const { rows } = await tx.query<EntryRow>(
           `SELECT ${COLUMNS} FROM ${this.schema}.audit_log WHERE seq > $1 ORDER BY seq LIMIT ${WALK_PAGE}`,
