@@ -89,7 +89,8 @@ describe('an edge stalled past its lease while another edge serves the same acco
 
   /** Waits until quota-service has held at least `count` lapsed requests in their grace: the stalled edge's leases lapsed. */
   const lapsedAndHeld = async (count: number) => {
-    const held = async () => (await scrapeMetrics(gateway.stack.metricsUrls['quota-service'])).value('quota_lapsed_leases_total', { outcome: 'held' });
+    const held = async () =>
+      (await scrapeMetrics(gateway.stack.metricsUrls['quota-service'])).value('quota_lapsed_leases_total', { outcome: 'held' });
     const before = await held();
     return () => waitFor(async () => (await held()) >= before + count, 20_000);
   };
@@ -99,7 +100,7 @@ describe('an edge stalled past its lease while another edge serves the same acco
     expect(res.status).toBe(200);
     const [head, rest] = (res.body as ReadableStream<Uint8Array>).tee();
     const reader = head.getReader();
-    for (let text = ''; !text.includes('"content":"'); ) {
+    for (let text = ''; !text.includes('"content":"');) {
       const read = await reader.read();
       if (read.done) break;
       text += new TextDecoder().decode(read.value);
