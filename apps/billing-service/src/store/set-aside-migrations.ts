@@ -97,7 +97,13 @@ export const SET_ASIDE_MIGRATIONS: Migration[] = [
             WHEN a.request_id IS NOT NULL THEN
               CASE WHEN a.usage_estimated AND NOT r.estimated AND a.account_id = r.account_id AND a.paid = r.paid
                 THEN 'archived-estimate' ELSE 'repeated' END
-            WHEN EXISTS (SELECT 1 FROM billing.ledger l WHERE l.request_id = r.id AND l.request_at = v_at[r.n]) THEN 'bill'
+            WHEN EXISTS (SELECT 1 FROM billing.ledger l WHERE l.request_id = r.id AND l.request_at = v_at[r.n]) THEN
+              -- A bill set aside for its prices is set aside even when it would correct its request's
+              -- estimate in the ledger: its prices must not decide the correction.
+              CASE WHEN p_set_aside[r.n] = 'price-mismatch' AND EXISTS (SELECT 1 FROM billing.ledger l
+                  WHERE l.request_id = r.id AND l.request_at = v_at[r.n] AND l.usage_estimated AND NOT r.estimated
+                    AND l.account_id = r.account_id AND l.paid = r.paid)
+                THEN 'price-mismatch' ELSE 'bill' END
             WHEN s.request_id IS NOT NULL AND s.decision IS DISTINCT FROM 'filed' THEN 'set-aside'
             WHEN p_set_aside[r.n] IS NOT NULL THEN p_set_aside[r.n]
             WHEN EXISTS (SELECT 1 FROM billing.ledger_archives m

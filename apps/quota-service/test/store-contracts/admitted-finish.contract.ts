@@ -170,7 +170,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await s.admission.credit(account)).toEqual({ granted: 0, charged: 0, returned: 0, held: 0 });
     });
 
-    it("refuses \"never admitted\" for a request whose edge renewed it with Admit's answer, changing nothing", async () => {
+    it('refuses "never admitted" for a request whose edge renewed it with Admit\'s answer, changing nothing', async () => {
       await grantLine(s.admission, account, 10_000);
       const step = paidStep(account, 6000);
       await s.admission.admit(step);
