@@ -101,13 +101,13 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
         violations: [],
       },
     });
-    const failed = (violation: Record<string, unknown>) => ({
+    const failed = (...violations: Record<string, unknown>[]) => ({
       exitCode: 1,
       json: {
         ok: false,
         books: { accountsChecked: expect.any(Number) },
         store: { checked: true, accountsChecked: expect.any(Number), repairingLines: [] },
-        violations: [violation],
+        violations,
       },
     });
 
@@ -125,15 +125,22 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
       redisClient.disconnect();
     }
 
-    // An entry deleted: the top-up of 5 LYD the account was created with.
+    // An entry deleted: the top-up of 5 LYD the account was created with; its link in the audit chain stays.
     const { rows: entries } = await pg.query('DELETE FROM billing.balance_entries WHERE account_id = $1 RETURNING *', [accountId]);
     expect(entries).toHaveLength(1);
     expect(await stack.ctl('audit')).toEqual(
-      failed({
-        kind: 'balance-not-entries',
-        accountId,
-        detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges -\d+$/),
-      }),
+      failed(
+        {
+          kind: 'balance-not-entries',
+          accountId,
+          detail: expect.stringMatching(/^balance \d+ micro-LYD, entries less charges -\d+$/),
+        },
+        {
+          kind: 'link-without-entry',
+          accountId,
+          detail: expect.stringMatching(/^link \d+ covers balance entry \d+ of 5000000 micro-LYD, which is gone or changed$/),
+        },
+      ),
     );
     const columns = Object.keys(entries[0]);
     await pg.query(
