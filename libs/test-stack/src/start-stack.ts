@@ -250,15 +250,22 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const dist = options.distOf?.(planned.app, planned.replica) ?? DIST;
     const child = spawn(process.execPath, [...nodeOptions, join(dist, planned.app, 'main.js')], { env: { ...env, ...planned.env }, stdio });
     running.set(planned, child);
+    // Its own stderr, kept apart: a crash's stack trace is not a JSON line naming the service.
+    const stderrTail: string[] = [];
     child.once('exit', (code, signal) => {
       if (ended.has(child)) return;
       const own = logs.filter((line) => line.includes(`"service":"${planned.app}"`)).slice(-20);
       console.error(
-        `${planned.app} (replica ${planned.replica}) exited on its own (${signal ?? `code ${code}`}); its last lines:\n${own.join('\n')}`,
+        `${planned.app} (replica ${planned.replica}) exited on its own (${signal ?? `code ${code}`}); its last lines:\n${own.join('\n')}` +
+          `\nits stderr's last lines:\n${stderrTail.join('\n')}`,
       );
     });
     for (const stream of [child.stdout, child.stderr])
-      stream?.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
+      stream?.on('data', (d: Buffer) => {
+        const lines = d.toString('utf8').split('\n').filter(Boolean);
+        logs.push(...lines);
+        if (stream === child.stderr) stderrTail.splice(0, Math.max(0, stderrTail.length + lines.length - 40), ...lines);
+      });
     await waitReady(planned.readiness, 30_000, () => child.exitCode === null).catch((err: Error) => {
       throw new Error(`${planned.app} did not start: ${err.message}\n${logs.slice(-20).join('\n')}`);
     });

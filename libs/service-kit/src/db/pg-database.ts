@@ -56,6 +56,14 @@ export function openPgDatabase(url: string, options: { max?: number; statementTi
     query: async <R>(sql: string, params?: unknown[]) => toResult<R>(await counted(() => pool.query(asStatement(sql, params)))),
     transaction: async (fn) => {
       const client = await counted(() => pool.connect());
+      // A connection cut while the client is out of the pool (between two statements of the
+      // transaction) is an 'error' event on the client, which would end the process unheard:
+      // it is kept, and the client destroyed rather than given back.
+      let broken: Error | undefined;
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', onError);
       try {
         statementsSent.inc();
         await client.query('BEGIN');
@@ -66,10 +74,13 @@ export function openPgDatabase(url: string, options: { max?: number; statementTi
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+          broken ??= rollbackErr;
+        });
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     },
     close: () => pool.end(),
