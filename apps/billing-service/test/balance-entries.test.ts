@@ -23,7 +23,7 @@ interface Entry {
 }
 
 /**
- * Every balance movement is an entry (issue 25, items 1 and 2): an opening entry for what each
+ * Every balance movement is an entry: an opening entry for what each
  * balance held before entries were kept, an entry per operator change with its reason and who
  * asked, at most once per idempotency key (50 calls at once, and after a restart), and always
  * balance = entries - charges.

@@ -32,7 +32,7 @@ const monthName = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 const partitionOf = (ms: number) => `billing.ledger_${monthName(ms).replace('-', '_')}`;
 
 /**
- * The ledger by month (issue 24, item 5): an existing ledger moved into its months row for row,
+ * The ledger by month: an existing ledger moved into its months row for row,
  * a request id billed at most once in the whole ledger, and months archived over billing.v1
  * (ReadLedgerArchive, DropLedgerMonths) only when the archive matches, the statement of the months
  * kept unchanged.

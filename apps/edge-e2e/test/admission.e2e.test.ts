@@ -19,12 +19,12 @@ interface Reply {
 const FLASH = 'vendor-v4-flash';
 
 /**
- * Issue 23's acceptance of one-call admission, on Redis and real Postgres: two edges, two
+ * One-call admission end to end, on Redis and real Postgres: two edges, two
  * quota-services and the chat product on one account, the credit line kept inside the balance,
  * top-ups, a negative balance change while requests run, and a price change in force on every
  * replica when `ctl price set` returns.
  */
-describe('one-call admission across 2 edges, 2 quota-services and the chat product (issue 23)', () => {
+describe('one-call admission across 2 edges, 2 quota-services and the chat product', () => {
   let db: TestDatabase;
   let redis: TestRedis;
   let stack: RunningStack;

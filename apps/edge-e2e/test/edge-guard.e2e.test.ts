@@ -33,7 +33,7 @@ function drip(connection: RawConnection, piece: string): Promise<number> {
   });
 }
 
-describe('the edge protects itself (issue 12): connections, slow requests, bodies being read, no body read without a key', () => {
+describe('the edge protects itself: connections, slow requests, bodies being read, no body read without a key', () => {
   let gw: GatewayUnderTest;
   let base: string;
   let key: string;

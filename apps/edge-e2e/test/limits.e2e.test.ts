@@ -161,7 +161,7 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     expect(stats.total).toBe(codes.filter((c) => c === 'ok').length);
   });
 
-  // Issue 23 item 6 (admission.md d3): an account quota-service refused in the current clock minute
+  // An account quota-service refused in the current clock minute (docs/architecture.md#one-request-start-to-end)
   // is refused by each edge itself until the minute ends, with the headers quota-service gives and
   // without a CountRequest; the minute's end is Redis's, so nothing is refused once it has passed.
 

@@ -28,7 +28,7 @@ interface RequestLine {
   [field: string]: unknown;
 }
 
-describe('metrics, the request log line and the overhead header (issue 7)', () => {
+describe('metrics, the request log line and the overhead header', () => {
   let gw: GatewayUnderTest;
 
   beforeAll(async () => {

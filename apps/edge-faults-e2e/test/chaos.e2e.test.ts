@@ -25,7 +25,7 @@ const FAULTS: Fault[] = [
   { app: 'billing-service', atMs: 26_000 },
 ];
 
-describe('chaos: nothing lost, nothing leaked (issue 12)', () => {
+describe('chaos: nothing lost, nothing leaked', () => {
   let db: TestDatabase;
   let redis: TestRedis;
   let stack: RunningStack;

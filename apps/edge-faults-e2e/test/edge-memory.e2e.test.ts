@@ -12,7 +12,7 @@ async function inBatches(count: number, atOnce: number, batch: (size: number) =>
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-describe('nothing lost, nothing leaked (issue 12): callers that go away early leave nothing behind in the edge', () => {
+describe('nothing lost, nothing leaked: callers that go away early leave nothing behind in the edge', () => {
   let gw: GatewayUnderTest;
   let key: string;
   let chats = 0;

@@ -17,7 +17,7 @@ const DEADLINE_MS = 5000;
 
 /**
  * The edge keeps its key cache across the cuts of auth-service's change stream by a connection's
- * maximum age (issue 23, item 6): two edges, each on its own auth-service replica, a warm cache of
+ * maximum age: two edges, each on its own auth-service replica, a warm cache of
  * KEYS keys, and for RUN_MS a key revoked every REVOKE_EVERY_MS (through the first replica, so the
  * second edge hears it through Postgres), some of them while an edge is moving to a new stream.
  */

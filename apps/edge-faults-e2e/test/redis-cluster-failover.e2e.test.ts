@@ -61,7 +61,7 @@ async function replicaLagBytes(master: string, replica: string): Promise<number>
 }
 
 /**
- * Failover of the Redis Cluster under quota-service (issue 24, item 3): paid and free load from 2
+ * Failover of the Redis Cluster under quota-service: paid and free load from 2
  * edges; a manual CLUSTER FAILOVER of the master holding a busy account's shard, then a SIGKILL of
  * its new master (the old one, now its replica, is promoted). Afterwards every reply that delivered
  * text is billed exactly once, no balance below zero, nothing held, no place left.

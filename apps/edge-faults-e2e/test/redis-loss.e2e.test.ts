@@ -30,7 +30,7 @@ interface AuditAfterLoss {
 }
 
 /**
- * A bill is never lost with Redis (admission.md amendment 2): 2 edges on quota-service over a
+ * A bill is never lost with Redis (docs/architecture.md#nothing-lost-when-a-process-dies): 2 edges on quota-service over a
  * redis-server of the test's own, paid and free load on several accounts, streamed and whole
  * replies. Mid-load Redis is SIGKILLed and started empty (everything lost), later SIGKILLed and
  * started with its append-only file. After the load: every reply that delivered text is billed

@@ -34,7 +34,7 @@ interface Reply {
   usage?: { prompt_tokens: number; completion_tokens: number };
 }
 
-describe('a rolling upgrade: old and new releases serving one account at once keep every limit and every bill exact (issue 23 item 7)', () => {
+describe('a rolling upgrade: old and new releases serving one account at once keep every limit and every bill exact', () => {
   let release: BuiltRelease;
 
   beforeAll(async () => {

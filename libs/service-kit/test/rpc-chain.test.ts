@@ -30,7 +30,7 @@ const usage = (accountId: string): quotaV1.GetUsageResponse => ({ todayTokens: a
 class StoreDown extends Error {}
 
 /**
- * The gRPC middleware (issue 26 item 2), over real gRPC with mutual TLS: handlers are plain
+ * The gRPC middleware, over real gRPC with mutual TLS: handlers are plain
  * async functions given a context named from the service definition; one server chain maps
  * errors, times and logs every call, unary or carried on a call stream; a client is one call
  * per method, with its deadline, through its own chain.

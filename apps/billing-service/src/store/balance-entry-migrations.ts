@@ -1,7 +1,7 @@
 import { Migration } from '@gw/service-kit';
 
 /**
- * Every movement of a balance is an entry (issue 25): a paid request's charge is its ledger row;
+ * Every movement of a balance is an entry, so that the audit can add them up: a paid request's charge is its ledger row;
  * every other movement (an operator's top-up or correction, and an opening entry for what each
  * balance held before entries were kept) is a row of billing.balance_entries. So, always:
  *

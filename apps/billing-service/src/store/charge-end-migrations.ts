@@ -1,7 +1,7 @@
 import { Migration } from '@gw/service-kit';
 
 /**
- * Why each billed request ended, and every correction of an estimated charge kept (issue 25).
+ * Why each billed request ended, and every correction of an estimated charge kept.
  *
  * A charge's row shows the charge as it stands; when a stalled edge's real bill replaces the
  * estimate quota-service billed from its lease, the row is corrected and the movement is written

@@ -1,7 +1,7 @@
 import { Migration } from '@gw/service-kit';
 
 /**
- * Admission in one call (issue 23): each account's credit line lent to quota-service, and the
+ * Admission in one call: each account's credit line lent to quota-service, and the
  * bills quota-service delivers in batches.
  *
  * The line is money of the balance lent to quota-service, which holds running paid requests in

@@ -1,7 +1,7 @@
 import { Migration } from '@gw/service-kit';
 
 /**
- * The ledger partitioned by month (issue 24), so that a month can be archived and dropped whole.
+ * The ledger partitioned by month, so that a month can be archived and dropped whole.
  *
  * Postgres makes a key unique across partitions only when it holds the partition key, so the
  * partition key must be the same for every bill of one request id: `request_at`, the time a

@@ -6,7 +6,7 @@ const { END_REASON_COMPLETE, END_REASON_CALLER_LEFT, END_REASON_PROVIDER_BROKE_O
 export type CallerEnd = 'delivered' | 'left' | 'cut-for-silence' | 'failed';
 
 /**
- * Why a request ended, for its bill (issue 25): the provider's side first, since it decides what
+ * Why a request ended, for its bill (`end_reason` in the ledger): the provider's side first, since it decides what
  * was billed; a reply read whole that the caller did not stay for is the caller's leaving. A caller
  * cut off because the provider fell silent saw the provider break off.
  */

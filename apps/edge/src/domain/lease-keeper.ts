@@ -22,7 +22,8 @@ interface Running {
  * its place until its finish has landed; a request admitted with Admit is kept after that as its
  * final bill, for as long as it takes: until quota-service answers that it has no lease for it,
  * which it does once that bill is applied at billing-service, so that a bill quota-service's store
- * lost comes back from here however long billing-service was away (admission.md amendment 2).
+ * lost comes back from here however long billing-service was away
+ * (docs/architecture.md#nothing-lost-when-a-process-dies, "A bill is never lost with Redis").
  * Only an unknown answered to the final bill means applied. The final bills kept are at most
  * `finalBillsMax`: one more drops the oldest, logged with all it bills and counted (the bill is
  * then in quota-service's outbox alone). A renewal that fails is logged and tried again at the

@@ -25,8 +25,8 @@ interface Refusal {
 
 /**
  * Accounts quota-service refused in the current clock minute, which the edge then refuses itself
- * (429 rate_limit_error) until that minute ends, without a call (issue 23; admission.md d3, as
- * envoy ratelimit's local cache of over-the-limit keys).
+ * (429 rate_limit_error) until that minute ends, without a call, as envoy ratelimit's local cache
+ * of over-the-limit keys does (docs/architecture.md#one-request-start-to-end).
  *
  * It is exact. Within a minute counts only grow, whoever counts (every edge, the chat product),
  * and a refusal writes nothing (COUNT_REQUEST in quota-service's store/limits/limit-scripts.ts), so an account

@@ -89,7 +89,7 @@ export function applyCount(res: Response, count: MinuteCount): void {
 }
 
 /**
- * Whether the edge itself refuses the account for the rest of its clock minute (admission.md d3):
+ * Whether the edge itself refuses the account for the rest of its clock minute (minute-refusals.ts):
  * quota-service refused it earlier in this minute, and counts only grow within a minute.
  */
 export function refuseRememberedOverLimit(deps: Pick<AdmissionDeps, 'minuteRefusals'>, res: Response, accountId: string): void {

@@ -64,7 +64,7 @@ function leaseOf(request: AdmitRequest, payment: Payment, maxTokens: number, hol
  * request still not covered is tried as a free request (FreeTierGate, as ReserveFree), placed by
  * a third step, or refused with the 402 figures: `balance` as billing-service has it and
  * `required` = worst + held here + charges not yet applied there + held outside the line there,
- * so that it is not covered exactly when balance < required (admission.md 4.6).
+ * so that it is not covered exactly when balance < required (`requiredLyd`, docs/api.md#errors).
  */
 export class Admission {
   constructor(

@@ -73,7 +73,7 @@ describe('RequestLeases', () => {
     expect(await store.claimLapsed(10, TTL)).toEqual([{ ...admitted('lost'), usageEstimated: true }]);
   });
 
-  describe('final leases (admission.md amendment 2)', () => {
+  describe('final leases: a bill is never lost with Redis', () => {
     const admitted = (requestId: string, overrides: Partial<LeaseRecord> = {}) =>
       lease(requestId, { hold: holdOf(5000), maxTokens: 1000, ...overrides });
     const final = (requestId: string, overrides: Partial<LeaseRecord> = {}) => admitted(requestId, { ...overrides, final: true });

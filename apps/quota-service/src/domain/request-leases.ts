@@ -71,7 +71,7 @@ export class RequestLeases {
   }
 
   /**
-   * The final bills of admitted requests whose finish landed (admission.md amendment 2): an id is
+   * The final bills of admitted requests whose finish landed (docs/architecture.md#nothing-lost-when-a-process-dies): an id is
    * answered unknown once its bill is applied at billing-service, or it had none; while the bill
    * waits in the outbox it is kept. When the store has no trace of the finish (Redis restarted
    * empty, or failed over, or lost its last second), the request is finished again from this

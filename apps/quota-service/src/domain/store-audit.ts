@@ -3,7 +3,7 @@ import { FreeTierStore } from '../store/free-tier/free-tier-store';
 import { AccountFacts, OverdueLease, StoreAuditSource } from '../store/audit/store-audit-source';
 import { LentLine } from './line-returner';
 
-/** What the audit of quota-service's store can find wrong (issue 25, ctl audit). */
+/** What the audit of quota-service's store can find wrong (`ctl audit`). */
 export type StoreViolationKind =
   | 'hold-without-lease'
   | 'held-not-holds'

@@ -127,7 +127,7 @@ export interface LineReturn {
 export type ResurrectOutcome = 'resurrected' | 'finished' | 'exists';
 
 /**
- * Where the bill of an admitted request stands (admission.md amendment 2): `pending` while its
+ * Where the bill of an admitted request stands (for final leases): `pending` while its
  * finish's bill waits in the outbox, `applied` once billing-service applied it (or the finish had
  * nothing to bill), `unfinished` when the store has no trace of its finish (never finished, or
  * lost with the store: the final lease's renewal finishes it again).

@@ -6,7 +6,7 @@ import { LuaScript } from '../redis/lua-script';
  * entries. ARGV: 1 consumer group, 2 entry count n, 3..n+2 the entry ids, then for each unbilled
  * hash in KEYS' order: its count m and m request ids. Acknowledges and deletes the entries and
  * clears the bills' unbilled marks in one step, so that a record is never gone while its mark
- * stays (admission.md amendment 2). Returns {n}.
+ * stays (a final lease reads the mark to tell a bill waiting from one applied). Returns {n}.
  */
 export const ACK_DELIVERED = new LuaScript(
   'ack_delivered',

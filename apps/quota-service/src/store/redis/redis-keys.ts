@@ -22,8 +22,8 @@ import { crc32 } from 'node:zlib';
 export type KeyLayout = 'account' | 'shard';
 
 /**
- * The shards of the `shard` layout. 64 spreads a cluster over up to 64 primaries (issue 23's
- * targets need one Redis; a cluster of a few primaries gets 10 to 22 shards each), while every
+ * The shards of the `shard` layout. 64 spreads a cluster over up to 64 primaries (the
+ * throughput targets need one Redis; a cluster of a few primaries gets 10 to 22 shards each), while every
  * background pass (reaper, forwarder, idle lines, outbox gauges) sends one command per shard per
  * look, pipelined. Fixed: another count names every account's keys anew (a key migration).
  */
@@ -96,7 +96,7 @@ export interface AccountKeys {
   /**
    * Hash {request id: 1}: the requests whose bill FINISH queued and billing-service has not yet
    * applied (the forwarder deletes a delivered bill's field), so that a final lease renewal can
-   * tell a bill waiting from one applied (admission.md amendment 2). No expiry.
+   * tell a bill waiting from one applied (docs/architecture.md#nothing-lost-when-a-process-dies). No expiry.
    */
   unbilled: string;
   /** The indexes of the account's shard. */

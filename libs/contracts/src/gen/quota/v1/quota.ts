@@ -4362,10 +4362,10 @@ export const QuotaService = {
     responseDeserialize: (value: Buffer): RenewLeasesResponse => RenewLeasesResponse.decode(value),
   },
   /**
-   * The edge: its per-request calls (CountRequest, AcquirePlace, ReserveFree, FinishRequest) on
-   * one long-lived stream, in batches, each answered as its unary method would answer it. A
-   * unary call costs a new HTTP/2 stream with its headers; a message on an open one costs a
-   * fraction of that. The edge opens a few, ends each after a while (so that new replicas get
+   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and an older edge's
+   * AcquirePlace and ReserveFree: the EdgeCall oneof) on one long-lived stream, in batches, each
+   * answered as its unary method would answer it. A unary call costs a new HTTP/2 stream with its
+   * headers; a message on an open one costs a fraction of that. The edge opens a few, ends each after a while (so that new replicas get
    * calls, and no stream outlives its connection's maximum age), and takes a stream that fails
    * as the failure of every call on it still unanswered.
    */
@@ -4454,10 +4454,10 @@ export interface QuotaServer extends UntypedServiceImplementation {
   /** The edge: renews the leases of its running requests. */
   renewLeases: handleUnaryCall<RenewLeasesRequest, RenewLeasesResponse>;
   /**
-   * The edge: its per-request calls (CountRequest, AcquirePlace, ReserveFree, FinishRequest) on
-   * one long-lived stream, in batches, each answered as its unary method would answer it. A
-   * unary call costs a new HTTP/2 stream with its headers; a message on an open one costs a
-   * fraction of that. The edge opens a few, ends each after a while (so that new replicas get
+   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and an older edge's
+   * AcquirePlace and ReserveFree: the EdgeCall oneof) on one long-lived stream, in batches, each
+   * answered as its unary method would answer it. A unary call costs a new HTTP/2 stream with its
+   * headers; a message on an open one costs a fraction of that. The edge opens a few, ends each after a while (so that new replicas get
    * calls, and no stream outlives its connection's maximum age), and takes a stream that fails
    * as the failure of every call on it still unanswered.
    */
@@ -4620,10 +4620,10 @@ export interface QuotaClient extends Client {
     callback: (error: ServiceError | null, response: RenewLeasesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * The edge: its per-request calls (CountRequest, AcquirePlace, ReserveFree, FinishRequest) on
-   * one long-lived stream, in batches, each answered as its unary method would answer it. A
-   * unary call costs a new HTTP/2 stream with its headers; a message on an open one costs a
-   * fraction of that. The edge opens a few, ends each after a while (so that new replicas get
+   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and an older edge's
+   * AcquirePlace and ReserveFree: the EdgeCall oneof) on one long-lived stream, in batches, each
+   * answered as its unary method would answer it. A unary call costs a new HTTP/2 stream with its
+   * headers; a message on an open one costs a fraction of that. The edge opens a few, ends each after a while (so that new replicas get
    * calls, and no stream outlives its connection's maximum age), and takes a stream that fails
    * as the failure of every call on it still unanswered.
    */
