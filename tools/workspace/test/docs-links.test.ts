@@ -1,13 +1,22 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { basename, dirname, join, normalize, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-/** Every file git tracks, but generated code and binary files. */
-const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
-  .split('\n')
-  .filter((f) => /\.(ts|mjs|js|proto|ya?ml|json|md)$/.test(f) && !f.includes('/gen/') && f !== 'package-lock.json');
+/** Every file git tracks. */
+const allTracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+
+/** Every text file git tracks that a person reads, but generated code. */
+const tracked = allTracked.filter(
+  (f) => /\.(ts|mjs|cjs|js|proto|ya?ml|json|md|sh|sql|lua)$/.test(f) && !f.includes('/gen/') && f !== 'package-lock.json',
+);
+
+/**
+ * Markdown files a tool writes when it runs, named before they exist: the client's changelog is
+ * written by its first `nx release` (docs/workspace.md).
+ */
+const WRITTEN_LATER = new Set(['libs/quota-client/CHANGELOG.md']);
 
 /** The anchor GitHub gives a Markdown heading. */
 const anchorOf = (heading: string) =>
@@ -43,6 +52,36 @@ describe('the docs a clone contains', () => {
     expect(broken).toEqual([]);
   });
 
+  it('every *.md any file names (a comment, a manifest, a test, a document) exists, with its heading', () => {
+    const byName = new Map<string, string[]>();
+    for (const f of allTracked.filter((t) => t.endsWith('.md'))) byName.set(basename(f), [...(byName.get(basename(f)) ?? []), f]);
+    /** The files `name` can mean when `from` names it: beside it, from the root, in docs/, or (a bare name) any of that name. */
+    const candidates = (from: string, name: string): string[] => {
+      if (name.startsWith('{workspaceRoot}/')) return [name.slice('{workspaceRoot}/'.length)];
+      const near = [join(dirname(from), name), name.replace(/^\//, ''), join('docs', name)].map((c) => normalize(c));
+      return [...new Set(name.includes('/') ? near : [...near, ...(byName.get(name) ?? [])])];
+    };
+    const broken = tracked.flatMap((f) =>
+      // A name ending in .md, not a property access (`forge.md.sha256`) nor a manifest's per-project template.
+      [...readFileSync(join(ROOT, f), 'utf8').matchAll(/(?:\{\w+\}\/)?[\w./-]*[\w-]\.md(?:#[\w-]+)?(?![\w.]*\w)/g)]
+        .map((m) => m[0])
+        .filter((cited) => !cited.startsWith('{projectRoot}/'))
+        .map((cited) => {
+          const [name, anchor] = cited.split('#');
+          const files = candidates(f, name).filter((c) => WRITTEN_LATER.has(c) || existsSync(join(ROOT, c)));
+          const problem =
+            files.length === 0
+              ? `no file ${name}`
+              : anchor && !files.some((c) => !WRITTEN_LATER.has(c) && anchorsOf(c).has(anchor))
+                ? `no heading #${anchor} in ${files.join(' or ')}`
+                : undefined;
+          return { file: f, cited, problem };
+        })
+        .filter((l) => l.problem !== undefined),
+    );
+    expect(broken).toEqual([]);
+  });
+
   it('every relative link of a Markdown file leads to a file and heading that exist', () => {
     const broken = tracked
       .filter((f) => f.endsWith('.md'))
@@ -62,5 +101,16 @@ describe('the docs a clone contains', () => {
           .filter((l) => l.problem !== undefined),
       );
     expect(broken).toEqual([]);
+  });
+
+  it('no code or comment under apps/ and libs/ names an issue by its number: it says the why instead', () => {
+    const citing = tracked
+      .filter((f) => /^(apps|libs)\//.test(f))
+      .flatMap((f) =>
+        readFileSync(join(ROOT, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (/\bissues? ?#?\d+\b/i.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(citing).toEqual([]);
   });
 });
