@@ -9,7 +9,7 @@ import {
   drainCallStreams,
   GrpcSecurity,
   grpcClient,
-  ONEOF_ROUTE,
+  ONEOF_DISPATCHING,
   RpcContext,
   RpcError,
   serverChain,
@@ -63,7 +63,7 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
       },
       serverChain(logger),
     );
-    const handler = callStreamHandler('EdgeCalls', methods, ONEOF_ROUTE);
+    const handler = callStreamHandler('EdgeCalls', methods, ONEOF_DISPATCHING);
     const implementation = {
       edgeCalls: (call: Parameters<typeof handler>[0]) => {
         const seen = { calls: 0, ended: false };

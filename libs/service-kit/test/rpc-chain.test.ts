@@ -10,8 +10,8 @@ import {
   clientChain,
   createLogger,
   GrpcSecurity,
-  oneofCarrying,
-  ONEOF_ROUTE,
+  oneofWrapping,
+  ONEOF_DISPATCHING,
   RpcClient,
   rpcClient,
   RpcContext,
@@ -72,7 +72,7 @@ describe('the server and client chains (rpcService, rpcClient)', () => {
     // Two methods are enough here; a service's own object must have them all (RpcHandlers).
     const handlers = { getUsage, countRequest } as unknown as RpcHandlers<quotaV1.QuotaService>;
     const served = rpcService(quotaV1.QuotaService, handlers, serverChain(logger, [storeStep]), (methods) => ({
-      edgeCalls: callStreamHandler('EdgeCalls', methods, ONEOF_ROUTE),
+      edgeCalls: callStreamHandler('EdgeCalls', methods, ONEOF_DISPATCHING),
     }));
     server = await startGrpcServer(
       { host: '127.0.0.1', port: 0, metricsPort: 0, security: mtls('quota-service'), maxConnectionAgeMs: 60_000 },
@@ -156,7 +156,7 @@ describe('the server and client chains (rpcService, rpcClient)', () => {
       rotateMs: 60_000,
     });
     try {
-      const carried = carriedCalls(quotaV1.QuotaService, ['countRequest'], streams, oneofCarrying(), {
+      const carried = carriedCalls(quotaV1.QuotaService, ['countRequest'], streams, oneofWrapping(), {
         timeoutMs: 2000,
         chain: clientChain([
           (request, context, next) => {

@@ -5,7 +5,7 @@ import {
   eachOnItsOwn,
   Logger,
   MoneyAudit,
-  oneMethodRoute,
+  oneMethodDispatching,
   optionalId,
   requireCount,
   requireId,
@@ -245,7 +245,7 @@ export function billingGrpc(
   };
 
   return rpcService(billingV1.BillingService, handlers, serverChain(logger), (methods) => ({
-    authorizeCalls: callStreamHandler('AuthorizeCalls', methods, oneMethodRoute('authorize')),
+    authorizeCalls: callStreamHandler('AuthorizeCalls', methods, oneMethodDispatching('authorize')),
     watchPrices: watchPrices(priceHub),
   }));
 }

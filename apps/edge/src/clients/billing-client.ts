@@ -4,7 +4,7 @@ import {
   carriedCalls,
   clientChain,
   GrpcSecurity,
-  oneMethodCarrying,
+  oneMethodWrapping,
   RpcCalls,
   RpcClient,
   rpcClient,
@@ -25,7 +25,7 @@ export class BillingClient {
       () => this.rpc.streams.authorizeCalls(),
       CALL_STREAMS,
     );
-    this.carried = carriedCalls(billingV1.BillingService, ['authorize'], this.authorizations, oneMethodCarrying(), settings);
+    this.carried = carriedCalls(billingV1.BillingService, ['authorize'], this.authorizations, oneMethodWrapping(), settings);
   }
 
   async authorize(request: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> {

@@ -1,5 +1,5 @@
 import { quotaV1 } from '@gw/contracts';
-import { CallStreamClient, carriedCalls, clientChain, GrpcSecurity, oneofCarrying, RpcCalls, RpcClient, rpcClient } from '@gw/service-kit';
+import { CallStreamClient, carriedCalls, clientChain, GrpcSecurity, oneofWrapping, RpcCalls, RpcClient, rpcClient } from '@gw/service-kit';
 import { CALL_STREAMS } from './call-streams';
 import { timeCall } from './time-call';
 
@@ -22,7 +22,7 @@ export class QuotaClient {
       () => this.rpc.streams.edgeCalls(),
       CALL_STREAMS,
     );
-    this.carried = carriedCalls(quotaV1.QuotaService, CARRIED, this.streams, oneofCarrying(), settings);
+    this.carried = carriedCalls(quotaV1.QuotaService, CARRIED, this.streams, oneofWrapping(), settings);
   }
 
   /** Counts, holds or reserves, and places a request in one step (quota.v1 Admit). */

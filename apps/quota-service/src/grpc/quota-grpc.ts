@@ -8,7 +8,7 @@ import {
   isCaller,
   Logger,
   MoneyAudit,
-  ONEOF_ROUTE,
+  ONEOF_DISPATCHING,
   RpcHandlers,
   rpcService,
   ServedService,
@@ -139,6 +139,6 @@ export function quotaGrpc(
   };
 
   return rpcService(quotaV1.QuotaService, handlers, serverChain(logger, [storeStep]), (methods) => ({
-    edgeCalls: callStreamHandler('EdgeCalls', methods, ONEOF_ROUTE),
+    edgeCalls: callStreamHandler('EdgeCalls', methods, ONEOF_DISPATCHING),
   }));
 }

@@ -24,8 +24,11 @@ const batchSize = histogram(
   [1, 2, 4, 8, 16, 32, 64, 128, 256],
 );
 
-/** How a call stream's calls name their unary method, and how a response goes back. */
-export interface CarriedRoute<Q, A> {
+/**
+ * The server's side of a call stream's messages: which unary method a carried call stands for,
+ * its request, and how that method's response goes back. The client's side is CallWrapping.
+ */
+export interface CallDispatching<Q, A> {
   /** The key of the method a call stands for; undefined when it names none. */
   keyOf(request: Q | undefined): string | undefined;
   valueOf(request: Q): unknown;
@@ -33,14 +36,14 @@ export interface CarriedRoute<Q, A> {
 }
 
 /** Calls whose request is a oneof of the methods' requests (quota.v1 EdgeCall), keyed as the definition's methods are. */
-export const ONEOF_ROUTE: CarriedRoute<{ $case: string; value: unknown }, { $case: string; value: unknown }> = {
+export const ONEOF_DISPATCHING: CallDispatching<{ $case: string; value: unknown }, { $case: string; value: unknown }> = {
   keyOf: (request) => request?.$case,
   valueOf: (request) => request.value,
   answer: (request, response) => ({ $case: request.$case, value: response }),
 };
 
 /** Calls that all stand for one method (billing.v1 AuthorizeCall carries Authorize's request). */
-export function oneMethodRoute<Q, A>(key: string): CarriedRoute<Q, A> {
+export function oneMethodDispatching<Q, A>(key: string): CallDispatching<Q, A> {
   return {
     keyOf: (request) => (request === undefined ? undefined : key),
     valueOf: (request) => request,
@@ -60,7 +63,7 @@ export function oneMethodRoute<Q, A>(key: string): CarriedRoute<Q, A> {
 export function callStreamHandler<Q, A>(
   streamMethod: string,
   methods: ChainedMethods,
-  route: CarriedRoute<Q, A>,
+  dispatching: CallDispatching<Q, A>,
 ): (call: ServerDuplexStream<StreamedCalls<Q>, { answers: StreamedAnswer<A>[] }>) => void {
   return (call) => {
     let running = 0;
@@ -97,10 +100,10 @@ export function callStreamHandler<Q, A>(
       const arrived = Date.now();
       const callerGone = () => call.cancelled || cancelled.has(callId) || Date.now() - arrived > timeoutMs;
       // An unset oneof or message arrives as undefined: the call names no method.
-      const key = route.keyOf(request);
-      const value = key === undefined ? undefined : route.valueOf(request as Q);
+      const key = dispatching.keyOf(request);
+      const value = key === undefined ? undefined : dispatching.valueOf(request as Q);
       methods.serve(streamMethod, key, value, { metadata: call.metadata, callerGone, traceCarrier: traceContext }).then(
-        (response) => send({ callId, response: route.answer(request as Q, response), errorCode: status.OK, errorMessage: '' }),
+        (response) => send({ callId, response: dispatching.answer(request as Q, response), errorCode: status.OK, errorMessage: '' }),
         (failed: RpcStatus) => send({ callId, response: undefined, errorCode: failed.code, errorMessage: failed.details }),
       );
     };

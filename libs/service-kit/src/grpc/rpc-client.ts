@@ -111,8 +111,11 @@ function callerOf(name: RpcName, run: ClientNext, timeoutMs: number, carried: bo
     run(request, { ...name, metadata: options?.metadata, timeoutMs: options?.timeoutMs ?? timeoutMs, carried });
 }
 
-/** How a client's call stream carries a method's call, and reads its answer. */
-export interface CarryingRoute<Q, A> {
+/**
+ * The client's side of a call stream's messages: how a unary method's call is wrapped into one,
+ * and its answer unwrapped. The server's side is CallDispatching.
+ */
+export interface CallWrapping<Q, A> {
   wrap(key: string, request: unknown): Q;
   unwrap(key: string, answer: A): unknown;
 }
@@ -120,7 +123,7 @@ export interface CarryingRoute<Q, A> {
 type Oneof = { $case: string; value: unknown } | undefined;
 
 /** A oneof call stream (quota.v1 EdgeCall): the method's key is its case. */
-export function oneofCarrying<Q, A>(): CarryingRoute<Q, A> {
+export function oneofWrapping<Q, A>(): CallWrapping<Q, A> {
   return {
     wrap: (key, request) => ({ $case: key, value: request }) as Q,
     unwrap: (key, answer) => {
@@ -132,7 +135,7 @@ export function oneofCarrying<Q, A>(): CarryingRoute<Q, A> {
 }
 
 /** A stream whose calls all stand for one method (billing.v1 AuthorizeCall). */
-export function oneMethodCarrying<Q, A>(): CarryingRoute<Q, A> {
+export function oneMethodWrapping<Q, A>(): CallWrapping<Q, A> {
   return { wrap: (_key, request) => request as Q, unwrap: (_key, answer) => answer };
 }
 
@@ -144,13 +147,13 @@ export function carriedCalls<D extends RpcDefinition, K extends UnaryKeys<D>, Q,
   definition: D,
   keys: readonly K[],
   streams: CallStreamClient<Q, A>,
-  route: CarryingRoute<Q, A>,
+  wrapping: CallWrapping<Q, A>,
   settings: ClientSettings,
 ): Pick<RpcCalls<D>, K> {
   const calls: Record<string, unknown> = {};
   for (const key of keys) {
     const send: ClientNext = (request, context) =>
-      streams.call(route.wrap(key, request), context.timeoutMs, context.traceCarrier).then((answer) => route.unwrap(key, answer));
+      streams.call(wrapping.wrap(key, request), context.timeoutMs, context.traceCarrier).then((answer) => wrapping.unwrap(key, answer));
     calls[key] = callerOf(rpcNameOf(definition[key]), chainedCall(settings.chain, send), settings.timeoutMs, true);
   }
   return calls as Pick<RpcCalls<D>, K>;
