@@ -1,4 +1,8 @@
-/** Every error code the gateway itself produces (docs/api.md#every-error-code), with its HTTP status. */
+/**
+ * Every error code the gateway itself produces, with its HTTP status: the one table of codes.
+ * docs/api.md#every-error-code and docs/openapi.yaml say the same, and
+ * tools/deploy-check/test/error-codes.test.ts checks that the three agree.
+ */
 export const ERROR_CODES = {
   INVALID_JSON: 400,
   INVALID_PARAMETER: 400,
@@ -25,3 +29,12 @@ export const ERROR_CODES = {
 
 /** A code the gateway itself produces. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * The statuses a code also comes with, besides its own (an AppError's `status` argument): the
+ * same reason answered where the endpoint makes it another status.
+ */
+export const OTHER_STATUSES: Readonly<Partial<Record<ErrorCode, readonly number[]>>> = {
+  /** `GET /v1/models/{id}` for an id not served. */
+  MODEL_NOT_FOUND: [404],
+};

@@ -1,4 +1,4 @@
-export { ERROR_CODES } from './error-codes';
+export { ERROR_CODES, OTHER_STATUSES } from './error-codes';
 export type { ErrorCode } from './error-codes';
 export { errorTypeForStatus } from './error-type';
 export { buildErrorBody } from './error-body';
