@@ -82,6 +82,20 @@ describe('the docs a clone contains', () => {
     expect(broken).toEqual([]);
   });
 
+  it('every repository path a Markdown file names in backticks exists', () => {
+    /** Written by a tool when it runs: the bench's profiles (`npm run bench -- --profile`). */
+    const written = (path: string) => WRITTEN_LATER.has(path) || path.startsWith('bench/results/profiles');
+    const missing = tracked
+      .filter((f) => f.endsWith('.md'))
+      .flatMap((f) =>
+        [...readFileSync(join(ROOT, f), 'utf8').matchAll(/`((?:apps|libs|tools|proto|k8s|docs|observability|bench)\/[^`\s<>*]+)`/g)]
+          .map((m) => m[1].replace(/[.,:;]$/, ''))
+          .filter((path) => !written(path) && !existsSync(join(ROOT, path)))
+          .map((path) => ({ file: f, path })),
+      );
+    expect(missing).toEqual([]);
+  });
+
   it('every relative link of a Markdown file leads to a file and heading that exist', () => {
     const broken = tracked
       .filter((f) => f.endsWith('.md'))
