@@ -30,8 +30,8 @@ export const QUOTA_SETTINGS = defineSettings({
   FREE_RESERVATION_TTL_SECONDS: setting.int(900, 'an unsettled free reservation is given back after this', { min: 1 }),
   BILLING_ADDR,
   GRPC_TIMEOUT_MS: setting.int(1000, 'the deadline of each call to billing-service', { min: 1 }),
-  SETTLE_POLL_MS: setting.int(250, 'how often the settle outbox is polled', { min: 1 }),
-  SETTLE_MAX_BACKOFF_MS: setting.int(5000, "the cap on the settle outbox's retry backoff", { min: 1 }),
+  SETTLE_POLL_MS: setting.int(250, 'how often the bill outbox is polled', { min: 1 }),
+  SETTLE_MAX_BACKOFF_MS: setting.int(5000, "the cap on the bill outbox's retry backoff", { min: 1 }),
   SETTLE_CLAIM_IDLE_MS: setting.int(30_000, 'bills another replica was handed this long ago, unacknowledged, are taken over', { min: 1 }),
   LEASE_TTL_MS: setting.int(30_000, 'a lease not renewed for this long lapses', { min: 100 }),
   LAPSE_GRACE_MS: setting.int(
