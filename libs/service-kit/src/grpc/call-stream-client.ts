@@ -147,7 +147,7 @@ export class CallStreamClient<Q, A> {
     if (stream && !stream.ended && !stream.retired) stream.call.write({ calls: [], cancelledCallIds: [entry.callId] });
   }
 
-  private settle(entry: Pending<Q, A>): void {
+  private forget(entry: Pending<Q, A>): void {
     this.pending.delete(entry.callId);
     clearTimeout(entry.timer);
   }
@@ -184,7 +184,7 @@ export class CallStreamClient<Q, A> {
         if (this.slots.includes(stream)) this.retire(stream);
         if (this.resend(entry)) continue;
       }
-      this.settle(entry);
+      this.forget(entry);
       if (answer.errorCode !== status.OK || answer.response === undefined)
         entry.reject(serviceError(answer.errorCode || status.INTERNAL, answer.errorMessage));
       else entry.resolve(answer.response);
@@ -206,7 +206,7 @@ export class CallStreamClient<Q, A> {
     for (const entry of [...this.pending.values()]) {
       if (entry.stream !== stream) continue;
       if (code === status.OK && !this.closed && this.resend(entry)) continue;
-      this.settle(entry);
+      this.forget(entry);
       entry.reject(failure);
     }
     // A stream ended by the client itself (close) must also stop.

@@ -91,7 +91,7 @@ export function serverChain(logger: Logger, inner: ServerMiddleware[] = []): Ser
  * that throws before its first await fails its call as one that rejects does.
  */
 export function chained<Req, Res>(chain: ServerMiddleware[], handler: RpcHandler<Req, Res>): RpcHandler<Req, Res> {
-  const settled: RpcHandler<unknown, unknown> = (request, context) => {
+  const alwaysAsync: RpcHandler<unknown, unknown> = (request, context) => {
     try {
       return handler(request as Req, context);
     } catch (err) {
@@ -100,6 +100,6 @@ export function chained<Req, Res>(chain: ServerMiddleware[], handler: RpcHandler
   };
   return chain.reduceRight<RpcHandler<unknown, unknown>>(
     (next, step) => (request, context) => step(request, context, next),
-    settled,
+    alwaysAsync,
   ) as RpcHandler<Req, Res>;
 }
