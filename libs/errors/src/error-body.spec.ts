@@ -68,7 +68,7 @@ describe('buildErrorBody', () => {
     expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request_error', param: 'messages' });
   });
 
-  it('lets a code carry another status where the spec says so', () => {
+  it('lets a code carry another status where docs/api.md#every-error-code says so', () => {
     const err = new AppError('MODEL_NOT_FOUND', 'unknown model', { param: 'model' }, 404);
     expect(err.status).toBe(404);
     expect(buildErrorBody(err.describe()).error).toMatchObject({ code: 'MODEL_NOT_FOUND', param: 'model' });

@@ -21,7 +21,7 @@ export interface ReaperOptions {
 /**
  * Ends the requests whose leases lapsed (their edge died, stalled, or lost quota-service for
  * longer than the lease time). A request admitted by Admit is first marked lapsed and keeps what
- * it holds (its hold, its place: the place follows SPEC section 3 alone) for `graceMs`, so that an
+ * it holds (its hold, its place: the place follows docs/api.md#rate-limits alone) for `graceMs`, so that an
  * edge that stalled and comes back still finds them and its real finish is an ordinary one; a
  * renewal in the grace clears the mark. Only a lease still lapsed when the grace ends is finished
  * from its last renewal, as FinishRequest would, marked estimated: charged at its admission's

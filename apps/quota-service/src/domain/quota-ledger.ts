@@ -65,7 +65,7 @@ export class QuotaLedger {
 
   /**
    * Takes a place for the request just before the provider call, in the name of its caller; a
-   * chat turn (`ask.countsTurn`) is counted in the same step (SPEC section 8 rule 3: the chat
+   * chat turn (`ask.countsTurn`) is counted in the same step (docs/api.md#rate-limits: the chat
    * product shares the count). A request id whose place another caller took is refused.
    */
   async acquirePlace(accountId: string, requestId: string, ask: PlaceAsk): Promise<PlaceOutcome> {

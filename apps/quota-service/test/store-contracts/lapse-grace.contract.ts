@@ -96,7 +96,7 @@ export function describeLapseGraceContract(name: string, open: AdmissionStoresFa
       expect(await s.admission.credit(account)).toEqual({ granted: 9000, charged: 2000, returned: 0, held: 0 });
       expect(await outboxOf(s.outbox, account)).toEqual([estimate('stalled')]);
       expect(await s.limits.getUsage(account)).toEqual({ todayTokens: 1250, totalTokens: 1250 });
-      // 150 s without a new place for the account: SPEC section 3's recovery has freed them all.
+      // 150 s without a new place for the account: the 130-second place recovery (docs/api.md#rate-limits) has freed them all.
       expect(await freePlaces(s.limits, account)).toBe(3);
     });
 
