@@ -1,6 +1,6 @@
 import { EDGE_SETTINGS } from '@gw/app-settings';
 import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
-import { ServerGuard } from './http/public-server';
+import { ServerGuard } from './http/server/public-server';
 import { BreakerSettings } from './upstream/circuit-breaker';
 
 /** edge settings, each default beside its variable. */

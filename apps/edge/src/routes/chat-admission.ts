@@ -12,7 +12,7 @@ import { MinuteCount, MinuteRefusals } from '../domain/minute-refusals';
 import { PromptMeasure } from '../domain/prompt-estimate';
 import { FinishedRequest, Settlement } from '../domain/settlement';
 import { localRateRefusals } from '../edge-metrics';
-import { setRateHeaders } from '../http/rate-headers';
+import { setRateHeaders } from '../http/replies/rate-headers';
 
 const { PAYMENT_PAID: PAID, PAYMENT_FREE: FREE } = quotaV1.Payment;
 const Outcome = quotaV1.AdmitOutcome;

@@ -1,6 +1,6 @@
 import { Request, RequestHandler, Response } from 'express';
 import { Logger } from '@gw/service-kit';
-import { chatRequestsTotal, limitRefusals, providerSeconds, providerTtfbSeconds, requestSeconds, requestsTotal } from '../edge-metrics';
+import { chatRequestsTotal, limitRefusals, providerSeconds, providerTtfbSeconds, requestSeconds, requestsTotal } from '../../edge-metrics';
 import { RequestRecord } from './request-record';
 
 const CHAT_ROUTE = '/v1/chat/completions';
