@@ -24,7 +24,7 @@ export interface ChatCompletionsDeps {
   auth: KeyDirectory;
   /** Counts, holds or reserves, and places each request. */
   admission: Admission;
-  provider: ProviderClient;
+  provider: Pick<ProviderClient, 'send'>;
   settlement: Pick<Settlement, 'finish'>;
   leases: Pick<LeaseKeeper, 'keep' | 'replyBegan'>;
   bodyLimitBytes: number;
