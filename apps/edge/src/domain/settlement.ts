@@ -88,8 +88,8 @@ export class Settlement {
       } catch (err) {
         if (isFinalFailure(err)) {
           settlements.inc({ outcome: 'dropped' });
-          const { requestId, ...bill } = request;
-          this.logger.error('finishing a request was refused for good, its bill dropped', { err, billingId: requestId, ...bill });
+          const { requestId: billingId, ...bill } = request;
+          this.logger.error('finishing a request was refused for good, its bill dropped', { err, billingId, ...bill });
           break;
         }
         const wait = backoffMs(failures, RETRY_BACKOFF);
