@@ -82,7 +82,7 @@ export class LeaseKeeper {
     finalBillsKept.set(this.finals.size);
   }
 
-  /** Stops renewing a request's lease: its finish landed on the older path (or was refused for good). */
+  /** Stops renewing a request's lease: its finish landed and its bill is not one to keep (or the finish was refused for good). */
   forget(billingId: string): void {
     this.running.delete(billingId);
     if (this.finals.delete(billingId)) finalBillsKept.set(this.finals.size);
