@@ -10,6 +10,7 @@ export interface EdgeConfig {
   adminPort: number;
   authAddr: string;
   quotaAddr: string;
+  /** billing-service, called only on the older release's path (legacy/: Authorize). */
   billingAddr: string;
   /** The edge's certificate for its calls to the services (or plain text, on loopback only). */
   grpcSecurity: GrpcSecurity;
