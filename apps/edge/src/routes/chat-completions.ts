@@ -1,7 +1,7 @@
 import { Request, RequestHandler, Response } from 'express';
 import { CheckedChatRequest, checkChatRequest } from '@gw/chat-validation';
 import { quotaV1 } from '@gw/contracts';
-import { Admission } from '../admission/admission';
+import { Admission, Admitted } from '../admission/admission';
 import { newBillingId } from '../domain/billing-id';
 import { LeaseKeeper } from '../domain/lease-keeper';
 import { KeyDirectory } from '../domain/ports';
@@ -67,30 +67,12 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     record.payment = admitted.payment === quotaV1.Payment.PAYMENT_PAID ? 'paid' : 'free';
     record.billingId = billingId;
 
-    // The request in flight outlives the caller while the provider's reply is read: it takes
-    // only these values, never the body. A stream's lease is renewed as soon as its first part
-    // arrives (it may run for minutes).
-    const forwarded = admitted.checked;
-    const { payment, hold, byAdmit, admittedAtMs } = admitted;
-    const request = new RequestInFlight(
-      {
-        billingId,
-        accountId: caller.accountId,
-        model: forwarded.model,
-        maxTokens: forwarded.maxTokens,
-        promptTokens,
-        payment,
-        hold,
-        byAdmit,
-        admittedAtMs,
-      },
-      forwarded.stream ? () => deps.leases.replyBegan(billingId) : undefined,
-    );
+    const request = inFlight(billingId, caller.accountId, promptTokens, admitted, deps.leases);
     deps.leases.keep(request);
 
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
     const callerRequestId: string = res.locals.callerRequestId;
-    const finished = relayProviderReply(deps.provider, forwarded, callerRequestId, reply, record, request.progress).then((read) => {
+    const finished = relayProviderReply(deps.provider, admitted.checked, callerRequestId, reply, record, request.progress).then((read) => {
       const finish = request.ended(read.outcome, read.whole, reply.end);
       record.usage = request.finalBill;
       return finish;
@@ -119,4 +101,22 @@ async function readCheckedBody(
     passVerdict(res, await deps.admission.countRefusedBody(caller.accountId));
     throw err;
   }
+}
+
+/**
+ * The request in flight, which outlives the caller while the provider's reply is read: it takes
+ * only these values, never the body. A stream's lease is renewed as soon as its first part
+ * arrives (it may run for minutes).
+ */
+function inFlight(
+  billingId: string,
+  accountId: string,
+  promptTokens: number,
+  admitted: Admitted,
+  leases: Pick<LeaseKeeper, 'replyBegan'>,
+): RequestInFlight {
+  const { payment, hold, byAdmit, admittedAtMs, checked } = admitted;
+  const { model, maxTokens, stream } = checked;
+  const terms = { billingId, accountId, model, maxTokens, promptTokens, payment, hold, byAdmit, admittedAtMs };
+  return new RequestInFlight(terms, stream ? () => leases.replyBegan(billingId) : undefined);
 }
