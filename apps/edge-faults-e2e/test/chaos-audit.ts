@@ -1,7 +1,7 @@
 import { Books } from './chaos-books';
 import { CallRecord } from './chaos-caller';
 
-/** What the edge's one log line per request says about it (apps/edge/src/http/request-log.ts). */
+/** What the edge's one log line per request says about it (apps/edge/src/http/logging/request-log.ts). */
 export interface EdgeRequestLine {
   /** The caller's x-request-id. */
   requestId: string;

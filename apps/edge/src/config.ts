@@ -1,6 +1,6 @@
 import { EDGE_SETTINGS } from '@gw/app-settings';
 import { Env, GrpcSecurity, LogLevel, readGrpcSecurity, readSettings } from '@gw/service-kit';
-import { ServerGuard } from './http/public-server';
+import { ServerGuard } from './http/server/public-server';
 import { BreakerSettings } from './upstream/circuit-breaker';
 
 /** edge settings, each default beside its variable. */
@@ -10,6 +10,7 @@ export interface EdgeConfig {
   adminPort: number;
   authAddr: string;
   quotaAddr: string;
+  /** billing-service, called only on the older release's path (legacy/: Authorize). */
   billingAddr: string;
   /** The edge's certificate for its calls to the services (or plain text, on loopback only). */
   grpcSecurity: GrpcSecurity;

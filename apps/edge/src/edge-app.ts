@@ -4,7 +4,6 @@ import { Logger, startAdminServer } from '@gw/service-kit';
 import { AuthClient } from './clients/auth-client';
 import { IdentityWatch } from './clients/identity-watch';
 import { KeyUseReporter } from './clients/key-use-reporter';
-import { BillingClient } from './clients/billing-client';
 import { QuotaClient } from './clients/quota-client';
 import { EdgeConfig } from './config';
 import { CachedKeyLookup } from './domain/cached-key-lookup';
@@ -12,15 +11,16 @@ import { KeyCache } from './domain/key-cache';
 import { LeaseKeeper } from './domain/lease-keeper';
 import { MinuteRefusals } from './domain/minute-refusals';
 import { Settlement } from './domain/settlement';
-import { ChatAdmission } from './routes/chat-admission';
-import { BodyBudget } from './http/body-budget';
-import { trackConnections } from './http/connection-tracker';
-import { errorHandler } from './http/error-handler';
-import { methodNotAllowed, notFound } from './http/not-served';
-import { refuseLibraryClients } from './http/refuse-library-clients';
-import { callerRequestId } from './http/request-id';
-import { requestLog } from './http/request-log';
-import { startPublicServer } from './http/public-server';
+import { ChatAdmission } from './admission/chat-admission';
+import { olderReleaseAdmission } from './legacy/older-release-admission';
+import { BodyBudget } from './http/guards/body-budget';
+import { trackConnections } from './http/server/connection-tracker';
+import { errorHandler } from './http/replies/error-handler';
+import { methodNotAllowed, notFound } from './http/replies/not-served';
+import { refuseLibraryClients } from './http/guards/refuse-library-clients';
+import { callerRequestId } from './http/logging/request-id';
+import { requestLog } from './http/logging/request-log';
+import { startPublicServer } from './http/server/public-server';
 import { chatCompletionsRoute } from './routes/chat-completions';
 import { getModelRoute, listModelsRoute } from './routes/models';
 import { usageRoute } from './routes/usage';
@@ -52,7 +52,6 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   const keyUses = new KeyUseReporter(authClient, logger);
   const auth = new CachedKeyLookup(authClient, keyCache, keyUses);
   const quota = new QuotaClient(config.quotaAddr, config.grpcSecurity, config.grpcTimeoutMs);
-  const billing = new BillingClient(config.billingAddr, config.grpcSecurity, config.grpcTimeoutMs);
   const provider = new ProviderClient(
     {
       baseUrl: config.providerBaseUrl,
@@ -66,6 +65,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
   const leases = new LeaseKeeper(quota, config.leaseRenewMs, logger, config.finalBillsMax);
   const settlement = new Settlement(quota, leases, logger);
   const minuteRefusals = new MinuteRefusals(MINUTE_REFUSAL_ENTRIES);
+  const olderRelease = olderReleaseAdmission(config, { quota, minuteRefusals, settlement });
 
   const app = express();
   app.disable('x-powered-by');
@@ -81,9 +81,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     '/v1/chat/completions',
     chatCompletionsRoute({
       auth,
-      quota,
-      minuteRefusals,
-      admission: new ChatAdmission({ quota, billing, minuteRefusals, settlement }),
+      admission: olderRelease.admission(new ChatAdmission({ quota, minuteRefusals, settlement })),
       provider,
       settlement,
       leases,
@@ -131,7 +129,7 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
       await keyUses.stop();
       authClient.close();
       quota.close();
-      billing.close();
+      olderRelease.close();
     },
   };
 }

@@ -1,22 +1,35 @@
 import { quotaV1 } from '@gw/contracts';
-import { CallStreamClient, carriedCalls, clientChain, GrpcSecurity, oneofWrapping, RpcCalls, RpcClient, rpcClient } from '@gw/service-kit';
+import {
+  CallStreamClient,
+  carriedCalls,
+  clientChain,
+  ClientSettings,
+  GrpcSecurity,
+  oneofWrapping,
+  RpcCalls,
+  RpcClient,
+  rpcClient,
+  UnaryKeys,
+} from '@gw/service-kit';
 import { CALL_STREAMS } from './call-streams';
 import { timeCall } from './time-call';
 
-const CARRIED = ['admit', 'countRequest', 'acquirePlace', 'reserveFree', 'finishRequest'] as const;
+const CARRIED = ['admit', 'countRequest', 'finishRequest'] as const;
 
 /**
  * The edge's calls to quota-service, each with a deadline and timed (its chain). The per-request
- * ones (admission, count, place, free reservation, finish) travel on EdgeCalls streams
+ * ones (admission, count, finish) travel on EdgeCalls streams
  * (CallStreamClient); the rest are unary calls.
  */
 export class QuotaClient {
   private readonly rpc: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
   private readonly streams: CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>;
   private readonly carried: Pick<RpcCalls<quotaV1.QuotaService>, (typeof CARRIED)[number]>;
+  private readonly settings: ClientSettings;
 
   constructor(address: string, security: GrpcSecurity, timeoutMs: number) {
     const settings = { timeoutMs, chain: clientChain([timeCall]) };
+    this.settings = settings;
     this.rpc = rpcClient(quotaV1.QuotaClient, address, security, 'quota-service', settings);
     this.streams = new CallStreamClient<quotaV1.EdgeCall['request'], quotaV1.EdgeAnswer['response']>(
       () => this.rpc.streams.edgeCalls(),
@@ -30,17 +43,9 @@ export class QuotaClient {
     return this.carried.admit(request);
   }
 
+  /** Counts a request that will not be admitted (its body was refused). */
   countRequest(accountId: string): Promise<quotaV1.CountRequestResponse> {
     return this.carried.countRequest({ accountId });
-  }
-
-  /** Takes a place; with `lease`, the granted place starts the request's lease. */
-  acquirePlace(accountId: string, requestId: string, lease?: quotaV1.Lease): Promise<quotaV1.AcquirePlaceResponse> {
-    return this.carried.acquirePlace({ accountId, requestId, lease });
-  }
-
-  reserveFree(request: quotaV1.ReserveFreeRequest): Promise<quotaV1.ReserveFreeResponse> {
-    return this.carried.reserveFree(request);
   }
 
   /** The one end-of-request call: frees the place, counts the tokens, and queues the bill durably. */
@@ -55,6 +60,11 @@ export class QuotaClient {
 
   getUsage(accountId: string): Promise<quotaV1.GetUsageResponse> {
     return this.rpc.getUsage({ accountId });
+  }
+
+  /** Further quota.v1 methods carried on the same streams, through the same chain. */
+  carry<K extends UnaryKeys<quotaV1.QuotaService>>(keys: readonly K[]): Pick<RpcCalls<quotaV1.QuotaService>, K> {
+    return carriedCalls(quotaV1.QuotaService, keys, this.streams, oneofWrapping(), this.settings);
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-import { billingV1, quotaV1 } from '@gw/contracts';
+import { quotaV1 } from '@gw/contracts';
 import { AppError, ErrorCode, ErrorExtras } from '@gw/errors';
 import { microToLyd } from '@gw/money';
 
@@ -29,7 +29,7 @@ const REFUSALS: Partial<Record<quotaV1.FreeRefusal, { code: ErrorCode; reason?: 
  */
 export function freeTierRefusal(
   refusal: quotaV1.FreeRefusal,
-  hold: Pick<billingV1.AuthorizeResponse, 'balanceMicroLyd' | 'requiredMicroLyd'>,
+  hold: Pick<quotaV1.AdmitResponse, 'balanceMicroLyd' | 'requiredMicroLyd'>,
 ): AppError {
   const known = REFUSALS[refusal] ?? REFUSALS[FreeRefusal.FREE_REFUSAL_SWITCHED_OFF];
   const { code, reason, message } = known as NonNullable<typeof known>;

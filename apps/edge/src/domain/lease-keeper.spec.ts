@@ -40,7 +40,7 @@ describe('LeaseKeeper', () => {
   it('renews an admitted request after its finish landed as its final bill, until quota-service has applied it', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => l.final && sent.length > 2).map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
-    keeper.keep('r1', () => lease('r1'));
+    keeper.keep({ billingId: 'r1', leaseNow: () => lease('r1') });
     await keeper.renewAll();
     keeper.finished('r1');
     await keeper.renewAll();
@@ -58,7 +58,7 @@ describe('LeaseKeeper', () => {
     const { quota, sent } = quotaAnswering(() => []);
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     let completionTokens = 0;
-    for (const id of ['r7', 'r8', 'r9']) keeper.keep(id, () => ({ ...lease(id), completionTokens }));
+    for (const id of ['r7', 'r8', 'r9']) keeper.keep({ billingId: id, leaseNow: () => ({ ...lease(id), completionTokens }) });
     completionTokens = 3;
     keeper.replyBegan('r7');
     keeper.replyBegan('r8');
@@ -90,7 +90,7 @@ describe('LeaseKeeper', () => {
         }),
     };
     keeper = new LeaseKeeper(quota as LeaseRenewing, 60_000, logger, 1000);
-    keeper.keep('r5', () => lease('r5'));
+    keeper.keep({ billingId: 'r5', leaseNow: () => lease('r5') });
     keeper.replyBegan('r5');
     while (!answer) await new Promise((r) => setTimeout(r, 5));
     const stopped = keeper.stop().then(() => events.push('stopped'));
@@ -105,7 +105,7 @@ describe('LeaseKeeper', () => {
     const { quota, sent } = quotaAnswering(() => []);
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     let completionTokens = 5;
-    keeper.keep('r4', () => ({ ...lease('r4'), completionTokens }));
+    keeper.keep({ billingId: 'r4', leaseNow: () => ({ ...lease('r4'), completionTokens }) });
     keeper.finished('r4');
     completionTokens = 99;
     await keeper.renewAll();
@@ -119,7 +119,7 @@ describe('LeaseKeeper', () => {
       return leases.filter((l) => !l.final).map((l) => l.requestId);
     });
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
-    keeper.keep('r5', () => lease('r5'));
+    keeper.keep({ billingId: 'r5', leaseNow: () => lease('r5') });
     await keeper.renewAll();
     await keeper.renewAll();
     expect(sent.map((batch) => batch.map((l) => [l.requestId, l.final ?? false]))).toEqual([[['r5', false]], [['r5', true]]]);
@@ -129,7 +129,7 @@ describe('LeaseKeeper', () => {
     // quota-service finished the request (its finish's answer, or the reaper's lapse) before this renewal of it.
     const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => !l.final).map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
-    keeper.keep('r6', () => lease('r6'));
+    keeper.keep({ billingId: 'r6', leaseNow: () => lease('r6') });
     await keeper.renewAll();
     keeper.finished('r6');
     await keeper.renewAll();
@@ -139,7 +139,7 @@ describe('LeaseKeeper', () => {
   it('lets go of a running request quota-service no longer knows, saying so', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
-    keeper.keep('r2', () => lease('r2'));
+    keeper.keep({ billingId: 'r2', leaseNow: () => lease('r2') });
     await keeper.renewAll();
     await keeper.renewAll();
     expect(sent).toHaveLength(1);
@@ -149,7 +149,7 @@ describe('LeaseKeeper', () => {
   it('lets go of a request whose running lease was answered unknown when no finish lands within 10 minutes', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.map((l) => l.requestId));
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
-    keeper.keep('r7', () => lease('r7'));
+    keeper.keep({ billingId: 'r7', leaseNow: () => lease('r7') });
     const now = Date.now();
     const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
     await keeper.renewAll();
@@ -165,7 +165,7 @@ describe('LeaseKeeper', () => {
     let applied = false;
     const { quota, sent } = quotaAnswering((leases) => (applied ? leases.map((l) => l.requestId) : []));
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
-    keeper.keep('r3', () => lease('r3'));
+    keeper.keep({ billingId: 'r3', leaseNow: () => lease('r3') });
     const now = Date.now();
     const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
     try {
@@ -191,7 +191,7 @@ describe('LeaseKeeper', () => {
     keeper = new LeaseKeeper(quota, 60_000, errorLogger, 2);
     const droppedBefore = await valueOf(finalBillsDropped);
     expect(await valueOf(finalBillsMax)).toBe(2);
-    for (const id of ['b1', 'b2', 'b3']) keeper.keep(id, () => ({ ...lease(id), completionTokens: 7 }));
+    for (const id of ['b1', 'b2', 'b3']) keeper.keep({ billingId: id, leaseNow: () => ({ ...lease(id), completionTokens: 7 }) });
     keeper.finished('b1');
     keeper.finished('b2');
     expect(await valueOf(finalBillsKept)).toBe(2);

@@ -9,9 +9,15 @@ const UNKNOWN_KEEP_MS = 10 * 60_000;
 /** The first part of a reply is in its request's lease at quota-service within about this long. */
 const PROGRESS_RENEW_MS = 20;
 
-/** A running request's lease as it stands now (no longer renewed once quota-service answered it unknown, at `unknownAt`). */
+/** A running request: the keeper asks it for its lease at each renewal. */
+export interface LeasedRequest {
+  readonly billingId: string;
+  leaseNow(): quotaV1.Lease;
+}
+
+/** A running request kept (no longer renewed once quota-service answered it unknown, at `unknownAt`). */
 interface Running {
-  leaseNow: () => quotaV1.Lease;
+  request: LeasedRequest;
   unknownAt?: number;
 }
 
@@ -59,9 +65,9 @@ export class LeaseKeeper {
     this.loop.start();
   }
 
-  /** Keeps renewing the lease of a request, as `leaseNow` gives it at each renewal. */
-  keep(billingId: string, leaseNow: () => quotaV1.Lease): void {
-    this.running.set(billingId, { leaseNow });
+  /** Keeps renewing the lease of a request, as it gives it at each renewal. */
+  keep(request: LeasedRequest): void {
+    this.running.set(request.billingId, { request });
   }
 
   /**
@@ -73,11 +79,11 @@ export class LeaseKeeper {
     if (!kept) return;
     this.running.delete(billingId);
     if (this.finals.size >= this.finalBillsLimit) this.dropOldestFinal();
-    this.finals.set(billingId, { ...kept.leaseNow(), final: true });
+    this.finals.set(billingId, { ...kept.request.leaseNow(), final: true });
     finalBillsKept.set(this.finals.size);
   }
 
-  /** Stops renewing a request's lease: its finish landed on the older path (or was refused for good). */
+  /** Stops renewing a request's lease: its finish landed and its bill is not one to keep (or the finish was refused for good). */
   forget(billingId: string): void {
     this.running.delete(billingId);
     if (this.finals.delete(billingId)) finalBillsKept.set(this.finals.size);
@@ -91,11 +97,11 @@ export class LeaseKeeper {
   private dropOldestFinal(): void {
     const oldest = this.finals.values().next();
     if (oldest.done) return;
-    const { requestId, ...bill } = oldest.value;
-    this.finals.delete(requestId);
+    const { requestId: billingId, ...bill } = oldest.value;
+    this.finals.delete(billingId);
     finalBillsDropped.inc();
     this.logger.error('final bill dropped unapplied at EDGE_FINAL_BILLS_MAX; only the outbox of quota-service has it now', {
-      billingId: requestId,
+      billingId,
       ...bill,
       finalBillsMax: this.finalBillsLimit,
     });
@@ -119,7 +125,7 @@ export class LeaseKeeper {
     const leases: quotaV1.Lease[] = [];
     for (const billingId of this.progressed) {
       const kept = this.running.get(billingId);
-      if (kept && kept.unknownAt === undefined) leases.push(kept.leaseNow());
+      if (kept && kept.unknownAt === undefined) leases.push(kept.request.leaseNow());
     }
     this.progressed.clear();
     await this.send(leases, Date.now());
@@ -130,7 +136,7 @@ export class LeaseKeeper {
     const now = Date.now();
     const leases: quotaV1.Lease[] = [];
     for (const [billingId, kept] of this.running) {
-      if (kept.unknownAt === undefined) leases.push(kept.leaseNow());
+      if (kept.unknownAt === undefined) leases.push(kept.request.leaseNow());
       else if (now - kept.unknownAt > UNKNOWN_KEEP_MS) this.running.delete(billingId);
     }
     leases.push(...this.finals.values());

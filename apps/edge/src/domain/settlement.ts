@@ -18,7 +18,7 @@ export interface FinishedRequest {
   hold?: quotaV1.Hold;
   /** A request admitted by quota.v1 Admit: Admit's time of it (AdmitResponse.admitted_at_ms). */
   admittedAtMs?: number;
-  /** Set for requests sent to Admit: whether its answer arrived (false: whatever it took is given back). Unset on the older path. */
+  /** true: admitted by Admit (its final bill is kept until applied); false: Admit's answer never arrived (whatever it took is given back). */
   admitted?: boolean;
   /** Why it ended (unset for one that never ran). */
   endReason?: quotaV1.EndReason;
@@ -47,7 +47,7 @@ export class Settlement {
 
   /**
    * Settles a request in the background once it has finished: called once per request that
-   * took a hold or a free reservation (or may have: its Authorize or ReserveFree failed), with
+   * took a hold, a free reservation or a place (or may have: the call failed), with
    * what it owes or the promise of it while the reply is read.
    */
   finish(done: FinishedRequest | Promise<FinishedRequest>): void {
@@ -88,8 +88,8 @@ export class Settlement {
       } catch (err) {
         if (isFinalFailure(err)) {
           settlements.inc({ outcome: 'dropped' });
-          const { requestId, ...bill } = request;
-          this.logger.error('finishing a request was refused for good, its bill dropped', { err, billingId: requestId, ...bill });
+          const { requestId: billingId, ...bill } = request;
+          this.logger.error('finishing a request was refused for good, its bill dropped', { err, billingId, ...bill });
           break;
         }
         const wait = backoffMs(failures, RETRY_BACKOFF);

@@ -1,40 +1,32 @@
 import { Request, RequestHandler, Response } from 'express';
 import { CheckedChatRequest, checkChatRequest } from '@gw/chat-validation';
 import { quotaV1 } from '@gw/contracts';
+import { Admission, Admitted } from '../admission/admission';
 import { newBillingId } from '../domain/billing-id';
-import { KeyDirectory } from '../domain/ports';
-import { QuotaClient } from '../clients/quota-client';
-import { BillableUsage, billableUsage } from '../domain/billable-usage';
 import { LeaseKeeper } from '../domain/lease-keeper';
-import { MinuteRefusals } from '../domain/minute-refusals';
+import { KeyDirectory } from '../domain/ports';
 import { measurePrompt, promptTokensToHold } from '../domain/prompt-estimate';
-import { ReplyProgress } from '../domain/reply-progress';
-import { FinishedRequest, Settlement } from '../domain/settlement';
-import { authenticateCaller } from '../http/authenticate-caller';
-import { BodyBudget } from '../http/body-budget';
-import { CallerReply } from '../http/caller-reply';
-import { declaredTooLarge } from '../http/declared-too-large';
-import { bodyTooLarge } from '../http/front-proxy-reply';
-import { readBody } from '../http/read-body';
-import { recordOf } from '../http/request-record';
+import { RequestInFlight } from '../domain/request-in-flight';
+import { Settlement } from '../domain/settlement';
+import { authenticateCaller, Caller } from '../http/guards/authenticate-caller';
+import { BodyBudget } from '../http/guards/body-budget';
+import { declaredTooLarge } from '../http/guards/declared-too-large';
+import { readBody } from '../http/guards/read-body';
+import { recordOf } from '../http/logging/request-record';
+import { passVerdict } from '../http/replies/admission-verdict';
+import { CallerReply } from '../http/replies/caller-reply';
+import { bodyTooLarge } from '../http/replies/front-proxy-reply';
 import { ProviderClient } from '../upstream/provider-client';
-import { endReasonOf } from '../domain/end-reason';
 import { relayProviderReply } from '../upstream/relay-provider-reply';
-import { ChatAdmission, countOnly, LeaseOf, refuseRememberedOverLimit } from './chat-admission';
-
-const { PAYMENT_PAID: PAID } = quotaV1.Payment;
 
 /** What the chat-completions route needs. */
 export interface ChatCompletionsDeps {
   auth: KeyDirectory;
-  quota: QuotaClient;
-  /** Accounts refused in the current minute, which the edge refuses itself until it ends. */
-  minuteRefusals: MinuteRefusals;
-  /** Counts, holds or reserves, and places each request (one Admit). */
-  admission: ChatAdmission;
-  provider: ProviderClient;
-  settlement: Settlement;
-  leases: LeaseKeeper;
+  /** Counts, holds or reserves, and places each request. */
+  admission: Admission;
+  provider: Pick<ProviderClient, 'send'>;
+  settlement: Pick<Settlement, 'finish'>;
+  leases: Pick<LeaseKeeper, 'keep' | 'replyBegan'>;
   bodyLimitBytes: number;
   /** The bytes of bodies the edge reads at once, shared by every request. */
   bodyBudget: BodyBudget;
@@ -43,95 +35,88 @@ export interface ChatCompletionsDeps {
 }
 
 /**
- * POST /v1/chat/completions: the request's story from key to bill (docs/architecture.md#one-request-start-to-end).
- * Every refusal is thrown as an error and written by the one error handler. Once a place is
- * taken, the provider's reply is read to its end and settled exactly once, whatever the caller does.
- * What becomes known (account, model, payment, billed usage, provider times) goes to the
- * request's record for its log line and metrics; its replies carry the overhead header.
+ * POST /v1/chat/completions: the request's story from key to bill (docs/architecture.md#one-request-start-to-end):
+ * authenticate, read the body, admit, relay the provider's reply, finish. Every refusal is
+ * thrown as an error and written by the one error handler. Once admitted, the provider's reply
+ * is read to its end and settled exactly once, whatever the caller does. What becomes known
+ * (account, model, payment, billed usage, provider times) goes to the request's record for its
+ * log line and metrics; its replies carry the overhead header.
  */
 export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler {
   return async (req: Request, res: Response) => {
-    // The id the request is held, placed and billed under: always new, unlike the x-request-id
-    // a caller may send twice (reusing it must not share a place or a bill with another request).
-    const billingId = newBillingId();
-    const callerRequestId: string = res.locals.callerRequestId;
     const record = recordOf(res);
     record.reportsOverhead = true;
     if (declaredTooLarge(req, deps.bodyLimitBytes)) throw bodyTooLarge();
     // The key before the body (docs/architecture.md#one-request-start-to-end): a caller without one cannot make the edge hold a byte of it.
     const caller = await authenticateCaller(req.headers.authorization, deps.auth);
     record.accountId = caller.accountId;
+    passVerdict(res, deps.admission.refuseRemembered(caller.accountId));
 
-    const { accountId } = caller;
-    refuseRememberedOverLimit(deps, res, accountId);
-
-    // The body is judged before the request is admitted; one the edge refuses is still counted
-    // (docs/api.md#rate-limits: every request with an accepted key counts), and over the limit its answer is the 429, before any 400.
-    let checked: CheckedChatRequest;
-    let raw: Buffer;
-    try {
-      raw = await readBody(req, deps.bodyLimitBytes, deps.bodyBudget);
-      checked = checkChatRequest(raw.toString('utf8'), caller.models);
-    } catch (err) {
-      await countOnly(deps, res, accountId);
-      throw err;
-    }
+    const { raw, checked } = await readCheckedBody(req, res, caller, deps);
     record.model = checked.model;
     record.stream = checked.stream;
     const prompt = measurePrompt(checked.body, raw.length, checked.imageCount);
     const promptTokens = promptTokensToHold(prompt);
-
-    // While it runs, the request's lease carries what it would be billed if it broke off now;
-    // once the reply is read, its final bill until the finish lands. A stream's lease is renewed
-    // as soon as its first part arrives (it may run for minutes); a whole reply is finished as
-    // soon as it arrives, and that finish is its bill.
-    const progress = new ReplyProgress(checked.stream ? () => deps.leases.replyBegan(billingId) : undefined);
-    let final: BillableUsage | undefined;
-    let endReason: quotaV1.EndReason | undefined;
-    const leaseOf: LeaseOf =
-      ({ payment, model, maxTokens, hold, byAdmit, admittedAtMs }) =>
-      () => ({
-        accountId,
-        requestId: billingId,
-        model,
-        payment,
-        ...(final ?? progress.billableNow({ promptTokens, maxTokens })).usage,
-        hold,
-        maxTokens: byAdmit ? maxTokens : undefined,
-        admittedAtMs,
-        endReason,
-      });
-    const admitted = await deps.admission.admit(res, { billingId, accountId, checked, prompt, promptTokens }, leaseOf);
-    record.payment = admitted.payment === PAID ? 'paid' : 'free';
+    // The id the request is held, placed and billed under: always new, unlike the x-request-id
+    // a caller may send twice (reusing it must not share a place or a bill with another request).
+    const billingId = newBillingId();
+    const admitted = passVerdict(
+      res,
+      await deps.admission.admit({ billingId, accountId: caller.accountId, checked, prompt, promptTokens }),
+    );
+    record.payment = admitted.payment === quotaV1.Payment.PAYMENT_PAID ? 'paid' : 'free';
     record.billingId = billingId;
-    // The closures below outlive the caller while the provider's reply is read: they take only
-    // these values, never the request body they come from.
-    const forwarded = admitted.checked;
-    const { payment, hold, byAdmit, admittedAtMs } = admitted;
-    const { model, maxTokens } = forwarded;
-    const finished = (usage: BillableUsage): FinishedRequest => ({
-      billingId,
-      accountId,
-      model,
-      payment,
-      ...usage,
-      hold,
-      admitted: byAdmit ? true : undefined,
-      admittedAtMs,
-      endReason,
-    });
-    deps.leases.keep(billingId, leaseOf({ payment, model, maxTokens, hold, byAdmit, admittedAtMs }));
 
-    const started = Date.now();
+    const request = inFlight(billingId, caller.accountId, promptTokens, admitted, deps.leases);
+    deps.leases.keep(request);
+
     const reply = new CallerReply(res, deps.providerSilenceMs, record);
-    const billed = relayProviderReply(deps.provider, forwarded, callerRequestId, reply, record, progress).then((read) => {
-      final = billableUsage(read.outcome, { promptTokens, maxTokens, elapsedMs: Date.now() - started });
-      endReason = endReasonOf(read.whole, reply.end);
-      record.usage = final;
-      return finished(final);
+    const callerRequestId: string = res.locals.callerRequestId;
+    const finished = relayProviderReply(deps.provider, admitted.checked, callerRequestId, reply, record, request.progress).then((read) => {
+      const finish = request.ended(read.outcome, read.whole, reply.end);
+      record.usage = request.finalBill;
+      return finish;
     });
-    record.awaits(billed);
-    deps.settlement.finish(billed);
+    record.awaits(finished);
+    deps.settlement.finish(finished);
     await reply.done;
   };
+}
+
+/**
+ * The body, read and checked before the request is admitted. One the edge refuses is still
+ * counted (docs/api.md#rate-limits: every request with an accepted key counts), and over the
+ * limit its answer is the 429, before any 400.
+ */
+async function readCheckedBody(
+  req: Request,
+  res: Response,
+  caller: Caller,
+  deps: Pick<ChatCompletionsDeps, 'admission' | 'bodyLimitBytes' | 'bodyBudget'>,
+): Promise<{ raw: Buffer; checked: CheckedChatRequest }> {
+  try {
+    const raw = await readBody(req, deps.bodyLimitBytes, deps.bodyBudget);
+    return { raw, checked: checkChatRequest(raw.toString('utf8'), caller.models) };
+  } catch (err) {
+    passVerdict(res, await deps.admission.countRefusedBody(caller.accountId));
+    throw err;
+  }
+}
+
+/**
+ * The request in flight, which outlives the caller while the provider's reply is read: it takes
+ * only these values, never the body. A stream's lease is renewed as soon as its first part
+ * arrives (it may run for minutes).
+ */
+function inFlight(
+  billingId: string,
+  accountId: string,
+  promptTokens: number,
+  admitted: Admitted,
+  leases: Pick<LeaseKeeper, 'replyBegan'>,
+): RequestInFlight {
+  const { payment, hold, byAdmit, admittedAtMs, checked } = admitted;
+  const { model, maxTokens, stream } = checked;
+  const terms = { billingId, accountId, model, maxTokens, promptTokens, payment, hold, byAdmit, admittedAtMs };
+  return new RequestInFlight(terms, stream ? () => leases.replyBegan(billingId) : undefined);
 }

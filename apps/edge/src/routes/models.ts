@@ -2,7 +2,7 @@ import { Request, RequestHandler, Response } from 'express';
 import { authV1 } from '@gw/contracts';
 import { AppError } from '@gw/errors';
 import { KeyDirectory } from '../domain/ports';
-import { authenticateCaller } from '../http/authenticate-caller';
+import { authenticateCaller } from '../http/guards/authenticate-caller';
 
 /** A model as the openai client reads it. */
 const toWire = (m: authV1.Model) => ({ id: m.id, object: 'model', created: m.created, owned_by: 'vendor' });

@@ -1,7 +1,7 @@
 import { Request, RequestHandler, Response } from 'express';
 import { KeyDirectory } from '../domain/ports';
 import { QuotaClient } from '../clients/quota-client';
-import { authenticateCaller } from '../http/authenticate-caller';
+import { authenticateCaller } from '../http/guards/authenticate-caller';
 
 /** GET /v1/usage (docs/api.md#endpoints): the account's tokens today and in all; key required, not counted. */
 export function usageRoute(auth: KeyDirectory, quota: QuotaClient): RequestHandler {

@@ -25,7 +25,7 @@ const interrupted = () => new AppError('UPSTREAM_INTERRUPTED', 'The provider rep
  * Never throws: resolves with what the reply comes to for billing, and whether it came whole.
  */
 export async function relayProviderReply(
-  provider: ProviderClient,
+  provider: Pick<ProviderClient, 'send'>,
   request: CheckedChatRequest,
   callerRequestId: string,
   listener: ReplyListener,

@@ -58,7 +58,7 @@ export class ChainedMethods {
   }
 }
 
-/** The answer to a carried call that names no method. An older quota-service gives it to an Admit it cannot decode, and the edge reads it so (chat-admission.ts). */
+/** The answer to a carried call that names no method. An older quota-service gives it to an Admit it cannot decode, and the edge reads it as a call not run (apps/edge/src/admission/chat-admission.ts). */
 const refuseCallWithoutRequest = (): Promise<never> => Promise.reject(new RpcError(status.INVALID_ARGUMENT, 'a call without a request'));
 
 /**

@@ -3,7 +3,7 @@ import { AppError, buildErrorBody, ErrorDescription } from '@gw/errors';
 import { Logger } from '@gw/service-kit';
 import { endEventStreamWithError, isEventStream } from './event-stream';
 import { FrontProxyReply } from './front-proxy-reply';
-import { recordOf } from './request-record';
+import { recordOf } from '../logging/request-record';
 
 const hasDescription = (err: unknown): err is { describe(): ErrorDescription } =>
   typeof err === 'object' && err !== null && typeof (err as { describe?: unknown }).describe === 'function';

@@ -1,6 +1,6 @@
 import { createServer, RequestListener, Server } from 'node:http';
 import { Socket } from 'node:net';
-import { connectionsRefused, openConnections } from '../edge-metrics';
+import { connectionsRefused, openConnections } from '../../edge-metrics';
 import { answerClientErrors } from './client-error-reply';
 
 /** What callers may hold of the public server; each bound is an environment variable (config.ts). */

@@ -1,6 +1,6 @@
 import { Server, ServerResponse } from 'node:http';
 import { Duplex } from 'node:stream';
-import { FrontProxyReply, requestTimedOut } from './front-proxy-reply';
+import { FrontProxyReply, requestTimedOut } from '../replies/front-proxy-reply';
 
 const statusLine = (status: number, reason: string) => `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n\r\n`;
 

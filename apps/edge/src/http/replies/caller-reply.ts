@@ -1,12 +1,12 @@
 import { Response } from 'express';
 import { AppError } from '@gw/errors';
-import { openStreams } from '../edge-metrics';
-import { CallerEnd } from '../domain/end-reason';
-import { ReplyListener } from '../upstream/reply-listener';
-import { WholeReply } from '../upstream/whole-reply';
+import { openStreams } from '../../edge-metrics';
+import { CallerEnd } from '../../domain/end-reason';
+import { ReplyListener } from '../../upstream/reply-listener';
+import { WholeReply } from '../../upstream/whole-reply';
 import { openEventStream } from './event-stream';
 import { gatewayTimeout } from './front-proxy-reply';
-import { RequestRecord } from './request-record';
+import { RequestRecord } from '../logging/request-record';
 
 // A caller that stops reading a stream is let go once this much waits for it; the provider's
 // reply is still read to the end (docs/api.md#billing-rules) without holding more of it in memory.

@@ -1,4 +1,4 @@
-import { bodyBytesReading } from '../edge-metrics';
+import { bodyBytesReading } from '../../edge-metrics';
 
 /**
  * The bytes of request bodies being read at once, across every request of the edge. A body is

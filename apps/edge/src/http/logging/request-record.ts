@@ -1,7 +1,7 @@
 import { ServerResponse } from 'node:http';
 import { Response } from 'express';
-import { BillableUsage } from '../domain/billable-usage';
-import { ProviderTimer } from '../upstream/provider-timer';
+import { BillableUsage } from '../../domain/billable-usage';
+import { ProviderTimer } from '../../upstream/provider-timer';
 
 /** The header with the gateway's own time in a reply, in milliseconds (a decimal). */
 export const OVERHEAD_HEADER = 'X-Gateway-Overhead-Ms';

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
 import { BodyBudget } from './body-budget';
-import { FrontProxyReply } from './front-proxy-reply';
+import { FrontProxyReply } from '../replies/front-proxy-reply';
 import { CallerLeftError, readBody } from './read-body';
 
 describe('readBody', () => {

@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { BodyBudget } from './body-budget';
 import { declaredTooLarge } from './declared-too-large';
-import { bodyTooLarge, busyReadingBodies } from './front-proxy-reply';
+import { bodyTooLarge, busyReadingBodies } from '../replies/front-proxy-reply';
 
 /** The caller left before its whole body arrived: there is no one to answer. */
 export class CallerLeftError extends Error {

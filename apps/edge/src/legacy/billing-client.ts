@@ -9,8 +9,8 @@ import {
   RpcClient,
   rpcClient,
 } from '@gw/service-kit';
-import { CALL_STREAMS } from './call-streams';
-import { timeCall } from './time-call';
+import { CALL_STREAMS } from '../clients/call-streams';
+import { timeCall } from '../clients/time-call';
 
 /** The edge's calls to billing-service, each with a deadline and timed; Authorize travels on AuthorizeCalls streams. */
 export class BillingClient {

@@ -1,5 +1,5 @@
 import { RequestHandler } from 'express';
-import { clientRefused } from './front-proxy-reply';
+import { clientRefused } from '../replies/front-proxy-reply';
 
 /**
  * Whether a User-Agent is the default of one of the named HTTP clients: the name alone, or the

@@ -1,6 +1,6 @@
 import { Request, RequestHandler, Response } from 'express';
 import { Logger } from '@gw/service-kit';
-import { chatRequestsTotal, limitRefusals, providerSeconds, providerTtfbSeconds, requestSeconds, requestsTotal } from '../edge-metrics';
+import { chatRequestsTotal, limitRefusals, providerSeconds, providerTtfbSeconds, requestSeconds, requestsTotal } from '../../edge-metrics';
 import { RequestRecord } from './request-record';
 
 const CHAT_ROUTE = '/v1/chat/completions';
@@ -9,7 +9,8 @@ const since = (from: number | undefined, to: number | undefined) => (from === un
 
 /** What the log line needs of the caller's request and reply, taken when the reply is over. */
 interface ReplyFacts {
-  requestId: string;
+  /** The reply's x-request-id (the caller's own, or a new one): logged as `requestId`, the field every service's lines carry. */
+  callerRequestId: string;
   method: string;
   path: string;
   /** The route the request matched (`/v1/models/:id`), or `unmatched`: a path not served, or refused before routing. */
@@ -20,7 +21,7 @@ interface ReplyFacts {
 }
 
 const factsOf = (req: Request, res: Response): ReplyFacts => ({
-  requestId: res.locals.callerRequestId,
+  callerRequestId: res.locals.callerRequestId,
   method: req.method,
   path: req.path,
   route: (req.route as { path?: string } | undefined)?.path ?? 'unmatched',
@@ -42,7 +43,7 @@ function over(logger: Logger, reply: ReplyFacts, record: RequestRecord): void {
   const providerTtfbMs = since(record.providerCalledAt, record.providerAnsweredAt);
   const providerMs = since(record.providerCalledAt, record.providerEndedAt);
   logger.info('request', {
-    requestId: reply.requestId,
+    requestId: reply.callerRequestId,
     method: reply.method,
     path: reply.path,
     route,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, SuspensionInfo } from '@gw/errors';
 import { authV1 } from '@gw/contracts';
-import { KeyDirectory } from '../domain/ports';
+import { KeyDirectory } from '../../domain/ports';
 import { parseAuthorization } from './authorization-header';
 
 /** A caller whose key was accepted. */
