@@ -1,5 +1,4 @@
 import { counter, Database, sampledGauge } from '@gw/service-kit';
-import { LedgerRecord } from './store/billing-records';
 import { BillRecord, SetAsideReason } from './store/credit-line-records';
 
 /**
@@ -32,10 +31,19 @@ const estimatedSettles = counter('billing_estimated_settles_total', 'Requests bi
   'payment',
 ]);
 
-/** Counts a ledger row just written: the settle, its charge, and whether its usage was estimated. */
-export function countBilled(
-  entry: Pick<LedgerRecord, 'paid' | 'model' | 'promptTokens' | 'completionTokens' | 'amountMicro' | 'usageEstimated'>,
-): void {
+/** A request whose ledger row was just written, as the billing counters read it. */
+export interface BilledRequest {
+  model: string;
+  paid: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  /** What the row charged, micro-LYD. */
+  amountMicro: number;
+  usageEstimated: boolean;
+}
+
+/** Counts a ledger row just written: the request, its charge, and whether its usage was estimated. */
+export function countBilled(entry: BilledRequest): void {
   const payment = entry.paid ? 'paid' : 'free';
   settles.inc({ payment, outcome: 'billed' });
   tokens.inc({ model: entry.model, payment, kind: 'prompt' }, entry.promptTokens);
@@ -50,14 +58,6 @@ export function countBilled(
 /** Counts a settle that billed nothing: already billed, or refused. */
 export function countNotBilled(payment: 'paid' | 'free', outcome: 'repeated' | 'refused'): void {
   settles.inc({ payment, outcome });
-}
-
-/** Holds placed and not yet settled or released, read from the database when scraped (the same for every replica). */
-export function watchHolds(db: Database): void {
-  sampledGauge('billing_holds_open', 'Holds on balances not yet settled or released (all replicas share them).', async () => {
-    const { rows } = await db.query<{ open: number }>('SELECT count(*)::int AS open FROM billing.holds');
-    return rows[0].open;
-  });
 }
 
 /**

@@ -1,15 +1,11 @@
 import { billingV1 } from '@gw/contracts';
 import {
   auditActor,
-  callStreamHandler,
-  eachOnItsOwn,
   Logger,
   MoneyAudit,
-  oneMethodRoute,
   optionalId,
   requireCount,
   requireId,
-  RpcHandlers,
   rpcService,
   ServedService,
   serverChain,
@@ -27,6 +23,7 @@ import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
 import { auditTrailGrpc } from './audit-trail-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
+import { BillingHandlers, BillingStreamHandlers, ServedBeside } from './served-beside';
 import { watchPrices } from './watch-prices';
 
 /** What billing.v1.Billing serves from. */
@@ -86,31 +83,16 @@ const MAX_DAYS = 366;
 
 /**
  * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
- * PriceWatchHub). Every call passes the server chain; the AuthorizeCalls stream carries Authorize
- * calls, each served as its unary call would be.
+ * PriceWatchHub, LedgerArchive, SetAsideBills). Every call passes the server chain. The methods
+ * served `beside` complete the contract (those kept for the previous release); a method served
+ * by neither is answered UNIMPLEMENTED.
  */
 export function billingGrpc(
   { ledger, creditLines, statement, priceHub, archive, setAside, moneyAudit, audit }: BillingParts,
   logger: Logger,
+  beside: ServedBeside[] = [],
 ): ServedService {
-  const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
-    const result = await ledger.settle(req);
-    return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
-  };
-
-  const handlers: RpcHandlers<billingV1.BillingService> = {
-    async authorize(req, { callerGone }) {
-      const decision = await ledger.authorize(req, callerGone);
-      return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
-    },
-    settle,
-    async settleMany(req) {
-      const outcomes = await eachOnItsOwn(req.requests, settle, logger, 'SettleMany');
-      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ settled: result, errorCode, errorMessage })) };
-    },
-    releaseHold: async (req) => ({ released: await ledger.releaseHold(req.requestId) }),
-    renewHolds: async (req) => ({ renewed: await ledger.renewHolds(req.requestIds) }),
-    recordFree: async (req) => ({ recorded: await ledger.recordFree(req) }),
+  const handlers = {
     extendCreditLine: async (req) => toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
     async extendCreditLines(req) {
       const asks = req.lines.map((l) => ({
@@ -242,10 +224,14 @@ export function billingGrpc(
       return { price: toPrice(stored) };
     },
     ...auditTrailGrpc(audit),
-  };
+  } satisfies Partial<BillingHandlers>;
 
-  return rpcService(billingV1.BillingService, handlers, serverChain(logger), (methods) => ({
-    authorizeCalls: callStreamHandler('AuthorizeCalls', methods, oneMethodRoute('authorize')),
-    watchPrices: watchPrices(priceHub),
-  }));
+  // Complete with the methods served beside; grpc-js answers UNIMPLEMENTED for any other.
+  const served = Object.assign({}, handlers, ...beside.map((b) => b.handlers)) as BillingHandlers;
+  return rpcService(
+    billingV1.BillingService,
+    served,
+    serverChain(logger),
+    (methods) => Object.assign({ watchPrices: watchPrices(priceHub) }, ...beside.map((b) => b.streams(methods))) as BillingStreamHandlers,
+  );
 }

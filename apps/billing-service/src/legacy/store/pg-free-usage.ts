@@ -1,8 +1,7 @@
 import { Queryable } from '@gw/service-kit';
-import { FreeUsage } from './billing-records';
-import { FreeOutcome } from './billing-store';
-import { readHold, readLedger } from './pg-billing-reads';
-import { LEDGER_COLUMNS, LedgerRow, toLedger } from './pg-billing-rows';
+import { FreeUsage } from './hold-records';
+import { FreeOutcome } from './hold-store';
+import { LEDGER_COLUMNS, LedgerRow, readHold, readLedger, toLedger } from './pg-hold-rows';
 
 // The ledger's primary key makes the row once per request id (a concurrent twin waits, then
 // writes nothing); a request with an open paid hold gets no free row.

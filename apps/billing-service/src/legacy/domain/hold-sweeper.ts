@@ -1,5 +1,5 @@
 import { Logger, PeriodicTask } from '@gw/service-kit';
-import { BillingStore } from '../store/billing-store';
+import { HoldStore } from '../store/hold-store';
 
 // Upper bound of holds released by one sweep, so a sweep never runs unbounded.
 const MAX_RELEASED_PER_SWEEP = 1000;
@@ -14,7 +14,7 @@ export class HoldSweeper {
   private readonly task: PeriodicTask;
 
   constructor(
-    private readonly store: Pick<BillingStore, 'releaseHoldsOlderThan'>,
+    private readonly store: Pick<HoldStore, 'releaseHoldsOlderThan'>,
     private readonly ttlSeconds: number,
     intervalMs: number,
     private readonly logger: Logger,

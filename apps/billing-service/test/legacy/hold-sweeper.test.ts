@@ -1,19 +1,20 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger } from '@gw/service-kit';
-import { HoldSweeper } from '../src/domain/hold-sweeper';
-import { BillingTestDb, codeOf, openBillingTestDb } from './billing-test-db';
+import { HoldSweeper } from '../../src/legacy/domain/hold-sweeper';
+import { codeOf } from '../billing-test-db';
+import { HoldTestDb, openHoldTestDb } from './hold-test-db';
 
 const TTL_SECONDS = 900;
 const quiet = createLogger('billing-service', 'error', () => undefined);
 
 describe('HoldSweeper on Postgres', () => {
-  let t: BillingTestDb;
+  let t: HoldTestDb;
   let sweeper: HoldSweeper | undefined;
   let seq = 0;
 
   const holdFor = async (accountId: string, ageSeconds: number) => {
     const requestId = `req_${++seq}`;
-    await t.ledger.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }); // 5,000 micro-LYD
+    await t.holds.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 }); // 5,000 micro-LYD
     const placed = `now() - $2::float8 * interval '1 second'`;
     await t.db.query(`UPDATE billing.holds SET created_at = ${placed}, renewed_at = ${placed} WHERE request_id = $1`, [
       requestId,
@@ -23,7 +24,7 @@ describe('HoldSweeper on Postgres', () => {
   };
 
   beforeAll(async () => {
-    t = await openBillingTestDb();
+    t = await openHoldTestDb();
   });
   afterEach(() => sweeper?.stop());
   afterAll(() => t.close());
@@ -34,13 +35,13 @@ describe('HoldSweeper on Postgres', () => {
     const stale = [await holdFor('acct_a', TTL_SECONDS + 5), await holdFor('acct_a', TTL_SECONDS + 60), await holdFor('acct_b', 3600)];
     const fresh = await holdFor('acct_a', TTL_SECONDS - 60);
 
-    sweeper = new HoldSweeper(t.store, TTL_SECONDS, 60_000, quiet);
+    sweeper = new HoldSweeper(t.holdStore, TTL_SECONDS, 60_000, quiet);
     expect(await sweeper.sweepOnce()).toBe(3);
     expect(await t.store.getBalance('acct_a')).toEqual({ balanceMicro: 100_000, heldMicro: 5000 });
     expect(await t.store.getBalance('acct_b')).toEqual({ balanceMicro: 100_000, heldMicro: 0 });
     expect(await sweeper.sweepOnce()).toBe(0);
 
-    const settle = (requestId: string) => t.ledger.settle({ requestId, promptTokens: 10, completionTokens: 10, usageEstimated: false });
+    const settle = (requestId: string) => t.holds.settle({ requestId, promptTokens: 10, completionTokens: 10, usageEstimated: false });
     expect(await codeOf(settle(stale[0]))).toBe(status.NOT_FOUND);
     expect((await settle(fresh)).chargedMicro).toBe(50);
     expect(await t.store.getBalance('acct_a')).toEqual({ balanceMicro: 100_000 - 50, heldMicro: 0 });
@@ -50,9 +51,9 @@ describe('HoldSweeper on Postgres', () => {
     await t.ledger.addBalance('acct_d', 100_000);
     const running = await holdFor('acct_d', 3600);
     const unknown = 'req_never_held';
-    expect(await t.ledger.renewHolds([running, unknown])).toBe(1);
+    expect(await t.holds.renewHolds([running, unknown])).toBe(1);
 
-    sweeper = new HoldSweeper(t.store, TTL_SECONDS, 60_000, quiet);
+    sweeper = new HoldSweeper(t.holdStore, TTL_SECONDS, 60_000, quiet);
     expect(await sweeper.sweepOnce()).toBe(0);
     expect(await t.store.getBalance('acct_d')).toEqual({ balanceMicro: 100_000, heldMicro: 5000 });
 
@@ -63,13 +64,13 @@ describe('HoldSweeper on Postgres', () => {
 
   it('refuses more request ids in one renewal than a batch holds', async () => {
     const ids = Array.from({ length: 257 }, (_, i) => `req_many_${i}`);
-    expect(await codeOf(t.ledger.renewHolds(ids))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(t.holds.renewHolds(ids))).toBe(status.INVALID_ARGUMENT);
   });
 
   it('sweeps on its timer until stopped', async () => {
     await t.ledger.addBalance('acct_c', 100_000);
     await holdFor('acct_c', TTL_SECONDS + 1);
-    sweeper = new HoldSweeper(t.store, TTL_SECONDS, 20, quiet);
+    sweeper = new HoldSweeper(t.holdStore, TTL_SECONDS, 20, quiet);
     sweeper.start();
     const deadline = Date.now() + 5000;
     while ((await t.store.getBalance('acct_c'))?.heldMicro !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

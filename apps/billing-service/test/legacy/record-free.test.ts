@@ -1,9 +1,10 @@
 import { status } from '@grpc/grpc-js';
-import { AuthorizeParams } from '../src/domain/billing-ledger';
-import { BillingTestDb, codeOf, openBillingTestDb } from './billing-test-db';
+import { AuthorizeParams } from '../../src/legacy/domain/hold-ledger';
+import { codeOf } from '../billing-test-db';
+import { HoldTestDb, openHoldTestDb } from './hold-test-db';
 
-describe('BillingLedger.recordFree on Postgres: the ledger row of a free request', () => {
-  let t: BillingTestDb;
+describe('HoldLedger.recordFree on Postgres: the ledger row of a free request', () => {
+  let t: HoldTestDb;
   let seq = 0;
   const newAccount = () => `acct_${++seq}`;
   const newRequest = () => `req_${++seq}`;
@@ -21,7 +22,7 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
   };
 
   beforeAll(async () => {
-    t = await openBillingTestDb();
+    t = await openHoldTestDb();
   });
   afterAll(() => t.close());
 
@@ -45,7 +46,7 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
   it('writes one row of amount 0, not paid, with the usage as given, and leaves the balance alone', async () => {
     const account = await funded(500);
     const request = free(account);
-    expect(await t.ledger.recordFree(request)).toBe(true);
+    expect(await t.holds.recordFree(request)).toBe(true);
     expect(await ledgerRows(request.requestId)).toEqual([
       {
         account_id: account,
@@ -60,16 +61,16 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
       },
     ]);
     expect(await t.store.getBalance(account)).toEqual({ balanceMicro: 500, heldMicro: 0 });
-    expect(await t.ledger.recordFree({ ...free(newAccount()), usageEstimated: false })).toBe(true);
+    expect(await t.holds.recordFree({ ...free(newAccount()), usageEstimated: false })).toBe(true);
   });
 
   it('writes the row once when recorded again, one after the other or 10 at the same time', async () => {
     const account = newAccount();
     const request = free(account);
-    expect(await t.ledger.recordFree(request)).toBe(true);
-    expect(await t.ledger.recordFree({ ...request, completionTokens: 9999 })).toBe(false);
+    expect(await t.holds.recordFree(request)).toBe(true);
+    expect(await t.holds.recordFree({ ...request, completionTokens: 9999 })).toBe(false);
     const twin = free(account);
-    const concurrent = await Promise.all(Array.from({ length: 10 }, () => t.ledger.recordFree(twin)));
+    const concurrent = await Promise.all(Array.from({ length: 10 }, () => t.holds.recordFree(twin)));
     expect(concurrent.filter(Boolean)).toHaveLength(1);
     const { rows } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM billing.ledger WHERE account_id = $1', [account]);
     expect(rows[0].n).toBe(2);
@@ -79,8 +80,8 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
   it('answers a Settle of a free request with its row: nothing charged', async () => {
     const account = await funded(1_000_000);
     const request = free(account);
-    await t.ledger.recordFree(request);
-    expect(await t.ledger.settle({ requestId: request.requestId, promptTokens: 1, completionTokens: 1, usageEstimated: false })).toEqual({
+    await t.holds.recordFree(request);
+    expect(await t.holds.settle({ requestId: request.requestId, promptTokens: 1, completionTokens: 1, usageEstimated: false })).toEqual({
       chargedMicro: 0,
       balanceMicro: 1_000_000,
     });
@@ -89,14 +90,14 @@ describe('BillingLedger.recordFree on Postgres: the ledger row of a free request
   it("refuses a paid request with FAILED_PRECONDITION, another account's id with ALREADY_EXISTS, bad fields with INVALID_ARGUMENT", async () => {
     const account = await funded(1_000_000);
     const paid = flash(account);
-    await t.ledger.authorize(paid);
-    expect(await codeOf(t.ledger.recordFree(free(account, paid.requestId)))).toBe(status.FAILED_PRECONDITION);
+    await t.holds.authorize(paid);
+    expect(await codeOf(t.holds.recordFree(free(account, paid.requestId)))).toBe(status.FAILED_PRECONDITION);
     expect(await ledgerRows(paid.requestId)).toEqual([]);
 
     const request = free(account);
-    await t.ledger.recordFree(request);
-    expect(await codeOf(t.ledger.recordFree({ ...request, accountId: newAccount() }))).toBe(status.ALREADY_EXISTS);
-    expect(await codeOf(t.ledger.recordFree({ ...free(account), model: '' }))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(t.ledger.recordFree({ ...free(account), promptTokens: -1 }))).toBe(status.INVALID_ARGUMENT);
+    await t.holds.recordFree(request);
+    expect(await codeOf(t.holds.recordFree({ ...request, accountId: newAccount() }))).toBe(status.ALREADY_EXISTS);
+    expect(await codeOf(t.holds.recordFree({ ...free(account), model: '' }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(t.holds.recordFree({ ...free(account), promptTokens: -1 }))).toBe(status.INVALID_ARGUMENT);
   });
 });

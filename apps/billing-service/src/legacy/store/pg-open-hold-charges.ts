@@ -1,7 +1,8 @@
 import { Queryable } from '@gw/service-kit';
-import { HoldRecord, SettleUsage } from './billing-records';
-import { SettleOutcome } from './billing-store';
-import { HOLD_COLUMNS, HoldRow, Int8, LEDGER_COLUMNS, LedgerRow, toHold, toLedger, toSafeInt } from './pg-billing-rows';
+import { Int8, toSafeInt } from '../../store/pg-billing-rows';
+import { HoldRecord, SettleUsage } from './hold-records';
+import { SettleOutcome } from './hold-store';
+import { HOLD_COLUMNS, HoldRow, LEDGER_COLUMNS, LedgerRow, toHold, toLedger } from './pg-hold-rows';
 
 /** The charge of one open hold, worked out from the hold as read. */
 export interface OpenHoldCharge {

@@ -2,9 +2,9 @@ import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, openDatabase, renderMetrics, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, PausableProxy, startPausableProxy, TestDatabase } from '@gw/testing';
-import { BillingApp, startBillingApp } from '../src/billing-app';
-import { loadConfig } from '../src/config';
-import { codeOf } from './billing-test-db';
+import { BillingApp, startBillingApp } from '../../src/billing-app';
+import { loadConfig } from '../../src/config';
+import { codeOf } from '../billing-test-db';
 
 const DEADLINE_MS = 5000;
 // Far shorter than the stall below lasts: the stall only ends once the caller has seen this pass.
