@@ -22,7 +22,7 @@ import { SetAsideBills } from './domain/set-aside-bills';
 import { billingGrpc } from './grpc/billing-grpc';
 import { ServedBeside } from './grpc/served-beside';
 import { olderReleaseBilling } from './legacy/older-release';
-import { BILLING_MIGRATIONS } from './store/billing-migrations';
+import { BILLING_MIGRATIONS } from './store/migrations/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingAudit } from './store/pg-billing-audit';
 import { PgBillingStore } from './store/pg-billing-store';

@@ -44,7 +44,7 @@ const APPLY_BILLS = `
     $4::boolean[], $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[],
     $13::bigint[], $14::text[], $15::timestamptz[], $16::text[]) ORDER BY bill_index`;
 
-/** Applies bills (and returns) with billing.apply_bills of migration 033, on `q` (a transaction of the caller's, or the pool). */
+/** Applies bills (and returns) with billing.apply_bills (its current definition: migrations/sql-functions.md), on `q` (a transaction of the caller's, or the pool). */
 export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
   const column = <T>(pick: (b: FilingBill) => T) => bills.map(pick);
   const { rows } = await q.query<AppliedRow>(APPLY_BILLS, [
@@ -74,7 +74,7 @@ export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: L
 }
 
 /**
- * CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012,
+ * CreditLineStore on Postgres: each method one call of a billing function (migrations/sql-functions.md),
  * so one round trip and one transaction; a batch of bills also appends its link (chargesLink).
  */
 export class PgCreditLineStore implements CreditLineStore {

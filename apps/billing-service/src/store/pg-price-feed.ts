@@ -6,7 +6,7 @@ import { PriceFeed } from '../domain/price-feed';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { PriceChange, PriceRecord } from './billing-records';
 import { BillingStore } from './billing-store';
-import { PRICE_CHANGES_CHANNEL } from './price-watch-migrations';
+import { PRICE_CHANGES_CHANNEL } from './price-changes-channel';
 
 const ACKS = 'billing_price_acks';
 const APP_NAME = 'gw-billing-prices';
@@ -19,7 +19,7 @@ const RECONNECT_MS = 1000;
  */
 const CONFIRM_MARGIN_MS = 3 * CHECK_MS + 1000;
 
-/** A change notification as billing.set_price writes it (migration 011). */
+/** A change notification as billing.set_price writes it (migrations/sql-functions.md). */
 function readChange(payload: string): PriceChange | undefined {
   try {
     const m = JSON.parse(payload) as { version?: unknown; model?: unknown; input?: unknown; output?: unknown };

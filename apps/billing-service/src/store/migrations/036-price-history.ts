@@ -1,5 +1,4 @@
 import { Migration } from '@gw/service-kit';
-import { PRICE_CHANGES_CHANNEL } from './price-watch-migrations';
 
 /**
  * Every price a model ever had, with the time it came into force, so that a bill is checked
@@ -12,10 +11,9 @@ import { PRICE_CHANGES_CHANNEL } from './price-watch-migrations';
  * The prices of the table when this migration runs have no known start: they are taken as in
  * force since ever, so that no bill on its way during the upgrade is set aside for them.
  */
-export const PRICE_HISTORY_MIGRATIONS: Migration[] = [
-  {
-    id: '036-price-history',
-    sql: `
+export const migration: Migration = {
+  id: '036-price-history',
+  sql: `
       DO $migration$ BEGIN
         CREATE TABLE billing.price_history (
           model text NOT NULL,
@@ -33,27 +31,4 @@ export const PRICE_HISTORY_MIGRATIONS: Migration[] = [
           CHECK (reason IN ('too-late', 'ahead', 'month-archived', 'archived-estimate', 'price-mismatch'));
       END $migration$;
     `,
-  },
-  {
-    // set_price of 011, writing the price's history row as well.
-    id: '037-set-price-history',
-    sql: `
-      CREATE OR REPLACE FUNCTION billing.set_price(p_model text, p_input bigint, p_output bigint) RETURNS bigint
-      LANGUAGE plpgsql AS $fn$
-      DECLARE
-        v bigint;
-      BEGIN
-        UPDATE billing.prices_version SET version = version + 1 RETURNING version INTO v;
-        INSERT INTO billing.prices (model, input_micro_per_million, output_micro_per_million) VALUES (p_model, p_input, p_output)
-          ON CONFLICT (model) DO UPDATE SET input_micro_per_million = EXCLUDED.input_micro_per_million,
-            output_micro_per_million = EXCLUDED.output_micro_per_million, updated_at = now();
-        -- The clock after the version lock, not now(): a change that waited for the lock comes into force after the one before it.
-        INSERT INTO billing.price_history (model, version, in_force_from, input_micro_per_million, output_micro_per_million)
-          VALUES (p_model, v, clock_timestamp(), p_input, p_output);
-        PERFORM pg_notify('${PRICE_CHANGES_CHANNEL}',
-          json_build_object('version', v, 'model', p_model, 'input', p_input, 'output', p_output)::text);
-        RETURN v;
-      END $fn$;
-    `,
-  },
-];
+};

@@ -1,77 +1,19 @@
 import { Migration } from '@gw/service-kit';
 
 /**
- * A bill is filed under the month quota-service admitted its request (its store's clock), not the
- * time inside the billing id the edge made; a bill too far from billing-service's clock is set
- * aside for the operator instead of filed, and the request ids an archive drops stay findable.
+ * apply_bills of 025 with each bill's admitted time (p_request_at, NULL: the time in its id)
+ * and the reason billing-service's clock refuses it (p_set_aside, NULL: none), both last and
+ * defaulted so that a replica older than this still calls it with 13 or 14 arguments.
  *
- * billing.set_aside_bills keeps each set-aside bill whole (one row per request id, the bill with
- * reported usage rather than an estimate when both came) until the operator files it (charged
- * under the month it is filed in) or writes it off; the decision stays on the row, so that a bill
- * of the same request arriving later is neither filed again nor charged.
- *
- * billing.archived_requests keeps each request id an archive dropped, with what its row charged:
- * a bill of one of them is not charged again ("repeated"), and a real usage that would correct an
- * archived estimate is set aside for the operator to see.
+ * Each bill is first found where it may already be: the ledger (under its admitted time, the
+ * time in its id, or the month it was filed in by an operator), the request ids of archived
+ * months, the set-aside bills. Only a bill found in the ledger or an archive is 'repeated' (a
+ * real usage correcting an estimate in the ledger corrects it, as before); one that is not, and
+ * is refused by the clock or falls in an archived month, is set aside.
  */
-export const SET_ASIDE_MIGRATIONS: Migration[] = [
-  {
-    id: '031-set-aside-bills',
-    sql: `
-      DO $migration$ BEGIN
-        CREATE TABLE billing.set_aside_bills (
-          request_id text PRIMARY KEY,
-          account_id text NOT NULL,
-          reason text NOT NULL CHECK (reason IN ('too-late', 'ahead', 'month-archived', 'archived-estimate')),
-          admitted_at timestamptz NOT NULL,
-          model text NOT NULL,
-          paid boolean NOT NULL,
-          prompt_tokens bigint NOT NULL,
-          completion_tokens bigint NOT NULL,
-          usage_estimated boolean NOT NULL,
-          held_micro bigint NOT NULL,
-          input_micro_per_million bigint NOT NULL,
-          output_micro_per_million bigint NOT NULL,
-          charge_micro bigint NOT NULL,
-          end_reason text NOT NULL DEFAULT '',
-          deliveries int NOT NULL DEFAULT 1,
-          set_aside_at timestamptz NOT NULL DEFAULT now(),
-          decision text CHECK (decision IN ('filed', 'written-off')),
-          decided_by text,
-          decided_reason text,
-          decided_at timestamptz,
-          filed_at timestamptz,
-          CHECK ((decision = 'filed') = (filed_at IS NOT NULL))
-        );
-        CREATE INDEX set_aside_bills_open ON billing.set_aside_bills (set_aside_at, request_id) WHERE decision IS NULL;
-        CREATE TABLE billing.archived_requests (
-          request_id text PRIMARY KEY,
-          request_at timestamptz NOT NULL,
-          account_id text NOT NULL,
-          paid boolean NOT NULL,
-          usage_estimated boolean NOT NULL,
-          amount_micro bigint NOT NULL,
-          shortfall_micro bigint NOT NULL
-        );
-      END $migration$;
-    `,
-  },
-  {
-    id: '032-drop-apply-bills-025',
-    sql: `DROP FUNCTION billing.apply_bills(text[], text[], text[], boolean[], bigint[], bigint[], boolean[], bigint[], bigint[], bigint[], bigint[], text[], bigint[], text[])`,
-  },
-  {
-    // apply_bills of 025 with each bill's admitted time (p_request_at, NULL: the time in its id)
-    // and the reason billing-service's clock refuses it (p_set_aside, NULL: none), both last and
-    // defaulted so that a replica older than this still calls it with 13 or 14 arguments.
-    //
-    // Each bill is first found where it may already be: the ledger (under its admitted time, the
-    // time in its id, or the month it was filed in by an operator), the request ids of archived
-    // months, the set-aside bills. Only a bill found in the ledger or an archive is 'repeated' (a
-    // real usage correcting an estimate in the ledger corrects it, as before); one that is not, and
-    // is refused by the clock or falls in an archived month, is set aside.
-    id: '033-apply-bills-admitted',
-    sql: `
+export const migration: Migration = {
+  id: '033-apply-bills-admitted',
+  sql: `
       CREATE FUNCTION billing.apply_bills(p_request_id text[], p_account_id text[], p_model text[], p_paid boolean[],
         p_prompt bigint[], p_completion bigint[], p_estimated boolean[], p_held bigint[], p_input bigint[], p_output bigint[],
         p_charge bigint[], p_return_account_id text[], p_returned_total bigint[], p_end_reason text[] DEFAULT NULL,
@@ -215,5 +157,4 @@ export const SET_ASIDE_MIGRATIONS: Migration[] = [
           FROM unnest(p_return_account_id, p_returned_total) AS r(account_id, returned_total) GROUP BY r.account_id;
       END $fn$;
     `,
-  },
-];
+};

@@ -1,50 +1,17 @@
 import { Migration } from '@gw/service-kit';
 
 /**
- * Why each billed request ended, and every correction of an estimated charge kept (issue 25).
- *
- * A charge's row shows the charge as it stands; when a stalled edge's real bill replaces the
- * estimate quota-service billed from its lease, the row is corrected and the movement is written
- * to billing.charge_corrections as well (before and after), so that what an estimate took and
- * what its correction gave back or took stays on record.
+ * apply_bills of 008 on the months: each bill's request_at first (after the balances' locks,
+ * so that a first bill's lock on an older id is taken in one order with the others), then the
+ * rows it may correct looked up in the months its batch spans only. A bill of an archived
+ * month is taken as applied before ('repeated').
  */
-export const CHARGE_END_MIGRATIONS: Migration[] = [
-  {
-    id: '023-charge-ends',
-    sql: `
-      DO $migration$ BEGIN
-        ALTER TABLE billing.ledger ADD COLUMN end_reason text NOT NULL DEFAULT ''
-          CHECK (end_reason IN ('', 'complete', 'caller-left', 'provider-broke-off', 'recovered'));
-        CREATE TABLE billing.charge_corrections (
-          request_id text NOT NULL,
-          request_at timestamptz NOT NULL,
-          account_id text NOT NULL,
-          prompt_before bigint NOT NULL,
-          completion_before bigint NOT NULL,
-          amount_before bigint NOT NULL,
-          shortfall_before bigint NOT NULL,
-          prompt_after bigint NOT NULL,
-          completion_after bigint NOT NULL,
-          amount_after bigint NOT NULL,
-          shortfall_after bigint NOT NULL,
-          created_at timestamptz NOT NULL DEFAULT now(),
-          PRIMARY KEY (request_id, request_at)
-        );
-      END $migration$;
-    `,
-  },
-  {
-    id: '024-drop-apply-bills-019',
-    sql: `DROP FUNCTION billing.apply_bills(text[], text[], text[], boolean[], bigint[], bigint[], boolean[], bigint[], bigint[], bigint[], bigint[], text[], bigint[])`,
-  },
-  {
-    // apply_bills of 019 with each bill's end reason (last, defaulted: a replica older than it
-    // still calls it with 13 arguments) and the corrections written to charge_corrections.
-    id: '025-apply-bills-with-ends',
-    sql: `
-      CREATE FUNCTION billing.apply_bills(p_request_id text[], p_account_id text[], p_model text[], p_paid boolean[],
+export const migration: Migration = {
+  id: '019-apply-bills-by-month',
+  sql: `
+      CREATE OR REPLACE FUNCTION billing.apply_bills(p_request_id text[], p_account_id text[], p_model text[], p_paid boolean[],
         p_prompt bigint[], p_completion bigint[], p_estimated boolean[], p_held bigint[], p_input bigint[], p_output bigint[],
-        p_charge bigint[], p_return_account_id text[], p_returned_total bigint[], p_end_reason text[] DEFAULT NULL)
+        p_charge bigint[], p_return_account_id text[], p_returned_total bigint[])
       RETURNS TABLE (bill_index int, bill_outcome text, bill_charged bigint, bill_shortfall bigint)
       LANGUAGE plpgsql AS $fn$
       DECLARE v_at timestamptz[];
@@ -55,12 +22,11 @@ export const CHARGE_END_MIGRATIONS: Migration[] = [
         RETURN QUERY
         WITH input AS (
           SELECT * FROM unnest(p_request_id, v_at, p_account_id, p_model, p_paid, p_prompt, p_completion, p_estimated, p_held, p_input,
-              p_output, p_charge, p_end_reason)
+              p_output, p_charge)
             WITH ORDINALITY AS i(request_id, request_at, account_id, model, paid, prompt, completion, estimated, held, in_price,
-              out_price, charge, end_reason, n)),
+              out_price, charge, n)),
         earlier AS (
-          SELECT l.request_id, l.account_id, l.paid, l.usage_estimated, l.amount_micro, l.shortfall_micro, l.prompt_tokens,
-            l.completion_tokens
+          SELECT l.request_id, l.account_id, l.paid, l.usage_estimated, l.amount_micro, l.shortfall_micro
           FROM billing.ledger l
           WHERE l.request_id = ANY (p_request_id) AND l.request_at = ANY (v_at)
             AND l.request_at BETWEEN (SELECT min(a) FROM unnest(v_at) a) AND (SELECT max(a) FROM unnest(v_at) a)
@@ -68,7 +34,6 @@ export const CHARGE_END_MIGRATIONS: Migration[] = [
         owing AS (
           SELECT i.*, e.request_id IS NULL AS fresh, coalesce(e.amount_micro, 0) AS amount_before,
             coalesce(e.shortfall_micro, 0) AS shortfall_before,
-            e.prompt_tokens AS prompt_before, e.completion_tokens AS completion_before,
             i.charge - coalesce(e.amount_micro + e.shortfall_micro, 0) AS due
           FROM input i LEFT JOIN earlier e ON e.request_id = i.request_id
           WHERE NOT EXISTS (SELECT 1 FROM billing.ledger_archives a
@@ -86,25 +51,18 @@ export const CHARGE_END_MIGRATIONS: Migration[] = [
           FROM parts p JOIN payable r ON r.account_id = p.account_id),
         written AS (
           INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
-            output_micro_per_million, amount_micro, paid, usage_estimated, held_micro, shortfall_micro, request_at, end_reason)
+            output_micro_per_million, amount_micro, paid, usage_estimated, held_micro, shortfall_micro, request_at)
           SELECT t.request_id, t.account_id, t.model, t.prompt, t.completion, t.in_price, t.out_price, t.take, t.paid, t.estimated,
-            t.held, t.owed - t.take, t.request_at, coalesce(t.end_reason, '')
+            t.held, t.owed - t.take, t.request_at
           FROM taken t WHERE t.fresh ORDER BY t.request_id
           ON CONFLICT (request_id, request_at) DO NOTHING
           RETURNING request_id),
         corrected AS (
           UPDATE billing.ledger l SET model = t.model, prompt_tokens = t.prompt, completion_tokens = t.completion,
             input_micro_per_million = t.in_price, output_micro_per_million = t.out_price, held_micro = t.held, usage_estimated = false,
-            amount_micro = t.amount_before + t.take - t.refund, shortfall_micro = t.shortfall_before + t.owed - t.take - t.forgiven,
-            end_reason = coalesce(nullif(t.end_reason, ''), l.end_reason)
+            amount_micro = t.amount_before + t.take - t.refund, shortfall_micro = t.shortfall_before + t.owed - t.take - t.forgiven
           FROM taken t WHERE NOT t.fresh AND l.request_id = t.request_id AND l.request_at = t.request_at
           RETURNING l.request_id),
-        recorded AS (
-          INSERT INTO billing.charge_corrections (request_id, request_at, account_id, prompt_before, completion_before, amount_before,
-            shortfall_before, prompt_after, completion_after, amount_after, shortfall_after)
-          SELECT t.request_id, t.request_at, t.account_id, t.prompt_before, t.completion_before, t.amount_before, t.shortfall_before,
-            t.prompt, t.completion, t.amount_before + t.take - t.refund, t.shortfall_before + t.owed - t.take - t.forgiven
-          FROM taken t WHERE NOT t.fresh AND t.request_id IN (SELECT request_id FROM corrected)),
         done AS (
           SELECT t.* FROM taken t WHERE t.request_id IN (SELECT request_id FROM written UNION ALL SELECT request_id FROM corrected)),
         moved AS (
@@ -124,5 +82,4 @@ export const CHARGE_END_MIGRATIONS: Migration[] = [
           FROM unnest(p_return_account_id, p_returned_total) AS r(account_id, returned_total) GROUP BY r.account_id;
       END $fn$;
     `,
-  },
-];
+};
