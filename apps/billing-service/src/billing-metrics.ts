@@ -1,5 +1,5 @@
 import { counter, Database, sampledGauge } from '@gw/service-kit';
-import { BillRecord, SetAsideReason } from './store/credit-line-records';
+import { LedgerBill, SetAsideReason } from './store/credit-line-records';
 
 /**
  * Settle and RecordFree calls, and bills of ApplyBills that wrote their row, by `payment` (paid,
@@ -105,7 +105,7 @@ const unconfirmedPriceChanges = counter(
  * reads the same whichever path billed it.
  */
 export function countBill(
-  bill: Omit<BillRecord, 'requestId' | 'accountId'>,
+  bill: Omit<LedgerBill, 'requestId' | 'accountId'>,
   outcome: 'written' | 'corrected' | 'repeated' | 'refused',
   shortfallMicro = 0,
 ): void {
@@ -136,7 +136,7 @@ export function watchSetAsideBills(db: Database): void {
 }
 
 /** Counts a bill set aside instead of filed. */
-export function countBillSetAside(bill: Pick<BillRecord, 'paid'>, reason: SetAsideReason): void {
+export function countBillSetAside(bill: Pick<LedgerBill, 'paid'>, reason: SetAsideReason): void {
   setAsideBills.inc({ payment: bill.paid ? 'paid' : 'free', reason });
 }
 

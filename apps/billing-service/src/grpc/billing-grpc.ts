@@ -19,7 +19,7 @@ import { SetAsideBills } from '../domain/set-aside-bills';
 import { AccountStatement } from '../store/account-statement';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
-import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
+import { LedgerBill, CreditLineExtension } from '../store/credit-line-records';
 import { auditTrailGrpc } from './audit-trail-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
@@ -38,7 +38,7 @@ export interface BillingParts {
   audit: PgBillingAudit;
 }
 
-const toBill = (b: billingV1.Bill): BillRecord => ({
+const toBill = (b: billingV1.Bill): LedgerBill => ({
   requestId: b.requestId,
   accountId: b.accountId,
   model: b.model,
@@ -54,7 +54,7 @@ const toBill = (b: billingV1.Bill): BillRecord => ({
   ...(b.admittedAtMs !== undefined ? { admittedAtMs: b.admittedAtMs } : {}),
 });
 
-const toWireBill = (b: BillRecord): billingV1.Bill => ({
+const toWireBill = (b: LedgerBill): billingV1.Bill => ({
   requestId: b.requestId,
   accountId: b.accountId,
   model: b.model,

@@ -17,7 +17,7 @@ function definitionsByFunction(): Map<string, string[]> {
 /** The rows of sql-functions.md: function name, the file of its current definition, the ids before it. */
 function listed(): Map<string, { current: string; before: string[] }> {
   const text = readFileSync(join(__dirname, 'sql-functions.md'), 'utf8');
-  const rows = [...text.matchAll(/^\| `billing\.(\w+)` \| \[([\w-]+)\.ts\]\(\2\.ts\) \|([^|]*)\|$/gm)];
+  const rows = [...text.matchAll(/^\|\s*`billing\.(\w+)`\s*\|\s*\[([\w-]+)\.ts\]\(\2\.ts\)\s*\|([^|]*)\|\s*$/gm)];
   return new Map(
     rows.map(([, name, file, before]) => [
       name,
