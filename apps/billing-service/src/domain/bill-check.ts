@@ -10,7 +10,7 @@ const MAX_TIME_MS = 8.64e15;
 /**
  * Refuses, with INVALID_ARGUMENT, a bill whose fields are past their bounds or whose charge does
  * not follow from them: a paid bill charges min(cost of its tokens at its prices, its hold), with
- * the cost worked out as Settle works it out (chargeWithinHold); a free bill charges nothing.
+ * the cost worked out by chargeWithinHold; a free bill charges nothing.
  */
 export function checkBill(bill: LedgerBill): void {
   requireId('request_id', bill.requestId);

@@ -39,7 +39,7 @@ function readChange(payload: string): PriceChange | undefined {
  * named `gw-billing-prices:<replica>` so that a publisher can list the replicas that must confirm
  * (pg_stat_activity). billing.set_price notifies a change in the transaction that makes it; each
  * replica hands it to its watchers (PriceWatchHub) and, once they applied it or were cut,
- * notifies its confirmation: the highest version it has settled. Versions come one after the
+ * notifies its confirmation: the highest version it has delivered. Versions come one after the
  * other: a gap means a notification was missed, and counts as losing the connection. When the
  * connection is lost (or a check of it fails) every watcher's stream is ended, and the table is
  * read again on the new connection before any stream is accepted.
