@@ -417,17 +417,4 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     expect(rows).toEqual([{ paid: false, amount_micro: 0, input_micro_per_million: 0, held_micro: 0 }]);
     expect(await money(accountId)).toMatchObject({ balance: 1000, line: 1000, charged: 0 });
   });
-
-  it('holds an older edge’s Authorize only in what the line leaves, and counts the line in required', async () => {
-    const accountId = await funded(100_000);
-    await call.extend(accountId, 0, 60_000);
-    const request = { requestId: `req_line_${++seq}`, accountId, model: 'vendor-v4-flash', promptTokens: 10_000, maxTokens: 10_000 };
-    expect(await call.authorize(request)).toEqual({ approved: false, balanceMicroLyd: 100_000, requiredMicroLyd: 50_000 + 60_000 });
-    expect(await call.authorize({ ...request, maxTokens: 7500 })).toEqual({
-      approved: true,
-      balanceMicroLyd: 100_000,
-      requiredMicroLyd: 40_000 + 60_000,
-    });
-    expectSound(await money(accountId));
-  });
 });
