@@ -33,4 +33,42 @@ describe("the older release's Authorize beside a credit line (gRPC, Postgres)", 
     );
     expect(rows[0]).toEqual({ balance: '100000', held: '40000', line: '60000' });
   });
+
+  it('lends the line only what a legacy hold leaves, and clamps charges beyond it without touching the hold', async () => {
+    const accountId = 'acct_hold_outside_line';
+    await client.addBalance({ accountId, amountMicroLyd: 10_000 });
+    // A hold of 1,000 + 4 × 1,000 micro-LYD stays outside the line.
+    await client.authorize({
+      requestId: 'req_hold_outside_line',
+      accountId,
+      model: 'vendor-v4-flash',
+      promptTokens: 1000,
+      maxTokens: 1000,
+    });
+    expect(await client.extendCreditLine({ accountId, returnedTotalMicroLyd: 0, needMicroLyd: 0 })).toMatchObject({
+      grantedTotalMicroLyd: 5000,
+      heldMicroLyd: 5000,
+    });
+    // 7,500 billed against a line of 5,000: 2,500 of it a shortfall, the hold and the rest of the balance untouched.
+    const bill = (n: number, promptTokens: number) => ({
+      requestId: `req_beyond_line_${n}`,
+      accountId,
+      model: 'vendor-v4-flash',
+      paid: true,
+      promptTokens,
+      completionTokens: 0,
+      usageEstimated: false,
+      heldMicroLyd: promptTokens,
+      inputMicroLydPerMillion: 1_000_000,
+      outputMicroLydPerMillion: 4_000_000,
+      chargeMicroLyd: promptTokens,
+    });
+    const { outcomes } = await client.applyBills({ bills: [bill(1, 3000), bill(2, 4500)], returns: [] });
+    expect(outcomes.map((o) => o.shortfallMicroLyd)).toEqual([0, 2500]);
+    const { rows } = await db.query<{ balance: string; held: string; line: string }>(
+      'SELECT balance_micro AS balance, held_micro AS held, line_micro AS line FROM billing.balances WHERE account_id = $1',
+      [accountId],
+    );
+    expect(rows[0]).toEqual({ balance: '5000', held: '5000', line: '0' });
+  });
 });
