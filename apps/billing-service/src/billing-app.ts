@@ -45,7 +45,7 @@ export interface BillingApp {
 /**
  * Opens the store, applies migrations, starts the price feed (between replicas through Postgres;
  * within this one alone on the embedded database) and serves billing.v1.Billing plus health,
- * with the previous release's methods beside the current ones.
+ * with the older release's methods beside the current ones.
  */
 export async function startBillingApp(config: BillingConfig, logger: Logger): Promise<BillingApp> {
   const db = await openDatabase(config.databaseUrl, config.dataDir);

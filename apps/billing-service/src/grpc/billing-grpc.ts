@@ -81,18 +81,9 @@ const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse =
 const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
-/**
- * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
- * PriceWatchHub, LedgerArchive, SetAsideBills). Every call passes the server chain. The methods
- * served `beside` complete the contract (those kept for the previous release); a method served
- * by neither is answered UNIMPLEMENTED.
- */
-export function billingGrpc(
-  { ledger, creditLines, statement, priceHub, archive, setAside, moneyAudit, audit }: BillingParts,
-  logger: Logger,
-  beside: ServedBeside[] = [],
-): ServedService {
-  const handlers = {
+/** The unary methods of this release: translation only, the rules are in the domain. */
+function currentHandlers({ ledger, creditLines, statement, archive, setAside, moneyAudit, audit }: BillingParts, logger: Logger) {
+  return {
     extendCreditLine: async (req) => toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
     async extendCreditLines(req) {
       const asks = req.lines.map((l) => ({
@@ -225,13 +216,25 @@ export function billingGrpc(
     },
     ...auditTrailGrpc(audit),
   } satisfies Partial<BillingHandlers>;
+}
 
+/** The handlers of this release's unary methods, by method key. */
+export type CurrentBillingHandlers = ReturnType<typeof currentHandlers>;
+
+/**
+ * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
+ * PriceWatchHub, LedgerArchive, SetAsideBills). Every call passes the server chain. The methods
+ * served `beside` complete the contract (those kept for the older release); a method served
+ * by neither is answered UNIMPLEMENTED.
+ */
+export function billingGrpc(parts: BillingParts, logger: Logger, beside: ServedBeside[] = []): ServedService {
   // Complete with the methods served beside; grpc-js answers UNIMPLEMENTED for any other.
-  const served = Object.assign({}, handlers, ...beside.map((b) => b.handlers)) as BillingHandlers;
+  const served = Object.assign({}, currentHandlers(parts, logger), ...beside.map((b) => b.handlers)) as BillingHandlers;
   return rpcService(
     billingV1.BillingService,
     served,
     serverChain(logger),
-    (methods) => Object.assign({ watchPrices: watchPrices(priceHub) }, ...beside.map((b) => b.streams(methods))) as BillingStreamHandlers,
+    (methods) =>
+      Object.assign({ watchPrices: watchPrices(parts.priceHub) }, ...beside.map((b) => b.streams(methods))) as BillingStreamHandlers,
   );
 }

@@ -9,7 +9,7 @@ export type BillingStreamHandlers = StreamHandlers<billingV1.BillingService>;
 
 /**
  * Methods of billing.v1.Billing served beside the current ones, with the background task they
- * need. The previous release's methods come this way (src/legacy/), so that the current
+ * need. The older release's methods come this way (src/legacy/), so that the current
  * methods are read, and the older ones deleted, without the other.
  */
 export interface ServedBeside {

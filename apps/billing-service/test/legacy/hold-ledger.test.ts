@@ -7,7 +7,7 @@ import { HoldTestDb, openHoldTestDb } from './hold-test-db';
 // vendor-v4-flash: 1 LYD in, 4 LYD out per million tokens; 1,000 + 8,192 tokens cost at most 33,768 micro-LYD.
 const FLASH_WORST = 1000 + 8192 * 4;
 
-describe("HoldLedger on Postgres: the previous release's holds", () => {
+describe("HoldLedger on Postgres: the older release's holds", () => {
   let t: HoldTestDb;
   let seq = 0;
   const newAccount = () => `acct_${++seq}`;

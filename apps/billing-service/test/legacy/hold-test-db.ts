@@ -2,7 +2,7 @@ import { HoldLedger } from '../../src/legacy/domain/hold-ledger';
 import { PgHoldStore } from '../../src/legacy/store/pg-hold-store';
 import { BillingTestDb, openBillingTestDb, testMoneyLinks } from '../billing-test-db';
 
-/** A migrated billing schema with the previous release's holds on it beside the current store and ledger. */
+/** A migrated billing schema with the older release's holds on it beside the current store and ledger. */
 export interface HoldTestDb extends BillingTestDb {
   holdStore: PgHoldStore;
   holds: HoldLedger;

@@ -50,7 +50,7 @@ function toSafeMicro(amount: bigint): number {
 }
 
 /**
- * The previous release's money rules: a worst-case hold placed before a request (Authorize), one
+ * The older release's money rules: a worst-case hold placed before a request (Authorize), one
  * charge after it (Settle), a free request's ledger row (RecordFree), and the holds given back or
  * kept (ReleaseHold, RenewHolds). All amounts are integer micro-LYD.
  */

@@ -1,16 +1,23 @@
 import { billingV1 } from '@gw/contracts';
 import { callStreamHandler, ChainedMethods, eachOnItsOwn, Logger, oneMethodRoute } from '@gw/service-kit';
+import { CurrentBillingHandlers } from '../../grpc/billing-grpc';
 import { BillingHandlers } from '../../grpc/served-beside';
 import { HoldLedger } from '../domain/hold-ledger';
 
-/** The methods of billing.v1.Billing that only the previous release calls (each `deprecated` in billing.proto). */
+/** The methods of billing.v1.Billing that only the older release calls (each `deprecated` in billing.proto). */
 export type OlderReleaseHandlers = Pick<
   BillingHandlers,
   'authorize' | 'settle' | 'settleMany' | 'releaseHold' | 'renewHolds' | 'recordFree'
 >;
 
+/** True only while this release's handlers and these together serve every unary method of billing.v1.Billing. */
+type ServesEveryMethod = CurrentBillingHandlers & OlderReleaseHandlers extends BillingHandlers ? true : never;
+
+/** A type error here names a unary method of the contract that neither this file nor billing-grpc.ts serves. */
+export const SERVES_EVERY_METHOD: ServesEveryMethod = true;
+
 /**
- * The previous release's methods: translation only, the rules are in HoldLedger. Its edges hold
+ * The older release's methods: translation only, the rules are in HoldLedger. Its edges hold
  * at Authorize (unary, or carried on the AuthorizeCalls stream); quota-service settles, records
  * free, releases and renews those requests' holds, never an admitted request's.
  */

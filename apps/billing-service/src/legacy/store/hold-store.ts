@@ -31,7 +31,7 @@ export interface SettleOutcome {
   repeated: boolean;
 }
 
-/** Persistence of the previous release's holds and of the ledger rows it writes. Every method is atomic. */
+/** Persistence of the older release's holds and of the ledger rows it writes. Every method is atomic. */
 export interface HoldStore {
   getPrice(model: string): Promise<PriceRecord | undefined>;
   /** Places the hold if the available balance covers it and its prices are the model's, once per request id. */
