@@ -9,11 +9,10 @@ import {
   runMigrations,
   startGrpcServer,
 } from '@gw/service-kit';
-import { watchHolds, watchSetAsideBills } from './billing-metrics';
+import { watchSetAsideBills } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
-import { HoldSweeper } from './domain/hold-sweeper';
 import { LedgerArchive } from './domain/ledger-archive';
 import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
 import { moneyAuditOf } from './domain/money-audit';
@@ -21,7 +20,9 @@ import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
 import { SetAsideBills } from './domain/set-aside-bills';
 import { billingGrpc } from './grpc/billing-grpc';
-import { BILLING_MIGRATIONS } from './store/billing-migrations';
+import { ServedBeside } from './grpc/served-beside';
+import { olderReleaseBilling } from './legacy/older-release';
+import { BILLING_MIGRATIONS } from './store/migrations/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
 import { PgBillingAudit } from './store/pg-billing-audit';
 import { PgBillingStore } from './store/pg-billing-store';
@@ -37,14 +38,14 @@ import { PgSetAsideBills } from './store/pg-set-aside-bills';
 /** A running billing-service. */
 export interface BillingApp {
   port: number;
-  /** Health to NOT_SERVING, end the price watches, stop the sweeper, finish running calls, close the database. */
+  /** Health to NOT_SERVING, end the price watches, stop the background tasks, finish running calls, close the database. */
   stop(): Promise<void>;
 }
 
 /**
- * Opens the store, applies migrations, starts the hold sweeper and the price feed (between
- * replicas through Postgres; within this one alone on the embedded database) and serves
- * billing.v1.Billing plus health.
+ * Opens the store, applies migrations, starts the price feed (between replicas through Postgres;
+ * within this one alone on the embedded database) and serves billing.v1.Billing plus health,
+ * with the older release's methods beside the current ones.
  */
 export async function startBillingApp(config: BillingConfig, logger: Logger): Promise<BillingApp> {
   const db = await openDatabase(config.databaseUrl, config.dataDir);
@@ -63,18 +64,17 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const opened = await links.linkEarlierBooks(db);
     if (opened) logger.info('linked the movements kept before links were', { seq: opened.seq, rows: opened.details.rows });
     const store = new PgBillingStore(db, links);
-    watchHolds(db);
     watchSetAsideBills(db);
     const hub = new PriceWatchHub(config.priceAckTimeoutMs);
     const priceFeed = config.databaseUrl
       ? await PgPriceFeed.start(config.databaseUrl, db, store, hub, config.priceAckTimeoutMs, logger)
       : await LocalPriceFeed.start(store, hub);
     feed = priceFeed;
-    const sweeper = new HoldSweeper(store, config.holdTtlSeconds, config.holdSweepIntervalMs, logger);
     const months = new PgLedgerMonths(db, links);
     monthKeeper = await startLedgerMonthKeeper(months, logger);
     moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
+    const beside: ServedBeside[] = [olderReleaseBilling(db, links, config, logger)];
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
@@ -90,9 +90,10 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         audit: new PgBillingAudit(db, trail),
       },
       logger,
+      beside,
     );
     const server = await startGrpcServer(config, [billing], logger);
-    sweeper.start();
+    beside.forEach((served) => served.start());
     checkpoints = logAuditCheckpoints('billing-service', trail, db, key, config.auditCheckpointIntervalMs, logger);
     logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
     return {
@@ -102,7 +103,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         // The watch streams would hold the server open: ended, each watcher resyncs elsewhere.
         hub.endAll('billing-service stopping');
         await priceFeed.stop();
-        await sweeper.stop();
+        await Promise.all(beside.map((served) => served.stop()));
         await monthKeeper?.stop();
         await moneyAudit?.stop();
         await checkpoints?.stop();

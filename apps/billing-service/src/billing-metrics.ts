@@ -1,21 +1,24 @@
 import { counter, Database, sampledGauge } from '@gw/service-kit';
-import { LedgerRecord } from './store/billing-records';
-import { BillRecord, SetAsideReason } from './store/credit-line-records';
+import { LedgerBill, SetAsideReason } from './store/credit-line-records';
 
 /**
- * Settle and RecordFree calls, and bills of ApplyBills that wrote their row, by `payment` (paid,
- * free) and `outcome`: `billed` (this call wrote the ledger row), `repeated` (already billed:
- * nothing changed) or `refused` (no hold to settle, or a request id that is not this payment's or
- * account's). ApplyBills' own outcomes are in billing_bills_total.
+ * Requests billed, by `payment` (paid, free) and `outcome`: `billed` (a ledger row written, by
+ * ApplyBills or the older release's Settle and RecordFree), `repeated` (already billed: nothing
+ * changed) or `refused` (the older release's: no hold, or a request id of another payment or
+ * account). ApplyBills' own outcomes are in billing_bills_total. The metric keeps the older
+ * release's name, billing_settles_total.
  */
-const settles = counter(
+const billedRequests = counter(
   'billing_settles_total',
   'Requests billed by Settle, RecordFree or ApplyBills, by payment (paid, free) and outcome (billed, repeated, refused).',
   ['payment', 'outcome'],
 );
 
-/** Micro-LYD charged to balances by settles, each request once. */
-const chargedMicroLyd = counter('billing_charged_micro_lyd_total', 'Micro-LYD charged to API balances by settles (each request once).');
+/** Micro-LYD charged to balances by billed requests, each request once. */
+const chargedMicroLyd = counter(
+  'billing_charged_micro_lyd_total',
+  'Micro-LYD charged to API balances by billed requests (each request once).',
+);
 
 /** Tokens billed, each request once: `model` is one billing prices (or the catalog's, for a free request). */
 const tokens = counter(
@@ -25,39 +28,42 @@ const tokens = counter(
 );
 
 /** LYD charged to balances, by model, each request once. */
-const chargedLyd = counter('billing_charged_lyd_total', 'LYD charged to API balances by settles, by model (each request once).', ['model']);
+const chargedLyd = counter('billing_charged_lyd_total', 'LYD charged to API balances by billed requests, by model (each request once).', [
+  'model',
+]);
 
 /** Requests billed with an estimate of their usage (the reply broke off before reporting it), each once. */
-const estimatedSettles = counter('billing_estimated_settles_total', 'Requests billed with usage_estimated, by payment (paid, free).', [
+const estimatedBills = counter('billing_estimated_settles_total', 'Requests billed with usage_estimated, by payment (paid, free).', [
   'payment',
 ]);
 
-/** Counts a ledger row just written: the settle, its charge, and whether its usage was estimated. */
-export function countBilled(
-  entry: Pick<LedgerRecord, 'paid' | 'model' | 'promptTokens' | 'completionTokens' | 'amountMicro' | 'usageEstimated'>,
-): void {
+/** A request whose ledger row was just written, as the billing counters read it. */
+export interface BilledRequest {
+  model: string;
+  paid: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  /** What the row charged, micro-LYD. */
+  amountMicro: number;
+  usageEstimated: boolean;
+}
+
+/** Counts a ledger row just written: the request, its charge, and whether its usage was estimated. */
+export function countBilled(entry: BilledRequest): void {
   const payment = entry.paid ? 'paid' : 'free';
-  settles.inc({ payment, outcome: 'billed' });
+  billedRequests.inc({ payment, outcome: 'billed' });
   tokens.inc({ model: entry.model, payment, kind: 'prompt' }, entry.promptTokens);
   tokens.inc({ model: entry.model, payment, kind: 'completion' }, entry.completionTokens);
   if (entry.paid) {
     chargedMicroLyd.inc(entry.amountMicro);
     chargedLyd.inc({ model: entry.model }, entry.amountMicro / 1_000_000);
   }
-  if (entry.usageEstimated) estimatedSettles.inc({ payment });
+  if (entry.usageEstimated) estimatedBills.inc({ payment });
 }
 
-/** Counts a settle that billed nothing: already billed, or refused. */
+/** Counts an older release's Settle or RecordFree that billed nothing: already billed, or refused. */
 export function countNotBilled(payment: 'paid' | 'free', outcome: 'repeated' | 'refused'): void {
-  settles.inc({ payment, outcome });
-}
-
-/** Holds placed and not yet settled or released, read from the database when scraped (the same for every replica). */
-export function watchHolds(db: Database): void {
-  sampledGauge('billing_holds_open', 'Holds on balances not yet settled or released (all replicas share them).', async () => {
-    const { rows } = await db.query<{ open: number }>('SELECT count(*)::int AS open FROM billing.holds');
-    return rows[0].open;
-  });
+  billedRequests.inc({ payment, outcome });
 }
 
 /**
@@ -101,11 +107,11 @@ const unconfirmedPriceChanges = counter(
 
 /**
  * Counts one bill of ApplyBills and the shortfall it recorded. A bill whose ledger row was written
- * now also counts as a settle does (its tokens and charge, each request once), so that revenue
+ * now also counts as a billed request (its tokens and charge, each request once), so that revenue
  * reads the same whichever path billed it.
  */
 export function countBill(
-  bill: Omit<BillRecord, 'requestId' | 'accountId'>,
+  bill: Omit<LedgerBill, 'requestId' | 'accountId'>,
   outcome: 'written' | 'corrected' | 'repeated' | 'refused',
   shortfallMicro = 0,
 ): void {
@@ -136,7 +142,7 @@ export function watchSetAsideBills(db: Database): void {
 }
 
 /** Counts a bill set aside instead of filed. */
-export function countBillSetAside(bill: Pick<BillRecord, 'paid'>, reason: SetAsideReason): void {
+export function countBillSetAside(bill: Pick<LedgerBill, 'paid'>, reason: SetAsideReason): void {
   setAsideBills.inc({ payment: bill.paid ? 'paid' : 'free', reason });
 }
 

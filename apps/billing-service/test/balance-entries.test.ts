@@ -4,7 +4,7 @@ import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
-import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
+import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
 import { PgMoneyAudit } from '../src/store/pg-money-audit';
 import { codeOf } from './billing-test-db';
 

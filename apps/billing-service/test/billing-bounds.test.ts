@@ -42,14 +42,6 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     await client.addBalance({ accountId, amountMicroLyd: micro });
     return accountId;
   };
-  const authorizeRequest = (accountId: string, overrides: Partial<billingV1.AuthorizeRequest> = {}): billingV1.AuthorizeRequest => ({
-    requestId: `req_bounds_${++seq}`,
-    accountId,
-    model: 'vendor-v4-flash',
-    promptTokens: 1000,
-    maxTokens: 1000,
-    ...overrides,
-  });
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -80,72 +72,8 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     }
   });
 
-  it('Authorize: prompt_tokens up to the context window, max_tokens up to 32,768, ids and model by length', async () => {
+  it('GetBalance, ListCharges and DailyTotals: ids by length, page and days by count', async () => {
     const accountId = await funded();
-    await refused(() => client.authorize(authorizeRequest(accountId, { promptTokens: MAX_PROMPT_TOKENS + 1 })));
-    await refused(() => client.authorize(authorizeRequest(accountId, { promptTokens: 2 ** 62 })));
-    await refused(() => client.authorize(authorizeRequest(accountId, { maxTokens: MAX_COMPLETION_TOKENS + 1 })));
-    await refused(() => client.authorize(authorizeRequest(accountId, { requestId: id(MAX_ID_LENGTH + 1) })));
-    await refused(() => client.authorize(authorizeRequest(id(MAX_ID_LENGTH + 1))));
-    await refused(() => client.authorize(authorizeRequest(accountId, { model: id(MAX_MODEL_ID_LENGTH + 1, 'm') })));
-
-    const longModel = id(MAX_MODEL_ID_LENGTH, 'm');
-    await client.setPrice({ price: { model: longModel, inputMicroLydPerMillion: 1_000_000, outputMicroLydPerMillion: 1_000_000 } });
-    const atBounds = authorizeRequest(accountId, {
-      requestId: id(MAX_ID_LENGTH, 'r'),
-      model: longModel,
-      promptTokens: MAX_PROMPT_TOKENS,
-      maxTokens: MAX_COMPLETION_TOKENS,
-    });
-    expect(await client.authorize(atBounds)).toMatchObject({ approved: true, requiredMicroLyd: MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS });
-    const longAccount = await client.addBalance({ accountId: id(MAX_ID_LENGTH, 'a'), amountMicroLyd: 1 });
-    expect(longAccount).toEqual({ balanceMicroLyd: 1 });
-  });
-
-  it('Settle, SettleMany and RecordFree: prompt_tokens up to the context window, completion_tokens up to 32,768', async () => {
-    const accountId = await funded();
-    const hold = authorizeRequest(accountId, { promptTokens: MAX_PROMPT_TOKENS, maxTokens: MAX_COMPLETION_TOKENS });
-    await client.authorize(hold);
-    const usage = {
-      requestId: hold.requestId,
-      promptTokens: MAX_PROMPT_TOKENS,
-      completionTokens: MAX_COMPLETION_TOKENS,
-      usageEstimated: false,
-    };
-    await refused(() => client.settle({ ...usage, promptTokens: MAX_PROMPT_TOKENS + 1 }));
-    await refused(() => client.settle({ ...usage, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
-    await refused(() => client.settle({ ...usage, completionTokens: 2 ** 62 }));
-    const before = await state();
-    expect((await client.settleMany({ requests: [{ ...usage, completionTokens: MAX_COMPLETION_TOKENS + 1 }] })).outcomes).toEqual([
-      { settled: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.stringContaining('completion_tokens') },
-    ]);
-    expect(await state()).toEqual(before);
-    // 1,000,000 × 1 LYD + 32,768 × 4 LYD per million tokens: 1,131,072 micro-LYD.
-    expect(await client.settle(usage)).toMatchObject({ chargedMicroLyd: 1_131_072 });
-
-    const free = {
-      requestId: `free_${++seq}`,
-      accountId,
-      model: 'vendor-v4-flash',
-      promptTokens: MAX_PROMPT_TOKENS,
-      completionTokens: MAX_COMPLETION_TOKENS,
-      usageEstimated: false,
-    };
-    await refused(() => client.recordFree({ ...free, promptTokens: MAX_PROMPT_TOKENS + 1 }));
-    await refused(() => client.recordFree({ ...free, completionTokens: MAX_COMPLETION_TOKENS + 1 }));
-    await refused(() => client.recordFree({ ...free, model: id(MAX_MODEL_ID_LENGTH + 1, 'm') }));
-    await refused(() => client.recordFree({ ...free, accountId: id(MAX_ID_LENGTH + 1) }));
-    expect(await client.recordFree(free)).toEqual({ recorded: true });
-  });
-
-  it('ReleaseHold, RenewHolds, GetBalance, ListCharges and DailyTotals: ids by length, page and days by count', async () => {
-    const accountId = await funded();
-    const hold = authorizeRequest(accountId);
-    await client.authorize(hold);
-    await refused(() => client.releaseHold({ requestId: id(MAX_ID_LENGTH + 1) }));
-    await refused(() => client.renewHolds({ requestIds: [hold.requestId, id(MAX_ID_LENGTH + 1)] }));
-    expect(await client.renewHolds({ requestIds: [hold.requestId, id(MAX_ID_LENGTH)] })).toEqual({ renewed: 1 });
-    expect(await client.releaseHold({ requestId: id(MAX_ID_LENGTH) })).toEqual({ released: false });
     await refused(() => client.getBalance({ accountId: id(MAX_ID_LENGTH + 1) }));
     expect(await client.getBalance({ accountId: id(MAX_ID_LENGTH) })).toEqual({ balanceMicroLyd: 0 });
     await refused(() => client.listCharges({ accountId, limit: 101, before: '' }));
@@ -164,6 +92,8 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     await refused(() => client.addBalance({ accountId: id(MAX_ID_LENGTH + 1), amountMicroLyd: 1 }));
     expect(await client.addBalance({ accountId, amountMicroLyd: MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: MAX_MICRO_LYD });
     expect(await client.addBalance({ accountId, amountMicroLyd: -MAX_MICRO_LYD })).toEqual({ balanceMicroLyd: 0 });
+    const longAccount = await client.addBalance({ accountId: id(MAX_ID_LENGTH, 'a'), amountMicroLyd: 1 });
+    expect(longAccount).toEqual({ balanceMicroLyd: 1 });
   });
 
   it('ExtendCreditLine and ApplyBills: amounts from 0 to 2^53 - 1, tokens, prices and ids by their bounds, at most 256 bills and returns', async () => {
@@ -242,16 +172,24 @@ describe('billing.v1.Billing over gRPC: bounds of counts, amounts and ids', () =
     await refused(() => client.setPrice({ price: { ...price, model: id(MAX_MODEL_ID_LENGTH + 1, 'm') } }));
     expect(await client.setPrice({ price })).toEqual({ price });
 
-    // The dearest request there can be is held and charged exactly, far inside a safe integer.
+    // The dearest request there can be is billed exactly, far inside a safe integer.
     const accountId = await funded(MAX_MICRO_LYD);
-    const dearest = authorizeRequest(accountId, { model: price.model, promptTokens: MAX_PROMPT_TOKENS, maxTokens: MAX_COMPLETION_TOKENS });
-    expect(await client.authorize(dearest)).toMatchObject({ approved: true, requiredMicroLyd: 1_032_768_000 });
-    const usage = {
-      requestId: dearest.requestId,
+    await client.extendCreditLine({ accountId, returnedTotalMicroLyd: 0, needMicroLyd: 0 });
+    const dearest: billingV1.Bill = {
+      requestId: `req_bounds_${++seq}`,
+      accountId,
+      model: price.model,
+      paid: true,
       promptTokens: MAX_PROMPT_TOKENS,
       completionTokens: MAX_COMPLETION_TOKENS,
       usageEstimated: false,
+      heldMicroLyd: 1_032_768_000,
+      inputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION,
+      outputMicroLydPerMillion: MAX_PRICE_MICRO_LYD_PER_MILLION,
+      chargeMicroLyd: 1_032_768_000,
+      endReason: billingV1.EndReason.END_REASON_COMPLETE,
     };
-    expect(await client.settle(usage)).toEqual({ chargedMicroLyd: 1_032_768_000, balanceMicroLyd: MAX_MICRO_LYD - 1_032_768_000 });
+    expect((await client.applyBills({ bills: [dearest], returns: [] })).outcomes).toMatchObject([{ applied: true, shortfallMicroLyd: 0 }]);
+    expect(await client.getBalance({ accountId })).toEqual({ balanceMicroLyd: MAX_MICRO_LYD - 1_032_768_000 });
   });
 });

@@ -18,7 +18,7 @@ import { loadConfig } from '../src/config';
 import { BillingLedger } from '../src/domain/billing-ledger';
 import { LocalPriceFeed } from '../src/domain/price-feed';
 import { PriceWatchHub } from '../src/domain/price-watch-hub';
-import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
+import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
 import { PgBillingStore } from '../src/store/pg-billing-store';
 import { PgMoneyLinks } from '../src/store/pg-money-links';
 

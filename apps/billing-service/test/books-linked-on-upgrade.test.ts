@@ -3,8 +3,7 @@ import { clientChain, createLogger, Database, entryHash, GENESIS_HASH, openDatab
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
-import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
-import { MONEY_LINK_MIGRATIONS } from '../src/store/money-link-migrations';
+import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
 import { TEST_AUDIT_KEY } from './billing-test-db';
 
 /**
@@ -20,9 +19,8 @@ describe('billing books kept before links, on the first start with them (Postgre
   beforeAll(async () => {
     testDb = await createTestDatabase();
     db = await openDatabase(testDb.url, '');
-    const linkIds = new Set(MONEY_LINK_MIGRATIONS.map((m) => m.id));
-    // The release before links: every migration below the first of links.
-    const firstLinkId = [...linkIds].sort()[0];
+    // The release before links: every migration below the first of links (034, the keyed trail).
+    const firstLinkId = '034-audit-trail-keyed';
     await runMigrations(
       db,
       'billing',

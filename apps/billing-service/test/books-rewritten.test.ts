@@ -192,21 +192,4 @@ describe('billing books rewritten with SQL (gRPC, Postgres)', () => {
     expect(await verify()).toMatchObject({ ok: true, entries: 4 });
     expect(await audit()).toEqual([]);
   });
-
-  it("links the older release's Settle too (one link per settle batch), and the books stay clean", async () => {
-    await client.setPrice({ price: { model: 'vendor-v4-lite', inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000 } });
-    await client.addBalance({ accountId: 'acct_legacy', amountMicroLyd: 1_000_000 });
-    const requests = ['req_books_legacy_1', 'req_books_legacy_2'];
-    for (const requestId of requests)
-      expect(
-        await client.authorize({ requestId, accountId: 'acct_legacy', model: 'vendor-v4-lite', promptTokens: 2000, maxTokens: 1000 }),
-      ).toMatchObject({ approved: true });
-    await Promise.all(
-      requests.map((requestId) => client.settle({ requestId, promptTokens: 2000, completionTokens: 100, usageEstimated: false })),
-    );
-    const links = (await log()).filter((e) => e.details.via === 'settle');
-    expect(links.reduce((sum, e) => sum + Number(e.details.rows), 0)).toBe(2);
-    expect(await audit()).toEqual([]);
-    expect(await verify()).toMatchObject({ ok: true });
-  });
 });

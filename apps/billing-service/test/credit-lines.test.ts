@@ -31,7 +31,6 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
       client.extendCreditLine({ accountId, returnedTotalMicroLyd, needMicroLyd }),
     apply: (bills: billingV1.Bill[], returns: billingV1.LineReturn[] = []) => client.applyBills({ bills, returns }),
     addBalance: (accountId: string, amountMicroLyd: number) => client.addBalance({ accountId, amountMicroLyd }),
-    authorize: (r: billingV1.AuthorizeRequest) => client.authorize(r),
   };
   const funded = async (micro: number) => {
     const accountId = `acct_line_${++seq}`;
@@ -118,13 +117,11 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
 
   it('ExtendCreditLine lends the unheld rest of the balance, or the need; an account without money gets zeros and no row', async () => {
     const accountId = await funded(100_000);
-    // A legacy hold (an older edge's Authorize) of 1,000 + 4 × 1,000 micro-LYD stays outside the line.
-    await call.authorize({ requestId: `req_line_${++seq}`, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
-    const totals = { balanceMicroLyd: 100_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0, heldMicroLyd: 5000 };
+    const totals = { balanceMicroLyd: 100_000, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0, heldMicroLyd: 0 };
     expect(await call.extend(accountId, 0, 20_000)).toEqual({ ...totals, grantedTotalMicroLyd: 20_000 });
-    expect(await call.extend(accountId)).toEqual({ ...totals, grantedTotalMicroLyd: 95_000 });
-    expect(await call.extend(accountId)).toEqual({ ...totals, grantedTotalMicroLyd: 95_000 });
-    expect(await money(accountId)).toEqual({ balance: 100_000, held: 5000, line: 95_000, granted: 95_000, charged: 0, returned: 0 });
+    expect(await call.extend(accountId)).toEqual({ ...totals, grantedTotalMicroLyd: 100_000 });
+    expect(await call.extend(accountId)).toEqual({ ...totals, grantedTotalMicroLyd: 100_000 });
+    expect(await money(accountId)).toEqual({ balance: 100_000, held: 0, line: 100_000, granted: 100_000, charged: 0, returned: 0 });
 
     const zeros = { grantedTotalMicroLyd: 0, balanceMicroLyd: 0, chargedTotalMicroLyd: 0, returnedTotalMicroLyd: 0, heldMicroLyd: 0 };
     expect(await call.extend('acct_line_nobody', 700, 0)).toEqual(zeros);
@@ -165,7 +162,6 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
 
   it('keeps held + line <= balance, never below zero, under 20 concurrent ExtendCreditLine and AddBalance calls', async () => {
     const accountId = await funded(1_000_000);
-    await call.authorize({ requestId: `req_line_${++seq}`, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     const amounts = Array.from({ length: 10 }, (_, i) => (i % 3 === 0 ? 50_000 : -150_000));
     const answers = await Promise.allSettled([
       ...amounts.map((amount) => call.addBalance(accountId, amount)),
@@ -183,7 +179,7 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     // The last word of Postgres: no statement can lend or take what is not there.
     await expect(
       db.query(
-        'UPDATE billing.balances SET line_micro = balance_micro, line_granted_total = balance_micro + line_charged_total + line_returned_total WHERE account_id = $1',
+        'UPDATE billing.balances SET line_micro = balance_micro + 1, line_granted_total = balance_micro + 1 + line_charged_total + line_returned_total WHERE account_id = $1',
         [accountId],
       ),
     ).rejects.toMatchObject({ code: '23514' });
@@ -344,9 +340,8 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     expect(await ledger([pair.requestId])).toEqual([expect.objectContaining({ amount_micro: 18, usage_estimated: false })]);
   });
 
-  it('clamps charges the line and balance cannot carry: the rest is a shortfall in the ledger, legacy holds and the balance untouched below zero', async () => {
-    const accountId = await funded(10_000);
-    await call.authorize({ requestId: `req_line_${++seq}`, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+  it('clamps charges the line and balance cannot carry: the rest is a shortfall in the ledger, the balance untouched below zero', async () => {
+    const accountId = await funded(5000);
     await call.extend(accountId);
     // As after quota-service's store lost writes: 7,500 billed against a line of 5,000.
     const bills = [bill(accountId, 3000, 0), bill(accountId, 0, 1000), bill(accountId, 500, 0)];
@@ -361,7 +356,7 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
       [0, 500],
     ]);
     const after = await money(accountId);
-    expect(after).toEqual({ balance: 5000, held: 5000, line: 0, granted: 7500, charged: 7500, returned: 0 });
+    expect(after).toEqual({ balance: 0, held: 0, line: 0, granted: 7500, charged: 7500, returned: 0 });
     expectSound(after);
 
     // Two calls at once, each more than half the line: the later one is clamped by what the earlier took.
@@ -416,18 +411,5 @@ describe('billing.v1 credit lines and bills over gRPC', () => {
     );
     expect(rows).toEqual([{ paid: false, amount_micro: 0, input_micro_per_million: 0, held_micro: 0 }]);
     expect(await money(accountId)).toMatchObject({ balance: 1000, line: 1000, charged: 0 });
-  });
-
-  it('holds an older edge’s Authorize only in what the line leaves, and counts the line in required', async () => {
-    const accountId = await funded(100_000);
-    await call.extend(accountId, 0, 60_000);
-    const request = { requestId: `req_line_${++seq}`, accountId, model: 'vendor-v4-flash', promptTokens: 10_000, maxTokens: 10_000 };
-    expect(await call.authorize(request)).toEqual({ approved: false, balanceMicroLyd: 100_000, requiredMicroLyd: 50_000 + 60_000 });
-    expect(await call.authorize({ ...request, maxTokens: 7500 })).toEqual({
-      approved: true,
-      balanceMicroLyd: 100_000,
-      requiredMicroLyd: 40_000 + 60_000,
-    });
-    expectSound(await money(accountId));
   });
 });

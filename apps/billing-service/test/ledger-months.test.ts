@@ -9,7 +9,7 @@ import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
-import { BILLING_MIGRATIONS } from '../src/store/billing-migrations';
+import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
 import { PgAccountStatement } from '../src/store/pg-account-statement';
 import { codeOf } from './billing-test-db';
 

@@ -1,6 +1,6 @@
 import { chargeWithinHold } from '@gw/money';
 import { requireCount, requireId } from '@gw/service-kit';
-import { BillRecord } from '../store/credit-line-records';
+import { LedgerBill } from '../store/credit-line-records';
 import { requireAmount, requireCompletionTokens, requireModel, requirePrice, requirePromptTokens } from './field-bounds';
 import { DomainError } from '@gw/errors';
 
@@ -10,9 +10,9 @@ const MAX_TIME_MS = 8.64e15;
 /**
  * Refuses, with INVALID_ARGUMENT, a bill whose fields are past their bounds or whose charge does
  * not follow from them: a paid bill charges min(cost of its tokens at its prices, its hold), with
- * the cost worked out as Settle works it out (chargeWithinHold); a free bill charges nothing.
+ * the cost worked out by chargeWithinHold; a free bill charges nothing.
  */
-export function checkBill(bill: BillRecord): void {
+export function checkBill(bill: LedgerBill): void {
   requireId('request_id', bill.requestId);
   requireId('account_id', bill.accountId);
   requireModel(bill.model);
@@ -37,6 +37,6 @@ export function checkBill(bill: BillRecord): void {
 }
 
 /** A checked bill as the ledger records it: a free one with hold, prices and charge 0, as RecordFree writes it. */
-export function asRecorded(bill: BillRecord): BillRecord {
+export function asRecorded(bill: LedgerBill): LedgerBill {
   return bill.paid ? bill : { ...bill, heldMicro: 0, inputMicroPerMillion: 0, outputMicroPerMillion: 0 };
 }

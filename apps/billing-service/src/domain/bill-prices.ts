@@ -1,4 +1,4 @@
-import { BillRecord } from '../store/credit-line-records';
+import { LedgerBill } from '../store/credit-line-records';
 import { PriceHistoryStore } from '../store/price-history-store';
 
 /** How a bill's prices are checked against the prices in force when its request was admitted. */
@@ -19,7 +19,7 @@ export interface PriceCheck {
  * prices were not these at any moment within `propagationMs` of that time. A free
  * bill, or one from a quota-service too old to send its admitted time, is not checked.
  */
-export async function priceMismatches(bills: readonly BillRecord[], check: PriceCheck): Promise<boolean[]> {
+export async function priceMismatches(bills: readonly LedgerBill[], check: PriceCheck): Promise<boolean[]> {
   const checked = bills.flatMap((b, i) => (b.paid && b.admittedAtMs !== undefined ? [i] : []));
   const inForce = await check.history.inForce(
     checked.map((i) => {

@@ -1,4 +1,4 @@
-import { BillRecord } from '../store/credit-line-records';
+import { LedgerBill } from '../store/credit-line-records';
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -21,7 +21,7 @@ export function uuid7Ms(requestId: string): number | undefined {
  * quota-service the time inside a UUIDv7 request id; undefined for an older id of another form
  * (billing.ledger_time gives it the time of its first bill).
  */
-export function admittedMs(bill: Pick<BillRecord, 'requestId' | 'admittedAtMs'>): number | undefined {
+export function admittedMs(bill: Pick<LedgerBill, 'requestId' | 'admittedAtMs'>): number | undefined {
   return bill.admittedAtMs ?? uuid7Ms(bill.requestId);
 }
 

@@ -1,7 +1,7 @@
 import { grpcCodeOf, ItemOutcome, MAX_BATCH, optionalId, requireCount, requireId } from '@gw/service-kit';
 import { countBill, countBillSetAside, countExtension } from '../billing-metrics';
 import { admittedMs, clockRefusal, FilingWindow } from './bill-time';
-import { BillRecord, CreditLineAsk, SetAsideReason, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
+import { LedgerBill, CreditLineAsk, SetAsideReason, CreditLineExtension, LentLine, LineReturnRecord } from '../store/credit-line-records';
 import { CreditLineStore } from '../store/credit-line-store';
 import { asRecorded, checkBill } from './bill-check';
 import { PriceCheck, priceMismatches } from './bill-prices';
@@ -103,7 +103,7 @@ export class CreditLines {
     return this.store.linesOf(accountIds);
   }
 
-  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<BillOutcome[]> {
+  async applyBills(bills: LedgerBill[], returns: LineReturnRecord[]): Promise<BillOutcome[]> {
     if (bills.length > MAX_BATCH || returns.length > MAX_BATCH)
       throw new DomainError('invalid-argument', `at most ${MAX_BATCH} bills and ${MAX_BATCH} returns in one call`);
     for (const r of returns) {

@@ -45,8 +45,8 @@ export class LedgerArchive {
     const match = MONTH.exec(before);
     if (!match) throw new DomainError('invalid-argument', 'before must be a month, YYYY-MM');
     const start = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
-    const settled = new Date(this.now() - this.lateWindowMs);
-    if (start > new Date(Date.UTC(settled.getUTCFullYear(), settled.getUTCMonth(), 1))) {
+    const lateEdge = new Date(this.now() - this.lateWindowMs);
+    if (start > new Date(Date.UTC(lateEdge.getUTCFullYear(), lateEdge.getUTCMonth(), 1))) {
       throw new DomainError(
         'failed-precondition',
         `the months before ${before} may still receive bills: a month is archived ${this.lateWindowMs} ms (BILL_LATE_WINDOW_MS) after it ends`,

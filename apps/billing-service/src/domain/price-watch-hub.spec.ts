@@ -25,21 +25,21 @@ describe('PriceWatchHub', () => {
     expect(() => hub.add(watcher())).toThrow(expect.objectContaining({ kind: 'unavailable' }));
   });
 
-  it('settles a change once every watcher acknowledged it, a watcher that opened meanwhile included', async () => {
+  it('resolves a change once every watcher acknowledged it, a watcher that opened meanwhile included', async () => {
     const hub = new PriceWatchHub(1000);
     hub.load({ version: 1, prices: [flash] });
     const early = hub.add(watcher());
-    let settled = false;
-    const change = hub.deliver({ version: 2, price: pro }).then(() => (settled = true));
+    let resolved = false;
+    const change = hub.deliver({ version: 2, price: pro }).then(() => (resolved = true));
     const w = watcher();
     const late = hub.add(w);
     expect(w.sent).toEqual([{ version: 2, full: true, prices: [flash, pro] }]);
     early.acknowledge(2);
     await Promise.resolve();
-    expect(settled).toBe(false);
+    expect(resolved).toBe(false);
     late.acknowledge(2);
     await change;
-    expect(settled).toBe(true);
+    expect(resolved).toBe(true);
   });
 
   it('refuses an acknowledgement of a version not sent, and cuts a watcher silent past the timeout', async () => {

@@ -31,7 +31,8 @@ interface WatcherState {
   applied: number;
 }
 
-interface Settling {
+/** A delivery waiting for every watcher to acknowledge its version. */
+interface PendingDelivery {
   version: number;
   done(): void;
 }
@@ -46,7 +47,7 @@ interface Settling {
 export class PriceWatchHub {
   private readonly watchers = new Map<PriceWatcher, WatcherState>();
   private readonly prices = new Map<string, PriceRecord>();
-  private readonly settling = new Set<Settling>();
+  private readonly pending = new Set<PendingDelivery>();
   private tableVersion = 0;
 
   constructor(private readonly ackTimeoutMs: number) {}
@@ -83,7 +84,7 @@ export class PriceWatchHub {
           throw new DomainError('invalid-argument', `version must be one sent: 0 to ${state.sent}`);
         }
         state.applied = Math.max(state.applied, version);
-        this.settle();
+        this.resolveAcknowledged();
       },
       remove: () => this.remove(watcher),
     };
@@ -103,11 +104,11 @@ export class PriceWatchHub {
       }
     }
     return new Promise((resolve) => {
-      const settling: Settling = {
+      const delivery: PendingDelivery = {
         version: change.version,
         done: () => {
           clearTimeout(timer);
-          this.settling.delete(settling);
+          this.pending.delete(delivery);
           resolve();
         },
       };
@@ -117,10 +118,10 @@ export class PriceWatchHub {
           countWatcherCut();
           this.cut(watcher, `prices version ${change.version} not acknowledged within ${this.ackTimeoutMs} ms`);
         }
-        settling.done();
+        delivery.done();
       }, this.ackTimeoutMs);
-      this.settling.add(settling);
-      this.settle();
+      this.pending.add(delivery);
+      this.resolveAcknowledged();
     });
   }
 
@@ -137,13 +138,13 @@ export class PriceWatchHub {
   }
 
   private remove(watcher: PriceWatcher): void {
-    if (this.watchers.delete(watcher)) this.settle();
+    if (this.watchers.delete(watcher)) this.resolveAcknowledged();
   }
 
   /** Resolves the deliveries every watcher has now acknowledged. */
-  private settle(): void {
+  private resolveAcknowledged(): void {
     let applied = Infinity;
     for (const state of this.watchers.values()) applied = Math.min(applied, state.applied);
-    for (const settling of [...this.settling]) if (settling.version <= applied) settling.done();
+    for (const delivery of [...this.pending]) if (delivery.version <= applied) delivery.done();
   }
 }

@@ -1,15 +1,11 @@
 import { billingV1 } from '@gw/contracts';
 import {
   auditActor,
-  callStreamHandler,
-  eachOnItsOwn,
   Logger,
   MoneyAudit,
-  oneMethodDispatching,
   optionalId,
   requireCount,
   requireId,
-  RpcHandlers,
   rpcService,
   ServedService,
   serverChain,
@@ -23,10 +19,11 @@ import { SetAsideBills } from '../domain/set-aside-bills';
 import { AccountStatement } from '../store/account-statement';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
-import { BillRecord, CreditLineExtension } from '../store/credit-line-records';
+import { LedgerBill, CreditLineExtension } from '../store/credit-line-records';
 import { auditTrailGrpc } from './audit-trail-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
+import { BillingHandlers, BillingStreamHandlers, ServedBeside } from './served-beside';
 import { watchPrices } from './watch-prices';
 
 /** What billing.v1.Billing serves from. */
@@ -41,7 +38,7 @@ export interface BillingParts {
   audit: PgBillingAudit;
 }
 
-const toBill = (b: billingV1.Bill): BillRecord => ({
+const toBill = (b: billingV1.Bill): LedgerBill => ({
   requestId: b.requestId,
   accountId: b.accountId,
   model: b.model,
@@ -57,7 +54,7 @@ const toBill = (b: billingV1.Bill): BillRecord => ({
   ...(b.admittedAtMs !== undefined ? { admittedAtMs: b.admittedAtMs } : {}),
 });
 
-const toWireBill = (b: BillRecord): billingV1.Bill => ({
+const toWireBill = (b: LedgerBill): billingV1.Bill => ({
   requestId: b.requestId,
   accountId: b.accountId,
   model: b.model,
@@ -84,33 +81,9 @@ const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse =
 const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
-/**
- * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
- * PriceWatchHub). Every call passes the server chain; the AuthorizeCalls stream carries Authorize
- * calls, each served as its unary call would be.
- */
-export function billingGrpc(
-  { ledger, creditLines, statement, priceHub, archive, setAside, moneyAudit, audit }: BillingParts,
-  logger: Logger,
-): ServedService {
-  const settle = async (req: billingV1.SettleRequest): Promise<billingV1.SettleResponse> => {
-    const result = await ledger.settle(req);
-    return { chargedMicroLyd: result.chargedMicro, balanceMicroLyd: result.balanceMicro };
-  };
-
-  const handlers: RpcHandlers<billingV1.BillingService> = {
-    async authorize(req, { callerGone }) {
-      const decision = await ledger.authorize(req, callerGone);
-      return { approved: decision.approved, balanceMicroLyd: decision.balanceMicro, requiredMicroLyd: decision.requiredMicro };
-    },
-    settle,
-    async settleMany(req) {
-      const outcomes = await eachOnItsOwn(req.requests, settle, logger, 'SettleMany');
-      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ settled: result, errorCode, errorMessage })) };
-    },
-    releaseHold: async (req) => ({ released: await ledger.releaseHold(req.requestId) }),
-    renewHolds: async (req) => ({ renewed: await ledger.renewHolds(req.requestIds) }),
-    recordFree: async (req) => ({ recorded: await ledger.recordFree(req) }),
+/** The unary methods of this release: translation only, the rules are in the domain. */
+function currentHandlers({ ledger, creditLines, statement, archive, setAside, moneyAudit, audit }: BillingParts, logger: Logger) {
+  return {
     extendCreditLine: async (req) => toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
     async extendCreditLines(req) {
       const asks = req.lines.map((l) => ({
@@ -242,10 +215,26 @@ export function billingGrpc(
       return { price: toPrice(stored) };
     },
     ...auditTrailGrpc(audit),
-  };
+  } satisfies Partial<BillingHandlers>;
+}
 
-  return rpcService(billingV1.BillingService, handlers, serverChain(logger), (methods) => ({
-    authorizeCalls: callStreamHandler('AuthorizeCalls', methods, oneMethodDispatching('authorize')),
-    watchPrices: watchPrices(priceHub),
-  }));
+/** The handlers of this release's unary methods, by method key. */
+export type CurrentBillingHandlers = ReturnType<typeof currentHandlers>;
+
+/**
+ * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
+ * PriceWatchHub, LedgerArchive, SetAsideBills). Every call passes the server chain. The methods
+ * served `beside` complete the contract (those kept for the older release); a method served
+ * by neither is answered UNIMPLEMENTED.
+ */
+export function billingGrpc(parts: BillingParts, logger: Logger, beside: ServedBeside[] = []): ServedService {
+  // Complete with the methods served beside; grpc-js answers UNIMPLEMENTED for any other.
+  const served = Object.assign({}, currentHandlers(parts, logger), ...beside.map((b) => b.handlers)) as BillingHandlers;
+  return rpcService(
+    billingV1.BillingService,
+    served,
+    serverChain(logger),
+    (methods) =>
+      Object.assign({ watchPrices: watchPrices(parts.priceHub) }, ...beside.map((b) => b.streams(methods))) as BillingStreamHandlers,
+  );
 }

@@ -40,8 +40,11 @@ export interface CreditLineExtension {
 /** Why a billed request ended ('' when not recorded: billed before end reasons were kept, or by an older caller). */
 export type EndReason = '' | 'complete' | 'caller-left' | 'provider-broke-off' | 'recovered';
 
-/** One bill of a request, as quota-service delivers it (amounts micro-LYD, prices per million tokens). */
-export interface BillRecord {
+/**
+ * One bill of a request on its way to the ledger, as quota-service delivers it (billing.v1.Bill;
+ * amounts micro-LYD, prices per million tokens). Not quota-service's outbox record of the same bill.
+ */
+export interface LedgerBill {
   requestId: string;
   accountId: string;
   model: string;
@@ -62,7 +65,7 @@ export interface BillRecord {
 export type SetAsideReason = 'too-late' | 'ahead' | 'month-archived' | 'archived-estimate' | 'price-mismatch';
 
 /** A checked bill on its way to the ledger: the time it is filed under, and the clock's refusal if any. */
-export interface FilingBill extends BillRecord {
+export interface FilingBill extends LedgerBill {
   /** The month's time: the admitted time, or undefined for the time inside the request id. */
   requestAt: Date | undefined;
   /**

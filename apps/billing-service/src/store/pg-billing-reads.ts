@@ -1,19 +1,7 @@
 import { Queryable } from '@gw/service-kit';
-import { BalanceRecord, HoldRecord, LedgerRecord, PriceTable } from './billing-records';
+import { BalanceRecord, PriceTable } from './billing-records';
 import { CreditLineRecord } from './credit-line-records';
-import {
-  HOLD_COLUMNS,
-  HoldRow,
-  Int8,
-  LEDGER_COLUMNS,
-  LedgerRow,
-  PRICE_COLUMNS,
-  PriceRow,
-  toHold,
-  toLedger,
-  toPrice,
-  toSafeInt,
-} from './pg-billing-rows';
+import { Int8, PRICE_COLUMNS, PriceRow, toPrice, toSafeInt } from './pg-billing-rows';
 
 /** An account's balance row, or undefined when it never had money. */
 export async function readBalance(q: Queryable, accountId: string): Promise<BalanceRecord | undefined> {
@@ -44,18 +32,6 @@ export async function readCreditLine(q: Queryable, accountId: string): Promise<C
       returnedTotalMicro: toSafeInt(r.line_returned_total),
     }
   );
-}
-
-/** The ledger row of a request id. */
-export async function readLedger(q: Queryable, requestId: string): Promise<LedgerRecord | undefined> {
-  const { rows } = await q.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM billing.ledger WHERE request_id = $1`, [requestId]);
-  return rows[0] && toLedger(rows[0]);
-}
-
-/** The open hold of a request id. */
-export async function readHold(q: Queryable, requestId: string): Promise<HoldRecord | undefined> {
-  const { rows } = await q.query<HoldRow>(`SELECT ${HOLD_COLUMNS} FROM billing.holds WHERE request_id = $1`, [requestId]);
-  return rows[0] && toHold(rows[0]);
 }
 
 /** The whole price table and its version, read in one statement (so at one moment), sorted by model. */

@@ -8,6 +8,7 @@ import {
   LineReturnRecord,
   SetAsideReason,
 } from './credit-line-records';
+import { APPLY_BILLS, applyBillsArguments, applyBillsParameters } from './apply-bills-arguments';
 import { CreditLineStore } from './credit-line-store';
 import { chargesLink } from './money-link-drafts';
 import { Int8, toSafeInt } from './pg-billing-rows';
@@ -38,33 +39,9 @@ const toExtension = (r: ExtensionRow): CreditLineExtension => ({
   heldMicro: toSafeInt(r.held),
 });
 
-// The bills' fields as arrays, one per column (billing.apply_bills unnests them), then the returns'.
-const APPLY_BILLS = `
-  SELECT bill_outcome, bill_charged, bill_shortfall, bill_set_aside FROM billing.apply_bills($1::text[], $2::text[], $3::text[],
-    $4::boolean[], $5::bigint[], $6::bigint[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[],
-    $13::bigint[], $14::text[], $15::timestamptz[], $16::text[]) ORDER BY bill_index`;
-
-/** Applies bills (and returns) with billing.apply_bills of migration 033, on `q` (a transaction of the caller's, or the pool). */
+/** Applies bills (and returns) with billing.apply_bills (its current definition: migrations/sql-functions.md), on `q` (a transaction of the caller's, or the pool). */
 export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
-  const column = <T>(pick: (b: FilingBill) => T) => bills.map(pick);
-  const { rows } = await q.query<AppliedRow>(APPLY_BILLS, [
-    column((b) => b.requestId),
-    column((b) => b.accountId),
-    column((b) => b.model),
-    column((b) => b.paid),
-    column((b) => b.promptTokens),
-    column((b) => b.completionTokens),
-    column((b) => b.usageEstimated),
-    column((b) => b.heldMicro),
-    column((b) => b.inputMicroPerMillion),
-    column((b) => b.outputMicroPerMillion),
-    column((b) => b.chargeMicro),
-    returns.map((r) => r.accountId),
-    returns.map((r) => r.returnedTotalMicro),
-    column((b) => b.endReason),
-    column((b) => b.requestAt ?? null),
-    column((b) => b.setAside ?? null),
-  ]);
+  const { rows } = await q.query<AppliedRow>(APPLY_BILLS, applyBillsParameters(applyBillsArguments(bills, returns)));
   return rows.map((r) => ({
     outcome: r.bill_outcome,
     chargedMicro: toSafeInt(r.bill_charged),
@@ -74,7 +51,7 @@ export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: L
 }
 
 /**
- * CreditLineStore on Postgres: each method one call of a function of migrations 006-008 or 012,
+ * CreditLineStore on Postgres: each method one call of a billing function (migrations/sql-functions.md),
  * so one round trip and one transaction; a batch of bills also appends its link (chargesLink).
  */
 export class PgCreditLineStore implements CreditLineStore {

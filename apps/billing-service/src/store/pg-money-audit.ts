@@ -1,6 +1,6 @@
 import { Database } from '@gw/service-kit';
 import { MoneyAuditStore, MoneyViolation } from './money-audit-store';
-import { LINK_DIGEST } from './money-link-migrations';
+import { LINK_DIGEST } from './link-digest';
 import { Int8, toSafeInt } from './pg-billing-rows';
 
 // Each movement against the links of the audit chain (money-link-migrations): every operator's

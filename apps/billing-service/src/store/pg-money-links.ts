@@ -1,6 +1,6 @@
 import { AuditDraft, AuditEntry, AuditValue, Database, PgAuditTrail, Queryable } from '@gw/service-kit';
 import { Int8, toSafeInt } from './pg-billing-rows';
-import { LINK_DIGEST } from './money-link-migrations';
+import { LINK_DIGEST } from './link-digest';
 
 /** One movement a link covers (a row of billing.link_rows). */
 export interface LinkRow {

@@ -6,7 +6,7 @@ import { PriceFeed } from '../domain/price-feed';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { PriceChange, PriceRecord } from './billing-records';
 import { BillingStore } from './billing-store';
-import { PRICE_CHANGES_CHANNEL } from './price-watch-migrations';
+import { PRICE_CHANGES_CHANNEL } from './price-changes-channel';
 
 const ACKS = 'billing_price_acks';
 const APP_NAME = 'gw-billing-prices';
@@ -19,7 +19,7 @@ const RECONNECT_MS = 1000;
  */
 const CONFIRM_MARGIN_MS = 3 * CHECK_MS + 1000;
 
-/** A change notification as billing.set_price writes it (migration 011). */
+/** A change notification as billing.set_price writes it (migrations/sql-functions.md). */
 function readChange(payload: string): PriceChange | undefined {
   try {
     const m = JSON.parse(payload) as { version?: unknown; model?: unknown; input?: unknown; output?: unknown };
@@ -39,7 +39,7 @@ function readChange(payload: string): PriceChange | undefined {
  * named `gw-billing-prices:<replica>` so that a publisher can list the replicas that must confirm
  * (pg_stat_activity). billing.set_price notifies a change in the transaction that makes it; each
  * replica hands it to its watchers (PriceWatchHub) and, once they applied it or were cut,
- * notifies its confirmation: the highest version it has settled. Versions come one after the
+ * notifies its confirmation: the highest version it has delivered. Versions come one after the
  * other: a gap means a notification was missed, and counts as losing the connection. When the
  * connection is lost (or a check of it fails) every watcher's stream is ended, and the table is
  * read again on the new connection before any stream is accepted.

@@ -1,10 +1,10 @@
 import { AuditActor } from '@gw/service-kit';
-import { AppliedBill, BillRecord, SetAsideReason } from './credit-line-records';
+import { AppliedBill, LedgerBill, SetAsideReason } from './credit-line-records';
 
 /** A bill set aside instead of filed, waiting for the operator. */
 export interface SetAsideRecord {
   /** The bill as kept; `admittedAtMs` is the time it was to be filed under. */
-  bill: BillRecord & { admittedAtMs: number };
+  bill: LedgerBill & { admittedAtMs: number };
   reason: SetAsideReason;
   setAsideAt: Date;
   deliveries: number;

@@ -54,148 +54,6 @@ export enum EndReason {
   UNRECOGNIZED = -1,
 }
 
-/** Holds the worst-case cost of a request against the account's balance, in one atomic step. */
-export interface AuthorizeRequest {
-  /** Unique id of the request; the same id settles it. */
-  requestId: string;
-  /** The paying account. */
-  accountId: string;
-  /** The model whose prices apply. */
-  model: string;
-  /** Estimated prompt tokens. */
-  promptTokens: number;
-  /** The most completion tokens the reply may use. */
-  maxTokens: number;
-}
-
-/**
- * Whether the balance covers the worst case. The two amounts are what a 402 shows
- * (docs/api.md#errors: `balance` and `requiredLyd`), and they agree with each other while other requests
- * of the account hold money: approved is false exactly when balance < required.
- */
-export interface AuthorizeResponse {
-  /** True when the worst case is now held against the balance. */
-  approved: boolean;
-  /**
-   * The account's API balance, micro-LYD: what it owns, holds of running requests NOT
-   * subtracted (the figure `ctl account show` prints); 0 for an account that never had money.
-   */
-  balanceMicroLyd: number;
-  /**
-   * The smallest balance that would run this request as paid right now, micro-LYD: its worst
-   * case (prompt × input price + max_tokens × output price, rounded up) plus what the
-   * account's other running requests hold. Without running requests, the worst case alone.
-   */
-  requiredMicroLyd: number;
-}
-
-/** Charges the real usage of an authorized request and releases the rest of its hold. */
-export interface SettleRequest {
-  /** The request id given to Authorize. */
-  requestId: string;
-  /** Prompt tokens to charge. */
-  promptTokens: number;
-  /** Completion tokens to charge. */
-  completionTokens: number;
-  /** True when the provider reported no usage and the tokens are an estimate. */
-  usageEstimated: boolean;
-}
-
-/** The charge; settling the same request again changes nothing and returns the first charge. */
-export interface SettleResponse {
-  /** The amount charged, micro-LYD. */
-  chargedMicroLyd: number;
-  /** The balance after the charge, micro-LYD. */
-  balanceMicroLyd: number;
-}
-
-/**
- * Several Settle calls in one, for a caller delivering many bills at a time (quota-service's
- * forwarder). Each request is settled on its own, exactly as Settle would; one's failure is
- * not another's. The charges of one call may be taken together: the balance an outcome shows
- * is then the account's balance after every charge of the call.
- */
-export interface SettleManyRequest {
-  /** The requests to settle, at most 256. */
-  requests: SettleRequest[];
-}
-
-/** What settling each request did, in the order of the requests. */
-export interface SettleManyResponse {
-  /** One outcome per request. */
-  outcomes: SettleOutcome[];
-}
-
-/** What Settle would have answered for one request. */
-export interface SettleOutcome {
-  /** The answer, when the request was settled (error_code 0). */
-  settled?:
-    | SettleResponse
-    | undefined;
-  /** The gRPC status code Settle would have failed with, 0 on success. */
-  errorCode: number;
-  /** The status message that goes with error_code. */
-  errorMessage: string;
-}
-
-/**
- * Gives back the hold of a request that will not call the model after all (for example one
- * refused a concurrency place). Nothing is charged and no ledger row is written.
- */
-export interface ReleaseHoldRequest {
-  /** The request id given to Authorize. */
-  requestId: string;
-}
-
-/** Whether a hold was given back. */
-export interface ReleaseHoldResponse {
-  /** True when the request still had a hold; false when it had none (unknown, released or settled). */
-  released: boolean;
-}
-
-/**
- * Keeps the holds of running requests: a hold is released by the sweeper only when it was
- * neither placed nor renewed within HOLD_TTL_SECONDS. quota-service renews the holds of paid
- * requests whose leases the edge renews.
- */
-export interface RenewHoldsRequest {
-  /** The request ids given to Authorize, at most 256; ids without a hold are passed over. */
-  requestIds: string[];
-}
-
-/** What renewing did. */
-export interface RenewHoldsResponse {
-  /** How many of the ids had a hold, now renewed. */
-  renewed: number;
-}
-
-/**
- * Writes the ledger row of a free request: amount 0, paid=false, prices 0, the usage as given.
- * Exactly once per request id: a repeat writes nothing and answers recorded=false. A request id
- * that has a paid hold is refused with FAILED_PRECONDITION; one already in the ledger for
- * another account with ALREADY_EXISTS.
- */
-export interface RecordFreeRequest {
-  /** Unique id of the request. */
-  requestId: string;
-  /** The account that made it. */
-  accountId: string;
-  /** The model that answered. */
-  model: string;
-  /** Prompt tokens used. */
-  promptTokens: number;
-  /** Completion tokens used. */
-  completionTokens: number;
-  /** True when the provider reported no usage and the tokens are an estimate. */
-  usageEstimated: boolean;
-}
-
-/** Whether this call wrote the row. */
-export interface RecordFreeResponse {
-  /** True when the row was written now; false when the request id was already in the ledger. */
-  recorded: boolean;
-}
-
 /**
  * Adds to (or, with a negative amount, takes from) an account's balance. Refused with
  * INVALID_ARGUMENT for an amount beyond ±(2^53 - 1) micro-LYD, FAILED_PRECONDITION below what is
@@ -270,62 +128,6 @@ export interface SetPriceRequest {
 export interface SetPriceResponse {
   /** The stored price. */
   price?: Price | undefined;
-}
-
-/** One Authorize carried by AuthorizeCalls, numbered by the edge so that its answer can be matched. */
-export interface AuthorizeCall {
-  /** Unique among the calls of one stream; the answer carries it back. */
-  callId: number;
-  /**
-   * How long the edge waits for the answer, milliseconds: as a unary call's deadline, a call
-   * still running past it is one whose caller has gone, and leaves no hold.
-   */
-  timeoutMs: number;
-  /** The request, exactly as Authorize takes it. */
-  request?:
-    | AuthorizeRequest
-    | undefined;
-  /**
-   * The caller's W3C trace context (traceparent, tracestate, baggage), as gRPC metadata carries
-   * it for a unary call; empty when the caller does not trace.
-   */
-  traceContext: { [key: string]: string };
-}
-
-export interface AuthorizeCall_TraceContextEntry {
-  key: string;
-  value: string;
-}
-
-/** The answer to one AuthorizeCall: Authorize's response, or the status it would have failed with. */
-export interface AuthorizeAnswer {
-  /** The call_id of the call answered. */
-  callId: number;
-  /** Authorize's response; unset on an error. */
-  response?:
-    | AuthorizeResponse
-    | undefined;
-  /** The gRPC status code Authorize would have failed with; 0 when the call succeeded. */
-  errorCode: number;
-  /** Its message. */
-  errorMessage: string;
-}
-
-/** Authorize calls the edge sends together (those of one moment). */
-export interface AuthorizeCallsRequest {
-  /** Each call, answered on its own. */
-  calls: AuthorizeCall[];
-  /**
-   * Calls sent before on this stream whose answer the edge no longer waits for (past their
-   * deadline): as a cancelled unary Authorize, each leaves no hold (none placed, or released).
-   */
-  cancelledCallIds: number[];
-}
-
-/** Answers sent together, in any order. */
-export interface AuthorizeCallsResponse {
-  /** Each answer, matched to its call by call_id. */
-  answers: AuthorizeAnswer[];
 }
 
 /** One billed request as the account's holder sees it in the console. */
@@ -811,926 +613,203 @@ export interface WriteOffSetAsideBillResponse {
   chargeMicroLyd: number;
 }
 
-function createBaseAuthorizeRequest(): AuthorizeRequest {
-  return { requestId: "", accountId: "", model: "", promptTokens: 0, maxTokens: 0 };
+/** Holds the worst-case cost of a request against the account's balance, in one atomic step. */
+export interface AuthorizeRequest {
+  /** Unique id of the request; the same id settles it. */
+  requestId: string;
+  /** The paying account. */
+  accountId: string;
+  /** The model whose prices apply. */
+  model: string;
+  /** Estimated prompt tokens. */
+  promptTokens: number;
+  /** The most completion tokens the reply may use. */
+  maxTokens: number;
 }
 
-export const AuthorizeRequest: MessageFns<AuthorizeRequest> = {
-  encode(message: AuthorizeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.requestId !== "") {
-      writer.uint32(10).string(message.requestId);
-    }
-    if (message.accountId !== "") {
-      writer.uint32(18).string(message.accountId);
-    }
-    if (message.model !== "") {
-      writer.uint32(26).string(message.model);
-    }
-    if (message.promptTokens !== 0) {
-      writer.uint32(32).int64(message.promptTokens);
-    }
-    if (message.maxTokens !== 0) {
-      writer.uint32(40).int64(message.maxTokens);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthorizeRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.requestId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.accountId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.model = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.promptTokens = longToNumber(reader.int64());
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.maxTokens = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<AuthorizeRequest>, I>>(base?: I): AuthorizeRequest {
-    return AuthorizeRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthorizeRequest>, I>>(object: I): AuthorizeRequest {
-    const message = createBaseAuthorizeRequest();
-    message.requestId = object.requestId ?? "";
-    message.accountId = object.accountId ?? "";
-    message.model = object.model ?? "";
-    message.promptTokens = object.promptTokens ?? 0;
-    message.maxTokens = object.maxTokens ?? 0;
-    return message;
-  },
-};
-
-function createBaseAuthorizeResponse(): AuthorizeResponse {
-  return { approved: false, balanceMicroLyd: 0, requiredMicroLyd: 0 };
+/**
+ * Whether the balance covers the worst case. The two amounts are what a 402 shows
+ * (docs/api.md#errors: `balance` and `requiredLyd`), and they agree with each other while other requests
+ * of the account hold money: approved is false exactly when balance < required.
+ */
+export interface AuthorizeResponse {
+  /** True when the worst case is now held against the balance. */
+  approved: boolean;
+  /**
+   * The account's API balance, micro-LYD: what it owns, holds of running requests NOT
+   * subtracted (the figure `ctl account show` prints); 0 for an account that never had money.
+   */
+  balanceMicroLyd: number;
+  /**
+   * The smallest balance that would run this request as paid right now, micro-LYD: its worst
+   * case (prompt × input price + max_tokens × output price, rounded up) plus what the
+   * account's other running requests hold. Without running requests, the worst case alone.
+   */
+  requiredMicroLyd: number;
 }
 
-export const AuthorizeResponse: MessageFns<AuthorizeResponse> = {
-  encode(message: AuthorizeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.approved !== false) {
-      writer.uint32(8).bool(message.approved);
-    }
-    if (message.balanceMicroLyd !== 0) {
-      writer.uint32(16).int64(message.balanceMicroLyd);
-    }
-    if (message.requiredMicroLyd !== 0) {
-      writer.uint32(24).int64(message.requiredMicroLyd);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthorizeResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.approved = reader.bool();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.balanceMicroLyd = longToNumber(reader.int64());
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.requiredMicroLyd = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<AuthorizeResponse>, I>>(base?: I): AuthorizeResponse {
-    return AuthorizeResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthorizeResponse>, I>>(object: I): AuthorizeResponse {
-    const message = createBaseAuthorizeResponse();
-    message.approved = object.approved ?? false;
-    message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
-    message.requiredMicroLyd = object.requiredMicroLyd ?? 0;
-    return message;
-  },
-};
-
-function createBaseSettleRequest(): SettleRequest {
-  return { requestId: "", promptTokens: 0, completionTokens: 0, usageEstimated: false };
+/** Charges the real usage of an authorized request and releases the rest of its hold. */
+export interface SettleRequest {
+  /** The request id given to Authorize. */
+  requestId: string;
+  /** Prompt tokens to charge. */
+  promptTokens: number;
+  /** Completion tokens to charge. */
+  completionTokens: number;
+  /** True when the provider reported no usage and the tokens are an estimate. */
+  usageEstimated: boolean;
 }
 
-export const SettleRequest: MessageFns<SettleRequest> = {
-  encode(message: SettleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.requestId !== "") {
-      writer.uint32(10).string(message.requestId);
-    }
-    if (message.promptTokens !== 0) {
-      writer.uint32(16).int64(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      writer.uint32(24).int64(message.completionTokens);
-    }
-    if (message.usageEstimated !== false) {
-      writer.uint32(32).bool(message.usageEstimated);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SettleRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSettleRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.requestId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.promptTokens = longToNumber(reader.int64());
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.completionTokens = longToNumber(reader.int64());
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.usageEstimated = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<SettleRequest>, I>>(base?: I): SettleRequest {
-    return SettleRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SettleRequest>, I>>(object: I): SettleRequest {
-    const message = createBaseSettleRequest();
-    message.requestId = object.requestId ?? "";
-    message.promptTokens = object.promptTokens ?? 0;
-    message.completionTokens = object.completionTokens ?? 0;
-    message.usageEstimated = object.usageEstimated ?? false;
-    return message;
-  },
-};
-
-function createBaseSettleResponse(): SettleResponse {
-  return { chargedMicroLyd: 0, balanceMicroLyd: 0 };
+/** The charge; settling the same request again changes nothing and returns the first charge. */
+export interface SettleResponse {
+  /** The amount charged, micro-LYD. */
+  chargedMicroLyd: number;
+  /** The balance after the charge, micro-LYD. */
+  balanceMicroLyd: number;
 }
 
-export const SettleResponse: MessageFns<SettleResponse> = {
-  encode(message: SettleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.chargedMicroLyd !== 0) {
-      writer.uint32(8).int64(message.chargedMicroLyd);
-    }
-    if (message.balanceMicroLyd !== 0) {
-      writer.uint32(16).int64(message.balanceMicroLyd);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SettleResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSettleResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.chargedMicroLyd = longToNumber(reader.int64());
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.balanceMicroLyd = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<SettleResponse>, I>>(base?: I): SettleResponse {
-    return SettleResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SettleResponse>, I>>(object: I): SettleResponse {
-    const message = createBaseSettleResponse();
-    message.chargedMicroLyd = object.chargedMicroLyd ?? 0;
-    message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
-    return message;
-  },
-};
-
-function createBaseSettleManyRequest(): SettleManyRequest {
-  return { requests: [] };
+/**
+ * Several Settle calls in one, for a caller delivering many bills at a time (quota-service's
+ * forwarder). Each request is settled on its own, exactly as Settle would; one's failure is
+ * not another's. The charges of one call may be taken together: the balance an outcome shows
+ * is then the account's balance after every charge of the call.
+ */
+export interface SettleManyRequest {
+  /** The requests to settle, at most 256. */
+  requests: SettleRequest[];
 }
 
-export const SettleManyRequest: MessageFns<SettleManyRequest> = {
-  encode(message: SettleManyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.requests) {
-      SettleRequest.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SettleManyRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSettleManyRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.requests.push(SettleRequest.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<SettleManyRequest>, I>>(base?: I): SettleManyRequest {
-    return SettleManyRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SettleManyRequest>, I>>(object: I): SettleManyRequest {
-    const message = createBaseSettleManyRequest();
-    message.requests = object.requests?.map((e) => SettleRequest.fromPartial(e)) || [];
-    return message;
-  },
-};
-
-function createBaseSettleManyResponse(): SettleManyResponse {
-  return { outcomes: [] };
+/** What settling each request did, in the order of the requests. */
+export interface SettleManyResponse {
+  /** One outcome per request. */
+  outcomes: SettleOutcome[];
 }
 
-export const SettleManyResponse: MessageFns<SettleManyResponse> = {
-  encode(message: SettleManyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.outcomes) {
-      SettleOutcome.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SettleManyResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSettleManyResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.outcomes.push(SettleOutcome.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<SettleManyResponse>, I>>(base?: I): SettleManyResponse {
-    return SettleManyResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SettleManyResponse>, I>>(object: I): SettleManyResponse {
-    const message = createBaseSettleManyResponse();
-    message.outcomes = object.outcomes?.map((e) => SettleOutcome.fromPartial(e)) || [];
-    return message;
-  },
-};
-
-function createBaseSettleOutcome(): SettleOutcome {
-  return { settled: undefined, errorCode: 0, errorMessage: "" };
+/** What Settle would have answered for one request. */
+export interface SettleOutcome {
+  /** The answer, when the request was settled (error_code 0). */
+  settled?:
+    | SettleResponse
+    | undefined;
+  /** The gRPC status code Settle would have failed with, 0 on success. */
+  errorCode: number;
+  /** The status message that goes with error_code. */
+  errorMessage: string;
 }
 
-export const SettleOutcome: MessageFns<SettleOutcome> = {
-  encode(message: SettleOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.settled !== undefined) {
-      SettleResponse.encode(message.settled, writer.uint32(10).fork()).join();
-    }
-    if (message.errorCode !== 0) {
-      writer.uint32(16).int32(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      writer.uint32(26).string(message.errorMessage);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SettleOutcome {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSettleOutcome();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.settled = SettleResponse.decode(reader, reader.uint32());
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.errorCode = reader.int32();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.errorMessage = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<SettleOutcome>, I>>(base?: I): SettleOutcome {
-    return SettleOutcome.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<SettleOutcome>, I>>(object: I): SettleOutcome {
-    const message = createBaseSettleOutcome();
-    message.settled = (object.settled !== undefined && object.settled !== null)
-      ? SettleResponse.fromPartial(object.settled)
-      : undefined;
-    message.errorCode = object.errorCode ?? 0;
-    message.errorMessage = object.errorMessage ?? "";
-    return message;
-  },
-};
-
-function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
-  return { requestId: "" };
+/**
+ * Gives back the hold of a request that will not call the model after all (for example one
+ * refused a concurrency place). Nothing is charged and no ledger row is written.
+ */
+export interface ReleaseHoldRequest {
+  /** The request id given to Authorize. */
+  requestId: string;
 }
 
-export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
-  encode(message: ReleaseHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.requestId !== "") {
-      writer.uint32(10).string(message.requestId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.requestId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<ReleaseHoldRequest>, I>>(base?: I): ReleaseHoldRequest {
-    return ReleaseHoldRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ReleaseHoldRequest>, I>>(object: I): ReleaseHoldRequest {
-    const message = createBaseReleaseHoldRequest();
-    message.requestId = object.requestId ?? "";
-    return message;
-  },
-};
-
-function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
-  return { released: false };
+/** Whether a hold was given back. */
+export interface ReleaseHoldResponse {
+  /** True when the request still had a hold; false when it had none (unknown, released or settled). */
+  released: boolean;
 }
 
-export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
-  encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.released !== false) {
-      writer.uint32(8).bool(message.released);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.released = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<ReleaseHoldResponse>, I>>(base?: I): ReleaseHoldResponse {
-    return ReleaseHoldResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ReleaseHoldResponse>, I>>(object: I): ReleaseHoldResponse {
-    const message = createBaseReleaseHoldResponse();
-    message.released = object.released ?? false;
-    return message;
-  },
-};
-
-function createBaseRenewHoldsRequest(): RenewHoldsRequest {
-  return { requestIds: [] };
+/**
+ * Keeps the holds of running requests: a hold is released by the sweeper only when it was
+ * neither placed nor renewed within HOLD_TTL_SECONDS. quota-service renews the holds of paid
+ * requests whose leases the edge renews.
+ */
+export interface RenewHoldsRequest {
+  /** The request ids given to Authorize, at most 256; ids without a hold are passed over. */
+  requestIds: string[];
 }
 
-export const RenewHoldsRequest: MessageFns<RenewHoldsRequest> = {
-  encode(message: RenewHoldsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.requestIds) {
-      writer.uint32(10).string(v!);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RenewHoldsRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRenewHoldsRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.requestIds.push(reader.string());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<RenewHoldsRequest>, I>>(base?: I): RenewHoldsRequest {
-    return RenewHoldsRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<RenewHoldsRequest>, I>>(object: I): RenewHoldsRequest {
-    const message = createBaseRenewHoldsRequest();
-    message.requestIds = object.requestIds?.map((e) => e) || [];
-    return message;
-  },
-};
-
-function createBaseRenewHoldsResponse(): RenewHoldsResponse {
-  return { renewed: 0 };
+/** What renewing did. */
+export interface RenewHoldsResponse {
+  /** How many of the ids had a hold, now renewed. */
+  renewed: number;
 }
 
-export const RenewHoldsResponse: MessageFns<RenewHoldsResponse> = {
-  encode(message: RenewHoldsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.renewed !== 0) {
-      writer.uint32(8).int32(message.renewed);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RenewHoldsResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRenewHoldsResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.renewed = reader.int32();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<RenewHoldsResponse>, I>>(base?: I): RenewHoldsResponse {
-    return RenewHoldsResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<RenewHoldsResponse>, I>>(object: I): RenewHoldsResponse {
-    const message = createBaseRenewHoldsResponse();
-    message.renewed = object.renewed ?? 0;
-    return message;
-  },
-};
-
-function createBaseRecordFreeRequest(): RecordFreeRequest {
-  return { requestId: "", accountId: "", model: "", promptTokens: 0, completionTokens: 0, usageEstimated: false };
+/**
+ * Writes the ledger row of a free request: amount 0, paid=false, prices 0, the usage as given.
+ * Exactly once per request id: a repeat writes nothing and answers recorded=false. A request id
+ * that has a paid hold is refused with FAILED_PRECONDITION; one already in the ledger for
+ * another account with ALREADY_EXISTS.
+ */
+export interface RecordFreeRequest {
+  /** Unique id of the request. */
+  requestId: string;
+  /** The account that made it. */
+  accountId: string;
+  /** The model that answered. */
+  model: string;
+  /** Prompt tokens used. */
+  promptTokens: number;
+  /** Completion tokens used. */
+  completionTokens: number;
+  /** True when the provider reported no usage and the tokens are an estimate. */
+  usageEstimated: boolean;
 }
 
-export const RecordFreeRequest: MessageFns<RecordFreeRequest> = {
-  encode(message: RecordFreeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.requestId !== "") {
-      writer.uint32(10).string(message.requestId);
-    }
-    if (message.accountId !== "") {
-      writer.uint32(18).string(message.accountId);
-    }
-    if (message.model !== "") {
-      writer.uint32(26).string(message.model);
-    }
-    if (message.promptTokens !== 0) {
-      writer.uint32(32).int64(message.promptTokens);
-    }
-    if (message.completionTokens !== 0) {
-      writer.uint32(40).int64(message.completionTokens);
-    }
-    if (message.usageEstimated !== false) {
-      writer.uint32(48).bool(message.usageEstimated);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordFreeRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.requestId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.accountId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.model = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.promptTokens = longToNumber(reader.int64());
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.completionTokens = longToNumber(reader.int64());
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.usageEstimated = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<RecordFreeRequest>, I>>(base?: I): RecordFreeRequest {
-    return RecordFreeRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<RecordFreeRequest>, I>>(object: I): RecordFreeRequest {
-    const message = createBaseRecordFreeRequest();
-    message.requestId = object.requestId ?? "";
-    message.accountId = object.accountId ?? "";
-    message.model = object.model ?? "";
-    message.promptTokens = object.promptTokens ?? 0;
-    message.completionTokens = object.completionTokens ?? 0;
-    message.usageEstimated = object.usageEstimated ?? false;
-    return message;
-  },
-};
-
-function createBaseRecordFreeResponse(): RecordFreeResponse {
-  return { recorded: false };
+/** Whether this call wrote the row. */
+export interface RecordFreeResponse {
+  /** True when the row was written now; false when the request id was already in the ledger. */
+  recorded: boolean;
 }
 
-export const RecordFreeResponse: MessageFns<RecordFreeResponse> = {
-  encode(message: RecordFreeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.recorded !== false) {
-      writer.uint32(8).bool(message.recorded);
-    }
-    return writer;
-  },
+/** One Authorize carried by AuthorizeCalls, numbered by the edge so that its answer can be matched. */
+export interface AuthorizeCall {
+  /** Unique among the calls of one stream; the answer carries it back. */
+  callId: number;
+  /**
+   * How long the edge waits for the answer, milliseconds: as a unary call's deadline, a call
+   * still running past it is one whose caller has gone, and leaves no hold.
+   */
+  timeoutMs: number;
+  /** The request, exactly as Authorize takes it. */
+  request?:
+    | AuthorizeRequest
+    | undefined;
+  /**
+   * The caller's W3C trace context (traceparent, tracestate, baggage), as gRPC metadata carries
+   * it for a unary call; empty when the caller does not trace.
+   */
+  traceContext: { [key: string]: string };
+}
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRecordFreeResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
+export interface AuthorizeCall_TraceContextEntry {
+  key: string;
+  value: string;
+}
 
-            message.recorded = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
+/** The answer to one AuthorizeCall: Authorize's response, or the status it would have failed with. */
+export interface AuthorizeAnswer {
+  /** The call_id of the call answered. */
+  callId: number;
+  /** Authorize's response; unset on an error. */
+  response?:
+    | AuthorizeResponse
+    | undefined;
+  /** The gRPC status code Authorize would have failed with; 0 when the call succeeded. */
+  errorCode: number;
+  /** Its message. */
+  errorMessage: string;
+}
 
-  create<I extends Exact<DeepPartial<RecordFreeResponse>, I>>(base?: I): RecordFreeResponse {
-    return RecordFreeResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<RecordFreeResponse>, I>>(object: I): RecordFreeResponse {
-    const message = createBaseRecordFreeResponse();
-    message.recorded = object.recorded ?? false;
-    return message;
-  },
-};
+/** Authorize calls the edge sends together (those of one moment). */
+export interface AuthorizeCallsRequest {
+  /** Each call, answered on its own. */
+  calls: AuthorizeCall[];
+  /**
+   * Calls sent before on this stream whose answer the edge no longer waits for (past their
+   * deadline): as a cancelled unary Authorize, each leaves no hold (none placed, or released).
+   */
+  cancelledCallIds: number[];
+}
+
+/** Answers sent together, in any order. */
+export interface AuthorizeCallsResponse {
+  /** Each answer, matched to its call by call_id. */
+  answers: AuthorizeAnswer[];
+}
 
 function createBaseAddBalanceRequest(): AddBalanceRequest {
   return { accountId: "", amountMicroLyd: 0, note: undefined };
@@ -2242,408 +1321,6 @@ export const SetPriceResponse: MessageFns<SetPriceResponse> = {
   fromPartial<I extends Exact<DeepPartial<SetPriceResponse>, I>>(object: I): SetPriceResponse {
     const message = createBaseSetPriceResponse();
     message.price = (object.price !== undefined && object.price !== null) ? Price.fromPartial(object.price) : undefined;
-    return message;
-  },
-};
-
-function createBaseAuthorizeCall(): AuthorizeCall {
-  return { callId: 0, timeoutMs: 0, request: undefined, traceContext: {} };
-}
-
-export const AuthorizeCall: MessageFns<AuthorizeCall> = {
-  encode(message: AuthorizeCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.callId !== 0) {
-      writer.uint32(8).uint64(message.callId);
-    }
-    if (message.timeoutMs !== 0) {
-      writer.uint32(16).uint32(message.timeoutMs);
-    }
-    if (message.request !== undefined) {
-      AuthorizeRequest.encode(message.request, writer.uint32(26).fork()).join();
-    }
-    globalThis.Object.entries(message.traceContext).forEach(([key, value]: [string, string]) => {
-      AuthorizeCall_TraceContextEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
-    });
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCall {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthorizeCall();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.callId = longToNumber(reader.uint64());
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.timeoutMs = reader.uint32();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.request = AuthorizeRequest.decode(reader, reader.uint32());
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            const entry4 = AuthorizeCall_TraceContextEntry.decode(reader, reader.uint32());
-            if (entry4.value !== undefined) {
-              message.traceContext[entry4.key] = entry4.value;
-            }
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<AuthorizeCall>, I>>(base?: I): AuthorizeCall {
-    return AuthorizeCall.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthorizeCall>, I>>(object: I): AuthorizeCall {
-    const message = createBaseAuthorizeCall();
-    message.callId = object.callId ?? 0;
-    message.timeoutMs = object.timeoutMs ?? 0;
-    message.request = (object.request !== undefined && object.request !== null)
-      ? AuthorizeRequest.fromPartial(object.request)
-      : undefined;
-    message.traceContext = (globalThis.Object.entries(object.traceContext ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    return message;
-  },
-};
-
-function createBaseAuthorizeCall_TraceContextEntry(): AuthorizeCall_TraceContextEntry {
-  return { key: "", value: "" };
-}
-
-export const AuthorizeCall_TraceContextEntry: MessageFns<AuthorizeCall_TraceContextEntry> = {
-  encode(message: AuthorizeCall_TraceContextEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCall_TraceContextEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthorizeCall_TraceContextEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<AuthorizeCall_TraceContextEntry>, I>>(base?: I): AuthorizeCall_TraceContextEntry {
-    return AuthorizeCall_TraceContextEntry.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthorizeCall_TraceContextEntry>, I>>(
-    object: I,
-  ): AuthorizeCall_TraceContextEntry {
-    const message = createBaseAuthorizeCall_TraceContextEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseAuthorizeAnswer(): AuthorizeAnswer {
-  return { callId: 0, response: undefined, errorCode: 0, errorMessage: "" };
-}
-
-export const AuthorizeAnswer: MessageFns<AuthorizeAnswer> = {
-  encode(message: AuthorizeAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.callId !== 0) {
-      writer.uint32(8).uint64(message.callId);
-    }
-    if (message.response !== undefined) {
-      AuthorizeResponse.encode(message.response, writer.uint32(18).fork()).join();
-    }
-    if (message.errorCode !== 0) {
-      writer.uint32(24).int32(message.errorCode);
-    }
-    if (message.errorMessage !== "") {
-      writer.uint32(34).string(message.errorMessage);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeAnswer {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthorizeAnswer();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.callId = longToNumber(reader.uint64());
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.response = AuthorizeResponse.decode(reader, reader.uint32());
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.errorCode = reader.int32();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.errorMessage = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<AuthorizeAnswer>, I>>(base?: I): AuthorizeAnswer {
-    return AuthorizeAnswer.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthorizeAnswer>, I>>(object: I): AuthorizeAnswer {
-    const message = createBaseAuthorizeAnswer();
-    message.callId = object.callId ?? 0;
-    message.response = (object.response !== undefined && object.response !== null)
-      ? AuthorizeResponse.fromPartial(object.response)
-      : undefined;
-    message.errorCode = object.errorCode ?? 0;
-    message.errorMessage = object.errorMessage ?? "";
-    return message;
-  },
-};
-
-function createBaseAuthorizeCallsRequest(): AuthorizeCallsRequest {
-  return { calls: [], cancelledCallIds: [] };
-}
-
-export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
-  encode(message: AuthorizeCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.calls) {
-      AuthorizeCall.encode(v!, writer.uint32(10).fork()).join();
-    }
-    if (message.cancelledCallIds.length !== 0) {
-      writer.uint32(18).fork();
-      for (const v of message.cancelledCallIds) {
-        writer.uint64(v);
-      }
-      writer.join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCallsRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthorizeCallsRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.calls.push(AuthorizeCall.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag === 16) {
-              message.cancelledCallIds.push(longToNumber(reader.uint64()));
-
-              continue;
-            }
-
-            if (tag === 18) {
-              const end2 = reader.uint32() + reader.pos;
-              while (reader.pos < end2) {
-                message.cancelledCallIds.push(longToNumber(reader.uint64()));
-              }
-
-              continue;
-            }
-
-            break;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(base?: I): AuthorizeCallsRequest {
-    return AuthorizeCallsRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(object: I): AuthorizeCallsRequest {
-    const message = createBaseAuthorizeCallsRequest();
-    message.calls = object.calls?.map((e) => AuthorizeCall.fromPartial(e)) || [];
-    message.cancelledCallIds = object.cancelledCallIds?.map((e) => e) || [];
-    return message;
-  },
-};
-
-function createBaseAuthorizeCallsResponse(): AuthorizeCallsResponse {
-  return { answers: [] };
-}
-
-export const AuthorizeCallsResponse: MessageFns<AuthorizeCallsResponse> = {
-  encode(message: AuthorizeCallsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.answers) {
-      AuthorizeAnswer.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCallsResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthorizeCallsResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.answers.push(AuthorizeAnswer.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create<I extends Exact<DeepPartial<AuthorizeCallsResponse>, I>>(base?: I): AuthorizeCallsResponse {
-    return AuthorizeCallsResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<AuthorizeCallsResponse>, I>>(object: I): AuthorizeCallsResponse {
-    const message = createBaseAuthorizeCallsResponse();
-    message.answers = object.answers?.map((e) => AuthorizeAnswer.fromPartial(e)) || [];
     return message;
   },
 };
@@ -5949,148 +4626,1350 @@ export const WriteOffSetAsideBillResponse: MessageFns<WriteOffSetAsideBillRespon
   },
 };
 
-/** Balances, prices and billing of requests. */
+function createBaseAuthorizeRequest(): AuthorizeRequest {
+  return { requestId: "", accountId: "", model: "", promptTokens: 0, maxTokens: 0 };
+}
+
+export const AuthorizeRequest: MessageFns<AuthorizeRequest> = {
+  encode(message: AuthorizeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(32).int64(message.promptTokens);
+    }
+    if (message.maxTokens !== 0) {
+      writer.uint32(40).int64(message.maxTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxTokens = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeRequest>, I>>(base?: I): AuthorizeRequest {
+    return AuthorizeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeRequest>, I>>(object: I): AuthorizeRequest {
+    const message = createBaseAuthorizeRequest();
+    message.requestId = object.requestId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.model = object.model ?? "";
+    message.promptTokens = object.promptTokens ?? 0;
+    message.maxTokens = object.maxTokens ?? 0;
+    return message;
+  },
+};
+
+function createBaseAuthorizeResponse(): AuthorizeResponse {
+  return { approved: false, balanceMicroLyd: 0, requiredMicroLyd: 0 };
+}
+
+export const AuthorizeResponse: MessageFns<AuthorizeResponse> = {
+  encode(message: AuthorizeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.approved !== false) {
+      writer.uint32(8).bool(message.approved);
+    }
+    if (message.balanceMicroLyd !== 0) {
+      writer.uint32(16).int64(message.balanceMicroLyd);
+    }
+    if (message.requiredMicroLyd !== 0) {
+      writer.uint32(24).int64(message.requiredMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.approved = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.balanceMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.requiredMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeResponse>, I>>(base?: I): AuthorizeResponse {
+    return AuthorizeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeResponse>, I>>(object: I): AuthorizeResponse {
+    const message = createBaseAuthorizeResponse();
+    message.approved = object.approved ?? false;
+    message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    message.requiredMicroLyd = object.requiredMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseSettleRequest(): SettleRequest {
+  return { requestId: "", promptTokens: 0, completionTokens: 0, usageEstimated: false };
+}
+
+export const SettleRequest: MessageFns<SettleRequest> = {
+  encode(message: SettleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(16).int64(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      writer.uint32(24).int64(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(32).bool(message.usageEstimated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.completionTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SettleRequest>, I>>(base?: I): SettleRequest {
+    return SettleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleRequest>, I>>(object: I): SettleRequest {
+    const message = createBaseSettleRequest();
+    message.requestId = object.requestId ?? "";
+    message.promptTokens = object.promptTokens ?? 0;
+    message.completionTokens = object.completionTokens ?? 0;
+    message.usageEstimated = object.usageEstimated ?? false;
+    return message;
+  },
+};
+
+function createBaseSettleResponse(): SettleResponse {
+  return { chargedMicroLyd: 0, balanceMicroLyd: 0 };
+}
+
+export const SettleResponse: MessageFns<SettleResponse> = {
+  encode(message: SettleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.chargedMicroLyd !== 0) {
+      writer.uint32(8).int64(message.chargedMicroLyd);
+    }
+    if (message.balanceMicroLyd !== 0) {
+      writer.uint32(16).int64(message.balanceMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.chargedMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.balanceMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SettleResponse>, I>>(base?: I): SettleResponse {
+    return SettleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleResponse>, I>>(object: I): SettleResponse {
+    const message = createBaseSettleResponse();
+    message.chargedMicroLyd = object.chargedMicroLyd ?? 0;
+    message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    return message;
+  },
+};
+
+function createBaseSettleManyRequest(): SettleManyRequest {
+  return { requests: [] };
+}
+
+export const SettleManyRequest: MessageFns<SettleManyRequest> = {
+  encode(message: SettleManyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requests) {
+      SettleRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleManyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleManyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requests.push(SettleRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SettleManyRequest>, I>>(base?: I): SettleManyRequest {
+    return SettleManyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleManyRequest>, I>>(object: I): SettleManyRequest {
+    const message = createBaseSettleManyRequest();
+    message.requests = object.requests?.map((e) => SettleRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSettleManyResponse(): SettleManyResponse {
+  return { outcomes: [] };
+}
+
+export const SettleManyResponse: MessageFns<SettleManyResponse> = {
+  encode(message: SettleManyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outcomes) {
+      SettleOutcome.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleManyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleManyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcomes.push(SettleOutcome.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SettleManyResponse>, I>>(base?: I): SettleManyResponse {
+    return SettleManyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleManyResponse>, I>>(object: I): SettleManyResponse {
+    const message = createBaseSettleManyResponse();
+    message.outcomes = object.outcomes?.map((e) => SettleOutcome.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSettleOutcome(): SettleOutcome {
+  return { settled: undefined, errorCode: 0, errorMessage: "" };
+}
+
+export const SettleOutcome: MessageFns<SettleOutcome> = {
+  encode(message: SettleOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settled !== undefined) {
+      SettleResponse.encode(message.settled, writer.uint32(10).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(16).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(26).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleOutcome {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleOutcome();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settled = SettleResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SettleOutcome>, I>>(base?: I): SettleOutcome {
+    return SettleOutcome.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleOutcome>, I>>(object: I): SettleOutcome {
+    const message = createBaseSettleOutcome();
+    message.settled = (object.settled !== undefined && object.settled !== null)
+      ? SettleResponse.fromPartial(object.settled)
+      : undefined;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
+  return { requestId: "" };
+}
+
+export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
+  encode(message: ReleaseHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseHoldRequest>, I>>(base?: I): ReleaseHoldRequest {
+    return ReleaseHoldRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseHoldRequest>, I>>(object: I): ReleaseHoldRequest {
+    const message = createBaseReleaseHoldRequest();
+    message.requestId = object.requestId ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
+  return { released: false };
+}
+
+export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
+  encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.released !== false) {
+      writer.uint32(8).bool(message.released);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.released = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseHoldResponse>, I>>(base?: I): ReleaseHoldResponse {
+    return ReleaseHoldResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseHoldResponse>, I>>(object: I): ReleaseHoldResponse {
+    const message = createBaseReleaseHoldResponse();
+    message.released = object.released ?? false;
+    return message;
+  },
+};
+
+function createBaseRenewHoldsRequest(): RenewHoldsRequest {
+  return { requestIds: [] };
+}
+
+export const RenewHoldsRequest: MessageFns<RenewHoldsRequest> = {
+  encode(message: RenewHoldsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requestIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewHoldsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewHoldsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RenewHoldsRequest>, I>>(base?: I): RenewHoldsRequest {
+    return RenewHoldsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewHoldsRequest>, I>>(object: I): RenewHoldsRequest {
+    const message = createBaseRenewHoldsRequest();
+    message.requestIds = object.requestIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRenewHoldsResponse(): RenewHoldsResponse {
+  return { renewed: 0 };
+}
+
+export const RenewHoldsResponse: MessageFns<RenewHoldsResponse> = {
+  encode(message: RenewHoldsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.renewed !== 0) {
+      writer.uint32(8).int32(message.renewed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewHoldsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewHoldsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.renewed = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RenewHoldsResponse>, I>>(base?: I): RenewHoldsResponse {
+    return RenewHoldsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewHoldsResponse>, I>>(object: I): RenewHoldsResponse {
+    const message = createBaseRenewHoldsResponse();
+    message.renewed = object.renewed ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordFreeRequest(): RecordFreeRequest {
+  return { requestId: "", accountId: "", model: "", promptTokens: 0, completionTokens: 0, usageEstimated: false };
+}
+
+export const RecordFreeRequest: MessageFns<RecordFreeRequest> = {
+  encode(message: RecordFreeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.promptTokens !== 0) {
+      writer.uint32(32).int64(message.promptTokens);
+    }
+    if (message.completionTokens !== 0) {
+      writer.uint32(40).int64(message.completionTokens);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(48).bool(message.usageEstimated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordFreeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.promptTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.completionTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RecordFreeRequest>, I>>(base?: I): RecordFreeRequest {
+    return RecordFreeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordFreeRequest>, I>>(object: I): RecordFreeRequest {
+    const message = createBaseRecordFreeRequest();
+    message.requestId = object.requestId ?? "";
+    message.accountId = object.accountId ?? "";
+    message.model = object.model ?? "";
+    message.promptTokens = object.promptTokens ?? 0;
+    message.completionTokens = object.completionTokens ?? 0;
+    message.usageEstimated = object.usageEstimated ?? false;
+    return message;
+  },
+};
+
+function createBaseRecordFreeResponse(): RecordFreeResponse {
+  return { recorded: false };
+}
+
+export const RecordFreeResponse: MessageFns<RecordFreeResponse> = {
+  encode(message: RecordFreeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recorded !== false) {
+      writer.uint32(8).bool(message.recorded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordFreeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordFreeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recorded = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RecordFreeResponse>, I>>(base?: I): RecordFreeResponse {
+    return RecordFreeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordFreeResponse>, I>>(object: I): RecordFreeResponse {
+    const message = createBaseRecordFreeResponse();
+    message.recorded = object.recorded ?? false;
+    return message;
+  },
+};
+
+function createBaseAuthorizeCall(): AuthorizeCall {
+  return { callId: 0, timeoutMs: 0, request: undefined, traceContext: {} };
+}
+
+export const AuthorizeCall: MessageFns<AuthorizeCall> = {
+  encode(message: AuthorizeCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint64(message.callId);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(16).uint32(message.timeoutMs);
+    }
+    if (message.request !== undefined) {
+      AuthorizeRequest.encode(message.request, writer.uint32(26).fork()).join();
+    }
+    globalThis.Object.entries(message.traceContext).forEach(([key, value]: [string, string]) => {
+      AuthorizeCall_TraceContextEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.timeoutMs = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request = AuthorizeRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = AuthorizeCall_TraceContextEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.traceContext[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCall>, I>>(base?: I): AuthorizeCall {
+    return AuthorizeCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCall>, I>>(object: I): AuthorizeCall {
+    const message = createBaseAuthorizeCall();
+    message.callId = object.callId ?? 0;
+    message.timeoutMs = object.timeoutMs ?? 0;
+    message.request = (object.request !== undefined && object.request !== null)
+      ? AuthorizeRequest.fromPartial(object.request)
+      : undefined;
+    message.traceContext = (globalThis.Object.entries(object.traceContext ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseAuthorizeCall_TraceContextEntry(): AuthorizeCall_TraceContextEntry {
+  return { key: "", value: "" };
+}
+
+export const AuthorizeCall_TraceContextEntry: MessageFns<AuthorizeCall_TraceContextEntry> = {
+  encode(message: AuthorizeCall_TraceContextEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCall_TraceContextEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCall_TraceContextEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCall_TraceContextEntry>, I>>(base?: I): AuthorizeCall_TraceContextEntry {
+    return AuthorizeCall_TraceContextEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCall_TraceContextEntry>, I>>(
+    object: I,
+  ): AuthorizeCall_TraceContextEntry {
+    const message = createBaseAuthorizeCall_TraceContextEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseAuthorizeAnswer(): AuthorizeAnswer {
+  return { callId: 0, response: undefined, errorCode: 0, errorMessage: "" };
+}
+
+export const AuthorizeAnswer: MessageFns<AuthorizeAnswer> = {
+  encode(message: AuthorizeAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint64(message.callId);
+    }
+    if (message.response !== undefined) {
+      AuthorizeResponse.encode(message.response, writer.uint32(18).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(24).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(34).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeAnswer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeAnswer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.response = AuthorizeResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeAnswer>, I>>(base?: I): AuthorizeAnswer {
+    return AuthorizeAnswer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeAnswer>, I>>(object: I): AuthorizeAnswer {
+    const message = createBaseAuthorizeAnswer();
+    message.callId = object.callId ?? 0;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? AuthorizeResponse.fromPartial(object.response)
+      : undefined;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseAuthorizeCallsRequest(): AuthorizeCallsRequest {
+  return { calls: [], cancelledCallIds: [] };
+}
+
+export const AuthorizeCallsRequest: MessageFns<AuthorizeCallsRequest> = {
+  encode(message: AuthorizeCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      AuthorizeCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.cancelledCallIds.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.cancelledCallIds) {
+        writer.uint64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCallsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCallsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(AuthorizeCall.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.cancelledCallIds.push(longToNumber(reader.uint64()));
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cancelledCallIds.push(longToNumber(reader.uint64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(base?: I): AuthorizeCallsRequest {
+    return AuthorizeCallsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCallsRequest>, I>>(object: I): AuthorizeCallsRequest {
+    const message = createBaseAuthorizeCallsRequest();
+    message.calls = object.calls?.map((e) => AuthorizeCall.fromPartial(e)) || [];
+    message.cancelledCallIds = object.cancelledCallIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseAuthorizeCallsResponse(): AuthorizeCallsResponse {
+  return { answers: [] };
+}
+
+export const AuthorizeCallsResponse: MessageFns<AuthorizeCallsResponse> = {
+  encode(message: AuthorizeCallsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.answers) {
+      AuthorizeAnswer.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizeCallsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizeCallsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.answers.push(AuthorizeAnswer.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AuthorizeCallsResponse>, I>>(base?: I): AuthorizeCallsResponse {
+    return AuthorizeCallsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuthorizeCallsResponse>, I>>(object: I): AuthorizeCallsResponse {
+    const message = createBaseAuthorizeCallsResponse();
+    message.answers = object.answers?.map((e) => AuthorizeAnswer.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+/**
+ * Balances, prices and billing of requests. The methods come in the order a request's money
+ * moves: credit lines lent to quota-service, its bills applied, prices watched; then the
+ * operator's and the console's methods. Last, the older release's methods (before one-call
+ * admission: its edges hold with Authorize, and quota-service settles those requests with
+ * Settle), each `deprecated`: served beside the current ones during a rolling upgrade, they go
+ * in the first release after the one that brings Admit (docs/architecture.md, "Older releases").
+ */
 export type BillingService = typeof BillingService;
 export const BillingService = {
-  /**
-   * Holds the worst-case cost of a request before the model is called. A call whose caller has
-   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
-   */
-  authorize: {
-    path: "/billing.v1.Billing/Authorize" as const,
+  /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
+  extendCreditLines: {
+    path: "/billing.v1.Billing/ExtendCreditLines" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AuthorizeRequest): Buffer => Buffer.from(AuthorizeRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AuthorizeRequest => AuthorizeRequest.decode(value),
-    responseSerialize: (value: AuthorizeResponse): Buffer => Buffer.from(AuthorizeResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AuthorizeResponse => AuthorizeResponse.decode(value),
-  },
-  /**
-   * The edge's Authorize calls on one long-lived stream, in batches, each answered as Authorize
-   * would answer it (a new HTTP/2 stream per call costs several times a message on an open one).
-   * The edge ends each stream after a while, so that no stream outlives its connection's maximum
-   * age, and takes a stream that fails as the failure of every call on it still unanswered.
-   */
-  authorizeCalls: {
-    path: "/billing.v1.Billing/AuthorizeCalls" as const,
-    requestStream: true as const,
-    responseStream: true as const,
-    requestSerialize: (value: AuthorizeCallsRequest): Buffer =>
-      Buffer.from(AuthorizeCallsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AuthorizeCallsRequest => AuthorizeCallsRequest.decode(value),
-    responseSerialize: (value: AuthorizeCallsResponse): Buffer =>
-      Buffer.from(AuthorizeCallsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AuthorizeCallsResponse => AuthorizeCallsResponse.decode(value),
-  },
-  /** Charges a request exactly once after its reply ended. */
-  settle: {
-    path: "/billing.v1.Billing/Settle" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: SettleRequest): Buffer => Buffer.from(SettleRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SettleRequest => SettleRequest.decode(value),
-    responseSerialize: (value: SettleResponse): Buffer => Buffer.from(SettleResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): SettleResponse => SettleResponse.decode(value),
-  },
-  /** Settles several requests in one call, each as Settle would. */
-  settleMany: {
-    path: "/billing.v1.Billing/SettleMany" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: SettleManyRequest): Buffer => Buffer.from(SettleManyRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SettleManyRequest => SettleManyRequest.decode(value),
-    responseSerialize: (value: SettleManyResponse): Buffer => Buffer.from(SettleManyResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): SettleManyResponse => SettleManyResponse.decode(value),
-  },
-  /** Gives back a hold without charging. */
-  releaseHold: {
-    path: "/billing.v1.Billing/ReleaseHold" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ReleaseHoldRequest): Buffer => Buffer.from(ReleaseHoldRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ReleaseHoldRequest => ReleaseHoldRequest.decode(value),
-    responseSerialize: (value: ReleaseHoldResponse): Buffer => Buffer.from(ReleaseHoldResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
-  },
-  /** Keeps the holds of running requests from being swept. */
-  renewHolds: {
-    path: "/billing.v1.Billing/RenewHolds" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RenewHoldsRequest): Buffer => Buffer.from(RenewHoldsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RenewHoldsRequest => RenewHoldsRequest.decode(value),
-    responseSerialize: (value: RenewHoldsResponse): Buffer => Buffer.from(RenewHoldsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RenewHoldsResponse => RenewHoldsResponse.decode(value),
-  },
-  /** Records a free request in the ledger exactly once. */
-  recordFree: {
-    path: "/billing.v1.Billing/RecordFree" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RecordFreeRequest): Buffer => Buffer.from(RecordFreeRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RecordFreeRequest => RecordFreeRequest.decode(value),
-    responseSerialize: (value: RecordFreeResponse): Buffer => Buffer.from(RecordFreeResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RecordFreeResponse => RecordFreeResponse.decode(value),
-  },
-  /** Changes a balance. */
-  addBalance: {
-    path: "/billing.v1.Billing/AddBalance" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: AddBalanceRequest): Buffer => Buffer.from(AddBalanceRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AddBalanceRequest => AddBalanceRequest.decode(value),
-    responseSerialize: (value: AddBalanceResponse): Buffer => Buffer.from(AddBalanceResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AddBalanceResponse => AddBalanceResponse.decode(value),
-  },
-  /** Reads a balance. */
-  getBalance: {
-    path: "/billing.v1.Billing/GetBalance" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: GetBalanceRequest): Buffer => Buffer.from(GetBalanceRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetBalanceRequest => GetBalanceRequest.decode(value),
-    responseSerialize: (value: GetBalanceResponse): Buffer => Buffer.from(GetBalanceResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetBalanceResponse => GetBalanceResponse.decode(value),
-  },
-  /** The console: an account's billed requests, newest first. */
-  listCharges: {
-    path: "/billing.v1.Billing/ListCharges" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListChargesRequest): Buffer => Buffer.from(ListChargesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListChargesRequest => ListChargesRequest.decode(value),
-    responseSerialize: (value: ListChargesResponse): Buffer => Buffer.from(ListChargesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListChargesResponse => ListChargesResponse.decode(value),
-  },
-  /** The console: an account's tokens and money per UTC day. */
-  dailyTotals: {
-    path: "/billing.v1.Billing/DailyTotals" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: DailyTotalsRequest): Buffer => Buffer.from(DailyTotalsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): DailyTotalsRequest => DailyTotalsRequest.decode(value),
-    responseSerialize: (value: DailyTotalsResponse): Buffer => Buffer.from(DailyTotalsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DailyTotalsResponse => DailyTotalsResponse.decode(value),
-  },
-  /** The console: every model's price. */
-  listPrices: {
-    path: "/billing.v1.Billing/ListPrices" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListPricesRequest): Buffer => Buffer.from(ListPricesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListPricesRequest => ListPricesRequest.decode(value),
-    responseSerialize: (value: ListPricesResponse): Buffer => Buffer.from(ListPricesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListPricesResponse => ListPricesResponse.decode(value),
-  },
-  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
-  setPrice: {
-    path: "/billing.v1.Billing/SetPrice" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: SetPriceRequest): Buffer => Buffer.from(SetPriceRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SetPriceRequest => SetPriceRequest.decode(value),
-    responseSerialize: (value: SetPriceResponse): Buffer => Buffer.from(SetPriceResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): SetPriceResponse => SetPriceResponse.decode(value),
+    requestSerialize: (value: ExtendCreditLinesRequest): Buffer =>
+      Buffer.from(ExtendCreditLinesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExtendCreditLinesRequest => ExtendCreditLinesRequest.decode(value),
+    responseSerialize: (value: ExtendCreditLinesResponse): Buffer =>
+      Buffer.from(ExtendCreditLinesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExtendCreditLinesResponse => ExtendCreditLinesResponse.decode(value),
   },
   /** Lends quota-service the unheld rest of an account's balance. */
   extendCreditLine: {
@@ -6103,18 +5982,6 @@ export const BillingService = {
     responseSerialize: (value: ExtendCreditLineResponse): Buffer =>
       Buffer.from(ExtendCreditLineResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExtendCreditLineResponse => ExtendCreditLineResponse.decode(value),
-  },
-  /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
-  extendCreditLines: {
-    path: "/billing.v1.Billing/ExtendCreditLines" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ExtendCreditLinesRequest): Buffer =>
-      Buffer.from(ExtendCreditLinesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ExtendCreditLinesRequest => ExtendCreditLinesRequest.decode(value),
-    responseSerialize: (value: ExtendCreditLinesResponse): Buffer =>
-      Buffer.from(ExtendCreditLinesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ExtendCreditLinesResponse => ExtendCreditLinesResponse.decode(value),
   },
   /**
    * The lines lent now, a page at a time by account id: quota-service takes back the lines its
@@ -6151,6 +6018,112 @@ export const BillingService = {
     responseSerialize: (value: WatchPricesResponse): Buffer => Buffer.from(WatchPricesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchPricesResponse => WatchPricesResponse.decode(value),
   },
+  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
+  recordFreeTierChange: {
+    path: "/billing.v1.Billing/RecordFreeTierChange" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordFreeTierChangeRequest): Buffer =>
+      Buffer.from(RecordFreeTierChangeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordFreeTierChangeRequest => RecordFreeTierChangeRequest.decode(value),
+    responseSerialize: (value: RecordFreeTierChangeResponse): Buffer =>
+      Buffer.from(RecordFreeTierChangeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordFreeTierChangeResponse => RecordFreeTierChangeResponse.decode(value),
+  },
+  /** Changes a balance. */
+  addBalance: {
+    path: "/billing.v1.Billing/AddBalance" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddBalanceRequest): Buffer => Buffer.from(AddBalanceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddBalanceRequest => AddBalanceRequest.decode(value),
+    responseSerialize: (value: AddBalanceResponse): Buffer => Buffer.from(AddBalanceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddBalanceResponse => AddBalanceResponse.decode(value),
+  },
+  /** Reads a balance. */
+  getBalance: {
+    path: "/billing.v1.Billing/GetBalance" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetBalanceRequest): Buffer => Buffer.from(GetBalanceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetBalanceRequest => GetBalanceRequest.decode(value),
+    responseSerialize: (value: GetBalanceResponse): Buffer => Buffer.from(GetBalanceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetBalanceResponse => GetBalanceResponse.decode(value),
+  },
+  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
+  setPrice: {
+    path: "/billing.v1.Billing/SetPrice" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetPriceRequest): Buffer => Buffer.from(SetPriceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetPriceRequest => SetPriceRequest.decode(value),
+    responseSerialize: (value: SetPriceResponse): Buffer => Buffer.from(SetPriceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetPriceResponse => SetPriceResponse.decode(value),
+  },
+  /** The console: every model's price. */
+  listPrices: {
+    path: "/billing.v1.Billing/ListPrices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPricesRequest): Buffer => Buffer.from(ListPricesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPricesRequest => ListPricesRequest.decode(value),
+    responseSerialize: (value: ListPricesResponse): Buffer => Buffer.from(ListPricesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPricesResponse => ListPricesResponse.decode(value),
+  },
+  /** The console: an account's billed requests, newest first. */
+  listCharges: {
+    path: "/billing.v1.Billing/ListCharges" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListChargesRequest): Buffer => Buffer.from(ListChargesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListChargesRequest => ListChargesRequest.decode(value),
+    responseSerialize: (value: ListChargesResponse): Buffer => Buffer.from(ListChargesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListChargesResponse => ListChargesResponse.decode(value),
+  },
+  /** The console: an account's tokens and money per UTC day. */
+  dailyTotals: {
+    path: "/billing.v1.Billing/DailyTotals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DailyTotalsRequest): Buffer => Buffer.from(DailyTotalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DailyTotalsRequest => DailyTotalsRequest.decode(value),
+    responseSerialize: (value: DailyTotalsResponse): Buffer => Buffer.from(DailyTotalsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DailyTotalsResponse => DailyTotalsResponse.decode(value),
+  },
+  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
+  listAuditEntries: {
+    path: "/billing.v1.Billing/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
+  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
+  auditMoney: {
+    path: "/billing.v1.Billing/AuditMoney" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuditMoneyRequest): Buffer => Buffer.from(AuditMoneyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuditMoneyRequest => AuditMoneyRequest.decode(value),
+    responseSerialize: (value: AuditMoneyResponse): Buffer => Buffer.from(AuditMoneyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuditMoneyResponse => AuditMoneyResponse.decode(value),
+  },
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail: {
+    path: "/billing.v1.Billing/VerifyAuditTrail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyAuditTrailRequest): Buffer =>
+      Buffer.from(VerifyAuditTrailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyAuditTrailRequest => VerifyAuditTrailRequest.decode(value),
+    responseSerialize: (value: VerifyAuditTrailResponse): Buffer =>
+      Buffer.from(VerifyAuditTrailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyAuditTrailResponse => VerifyAuditTrailResponse.decode(value),
+  },
   /** A page of the ledger's months before a month, for `ctl ledger archive`. */
   readLedgerArchive: {
     path: "/billing.v1.Billing/ReadLedgerArchive" as const,
@@ -6177,52 +6150,6 @@ export const BillingService = {
     responseSerialize: (value: DropLedgerMonthsResponse): Buffer =>
       Buffer.from(DropLedgerMonthsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DropLedgerMonthsResponse => DropLedgerMonthsResponse.decode(value),
-  },
-  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
-  auditMoney: {
-    path: "/billing.v1.Billing/AuditMoney" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: AuditMoneyRequest): Buffer => Buffer.from(AuditMoneyRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AuditMoneyRequest => AuditMoneyRequest.decode(value),
-    responseSerialize: (value: AuditMoneyResponse): Buffer => Buffer.from(AuditMoneyResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AuditMoneyResponse => AuditMoneyResponse.decode(value),
-  },
-  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
-  listAuditEntries: {
-    path: "/billing.v1.Billing/ListAuditEntries" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
-      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
-    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
-      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
-  },
-  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
-  verifyAuditTrail: {
-    path: "/billing.v1.Billing/VerifyAuditTrail" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: VerifyAuditTrailRequest): Buffer =>
-      Buffer.from(VerifyAuditTrailRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): VerifyAuditTrailRequest => VerifyAuditTrailRequest.decode(value),
-    responseSerialize: (value: VerifyAuditTrailResponse): Buffer =>
-      Buffer.from(VerifyAuditTrailResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): VerifyAuditTrailResponse => VerifyAuditTrailResponse.decode(value),
-  },
-  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
-  recordFreeTierChange: {
-    path: "/billing.v1.Billing/RecordFreeTierChange" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RecordFreeTierChangeRequest): Buffer =>
-      Buffer.from(RecordFreeTierChangeRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RecordFreeTierChangeRequest => RecordFreeTierChangeRequest.decode(value),
-    responseSerialize: (value: RecordFreeTierChangeResponse): Buffer =>
-      Buffer.from(RecordFreeTierChangeResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RecordFreeTierChangeResponse => RecordFreeTierChangeResponse.decode(value),
   },
   /** The bills set aside instead of filed, waiting for the operator. */
   listSetAsideBills: {
@@ -6260,47 +6187,124 @@ export const BillingService = {
       Buffer.from(WriteOffSetAsideBillResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WriteOffSetAsideBillResponse => WriteOffSetAsideBillResponse.decode(value),
   },
-} as const;
-
-export interface BillingServer extends UntypedServiceImplementation {
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
    */
-  authorize: handleUnaryCall<AuthorizeRequest, AuthorizeResponse>;
+  authorize: {
+    path: "/billing.v1.Billing/Authorize" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuthorizeRequest): Buffer => Buffer.from(AuthorizeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuthorizeRequest => AuthorizeRequest.decode(value),
+    responseSerialize: (value: AuthorizeResponse): Buffer => Buffer.from(AuthorizeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuthorizeResponse => AuthorizeResponse.decode(value),
+  },
   /**
    * The edge's Authorize calls on one long-lived stream, in batches, each answered as Authorize
    * would answer it (a new HTTP/2 stream per call costs several times a message on an open one).
    * The edge ends each stream after a while, so that no stream outlives its connection's maximum
    * age, and takes a stream that fails as the failure of every call on it still unanswered.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
    */
-  authorizeCalls: handleBidiStreamingCall<AuthorizeCallsRequest, AuthorizeCallsResponse>;
-  /** Charges a request exactly once after its reply ended. */
-  settle: handleUnaryCall<SettleRequest, SettleResponse>;
-  /** Settles several requests in one call, each as Settle would. */
-  settleMany: handleUnaryCall<SettleManyRequest, SettleManyResponse>;
-  /** Gives back a hold without charging. */
-  releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
-  /** Keeps the holds of running requests from being swept. */
-  renewHolds: handleUnaryCall<RenewHoldsRequest, RenewHoldsResponse>;
-  /** Records a free request in the ledger exactly once. */
-  recordFree: handleUnaryCall<RecordFreeRequest, RecordFreeResponse>;
-  /** Changes a balance. */
-  addBalance: handleUnaryCall<AddBalanceRequest, AddBalanceResponse>;
-  /** Reads a balance. */
-  getBalance: handleUnaryCall<GetBalanceRequest, GetBalanceResponse>;
-  /** The console: an account's billed requests, newest first. */
-  listCharges: handleUnaryCall<ListChargesRequest, ListChargesResponse>;
-  /** The console: an account's tokens and money per UTC day. */
-  dailyTotals: handleUnaryCall<DailyTotalsRequest, DailyTotalsResponse>;
-  /** The console: every model's price. */
-  listPrices: handleUnaryCall<ListPricesRequest, ListPricesResponse>;
-  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
-  setPrice: handleUnaryCall<SetPriceRequest, SetPriceResponse>;
-  /** Lends quota-service the unheld rest of an account's balance. */
-  extendCreditLine: handleUnaryCall<ExtendCreditLineRequest, ExtendCreditLineResponse>;
+  authorizeCalls: {
+    path: "/billing.v1.Billing/AuthorizeCalls" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: AuthorizeCallsRequest): Buffer =>
+      Buffer.from(AuthorizeCallsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuthorizeCallsRequest => AuthorizeCallsRequest.decode(value),
+    responseSerialize: (value: AuthorizeCallsResponse): Buffer =>
+      Buffer.from(AuthorizeCallsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuthorizeCallsResponse => AuthorizeCallsResponse.decode(value),
+  },
+  /**
+   * Charges a request exactly once after its reply ended.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  settle: {
+    path: "/billing.v1.Billing/Settle" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SettleRequest): Buffer => Buffer.from(SettleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SettleRequest => SettleRequest.decode(value),
+    responseSerialize: (value: SettleResponse): Buffer => Buffer.from(SettleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SettleResponse => SettleResponse.decode(value),
+  },
+  /**
+   * Settles several requests in one call, each as Settle would.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  settleMany: {
+    path: "/billing.v1.Billing/SettleMany" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SettleManyRequest): Buffer => Buffer.from(SettleManyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SettleManyRequest => SettleManyRequest.decode(value),
+    responseSerialize: (value: SettleManyResponse): Buffer => Buffer.from(SettleManyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SettleManyResponse => SettleManyResponse.decode(value),
+  },
+  /**
+   * Gives back a hold without charging.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  releaseHold: {
+    path: "/billing.v1.Billing/ReleaseHold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReleaseHoldRequest): Buffer => Buffer.from(ReleaseHoldRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReleaseHoldRequest => ReleaseHoldRequest.decode(value),
+    responseSerialize: (value: ReleaseHoldResponse): Buffer => Buffer.from(ReleaseHoldResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
+  },
+  /**
+   * Keeps the holds of running requests from being swept.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  renewHolds: {
+    path: "/billing.v1.Billing/RenewHolds" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewHoldsRequest): Buffer => Buffer.from(RenewHoldsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewHoldsRequest => RenewHoldsRequest.decode(value),
+    responseSerialize: (value: RenewHoldsResponse): Buffer => Buffer.from(RenewHoldsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewHoldsResponse => RenewHoldsResponse.decode(value),
+  },
+  /**
+   * Records a free request in the ledger exactly once.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  recordFree: {
+    path: "/billing.v1.Billing/RecordFree" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordFreeRequest): Buffer => Buffer.from(RecordFreeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordFreeRequest => RecordFreeRequest.decode(value),
+    responseSerialize: (value: RecordFreeResponse): Buffer => Buffer.from(RecordFreeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordFreeResponse => RecordFreeResponse.decode(value),
+  },
+} as const;
+
+export interface BillingServer extends UntypedServiceImplementation {
   /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
   extendCreditLines: handleUnaryCall<ExtendCreditLinesRequest, ExtendCreditLinesResponse>;
+  /** Lends quota-service the unheld rest of an account's balance. */
+  extendCreditLine: handleUnaryCall<ExtendCreditLineRequest, ExtendCreditLineResponse>;
   /**
    * The lines lent now, a page at a time by account id: quota-service takes back the lines its
    * store no longer knows (Redis restarted empty or failed over), once idle.
@@ -6310,6 +6314,26 @@ export interface BillingServer extends UntypedServiceImplementation {
   applyBills: handleUnaryCall<ApplyBillsRequest, ApplyBillsResponse>;
   /** Every price and each change, acknowledged version by version (SetPrice waits for the acks). */
   watchPrices: handleBidiStreamingCall<WatchPricesRequest, WatchPricesResponse>;
+  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
+  recordFreeTierChange: handleUnaryCall<RecordFreeTierChangeRequest, RecordFreeTierChangeResponse>;
+  /** Changes a balance. */
+  addBalance: handleUnaryCall<AddBalanceRequest, AddBalanceResponse>;
+  /** Reads a balance. */
+  getBalance: handleUnaryCall<GetBalanceRequest, GetBalanceResponse>;
+  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
+  setPrice: handleUnaryCall<SetPriceRequest, SetPriceResponse>;
+  /** The console: every model's price. */
+  listPrices: handleUnaryCall<ListPricesRequest, ListPricesResponse>;
+  /** The console: an account's billed requests, newest first. */
+  listCharges: handleUnaryCall<ListChargesRequest, ListChargesResponse>;
+  /** The console: an account's tokens and money per UTC day. */
+  dailyTotals: handleUnaryCall<DailyTotalsRequest, DailyTotalsResponse>;
+  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
+  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
+  auditMoney: handleUnaryCall<AuditMoneyRequest, AuditMoneyResponse>;
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail: handleUnaryCall<VerifyAuditTrailRequest, VerifyAuditTrailResponse>;
   /** A page of the ledger's months before a month, for `ctl ledger archive`. */
   readLedgerArchive: handleUnaryCall<ReadLedgerArchiveRequest, ReadLedgerArchiveResponse>;
   /**
@@ -6317,229 +6341,83 @@ export interface BillingServer extends UntypedServiceImplementation {
    * count and SHA-256 match those rows as they stand (FAILED_PRECONDITION otherwise, nothing dropped).
    */
   dropLedgerMonths: handleUnaryCall<DropLedgerMonthsRequest, DropLedgerMonthsResponse>;
-  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
-  auditMoney: handleUnaryCall<AuditMoneyRequest, AuditMoneyResponse>;
-  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
-  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
-  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
-  verifyAuditTrail: handleUnaryCall<VerifyAuditTrailRequest, VerifyAuditTrailResponse>;
-  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
-  recordFreeTierChange: handleUnaryCall<RecordFreeTierChangeRequest, RecordFreeTierChangeResponse>;
   /** The bills set aside instead of filed, waiting for the operator. */
   listSetAsideBills: handleUnaryCall<ListSetAsideBillsRequest, ListSetAsideBillsResponse>;
   /** Files a set-aside bill under the month running now; the decision is kept with it. */
   fileSetAsideBill: handleUnaryCall<FileSetAsideBillRequest, FileSetAsideBillResponse>;
   /** Writes a set-aside bill off (never charged); the decision is kept with it. */
   writeOffSetAsideBill: handleUnaryCall<WriteOffSetAsideBillRequest, WriteOffSetAsideBillResponse>;
-}
-
-export interface BillingClient extends Client {
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
    */
-  authorize(
-    request: AuthorizeRequest,
-    callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
-  ): ClientUnaryCall;
-  authorize(
-    request: AuthorizeRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
-  ): ClientUnaryCall;
-  authorize(
-    request: AuthorizeRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
-  ): ClientUnaryCall;
+  authorize: handleUnaryCall<AuthorizeRequest, AuthorizeResponse>;
   /**
    * The edge's Authorize calls on one long-lived stream, in batches, each answered as Authorize
    * would answer it (a new HTTP/2 stream per call costs several times a message on an open one).
    * The edge ends each stream after a while, so that no stream outlives its connection's maximum
    * age, and takes a stream that fails as the failure of every call on it still unanswered.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
    */
-  authorizeCalls(): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
-  authorizeCalls(options: Partial<CallOptions>): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
-  authorizeCalls(
+  authorizeCalls: handleBidiStreamingCall<AuthorizeCallsRequest, AuthorizeCallsResponse>;
+  /**
+   * Charges a request exactly once after its reply ended.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  settle: handleUnaryCall<SettleRequest, SettleResponse>;
+  /**
+   * Settles several requests in one call, each as Settle would.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  settleMany: handleUnaryCall<SettleManyRequest, SettleManyResponse>;
+  /**
+   * Gives back a hold without charging.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
+  /**
+   * Keeps the holds of running requests from being swept.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  renewHolds: handleUnaryCall<RenewHoldsRequest, RenewHoldsResponse>;
+  /**
+   * Records a free request in the ledger exactly once.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  recordFree: handleUnaryCall<RecordFreeRequest, RecordFreeResponse>;
+}
+
+export interface BillingClient extends Client {
+  /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
+  extendCreditLines(
+    request: ExtendCreditLinesRequest,
+    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
+  ): ClientUnaryCall;
+  extendCreditLines(
+    request: ExtendCreditLinesRequest,
     metadata: Metadata,
-    options?: Partial<CallOptions>,
-  ): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
-  /** Charges a request exactly once after its reply ended. */
-  settle(
-    request: SettleRequest,
-    callback: (error: ServiceError | null, response: SettleResponse) => void,
+    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
   ): ClientUnaryCall;
-  settle(
-    request: SettleRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: SettleResponse) => void,
-  ): ClientUnaryCall;
-  settle(
-    request: SettleRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: SettleResponse) => void,
-  ): ClientUnaryCall;
-  /** Settles several requests in one call, each as Settle would. */
-  settleMany(
-    request: SettleManyRequest,
-    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
-  ): ClientUnaryCall;
-  settleMany(
-    request: SettleManyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
-  ): ClientUnaryCall;
-  settleMany(
-    request: SettleManyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
-  ): ClientUnaryCall;
-  /** Gives back a hold without charging. */
-  releaseHold(
-    request: ReleaseHoldRequest,
-    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
-  ): ClientUnaryCall;
-  releaseHold(
-    request: ReleaseHoldRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
-  ): ClientUnaryCall;
-  releaseHold(
-    request: ReleaseHoldRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
-  ): ClientUnaryCall;
-  /** Keeps the holds of running requests from being swept. */
-  renewHolds(
-    request: RenewHoldsRequest,
-    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
-  ): ClientUnaryCall;
-  renewHolds(
-    request: RenewHoldsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
-  ): ClientUnaryCall;
-  renewHolds(
-    request: RenewHoldsRequest,
+  extendCreditLines(
+    request: ExtendCreditLinesRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
-  ): ClientUnaryCall;
-  /** Records a free request in the ledger exactly once. */
-  recordFree(
-    request: RecordFreeRequest,
-    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
-  ): ClientUnaryCall;
-  recordFree(
-    request: RecordFreeRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
-  ): ClientUnaryCall;
-  recordFree(
-    request: RecordFreeRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
-  ): ClientUnaryCall;
-  /** Changes a balance. */
-  addBalance(
-    request: AddBalanceRequest,
-    callback: (error: ServiceError | null, response: AddBalanceResponse) => void,
-  ): ClientUnaryCall;
-  addBalance(
-    request: AddBalanceRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: AddBalanceResponse) => void,
-  ): ClientUnaryCall;
-  addBalance(
-    request: AddBalanceRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: AddBalanceResponse) => void,
-  ): ClientUnaryCall;
-  /** Reads a balance. */
-  getBalance(
-    request: GetBalanceRequest,
-    callback: (error: ServiceError | null, response: GetBalanceResponse) => void,
-  ): ClientUnaryCall;
-  getBalance(
-    request: GetBalanceRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetBalanceResponse) => void,
-  ): ClientUnaryCall;
-  getBalance(
-    request: GetBalanceRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetBalanceResponse) => void,
-  ): ClientUnaryCall;
-  /** The console: an account's billed requests, newest first. */
-  listCharges(
-    request: ListChargesRequest,
-    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
-  ): ClientUnaryCall;
-  listCharges(
-    request: ListChargesRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
-  ): ClientUnaryCall;
-  listCharges(
-    request: ListChargesRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
-  ): ClientUnaryCall;
-  /** The console: an account's tokens and money per UTC day. */
-  dailyTotals(
-    request: DailyTotalsRequest,
-    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
-  ): ClientUnaryCall;
-  dailyTotals(
-    request: DailyTotalsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
-  ): ClientUnaryCall;
-  dailyTotals(
-    request: DailyTotalsRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
-  ): ClientUnaryCall;
-  /** The console: every model's price. */
-  listPrices(
-    request: ListPricesRequest,
-    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
-  ): ClientUnaryCall;
-  listPrices(
-    request: ListPricesRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
-  ): ClientUnaryCall;
-  listPrices(
-    request: ListPricesRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
-  ): ClientUnaryCall;
-  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
-  setPrice(
-    request: SetPriceRequest,
-    callback: (error: ServiceError | null, response: SetPriceResponse) => void,
-  ): ClientUnaryCall;
-  setPrice(
-    request: SetPriceRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: SetPriceResponse) => void,
-  ): ClientUnaryCall;
-  setPrice(
-    request: SetPriceRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: SetPriceResponse) => void,
+    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
   ): ClientUnaryCall;
   /** Lends quota-service the unheld rest of an account's balance. */
   extendCreditLine(
@@ -6556,22 +6434,6 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExtendCreditLineResponse) => void,
-  ): ClientUnaryCall;
-  /** Several ExtendCreditLine calls in one transaction, each line answered on its own. */
-  extendCreditLines(
-    request: ExtendCreditLinesRequest,
-    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
-  ): ClientUnaryCall;
-  extendCreditLines(
-    request: ExtendCreditLinesRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
-  ): ClientUnaryCall;
-  extendCreditLines(
-    request: ExtendCreditLinesRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ExtendCreditLinesResponse) => void,
   ): ClientUnaryCall;
   /**
    * The lines lent now, a page at a time by account id: quota-service takes back the lines its
@@ -6615,6 +6477,166 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<WatchPricesRequest, WatchPricesResponse>;
+  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
+  recordFreeTierChange(
+    request: RecordFreeTierChangeRequest,
+    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
+  ): ClientUnaryCall;
+  recordFreeTierChange(
+    request: RecordFreeTierChangeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
+  ): ClientUnaryCall;
+  recordFreeTierChange(
+    request: RecordFreeTierChangeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
+  ): ClientUnaryCall;
+  /** Changes a balance. */
+  addBalance(
+    request: AddBalanceRequest,
+    callback: (error: ServiceError | null, response: AddBalanceResponse) => void,
+  ): ClientUnaryCall;
+  addBalance(
+    request: AddBalanceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddBalanceResponse) => void,
+  ): ClientUnaryCall;
+  addBalance(
+    request: AddBalanceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddBalanceResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads a balance. */
+  getBalance(
+    request: GetBalanceRequest,
+    callback: (error: ServiceError | null, response: GetBalanceResponse) => void,
+  ): ClientUnaryCall;
+  getBalance(
+    request: GetBalanceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetBalanceResponse) => void,
+  ): ClientUnaryCall;
+  getBalance(
+    request: GetBalanceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetBalanceResponse) => void,
+  ): ClientUnaryCall;
+  /** Sets a model's price. Returns once every quota-service replica watching prices applied it. */
+  setPrice(
+    request: SetPriceRequest,
+    callback: (error: ServiceError | null, response: SetPriceResponse) => void,
+  ): ClientUnaryCall;
+  setPrice(
+    request: SetPriceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetPriceResponse) => void,
+  ): ClientUnaryCall;
+  setPrice(
+    request: SetPriceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetPriceResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: every model's price. */
+  listPrices(
+    request: ListPricesRequest,
+    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
+  ): ClientUnaryCall;
+  listPrices(
+    request: ListPricesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
+  ): ClientUnaryCall;
+  listPrices(
+    request: ListPricesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPricesResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: an account's billed requests, newest first. */
+  listCharges(
+    request: ListChargesRequest,
+    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
+  ): ClientUnaryCall;
+  listCharges(
+    request: ListChargesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
+  ): ClientUnaryCall;
+  listCharges(
+    request: ListChargesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListChargesResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: an account's tokens and money per UTC day. */
+  dailyTotals(
+    request: DailyTotalsRequest,
+    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
+  ): ClientUnaryCall;
+  dailyTotals(
+    request: DailyTotalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
+  ): ClientUnaryCall;
+  dailyTotals(
+    request: DailyTotalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DailyTotalsResponse) => void,
+  ): ClientUnaryCall;
+  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
+  auditMoney(
+    request: AuditMoneyRequest,
+    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
+  ): ClientUnaryCall;
+  auditMoney(
+    request: AuditMoneyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
+  ): ClientUnaryCall;
+  auditMoney(
+    request: AuditMoneyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
+  ): ClientUnaryCall;
+  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditTrail(
+    request: VerifyAuditTrailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
+  ): ClientUnaryCall;
   /** A page of the ledger's months before a month, for `ctl ledger archive`. */
   readLedgerArchive(
     request: ReadLedgerArchiveRequest,
@@ -6649,70 +6671,6 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DropLedgerMonthsResponse) => void,
-  ): ClientUnaryCall;
-  /** Checks that every balance equals its entries less its charges and that no billing id is billed twice. */
-  auditMoney(
-    request: AuditMoneyRequest,
-    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
-  ): ClientUnaryCall;
-  auditMoney(
-    request: AuditMoneyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
-  ): ClientUnaryCall;
-  auditMoney(
-    request: AuditMoneyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: AuditMoneyResponse) => void,
-  ): ClientUnaryCall;
-  /** An account's entries of the audit trail (balance changes): the console shows the holder's own. */
-  listAuditEntries(
-    request: ListAuditEntriesRequest,
-    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
-  ): ClientUnaryCall;
-  listAuditEntries(
-    request: ListAuditEntriesRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
-  ): ClientUnaryCall;
-  listAuditEntries(
-    request: ListAuditEntriesRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
-  ): ClientUnaryCall;
-  /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
-  verifyAuditTrail(
-    request: VerifyAuditTrailRequest,
-    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
-  ): ClientUnaryCall;
-  verifyAuditTrail(
-    request: VerifyAuditTrailRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
-  ): ClientUnaryCall;
-  verifyAuditTrail(
-    request: VerifyAuditTrailRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
-  ): ClientUnaryCall;
-  /** quota-service's record of a free-tier change it made, kept in this service's trail. */
-  recordFreeTierChange(
-    request: RecordFreeTierChangeRequest,
-    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
-  ): ClientUnaryCall;
-  recordFreeTierChange(
-    request: RecordFreeTierChangeRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
-  ): ClientUnaryCall;
-  recordFreeTierChange(
-    request: RecordFreeTierChangeRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RecordFreeTierChangeResponse) => void,
   ): ClientUnaryCall;
   /** The bills set aside instead of filed, waiting for the operator. */
   listSetAsideBills(
@@ -6761,6 +6719,148 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WriteOffSetAsideBillResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Holds the worst-case cost of a request before the model is called. A call whose caller has
+   * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  authorize(
+    request: AuthorizeRequest,
+    callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
+  ): ClientUnaryCall;
+  authorize(
+    request: AuthorizeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
+  ): ClientUnaryCall;
+  authorize(
+    request: AuthorizeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AuthorizeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The edge's Authorize calls on one long-lived stream, in batches, each answered as Authorize
+   * would answer it (a new HTTP/2 stream per call costs several times a message on an open one).
+   * The edge ends each stream after a while, so that no stream outlives its connection's maximum
+   * age, and takes a stream that fails as the failure of every call on it still unanswered.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  authorizeCalls(): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
+  authorizeCalls(options: Partial<CallOptions>): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
+  authorizeCalls(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<AuthorizeCallsRequest, AuthorizeCallsResponse>;
+  /**
+   * Charges a request exactly once after its reply ended.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  settle(
+    request: SettleRequest,
+    callback: (error: ServiceError | null, response: SettleResponse) => void,
+  ): ClientUnaryCall;
+  settle(
+    request: SettleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SettleResponse) => void,
+  ): ClientUnaryCall;
+  settle(
+    request: SettleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SettleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Settles several requests in one call, each as Settle would.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  settleMany(
+    request: SettleManyRequest,
+    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
+  ): ClientUnaryCall;
+  settleMany(
+    request: SettleManyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
+  ): ClientUnaryCall;
+  settleMany(
+    request: SettleManyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SettleManyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Gives back a hold without charging.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  releaseHold(
+    request: ReleaseHoldRequest,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  releaseHold(
+    request: ReleaseHoldRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  releaseHold(
+    request: ReleaseHoldRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Keeps the holds of running requests from being swept.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  renewHolds(
+    request: RenewHoldsRequest,
+    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
+  ): ClientUnaryCall;
+  renewHolds(
+    request: RenewHoldsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
+  ): ClientUnaryCall;
+  renewHolds(
+    request: RenewHoldsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewHoldsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Records a free request in the ledger exactly once.
+   * Older release only: deprecated, goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
+  recordFree(
+    request: RecordFreeRequest,
+    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
+  ): ClientUnaryCall;
+  recordFree(
+    request: RecordFreeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
+  ): ClientUnaryCall;
+  recordFree(
+    request: RecordFreeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordFreeResponse) => void,
   ): ClientUnaryCall;
 }
 
