@@ -3,7 +3,7 @@ import { Client as PgClient } from 'pg';
 import { quotaV1 } from '@gw/contracts';
 import { clientChain, RpcClient, rpcClient } from '@gw/service-kit';
 import { awayFromMinuteEnd, RunningStack, scrapeMetrics, startStack, WAITS_FOR_MINUTE_MS } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis } from '@gw/testing';
 
 // Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
 jest.setTimeout(WAITS_FOR_MINUTE_MS);
@@ -103,15 +103,6 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     return highest;
   }
 
-  async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (ok(value) || Date.now() > deadline) return value;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
   it('admits exactly 30 of 200 parallel requests of the API and the chat product, Remaining strictly down, never more than 3 running', async () => {
     const { accountId, key } = await account('10');
     const places = `${redis.keyPrefix}{${accountId}}:places`;
@@ -163,9 +154,10 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
       expect(r.code).toBe('FREE_TIER_EXHAUSTED');
       expect(r.requiredLyd).toBeGreaterThan(r.balance as number);
     }
-    const { rows } = await until(
+    const { rows } = await eventually(
       () => pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.ledger WHERE account_id = $1', [accountId]),
       (r) => Number(r.rows[0].n) === paid.length,
+      { timeoutMs: 15_000, intervalMs: 100 },
     );
     expect(Number(rows[0].n)).toBe(paid.length);
     expect(await balanceMicro(accountId)).toBeGreaterThanOrEqual(0);
@@ -192,7 +184,7 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     const replies = await running;
     expect(replies.every((r) => r.status === 200 || r.code === 'concurrency_limit')).toBe(true);
     const answered = replies.filter((r) => r.status === 200).length;
-    const billed = await until(
+    const billed = await eventually(
       async () =>
         (
           await pg.query<{ n: string; total: string | null }>(
@@ -201,6 +193,7 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
           )
         ).rows[0],
       (r) => Number(r.n) === answered,
+      { timeoutMs: 15_000, intervalMs: 100 },
     );
     expect(await balanceMicro(accountId)).toBe(500_000 - Number(billed.total ?? 0));
     const { rows } = await pg.query<{ held_micro: string; line_micro: string; balance_micro: string }>(
@@ -218,13 +211,14 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     const after: Reply[] = [];
     for (const i of [0, 1, 2, 3]) after.push(await chat(key, i, 'at the new price'));
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const { rows } = await until(
+    const { rows } = await eventually(
       () =>
         pg.query<{ input_micro_per_million: string; output_micro_per_million: string }>(
           'SELECT input_micro_per_million, output_micro_per_million FROM billing.ledger WHERE account_id = $1 ORDER BY created_at',
           [accountId],
         ),
       (r) => r.rows.length === 5,
+      { timeoutMs: 15_000, intervalMs: 100 },
     );
     expect(rows.map((r) => [Number(r.input_micro_per_million), Number(r.output_micro_per_million)])).toEqual([
       [1_000_000, 4_000_000],

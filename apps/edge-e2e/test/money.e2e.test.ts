@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
 import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis } from '@gw/testing';
 
 interface ErrorFields {
   status: number;
@@ -77,15 +77,6 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     return Math.round((await ctl<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6);
   }
 
-  async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (ok(value) || Date.now() > deadline) return value;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
   describe('402 rows, each with code, reason, balance and requiredLyd', () => {
     beforeEach(() => freeTier('--enabled', 'true', '--paused', 'false', '--daily-tokens', '200000', '--pool-tokens', '50000000'));
 
@@ -155,9 +146,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       const { key } = await account('0');
       expect((await chat(key, { max_tokens: 2000, messages: [{ role: 'user', content: '[[sim:words=5]] hi' }] })).status).toBe(200);
       // The allowance now has about 2,100 minus the real usage left: too small for a reply of 2,048.
-      await until(
+      await eventually(
         () => chat(key, { max_tokens: 2048 }).then(refusal),
         (e) => e.reason === 'allowance',
+        { intervalMs: 100 },
       );
       expect(await refusal(await chat(key, { max_tokens: 2048 }))).toMatchObject({
         status: 402,
@@ -170,9 +162,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       const heavy = await account('0');
       // provider-sim counts this prompt far higher than the tokenizer (a long run of one letter), so usage passes the allowance.
       expect((await chat(heavy.key, { max_tokens: 8, messages: [{ role: 'user', content: 'a'.repeat(1600) }] })).status).toBe(200);
-      const used = await until(
+      const used = await eventually(
         () => chat(heavy.key, { max_tokens: 1 }).then(refusal),
         (e) => e.code === 'FREE_TIER_DAILY_LIMIT' && e.reason === undefined,
+        { intervalMs: 100 },
       );
       expect(used).toMatchObject({ status: 402, code: 'FREE_TIER_DAILY_LIMIT', balance: 0 });
       expect(used.reason).toBeUndefined();
@@ -197,9 +190,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     };
     expect(reply.usage.completion_tokens).toBe(2048);
     expect(reply.choices[0].finish_reason).toBe('length');
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length > 0,
+      { intervalMs: 100 },
     );
     expect(rows).toEqual([{ request_id: expect.any(String), amount_micro: '0', paid: false, usage_estimated: false }]);
     expect(await balanceMicro(accountId)).toBe(0);
@@ -219,9 +213,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     );
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(6);
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length === statuses.filter((s) => s === 200).length,
+      { intervalMs: 100 },
     );
     expect(rows.length).toBe(statuses.filter((s) => s === 200).length);
     const charged = rows.reduce((sum, r) => sum + Number(r.amount_micro), 0);
@@ -248,9 +243,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       ),
     );
     expect(statuses).toEqual(Array(40).fill(200));
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length === 40,
+      { intervalMs: 100 },
     );
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(40);
     const after = await calls();
@@ -272,9 +268,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     } finally {
       await stack.startApp('billing-service');
     }
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length > 0,
+      { intervalMs: 100 },
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].paid).toBe(true);
@@ -297,10 +294,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     const answered = statuses.filter((s) => s === 200).length;
     expect(answered).toBeGreaterThan(0);
     expect(statuses.every((s) => s === 200 || s === 500)).toBe(true);
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length >= answered,
-      20_000,
+      { timeoutMs: 20_000, intervalMs: 100 },
     );
     expect(rows.length).toBe(answered);
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(rows.length);

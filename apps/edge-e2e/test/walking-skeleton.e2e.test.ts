@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis } from '@gw/testing';
 
 interface KeyCreated {
   id: string;
@@ -79,8 +79,9 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     const tokens = usage.prompt_tokens + usage.completion_tokens;
     // vendor-v4-flash is seeded at 1 LYD per million prompt tokens and 4 per million completion tokens.
     const chargedMicro = Math.ceil(usage.prompt_tokens * 1 + usage.completion_tokens * 4);
-    await waitFor(
+    await eventually(
       async () => ((await stack.ctl('usage', 'show', '--account', accountId)).json as { totalTokens: number }).totalTokens === tokens,
+      { intervalMs: 100 },
     );
     expect((await stack.ctl('usage', 'show', '--account', accountId)).json).toEqual({ todayTokens: tokens, totalTokens: tokens });
     const shown = (await stack.ctl('account', 'show', '--account', accountId)).json as { balance: number };
@@ -110,7 +111,7 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     const res = await fetch(`${stack.baseUrl}/models`, { headers: { 'x-request-id': 'skeleton-trace-1' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('skeleton-trace-1');
-    await waitFor(async () => stack.logs.some((l) => l.includes('"requestId":"skeleton-trace-1"')));
+    await eventually(() => stack.logs.some((l) => l.includes('"requestId":"skeleton-trace-1"')));
     const line = JSON.parse(stack.logs.find((l) => l.includes('"requestId":"skeleton-trace-1"')) ?? '{}');
     expect(line).toMatchObject({ service: 'edge', msg: 'request', status: 200, path: '/v1/models' });
   });
@@ -141,11 +142,3 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     expect(big.headers.get('x-request-id')).toBeNull();
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -1,7 +1,7 @@
 import { ServiceError, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { clientChain, createLogger, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestRedis, PausableProxy, startPausableProxy, TestRedis } from '@gw/testing';
+import { createTestRedis, eventually, PausableProxy, startPausableProxy, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
 
@@ -108,12 +108,7 @@ describe('quota-service when Redis cannot answer', () => {
         await expectEveryMethodUnavailable(quota);
         await expectEveryMethodUnavailable(quota);
         proxy.resume();
-        const recovered = Date.now() + RECOVERY_MS;
-        let answer = await count().catch(() => undefined);
-        while (!answer && Date.now() < recovered) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          answer = await count().catch(() => undefined);
-        }
+        const answer = await eventually(() => count().catch(() => undefined), { timeoutMs: RECOVERY_MS, intervalMs: 100 });
         expect(answer).toMatchObject({ allowed: true });
       } finally {
         quota.close();
