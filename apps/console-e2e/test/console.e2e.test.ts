@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, launchChromium, screenshotDir, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { launchChromium, screenshotDir } from '@gw/testing';
 import { ctlOk as ctlOkOn, PASSWORD, SignedInHolder, signedInHolder } from './console-holder';
 
 const KEY = /^sk-shfr-[0-9a-f]{40}$/;
@@ -15,27 +15,20 @@ const KEY = /^sk-shfr-[0-9a-f]{40}$/;
  * ends the session. Each flow leaves a screenshot.
  */
 describe('web console in a real browser', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let browser: Browser;
   const shots = screenshotDir(__filename);
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      env: { SIGN_IN_MAX_FAILURES: '3' },
-    });
+    gw = await startGateway({ SIGN_IN_MAX_FAILURES: '3' });
+    stack = gw.stack;
     browser = await launchChromium();
   }, 90_000);
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   const ctlOk = <T>(...args: string[]): Promise<T> => ctlOkOn<T>(stack, ...args);

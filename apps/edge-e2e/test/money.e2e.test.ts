@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
-import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, scrapeMetrics, startGateway } from '@gw/test-stack';
+import { eventually } from '@gw/testing';
 
 interface ErrorFields {
   status: number;
@@ -15,28 +15,21 @@ interface ErrorFields {
 const FLASH_OUTPUT_MICRO_PER_TOKEN = 4;
 
 describe('money through the API (docs/api.md: the 402 codes, billing rules, free limits)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let pg: PgClient;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
     // Limits high enough that only money decides in this file.
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      env: { RATE_LIMIT_PER_MINUTE: '1000', CONCURRENCY_LIMIT: '100', FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50' },
-    });
-    pg = new PgClient({ connectionString: db.url });
+    gw = await startGateway({ RATE_LIMIT_PER_MINUTE: '1000', CONCURRENCY_LIMIT: '100', FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50' });
+    stack = gw.stack;
+    pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
   }, 90_000);
 
   afterAll(async () => {
     await pg?.end();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   async function ctl<T>(...args: string[]): Promise<T> {
@@ -259,10 +252,13 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
   it('charges once, after it returns, a reply that ended while billing-service was stopped', async () => {
     const { accountId, key } = await account('1');
     const slow = chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=1500]] [[sim:words=10]] later' }] });
-    await new Promise((r) => setTimeout(r, 700));
+    const simInFlight = async () =>
+      ((await (await fetch(`${stack.providerUrl.replace(/\/v1$/, '')}/sim/stats`)).json()) as { inFlight: number }).inFlight;
+    await eventually(simInFlight, (n) => n > 0, { what: 'the slow request at the provider' });
     await stack.stopApp('billing-service');
     try {
       expect((await slow).status).toBe(200);
+      // Nothing to wait for: a while passes in which no row may appear.
       await new Promise((r) => setTimeout(r, 1000));
       expect(await ledger(accountId)).toEqual([]);
     } finally {
@@ -275,6 +271,7 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].paid).toBe(true);
+    // Nothing to wait for: a while passes in which no second row may appear.
     await new Promise((r) => setTimeout(r, 500));
     expect(await ledger(accountId)).toHaveLength(1);
     expect(await balanceMicro(accountId)).toBe(1_000_000 - Number(rows[0].amount_micro));
@@ -283,6 +280,7 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
   it('loses and doubles no ledger row when every Postgres connection of billing-service is cut mid-load', async () => {
     const start = 5_000_000;
     const { accountId, key } = await account('5');
+    // A load paced over 1.2 s, cut in the middle: the pacing is the scenario.
     const load = Array.from({ length: 30 }, (_, i) =>
       new Promise((r) => setTimeout(r, i * 40)).then(() =>
         chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=200]] load' }] }).then((res) => res.status),

@@ -245,7 +245,7 @@ describe('metrics, the request log line and the overhead header (issue 7)', () =
     expect(overheadOf(providerRefusal)).toBeGreaterThanOrEqual(0);
     expect(overheadOf(await chat(undefined, 'hi'))).toBeGreaterThanOrEqual(0);
 
-    // The provider's 400 ms are not the gateway's.
+    // The provider's 400 ms are not the gateway's: an overhead that counted them would be 400 or more.
     const slow = await chat(second.key, 'hi [[sim:delay_ms=400]]');
     expect(slow.status).toBe(200);
     expect(overheadOf(slow)).toBeLessThan(300);

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { eventually } from '@gw/testing';
 
 interface KeyCreated {
   id: string;
@@ -11,18 +11,16 @@ interface KeyCreated {
 }
 
 describe('one request through every service (real processes, Postgres, Redis, provider-sim)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    gw = await startGateway();
+    stack = gw.stack;
   }, 90_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   async function newAccountWithKey(balance: string): Promise<{ accountId: string; key: KeyCreated }> {

@@ -139,6 +139,7 @@ describe('a hold whose Authorize timed out is given back (billing-service paused
     let refused: Response[];
     try {
       refused = await Promise.all([1, 2, 3].map(() => gateway.chat(account.key, ask('hi'))));
+      // billing-service stays paused a while after the refusals: the scenario.
       await new Promise((r) => setTimeout(r, 1500));
     } finally {
       gateway.stack.resumeApp('billing-service');

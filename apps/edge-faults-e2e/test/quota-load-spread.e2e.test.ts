@@ -64,6 +64,7 @@ describe('load spread over quota-service replicas (dns:/// name, round robin, ma
 
   it('sends calls to a replica added to DNS within the maximum connection age', async () => {
     dns.set(NAME, ['127.0.0.2', '127.0.0.3', '127.0.0.4']);
+    // Time is the scenario: past the maximum connection age, the clients resolve the name again.
     await new Promise((r) => setTimeout(r, MAX_CONNECTION_AGE_MS + 1500));
     const before = await servedByReplica();
     await usageCalls(90);

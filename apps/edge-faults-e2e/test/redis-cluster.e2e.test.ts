@@ -46,7 +46,7 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
     await awayFromMinuteEnd(25);
     const { key } = await gw.account('50');
     const slow = [0, 1, 2].map((i) => chat(key, i, '[[sim:delay_ms=1500]] slow'));
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually(async () => (await gw.simStats()).inFlight >= 3, { what: 'the three slow requests at the provider' });
     const fourth = await chat(key, 1);
     expect(fourth.status).toBe(429);
     expect(((await fourth.json()) as ErrorBody).error.code).toBe('concurrency_limit');
