@@ -148,9 +148,11 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
   it('shows what a running request holds while it runs, and nothing once it has ended', async () => {
     const { page } = holder;
     const slow = chat('Take your time [[sim:delay_ms=6000]]');
-    let held = '0 LYD';
-    for (const deadline = Date.now() + 5000; held === '0 LYD' && Date.now() < deadline; held = await figure(page, 'held'))
+    const heldShown = async () => {
       await page.reload();
+      return figure(page, 'held');
+    };
+    const held = await eventually(heldShown, (shown) => shown !== '0 LYD', { timeoutMs: 5000, intervalMs: 0 });
     // Its worst case: the prompt estimate at 1 LYD and 3,000 tokens at 4 LYD per million.
     expect(microOf(held)).toBeGreaterThanOrEqual(12_000);
     expect(microOf(held)).toBeLessThan(17_000);
