@@ -40,7 +40,7 @@ export interface GatewayUnderTest {
  */
 export async function startGateway(
   env: Record<string, string> = {},
-  processOptions: Pick<StackOptions, 'execArgv' | 'ipc' | 'replicas'> = {},
+  processOptions: Pick<StackOptions, 'execArgv' | 'ipc' | 'replicas' | 'quotaSpread'> = {},
   { onCluster = false } = {},
 ): Promise<GatewayUnderTest> {
   let db: TestDatabase | undefined;
