@@ -1,7 +1,8 @@
 /**
- * The Jest settings of every project: each project's test (or e2e) target runs `jest <its root>/`.
- * Unit specs sit beside the code, integration tests under test/, end-to-end tests in the *-e2e
- * projects, which depend on the builds of the apps they start (nx.json, e2e).
+ * The Jest settings of every project: each project's targets run `jest <its root>/`, `test` on the
+ * *.spec.ts files (unit specs beside the code: no database, Redis or process), `integration` on the
+ * *.test.ts files (under test/, and the Redis stores' tests beside each store), e2e on the *-e2e
+ * projects, which depend on the builds of the apps they start (nx.json).
  */
 module.exports = {
   testEnvironment: 'node',

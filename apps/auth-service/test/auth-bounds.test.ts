@@ -2,7 +2,7 @@ import { ClientDuplexStream, ServiceError, status } from '@grpc/grpc-js';
 import { MAX_ID_LENGTH, MAX_KEY_USES_PER_CALL, MAX_MODEL_ID_LENGTH } from '@gw/bounds';
 import { authV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, TestDatabase } from '@gw/testing';
+import { createTestDatabase, eventually, TestDatabase } from '@gw/testing';
 import { AuthApp, startAuthApp } from '../src/auth-app';
 import { loadConfig } from '../src/config';
 import { sha256Hex } from '../src/domain/api-key';
@@ -159,9 +159,7 @@ describe('auth.v1.Auth over gRPC: bounds of ids, texts, counts and times', () =>
       ...Array.from({ length: MAX_KEY_USES_PER_CALL - 1 }, (_, n) => ({ keyId: `${id(MAX_ID_LENGTH - 10)}_${n}`, usedAtUnixMs: 0 })),
     ];
     expect(await record(atBounds)).toEqual({});
-    for (const deadline = Date.now() + 5000; (await lastUsed()) === null && Date.now() < deadline;)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(await lastUsed()).toEqual(new Date(used));
+    expect(await eventually(lastUsed, (last) => last !== null, { timeoutMs: 5000, intervalMs: 20 })).toEqual(new Date(used));
   });
 
   it('WatchIdentityChanges: an acknowledgement of a change never sent ends the stream with INVALID_ARGUMENT', async () => {

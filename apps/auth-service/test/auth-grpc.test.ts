@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { Client as PgClient } from 'pg';
 import { authV1, healthV1 } from '@gw/contracts';
 import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, TestDatabase } from '@gw/testing';
+import { createTestDatabase, eventually, TestDatabase } from '@gw/testing';
 import { AuthApp, startAuthApp } from '../src/auth-app';
 import { loadConfig } from '../src/config';
 import { sha256Hex } from '../src/domain/api-key';
@@ -156,11 +156,7 @@ describe('auth.v1.Auth over gRPC on Postgres', () => {
     const { key } = await call.createKey(accountId);
     const before = Date.now();
     await call.authenticate(key);
-    let lastUsed = '';
-    for (let i = 0; i < 50 && !lastUsed; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      lastUsed = (await call.listKeys(accountId)).keys[0].lastUsed;
-    }
+    const lastUsed = await eventually(async () => (await call.listKeys(accountId)).keys[0].lastUsed);
     expect(new Date(lastUsed).getTime()).toBeGreaterThanOrEqual(before - 1000);
   });
 

@@ -12,7 +12,7 @@ import {
   rpcClient,
   runMigrations,
 } from '@gw/service-kit';
-import { createTestDatabase } from '@gw/testing';
+import { createTestDatabase, eventually } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
 import { BillingLedger } from '../src/domain/billing-ledger';
@@ -140,7 +140,10 @@ export async function heldApart<T>(
     await blocker.query(lockSql, params);
     const running = work();
     const waiting = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
-    while ((await t.db.query<{ n: number }>(waiting)).rows[0].n < 2) await new Promise((r) => setTimeout(r, 10));
+    await eventually(async () => (await t.db.query<{ n: number }>(waiting)).rows[0].n >= 2, {
+      intervalMs: 10,
+      what: 'two statements waiting on the lock',
+    });
     await blocker.query('ROLLBACK');
     return await running;
   } finally {

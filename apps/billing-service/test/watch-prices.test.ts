@@ -114,6 +114,7 @@ describe('billing.v1 WatchPrices, two replicas on Postgres', () => {
     // With the silent one gone, the next change is back to the others' pace.
     const again = Date.now();
     await setPrice(1);
+    // What tells the two paces apart: a change that waited for the silent watcher takes the whole ack timeout.
     expect(Date.now() - again).toBeLessThan(ACK_TIMEOUT_MS);
   });
 

@@ -1,5 +1,4 @@
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
 
 const PASSWORD = 'a password of the holder';
 
@@ -8,15 +7,14 @@ const PASSWORD = 'a password of the holder';
  * and nothing is logged at error level. Key names are counted as a person counts characters.
  */
 describe('console pages given input at fault', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let accountId: string;
   let session: { cookie: string; csrf: string };
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    gw = await startGateway();
+    stack = gw.stack;
     accountId = ((await stack.ctl('account', 'create', '--name', 'Input')).json as { accountId: string }).accountId;
     const { link } = (await stack.ctl('console', 'invite', '--account', accountId, '--email', 'input@example.com')).json as {
       link: string;
@@ -37,8 +35,7 @@ describe('console pages given input at fault', () => {
   }, 90_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   function post(url: string, body: string | Buffer, cookie: string) {

@@ -2,8 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { MAX_ID_LENGTH } from '@gw/bounds';
 import { consoleV1 } from '@gw/contracts';
 import { clientChain, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 const DEADLINE_MS = 5000;
 
@@ -13,32 +12,28 @@ const DEADLINE_MS = 5000;
  * at the bounds they are taken (an unknown account at its bound is auth-service's NOT_FOUND).
  */
 describe('console.v1.Console over gRPC: bounds of the account id and the email', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
-  let stack: RunningStack;
+  let gw: GatewayUnderTest;
   let pg: Database;
   let consoleClient: RpcClient<consoleV1.ConsoleClient, consoleV1.ConsoleService>;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
-    pg = await openDatabase(db.url, '');
+    gw = await startGateway();
+    pg = await openDatabase(gw.stack.env.DATABASE_URL, '');
     const settings = { timeoutMs: DEADLINE_MS, chain: clientChain() };
-    consoleClient = rpcClient(consoleV1.ConsoleClient, stack.env.CONSOLE_ADDR, stack.grpcSecurity('ctl'), 'console', settings);
+    consoleClient = rpcClient(consoleV1.ConsoleClient, gw.stack.env.CONSOLE_ADDR, gw.stack.grpcSecurity('ctl'), 'console', settings);
   }, 90_000);
 
   afterAll(async () => {
     consoleClient?.close();
     await pg?.close();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   const invite = (accountId: string, email: string) => consoleClient.createInvite({ accountId, email });
   const invites = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM console.invites')).rows[0].n;
 
   it('refuses an account id over 200 characters or an email over 254 with INVALID_ARGUMENT, inviting nobody', async () => {
-    const { json } = await stack.ctl('account', 'create', '--name', 'Bounds');
+    const { json } = await gw.stack.ctl('account', 'create', '--name', 'Bounds');
     const { accountId } = json as { accountId: string };
     const email = (length: number) => `${'h'.repeat(length - '@example.com'.length)}@example.com`;
     const before = await invites();

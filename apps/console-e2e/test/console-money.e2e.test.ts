@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { microToLyd } from '@gw/money';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, launchChromium, screenshotDir, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { eventually, launchChromium, screenshotDir } from '@gw/testing';
 import { ctlOk, SignedInHolder, signedInHolder } from './console-holder';
 
 const START_BALANCE_MICRO = 200_000;
@@ -27,8 +27,7 @@ const typed = (micro: number) => `${Math.floor(micro / 1_000_000)}.${String(micr
  * money moved as it did).
  */
 describe('where the money goes, in a real browser, as the ledger has it', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let browser: Browser;
   let pg: PgClient;
@@ -37,9 +36,9 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
   const shots = screenshotDir(__filename);
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
-    pg = new PgClient({ connectionString: db.url });
+    gw = await startGateway();
+    stack = gw.stack;
+    pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
     browser = await launchChromium();
     holder = await signedInHolder(stack, browser, 'money@example.com', { name: 'Spender', balance: typed(START_BALANCE_MICRO) });
@@ -49,8 +48,7 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
   afterAll(async () => {
     await browser?.close();
     await pg?.end();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   const shot = async (page: Page, name: string) => {
@@ -76,11 +74,8 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
         [holder.accountId],
       )
     ).rows;
-  const untilLedgerHas = async (n: number) => {
-    for (const deadline = Date.now() + 15_000; (await ledgerRows()).length < n && Date.now() < deadline;)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(await ledgerRows()).toHaveLength(n);
-  };
+  const untilLedgerHas = async (n: number) =>
+    expect(await eventually(ledgerRows, (rows) => rows.length >= n, { timeoutMs: 15_000, intervalMs: 100 })).toHaveLength(n);
   /** By SQL: the balance, every charge, today's (UTC) and those of the 7 full days before today. */
   const ledger = async () => {
     const { rows } = await pg.query<{ balance: string; all: string; today: string; last7: string }>(
@@ -153,9 +148,11 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
   it('shows what a running request holds while it runs, and nothing once it has ended', async () => {
     const { page } = holder;
     const slow = chat('Take your time [[sim:delay_ms=6000]]');
-    let held = '0 LYD';
-    for (const deadline = Date.now() + 5000; held === '0 LYD' && Date.now() < deadline; held = await figure(page, 'held'))
+    const heldShown = async () => {
       await page.reload();
+      return figure(page, 'held');
+    };
+    const held = await eventually(heldShown, (shown) => shown !== '0 LYD', { timeoutMs: 5000, intervalMs: 0 });
     // Its worst case: the prompt estimate at 1 LYD and 3,000 tokens at 4 LYD per million.
     expect(microOf(held)).toBeGreaterThanOrEqual(12_000);
     expect(microOf(held)).toBeLessThan(17_000);

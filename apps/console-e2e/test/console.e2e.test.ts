@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, launchChromium, screenshotDir, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { eventually, launchChromium, screenshotDir } from '@gw/testing';
 import { ctlOk as ctlOkOn, PASSWORD, SignedInHolder, signedInHolder } from './console-holder';
 
 const KEY = /^sk-shfr-[0-9a-f]{40}$/;
@@ -15,27 +15,20 @@ const KEY = /^sk-shfr-[0-9a-f]{40}$/;
  * ends the session. Each flow leaves a screenshot.
  */
 describe('web console in a real browser', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let browser: Browser;
   const shots = screenshotDir(__filename);
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      env: { SIGN_IN_MAX_FAILURES: '3' },
-    });
+    gw = await startGateway({ SIGN_IN_MAX_FAILURES: '3' });
+    stack = gw.stack;
     browser = await launchChromium();
   }, 90_000);
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   const ctlOk = <T>(...args: string[]): Promise<T> => ctlOkOn<T>(stack, ...args);
@@ -86,10 +79,11 @@ describe('web console in a real browser', () => {
     expect(rows.every((r) => r.includes('Never'))).toBe(true);
     expect(await apiStatus(named)).toBe(200);
     // "Last used" is written in batches: it moves within seconds.
-    const deadline = Date.now() + 10_000;
-    do await page.reload();
-    while ((await rowsOf(page))[1].includes('Never') && Date.now() < deadline);
-    expect((await rowsOf(page))[1]).not.toContain('Never');
+    const rowsShown = async () => {
+      await page.reload();
+      return rowsOf(page);
+    };
+    expect((await eventually(rowsShown, (shown) => !shown[1].includes('Never'), { intervalMs: 0 }))[1]).not.toContain('Never');
     await shot(page, '03-key-list');
     await page.setViewportSize({ width: 1100, height: 700 });
     await shot(page, '03-key-list-wide');
@@ -133,9 +127,11 @@ describe('web console in a real browser', () => {
     }
     await page.getByRole('link', { name: 'Money and use' }).click();
     await page.waitForURL(/\/usage$/);
-    const deadline = Date.now() + 10_000;
-    while ((await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').count()) < 2 && Date.now() < deadline)
+    const billedRows = async () => {
       await page.reload();
+      return page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').count();
+    };
+    await eventually(billedRows, (n) => n >= 2, { intervalMs: 0 });
     const rows = await page.locator('section', { hasText: 'Requests billed' }).locator('tbody tr').allInnerTexts();
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.includes('vendor-v4-flash') && r.includes('paid') && r.includes('reported'))).toBe(true);

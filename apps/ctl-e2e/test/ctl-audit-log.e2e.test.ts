@@ -3,8 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
 
 /** Runs one statement with psql, as an operator (or an intruder) at the database would. */
 function psql(url: string, sql: string): Promise<string> {
@@ -23,22 +22,20 @@ interface Chain {
 }
 
 describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let pg: PgClient;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
-    pg = new PgClient({ connectionString: db.url });
+    gw = await startGateway();
+    stack = gw.stack;
+    pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
   }, 90_000);
 
   afterAll(async () => {
     await pg?.end();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   const verify = async () => {
@@ -119,8 +116,8 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
     expect((await stack.ctl('audit-log', 'verify', '--checkpoint', file)).exitCode).toBe(0);
 
     const last = (await pg.query('SELECT * FROM billing.audit_log WHERE seq = 3')).rows[0];
-    await psql(db.url, 'DELETE FROM billing.audit_log WHERE seq = 3');
-    await psql(db.url, 'UPDATE billing.audit_head SET seq = 2, hash = (SELECT hash FROM billing.audit_log WHERE seq = 2)');
+    await psql(stack.env.DATABASE_URL, 'DELETE FROM billing.audit_log WHERE seq = 3');
+    await psql(stack.env.DATABASE_URL, 'UPDATE billing.audit_head SET seq = 2, hash = (SELECT hash FROM billing.audit_log WHERE seq = 2)');
     expect((await verify()).exitCode).toBe(0);
     const held = await stack.ctl('audit-log', 'verify', '--checkpoint', file);
     expect(held.exitCode).toBe(1);
@@ -144,7 +141,7 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
   });
 
   it('names the entry edited with psql, and exits non-zero', async () => {
-    await psql(db.url, `UPDATE auth.audit_log SET details = jsonb_set(details, '{name}', '"innocent"') WHERE seq = 1`);
+    await psql(stack.env.DATABASE_URL, `UPDATE auth.audit_log SET details = jsonb_set(details, '{name}', '"innocent"') WHERE seq = 1`);
     expect(await verify()).toEqual({
       exitCode: 1,
       chains: [
@@ -160,7 +157,7 @@ describe('ctl audit-log verify (real stack, real CLI, psql)', () => {
   });
 
   it('names the entry after one deleted with psql', async () => {
-    await psql(db.url, 'DELETE FROM billing.audit_log WHERE seq = 2');
+    await psql(stack.env.DATABASE_URL, 'DELETE FROM billing.audit_log WHERE seq = 2');
     const { exitCode, chains } = await verify();
     expect(exitCode).toBe(1);
     expect(chains[1]).toEqual({

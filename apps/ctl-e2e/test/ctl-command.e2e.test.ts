@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, repoRoot, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { repoRoot } from '@gw/testing';
 
 const CTL = join(repoRoot(), 'tools', 'ctl.mjs');
 
@@ -11,19 +11,15 @@ const CTL = join(repoRoot(), 'tools', 'ctl.mjs');
  * every bundle at once, and some printed nothing).
  */
 describe('ctl as a command (tools/ctl.mjs)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    gw = await startGateway();
+    stack = gw.stack;
   }, 90_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
-  }, 60_000);
+  afterAll(() => gw?.stop(), 60_000);
 
   const ctl = (...args: string[]) =>
     new Promise<{ code: number; stdout: string }>((resolve) => {

@@ -3,8 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
 
 /** A UUIDv7 of the time given, as the edge makes billing ids. */
 function uuid7At(ms: number): string {
@@ -23,24 +22,22 @@ const monthName = (ms: number) => new Date(ms).toISOString().slice(0, 7);
  * and checked, then dropped; what is refused leaves the ledger whole.
  */
 describe('ctl ledger archive (real stack)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let pg: PgClient;
   let dir: string;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
-    pg = new PgClient({ connectionString: db.url });
+    gw = await startGateway();
+    stack = gw.stack;
+    pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
     dir = mkdtempSync(join(tmpdir(), 'ctl-archive-'));
   }, 90_000);
 
   afterAll(async () => {
     await pg?.end();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 

@@ -1,27 +1,25 @@
 import { Client as PgClient } from 'pg';
-import { RunningStack, startStack } from '@gw/test-stack';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
 import Redis from 'ioredis';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { eventually } from '@gw/testing';
 
 const refusal = (code: string) => ({ exitCode: 1, json: { error: { code, message: expect.any(String) } } });
 
 describe('ctl refuses what would be wrong money or identity (real stack)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let pg: PgClient;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
-    pg = new PgClient({ connectionString: db.url });
+    gw = await startGateway();
+    stack = gw.stack;
+    pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
   }, 90_000);
 
   afterAll(async () => {
     await pg?.end();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   const newAccount = async (...args: string[]) => ((await stack.ctl('account', 'create', ...args)).json as { accountId: string }).accountId;
@@ -90,8 +88,7 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     }
     const charged = async () =>
       Number((await pg.query('SELECT count(*) AS n FROM billing.ledger WHERE account_id = $1 AND paid', [accountId])).rows[0].n);
-    for (const deadline = Date.now() + 10_000; (await charged()) < 3 && Date.now() < deadline;)
-      await new Promise((r) => setTimeout(r, 100));
+    await eventually(charged, (n) => n >= 3, { intervalMs: 100 });
     expect(await stack.ctl('audit')).toEqual({
       exitCode: 0,
       json: {
@@ -112,8 +109,8 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
     });
 
     // A hold in Redis that no running request's lease owns (its held total moved with it).
-    const redisClient = new Redis(redis.url);
-    const credit = `${redis.keyPrefix}{${accountId}}:credit`;
+    const redisClient = new Redis(stack.env.REDIS_URL);
+    const credit = `${stack.env.REDIS_KEY_PREFIX}{${accountId}}:credit`;
     try {
       await redisClient.multi().hset(`${credit}:holds`, 'req_orphan', 700).hincrby(credit, 'hd', 700).exec();
       expect(await stack.ctl('audit')).toEqual(

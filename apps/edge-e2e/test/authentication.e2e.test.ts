@@ -1,7 +1,7 @@
 import { Client as PgClient } from 'pg';
 import OpenAI from 'openai';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { eventually } from '@gw/testing';
 
 interface ErrorBody {
   error: { code: string; type: string; param: string | null; suspension?: unknown };
@@ -10,25 +10,17 @@ interface ErrorBody {
 const CHAT = { model: 'vendor-v4-flash', messages: [{ role: 'user' as const, content: 'hi' }] };
 
 describe('authentication surface (docs/api.md: the models and usage endpoints, authentication), two edges and two auth-services', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   const shownKeys: string[] = [];
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      replicas: { edge: 2, auth: 2 },
-      env: { SUSPENSION_WHATSAPP: '+218 91 234 5678', LAST_USED_FLUSH_MS: '50' },
-    });
+    gw = await startGateway({ SUSPENSION_WHATSAPP: '+218 91 234 5678', LAST_USED_FLUSH_MS: '50' }, { replicas: { edge: 2, auth: 2 } });
+    stack = gw.stack;
   }, 90_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   async function ctlOk<T>(...args: string[]): Promise<T> {
@@ -202,11 +194,11 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
     const { accountId, key } = await account();
     expect((await ctlOk<{ lastUsed: string }[]>('key', 'list', '--account', accountId))[0].lastUsed).toBe('Never');
     expect((await post(`Bearer ${key}`)).status).toBe(200);
-    let lastUsed = 'Never';
-    for (let i = 0; i < 50 && lastUsed === 'Never'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      lastUsed = (await ctlOk<{ lastUsed: string }[]>('key', 'list', '--account', accountId))[0].lastUsed;
-    }
+    const lastUsed = await eventually(
+      async () => (await ctlOk<{ lastUsed: string }[]>('key', 'list', '--account', accountId))[0].lastUsed,
+      (used) => used !== 'Never',
+      { intervalMs: 100 },
+    );
     expect(new Date(lastUsed).toString()).not.toBe('Invalid Date');
   });
 
@@ -277,7 +269,7 @@ describe('authentication surface (docs/api.md: the models and usage endpoints, a
 
   it('keeps no raw key in any table or any log line', async () => {
     expect(shownKeys.length).toBeGreaterThan(5);
-    const pg = new PgClient({ connectionString: db.url });
+    const pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
     try {
       const tables = await pg.query<{ name: string }>(

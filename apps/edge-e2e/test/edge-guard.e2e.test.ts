@@ -1,4 +1,4 @@
-import { GatewayUnderTest, openRaw, RawConnection, replyOf, scrapeMetrics, startGateway, statusOf, waitFor } from '@gw/test-stack';
+import { GatewayUnderTest, openRaw, RawConnection, replyOf, scrapeMetrics, startGateway, statusOf, eventually } from '@gw/test-stack';
 
 const MAX_CONNECTIONS = 40;
 const BUDGET = 3 * 1024 * 1024;
@@ -68,7 +68,7 @@ describe('the edge protects itself: connections, slow requests, bodies being rea
     expect((await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_connections_refused_total')).toBeGreaterThanOrEqual(10);
 
     held.pop()?.socket.destroy();
-    await waitFor(async () => {
+    await eventually(async () => {
       const connection = await openRaw(base);
       connection.socket.write(GET_MODELS);
       const status = await connection.until('\r\n\r\n').then(statusOf, () => 0);
@@ -76,7 +76,7 @@ describe('the edge protects itself: connections, slow requests, bodies being rea
       return status === 200;
     });
     for (const connection of held) connection.socket.destroy();
-    await waitFor(async () => (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_open_connections') === 0);
+    await eventually(async () => (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_open_connections') === 0);
   });
 
   it.each([
@@ -126,7 +126,7 @@ describe('the edge protects itself: connections, slow requests, bodies being rea
     const bodyReading = async () => (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_body_bytes_reading');
     const holding = await openRaw(base);
     holding.socket.write(chatHead({ Authorization: `Bearer ${own}`, 'Content-Length': BODY }) + 'x'.repeat(1000));
-    await waitFor(async () => (await bodyReading()) === BODY);
+    await eventually(async () => (await bodyReading()) === BODY);
 
     const declared = await openRaw(base);
     declared.socket.write(chatHead({ Authorization: `Bearer ${own}`, 'Content-Length': BODY }) + 'x'.repeat(1000));
@@ -148,7 +148,7 @@ describe('the edge protects itself: connections, slow requests, bodies being rea
     holding.socket.write('x'.repeat(BODY - 1000));
     expect(replyOf(await holding.until('}}')).status).toBe(400);
     holding.socket.destroy();
-    await waitFor(async () => (await bodyReading()) === 0);
+    await eventually(async () => (await bodyReading()) === 0);
 
     const after = await openRaw(base);
     after.socket.write(chatHead({ Authorization: `Bearer ${own}`, 'Content-Length': BODY }) + 'x'.repeat(BODY));

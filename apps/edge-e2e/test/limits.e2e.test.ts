@@ -1,5 +1,5 @@
-import { awayFromMinuteEnd, WAITS_FOR_MINUTE_MS, RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { awayFromMinuteEnd, GatewayUnderTest, RunningStack, scrapeMetrics, startGateway, WAITS_FOR_MINUTE_MS } from '@gw/test-stack';
+import { eventually } from '@gw/testing';
 
 // Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
 jest.setTimeout(WAITS_FOR_MINUTE_MS);
@@ -24,23 +24,16 @@ interface Reply {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('limits through the API (docs/api.md#rate-limits): two edges, two quota-services, one Redis', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      replicas: { edge: 2, quota: 2 },
-    });
+    gw = await startGateway({}, { replicas: { edge: 2, quota: 2 } });
+    stack = gw.stack;
   }, 90_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   async function newKey(): Promise<string> {
@@ -99,7 +92,7 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     await awayFromMinuteEnd(20);
     const key = await newKey();
     const slow = [0, 1, 2].map((i) => chat(key, stack.baseUrls[i % 2], '[[sim:delay_ms=1500]] slow'));
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually(async () => (await simStats()).inFlight >= 3, { what: 'the three slow requests at the provider' });
     const fourth = await chat(key, stack.baseUrls[1]);
     expect(fourth.status).toBe(429);
     expect(fourth.headers.get('retry-after')).toBeNull();
@@ -109,11 +102,12 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
       error: { message: expect.any(String), type: 'rate_limit_error', code: 'concurrency_limit', param: null },
     });
     expect((await Promise.all(slow)).map((r) => r.status)).toEqual([200, 200, 200]);
-    let after = await chat(key, stack.baseUrls[0]);
-    for (let i = 0; i < 20 && after.status === 429; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      after = await chat(key, stack.baseUrls[0]);
-    }
+    // Each try counts against the minute's 30: a place that is not back within 2 s fails here.
+    const after = await eventually(
+      () => chat(key, stack.baseUrls[0]),
+      (reply) => reply.status !== 429,
+      { timeoutMs: 2000, intervalMs: 100 },
+    );
     expect(after.status).toBe(200);
   });
 
@@ -121,7 +115,7 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     await awayFromMinuteEnd(20);
     const key = await newKey();
     const slow = [0, 1, 2].map((i) => chat(key, stack.baseUrls[i % 2], '[[sim:delay_ms=1500]] slow'));
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually(async () => (await simStats()).inFlight >= 3, { what: 'the three slow requests at the provider' });
     const badJson = await fetch(`${stack.baseUrls[0]}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}` },
@@ -243,7 +237,7 @@ describe('limits through the API (docs/api.md#rate-limits): two edges, two quota
     }
 
     // Up to the minute's end and across it, every 25 ms, alternating edges: refused while the
-    // minute lasts, and never once it has ended (this host's clock is Redis's).
+    // minute lasts, and never once it has ended (this host's clock is Redis's). The pacing is the scenario.
     await sleep(minuteEnd * 1000 - 1_500 - Date.now());
     const across: Reply[] = [];
     while (Date.now() < minuteEnd * 1000 + 500) {

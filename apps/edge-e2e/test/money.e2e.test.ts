@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
-import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, scrapeMetrics, startGateway } from '@gw/test-stack';
+import { eventually } from '@gw/testing';
 
 interface ErrorFields {
   status: number;
@@ -15,28 +15,21 @@ interface ErrorFields {
 const FLASH_OUTPUT_MICRO_PER_TOKEN = 4;
 
 describe('money through the API (docs/api.md: the 402 codes, billing rules, free limits)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let pg: PgClient;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
     // Limits high enough that only money decides in this file.
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      env: { RATE_LIMIT_PER_MINUTE: '1000', CONCURRENCY_LIMIT: '100', FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50' },
-    });
-    pg = new PgClient({ connectionString: db.url });
+    gw = await startGateway({ RATE_LIMIT_PER_MINUTE: '1000', CONCURRENCY_LIMIT: '100', FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50' });
+    stack = gw.stack;
+    pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
   }, 90_000);
 
   afterAll(async () => {
     await pg?.end();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   async function ctl<T>(...args: string[]): Promise<T> {
@@ -75,15 +68,6 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
 
   async function balanceMicro(accountId: string): Promise<number> {
     return Math.round((await ctl<{ balance: number }>('account', 'show', '--account', accountId)).balance * 1e6);
-  }
-
-  async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (ok(value) || Date.now() > deadline) return value;
-      await new Promise((r) => setTimeout(r, 100));
-    }
   }
 
   describe('402 rows, each with code, reason, balance and requiredLyd', () => {
@@ -155,9 +139,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       const { key } = await account('0');
       expect((await chat(key, { max_tokens: 2000, messages: [{ role: 'user', content: '[[sim:words=5]] hi' }] })).status).toBe(200);
       // The allowance now has about 2,100 minus the real usage left: too small for a reply of 2,048.
-      await until(
+      await eventually(
         () => chat(key, { max_tokens: 2048 }).then(refusal),
         (e) => e.reason === 'allowance',
+        { intervalMs: 100 },
       );
       expect(await refusal(await chat(key, { max_tokens: 2048 }))).toMatchObject({
         status: 402,
@@ -170,9 +155,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       const heavy = await account('0');
       // provider-sim counts this prompt far higher than the tokenizer (a long run of one letter), so usage passes the allowance.
       expect((await chat(heavy.key, { max_tokens: 8, messages: [{ role: 'user', content: 'a'.repeat(1600) }] })).status).toBe(200);
-      const used = await until(
+      const used = await eventually(
         () => chat(heavy.key, { max_tokens: 1 }).then(refusal),
         (e) => e.code === 'FREE_TIER_DAILY_LIMIT' && e.reason === undefined,
+        { intervalMs: 100 },
       );
       expect(used).toMatchObject({ status: 402, code: 'FREE_TIER_DAILY_LIMIT', balance: 0 });
       expect(used.reason).toBeUndefined();
@@ -197,9 +183,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     };
     expect(reply.usage.completion_tokens).toBe(2048);
     expect(reply.choices[0].finish_reason).toBe('length');
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length > 0,
+      { intervalMs: 100 },
     );
     expect(rows).toEqual([{ request_id: expect.any(String), amount_micro: '0', paid: false, usage_estimated: false }]);
     expect(await balanceMicro(accountId)).toBe(0);
@@ -219,9 +206,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     );
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(6);
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length === statuses.filter((s) => s === 200).length,
+      { intervalMs: 100 },
     );
     expect(rows.length).toBe(statuses.filter((s) => s === 200).length);
     const charged = rows.reduce((sum, r) => sum + Number(r.amount_micro), 0);
@@ -248,9 +236,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
       ),
     );
     expect(statuses).toEqual(Array(40).fill(200));
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length === 40,
+      { intervalMs: 100 },
     );
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(40);
     const after = await calls();
@@ -263,21 +252,26 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
   it('charges once, after it returns, a reply that ended while billing-service was stopped', async () => {
     const { accountId, key } = await account('1');
     const slow = chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=1500]] [[sim:words=10]] later' }] });
-    await new Promise((r) => setTimeout(r, 700));
+    const simInFlight = async () =>
+      ((await (await fetch(`${stack.providerUrl.replace(/\/v1$/, '')}/sim/stats`)).json()) as { inFlight: number }).inFlight;
+    await eventually(simInFlight, (n) => n > 0, { what: 'the slow request at the provider' });
     await stack.stopApp('billing-service');
     try {
       expect((await slow).status).toBe(200);
+      // Nothing to wait for: a while passes in which no row may appear.
       await new Promise((r) => setTimeout(r, 1000));
       expect(await ledger(accountId)).toEqual([]);
     } finally {
       await stack.startApp('billing-service');
     }
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length > 0,
+      { intervalMs: 100 },
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].paid).toBe(true);
+    // Nothing to wait for: a while passes in which no second row may appear.
     await new Promise((r) => setTimeout(r, 500));
     expect(await ledger(accountId)).toHaveLength(1);
     expect(await balanceMicro(accountId)).toBe(1_000_000 - Number(rows[0].amount_micro));
@@ -286,6 +280,7 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
   it('loses and doubles no ledger row when every Postgres connection of billing-service is cut mid-load', async () => {
     const start = 5_000_000;
     const { accountId, key } = await account('5');
+    // A load paced over 1.2 s, cut in the middle: the pacing is the scenario.
     const load = Array.from({ length: 30 }, (_, i) =>
       new Promise((r) => setTimeout(r, i * 40)).then(() =>
         chat(key, { messages: [{ role: 'user', content: '[[sim:delay_ms=200]] load' }] }).then((res) => res.status),
@@ -297,10 +292,10 @@ describe('money through the API (docs/api.md: the 402 codes, billing rules, free
     const answered = statuses.filter((s) => s === 200).length;
     expect(answered).toBeGreaterThan(0);
     expect(statuses.every((s) => s === 200 || s === 500)).toBe(true);
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length >= answered,
-      20_000,
+      { timeoutMs: 20_000, intervalMs: 100 },
     );
     expect(rows.length).toBe(answered);
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(rows.length);

@@ -6,7 +6,7 @@ import {
   readEvents,
   scrapeMetrics,
   startGateway,
-  waitFor,
+  eventually,
   WAITS_FOR_MINUTE_MS,
 } from '@gw/test-stack';
 
@@ -52,7 +52,7 @@ describe('metrics, the request log line and the overhead header', () => {
         .filter((line) => line.startsWith('{') && line.includes(`"requestId":"${requestId}"`))
         .map((line) => JSON.parse(line) as RequestLine)
         .filter((line) => line.service === 'edge' && line.msg === 'request');
-    await waitFor(async () => lines().length > 0);
+    await eventually(async () => lines().length > 0);
     return lines();
   }
 
@@ -83,7 +83,7 @@ describe('metrics, the request log line and the overhead header', () => {
         before['billing-service'].value('billing_settles_total', { payment, outcome: 'billed' });
       return billed('paid') === 3 && billed('free') === 1;
     };
-    await waitFor(landed);
+    await eventually(landed);
     const after = await scrapeAll();
     const moved = (app: App, name: string, labels: Record<string, string> = {}) =>
       after[app].value(name, labels) - before[app].value(name, labels);
@@ -144,7 +144,7 @@ describe('metrics, the request log line and the overhead header', () => {
     const { key } = await gw.account('5');
     const before = await scrapeMetrics(gw.stack.metricsUrls.edge);
     expect(await errorOf(await gw.chat(key, { model: 'made-up-model-7', messages: ask('hi') }))).toMatchObject({ code: 'MODEL_NOT_FOUND' });
-    await waitFor(
+    await eventually(
       async () =>
         (await scrapeMetrics(gw.stack.metricsUrls.edge)).value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }) >
         before.value('edge_chat_requests_total', { model: 'none', code: 'MODEL_NOT_FOUND' }),
@@ -245,7 +245,7 @@ describe('metrics, the request log line and the overhead header', () => {
     expect(overheadOf(providerRefusal)).toBeGreaterThanOrEqual(0);
     expect(overheadOf(await chat(undefined, 'hi'))).toBeGreaterThanOrEqual(0);
 
-    // The provider's 400 ms are not the gateway's.
+    // The provider's 400 ms are not the gateway's: an overhead that counted them would be 400 or more.
     const slow = await chat(second.key, 'hi [[sim:delay_ms=400]]');
     expect(slow.status).toBe(200);
     expect(overheadOf(slow)).toBeLessThan(300);

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { MAX_COMPLETION_TOKENS, MAX_PROMPT_TOKENS } from '@gw/bounds';
-import { GatewayUnderTest, startGateway, waitFor } from '@gw/test-stack';
+import { GatewayUnderTest, startGateway, eventually } from '@gw/test-stack';
 
 /** What the stand-in provider reports as `usage`, by the text of the request's last message. */
 const REPORTED: Record<string, { prompt_tokens: number; completion_tokens: number }> = {
@@ -64,7 +64,7 @@ describe('provider usage past the bounds: billed at the bounds, never lost', () 
     expect(await gw.billedTokens(account, (total) => total > 0)).toBe(MAX_PROMPT_TOKENS + MAX_COMPLETION_TOKENS);
     // Charged once billing-service has the bill: at most what those tokens cost (1 and 4 LYD per
     // million), and no more than the request held.
-    await waitFor(async () => (await gw.balanceMicro(account.accountId)) < 5_000_000);
+    await eventually(async () => (await gw.balanceMicro(account.accountId)) < 5_000_000);
     expect(await gw.balanceMicro(account.accountId)).toBeGreaterThanOrEqual(5_000_000 - (MAX_PROMPT_TOKENS + 4 * MAX_COMPLETION_TOKENS));
   });
 

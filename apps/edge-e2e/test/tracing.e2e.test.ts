@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readEvents, RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, OtlpReceiver, ReceivedSpan, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, readEvents, RunningStack, startGateway } from '@gw/test-stack';
+import { OtlpReceiver, ReceivedSpan } from '@gw/testing';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -13,30 +13,24 @@ const CLIENT = 3;
  * service, carries the trace id and the request id.
  */
 describe('traces across every hop, and log lines joined to them', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let receiver: OtlpReceiver;
   let stack: RunningStack;
 
   beforeAll(async () => {
-    [db, redis, receiver] = await Promise.all([createTestDatabase(), createTestRedis(), OtlpReceiver.start()]);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.httpEndpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-        LOG_LEVEL: 'debug',
-      },
+    receiver = await OtlpReceiver.start();
+    gw = await startGateway({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.httpEndpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      LOG_LEVEL: 'debug',
     });
+    stack = gw.stack;
   }, 90_000);
 
   afterAll(async () => {
-    await stack?.stop();
+    await gw?.stop();
     await receiver?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
   }, 60_000);
 
   it('follows a paid streamed request from the edge through every service, the provider and the stores', async () => {

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { eventually } from '@gw/testing';
 
 interface KeyCreated {
   id: string;
@@ -11,18 +11,16 @@ interface KeyCreated {
 }
 
 describe('one request through every service (real processes, Postgres, Redis, provider-sim)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    gw = await startGateway();
+    stack = gw.stack;
   }, 90_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   async function newAccountWithKey(balance: string): Promise<{ accountId: string; key: KeyCreated }> {
@@ -79,8 +77,9 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     const tokens = usage.prompt_tokens + usage.completion_tokens;
     // vendor-v4-flash is seeded at 1 LYD per million prompt tokens and 4 per million completion tokens.
     const chargedMicro = Math.ceil(usage.prompt_tokens * 1 + usage.completion_tokens * 4);
-    await waitFor(
+    await eventually(
       async () => ((await stack.ctl('usage', 'show', '--account', accountId)).json as { totalTokens: number }).totalTokens === tokens,
+      { intervalMs: 100 },
     );
     expect((await stack.ctl('usage', 'show', '--account', accountId)).json).toEqual({ todayTokens: tokens, totalTokens: tokens });
     const shown = (await stack.ctl('account', 'show', '--account', accountId)).json as { balance: number };
@@ -110,7 +109,7 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     const res = await fetch(`${stack.baseUrl}/models`, { headers: { 'x-request-id': 'skeleton-trace-1' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('skeleton-trace-1');
-    await waitFor(async () => stack.logs.some((l) => l.includes('"requestId":"skeleton-trace-1"')));
+    await eventually(() => stack.logs.some((l) => l.includes('"requestId":"skeleton-trace-1"')));
     const line = JSON.parse(stack.logs.find((l) => l.includes('"requestId":"skeleton-trace-1"')) ?? '{}');
     expect(line).toMatchObject({ service: 'edge', msg: 'request', status: 200, path: '/v1/models' });
   });
@@ -141,11 +140,3 @@ describe('one request through every service (real processes, Postgres, Redis, pr
     expect(big.headers.get('x-request-id')).toBeNull();
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -129,6 +129,7 @@ export class BooksReader {
       if (settled) return { books, drained: true };
       if (Date.now() > deadline) return { books, drained: false };
       before = books.ledger.length;
+      // Settled means unchanged over a second: the pause is the measure.
       await new Promise((r) => setTimeout(r, 1_000));
     }
   }

@@ -75,6 +75,7 @@ function kindOf(account: LoadAccount, accountIndex: number, lane: number, n: num
   return CYCLE[(accountIndex * 3 + lane * 5 + n) % CYCLE.length];
 }
 
+/** The pacing of the load: the scenario, not a wait for a state. */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

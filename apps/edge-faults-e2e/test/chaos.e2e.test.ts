@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
 import { auditChaos, AuditAccount, edgeRequestLines, NOTHING_WRONG } from './chaos-audit';
 import { BooksReader } from './chaos-books';
 import { Fault, injectFaults } from './chaos-faults';
@@ -26,27 +25,19 @@ const FAULTS: Fault[] = [
 ];
 
 describe('chaos: nothing lost, nothing leaked', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let books: BooksReader;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      env: STACK_ENV,
-      replicas: { edge: 2 },
-    });
-    books = await BooksReader.open(db.url, redis.url, redis.keyPrefix);
+    gw = await startGateway(STACK_ENV, { replicas: { edge: 2 } });
+    stack = gw.stack;
+    books = await BooksReader.open(stack.env.DATABASE_URL, stack.env.REDIS_URL, stack.env.REDIS_KEY_PREFIX);
   }, 90_000);
 
   afterAll(async () => {
     await books?.close();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 90_000);
 
   const account = (paid: boolean): Promise<LoadAccount> => createLoadAccount(stack, paid, PAID_BALANCE_LYD);

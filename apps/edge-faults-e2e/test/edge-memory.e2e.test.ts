@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { GatewayUnderTest, openRaw, scrapeMetrics, startGateway, waitFor } from '@gw/test-stack';
+import { GatewayUnderTest, openRaw, scrapeMetrics, startGateway, eventually } from '@gw/test-stack';
 
 const MB = 1024 * 1024;
 const CHAT = '/v1/chat/completions';
@@ -55,9 +55,9 @@ describe('nothing lost, nothing leaked: callers that go away early leave nothing
     const head = `POST ${CHAT} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: memory-test/1.0\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`;
     for (const upload of uploads) upload.socket.write(head + 'x'.repeat(sent));
     chats += size;
-    await waitFor(async () => (await edgeMetric('edge_body_bytes_reading')) === size * declared);
+    await eventually(async () => (await edgeMetric('edge_body_bytes_reading')) === size * declared);
     for (const upload of uploads) upload.socket.destroy();
-    await waitFor(async () => (await edgeMetric('edge_body_bytes_reading')) === 0);
+    await eventually(async () => (await edgeMetric('edge_body_bytes_reading')) === 0);
   };
 
   /** A stream left by its caller as soon as its first piece arrived; the provider goes on for about half a second. */
@@ -88,13 +88,13 @@ describe('nothing lost, nothing leaked: callers that go away early leave nothing
 
   /** Every request is over in the edge: replies read to the end, logged, and settled. */
   const settled = () =>
-    waitFor(
+    eventually(
       async () =>
         (await edgeMetric('edge_requests_total', { route: CHAT })) === chats &&
         (await edgeMetric('edge_settlements_total')) === streams &&
         (await edgeMetric('edge_body_bytes_reading')) === 0 &&
         (await gw.simStats()).inFlight === 0,
-      60_000,
+      { timeoutMs: 60_000 },
     );
 
   it('2,000 aborted uploads, 50 aborted 2 MB uploads and 500 streams abandoned after the first piece leave heap and external memory as they were', async () => {

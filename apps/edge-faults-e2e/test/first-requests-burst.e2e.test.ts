@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
-import { createFundedAccounts, FundedAccount, RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createFundedAccounts, FundedAccount, GatewayUnderTest, RunningStack, scrapeMetrics, startGateway } from '@gw/test-stack';
+import { eventually } from '@gw/testing';
 
 const ACCOUNTS = 1000;
 
@@ -14,29 +14,22 @@ const ACCOUNTS = 1000;
  * and every request must still be answered 200.
  */
 describe('the first paid requests of 1,000 accounts at once', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let pg: PgClient;
   let accounts: FundedAccount[];
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
-      env: { SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn', GRPC_TIMEOUT_MS: '15000', REDIS_TIMEOUT_MS: '5000' },
-    });
-    pg = new PgClient({ connectionString: db.url });
+    gw = await startGateway({ SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn', GRPC_TIMEOUT_MS: '15000', REDIS_TIMEOUT_MS: '5000' });
+    stack = gw.stack;
+    pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();
     accounts = await createFundedAccounts(stack, ACCOUNTS + 1, 1_000_000);
   }, 90_000);
 
   afterAll(async () => {
     await pg?.end();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   const chat = (key: string) =>
@@ -103,8 +96,15 @@ describe('the first paid requests of 1,000 accounts at once', () => {
     // At once, one call each would have been a thousand; batched they are a few to a hundred or so (as the Admits arrive).
     expect(calls).toBeLessThanOrEqual(ACCOUNTS / 4);
     const ids = burst.map((a) => a.accountId);
-    const deadline = Date.now() + 15_000;
-    while ((await ledger(ids)).n < ACCOUNTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(await ledger(ids)).toEqual({ n: ACCOUNTS, requests: ACCOUNTS });
+    expect(
+      await eventually(
+        () => ledger(ids),
+        (books) => books.n >= ACCOUNTS,
+        { timeoutMs: 15_000, intervalMs: 100 },
+      ),
+    ).toEqual({
+      n: ACCOUNTS,
+      requests: ACCOUNTS,
+    });
   }, 60_000);
 });

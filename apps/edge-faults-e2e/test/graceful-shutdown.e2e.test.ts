@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { Client as PgClient } from 'pg';
-import { GatewayUnderTest, startGateway, waitFor } from '@gw/test-stack';
+import { GatewayUnderTest, startGateway, eventually } from '@gw/test-stack';
 
 const decoder = new TextDecoder();
 
@@ -58,7 +58,7 @@ describe('graceful shutdown: SIGTERM drains, settles and exits 0', () => {
     let text = decoder.decode((await reader.read()).value, { stream: true });
 
     const exited = gw.stack.stopApp('edge');
-    await waitFor(async () => (await fetch(readyz)).status === 503, 5_000);
+    await eventually(async () => (await fetch(readyz)).status === 503, { timeoutMs: 5_000 });
     await expect(tcpConnect(edgePort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
 
     for (let read = await reader.read(); !read.done; read = await reader.read()) text += decoder.decode(read.value, { stream: true });
@@ -71,7 +71,7 @@ describe('graceful shutdown: SIGTERM drains, settles and exits 0', () => {
     const ledger = async () =>
       (await pg.query<{ amount_micro: string }>('SELECT amount_micro::text FROM billing.ledger WHERE account_id = $1', [account.accountId]))
         .rows;
-    await waitFor(async () => (await ledger()).length > 0);
+    await eventually(async () => (await ledger()).length > 0);
     const rows = await ledger();
     expect(rows).toHaveLength(1);
     expect(Number(rows[0].amount_micro)).toBeGreaterThan(0);

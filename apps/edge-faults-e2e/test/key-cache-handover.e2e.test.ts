@@ -85,6 +85,7 @@ describe('key cache across connection-age cuts of the change stream (two edges, 
         nextSweep = Date.now() + SWEEP_EVERY_MS;
         for (const { key, keyId } of live) for (const e of edges) if ((await usage(key, e)) !== 200) refusedLive.push(keyId);
       }
+      // The pace of the revocations is the scenario.
       await new Promise((r) => setTimeout(r, REVOKE_EVERY_MS));
     }
 

@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { GatewayUnderTest, startGateway, waitFor } from '@gw/test-stack';
+import { GatewayUnderTest, startGateway, eventually } from '@gw/test-stack';
 
 interface LedgerRow {
   amount_micro: string;
@@ -74,8 +74,8 @@ describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-p
     await new Promise((r) => setTimeout(r, 1200));
     await gateway.stack.killApp('edge');
 
-    await waitFor(async () => (await booksOf(pg, account.accountId)).ledger.length > 0, 15_000);
-    await waitFor(async () => (await booksOf(pg, account.accountId)).holds === 0, 5_000);
+    await eventually(async () => (await booksOf(pg, account.accountId)).ledger.length > 0, { timeoutMs: 15_000 });
+    await eventually(async () => (await booksOf(pg, account.accountId)).holds === 0, { timeoutMs: 5_000 });
     const books = await booksOf(pg, account.accountId);
     expect(books.ledger).toHaveLength(1);
     const [row] = books.ledger;
@@ -89,7 +89,7 @@ describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-p
     // Its place is free again: three requests of the account run at once.
     const replies = await Promise.all([1, 2, 3].map(() => gateway.chat(account.key, ask('hello [[sim:delay_ms=300]]'))));
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
-    await waitFor(async () => (await booksOf(pg, account.accountId)).ledger.length === 4, 10_000);
+    await eventually(async () => (await booksOf(pg, account.accountId)).ledger.length === 4, { timeoutMs: 10_000 });
   });
 
   it('bills a reply that runs longer than the hold TTL with its reported usage: the running hold is renewed, never swept', async () => {
@@ -99,7 +99,7 @@ describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-p
     expect(res.status).toBe(200);
     const { usage } = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
 
-    await waitFor(async () => (await booksOf(pg, account.accountId)).ledger.length > 0, 10_000);
+    await eventually(async () => (await booksOf(pg, account.accountId)).ledger.length > 0, { timeoutMs: 10_000 });
     const books = await booksOf(pg, account.accountId);
     expect(books.ledger).toEqual([
       {
@@ -139,16 +139,17 @@ describe('a hold whose Authorize timed out is given back (billing-service paused
     let refused: Response[];
     try {
       refused = await Promise.all([1, 2, 3].map(() => gateway.chat(account.key, ask('hi'))));
+      // billing-service stays paused a while after the refusals: the scenario.
       await new Promise((r) => setTimeout(r, 1500));
     } finally {
       gateway.stack.resumeApp('billing-service');
     }
     expect(refused.map((r) => r.status)).toEqual([500, 500, 500]);
 
-    await waitFor(async () => (await booksOf(pg, account.accountId)).heldMicro === 0, 15_000);
+    await eventually(async () => (await booksOf(pg, account.accountId)).heldMicro === 0, { timeoutMs: 15_000 });
     const res = await gateway.chat(account.key, ask('hi'));
     expect(res.status).toBe(200);
-    await waitFor(async () => (await booksOf(pg, account.accountId)).ledger.length === 1, 10_000);
+    await eventually(async () => (await booksOf(pg, account.accountId)).ledger.length === 1, { timeoutMs: 10_000 });
     expect(await booksOf(pg, account.accountId)).toMatchObject({ holds: 0, heldMicro: 0 });
   });
 });

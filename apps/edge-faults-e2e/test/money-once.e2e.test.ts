@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
-import { GatewayUnderTest, readEvents, scrapeMetrics, startGateway, waitFor } from '@gw/test-stack';
+import { GatewayUnderTest, readEvents, scrapeMetrics, startGateway, eventually } from '@gw/test-stack';
 
 interface LedgerRow {
   request_id: string;
@@ -92,7 +92,7 @@ describe('an edge stalled past its lease while another edge serves the same acco
     const held = async () =>
       (await scrapeMetrics(gateway.stack.metricsUrls['quota-service'])).value('quota_lapsed_leases_total', { outcome: 'held' });
     const before = await held();
-    return () => waitFor(async () => (await held()) >= before + count, 20_000);
+    return () => eventually(async () => (await held()) >= before + count, { timeoutMs: 20_000 });
   };
 
   /** Reads a stream's head until its first text: the request holds its place and money, and its reply has begun. */
@@ -129,7 +129,7 @@ describe('an edge stalled past its lease while another edge serves the same acco
 
     const { text, usage } = await streamed(first);
     expect(text.length).toBeGreaterThan(0);
-    await waitFor(async () => (await ledgerOf(pg, account.accountId)).length > 0, 15_000);
+    await eventually(async () => (await ledgerOf(pg, account.accountId)).length > 0, { timeoutMs: 15_000 });
     const rows = await ledgerOf(pg, account.accountId);
     expect(rows).toEqual([
       {
@@ -162,7 +162,7 @@ describe('an edge stalled past its lease while another edge serves the same acco
     expect(((await fourth.json()) as { error: { code: string } }).error.code).toBe('concurrency_limit');
 
     const replies = await Promise.all(streams.map(streamed));
-    await waitFor(async () => (await ledgerOf(pg, account.accountId)).length === 3, 15_000);
+    await eventually(async () => (await ledgerOf(pg, account.accountId)).length === 3, { timeoutMs: 15_000 });
     const rows = await ledgerOf(pg, account.accountId);
     expect(rows.map((r) => [r.usage_estimated, r.end_reason])).toEqual([
       [false, 'complete'],
@@ -207,7 +207,7 @@ describe('an edge whose clock is 100 days slow, and an archive racing its bills'
     const first = await ask(account.key);
     expect(first.status).toBe(200);
     const usages: Usage[] = [((await first.json()) as { usage: Usage }).usage];
-    await waitFor(async () => (await ledgerOf(pg, account.accountId)).length === 1, 15_000);
+    await eventually(async () => (await ledgerOf(pg, account.accountId)).length === 1, { timeoutMs: 15_000 });
 
     // The months before this one are archived while three more requests of the slow edge run.
     const [archive, ...replies] = await Promise.all([
@@ -221,7 +221,7 @@ describe('an edge whose clock is 100 days slow, and an archive racing its bills'
       expect(reply.status).toBe(200);
       usages.push(((await reply.json()) as { usage: Usage }).usage);
     }
-    await waitFor(async () => (await ledgerOf(pg, account.accountId)).length === 4, 15_000);
+    await eventually(async () => (await ledgerOf(pg, account.accountId)).length === 4, { timeoutMs: 15_000 });
     const rows = await ledgerOf(pg, account.accountId);
     expect(rows.map((r) => r.month)).toEqual([thisMonth(), thisMonth(), thisMonth(), thisMonth()]);
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(4);

@@ -19,6 +19,7 @@ describe('an unreachable provider: 503 UPSTREAM_DOWN (docs/api.md#every-error-co
       expect(res.headers.get('x-request-id')).toBeTruthy();
     }
     expect(gw.stack.logs.some((line) => line.includes('provider circuit breaker') && line.includes('"state":"open"'))).toBe(true);
+    // Nothing to wait for: a while passes in which no charge may arrive.
     await new Promise((r) => setTimeout(r, 300));
     expect(await gw.balanceMicro(accountId)).toBe(5_000_000);
     expect(await gw.usage(accountId)).toEqual({ todayTokens: 0, totalTokens: 0 });

@@ -98,6 +98,7 @@ describe('a silent or failing provider: 504 after silence, and the circuit break
       gw.stack.logs.some((line) => line.includes('provider circuit breaker') && line.includes(`"state":"${state}"`));
     expect(breakerLog('open')).toBe(true);
 
+    // Time is the scenario: past the breaker's 1.5 s cool-down, the next request is its probe.
     await new Promise((r) => setTimeout(r, 1600));
     expect((await gw.chat(key, { model: MODEL, messages: ask('probe') })).status).toBe(200);
     expect((await gw.chat(key, { model: MODEL, messages: ask('after') })).status).toBe(200);

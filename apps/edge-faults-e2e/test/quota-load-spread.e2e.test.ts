@@ -1,5 +1,5 @@
-import { RunningStack, scrapeMetrics, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, startTestDnsServer, TestDatabase, TestDnsServer, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, scrapeMetrics, startGateway } from '@gw/test-stack';
+import { startTestDnsServer, TestDnsServer } from '@gw/testing';
 
 const NAME = 'quota-service.gateway.test';
 const MAX_CONNECTION_AGE_MS = 2000;
@@ -10,31 +10,28 @@ const MAX_CONNECTION_AGE_MS = 2000;
  * gets calls once the connections reach their maximum age and the name is looked up again.
  */
 describe('load spread over quota-service replicas (dns:/// name, round robin, maximum connection age)', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let dns: TestDnsServer;
   let stack: RunningStack;
   let key: string;
 
   beforeAll(async () => {
-    [db, redis, dns] = await Promise.all([createTestDatabase(), createTestRedis(), startTestDnsServer()]);
+    dns = await startTestDnsServer();
     dns.set(NAME, ['127.0.0.2', '127.0.0.3']);
-    stack = await startStack({
-      databaseUrl: db.url,
-      redisUrl: redis.url,
-      redisKeyPrefix: redis.keyPrefix,
+    gw = await startGateway(
+      { GRPC_NODE_USE_ALTERNATIVE_RESOLVER: 'true', GRPC_MAX_CONNECTION_AGE_MS: String(MAX_CONNECTION_AGE_MS) },
       // The third replica runs from the start but is not in DNS yet: a pod not ready.
-      quotaSpread: { bindHosts: ['127.0.0.2', '127.0.0.3', '127.0.0.4'], address: (port) => `dns://${dns.address}/${NAME}:${port}` },
-      env: { GRPC_NODE_USE_ALTERNATIVE_RESOLVER: 'true', GRPC_MAX_CONNECTION_AGE_MS: String(MAX_CONNECTION_AGE_MS) },
-    });
+      { quotaSpread: { bindHosts: ['127.0.0.2', '127.0.0.3', '127.0.0.4'], address: (port) => `dns://${dns.address}/${NAME}:${port}` } },
+    );
+    stack = gw.stack;
     const { json } = await stack.ctl('account', 'create');
     const { accountId } = json as { accountId: string };
     key = ((await stack.ctl('key', 'create', '--account', accountId)).json as { key: string }).key;
   }, 90_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup(), dns?.close()]);
+    await gw?.stop();
+    await dns?.close();
   }, 60_000);
 
   /** GetUsage calls each replica has answered so far (GET /v1/usage makes exactly one). */
@@ -64,6 +61,7 @@ describe('load spread over quota-service replicas (dns:/// name, round robin, ma
 
   it('sends calls to a replica added to DNS within the maximum connection age', async () => {
     dns.set(NAME, ['127.0.0.2', '127.0.0.3', '127.0.0.4']);
+    // Time is the scenario: past the maximum connection age, the clients resolve the name again.
     await new Promise((r) => setTimeout(r, MAX_CONNECTION_AGE_MS + 1500));
     const before = await servedByReplica();
     await usageCalls(90);

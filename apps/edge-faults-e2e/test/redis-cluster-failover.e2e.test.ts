@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import Redis from 'ioredis';
 import { Client as PgClient } from 'pg';
-import { RunningStack, startStack } from '@gw/test-stack';
+import { eventually, RunningStack, startStack } from '@gw/test-stack';
 import { createTestDatabase, startRedisCluster, TestDatabase, TestRedisCluster } from '@gw/testing';
 import { auditChaos, AuditAccount, edgeRequestLines, NOTHING_WRONG } from './chaos-audit';
 import { BooksReader } from './chaos-books';
@@ -46,11 +46,9 @@ async function servingSlot(liveNode: string, slot: number): Promise<{ master: st
 
 /** Waits until `node` says it is a master; how long that took, ms. */
 async function untilMaster(node: string, since: number): Promise<number> {
-  for (const deadline = Date.now() + ROLE_TIMEOUT_MS; Date.now() < deadline; await sleep(50)) {
-    const role = await onNode(node, (c) => c.role()).catch(() => undefined);
-    if ((role as string[] | undefined)?.[0] === 'master') return Date.now() - since;
-  }
-  throw new Error(`${node} did not become a master within ${ROLE_TIMEOUT_MS} ms`);
+  const role = async () => ((await onNode(node, (c) => c.role()).catch(() => undefined)) as string[] | undefined)?.[0];
+  await eventually(role, (r) => r === 'master', { timeoutMs: ROLE_TIMEOUT_MS, what: `${node} a master` });
+  return Date.now() - since;
 }
 
 /** Replication bytes a replica has not yet applied of its master's stream. */
@@ -121,6 +119,7 @@ describe('Redis Cluster failover under load: every delivered reply billed once',
     });
     const figures: Record<string, number> = {};
     try {
+      // The failover and the kill fall at set times of the load: the scenario.
       await sleep(4_000);
       figures.inFlightAtFailover = load.inFlight();
       let since = Date.now();

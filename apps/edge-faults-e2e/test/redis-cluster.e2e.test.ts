@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { awayFromMinuteEnd, WAITS_FOR_MINUTE_MS, GatewayUnderTest, startGateway } from '@gw/test-stack';
+import { awayFromMinuteEnd, eventually, WAITS_FOR_MINUTE_MS, GatewayUnderTest, startGateway } from '@gw/test-stack';
 
 // Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
 jest.setTimeout(WAITS_FOR_MINUTE_MS);
@@ -41,18 +41,12 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
         accountId,
       ])
     ).rows;
-  async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-    for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 100))) {
-      const value = await read();
-      if (ok(value) || Date.now() > deadline) return value;
-    }
-  }
 
   it('allows 30 a minute through both edges and refuses the 31st, and a fourth request at once while 3 run', async () => {
     await awayFromMinuteEnd(25);
     const { key } = await gw.account('50');
     const slow = [0, 1, 2].map((i) => chat(key, i, '[[sim:delay_ms=1500]] slow'));
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually(async () => (await gw.simStats()).inFlight >= 3, { what: 'the three slow requests at the provider' });
     const fourth = await chat(key, 1);
     expect(fourth.status).toBe(429);
     expect(((await fourth.json()) as ErrorBody).error.code).toBe('concurrency_limit');
@@ -91,9 +85,10 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
     const served = statuses.filter((s) => s === 200).length;
     expect(served).toBeGreaterThanOrEqual(3);
-    const rows = await until(
+    const rows = await eventually(
       () => ledger(accountId),
       (r) => r.length === served,
+      { intervalMs: 100 },
     );
     expect(rows.length).toBe(served);
     const charged = rows.reduce((sum, r) => sum + Number(r.amount_micro), 0);
@@ -108,9 +103,10 @@ describe('on a Redis Cluster: limits, money and the free tier across 2 edges and
     expect(res.status).toBe(200);
     const reply = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
     expect(
-      await until(
+      await eventually(
         () => ledger(accountId),
         (r) => r.length > 0,
+        { intervalMs: 100 },
       ),
     ).toEqual([{ amount_micro: '0', paid: false }]);
     expect(await gw.balanceMicro(accountId)).toBe(0);

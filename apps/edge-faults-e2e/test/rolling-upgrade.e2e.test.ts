@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
 import { awayFromMinuteEnd, BuiltRelease, buildRelease, RunningStack, startStack, WAITS_FOR_MINUTE_MS } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis } from '@gw/testing';
 
 // Tests here wait for a minute's end (awayFromMinuteEnd), up to 30 s, before their own work.
 jest.setTimeout(WAITS_FOR_MINUTE_MS);
@@ -144,13 +144,8 @@ describe('a rolling upgrade: old and new releases serving one account at once ke
         };
       };
       const settled = { bills: answered.length, charged: billed, balance: BALANCE_LYD * 1e6 - billed, held: 0 };
-      const deadline = Date.now() + 15_000;
-      let now = await money();
-      while (Date.now() < deadline && JSON.stringify(now) !== JSON.stringify(settled)) {
-        await new Promise((r) => setTimeout(r, 100));
-        now = await money();
-      }
-      expect(now).toEqual(settled);
+      const same = (now: typeof settled) => JSON.stringify(now) === JSON.stringify(settled);
+      expect(await eventually(money, same, { timeoutMs: 15_000, intervalMs: 100 }).catch(money)).toEqual(settled);
     });
   });
 });

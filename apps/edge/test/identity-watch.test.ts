@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Counter } from 'prom-client';
 import { createLogger } from '@gw/service-kit';
+import { eventually } from '@gw/testing';
 import { AuthClient } from '../src/clients/auth-client';
 import { IdentityWatch } from '../src/clients/identity-watch';
 import { KeyUseReporter } from '../src/clients/key-use-reporter';
@@ -50,10 +51,11 @@ describe('IdentityWatch across connection-age cuts (auth-service double over gRP
     const lookup = new CachedKeyLookup(client, cache, reporter);
     const keys = Array.from({ length: KEYS }, (_, i) => ({ key: `sk-watch-${i}`, keyId: `key_${i}` }));
     for (const k of keys) fake.addKey(sha(k.key), k.keyId, `acct_${k.keyId}`);
-    for (const deadline = Date.now() + 5000; (await keyCacheTrusted.get()).values[0]?.value !== 1;) {
-      if (Date.now() > deadline) throw new Error('key cache not trusted');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(async () => (await keyCacheTrusted.get()).values[0]?.value === 1, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+      what: 'key cache trusted',
+    });
     for (const k of keys) expect((await lookup.authenticate(sha(k.key))).found).toBe(true);
     fake.authenticated.clear();
     return { keys, lookup };
@@ -68,6 +70,7 @@ describe('IdentityWatch across connection-age cuts (auth-service double over gRP
       await fake.revoke(revoked.keyId);
       if ((await lookup.authenticate(sha(revoked.key))).found) served.push(revoked.keyId);
       for (const k of live) expect((await lookup.authenticate(sha(k.key))).found).toBe(true);
+      // Pacing the revocations over RUN_MS is the scenario.
       await new Promise((r) => setTimeout(r, (RUN_MS / KEYS) * 0.8));
     }
     return { served, live };

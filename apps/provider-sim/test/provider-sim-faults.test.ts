@@ -1,4 +1,5 @@
 import { createLogger } from '@gw/service-kit';
+import { eventually } from '@gw/testing';
 import type { ChatCompletion } from '../src/completion-body';
 import { loadConfig } from '../src/config';
 import type { ProviderErrorBody } from '../src/provider-error';
@@ -148,12 +149,10 @@ describe('provider-sim faults', () => {
   it('lets a request go out of flight when its client goes away mid-delay', async () => {
     const abort = new AbortController();
     const pending = chat('[[sim:delay_ms=5000]]', {}, abort.signal).catch((err: unknown) => err);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await getStats()).inFlight).toBe(1);
+    expect((await eventually(getStats, (stats) => stats.inFlight > 0)).inFlight).toBe(1);
     abort.abort();
     await pending;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await getStats()).inFlight).toBe(0);
+    expect((await eventually(getStats, (stats) => stats.inFlight === 0)).inFlight).toBe(0);
   });
 
   it('serves /healthz, and 404 in the provider format elsewhere, each with its own request id', async () => {

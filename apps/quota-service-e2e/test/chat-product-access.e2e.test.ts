@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { credentials, status } from '@grpc/grpc-js';
 import { authV1, billingV1, quotaV1 } from '@gw/contracts';
 import { clientChain, rpcClient } from '@gw/service-kit';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, rawUnaryCall, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { rawUnaryCall } from '@gw/testing';
 
 const DEADLINE_MS = 5000;
 const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
@@ -15,15 +15,14 @@ const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
  * is refused; each refusal is logged with the caller and method, and counted.
  */
 describe('who may call what, through the real services', () => {
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
   let accountId: string;
   let chatQuota: quotaV1.QuotaClient;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    gw = await startGateway();
+    stack = gw.stack;
     accountId = ((await stack.ctl('account', 'create', '--balance', '1')).json as { accountId: string }).accountId;
     // As docs/chat-product.md shows the chat product: grpc-js' own TLS credentials from its certificate files.
     const file = (name: string) => readFileSync(join(stack.tlsRoot, 'chat-product', name));
@@ -33,8 +32,7 @@ describe('who may call what, through the real services', () => {
 
   afterAll(async () => {
     chatQuota?.close();
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   it('lets the chat product count, take and give back a place, and read usage', async () => {

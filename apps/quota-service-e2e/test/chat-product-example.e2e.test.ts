@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
-import { RunningStack, startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis, repoRoot, TestDatabase, TestRedis } from '@gw/testing';
+import { GatewayUnderTest, RunningStack, startGateway } from '@gw/test-stack';
+import { repoRoot } from '@gw/testing';
 
 const ROOT = repoRoot();
 const PACKAGE = join(ROOT, 'dist', 'libs', 'quota-client');
@@ -27,13 +27,12 @@ function codeAfter(file: string, heading: string): string {
 describe("docs/chat-product.md's example, through @chat-gateway/quota-client", () => {
   const example = codeAfter('docs/chat-product.md', '# The chat product and quota-service');
   const project = join(ROOT, 'test-output', `chat-product-example-${process.pid}`);
-  let db: TestDatabase;
-  let redis: TestRedis;
+  let gw: GatewayUnderTest;
   let stack: RunningStack;
 
   beforeAll(async () => {
-    [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-    stack = await startStack({ databaseUrl: db.url, redisUrl: redis.url, redisKeyPrefix: redis.keyPrefix });
+    gw = await startGateway();
+    stack = gw.stack;
     mkdirSync(join(project, 'node_modules', '@chat-gateway'), { recursive: true });
     symlinkSync(PACKAGE, join(project, 'node_modules', '@chat-gateway', 'quota-client'));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'chat-product-example', private: true, type: 'module' }));
@@ -42,8 +41,7 @@ describe("docs/chat-product.md's example, through @chat-gateway/quota-client", (
 
   afterAll(async () => {
     rmSync(project, { recursive: true, force: true });
-    await stack?.stop();
-    await Promise.all([db?.drop(), redis?.cleanup()]);
+    await gw?.stop();
   }, 60_000);
 
   it('is the example the package README gives', () => {

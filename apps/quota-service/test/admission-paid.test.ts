@@ -68,8 +68,11 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     expect(await finish(finished('r2', 1000, 500, FLASH_HOLD))).toEqual({ released: false, repeated: true });
     // A reply longer than the hold's worst case is charged the hold, never more.
     await finish(finished('r1', 1000, 5000, FLASH_HOLD));
-    await stack.eventually(() => stack.ledger('r2'), [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
-    await stack.eventually(() => stack.ledger('r1'), [{ amount: 5000, paid: true, estimated: false, prompt: 1000, completion: 5000 }]);
+    await stack.expectEventually(() => stack.ledger('r2'), [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
+    await stack.expectEventually(
+      () => stack.ledger('r1'),
+      [{ amount: 5000, paid: true, estimated: false, prompt: 1000, completion: 5000 }],
+    );
     expect(await stack.line(account)).toEqual({ balance: 92_000, line: 92_000, granted: 100_000, charged: 8000, returned: 0 });
     console.info(
       `paid Admit: ${admitted.commands.roundTrips.length} round trip, ${admitted.commands.scriptCommands.length} commands in it; Finish: ${ended.commands.roundTrips.length} round trip, ${ended.commands.scriptCommands.length} commands`,
@@ -92,7 +95,7 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     await finish(finished('hold-one', 1000, 500, FLASH_HOLD));
     await finish(finished('as-free', 1000, 500, FLASH_HOLD));
     for (const requestId of ['zero-prices', 'hold-one', 'as-free'])
-      await stack.eventually(
+      await stack.expectEventually(
         () => stack.ledger(requestId),
         [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }],
       );
@@ -138,7 +141,7 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     const free = await admit(admitRequest(account, 'f1', { maxTokens: 8192 }));
     expect(free).toMatchObject({ outcome: FREE, maxTokens: 2048, count: { remaining: 29 } });
     await finish(finished('f1', 1000, 300));
-    await stack.eventually(() => stack.ledger('f1'), [{ amount: 0, paid: false, estimated: false, prompt: 1000, completion: 300 }]);
+    await stack.expectEventually(() => stack.ledger('f1'), [{ amount: 0, paid: false, estimated: false, prompt: 1000, completion: 300 }]);
   });
 
   it('gives back all an Admit took when its edge never had the answer, and refuses a late Admit of the same id', async () => {
@@ -155,6 +158,7 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     await finish({ ...abandon, requestId: 'never-arrived' });
     await expect(admit(admitRequest(account, 'never-arrived'))).rejects.toMatchObject({ code: status.ABORTED });
     expect(await admit(admitRequest(account, 'next', { model: 'vendor-v4-pro' }))).toMatchObject({ count: { remaining: 25 } });
+    // Nothing to wait for: a while passes in which no bill of the lost answer may arrive.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await stack.ledger('lost-answer')).toEqual([]);
   });

@@ -97,7 +97,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       // 1,000 prompt + 250 completion tokens so far: 2,000 micro-LYD.
       expect(await renew(lease('lapsing', 250), lease('lapsing-alone', 250))).toEqual({ unknownRequestIds: [] });
       for (const requestId of ['lapsing', 'lapsing-alone']) {
-        await stack.eventually(
+        await stack.expectEventually(
           () => stack.ledger(requestId),
           [{ amount: 2000, paid: true, estimated: true, prompt: 1000, completion: 250 }],
         );
@@ -106,12 +106,13 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       for (const requestId of ['lapsing', 'lapsing-alone']) expect(await stack.endReason(requestId)).toBe('recovered');
       // The edge was only stalled: its real usage, 400 completion tokens (2,600), comes after all.
       expect(await finish('lapsing', 400)).toEqual({ released: false, repeated: true });
-      await stack.eventually(
+      await stack.expectEventually(
         () => stack.ledger('lapsing'),
         [{ amount: 2600, paid: true, estimated: false, prompt: 1000, completion: 400 }],
       );
       expect(await stack.endReason('lapsing')).toBe('complete');
       expect(await finish('lapsing', 400)).toEqual({ released: false, repeated: true });
+      // Nothing to wait for: a while passes in which no second bill may arrive.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await stack.ledger('lapsing-alone')).toHaveLength(1);
       expect(await stack.line(account)).toMatchObject({ balance: 100_000 - 2600 - 2000, charged: 4600 });
@@ -134,11 +135,11 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       await redis.hset(keys.credit, 'hd', 0);
       expect(await renew(lease('lost-then-lapsed', 250), lease('lost-then-finished', 250))).toEqual({ unknownRequestIds: [] });
       expect(await finish('lost-then-finished', 500)).toEqual({ released: false, repeated: false });
-      await stack.eventually(
+      await stack.expectEventually(
         () => stack.ledger('lost-then-lapsed'),
         [{ amount: 2000, paid: true, estimated: true, prompt: 1000, completion: 250 }],
       );
-      await stack.eventually(
+      await stack.expectEventually(
         () => stack.ledger('lost-then-finished'),
         [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }],
       );
@@ -165,13 +166,13 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       for (const requestId of ['applied', 'forgotten-applied'])
         expect(await finish(requestId, 500)).toEqual({ released: true, repeated: false });
       for (const requestId of ['applied', 'forgotten-applied']) {
-        await stack.eventually(
+        await stack.expectEventually(
           () => stack.ledger(requestId),
           [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }],
         );
       }
       // Applied once the forwarder has billing-service's answer, a moment after the ledger row.
-      await stack.eventually(async () => (await renew(final('applied', 500))).unknownRequestIds, ['applied']);
+      await stack.expectEventually(async () => (await renew(final('applied', 500))).unknownRequestIds, ['applied']);
       // The edge had the finish of 'forgotten-unbilled' land, then Redis lost everything of it.
       await redis
         .multi()
@@ -180,13 +181,13 @@ describe.each(['account', 'shard'] as KeyLayout[])(
         .exec();
       await forget();
       expect(await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).toEqual({ unknownRequestIds: [] });
-      await stack.eventually(
+      await stack.expectEventually(
         () => stack.ledger('forgotten-unbilled'),
         [{ amount: 2000, paid: true, estimated: false, prompt: 1000, completion: 250 }],
       );
       // Queued again from the edge's final lease, with why the request ended.
       expect(await stack.endReason('forgotten-unbilled')).toBe('caller-left');
-      await stack.eventually(
+      await stack.expectEventually(
         async () => (await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).unknownRequestIds.sort(),
         ['forgotten-applied', 'forgotten-unbilled'],
       );
@@ -205,7 +206,13 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       // What the running request holds stays lent: the balance cannot go below it.
       await expect(addBalance(-45_001)).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
       expect(await finish('running', 500)).toEqual({ released: true, repeated: false });
-      await stack.eventually(() => stack.line(account), { balance: 47_000, line: 2000, granted: 100_000, charged: 3000, returned: 95_000 });
+      await stack.expectEventually(() => stack.line(account), {
+        balance: 47_000,
+        line: 2000,
+        granted: 100_000,
+        charged: 3000,
+        returned: 95_000,
+      });
       // The next request needs more than the 2,000 left of the line: billing lends again.
       expect(await admit('after')).toMatchObject({ outcome: PAID });
       expect(await stack.line(account)).toMatchObject({ line: 47_000, granted: 145_000 });
@@ -216,7 +223,13 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       const admitted = await idle.quota.admit(admitRequest(account, 'idle-1'));
       expect(admitted).toMatchObject({ outcome: PAID });
       await finishPaid(idle.quota, 'idle-1');
-      await stack.eventually(() => stack.line(account), { balance: 99_000, line: 0, granted: 100_000, charged: 1000, returned: 99_000 });
+      await stack.expectEventually(() => stack.line(account), {
+        balance: 99_000,
+        line: 0,
+        granted: 100_000,
+        charged: 1000,
+        returned: 99_000,
+      });
       expect(await addBalance(-99_000)).toEqual({ balanceMicroLyd: 0 });
     });
 
@@ -227,7 +240,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       for (const requestId of ['lost-done', 'lost-running'])
         expect(await quota.admit(admitRequest(account, requestId))).toMatchObject({ outcome: PAID });
       await finishPaid(quota, 'lost-done');
-      await stack.eventually(
+      await stack.expectEventually(
         () => stack.ledger('lost-done'),
         [{ amount: 1000, paid: true, estimated: false, prompt: 1000, completion: 0 }],
       );
@@ -245,7 +258,13 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       });
       expect(Number(await redis.hget(keys.credit, 'hd'))).toBe(5000);
       // Adopted, then given back once idle: all but what the running request holds.
-      await stack.eventually(() => stack.line(account), { balance: 99_000, line: 5000, granted: 100_000, charged: 1000, returned: 94_000 });
+      await stack.expectEventually(() => stack.line(account), {
+        balance: 99_000,
+        line: 5000,
+        granted: 100_000,
+        charged: 1000,
+        returned: 94_000,
+      });
       await quota.finishRequest({
         accountId: account,
         requestId: 'lost-running',
@@ -257,7 +276,13 @@ describe.each(['account', 'shard'] as KeyLayout[])(
         hold: HOLD,
         admitted: true,
       });
-      await stack.eventually(() => stack.line(account), { balance: 96_000, line: 0, granted: 100_000, charged: 4000, returned: 96_000 });
+      await stack.expectEventually(() => stack.line(account), {
+        balance: 96_000,
+        line: 0,
+        granted: 100_000,
+        charged: 4000,
+        returned: 96_000,
+      });
     });
   },
 );

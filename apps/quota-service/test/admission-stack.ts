@@ -13,7 +13,7 @@ import {
   RpcClient,
   rpcClient,
 } from '@gw/service-kit';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
 import { admitRequest } from './store-contracts/admission-fixtures';
@@ -103,13 +103,17 @@ export class AdmissionStack {
     });
     const replica = { app, quota, edge };
     this.replicas.push(replica);
-    await this.until(async () => {
-      const probe = admitRequest(`probe_${randomUUID()}`, `probe_${randomUUID()}`, { model: 'vendor-v4-pro' });
-      return quota.admit(probe).then(
-        () => true,
-        (err: { code?: number }) => err.code !== status.UNAVAILABLE,
-      );
-    });
+    // The replica prices requests once its price watch has the table (a paid Admit is UNAVAILABLE until then).
+    await eventually(
+      async () => {
+        const probe = admitRequest(`probe_${randomUUID()}`, `probe_${randomUUID()}`, { model: 'vendor-v4-pro' });
+        return quota.admit(probe).then(
+          () => true,
+          (err: { code?: number }) => err.code !== status.UNAVAILABLE,
+        );
+      },
+      { intervalMs: 20, what: 'quota-service holding the price table' },
+    );
     return replica;
   }
 
@@ -154,23 +158,9 @@ export class AdmissionStack {
   }
 
   /** Waits (at most 10 s) until `read` answers `expected`, then asserts it. */
-  async eventually<T>(read: () => Promise<T>, expected: T): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    let value = await read();
-    while (JSON.stringify(value) !== JSON.stringify(expected) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      value = await read();
-    }
-    expect(value).toEqual(expected);
-  }
-
-  /** Waits until the replica prices requests: its price watch has the table (a paid Admit is UNAVAILABLE until then). */
-  private async until(done: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error('quota-service never held the price table');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  async expectEventually<T>(read: () => Promise<T>, expected: T): Promise<void> {
+    const same = (value: T) => JSON.stringify(value) === JSON.stringify(expected);
+    expect(await eventually(read, same, { intervalMs: 20 }).catch(() => read())).toEqual(expected);
   }
 }
 
@@ -191,5 +181,6 @@ export async function counterValue(name: string, labels: Record<string, string> 
  */
 export async function awayFromMinuteEnd(marginMs = 5000): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
+  // The wait is for the clock itself: nothing else changes when a minute turns.
   if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
 }

@@ -107,7 +107,7 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
     const delivering = await stack.replica({ REDIS_KEY_PREFIX: prefix, QUOTA_KEY_LAYOUT: layout });
     expect(await delivering.quota.admit(admitRequest(account, 'repairing-applied'))).toMatchObject({ outcome: PAID });
     await delivering.quota.finishRequest(finishOf('repairing-applied', 1000));
-    await stack.eventually(async () => (await stack.ledger('repairing-applied')).length, 1);
+    await stack.expectEventually(async () => (await stack.ledger('repairing-applied')).length, 1);
     await stack.stopReplica(delivering);
     // 3,000 more, its bill waiting; then Redis comes back empty and the edge queues it again.
     expect(await serving.quota.admit(admitRequest(account, 'repairing-pending'))).toMatchObject({ outcome: PAID });
@@ -121,7 +121,7 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
     expect(await audit()).toMatchObject({ violations: [], repairingLines: [expect.objectContaining({ accountId: account })] });
 
     const again = await stack.replica({ REDIS_KEY_PREFIX: prefix, QUOTA_KEY_LAYOUT: layout });
-    await stack.eventually(async () => (await stack.ledger('repairing-pending')).length, 1);
+    await stack.expectEventually(async () => (await stack.ledger('repairing-pending')).length, 1);
     await stack.stopReplica(again);
     expect((await audit()).violations).toEqual([]);
     // With no bill waiting, the next request's line extension is the line's: charged 8,000, as billing-service has it.
@@ -157,13 +157,22 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
       CREDIT_LINE_IDLE_SECONDS: '2',
       CREDIT_LINE_RETURN_INTERVAL_MS: '50',
     });
-    await stack.eventually(() => stack.ledger('pending'), [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }]);
+    await stack.expectEventually(
+      () => stack.ledger('pending'),
+      [{ amount: 3000, paid: true, estimated: false, prompt: 1000, completion: 500 }],
+    );
     expect((await audit()).violations).toEqual([]);
-    await stack.eventually(async () => (await redis.hget(keysOf(account).credit, 'gr')) !== null, true);
+    await stack.expectEventually(async () => (await redis.hget(keysOf(account).credit, 'gr')) !== null, true);
     expect(await audit()).toMatchObject({ violations: [], repairingLines: [] });
 
     expect(await finish('running', 250)).toEqual({ released: false, repeated: false });
-    await stack.eventually(() => stack.line(account), { balance: 95_000, line: 0, granted: 100_000, charged: 5000, returned: 95_000 });
+    await stack.expectEventually(() => stack.line(account), {
+      balance: 95_000,
+      line: 0,
+      granted: 100_000,
+      charged: 5000,
+      returned: 95_000,
+    });
     expect(await audit()).toMatchObject({ violations: [], repairingLines: [] });
   });
 });

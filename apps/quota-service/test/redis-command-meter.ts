@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
+import { eventually } from '@gw/testing';
 
 /** The commands Redis ran for one account while some work ran. */
 export interface MeteredCommands {
@@ -82,11 +83,10 @@ export class RedisCommandMeter {
   private async mark(marker: string): Promise<number> {
     const key = `marker:${marker}:${randomUUID()}`;
     await this.marker.exists(key);
-    for (let waited = 0; waited < 5000; waited += 5) {
-      const at = this.seen.findIndex((c) => c.args[1] === key);
-      if (at >= 0) return at;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error('MONITOR did not show the marker');
+    return eventually(
+      () => this.seen.findIndex((c) => c.args[1] === key),
+      (at) => at >= 0,
+      { timeoutMs: 5000, intervalMs: 5, what: 'MONITOR showing the marker' },
+    );
   }
 }

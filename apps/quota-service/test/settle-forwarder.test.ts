@@ -1,6 +1,6 @@
 import { billingV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, freePort, TestDatabase } from '@gw/testing';
+import { createTestDatabase, eventually, freePort, TestDatabase } from '@gw/testing';
 import { BillingClient } from '../src/clients/billing-client';
 import { SettleForwarder } from '../src/domain/settle-forwarder';
 import { InMemorySettleOutbox } from '../src/store/outbox/in-memory-settle-outbox';
@@ -116,9 +116,13 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
     const { accountId, requestId } = await authorized();
     forwarder.start();
     await outbox.append(settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
-    const deadline = Date.now() + 5000;
-    while ((await balance(accountId)) === 100_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await balance(accountId)).toBe(99_000);
+    expect(
+      await eventually(
+        () => balance(accountId),
+        (micro) => micro !== 100_000,
+        { timeoutMs: 5000, intervalMs: 10 },
+      ),
+    ).toBe(99_000);
 
     const second = await authorized();
     await forwarder.stop();

@@ -1,6 +1,6 @@
 import { status, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { testTlsDir } from '@gw/testing';
+import { eventually, testTlsDir } from '@gw/testing';
 import {
   CallStreamClient,
   callStreamHandler,
@@ -54,6 +54,7 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
       {
         countRequest: async ({ accountId }: quotaV1.CountRequestRequest, context: RpcContext) => {
           const wait = slow.get(accountId);
+          // A slow answer is the scenario: the call stays running on its stream meanwhile.
           if (wait) await new Promise((r) => setTimeout(r, wait));
           goneSeen.set(accountId, context.callerGone());
           if (accountId === 'refuse') throw new RpcError(status.FAILED_PRECONDITION, 'refused on purpose');
@@ -129,8 +130,12 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
     const client = newClient();
     try {
       await expect(client.call(count('late'), 150)).rejects.toMatchObject({ code: status.DEADLINE_EXCEEDED });
-      await new Promise((r) => setTimeout(r, 400));
-      expect(goneSeen.get('late')).toBe(true);
+      expect(
+        await eventually(
+          () => goneSeen.get('late'),
+          (seen) => seen !== undefined,
+        ),
+      ).toBe(true);
       // The stream is still good for the next call.
       expect(await client.call(count('next-3'), 2000)).toEqual(counted(3));
     } finally {
@@ -144,10 +149,11 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
     const before = streams.length;
     try {
       const first = client.call(count('slow-7'), 2000);
+      // Time itself is the scenario: past rotateMs, the next call goes on a new stream.
       await new Promise((r) => setTimeout(r, 150));
       expect(await client.call(count('b-8'), 2000)).toEqual(counted(8));
       expect(await first).toEqual(counted(7));
-      await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => streams[before].ended);
       expect(streams.slice(before)).toEqual([
         { calls: 1, ended: true },
         { calls: 1, ended: false },
@@ -185,9 +191,10 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
       expect(await client.call(count('warm-1'), 2000)).toEqual(counted(1));
       const opened = streams.length;
       const running = client.call(count('draining-6'), 2000);
-      await new Promise((r) => setTimeout(r, 50));
+      await eventually(() => streams[opened - 1].calls === 2);
       drainCallStreams();
       expect(await running).toEqual(counted(6));
+      // The client hears the stream's end (its status) a moment later; nothing outside the client shows it.
       await new Promise((r) => setTimeout(r, 50));
       expect(await client.call(count('after-2'), 2000)).toEqual(counted(2));
       expect(streams.length).toBe(opened + 1);
@@ -203,7 +210,7 @@ describe('call streams (CallStreamClient and callStreamHandler)', () => {
       expect(await client.call(count('warm-1'), 2000)).toEqual(counted(1));
       const opened = streams.length;
       const running = client.call(count('draining-7'), 2000);
-      await new Promise((r) => setTimeout(r, 50));
+      await eventually(() => streams[opened - 1].calls === 2);
       drainCallStreams();
       // The stream is still open (a call runs on it): this call reaches it, is refused unserved, and goes again.
       expect(await client.call(count('moved-3'), 2000)).toEqual(counted(3));

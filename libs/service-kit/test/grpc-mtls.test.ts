@@ -7,7 +7,7 @@ import { ChannelCredentials, credentials, status } from '@grpc/grpc-js';
 import { healthV1, quotaV1 } from '@gw/contracts';
 import { createCertificateAuthority, issueCertificate, KeyPairPem } from '@gw/dev-pki';
 import { TRUST_DOMAIN } from '@gw/identity';
-import { rawUnaryCall } from '@gw/testing';
+import { eventually, rawUnaryCall } from '@gw/testing';
 import {
   clientChain,
   createLogger,
@@ -221,13 +221,7 @@ describe('gRPC mutual TLS and the access check', () => {
     writeFolder('quota-service', renewed, ca, 100);
     const renewedSerial = new X509Certificate(renewed.certPem).serialNumber;
     expect(before).not.toBe(renewedSerial);
-    const deadline = Date.now() + 5000;
-    let now = before;
-    while (now !== renewedSerial && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      now = await presented();
-    }
-    expect(now).toBe(renewedSerial);
+    expect(await eventually(presented, (serial) => serial === renewedSerial, { timeoutMs: 5000, intervalMs: 100 })).toBe(renewedSerial);
 
     // A caller's own certificate is re-read too: chat-product becomes ctl in the same folder.
     const security = writeFolder('rotating', issue('chat-product'), ca, 100);
@@ -235,9 +229,9 @@ describe('gRPC mutual TLS and the access check', () => {
       await expect(setFreeTier(c)).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
     });
     writeFolder('rotating', issue('ctl'), ca, 100);
-    await new Promise((r) => setTimeout(r, 500));
-    await withQuota(quotaClient(security), async (c) => {
-      expect(await setFreeTier(c)).toEqual({ settings: undefined });
+    const asCtl = () => withQuota(quotaClient(security), (c) => setFreeTier(c).catch(() => 'refused' as const));
+    expect(await eventually(asCtl, (answer) => answer !== 'refused', { timeoutMs: 5000, intervalMs: 100 })).toEqual({
+      settings: undefined,
     });
   });
 });

@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
 import { RunningStack, StackOptions, startStack } from './start-stack';
-import { createTestDatabase, createTestRedis, createTestRedisCluster, TestDatabase } from '@gw/testing';
+import { createTestDatabase, createTestRedis, createTestRedisCluster, eventually, TestDatabase } from '@gw/testing';
 
 /** A stack of its own for one test file, with what its tests keep needing. */
 export interface GatewayUnderTest {
@@ -40,7 +40,7 @@ export interface GatewayUnderTest {
  */
 export async function startGateway(
   env: Record<string, string> = {},
-  processOptions: Pick<StackOptions, 'execArgv' | 'ipc' | 'replicas'> = {},
+  processOptions: Pick<StackOptions, 'execArgv' | 'ipc' | 'replicas' | 'quotaSpread'> = {},
   { onCluster = false } = {},
 ): Promise<GatewayUnderTest> {
   let db: TestDatabase | undefined;
@@ -101,23 +101,18 @@ export async function startGateway(
         const res = await fetch(`${running.baseUrl}/usage`, { headers: { authorization: `Bearer ${key}` } });
         return ((await res.json()) as { totalTokens: number }).totalTokens;
       };
-      await waitFor(async () => accept(await apiTotal()), timeoutMs);
+      await eventually(apiTotal, accept, { timeoutMs, what: 'billed tokens' });
       const shown = await ctlOk<{ totalTokens: number }>('usage', 'show', '--account', accountId);
       expect(shown.totalTokens).toBe(await apiTotal());
       return shown.totalTokens;
     },
     balanceMicro,
-    settledBalanceMicro: async (accountId, expectedMicro, timeoutMs = 10_000) => {
-      let balance = await balanceMicro(accountId);
-      for (
-        const deadline = Date.now() + timeoutMs;
-        balance !== expectedMicro && Date.now() < deadline;
-        balance = await balanceMicro(accountId)
-      ) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      return balance;
-    },
+    settledBalanceMicro: (accountId, expectedMicro, timeoutMs = 10_000) =>
+      eventually(
+        () => balanceMicro(accountId),
+        (balance) => balance === expectedMicro,
+        { timeoutMs, intervalMs: 100 },
+      ).catch(() => balanceMicro(accountId)),
     simStats: async () => (await (await fetch(`${simUrl}/sim/stats`)).json()) as { inFlight: number; maxInFlight: number; total: number },
     endReasons: async (accountId) => {
       const pg = new PgClient({ connectionString: (db as TestDatabase).url });
@@ -136,21 +131,13 @@ export async function startGateway(
   };
 }
 
-/** Polls `condition` every 100 ms until it holds; fails after `timeoutMs`. */
-export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** The test timeout of a file whose tests call awayFromMinuteEnd (jest.setTimeout): the wait, up to a minute's seconds, then the test's own work. */
 export const WAITS_FOR_MINUTE_MS = 90_000;
 
 /** Waits until the current UTC minute has at least `seconds` left, so a test does not straddle two minutes. */
 export async function awayFromMinuteEnd(seconds: number): Promise<void> {
   const left = 60 - ((Date.now() / 1000) % 60);
+  // The wait is for the clock itself: nothing else changes when a minute turns.
   if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
 }
 

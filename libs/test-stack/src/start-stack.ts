@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GrpcSecurity, Readiness, readyzAt, waitReady } from '@gw/service-kit';
-import { freePort, repoRoot, testTlsRoot } from '@gw/testing';
+import { eventually, freePort, repoRoot, testTlsRoot } from '@gw/testing';
 
 const DIST = join(repoRoot(__dirname), 'dist', 'apps');
 
@@ -92,16 +92,14 @@ interface PlannedProcess {
 
 /** Polls an edge's /metrics until its key cache is trusted (edge_key_cache_trusted 1). */
 async function waitForKeyCache(adminPort: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`).then(
-      (res) => res.text(),
-      () => '',
+  const trusted = async () =>
+    /^edge_key_cache_trusted 1$/m.test(
+      await fetch(`http://127.0.0.1:${adminPort}/metrics`).then(
+        (res) => res.text(),
+        () => '',
+      ),
     );
-    if (/^edge_key_cache_trusted 1$/m.test(metrics)) return;
-    if (Date.now() > deadline) throw new Error(`edge on admin port ${adminPort}: key cache not trusted after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(trusted, { timeoutMs, intervalMs: 100, what: `edge on admin port ${adminPort}: key cache trusted` });
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);

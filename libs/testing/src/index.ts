@@ -1,6 +1,7 @@
 /** Per-test-file PostgreSQL databases and Redis key spaces on shared (or container) servers. */
 export { createTestDatabase, type TestDatabase } from './test-database';
 export { createTestRedis, type TestRedis } from './test-redis';
+export { eventually, type EventuallyOptions } from './eventually';
 export { freePort } from './free-port';
 export { startPausableProxy, type PausableProxy } from './pausable-proxy';
 export { startOwnRedisServer, type OwnRedisServer } from './own-redis-server';

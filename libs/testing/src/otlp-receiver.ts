@@ -1,6 +1,7 @@
 import { createServer, Server as HttpServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Server as GrpcServer, ServerCredentials, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { eventually } from './eventually';
 
 /** One span as an OTLP exporter sent it (the JSON encoding of OTLP/HTTP). */
 export interface ReceivedSpan {
@@ -132,13 +133,12 @@ export class OtlpReceiver {
 
   /** Waits until `found` holds for the spans received (polling), or fails after `timeoutMs`. */
   async waitFor<T>(found: (spans: ReceivedSpan[]) => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const result = found(this.spans);
-      if (result !== undefined) return result;
-      if (Date.now() > deadline) throw new Error(`no ${what} among ${this.spans.length} spans received after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const result = await eventually(
+      () => found(this.spans),
+      (r) => r !== undefined,
+      { timeoutMs, intervalMs: 100, what: `${what} among the spans received` },
+    );
+    return result as T;
   }
 
   async stop(): Promise<void> {

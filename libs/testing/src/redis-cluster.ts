@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port';
+import { eventually } from './eventually';
 import { connectRedis } from './redis-client';
 import { killProcess, launchRedisServer } from './redis-server-process';
 import { uniqueToken } from './unique-token';
@@ -77,12 +78,11 @@ export async function startRedisCluster({ masters = 3, replicasEach = 1 } = {}):
     await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicasEach), '--cluster-yes'], {
       timeout: FORMED_TIMEOUT_MS,
     });
-    const deadline = Date.now() + FORMED_TIMEOUT_MS;
-    for (;;) {
-      if ((await Promise.all(nodes.map((node) => seesFormed(node, count, masters * replicasEach)))).every(Boolean)) break;
-      if (Date.now() > deadline) throw new Error(`the Redis Cluster on ${nodes.join(', ')} did not form within ${FORMED_TIMEOUT_MS} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(async () => (await Promise.all(nodes.map((node) => seesFormed(node, count, masters * replicasEach)))).every(Boolean), {
+      timeoutMs: FORMED_TIMEOUT_MS,
+      intervalMs: 100,
+      what: `the Redis Cluster on ${nodes.join(', ')} formed`,
+    });
     return { nodes, stop, kill: (node) => killProcess(children[nodes.indexOf(node)]) };
   } catch (err) {
     await stop();

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { eventually } from './eventually';
 import { redisAnswers } from './redis-answers';
 
 const READY_TIMEOUT_MS = 10_000;
@@ -34,14 +35,11 @@ export async function launchRedisServer(port: number, dir: string, args: string[
   const failed = new Promise<never>((_, reject) =>
     started.once('error', (err) => reject(new Error(`redis-server could not start (is Debian's redis-server installed?): ${err.message}`))),
   );
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  const ready = (async () => {
-    while (!(await redisAnswers(url))) {
-      if (Date.now() > deadline || started.exitCode !== null)
-        throw new Error(`redis-server on port ${port} did not answer within ${READY_TIMEOUT_MS} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
+  const answers = async () => {
+    if (started.exitCode !== null) throw new Error(`redis-server on port ${port} exited with code ${started.exitCode}`);
+    return redisAnswers(url);
+  };
+  const ready = eventually(answers, { timeoutMs: READY_TIMEOUT_MS, what: `redis-server on port ${port} answering` });
   try {
     await Promise.race([ready, failed]);
   } catch (err) {

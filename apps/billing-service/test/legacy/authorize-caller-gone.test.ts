@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, openDatabase, renderMetrics, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, PausableProxy, startPausableProxy, TestDatabase } from '@gw/testing';
+import { createTestDatabase, eventually, PausableProxy, startPausableProxy, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../../src/billing-app';
 import { loadConfig } from '../../src/config';
 import { codeOf } from '../billing-test-db';
@@ -14,10 +14,6 @@ const SHORT_DEADLINE_MS = 300;
 async function authorizeCallsHandled(): Promise<number> {
   const line = /^grpc_server_handling_seconds_count\{[^}]*method="Authorize"[^}]*\} (\d+)$/;
   return (await renderMetrics()).split('\n').reduce((sum, l) => sum + Number(line.exec(l)?.[1] ?? 0), 0);
-}
-
-async function until(done: () => Promise<boolean>): Promise<void> {
-  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe('Authorize whose caller has gone (billing-service behind a stalled database)', () => {
@@ -46,7 +42,7 @@ describe('Authorize whose caller has gone (billing-service behind a stalled data
     } finally {
       proxy.resume();
     }
-    await until(async () => (await authorizeCallsHandled()) > handledBefore);
+    await eventually(authorizeCallsHandled, (handled) => handled > handledBefore, { intervalMs: 20 });
   }
 
   beforeAll(async () => {

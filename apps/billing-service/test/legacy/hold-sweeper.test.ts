@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger } from '@gw/service-kit';
+import { eventually } from '@gw/testing';
 import { HoldSweeper } from '../../src/legacy/domain/hold-sweeper';
 import { codeOf } from '../billing-test-db';
 import { HoldTestDb, openHoldTestDb } from './hold-test-db';
@@ -72,12 +73,16 @@ describe('HoldSweeper on Postgres', () => {
     await holdFor('acct_c', TTL_SECONDS + 1);
     sweeper = new HoldSweeper(t.holdStore, TTL_SECONDS, 20, quiet);
     sweeper.start();
-    const deadline = Date.now() + 5000;
-    while ((await t.store.getBalance('acct_c'))?.heldMicro !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect((await t.store.getBalance('acct_c'))?.heldMicro).toBe(0);
+    const swept = await eventually(
+      () => t.store.getBalance('acct_c'),
+      (balance) => balance?.heldMicro === 0,
+      { timeoutMs: 5000, intervalMs: 20 },
+    );
+    expect(swept?.heldMicro).toBe(0);
 
     await sweeper.stop();
     const late = await holdFor('acct_c', TTL_SECONDS + 1);
+    // Nothing to observe but time: five intervals of the stopped sweeper pass without a sweep.
     await new Promise((r) => setTimeout(r, 100));
     expect((await t.store.getBalance('acct_c'))?.heldMicro).toBe(5000);
     const { rows } = await t.db.query('SELECT request_id FROM billing.holds WHERE account_id = $1', ['acct_c']);

@@ -35,7 +35,10 @@ describe('LeaseKeeper', () => {
   const warnings: string[] = [];
   const logger = createLogger('edge-test', 'warn', (line) => warnings.push(line));
   let keeper: LeaseKeeper;
-  afterEach(() => keeper.stop());
+  afterEach(async () => {
+    await keeper.stop();
+    jest.useRealTimers();
+  });
 
   it('renews an admitted request after its finish landed as its final bill, until quota-service has applied it', async () => {
     const { quota, sent } = quotaAnswering((leases) => leases.filter((l) => l.final && sent.length > 2).map((l) => l.requestId));
@@ -55,6 +58,7 @@ describe('LeaseKeeper', () => {
   });
 
   it('renews at once, with those of the same moment, the leases of requests whose reply began, long before the next tick', async () => {
+    jest.useFakeTimers();
     const { quota, sent } = quotaAnswering(() => []);
     keeper = new LeaseKeeper(quota, 60_000, logger, 1000);
     let completionTokens = 0;
@@ -63,7 +67,7 @@ describe('LeaseKeeper', () => {
     keeper.replyBegan('r7');
     keeper.replyBegan('r8');
     keeper.replyBegan('gone');
-    await new Promise((r) => setTimeout(r, 100));
+    await jest.advanceTimersByTimeAsync(100);
     expect(sent).toEqual([
       [
         { ...lease('r7'), completionTokens: 3 },
@@ -72,11 +76,12 @@ describe('LeaseKeeper', () => {
     ]);
     keeper.finished('r7');
     keeper.replyBegan('r7');
-    await new Promise((r) => setTimeout(r, 100));
+    await jest.advanceTimersByTimeAsync(100);
     expect(sent).toHaveLength(1);
   });
 
   it('waits, as it stops, for the renewal of a reply that began still on the wire', async () => {
+    jest.useFakeTimers();
     let answer: (() => void) | undefined;
     const events: string[] = [];
     const quota = {
@@ -92,11 +97,12 @@ describe('LeaseKeeper', () => {
     keeper = new LeaseKeeper(quota as LeaseRenewing, 60_000, logger, 1000);
     keeper.keep({ billingId: 'r5', leaseNow: () => lease('r5') });
     keeper.replyBegan('r5');
-    while (!answer) await new Promise((r) => setTimeout(r, 5));
-    const stopped = keeper.stop().then(() => events.push('stopped'));
-    await new Promise((r) => setTimeout(r, 50));
+    await jest.advanceTimersByTimeAsync(100);
     expect(events).toEqual(['sent 1']);
-    answer();
+    const stopped = keeper.stop().then(() => events.push('stopped'));
+    await jest.advanceTimersByTimeAsync(50);
+    expect(events).toEqual(['sent 1']);
+    answer?.();
     await stopped;
     expect(events).toEqual(['sent 1', 'answered', 'stopped']);
   });

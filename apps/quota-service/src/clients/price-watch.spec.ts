@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { ClientDuplexStream, status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { createLogger } from '@gw/service-kit';
+import { eventually } from '@gw/testing';
 import { PriceBook } from '../domain/price-book';
 import { PriceWatch } from './price-watch';
 
@@ -26,9 +27,7 @@ const flash = (output: number): billingV1.Price => ({
   inputMicroLydPerMillion: 1,
   outputMicroLydPerMillion: output,
 });
-const until = async (done: () => boolean) => {
-  for (let waited = 0; !done() && waited < 2000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
-};
+const until = (done: () => boolean) => eventually(done, { timeoutMs: 2000, intervalMs: 5 });
 
 describe('PriceWatch', () => {
   let streams: FakeStream[];

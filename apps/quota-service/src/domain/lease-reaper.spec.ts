@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
+import { eventually } from '@gw/testing';
 import { grantLine, paidBill, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { InMemoryAdmissionStore } from '../store/admission/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
@@ -114,8 +115,7 @@ describe('LeaseReaper', () => {
   it('reaps on its timer until stopped', async () => {
     await leases.start(orphan('timed'), 0);
     reaper.start();
-    const deadline = Date.now() + 5000;
-    while ((await queued()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect((await queued()).map((r) => r.requestId)).toEqual(['timed']);
+    const reaped = await eventually(queued, (records) => records.length > 0, { timeoutMs: 5000, intervalMs: 10 });
+    expect(reaped.map((r) => r.requestId)).toEqual(['timed']);
   });
 });

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger } from '@gw/service-kit';
+import { eventually } from '@gw/testing';
 import { grantLine, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { EVENING, TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
@@ -115,10 +116,12 @@ describe('LineReturner', () => {
   it('runs on its timer', async () => {
     nowMs += IDLE;
     lines.start();
-    const deadline = Date.now() + 5000;
-    while ((await stores.admission.credit('idle')).returned === 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await stores.admission.credit('idle')).toMatchObject({ returned: 10_000 });
+    const credit = await eventually(
+      () => stores.admission.credit('idle'),
+      (c) => c.returned > 0,
+      { timeoutMs: 5000, intervalMs: 5 },
+    );
+    expect(credit).toMatchObject({ returned: 10_000 });
   });
 
   it('gives a line back at once for the operator, applied by billing-service before it answers, what is held staying', async () => {

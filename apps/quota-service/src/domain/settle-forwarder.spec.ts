@@ -60,7 +60,10 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
       createLogger('quota-service-test', 'warn', (line) => logs.push(line)),
     );
   });
-  afterEach(() => forwarder.stop());
+  afterEach(async () => {
+    await forwarder.stop();
+    jest.useRealTimers();
+  });
 
   it('applies the bills and returns of a batch in one call, and delivers older records as before', async () => {
     const older = settleRecord({ requestId: 'older-paid' });
@@ -122,13 +125,15 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
   });
 
   it('sends the next batch of at most 256 at once after a full one, and waits pollMs after one that was not full', async () => {
+    jest.useFakeTimers();
     for (let i = 0; i < 600; i++) await outbox.append(bill(`b${i}`));
     forwarder.start();
-    const deadline = Date.now() + 5000;
-    while ((await waiting()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await jest.advanceTimersByTimeAsync(10);
     expect(billing.calls.map((c) => c.bills.length)).toEqual([256, 256, 88]);
     await outbox.append(bill('late'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await jest.advanceTimersByTimeAsync(60_000 - 20);
     expect(billing.calls).toHaveLength(3);
+    await jest.advanceTimersByTimeAsync(20);
+    expect(billing.calls).toHaveLength(4);
   });
 });

@@ -69,6 +69,7 @@ export function describeSettleOutboxContract(name: string, open: SettleOutboxFac
     it('tells how many records wait and how old the oldest is, handed out or not, until acknowledged', async () => {
       expect(await outbox.backlog()).toEqual({ records: 0, oldestAgeSeconds: 0 });
       await outbox.append(settleRecord());
+      // The oldest record's age is the scenario: it is 60 ms older than the next.
       await new Promise((resolve) => setTimeout(resolve, 60));
       await outbox.append(settleRecord());
       const claimed = await outbox.claim(1);

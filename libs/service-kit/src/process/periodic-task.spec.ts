@@ -29,6 +29,7 @@ describe('PeriodicTask', () => {
     task = new PeriodicTask(
       async () => {
         startedAt.push(Date.now());
+        // A pass that lasts 30 ms of the fake clock.
         await new Promise((resolve) => setTimeout(resolve, 30));
       },
       { intervalMs: 100, failed: (err) => errors.push(err) },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
-import { createTestRedis, TestRedis } from '@gw/testing';
+import { createTestRedis, eventually, TestRedis } from '@gw/testing';
 import { openRedisClient } from '../redis/open-redis-client';
 import { KeyLayout, redisKeys } from '../redis/redis-keys';
 import { RedisSettleOutbox } from './redis-settle-outbox';
@@ -83,8 +83,11 @@ for (const layout of ['account', 'shard'] as const) {
       await dead.append(record);
       expect((await dead.claim(10)).map((c) => c.record)).toEqual([record]);
       expect(await alive.claim(10)).toEqual([]);
-      await new Promise((resolve) => setTimeout(resolve, 80));
-      const taken = await alive.claim(10);
+      const taken = await eventually(
+        () => alive.claim(10),
+        (claimed) => claimed.length > 0,
+        { intervalMs: 20 },
+      );
       expect(taken.map((c) => c.record)).toEqual([record]);
       await alive.ack(taken.map((c) => c.id));
       expect(await dead.claim(10)).toEqual([]);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '@gw/service-kit';
-import { createTestRedis, TestRedis } from '@gw/testing';
+import { createTestRedis, eventually, TestRedis } from '@gw/testing';
 import { loadLeaseScripts } from './lease-scripts';
 import { LeaseRecord } from './lease-store';
 import { describeLeaseStoreContract } from '../../../test/store-contracts/lease-store.contract';
@@ -60,8 +60,13 @@ describe('RedisLeaseStore', () => {
     // A TTL far above a loaded machine's pause between two commands (50 ms lapsed before the first check in one CI run).
     await store.start(lease, 1000);
     expect(await store.claimLapsed(10, 1000)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(await store.claimLapsed(10, 1000)).toEqual([lease]);
+    expect(
+      await eventually(
+        () => store.claimLapsed(10, 1000),
+        (lapsed) => lapsed.length > 0,
+        { intervalMs: 100 },
+      ),
+    ).toEqual([lease]);
     await store.end(lease);
   });
 
