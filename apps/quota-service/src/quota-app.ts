@@ -14,6 +14,7 @@ import { RequestLeases } from './domain/request-leases';
 import { SettleForwarder } from './domain/settle-forwarder';
 import { storeAuditOf } from './domain/store-audit';
 import { quotaGrpc } from './grpc/quota-grpc';
+import { olderRelease } from './legacy/older-release';
 import { watchOutbox } from './quota-metrics';
 import { openQuotaStores } from './quota-stores';
 
@@ -37,7 +38,8 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   const billing = new BillingClient(config.settleDelivery.billingAddr, config.security, config.settleDelivery.grpcTimeoutMs);
   const prices = new PriceBook();
   const priceWatch = new PriceWatch(billing, prices, logger);
-  const finisher = new RequestFinisher(stores, logger);
+  const older = olderRelease(stores, billing, logger);
+  const finisher = new RequestFinisher(stores, logger, older.finisher);
   const freeTier = new FreeTierGate(stores.freeTier, config.freeTierLimits);
   const lines = new LineReturner(stores.admission, billing, config.lineReturns, logger);
   const domain = {
@@ -64,12 +66,12 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
       }),
     freeTierTrail: billing,
   };
-  const server = await startGrpcServer(config, [quotaGrpc(domain, logger)], logger).catch(async (err: unknown) => {
+  const server = await startGrpcServer(config, [quotaGrpc(domain, logger, older.calls)], logger).catch(async (err: unknown) => {
     billing.close();
     await stores.close();
     throw err;
   });
-  const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger);
+  const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger, older.deliveries);
   watchOutbox(stores.outbox);
   const reaper = new LeaseReaper(stores.leases, finisher, config.leases, logger);
   priceWatch.start();

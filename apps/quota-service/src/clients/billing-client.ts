@@ -7,7 +7,7 @@ import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
 import { BILL_SET_ASIDE, BillingSink } from '../domain/settle-forwarder';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
-import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
+import { BillRecord, LineReturnRecord } from '../store/outbox/settle-outbox';
 import { toBill } from './bill-message';
 
 /** A line as billing.v1 answers it. */
@@ -32,45 +32,16 @@ function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: 
  * the older path's running requests, and the price watch's stream.
  */
 export class BillingClient implements BillingSink, HoldRenewer, BatchLender, FreeTierTrail {
-  private readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  /** The generated client, each call behind the client chain: for the calls not wrapped here. */
+  readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
 
   constructor(address: string, security: GrpcSecurity, timeoutMs: number) {
     this.rpc = rpcClient(billingV1.BillingClient, address, security, 'billing-service', { timeoutMs, chain: clientChain() });
   }
 
-  /** Settles paid requests in one SettleMany: each record's error, or undefined once settled. */
-  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
-    const requests = records.map(({ requestId, promptTokens, completionTokens, usageEstimated }) => ({
-      requestId,
-      promptTokens,
-      completionTokens,
-      usageEstimated,
-    }));
-    const results = await callBatch(
-      requests,
-      async (many) =>
-        (await this.rpc.settleMany({ requests: many })).outcomes.map((o) => ({
-          ...o,
-          result: o.settled,
-        })),
-      (one) => this.rpc.settle(one),
-    );
-    return results.map((r) => (r.ok ? undefined : r.err));
-  }
-
-  async recordFree(record: SettleRecord): Promise<void> {
-    const { requestId, accountId, model, promptTokens, completionTokens, usageEstimated } = record;
-    const request = { requestId, accountId, model, promptTokens, completionTokens, usageEstimated };
-    await this.rpc.recordFree(request);
-  }
-
   async recordFreeTierChange(settings: FreeTierSettings, changed: (keyof FreeTierSettings)[], by: AuditActor): Promise<void> {
     const names = changed.map((name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
     await this.rpc.recordFreeTierChange({ ...settings, changed: names, actor: by.actor, reason: by.reason });
-  }
-
-  async releaseHold(requestId: string): Promise<void> {
-    await this.rpc.releaseHold({ requestId });
   }
 
   async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {

@@ -1,5 +1,4 @@
-import { status } from '@grpc/grpc-js';
-import { createLogger, RpcError } from '@gw/service-kit';
+import { createLogger } from '@gw/service-kit';
 import { grantLine, paidBill, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { InMemoryAdmissionStore } from '../store/admission/in-memory-admission-store';
 import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
@@ -25,16 +24,6 @@ describe('LeaseReaper', () => {
   let logged: string[];
   let reaper: LeaseReaper;
   const now = () => nowMs;
-  const orphan = (requestId: string, overrides: Partial<SettleRecord> = {}): SettleRecord => ({
-    requestId,
-    accountId: 'a',
-    model: 'vendor-v4-flash',
-    payment: 'paid',
-    promptTokens: 1000,
-    completionTokens: 60,
-    usageEstimated: true,
-    ...overrides,
-  });
   const queued = async () => (await outbox.claim(100)).map((c) => c.record as SettleRecord);
 
   beforeEach(() => {
@@ -55,41 +44,6 @@ describe('LeaseReaper', () => {
   });
   afterEach(() => reaper.stop());
 
-  it('finishes a request whose lease lapsed from its last renewal: bill queued (estimated), place freed, usage counted', async () => {
-    await limits.acquirePlace('a', 'r1');
-    await leases.start(orphan('r1'), TTL);
-    nowMs += TTL - 1;
-    expect(await reaper.reapOnce()).toBe(0);
-    nowMs += 1;
-    expect(await reaper.reapOnce()).toBe(1);
-    expect(await queued()).toEqual([orphan('r1')]);
-    expect(await limits.getUsage('a')).toEqual({ todayTokens: 1060, totalTokens: 1060 });
-    expect(await limits.acquirePlace('a', 'r2')).toMatchObject({ granted: true });
-    expect((await limits.finishRequest('a', 'r1', 0)).repeated).toBe(true);
-    expect(logged.some((line) => line.includes('"billingId":"r1"'))).toBe(true);
-    nowMs += 10 * TTL;
-    expect(await reaper.reapOnce()).toBe(0);
-  });
-
-  it('hands a lease it could not finish out again after the claim time, and drops one refused for good with an error log', async () => {
-    await leases.start(orphan('later'), TTL);
-    await leases.start(orphan('bad', { model: '' }), TTL);
-    nowMs += TTL;
-    const finish = finisher.finish.bind(finisher);
-    finisher.finish = async () => {
-      throw new RpcError(status.UNAVAILABLE, 'store down');
-    };
-    expect(await reaper.reapOnce()).toBe(0);
-    finisher.finish = finish;
-    expect(await reaper.reapOnce()).toBe(0);
-    nowMs += TTL;
-    expect(await reaper.reapOnce()).toBe(1);
-    expect((await queued()).map((r) => r.requestId)).toEqual(['later']);
-    expect(logged.some((line) => line.includes('"level":"error"') && line.includes('"billingId":"bad"'))).toBe(true);
-    nowMs += 10 * TTL;
-    expect(await reaper.reapOnce()).toBe(0);
-  });
-
   it("bills a lapsed paid lease of Admit once the grace ends, charged at its hold's prices from its last renewal (estimated), its hold back in the line", async () => {
     await grantLine(admission, 'a', 100_000);
     const step = paidStep('a', 6000, { requestId: 'admitted' });
@@ -109,13 +63,5 @@ describe('LeaseReaper', () => {
     ]);
     expect(await admission.credit('a')).toEqual({ granted: 100_000, charged: 2000, returned: 0, held: 0 });
     expect(await limits.getUsage('a')).toEqual({ todayTokens: 1250, totalTokens: 1250 });
-  });
-
-  it('reaps on its timer until stopped', async () => {
-    await leases.start(orphan('timed'), 0);
-    reaper.start();
-    const deadline = Date.now() + 5000;
-    while ((await queued()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect((await queued()).map((r) => r.requestId)).toEqual(['timed']);
   });
 });

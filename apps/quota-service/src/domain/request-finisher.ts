@@ -61,6 +61,11 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: Admis
 export const isAdmittedLease = (lease: LeaseRecord): boolean =>
   isAdmitted(lease) || (lease.payment === 'free' && lease.maxTokens !== undefined);
 
+/** Finishes the lapsed leases of the older release's path (legacy/older-request-finisher.ts). */
+export interface OlderLapses {
+  finishLapsed(lease: LeaseRecord): Promise<FinishedRequest>;
+}
+
 /** The stores a RequestFinisher ends requests in. */
 export interface FinisherStores {
   limits: LimitStore;
@@ -79,37 +84,14 @@ export interface FinisherStores {
  * ended and the bill queued when there are tokens to bill. Not admitted (the edge never had the
  * answer): whatever the admission took is given back and nothing is billed.
  *
- * Older requests (`admitted` unset) end as they always did, each step idempotent per request id
- * so that a retry after any failure completes it without doing anything twice:
- *   1. the bill goes into the durable outbox first, so that once the call succeeds (or any
- *      later step fails and the caller retries) the charge cannot be lost; a repeat queues the
- *      same bill again, which billing-service applies once;
- *   2. the place is freed and the tokens counted, once per request id (LimitStore);
- *   3. a free request's reservation is settled with the real tokens (FreeTierStore);
- *   4. its lease ends (LeaseStore), last, so that a request whose edge died before it got this
- *      far is finished by the lease's lapse.
- * A request with no tokens is not billed: a free one queues nothing, a paid one queues a
- * release of its hold.
+ * A lapsed lease of the older release's path is finished by `older` (legacy/), while that path is served.
  */
 export class RequestFinisher {
   constructor(
     private readonly stores: FinisherStores,
     private readonly logger?: Logger,
+    private readonly older?: OlderLapses,
   ) {}
-
-  /** Finishes an older request; see the class comment. */
-  async finish(record: SettleRecord): Promise<FinishedRequest> {
-    const { limits, freeTier, outbox, leases } = this.stores;
-    requireId('account_id', record.accountId);
-    requireId('request_id', record.requestId);
-    requireModel(record.model);
-    const tokens = requireUsage(record.promptTokens, record.completionTokens);
-    if (record.payment === 'paid' || tokens > 0) await outbox.append(record);
-    const finished = await limits.finishRequest(record.accountId, record.requestId, tokens);
-    if (record.payment === 'free') await freeTier.settle(record.accountId, record.requestId, tokens);
-    await leases.end(record);
-    return finished;
-  }
 
   /**
    * Finishes a request admitted by Admit; see the class comment. Its money is the one Admit fixed:
@@ -158,10 +140,10 @@ export class RequestFinisher {
    * Finishes a request whose lease lapsed, from its last renewal (estimated): one admitted by
    * Admit (a paid lease has the hold, and the edge renews any such lease with its max_tokens) as
    * Admit's FinishRequest would, a paid one charged at the hold's prices, so that the edge's real
-   * bill, arriving late, is queued once (the lapse is remembered); an older one as an older
-   * FinishRequest.
+   * bill, arriving late, is queued once (the lapse is remembered); one of the older release's path by `older`.
    */
   async finishLapsed(lease: LeaseRecord): Promise<FinishedRequest> {
-    return isAdmittedLease(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
+    if (!isAdmittedLease(lease) && this.older) return this.older.finishLapsed(lease);
+    return this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true);
   }
 }

@@ -2,15 +2,13 @@ import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
 import { holdOf, paidBill } from '../../test/store-contracts/admission-fixtures';
 import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
-import { settleRecord } from '../../test/store-contracts/settle-outbox.contract';
-import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
+import { BillRecord, LineReturnRecord } from '../store/outbox/settle-outbox';
 import { BILL_SET_ASIDE, BillingSink, SettleForwarder } from './settle-forwarder';
 import { outboxDeliveries } from '../quota-metrics';
 
 /** A billing-service that records what it is sent; `refuse` names bills it refuses for good, `fail` may fail a whole call. */
 class FakeBilling implements BillingSink {
   calls: { bills: string[]; returns: LineReturnRecord[] }[] = [];
-  older: string[] = [];
   refuse = new Set<string>();
   setAside = new Set<string>();
   fail: (bills: string[], returns: LineReturnRecord[]) => RpcError | undefined = () => undefined;
@@ -26,16 +24,6 @@ class FakeBilling implements BillingSink {
       if (this.setAside.has(b.requestId)) return BILL_SET_ASIDE;
       return this.refuse.has(b.requestId) ? new RpcError(status.INVALID_ARGUMENT, 'charge does not follow') : undefined;
     });
-  }
-  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
-    this.older.push(...records.map((r) => `settle:${r.requestId}`));
-    return records.map(() => undefined);
-  }
-  async recordFree(record: SettleRecord): Promise<void> {
-    this.older.push(`free:${record.requestId}`);
-  }
-  async releaseHold(requestId: string): Promise<void> {
-    this.older.push(`release:${requestId}`);
   }
 }
 
@@ -62,13 +50,10 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
   });
   afterEach(() => forwarder.stop());
 
-  it('applies the bills and returns of a batch in one call, and delivers older records as before', async () => {
-    const older = settleRecord({ requestId: 'older-paid' });
-    for (const record of [bill('b1'), lineReturn(500), older, bill('b2'), settleRecord({ requestId: 'older-free', payment: 'free' })])
-      await outbox.append(record);
-    expect(await forwarder.forwardOnce()).toEqual({ delivered: 5, failed: 0 });
+  it('applies the bills and returns of a batch in one call', async () => {
+    for (const record of [bill('b1'), lineReturn(500), bill('b2')]) await outbox.append(record);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 3, failed: 0 });
     expect(billing.calls).toEqual([{ bills: ['b1', 'b2'], returns: [lineReturn(500)] }]);
-    expect(billing.older.sort()).toEqual(['free:older-free', 'settle:older-paid']);
     expect(await waiting()).toBe(0);
   });
 

@@ -12,12 +12,6 @@ export const BILL_SET_ASIDE = Symbol('bill set aside by billing-service');
 
 /** billing-service as the forwarder sees it; each call is idempotent per request id. */
 export interface BillingSink {
-  /** billing.v1.SettleMany: charges paid requests against their holds; each record's error, or undefined once settled. */
-  settleMany(records: SettleRecord[]): Promise<unknown[]>;
-  /** billing.v1.RecordFree: the ledger row of a free request. */
-  recordFree(record: SettleRecord): Promise<void>;
-  /** billing.v1.ReleaseHold: a paid request that used no tokens is not billed. */
-  releaseHold(requestId: string): Promise<void>;
   /**
    * billing.v1.ApplyBills: bills of admitted requests and line returns, in one transaction; each
    * bill's error, undefined once applied, or BILL_SET_ASIDE (a return has no outcome of its own: the call's).
@@ -35,17 +29,22 @@ export interface ForwarderOptions {
   batchSize: number;
 }
 
-type DeliveryKind = 'settle' | 'free' | 'release' | 'bill' | 'return';
+/** What a delivery is counted under (quota_outbox_deliveries_total's `kind`). */
+type DeliveryKind = string;
 
-/**
- * How a record is delivered: an admitted request's bill or a line return applied (ApplyBills);
- * an older request's free bill recorded, a paid one settled, or its hold released when it used no tokens.
- */
-function kindOf(record: OutboxRecord): DeliveryKind {
-  if (record.kind !== undefined) return record.kind;
-  if (record.payment === 'free') return 'free';
-  return record.promptTokens + record.completionTokens > 0 ? 'settle' : 'release';
+/** One delivery's kind and its error, undefined once delivered. */
+export interface Delivered {
+  kind: DeliveryKind;
+  err: unknown;
 }
+
+/** Delivers the records of the older release's path (no `kind`), while that path is served (legacy/older-bill-deliveries.ts). */
+export interface OlderDeliveries {
+  /** For each record, in order, how its delivery went. */
+  deliver(records: SettleRecord[]): Promise<Delivered[]>;
+}
+
+const NO_OLDER_DELIVERY = new Error('no delivery for a record of the older release');
 
 const traceOf = (record: OutboxRecord) => (record.kind !== 'return' && record.traceContext ? [record.traceContext] : []);
 type Retry = { err: unknown } | undefined;
@@ -59,8 +58,7 @@ export interface ForwardPass {
 /**
  * Delivers the bills of finished requests and the line returns from the outbox to billing-service,
  * until each lands: bills of admitted requests and returns are applied in batches (ApplyBills);
- * an older request's paid bill is settled (or its hold released when it used no tokens), its free
- * one recorded. Passes are pollMs apart, so that bills gather into batches (at 500 paid requests/s
+ * the older release's records go to `older`. Passes are pollMs apart, so that bills gather into batches (at 500 paid requests/s
  * about 125 per transaction, where sending the next batch as soon as one is answered gave 9); a
  * full pass is followed at once. Delivery is at least once;
  * billing-service applies each request id once, so a record delivered twice (a lost answer, a
@@ -77,6 +75,7 @@ export class SettleForwarder {
     private readonly billing: BillingSink,
     private readonly options: ForwarderOptions,
     private readonly logger: Logger,
+    private readonly older?: OlderDeliveries,
   ) {
     // A pass never throws: it logs its own failures (forwardOnce).
     this.loop = new PeriodicTask(() => this.pass(), {
@@ -129,27 +128,24 @@ export class SettleForwarder {
 
   /** For each record: undefined when done with (delivered, or refused for good and logged), else why to retry it. */
   private async deliverAll(records: OutboxRecord[]): Promise<Retry[]> {
-    const kinds = records.map(kindOf);
-    const of = (kind: DeliveryKind) => records.filter((_, i) => kinds[i] === kind);
-    const settles = of('settle') as SettleRecord[];
-    const [settleErrors, applyErrors] = await Promise.all([
-      settles.length > 0 ? this.billing.settleMany(settles) : [],
-      this.apply(of('bill') as BillRecord[], of('return') as LineReturnRecord[]),
+    const olderRecords = records.filter((record): record is SettleRecord => record.kind === undefined);
+    const bills = records.filter((record): record is BillRecord => record.kind === 'bill');
+    const returns = records.filter((record): record is LineReturnRecord => record.kind === 'return');
+    const [olderDelivered, applyErrors] = await Promise.all([this.deliverOlder(olderRecords), this.apply(bills, returns)]);
+    const deliveredOf = new Map<OutboxRecord, Delivered>([
+      ...olderRecords.map((record, i) => [record, olderDelivered[i]] as const),
+      ...applyErrors.map(([record, err]) => [record, { kind: record.kind as DeliveryKind, err }] as const),
     ]);
-    const errorOf = new Map<OutboxRecord, unknown>([...settles.map((record, i) => [record, settleErrors[i]] as const), ...applyErrors]);
-    return Promise.all(
-      records.map(async (record, i) => {
-        const kind = kinds[i];
-        if (record.kind !== undefined || kind === 'settle') return this.judge(record, kind, errorOf.get(record));
-        try {
-          if (kind === 'free') await this.billing.recordFree(record);
-          else await this.billing.releaseHold(record.requestId);
-          return this.judge(record, kind, undefined);
-        } catch (err) {
-          return this.judge(record, kind, err);
-        }
-      }),
-    );
+    return records.map((record) => {
+      const { kind, err } = deliveredOf.get(record) as Delivered;
+      return this.judge(record, kind, err);
+    });
+  }
+
+  private async deliverOlder(records: SettleRecord[]): Promise<Delivered[]> {
+    if (records.length === 0) return [];
+    if (!this.older) return records.map(() => ({ kind: 'older', err: NO_OLDER_DELIVERY }));
+    return this.older.deliver(records);
   }
 
   /**

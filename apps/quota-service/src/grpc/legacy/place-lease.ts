@@ -1,9 +1,9 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { RpcError } from '@gw/service-kit';
-import { requireLease } from '../domain/request-leases';
-import { SettleRecord } from '../store/outbox/settle-outbox';
-import { toLeaseRecord } from './free-tier-messages';
+import { requireLease } from '../../domain/request-leases';
+import { SettleRecord } from '../../store/outbox/settle-outbox';
+import { toLeaseRecord } from '../free-tier-messages';
 
 /**
  * The lease an AcquirePlace starts, if it carries one. A lease is a bill in waiting (its payment

@@ -1,16 +1,18 @@
 import { billingV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, freePort, TestDatabase } from '@gw/testing';
-import { BillingClient } from '../src/clients/billing-client';
-import { SettleForwarder } from '../src/domain/settle-forwarder';
-import { InMemorySettleOutbox } from '../src/store/outbox/in-memory-settle-outbox';
-import { settleRecord } from './store-contracts/settle-outbox.contract';
-import { BillingProcess, startBillingProcess } from './billing-process';
+import { BillingClient } from '../../src/clients/billing-client';
+import { OlderBillingCalls } from '../../src/clients/legacy/older-billing-calls';
+import { OlderBillDeliveries } from '../../src/domain/legacy/older-bill-deliveries';
+import { SettleForwarder } from '../../src/domain/settle-forwarder';
+import { InMemorySettleOutbox } from '../../src/store/outbox/in-memory-settle-outbox';
+import { settleRecord } from '../store-contracts/settle-outbox.contract';
+import { BillingProcess, startBillingProcess } from '../billing-process';
 
 const DEADLINE_MS = 5000;
 const OPTIONS = { pollMs: 10, maxBackoffMs: 50, batchSize: 50 };
 
-describe('SettleForwarder delivering to a real billing-service (its own process, Postgres)', () => {
+describe("SettleForwarder delivering the older release's bills to a real billing-service (its own process, Postgres)", () => {
   let testDb: TestDatabase;
   let db: Database;
   let billingService: BillingProcess;
@@ -47,7 +49,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   beforeEach(() => {
     logs = [];
     outbox = new InMemorySettleOutbox();
-    forwarder = new SettleForwarder(outbox, sink, OPTIONS, logger());
+    forwarder = new SettleForwarder(outbox, sink, OPTIONS, logger(), new OlderBillDeliveries(new OlderBillingCalls(sink.rpc)));
   });
   afterAll(async () => {
     sink?.close();
@@ -93,7 +95,13 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   it('keeps the bill while billing-service cannot be reached, and delivers it once it can', async () => {
     const { accountId, requestId } = await authorized();
     const unreachable = new BillingClient(`127.0.0.1:${await freePort()}`, { kind: 'insecure' }, 300);
-    const blocked = new SettleForwarder(outbox, unreachable, OPTIONS, logger());
+    const blocked = new SettleForwarder(
+      outbox,
+      unreachable,
+      OPTIONS,
+      logger(),
+      new OlderBillDeliveries(new OlderBillingCalls(unreachable.rpc)),
+    );
     await outbox.append(settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
     expect(await blocked.forwardOnce()).toEqual({ delivered: 0, failed: 1 });
     expect(await blocked.forwardOnce()).toEqual({ delivered: 0, failed: 1 });
