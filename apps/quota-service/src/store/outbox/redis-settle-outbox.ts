@@ -114,14 +114,10 @@ export class RedisSettleOutbox implements SettleOutbox {
               (bill) => bill.accountId,
             ),
           ];
-          const keys = [shard.outbox, ...bills.map(([accountId]) => this.options.keys.account(accountId).unbilled)];
-          const args = [
-            SETTLE_GROUP,
-            entryIds.length,
-            ...entryIds,
-            ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)]),
-          ];
-          await ACK_DELIVERED.run(this.redis, keys, args);
+          const unbilled = bills.map(([accountId]) => this.options.keys.account(accountId).unbilled);
+          const items = [...entryIds, ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)])];
+          const keys = ACK_DELIVERED.keyList({ outbox: shard.outbox }, unbilled);
+          await ACK_DELIVERED.run(this.redis, keys, ACK_DELIVERED.argList({ group: SETTLE_GROUP, count: entryIds.length }, items));
           for (const [id] of own) {
             this.claimedBills.delete(id);
             this.handedOut.delete(id);
