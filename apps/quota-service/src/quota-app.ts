@@ -8,10 +8,10 @@ import { LeaseReaper } from './domain/lease-reaper';
 import { LineExtensionBatcher } from './domain/line-extension-batcher';
 import { LineReturner } from './domain/line-returner';
 import { PriceBook } from './domain/price-book';
-import { QuotaLedger } from './domain/quota-ledger';
+import { AccountLimits } from './domain/account-limits';
 import { RequestFinisher } from './domain/request-finisher';
 import { RequestLeases } from './domain/request-leases';
-import { SettleForwarder } from './domain/settle-forwarder';
+import { BillForwarder } from './domain/bill-forwarder';
 import { storeAuditOf } from './domain/store-audit';
 import { quotaGrpc } from './grpc/quota-grpc';
 import { olderRelease } from './legacy/older-release';
@@ -35,7 +35,7 @@ export interface QuotaApp {
  */
 export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promise<QuotaApp> {
   const stores = await openQuotaStores(config, logger);
-  const billing = new BillingClient(config.settleDelivery.billingAddr, config.security, config.settleDelivery.grpcTimeoutMs);
+  const billing = new BillingClient(config.billDelivery.billingAddr, config.security, config.billDelivery.grpcTimeoutMs);
   const prices = new PriceBook();
   const priceWatch = new PriceWatch(billing, prices, logger);
   const older = olderRelease(stores, billing, logger);
@@ -43,7 +43,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
   const freeTier = new FreeTierGate(stores.freeTier, config.freeTierLimits);
   const lines = new LineReturner(stores.admission, billing, config.lineReturns, logger);
   const domain = {
-    ledger: new QuotaLedger(stores.limits),
+    limits: new AccountLimits(stores.limits),
     freeTier,
     finisher,
     leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
@@ -71,7 +71,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     await stores.close();
     throw err;
   });
-  const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger, older.deliveries);
+  const forwarder = new BillForwarder(stores.outbox, billing, config.billDelivery, logger, older.deliveries);
   watchOutbox(stores.outbox);
   const reaper = new LeaseReaper(stores.leases, finisher, config.leases, logger);
   priceWatch.start();

@@ -5,9 +5,9 @@ import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
 import { FreeTierTrail } from '../domain/free-tier-gate';
 import { LentLine } from '../domain/line-returner';
 import { HoldRenewer } from '../domain/request-leases';
-import { BILL_SET_ASIDE, BillingSink } from '../domain/settle-forwarder';
+import { BILL_SET_ASIDE, BillingSink } from '../domain/bill-forwarder';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
-import { BillRecord, LineReturnRecord } from '../store/outbox/settle-outbox';
+import { OutboxBill, OutboxLineReturn } from '../store/outbox/bill-outbox';
 import { toBill } from './bill-message';
 
 /** A line as billing.v1 answers it. */
@@ -44,7 +44,7 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
     await this.rpc.recordFreeTierChange({ ...settings, changed: names, actor: by.actor, reason: by.reason });
   }
 
-  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
+  async applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]> {
     const request = {
       bills: bills.map(toBill),
       returns: returns.map((r) => ({ accountId: r.accountId, returnedTotalMicroLyd: r.returnedTotalMicro })),

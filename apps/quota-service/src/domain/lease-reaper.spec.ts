@@ -4,9 +4,9 @@ import { InMemoryAdmissionStore } from '../store/admission/in-memory-admission-s
 import { InMemoryFreeTierStore } from '../store/free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
+import { InMemoryBillOutbox } from '../store/outbox/in-memory-bill-outbox';
 import { EVENING, TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
-import { SettleRecord } from '../store/outbox/settle-outbox';
+import { RequestUsage } from '../store/outbox/bill-outbox';
 import { LeaseReaper } from './lease-reaper';
 import { RequestFinisher } from './request-finisher';
 
@@ -17,19 +17,19 @@ const OPTIONS = { intervalMs: 10, claimMs: TTL, batchSize: 50, graceMs: GRACE };
 describe('LeaseReaper', () => {
   let nowMs = EVENING;
   let limits: InMemoryLimitStore;
-  let outbox: InMemorySettleOutbox;
+  let outbox: InMemoryBillOutbox;
   let leases: InMemoryLeaseStore;
   let finisher: RequestFinisher;
   let admission: InMemoryAdmissionStore;
   let logged: string[];
   let reaper: LeaseReaper;
   const now = () => nowMs;
-  const queued = async () => (await outbox.claim(100)).map((c) => c.record as SettleRecord);
+  const queued = async () => (await outbox.claim(100)).map((c) => c.record as RequestUsage);
 
   beforeEach(() => {
     nowMs = EVENING;
     limits = new InMemoryLimitStore(SETTINGS, now);
-    outbox = new InMemorySettleOutbox();
+    outbox = new InMemoryBillOutbox();
     leases = new InMemoryLeaseStore(now);
     const freeTier = new InMemoryFreeTierStore(TEST_DEFAULTS, now);
     admission = new InMemoryAdmissionStore({ limits, freeTier, outbox, leases }, SETTINGS, now);

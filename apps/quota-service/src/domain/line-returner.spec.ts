@@ -3,7 +3,7 @@ import { createLogger } from '@gw/service-kit';
 import { grantLine, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { EVENING, TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
-import { LineReturnRecord } from '../store/outbox/settle-outbox';
+import { OutboxLineReturn } from '../store/outbox/bill-outbox';
 import { LENT_LINES_PAGE, LineReturner } from './line-returner';
 
 const IDLE = 600_000;
@@ -11,7 +11,7 @@ const IDLE = 600_000;
 describe('LineReturner', () => {
   let nowMs = EVENING;
   let stores: InMemoryStoreSet;
-  let applied: LineReturnRecord[][];
+  let applied: OutboxLineReturn[][];
   let down: boolean;
   let lines: LineReturner;
 
@@ -21,7 +21,7 @@ describe('LineReturner', () => {
     applied = [];
     down = false;
     const billing = {
-      applyBills: async (_bills: unknown[], returns: LineReturnRecord[]) => {
+      applyBills: async (_bills: unknown[], returns: OutboxLineReturn[]) => {
         if (down) throw Object.assign(new Error('down'), { code: status.UNAVAILABLE });
         applied.push(returns);
         return [];

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { EVENING, TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { freeStep, grantLine, holdOf, paidBill, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
-import { AdmittedEnd, RequestFinisher } from './request-finisher';
+import { FinishReport, RequestFinisher } from './request-finisher';
 import { finishTermsRefused } from '../quota-metrics';
 import { DomainError } from '@gw/errors';
 import { grpcCodeOf } from '@gw/service-kit';
@@ -10,7 +10,7 @@ import { grpcCodeOf } from '@gw/service-kit';
 describe('RequestFinisher, requests admitted by Admit', () => {
   let stores: InMemoryStoreSet;
   let finisher: RequestFinisher;
-  const end = (overrides: Partial<AdmittedEnd> = {}): AdmittedEnd => ({
+  const end = (overrides: Partial<FinishReport> = {}): FinishReport => ({
     requestId: 'r1',
     accountId: 'a',
     model: 'vendor-v4-flash',

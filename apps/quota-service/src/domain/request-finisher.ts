@@ -2,19 +2,20 @@ import { chargeWithinHold } from '@gw/money';
 import { Logger, requireId } from '@gw/service-kit';
 import { DomainError } from '@gw/errors';
 import { finishTermsRefused, lapseShortfallMicro } from '../quota-metrics';
-import { AdmissionStore, AdmissionTerms, AdmittedFinish } from '../store/admission/admission-store';
+import { AdmissionStore, AdmissionTerms, FinishStep } from '../store/admission/admission-store';
 import { FreeTierStore } from '../store/free-tier/free-tier-store';
 import { isAdmitted, LeaseRecord, LeaseStore } from '../store/leases/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limits/limit-store';
-import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
+import { BillOutbox, HoldTerms, NO_HOLD, OutboxBill, RequestUsage } from '../store/outbox/bill-outbox';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 
 /**
- * The end of a request admitted by Admit: its bill, whether the edge had the Admit answer, (paid)
- * its hold and the time it was admitted, as the request carried them: used only when the store
- * lost its admission record.
+ * The end of a request admitted by Admit as FinishRequest (or a lapsed lease) reports it: its usage,
+ * whether the edge had the Admit answer, (paid) its hold and the time it was admitted, as the
+ * request carried them (used only when the store lost its admission record). finishStepOf turns it
+ * into the store's FinishStep, whose `bill` is the OutboxBill queued for billing-service.
  */
-export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms; admittedAtMs?: number };
+export type FinishReport = RequestUsage & { admitted: boolean; hold?: HoldTerms; admittedAtMs?: number };
 
 /**
  * The store step (AdmissionStore.finish) that ends an admitted request: checked (INVALID_ARGUMENT
@@ -23,7 +24,7 @@ export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms; 
  * the store has it, else the ones the request carried (the store lost the record). Also what a
  * final lease's renewal finishes again when the store lost the finish.
  */
-export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: AdmissionTerms): AdmittedFinish {
+export function finishStepOf(end: FinishReport, lapsed = false, terms?: AdmissionTerms): FinishStep {
   const { accountId, requestId } = end;
   requireId('account_id', accountId);
   requireId('request_id', requestId);
@@ -36,7 +37,7 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: Admis
   const hold = payment === 'paid' ? requireHold(terms?.hold ?? end.hold) : NO_HOLD;
   const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
   const admittedAtMs = terms?.admittedAtMs ?? end.admittedAtMs;
-  const bill: BillRecord | undefined =
+  const bill: OutboxBill | undefined =
     tokens > 0
       ? {
           kind: 'bill',
@@ -70,7 +71,7 @@ export interface OlderLapses {
 export interface FinisherStores {
   limits: LimitStore;
   freeTier: FreeTierStore;
-  outbox: SettleOutbox;
+  outbox: BillOutbox;
   leases: LeaseStore;
   admission: AdmissionStore;
 }
@@ -102,7 +103,7 @@ export class RequestFinisher {
    * the edge's real bill, should it come after all, corrects); a lease that disagrees is not
    * refused (the request is still charged, at its admission's terms).
    */
-  async finishAdmitted(end: AdmittedEnd, lapsed = false): Promise<FinishedRequest> {
+  async finishAdmitted(end: FinishReport, lapsed = false): Promise<FinishedRequest> {
     requireId('account_id', end.accountId);
     requireId('request_id', end.requestId);
     // A finish that restates its terms is checked against the admission record in the finish's own
@@ -110,7 +111,7 @@ export class RequestFinisher {
     // check), reads the record first and is charged from it.
     const restates = end.admitted && !lapsed && (end.payment === 'free' || end.hold !== undefined);
     const terms = end.admitted && !restates ? await this.stores.admission.terms(end) : undefined;
-    const finish = admittedFinishOf(end, lapsed, terms);
+    const finish = finishStepOf(end, lapsed, terms);
     if (restates) finish.restated = { payment: end.payment, model: end.model, hold: end.hold, admittedAtMs: end.admittedAtMs };
     const { released, repeated, shortfallMicro, refused } = await this.stores.admission.finish(finish);
     if (refused) {

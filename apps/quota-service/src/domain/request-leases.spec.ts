@@ -4,7 +4,7 @@ import { holdOf, SETTINGS } from '../../test/store-contracts/admission-fixtures'
 import { AdmissionStore } from '../store/admission/admission-store';
 import { TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
-import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
+import { InMemoryBillOutbox } from '../store/outbox/in-memory-bill-outbox';
 import { openInMemoryStores } from '../store/in-memory-stores';
 import { LeaseRecord } from '../store/leases/lease-store';
 import { HoldRenewer, RequestLeases } from './request-leases';
@@ -78,7 +78,7 @@ describe('RequestLeases', () => {
       lease(requestId, { hold: holdOf(5000), maxTokens: 1000, ...overrides });
     const final = (requestId: string, overrides: Partial<LeaseRecord> = {}) => admitted(requestId, { ...overrides, final: true });
     const outbox = () => openedOutbox;
-    let openedOutbox: InMemorySettleOutbox;
+    let openedOutbox: InMemoryBillOutbox;
     beforeEach(() => {
       const stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
       store = stores.leases;

@@ -4,7 +4,7 @@ import { leaseRenewals } from '../quota-metrics';
 import { AdmissionStore } from '../store/admission/admission-store';
 import { isAdmitted, LeaseRecord, LeaseRef, LeaseStore } from '../store/leases/lease-store';
 import { requireHold, requireModel, requireUsage } from './field-checks';
-import { admittedFinishOf } from './request-finisher';
+import { finishStepOf } from './request-finisher';
 import { DomainError } from '@gw/errors';
 
 /** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
@@ -88,7 +88,7 @@ export class RequestLeases {
     const stateOf = new Map(admitted.map((lease, i) => [lease, known[i]]));
     const states = finals.map((lease) => stateOf.get(lease) ?? 'applied');
     const lost = finals.filter((_, i) => states[i] === 'unfinished');
-    await Promise.all(lost.map((lease) => this.admission.finish(admittedFinishOf({ ...lease, usageEstimated: false, admitted: true }))));
+    await Promise.all(lost.map((lease) => this.admission.finish(finishStepOf({ ...lease, usageEstimated: false, admitted: true }))));
     for (const lease of lost)
       this.logger.warn('finished request unknown to the store, finished again from its final lease', {
         billingId: lease.requestId,

@@ -17,18 +17,18 @@ import { Admission, AdmitDecision } from '../domain/admission';
 import { FreeTierGate, FreeTierTrail } from '../domain/free-tier-gate';
 import { StoreAuditReport, StoreViolation } from '../domain/store-audit';
 import { LineReturner } from '../domain/line-returner';
-import { QuotaLedger } from '../domain/quota-ledger';
+import { AccountLimits } from '../domain/account-limits';
 import { RequestFinisher } from '../domain/request-finisher';
 import { RequestLeases } from '../domain/request-leases';
 import { admits, freeRefusalKind, refusals } from '../quota-metrics';
-import { toAdmitRequest, toAdmitResponse, toAdmittedEnd } from './admit-messages';
+import { toAdmitRequest, toAdmitResponse, toFinishReport } from './admit-messages';
 import { toLeaseRecord, toSettingsChange } from './free-tier-messages';
 import { isChatTurn, placeAsk, placeCaller } from './place-caller';
 import { storeUnavailableStep } from './store-unavailable-step';
 
 /** The rules quota.v1.Quota serves. */
 export interface QuotaDomain {
-  ledger: QuotaLedger;
+  limits: AccountLimits;
   freeTier: FreeTierGate;
   finisher: RequestFinisher;
   leases: RequestLeases;
@@ -62,30 +62,30 @@ function refusalKind(decision: AdmitDecision): string | undefined {
  * are counted here, where every decision passes.
  */
 export function quotaGrpc(domain: QuotaDomain, logger: Logger, withOlder: OlderCalls = (current) => current): ServedService {
-  const { ledger, freeTier, finisher, leases, admission, lines, storeAudit, freeTierTrail } = domain;
+  const { limits, freeTier, finisher, leases, admission, lines, storeAudit, freeTierTrail } = domain;
   const storeStep = storeUnavailableStep(logger);
 
   const handlers: Handlers = {
     async countRequest(req, { metadata }) {
-      const counted = await ledger.countRequest(req.accountId, isChatTurn(metadata));
+      const counted = await limits.countRequest(req.accountId, isChatTurn(metadata));
       if (!counted.allowed) refusals.inc({ kind: 'per_minute' });
       return counted;
     },
     async acquirePlace(req, { metadata }) {
-      const place = await ledger.acquirePlace(req.accountId, req.requestId, placeAsk(metadata));
+      const place = await limits.acquirePlace(req.accountId, req.requestId, placeAsk(metadata));
       if (!place.granted) refusals.inc({ kind: place.rateLimited ? 'per_minute' : 'concurrency' });
       return place;
     },
     releasePlace: (req, { metadata }) =>
-      ledger.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens, placeCaller(metadata)),
-    getUsage: (req) => ledger.getUsage(req.accountId),
+      limits.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens, placeCaller(metadata)),
+    getUsage: (req) => limits.getUsage(req.accountId),
     reserveFree: notServed,
     getFreeAllowance: (req) => freeTier.allowance(req.accountId),
     async finishRequest(req) {
       const { admitted } = req;
       if (admitted === undefined)
         throw new RpcError(status.INVALID_ARGUMENT, 'admitted must be set: the request was admitted by Admit or not');
-      return finisher.finishAdmitted(toAdmittedEnd({ ...req, admitted }));
+      return finisher.finishAdmitted(toFinishReport({ ...req, admitted }));
     },
     finishRequests: notServed,
     renewLeases: async (req) => ({ unknownRequestIds: await leases.renew(req.leases.map(toLeaseRecord)) }),

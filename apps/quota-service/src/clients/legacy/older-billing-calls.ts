@@ -1,14 +1,14 @@
 import { billingV1 } from '@gw/contracts';
 import { callBatch, RpcClient } from '@gw/service-kit';
 import { OlderBillingSink } from '../../domain/legacy/older-bill-deliveries';
-import { SettleRecord } from '../../store/outbox/settle-outbox';
+import { OlderOutboxBill } from '../../store/outbox/bill-outbox';
 
 /** billing-service's calls for the bills of the older release's path (its holds at billing-service). */
 export class OlderBillingCalls implements OlderBillingSink {
   constructor(private readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>) {}
 
   /** Settles paid requests in one SettleMany (one Settle each from a billing-service without it): each record's error, or undefined once settled. */
-  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
+  async settleMany(records: OlderOutboxBill[]): Promise<unknown[]> {
     const requests = records.map(({ requestId, promptTokens, completionTokens, usageEstimated }) => ({
       requestId,
       promptTokens,
@@ -27,7 +27,7 @@ export class OlderBillingCalls implements OlderBillingSink {
     return results.map((r) => (r.ok ? undefined : r.err));
   }
 
-  async recordFree(record: SettleRecord): Promise<void> {
+  async recordFree(record: OlderOutboxBill): Promise<void> {
     const { requestId, accountId, model, promptTokens, completionTokens, usageEstimated } = record;
     await this.rpc.recordFree({ requestId, accountId, model, promptTokens, completionTokens, usageEstimated });
   }

@@ -1,9 +1,9 @@
 import { createLogger } from '@gw/service-kit';
 import { paidBill } from '../../../test/store-contracts/admission-fixtures';
-import { settleRecord } from '../../../test/store-contracts/settle-outbox.contract';
-import { InMemorySettleOutbox } from '../../store/outbox/in-memory-settle-outbox';
-import { BillRecord, LineReturnRecord, SettleRecord } from '../../store/outbox/settle-outbox';
-import { BillingSink, SettleForwarder } from '../settle-forwarder';
+import { olderOutboxBill } from '../../../test/store-contracts/bill-outbox.contract';
+import { InMemoryBillOutbox } from '../../store/outbox/in-memory-bill-outbox';
+import { OutboxBill, OutboxLineReturn, OlderOutboxBill } from '../../store/outbox/bill-outbox';
+import { BillingSink, BillForwarder } from '../bill-forwarder';
 import { OlderBillDeliveries, OlderBillingSink } from './older-bill-deliveries';
 
 /** A billing-service that records what it is sent, by both paths. */
@@ -11,15 +11,15 @@ class FakeBilling implements BillingSink, OlderBillingSink {
   applied: string[] = [];
   older: string[] = [];
 
-  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
+  async applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]> {
     this.applied.push(...bills.map((b) => b.requestId), ...returns.map((r) => `return:${r.returnedTotalMicro}`));
     return bills.map(() => undefined);
   }
-  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
+  async settleMany(records: OlderOutboxBill[]): Promise<unknown[]> {
     this.older.push(...records.map((r) => `settle:${r.requestId}`));
     return records.map(() => undefined);
   }
-  async recordFree(record: SettleRecord): Promise<void> {
+  async recordFree(record: OlderOutboxBill): Promise<void> {
     this.older.push(`free:${record.requestId}`);
   }
   async releaseHold(requestId: string): Promise<void> {
@@ -27,12 +27,12 @@ class FakeBilling implements BillingSink, OlderBillingSink {
   }
 }
 
-describe("SettleForwarder delivering the older release's bills beside the current ones", () => {
+describe("BillForwarder delivering the older release's bills beside the current ones", () => {
   it('applies bills and returns, settles an older paid bill, records a free one and releases the hold of one without tokens', async () => {
-    const outbox = new InMemorySettleOutbox();
+    const outbox = new InMemoryBillOutbox();
     const billing = new FakeBilling();
     const logger = createLogger('quota-service-test', 'warn', () => undefined);
-    const forwarder = new SettleForwarder(
+    const forwarder = new BillForwarder(
       outbox,
       billing,
       { pollMs: 60_000, maxBackoffMs: 60_000, batchSize: 256 },
@@ -42,9 +42,9 @@ describe("SettleForwarder delivering the older release's bills beside the curren
     const records = [
       paidBill('acct', 'b1', 6000, 1000, 100, 1400),
       { kind: 'return' as const, accountId: 'acct', returnedTotalMicro: 500 },
-      settleRecord({ requestId: 'older-paid' }),
-      settleRecord({ requestId: 'older-free', payment: 'free' }),
-      settleRecord({ requestId: 'older-unused', promptTokens: 0, completionTokens: 0 }),
+      olderOutboxBill({ requestId: 'older-paid' }),
+      olderOutboxBill({ requestId: 'older-free', payment: 'free' }),
+      olderOutboxBill({ requestId: 'older-unused', promptTokens: 0, completionTokens: 0 }),
     ];
     for (const record of records) await outbox.append(record);
     expect(await forwarder.forwardOnce()).toEqual({ delivered: 5, failed: 0 });

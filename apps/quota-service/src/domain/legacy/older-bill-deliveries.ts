@@ -1,12 +1,12 @@
-import { SettleRecord } from '../../store/outbox/settle-outbox';
-import { Delivered, OlderDeliveries } from '../settle-forwarder';
+import { OlderOutboxBill } from '../../store/outbox/bill-outbox';
+import { Delivered, OlderDeliveries } from '../bill-forwarder';
 
 /** billing-service as the older release's deliveries see it; each call is idempotent per request id. */
 export interface OlderBillingSink {
   /** billing.v1.SettleMany: charges paid requests against their holds; each record's error, or undefined once settled. */
-  settleMany(records: SettleRecord[]): Promise<unknown[]>;
+  settleMany(records: OlderOutboxBill[]): Promise<unknown[]>;
   /** billing.v1.RecordFree: the ledger row of a free request. */
-  recordFree(record: SettleRecord): Promise<void>;
+  recordFree(record: OlderOutboxBill): Promise<void>;
   /** billing.v1.ReleaseHold: a paid request that used no tokens is not billed. */
   releaseHold(requestId: string): Promise<void>;
 }
@@ -14,16 +14,16 @@ export interface OlderBillingSink {
 type OlderKind = 'settle' | 'free' | 'release';
 
 /** How a bill of the older path is delivered: a free one recorded, a paid one settled, or its hold released when it used no tokens. */
-function kindOf(record: SettleRecord): OlderKind {
+function kindOf(record: OlderOutboxBill): OlderKind {
   if (record.payment === 'free') return 'free';
   return record.promptTokens + record.completionTokens > 0 ? 'settle' : 'release';
 }
 
-/** The bills of the older release's path (its holds at billing-service), as SettleForwarder delivers them. */
+/** The bills of the older release's path (its holds at billing-service), as BillForwarder delivers them. */
 export class OlderBillDeliveries implements OlderDeliveries {
   constructor(private readonly billing: OlderBillingSink) {}
 
-  async deliver(records: SettleRecord[]): Promise<Delivered[]> {
+  async deliver(records: OlderOutboxBill[]): Promise<Delivered[]> {
     const kinds = records.map(kindOf);
     const settles = records.filter((_, i) => kinds[i] === 'settle');
     const settleErrors = settles.length > 0 ? await this.billing.settleMany(settles) : [];

@@ -5,16 +5,16 @@ import { InMemoryAdmissionStore } from '../../store/admission/in-memory-admissio
 import { InMemoryFreeTierStore } from '../../store/free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../../store/leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../../store/limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from '../../store/outbox/in-memory-settle-outbox';
+import { InMemoryBillOutbox } from '../../store/outbox/in-memory-bill-outbox';
 import { InMemoryStoreSet, openInMemoryStores } from '../../store/in-memory-stores';
-import { SettleRecord } from '../../store/outbox/settle-outbox';
+import { OlderOutboxBill } from '../../store/outbox/bill-outbox';
 import { FreeTierGate } from '../free-tier-gate';
 import { RequestFinisher } from '../request-finisher';
 import { OlderRequestFinisher } from './older-request-finisher';
 import { DomainError } from '@gw/errors';
 import { grpcCodeOf } from '@gw/service-kit';
 
-const bill = (overrides: Partial<SettleRecord> = {}): SettleRecord => ({
+const bill = (overrides: Partial<OlderOutboxBill> = {}): OlderOutboxBill => ({
   requestId: 'r1',
   accountId: 'a',
   model: 'vendor-v4-flash',
@@ -28,7 +28,7 @@ const bill = (overrides: Partial<SettleRecord> = {}): SettleRecord => ({
 describe('OlderRequestFinisher', () => {
   let limits: InMemoryLimitStore;
   let freeTier: InMemoryFreeTierStore;
-  let outbox: InMemorySettleOutbox;
+  let outbox: InMemoryBillOutbox;
   let leases: InMemoryLeaseStore;
   let finisher: OlderRequestFinisher;
   let gate: FreeTierGate;
@@ -38,7 +38,7 @@ describe('OlderRequestFinisher', () => {
   beforeEach(async () => {
     limits = new InMemoryLimitStore(SETTINGS, now);
     freeTier = new InMemoryFreeTierStore({ ...TEST_DEFAULTS, dailyTokens: RESERVED }, now);
-    outbox = new InMemorySettleOutbox();
+    outbox = new InMemoryBillOutbox();
     leases = new InMemoryLeaseStore(now);
     finisher = new OlderRequestFinisher({
       limits,

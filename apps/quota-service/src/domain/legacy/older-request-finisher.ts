@@ -1,7 +1,7 @@
 import { requireId } from '@gw/service-kit';
 import { LeaseRecord } from '../../store/leases/lease-store';
 import { FinishedRequest } from '../../store/limits/limit-store';
-import { SettleRecord } from '../../store/outbox/settle-outbox';
+import { OlderOutboxBill } from '../../store/outbox/bill-outbox';
 import { requireModel, requireUsage } from '../field-checks';
 import { FinisherStores, OlderLapses } from '../request-finisher';
 
@@ -24,7 +24,7 @@ export class OlderRequestFinisher implements OlderLapses {
   constructor(private readonly stores: FinisherStores) {}
 
   /** Finishes an older request; see the class comment. */
-  async finish(record: SettleRecord): Promise<FinishedRequest> {
+  async finish(record: OlderOutboxBill): Promise<FinishedRequest> {
     const { limits, freeTier, outbox, leases } = this.stores;
     requireId('account_id', record.accountId);
     requireId('request_id', record.requestId);

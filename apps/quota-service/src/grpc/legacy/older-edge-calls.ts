@@ -3,10 +3,10 @@ import { DomainError } from '@gw/errors';
 import { chained, eachOnItsOwn, isCaller, Logger, RpcHandlers } from '@gw/service-kit';
 import { FreeTierGate } from '../../domain/free-tier-gate';
 import { OlderRequestFinisher } from '../../domain/legacy/older-request-finisher';
-import { QuotaLedger } from '../../domain/quota-ledger';
+import { AccountLimits } from '../../domain/account-limits';
 import { RequestLeases } from '../../domain/request-leases';
 import { freeRefusalKind, refusals } from '../../quota-metrics';
-import { toReserveFreeResponse, toSettleRecord } from '../free-tier-messages';
+import { toReserveFreeResponse, toRequestUsage } from '../free-tier-messages';
 import { placeAsk } from '../place-caller';
 import { storeUnavailableStep } from '../store-unavailable-step';
 import { placeLease } from './place-lease';
@@ -15,7 +15,7 @@ type Handlers = RpcHandlers<quotaV1.QuotaService>;
 
 /** What the older edge's calls are served by. */
 export interface OlderEdgeDomain {
-  ledger: QuotaLedger;
+  limits: AccountLimits;
   freeTier: FreeTierGate;
   leases: RequestLeases;
   finisher: OlderRequestFinisher;
@@ -27,10 +27,10 @@ export interface OlderEdgeDomain {
  * a FinishRequest without `admitted`. Each is served on top of `current`, whose handlers take
  * every other call.
  */
-export function withOlderEdgeCalls(current: Handlers, { ledger, freeTier, leases, finisher }: OlderEdgeDomain, logger: Logger): Handlers {
+export function withOlderEdgeCalls(current: Handlers, { limits, freeTier, leases, finisher }: OlderEdgeDomain, logger: Logger): Handlers {
   // A FinishRequest without `admitted` is an older edge's: the older path, exactly.
   const finishRequest: Handlers['finishRequest'] = (req, context) =>
-    req.admitted === undefined ? finisher.finish(toSettleRecord(req)) : current.finishRequest(req, context);
+    req.admitted === undefined ? finisher.finish(toRequestUsage(req)) : current.finishRequest(req, context);
   // Each of a batch's finishes fails as its own FinishRequest would.
   const finishOne = chained([storeUnavailableStep(logger)], finishRequest);
 
@@ -44,7 +44,7 @@ export function withOlderEdgeCalls(current: Handlers, { ledger, freeTier, leases
       // after it, and ends again when no place is given (also when the id's place is another
       // caller's). Should the store fail, the edge finishes the request unbilled, which gives back both.
       const [placed, started] = await Promise.allSettled([
-        ledger.acquirePlace(req.accountId, req.requestId, placeAsk(metadata)),
+        limits.acquirePlace(req.accountId, req.requestId, placeAsk(metadata)),
         leases.start(lease),
       ]);
       if (placed.status === 'rejected') {

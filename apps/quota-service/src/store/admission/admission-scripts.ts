@@ -3,7 +3,7 @@ import { BUDGET } from '../free-tier/free-tier-scripts';
 import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT, PLACE_OWNER } from '../limits/limit-scripts';
 import { NOW } from '../redis/lua-clock';
 import { defineScript } from '../redis/lua-script';
-import { OUTBOX_FIELD } from '../outbox/redis-settle-outbox';
+import { OUTBOX_FIELD } from '../outbox/redis-bill-outbox';
 
 /*
  * The admission of API requests, one script per step. Every key is declared (none is built

@@ -17,8 +17,8 @@ import {
   AdmissionTerms,
   AdmitResult,
   AdmitStep,
-  AdmittedFinish,
-  AdmittedFinished,
+  FinishStep,
+  FinishStepDone,
   BillState,
   CreditTotals,
   LineReturn,
@@ -131,7 +131,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     return text === null ? undefined : parseAdmissionTerms(text);
   }
 
-  async finish(f: AdmittedFinish): Promise<AdmittedFinished> {
+  async finish(f: FinishStep): Promise<FinishStepDone> {
     const a = this.options.keys.account(f.accountId);
     const keys = {
       places: a.places,

@@ -3,7 +3,7 @@ import { CreditTotals } from '../admission/admission-store';
 import { defineScript } from '../redis/lua-script';
 import type { RedisConnection } from '../redis/redis-connection';
 import { accountOfKey, RedisKeys } from '../redis/redis-keys';
-import { parseLeaseRecord } from '../outbox/settle-record-json';
+import { parseLeaseRecord } from '../outbox/outbox-record-json';
 import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-source';
 
 /**

@@ -6,7 +6,7 @@ const LAPSE_HOLDS: Record<number, LapseHold> = { 0: 'gone', 1: 'held', 2: 'renew
 import { DeclaredScript, Named } from '../redis/lua-script';
 import { RedisKeys, ShardKeys } from '../redis/redis-keys';
 import { groupBy, lowestOf, scoredMembers } from '../redis/shard-walk';
-import { parseLeaseRecord } from '../outbox/settle-record-json';
+import { parseLeaseRecord } from '../outbox/outbox-record-json';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Options of a RedisLeaseStore. */

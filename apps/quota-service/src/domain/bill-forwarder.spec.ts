@@ -1,20 +1,20 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
 import { holdOf, paidBill } from '../../test/store-contracts/admission-fixtures';
-import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
-import { BillRecord, LineReturnRecord } from '../store/outbox/settle-outbox';
-import { BILL_SET_ASIDE, BillingSink, SettleForwarder } from './settle-forwarder';
+import { InMemoryBillOutbox } from '../store/outbox/in-memory-bill-outbox';
+import { OutboxBill, OutboxLineReturn } from '../store/outbox/bill-outbox';
+import { BILL_SET_ASIDE, BillingSink, BillForwarder } from './bill-forwarder';
 import { outboxDeliveries } from '../quota-metrics';
 
 /** A billing-service that records what it is sent; `refuse` names bills it refuses for good, `fail` may fail a whole call. */
 class FakeBilling implements BillingSink {
-  calls: { bills: string[]; returns: LineReturnRecord[] }[] = [];
+  calls: { bills: string[]; returns: OutboxLineReturn[] }[] = [];
   refuse = new Set<string>();
   setAside = new Set<string>();
-  fail: (bills: string[], returns: LineReturnRecord[]) => RpcError | undefined = () => undefined;
+  fail: (bills: string[], returns: OutboxLineReturn[]) => RpcError | undefined = () => undefined;
   applied: string[] = [];
 
-  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
+  async applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]> {
     const ids = bills.map((b) => b.requestId);
     this.calls.push({ bills: ids, returns });
     const failed = this.fail(ids, returns);
@@ -28,20 +28,20 @@ class FakeBilling implements BillingSink {
 }
 
 const bill = (requestId: string) => paidBill('acct', requestId, 6000, 1000, 100, 1400);
-const lineReturn = (total: number): LineReturnRecord => ({ kind: 'return', accountId: 'acct', returnedTotalMicro: total });
+const lineReturn = (total: number): OutboxLineReturn => ({ kind: 'return', accountId: 'acct', returnedTotalMicro: total });
 
-describe('SettleForwarder delivering bills and line returns (ApplyBills)', () => {
-  let outbox: InMemorySettleOutbox;
+describe('BillForwarder delivering bills and line returns (ApplyBills)', () => {
+  let outbox: InMemoryBillOutbox;
   let billing: FakeBilling;
   let logs: string[];
-  let forwarder: SettleForwarder;
+  let forwarder: BillForwarder;
   const waiting = async () => (await outbox.claim(10_000)).length;
 
   beforeEach(() => {
-    outbox = new InMemorySettleOutbox();
+    outbox = new InMemoryBillOutbox();
     billing = new FakeBilling();
     logs = [];
-    forwarder = new SettleForwarder(
+    forwarder = new BillForwarder(
       outbox,
       billing,
       { pollMs: 60_000, maxBackoffMs: 60_000, batchSize: 256 },

@@ -1,7 +1,7 @@
 import { isFinalFailure, Logger, PassOutcome, PeriodicTask } from '@gw/service-kit';
 import { inLinkedSpan } from '@gw/telemetry';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
-import { BillRecord, LineReturnRecord, OutboxRecord, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
+import { BillOutbox, OlderOutboxBill, OutboxBill, OutboxLineReturn, OutboxRecord } from '../store/outbox/bill-outbox';
 
 /**
  * A bill's answer when billing-service set it aside instead of filing it (its admitted time too
@@ -16,7 +16,7 @@ export interface BillingSink {
    * billing.v1.ApplyBills: bills of admitted requests and line returns, in one transaction; each
    * bill's error, undefined once applied, or BILL_SET_ASIDE (a return has no outcome of its own: the call's).
    */
-  applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]>;
+  applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]>;
 }
 
 /** Timing of the forwarder. */
@@ -41,7 +41,7 @@ export interface Delivered {
 /** Delivers the records of the older release's path (no `kind`), while that path is served (legacy/older-bill-deliveries.ts). */
 export interface OlderDeliveries {
   /** For each record, in order, how its delivery went. */
-  deliver(records: SettleRecord[]): Promise<Delivered[]>;
+  deliver(records: OlderOutboxBill[]): Promise<Delivered[]>;
 }
 
 const NO_OLDER_DELIVERY = new Error('no delivery for a record of the older release');
@@ -67,11 +67,11 @@ export interface ForwardPass {
  * (isFinalFailure, backoffMs): only a record billing-service refused for good is dropped, with a
  * metric and an error log carrying all of it so that an operator can apply it by hand.
  */
-export class SettleForwarder {
+export class BillForwarder {
   private readonly loop: PeriodicTask;
 
   constructor(
-    private readonly outbox: SettleOutbox,
+    private readonly outbox: BillOutbox,
     private readonly billing: BillingSink,
     private readonly options: ForwarderOptions,
     private readonly logger: Logger,
@@ -81,7 +81,7 @@ export class SettleForwarder {
     this.loop = new PeriodicTask(() => this.pass(), {
       intervalMs: options.pollMs,
       backoff: { firstMs: options.pollMs, maxMs: options.maxBackoffMs },
-      failed: (err) => this.logger.warn('settle forwarding failed, will retry', { err }),
+      failed: (err) => this.logger.warn('bill forwarding failed, will retry', { err }),
     });
   }
 
@@ -111,7 +111,8 @@ export class SettleForwarder {
       const retries =
         records.length === 0
           ? []
-          : await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap(traceOf), () =>
+          : // The span keeps the name traces are searched by.
+            await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap(traceOf), () =>
               this.deliverAll(records),
             );
       const done = batch.filter((_, i) => retries[i] === undefined).map((claimed) => claimed.id);
@@ -121,16 +122,16 @@ export class SettleForwarder {
       return { delivered: done.length, failed };
     } catch (err) {
       storeUnavailable.inc({ operation: 'SettleOutbox' });
-      this.logger.warn('settle outbox unavailable', { err });
+      this.logger.warn('bill outbox unavailable', { err });
       return { delivered: 0, failed: 1 };
     }
   }
 
   /** For each record: undefined when done with (delivered, or refused for good and logged), else why to retry it. */
   private async deliverAll(records: OutboxRecord[]): Promise<Retry[]> {
-    const olderRecords = records.filter((record): record is SettleRecord => record.kind === undefined);
-    const bills = records.filter((record): record is BillRecord => record.kind === 'bill');
-    const returns = records.filter((record): record is LineReturnRecord => record.kind === 'return');
+    const olderRecords = records.filter((record): record is OlderOutboxBill => record.kind === undefined);
+    const bills = records.filter((record): record is OutboxBill => record.kind === 'bill');
+    const returns = records.filter((record): record is OutboxLineReturn => record.kind === 'return');
     const [olderDelivered, applyErrors] = await Promise.all([this.deliverOlder(olderRecords), this.apply(bills, returns)]);
     const deliveredOf = new Map<OutboxRecord, Delivered>([
       ...olderRecords.map((record, i) => [record, olderDelivered[i]] as const),
@@ -142,7 +143,7 @@ export class SettleForwarder {
     });
   }
 
-  private async deliverOlder(records: SettleRecord[]): Promise<Delivered[]> {
+  private async deliverOlder(records: OlderOutboxBill[]): Promise<Delivered[]> {
     if (records.length === 0) return [];
     if (!this.older) return records.map(() => ({ kind: 'older', err: NO_OLDER_DELIVERY }));
     return this.older.deliver(records);
@@ -153,7 +154,7 @@ export class SettleForwarder {
    * call refused for good as a whole is tried again one record per call, so that one bill
    * billing-service refuses does not take the others with it.
    */
-  private async apply(bills: BillRecord[], returns: LineReturnRecord[]): Promise<[OutboxRecord, unknown][]> {
+  private async apply(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<[OutboxRecord, unknown][]> {
     if (bills.length + returns.length === 0) return [];
     try {
       const errors = await this.billing.applyBills(bills, returns);
@@ -165,7 +166,7 @@ export class SettleForwarder {
       const all: OutboxRecord[] = [...bills, ...returns];
       if (!isFinalFailure(err) || all.length === 1) return all.map((record) => [record, err]);
       const alone = await Promise.all(
-        all.map((record) => (record.kind === 'bill' ? this.apply([record], []) : this.apply([], [record as LineReturnRecord]))),
+        all.map((record) => (record.kind === 'bill' ? this.apply([record], []) : this.apply([], [record as OutboxLineReturn]))),
       );
       return alone.flat();
     }
