@@ -46,7 +46,7 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
     limits: new AccountLimits(stores.limits),
     freeTier,
     finisher,
-    leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
+    leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, logger, older.renewals),
     admission: new Admission(
       stores.admission,
       prices,

@@ -4,7 +4,6 @@ import { AuditActor, callBatch, clientChain, GrpcSecurity, ItemResult, RpcClient
 import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
 import { FreeTierTrail } from '../domain/free-tier-gate';
 import { LentLine } from '../domain/line-returner';
-import { HoldRenewer } from '../domain/request-leases';
 import { BILL_SET_ASIDE, BillingSink } from '../domain/bill-forwarder';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
 import { OutboxBill, OutboxLineReturn } from '../store/outbox/bill-outbox';
@@ -28,10 +27,10 @@ function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: 
 
 /**
  * quota-service's only outbound calls, to billing-service, each with a deadline: delivering
- * bills and line returns, extending credit lines (several in one call), renewing the holds of
- * the older path's running requests, and the price watch's stream.
+ * bills and line returns, extending credit lines (several in one call), and the price watch's
+ * stream. The older release's calls are legacy/older-billing-calls.ts's, on `rpc`.
  */
-export class BillingClient implements BillingSink, HoldRenewer, BatchLender, FreeTierTrail {
+export class BillingClient implements BillingSink, BatchLender, FreeTierTrail {
   /** The generated client, each call behind the client chain: for the calls not wrapped here. */
   readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
 
@@ -89,10 +88,6 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
       charged: l.chargedTotalMicroLyd,
       returned: l.returnedTotalMicroLyd,
     }));
-  }
-
-  async renewHolds(requestIds: string[]): Promise<void> {
-    await this.rpc.renewHolds({ requestIds });
   }
 
   /** Opens billing.v1 WatchPrices (no deadline: it lives until cut; the channel's keepalive finds a vanished peer). */

@@ -1,10 +1,11 @@
 import { billingV1 } from '@gw/contracts';
 import { callBatch, RpcClient } from '@gw/service-kit';
 import { OlderBillingSink } from '../../domain/legacy/older-bill-deliveries';
+import { HoldRenewer } from '../../domain/legacy/older-hold-renewals';
 import { OlderOutboxBill } from '../../store/outbox/bill-outbox';
 
-/** billing-service's calls for the bills of the older release's path (its holds at billing-service). */
-export class OlderBillingCalls implements OlderBillingSink {
+/** billing-service's calls for the older release's path: its bills, and the holds at billing-service of its running requests. */
+export class OlderBillingCalls implements OlderBillingSink, HoldRenewer {
   constructor(private readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>) {}
 
   /** Settles paid requests in one SettleMany (one Settle each from a billing-service without it): each record's error, or undefined once settled. */
@@ -34,5 +35,9 @@ export class OlderBillingCalls implements OlderBillingSink {
 
   async releaseHold(requestId: string): Promise<void> {
     await this.rpc.releaseHold({ requestId });
+  }
+
+  async renewHolds(requestIds: string[]): Promise<void> {
+    await this.rpc.renewHolds({ requestIds });
   }
 }
