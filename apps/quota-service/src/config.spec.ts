@@ -29,7 +29,7 @@ describe('loadConfig', () => {
         peakHours: { startHour: 0, endHour: 17 },
         reservationTtlMs: 900_000,
       },
-      settleDelivery: {
+      billDelivery: {
         billingAddr: '127.0.0.1:50053',
         grpcTimeoutMs: 1000,
         pollMs: 250,
@@ -76,7 +76,7 @@ describe('loadConfig', () => {
       peakHours: { startHour: 22, endHour: 6 },
       reservationTtlMs: 60_000,
     });
-    expect(config.settleDelivery).toEqual({
+    expect(config.billDelivery).toEqual({
       billingAddr: 'billing:50053',
       grpcTimeoutMs: 300,
       pollMs: 10,

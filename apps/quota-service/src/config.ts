@@ -4,13 +4,13 @@ import { CreditLinePolicy } from './domain/admission';
 import { FreeTierLimits } from './domain/free-request';
 import { ReaperOptions } from './domain/lease-reaper';
 import { LineReturnOptions } from './domain/line-returner';
-import { ForwarderOptions } from './domain/settle-forwarder';
+import { ForwarderOptions } from './domain/bill-forwarder';
 import { parsePeakHours } from './domain/peak-hours';
 import { FreeTierSettings } from './store/free-tier/free-tier-store';
 import { KeyLayout } from './store/redis/redis-keys';
 
 /** Where and how the bills of finished requests reach billing-service. */
-export interface SettleDelivery extends ForwarderOptions {
+export interface BillDelivery extends ForwarderOptions {
   billingAddr: string;
   /** Deadline of each call to billing-service. */
   grpcTimeoutMs: number;
@@ -51,7 +51,7 @@ export interface QuotaConfig extends GrpcServerSettings {
   /** The free tier's settings until an operator changes them (`ctl freetier set`). */
   freeTierDefaults: FreeTierSettings;
   freeTierLimits: FreeTierLimits;
-  settleDelivery: SettleDelivery;
+  billDelivery: BillDelivery;
   leases: LeaseSettings;
   /** How much an extension of a credit line lends: everything unheld (`all`), or what the request lacks (`need`). */
   linePolicy: CreditLinePolicy;
@@ -130,7 +130,7 @@ export function loadConfig(env: Env): Readonly<QuotaConfig> {
       peakHours: parsePeakHours('FREE_PEAK_HOURS_UTC', s.FREE_PEAK_HOURS_UTC),
       reservationTtlMs: s.FREE_RESERVATION_TTL_SECONDS * 1000,
     }),
-    settleDelivery: Object.freeze({
+    billDelivery: Object.freeze({
       billingAddr: s.BILLING_ADDR,
       grpcTimeoutMs: s.GRPC_TIMEOUT_MS,
       pollMs: s.SETTLE_POLL_MS,

@@ -8,12 +8,13 @@ import { LeaseReaper } from './domain/lease-reaper';
 import { LineExtensionBatcher } from './domain/line-extension-batcher';
 import { LineReturner } from './domain/line-returner';
 import { PriceBook } from './domain/price-book';
-import { QuotaLedger } from './domain/quota-ledger';
+import { AccountLimits } from './domain/account-limits';
 import { RequestFinisher } from './domain/request-finisher';
 import { RequestLeases } from './domain/request-leases';
-import { SettleForwarder } from './domain/settle-forwarder';
+import { BillForwarder } from './domain/bill-forwarder';
 import { storeAuditOf } from './domain/store-audit';
 import { quotaGrpc } from './grpc/quota-grpc';
+import { olderRelease } from './legacy/older-release';
 import { watchOutbox } from './quota-metrics';
 import { openQuotaStores } from './quota-stores';
 
@@ -34,17 +35,18 @@ export interface QuotaApp {
  */
 export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promise<QuotaApp> {
   const stores = await openQuotaStores(config, logger);
-  const billing = new BillingClient(config.settleDelivery.billingAddr, config.security, config.settleDelivery.grpcTimeoutMs);
+  const billing = new BillingClient(config.billDelivery.billingAddr, config.security, config.billDelivery.grpcTimeoutMs);
   const prices = new PriceBook();
   const priceWatch = new PriceWatch(billing, prices, logger);
-  const finisher = new RequestFinisher(stores, logger);
+  const older = olderRelease(stores, billing, logger);
+  const finisher = new RequestFinisher(stores, logger, older.finisher);
   const freeTier = new FreeTierGate(stores.freeTier, config.freeTierLimits);
   const lines = new LineReturner(stores.admission, billing, config.lineReturns, logger);
   const domain = {
-    ledger: new QuotaLedger(stores.limits),
+    limits: new AccountLimits(stores.limits),
     freeTier,
     finisher,
-    leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, billing, logger),
+    leases: new RequestLeases(stores.leases, stores.admission, config.leases.ttlMs, logger, older.renewals),
     admission: new Admission(
       stores.admission,
       prices,
@@ -64,12 +66,12 @@ export async function startQuotaApp(config: QuotaConfig, logger: Logger): Promis
       }),
     freeTierTrail: billing,
   };
-  const server = await startGrpcServer(config, [quotaGrpc(domain, logger)], logger).catch(async (err: unknown) => {
+  const server = await startGrpcServer(config, [quotaGrpc(domain, logger, older.calls)], logger).catch(async (err: unknown) => {
     billing.close();
     await stores.close();
     throw err;
   });
-  const forwarder = new SettleForwarder(stores.outbox, billing, config.settleDelivery, logger);
+  const forwarder = new BillForwarder(stores.outbox, billing, config.billDelivery, logger, older.deliveries);
   watchOutbox(stores.outbox);
   const reaper = new LeaseReaper(stores.leases, finisher, config.leases, logger);
   priceWatch.start();

@@ -1,6 +1,6 @@
 import { counter, gauge, histogram, sampledGauge } from '@gw/service-kit';
 import { FreeRefusal } from './domain/free-request';
-import { OutboxBacklog, SettleOutbox } from './store/outbox/settle-outbox';
+import { OutboxBacklog, BillOutbox } from './store/outbox/bill-outbox';
 
 /**
  * Requests refused by a limit, whoever asked (the edge or the chat product): `per_minute`,
@@ -12,7 +12,7 @@ export const refusals = counter(
   ['kind'],
 );
 
-/** Store operations that could not be answered: the RPC's name, or `SettleOutbox` for the forwarder's reads. */
+/** Store operations that could not be answered: the RPC's name, or `SettleOutbox` (the metric label kept from its old name) for the forwarder's reads. */
 export const storeUnavailable = counter(
   'quota_store_unavailable_total',
   'Store operations that got no answer in time (Redis unreachable or slow), by operation.',
@@ -122,7 +122,7 @@ export const lapseShortfallMicro = counter(
  * What waits in the settle outbox, read when scraped: bills not yet delivered to billing-service
  * (every replica reads the same shared outbox) and the age of the oldest.
  */
-export function watchOutbox(outbox: SettleOutbox): void {
+export function watchOutbox(outbox: BillOutbox): void {
   // Both gauges are collected in one scrape: they share one read of the outbox.
   let reading: Promise<OutboxBacklog> | undefined;
   const read = () => (reading ??= outbox.backlog().finally(() => (reading = undefined)));

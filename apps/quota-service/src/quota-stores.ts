@@ -19,16 +19,16 @@ import { RedisFreeTierStore } from './store/free-tier/redis-free-tier-store';
 import { RedisLeaseStore } from './store/leases/redis-lease-store';
 import { redisKeys } from './store/redis/redis-keys';
 import { RedisLimitStore } from './store/limits/redis-limit-store';
-import { RedisSettleOutbox } from './store/outbox/redis-settle-outbox';
+import { RedisBillOutbox } from './store/outbox/redis-bill-outbox';
 import { RedisStoreAudit } from './store/audit/redis-store-audit';
-import { SettleOutbox } from './store/outbox/settle-outbox';
+import { BillOutbox } from './store/outbox/bill-outbox';
 import { StoreAuditSource } from './store/audit/store-audit-source';
 
 /** Every store of quota-service, on one Redis connection (or all in memory). */
 export interface QuotaStores {
   limits: LimitStore;
   freeTier: FreeTierStore;
-  outbox: SettleOutbox;
+  outbox: BillOutbox;
   leases: LeaseStore;
   admission: AdmissionStore;
   /** What the audit reads of the store; none in memory (one replica, nothing to compare). */
@@ -70,10 +70,10 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
   return {
     limits,
     freeTier: new RedisFreeTierStore(client, config.freeTierDefaults, { keys }),
-    outbox: new RedisSettleOutbox(client, {
+    outbox: new RedisBillOutbox(client, {
       keys,
       consumer: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-      claimIdleMs: config.settleDelivery.claimIdleMs,
+      claimIdleMs: config.billDelivery.claimIdleMs,
     }),
     leases: new RedisLeaseStore(client, { keys }),
     admission: new RedisAdmissionStore(client, settings, { keys }),

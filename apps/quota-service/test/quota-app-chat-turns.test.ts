@@ -136,31 +136,12 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     expect(await chat.getUsage({ accountId })).toEqual({ todayTokens: 42, totalTokens: 42 });
   });
 
-  it("keeps the chat product's place when the edge finishes a request of the same id, admitted or not (the finish itself still lands)", async () => {
+  it("keeps the chat product's place when the edge finishes an admitted request of the same id (the finish itself still lands)", async () => {
     const accountId = newAccount('shared');
-    const [admittedId, olderId] = [`${accountId}_turn_1`, `${accountId}_turn_2`];
-    for (const requestId of [admittedId, olderId]) expect(await turn(accountId, requestId)).toMatchObject({ granted: true });
-    const finish = {
-      accountId,
-      model: 'vendor-v4-flash',
-      payment: PAYMENT_FREE,
-      promptTokens: 1,
-      completionTokens: 1,
-      usageEstimated: false,
-    };
-    expect(await edge.finishRequest({ ...finish, requestId: admittedId, admitted: true })).toEqual({ released: false, repeated: false });
-    // An older edge's finish (no `admitted`).
-    expect(await edge.finishRequest({ ...finish, requestId: olderId })).toEqual({ released: false, repeated: false });
-    for (const requestId of [admittedId, olderId]) expect(await release(accountId, requestId)).toEqual({ released: true });
-  });
-
-  it("refuses an older edge's AcquirePlace under a chat turn's id (PERMISSION_DENIED) and leaves no lease", async () => {
-    const accountId = newAccount('edge_collides');
-    const requestId = `${accountId}_turn`;
+    const requestId = `${accountId}_turn_1`;
     expect(await turn(accountId, requestId)).toMatchObject({ granted: true });
-    const lease = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 1, completionTokens: 1 };
-    await expect(edge.acquirePlace({ accountId, requestId, lease })).rejects.toMatchObject({ code: status.PERMISSION_DENIED });
-    expect(await edge.renewLeases({ leases: [lease] })).toEqual({ unknownRequestIds: [requestId] });
+    const finish = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 1, completionTokens: 1 };
+    expect(await edge.finishRequest({ ...finish, usageEstimated: false, admitted: true })).toEqual({ released: false, repeated: false });
     expect(await release(accountId, requestId)).toEqual({ released: true });
   });
 

@@ -1,18 +1,15 @@
 import { status } from '@grpc/grpc-js';
 import { billingV1, quotaV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, Env, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, createTestRedis, eventually, freePort, TestDatabase, TestRedis } from '@gw/testing';
+import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
 import { loadConfig } from '../src/config';
 import { QuotaApp, startQuotaApp } from '../src/quota-app';
-import { counterValue } from './admission-stack';
 import { BillingProcess, startBillingProcess } from './billing-process';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const DEADLINE_MS = 3000;
 const INSECURE: GrpcSecurity = { kind: 'insecure' };
 const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
-const { PAYMENT_PAID, PAYMENT_FREE, PAYMENT_UNSPECIFIED } = quotaV1.Payment;
-const Refusal = quotaV1.FreeRefusal;
 
 describe('quota-service over gRPC: free tier and the end of a request, billed through the outbox', () => {
   let redis: TestRedis;
@@ -45,20 +42,6 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     clients.push(client);
     return { app, quota: client };
   };
-  const ledger = async (requestId: string) =>
-    (
-      await db.query(
-        'SELECT account_id, amount_micro::int AS amount, paid, prompt_tokens::int AS prompt FROM billing.ledger WHERE request_id = $1',
-        [requestId],
-      )
-    ).rows;
-  /** The request's ledger rows once billing-service has written them. */
-  const billed = (requestId: string) =>
-    eventually(
-      () => ledger(requestId),
-      (rows) => rows.length > 0,
-      { intervalMs: 20 },
-    );
   const freeRequest = (accountId: string, overrides: Partial<quotaV1.ReserveFreeRequest> = {}): quotaV1.ReserveFreeRequest => ({
     accountId,
     requestId: `req_${++seq}`,
@@ -98,52 +81,13 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     await expect(set({ dailyTokens: -1 })).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
   });
 
-  it('grants a free request with max_tokens 2,048, refuses with the cause, and settles it with FinishRequest', async () => {
-    const { quota } = await startApp();
-    const reserve = (req: quotaV1.ReserveFreeRequest) => quota.reserveFree(req);
-    const accountId = `acct_free_${Date.now()}`;
-    const request = freeRequest(accountId);
-    expect(await reserve(request)).toEqual({
-      granted: true,
-      refusal: Refusal.FREE_REFUSAL_UNSPECIFIED,
-      maxTokens: 2048,
-      reservedTokens: 1100 + 2048,
-    });
-    expect(await reserve(freeRequest(accountId, { model: 'vendor-v4-pro' }))).toEqual({
-      granted: false,
-      refusal: Refusal.FREE_REFUSAL_MODEL,
-      maxTokens: 0,
-      reservedTokens: 0,
-    });
-    expect(await reserve(freeRequest(accountId, { thinking: true }))).toMatchObject({ refusal: Refusal.FREE_REFUSAL_THINKING });
-    expect(await reserve(freeRequest(accountId, { jsonBytes: 320_001 }))).toMatchObject({
-      refusal: Refusal.FREE_REFUSAL_REQUEST_TOO_LARGE,
-    });
-    await expect(reserve(freeRequest(accountId, { maxTokens: 0 }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
-
-    await quota.acquirePlace({ accountId, requestId: request.requestId, lease: undefined });
-    const finish = {
-      accountId,
-      requestId: request.requestId,
-      model: 'vendor-v4-flash',
-      payment: PAYMENT_FREE,
-      promptTokens: 1000,
-      completionTokens: 234,
-      usageEstimated: false,
-    };
-    expect(await quota.finishRequest(finish)).toEqual({ released: true, repeated: false });
-    expect(await quota.finishRequest(finish)).toEqual({ released: false, repeated: true });
-    expect(await quota.getUsage({ accountId })).toEqual({ todayTokens: 1234, totalTokens: 1234 });
-    expect(await billed(request.requestId)).toEqual([{ account_id: accountId, amount: 0, paid: false, prompt: 1000 }]);
-  });
-
   it('tells an account its free allowance of today (GetFreeAllowance, for the console)', async () => {
     const { quota } = await startApp({ FREE_DAILY_TOKENS: '10000' });
     const allowance = (accountId: string) => quota.getFreeAllowance({ accountId });
     const accountId = `acct_allowance_${Date.now()}`;
     expect(await allowance(accountId)).toEqual({ dailyTokens: 10_000, usedTokens: 0, remainingTokens: 10_000, available: true });
-    const request = freeRequest(accountId);
-    await quota.reserveFree(request);
+    const admitted = await quota.admit({ ...freeRequest(accountId), promptTokens: 1100 });
+    expect(admitted).toMatchObject({ outcome: quotaV1.AdmitOutcome.ADMIT_OUTCOME_FREE });
     expect(await allowance(accountId)).toEqual({
       dailyTokens: 10_000,
       usedTokens: 1100 + 2048,
@@ -151,96 +95,5 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
       available: true,
     });
     await expect(allowance('')).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
-  });
-
-  it('settles a paid request in billing-service once, from the one FinishRequest', async () => {
-    const { quota } = await startApp();
-    const accountId = `acct_paid_${Date.now()}`;
-    const requestId = `req_${++seq}`;
-    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
-    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
-    const finish = {
-      accountId,
-      requestId,
-      model: 'vendor-v4-flash',
-      payment: PAYMENT_PAID,
-      promptTokens: 1000,
-      completionTokens: 250,
-      usageEstimated: true,
-    };
-    await quota.finishRequest(finish);
-    await quota.finishRequest(finish);
-    expect(await billed(requestId)).toEqual([{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
-    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 98_000 });
-    await expect(quota.finishRequest({ ...finish, payment: PAYMENT_UNSPECIFIED })).rejects.toMatchObject({
-      code: status.INVALID_ARGUMENT,
-    });
-  });
-
-  it('finishes several requests in one FinishRequests, each on its own: a bad one fails alone, the rest are billed once', async () => {
-    const { quota } = await startApp();
-    const accountId = `acct_many_${Date.now()}`;
-    const requestIds = [`req_${++seq}`, `req_${++seq}`];
-    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
-    for (const requestId of requestIds) {
-      await quota.acquirePlace({ accountId, requestId, lease: undefined });
-      await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
-    }
-    const finish = (requestId: string) => ({
-      accountId,
-      requestId,
-      model: 'vendor-v4-flash',
-      payment: PAYMENT_PAID,
-      promptTokens: 1000,
-      completionTokens: 250,
-      usageEstimated: false,
-    });
-    const requests = [finish(requestIds[0]), { ...finish(`req_${++seq}`), payment: PAYMENT_UNSPECIFIED }, finish(requestIds[1])];
-    const first = await quota.finishRequests({ requests });
-    expect(first.outcomes).toEqual([
-      { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
-      { finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.any(String) },
-      { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
-    ]);
-    const again = await quota.finishRequests({ requests: [requests[0], requests[2]] });
-    expect(again.outcomes.map((o) => o.finished)).toEqual([
-      { released: false, repeated: true },
-      { released: false, repeated: true },
-    ]);
-    for (const requestId of requestIds)
-      expect(await billed(requestId)).toEqual([{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
-    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 96_000 });
-    const tooMany = Array.from({ length: 257 }, () => requests[0]);
-    await expect(quota.finishRequests({ requests: tooMany })).rejects.toMatchObject({
-      code: status.INVALID_ARGUMENT,
-    });
-  });
-
-  it('keeps a bill in Redis while billing-service is unreachable, and a restarted quota-service delivers it', async () => {
-    // A key space of its own, so that no replica started by another test delivers the bill.
-    const REDIS_KEY_PREFIX = `${redis.keyPrefix}outage:`;
-    const { app, quota } = await startApp({ REDIS_KEY_PREFIX, BILLING_ADDR: `127.0.0.1:${await freePort()}` });
-    const accountId = `acct_outage_${Date.now()}`;
-    const requestId = `req_${++seq}`;
-    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
-    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
-    const finish = {
-      accountId,
-      requestId,
-      model: 'vendor-v4-flash',
-      payment: PAYMENT_PAID,
-      promptTokens: 3000,
-      completionTokens: 0,
-      usageEstimated: false,
-    };
-    const retries = () => counterValue('quota_outbox_deliveries_total', { outcome: 'retry' });
-    const retriesBefore = await retries();
-    await quota.finishRequest(finish);
-    await eventually(retries, (n) => n > retriesBefore, { what: 'a failed delivery to the unreachable billing-service' });
-    await app.stop();
-    expect(await ledger(requestId)).toEqual([]);
-
-    await startApp({ REDIS_KEY_PREFIX });
-    expect(await billed(requestId)).toEqual([{ account_id: accountId, amount: 3000, paid: true, prompt: 3000 }]);
   });
 });

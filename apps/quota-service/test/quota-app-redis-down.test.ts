@@ -39,18 +39,7 @@ async function expectEveryMethodUnavailable(quota: Quota): Promise<void> {
     () => quota.releasePlace({ accountId, requestId: 'r1', promptTokens: 1, completionTokens: 1 }),
     () => quota.getUsage({ accountId }),
     () => quota.setFreeTierSettings({ paused: true }),
-    () =>
-      quota.reserveFree({
-        accountId,
-        requestId: 'r1',
-        model: 'vendor-v4-flash',
-        thinking: false,
-        textPromptTokens: 1,
-        imageCount: 0,
-        newMessageTokens: 1,
-        jsonBytes: 1,
-        maxTokens: 1,
-      }),
+    () => quota.getFreeAllowance({ accountId }),
     () =>
       quota.finishRequest({
         accountId,
@@ -60,6 +49,7 @@ async function expectEveryMethodUnavailable(quota: Quota): Promise<void> {
         promptTokens: 1,
         completionTokens: 1,
         usageEstimated: false,
+        admitted: false,
       }),
   ];
   for (const call of calls) {

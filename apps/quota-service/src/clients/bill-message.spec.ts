@@ -1,8 +1,8 @@
 import { billingV1 } from '@gw/contracts';
-import { BillRecord } from '../store/outbox/settle-outbox';
+import { OutboxBill } from '../store/outbox/bill-outbox';
 import { toBill } from './bill-message';
 
-const bill: BillRecord = {
+const bill: OutboxBill = {
   kind: 'bill',
   requestId: 'r1',
   accountId: 'a',

@@ -1,5 +1,5 @@
 import { billingV1 } from '@gw/contracts';
-import { BillRecord, EndReason } from '../store/outbox/settle-outbox';
+import { OutboxBill, EndReason } from '../store/outbox/bill-outbox';
 
 /** A bill's end reason as billing.v1 takes it. */
 const BILLING_END_REASON: Record<EndReason, billingV1.EndReason> = {
@@ -10,7 +10,7 @@ const BILLING_END_REASON: Record<EndReason, billingV1.EndReason> = {
 };
 
 /** A bill as billing.v1 takes it. */
-export function toBill(bill: BillRecord): billingV1.Bill {
+export function toBill(bill: OutboxBill): billingV1.Bill {
   return {
     requestId: bill.requestId,
     accountId: bill.accountId,

@@ -4,10 +4,9 @@ import { AuditActor, callBatch, clientChain, GrpcSecurity, ItemResult, RpcClient
 import { BatchLender, LineAsk, LineExtension } from '../domain/credit-lender';
 import { FreeTierTrail } from '../domain/free-tier-gate';
 import { LentLine } from '../domain/line-returner';
-import { HoldRenewer } from '../domain/request-leases';
-import { BILL_SET_ASIDE, BillingSink } from '../domain/settle-forwarder';
+import { BILL_SET_ASIDE, BillingSink } from '../domain/bill-forwarder';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
-import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
+import { OutboxBill, OutboxLineReturn } from '../store/outbox/bill-outbox';
 import { toBill } from './bill-message';
 
 /** A line as billing.v1 answers it. */
@@ -28,40 +27,15 @@ function billError(outcome: billingV1.BillOutcome | undefined): Error & { code: 
 
 /**
  * quota-service's only outbound calls, to billing-service, each with a deadline: delivering
- * bills and line returns, extending credit lines (several in one call), renewing the holds of
- * the older path's running requests, and the price watch's stream.
+ * bills and line returns, extending credit lines (several in one call), and the price watch's
+ * stream. The older release's calls are legacy/older-billing-calls.ts's, on `rpc`.
  */
-export class BillingClient implements BillingSink, HoldRenewer, BatchLender, FreeTierTrail {
-  private readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+export class BillingClient implements BillingSink, BatchLender, FreeTierTrail {
+  /** The generated client, each call behind the client chain: for the calls not wrapped here. */
+  readonly rpc: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
 
   constructor(address: string, security: GrpcSecurity, timeoutMs: number) {
     this.rpc = rpcClient(billingV1.BillingClient, address, security, 'billing-service', { timeoutMs, chain: clientChain() });
-  }
-
-  /** Settles paid requests in one SettleMany: each record's error, or undefined once settled. */
-  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
-    const requests = records.map(({ requestId, promptTokens, completionTokens, usageEstimated }) => ({
-      requestId,
-      promptTokens,
-      completionTokens,
-      usageEstimated,
-    }));
-    const results = await callBatch(
-      requests,
-      async (many) =>
-        (await this.rpc.settleMany({ requests: many })).outcomes.map((o) => ({
-          ...o,
-          result: o.settled,
-        })),
-      (one) => this.rpc.settle(one),
-    );
-    return results.map((r) => (r.ok ? undefined : r.err));
-  }
-
-  async recordFree(record: SettleRecord): Promise<void> {
-    const { requestId, accountId, model, promptTokens, completionTokens, usageEstimated } = record;
-    const request = { requestId, accountId, model, promptTokens, completionTokens, usageEstimated };
-    await this.rpc.recordFree(request);
   }
 
   async recordFreeTierChange(settings: FreeTierSettings, changed: (keyof FreeTierSettings)[], by: AuditActor): Promise<void> {
@@ -69,11 +43,7 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
     await this.rpc.recordFreeTierChange({ ...settings, changed: names, actor: by.actor, reason: by.reason });
   }
 
-  async releaseHold(requestId: string): Promise<void> {
-    await this.rpc.releaseHold({ requestId });
-  }
-
-  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
+  async applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]> {
     const request = {
       bills: bills.map(toBill),
       returns: returns.map((r) => ({ accountId: r.accountId, returnedTotalMicroLyd: r.returnedTotalMicro })),
@@ -118,10 +88,6 @@ export class BillingClient implements BillingSink, HoldRenewer, BatchLender, Fre
       charged: l.chargedTotalMicroLyd,
       returned: l.returnedTotalMicroLyd,
     }));
-  }
-
-  async renewHolds(requestIds: string[]): Promise<void> {
-    await this.rpc.renewHolds({ requestIds });
   }
 
   /** Opens billing.v1 WatchPrices (no deadline: it lives until cut; the channel's keepalive finds a vanished peer). */

@@ -4,13 +4,13 @@ import { Logger, requireCount, requireId } from '@gw/service-kit';
 import { lineExtensions } from '../quota-metrics';
 import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/admission/admission-store';
 import { LeaseRecord } from '../store/leases/lease-store';
-import { HoldTerms, Payment } from '../store/outbox/settle-outbox';
+import { HoldTerms, Payment } from '../store/outbox/bill-outbox';
 import { CreditLender, LineExtension } from './credit-lender';
 import { requireModel } from './field-checks';
 import { FreeTierGate, requireFreeRequest } from './free-tier-gate';
 import { FreeRefusal, FreeRequest } from './free-request';
 import { PriceBook } from './price-book';
-import { CountOutcome, toCountOutcome } from './quota-ledger';
+import { CountOutcome, toCountOutcome } from './account-limits';
 import { DomainError } from '@gw/errors';
 
 /** `all`: an extension lends the whole unheld balance (the default). `need`: only what the request lacks (while older edges hold through billing's Authorize). */

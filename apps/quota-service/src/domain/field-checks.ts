@@ -1,7 +1,7 @@
 import { MAX_COMPLETION_TOKENS, MAX_MODEL_ID_LENGTH, MAX_PROMPT_TOKENS } from '@gw/bounds';
 import { MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION } from '@gw/money';
 import { requireCount, requireId } from '@gw/service-kit';
-import { HoldTerms } from '../store/outbox/settle-outbox';
+import { HoldTerms } from '../store/outbox/bill-outbox';
 import { DomainError } from '@gw/errors';
 
 /**

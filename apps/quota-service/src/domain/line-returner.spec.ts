@@ -4,7 +4,7 @@ import { eventually } from '@gw/testing';
 import { grantLine, paidStep, SETTINGS } from '../../test/store-contracts/admission-fixtures';
 import { EVENING, TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
-import { LineReturnRecord } from '../store/outbox/settle-outbox';
+import { OutboxLineReturn } from '../store/outbox/bill-outbox';
 import { LENT_LINES_PAGE, LineReturner } from './line-returner';
 
 const IDLE = 600_000;
@@ -12,7 +12,7 @@ const IDLE = 600_000;
 describe('LineReturner', () => {
   let nowMs = EVENING;
   let stores: InMemoryStoreSet;
-  let applied: LineReturnRecord[][];
+  let applied: OutboxLineReturn[][];
   let down: boolean;
   let lines: LineReturner;
 
@@ -22,7 +22,7 @@ describe('LineReturner', () => {
     applied = [];
     down = false;
     const billing = {
-      applyBills: async (_bills: unknown[], returns: LineReturnRecord[]) => {
+      applyBills: async (_bills: unknown[], returns: OutboxLineReturn[]) => {
         if (down) throw Object.assign(new Error('down'), { code: status.UNAVAILABLE });
         applied.push(returns);
         return [];

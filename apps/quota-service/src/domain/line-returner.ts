@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { Logger, PeriodicTask, requireId } from '@gw/service-kit';
 import { lineReturnedMicro, lineReturns } from '../quota-metrics';
 import { AdmissionStore, LineTotals } from '../store/admission/admission-store';
-import { BillRecord, LineReturnRecord } from '../store/outbox/settle-outbox';
+import { OutboxBill, OutboxLineReturn } from '../store/outbox/bill-outbox';
 import { DomainError } from '@gw/errors';
 
 /** When lines count as idle, and how the timer looks for them. */
@@ -24,7 +24,7 @@ export type LentLine = LineTotals & { accountId: string };
  * billing-service has none).
  */
 export interface ReturnSink {
-  applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]>;
+  applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]>;
   lentLines?(afterAccountId: string, limit: number): Promise<LentLine[]>;
 }
 

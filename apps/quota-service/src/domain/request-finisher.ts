@@ -2,19 +2,20 @@ import { chargeWithinHold } from '@gw/money';
 import { Logger, requireId } from '@gw/service-kit';
 import { DomainError } from '@gw/errors';
 import { finishTermsRefused, lapseShortfallMicro } from '../quota-metrics';
-import { AdmissionStore, AdmissionTerms, AdmittedFinish } from '../store/admission/admission-store';
+import { AdmissionStore, AdmissionTerms, FinishStep } from '../store/admission/admission-store';
 import { FreeTierStore } from '../store/free-tier/free-tier-store';
 import { isAdmitted, LeaseRecord, LeaseStore } from '../store/leases/lease-store';
 import { FinishedRequest, LimitStore } from '../store/limits/limit-store';
-import { BillRecord, HoldTerms, NO_HOLD, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
+import { BillOutbox, HoldTerms, NO_HOLD, OutboxBill, RequestUsage } from '../store/outbox/bill-outbox';
 import { requireHold, requireModel, requireUsage } from './field-checks';
 
 /**
- * The end of a request admitted by Admit: its bill, whether the edge had the Admit answer, (paid)
- * its hold and the time it was admitted, as the request carried them: used only when the store
- * lost its admission record.
+ * The end of a request admitted by Admit as FinishRequest (or a lapsed lease) reports it: its usage,
+ * whether the edge had the Admit answer, (paid) its hold and the time it was admitted, as the
+ * request carried them (used only when the store lost its admission record). finishStepOf turns it
+ * into the store's FinishStep, whose `bill` is the OutboxBill queued for billing-service.
  */
-export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms; admittedAtMs?: number };
+export type FinishReport = RequestUsage & { admitted: boolean; hold?: HoldTerms; admittedAtMs?: number };
 
 /**
  * The store step (AdmissionStore.finish) that ends an admitted request: checked (INVALID_ARGUMENT
@@ -23,7 +24,7 @@ export type AdmittedEnd = SettleRecord & { admitted: boolean; hold?: HoldTerms; 
  * the store has it, else the ones the request carried (the store lost the record). Also what a
  * final lease's renewal finishes again when the store lost the finish.
  */
-export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: AdmissionTerms): AdmittedFinish {
+export function finishStepOf(end: FinishReport, lapsed = false, terms?: AdmissionTerms): FinishStep {
   const { accountId, requestId } = end;
   requireId('account_id', accountId);
   requireId('request_id', requestId);
@@ -36,7 +37,7 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: Admis
   const hold = payment === 'paid' ? requireHold(terms?.hold ?? end.hold) : NO_HOLD;
   const chargeMicro = payment === 'paid' ? chargeWithinHold(end.promptTokens, end.completionTokens, hold, hold.amountMicro) : 0;
   const admittedAtMs = terms?.admittedAtMs ?? end.admittedAtMs;
-  const bill: BillRecord | undefined =
+  const bill: OutboxBill | undefined =
     tokens > 0
       ? {
           kind: 'bill',
@@ -61,11 +62,16 @@ export function admittedFinishOf(end: AdmittedEnd, lapsed = false, terms?: Admis
 export const isAdmittedLease = (lease: LeaseRecord): boolean =>
   isAdmitted(lease) || (lease.payment === 'free' && lease.maxTokens !== undefined);
 
+/** Finishes the lapsed leases of the older release's path (legacy/older-request-finisher.ts). */
+export interface OlderLapses {
+  finishLapsed(lease: LeaseRecord): Promise<FinishedRequest>;
+}
+
 /** The stores a RequestFinisher ends requests in. */
 export interface FinisherStores {
   limits: LimitStore;
   freeTier: FreeTierStore;
-  outbox: SettleOutbox;
+  outbox: BillOutbox;
   leases: LeaseStore;
   admission: AdmissionStore;
 }
@@ -79,37 +85,14 @@ export interface FinisherStores {
  * ended and the bill queued when there are tokens to bill. Not admitted (the edge never had the
  * answer): whatever the admission took is given back and nothing is billed.
  *
- * Older requests (`admitted` unset) end as they always did, each step idempotent per request id
- * so that a retry after any failure completes it without doing anything twice:
- *   1. the bill goes into the durable outbox first, so that once the call succeeds (or any
- *      later step fails and the caller retries) the charge cannot be lost; a repeat queues the
- *      same bill again, which billing-service applies once;
- *   2. the place is freed and the tokens counted, once per request id (LimitStore);
- *   3. a free request's reservation is settled with the real tokens (FreeTierStore);
- *   4. its lease ends (LeaseStore), last, so that a request whose edge died before it got this
- *      far is finished by the lease's lapse.
- * A request with no tokens is not billed: a free one queues nothing, a paid one queues a
- * release of its hold.
+ * A lapsed lease of the older release's path is finished by `older` (legacy/), while that path is served.
  */
 export class RequestFinisher {
   constructor(
     private readonly stores: FinisherStores,
     private readonly logger?: Logger,
+    private readonly older?: OlderLapses,
   ) {}
-
-  /** Finishes an older request; see the class comment. */
-  async finish(record: SettleRecord): Promise<FinishedRequest> {
-    const { limits, freeTier, outbox, leases } = this.stores;
-    requireId('account_id', record.accountId);
-    requireId('request_id', record.requestId);
-    requireModel(record.model);
-    const tokens = requireUsage(record.promptTokens, record.completionTokens);
-    if (record.payment === 'paid' || tokens > 0) await outbox.append(record);
-    const finished = await limits.finishRequest(record.accountId, record.requestId, tokens);
-    if (record.payment === 'free') await freeTier.settle(record.accountId, record.requestId, tokens);
-    await leases.end(record);
-    return finished;
-  }
 
   /**
    * Finishes a request admitted by Admit; see the class comment. Its money is the one Admit fixed:
@@ -120,7 +103,7 @@ export class RequestFinisher {
    * the edge's real bill, should it come after all, corrects); a lease that disagrees is not
    * refused (the request is still charged, at its admission's terms).
    */
-  async finishAdmitted(end: AdmittedEnd, lapsed = false): Promise<FinishedRequest> {
+  async finishAdmitted(end: FinishReport, lapsed = false): Promise<FinishedRequest> {
     requireId('account_id', end.accountId);
     requireId('request_id', end.requestId);
     // A finish that restates its terms is checked against the admission record in the finish's own
@@ -128,7 +111,7 @@ export class RequestFinisher {
     // check), reads the record first and is charged from it.
     const restates = end.admitted && !lapsed && (end.payment === 'free' || end.hold !== undefined);
     const terms = end.admitted && !restates ? await this.stores.admission.terms(end) : undefined;
-    const finish = admittedFinishOf(end, lapsed, terms);
+    const finish = finishStepOf(end, lapsed, terms);
     if (restates) finish.restated = { payment: end.payment, model: end.model, hold: end.hold, admittedAtMs: end.admittedAtMs };
     const { released, repeated, shortfallMicro, refused } = await this.stores.admission.finish(finish);
     if (refused) {
@@ -158,10 +141,10 @@ export class RequestFinisher {
    * Finishes a request whose lease lapsed, from its last renewal (estimated): one admitted by
    * Admit (a paid lease has the hold, and the edge renews any such lease with its max_tokens) as
    * Admit's FinishRequest would, a paid one charged at the hold's prices, so that the edge's real
-   * bill, arriving late, is queued once (the lapse is remembered); an older one as an older
-   * FinishRequest.
+   * bill, arriving late, is queued once (the lapse is remembered); one of the older release's path by `older`.
    */
   async finishLapsed(lease: LeaseRecord): Promise<FinishedRequest> {
-    return isAdmittedLease(lease) ? this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true) : this.finish(lease);
+    if (!isAdmittedLease(lease) && this.older) return this.older.finishLapsed(lease);
+    return this.finishAdmitted({ ...lease, usageEstimated: true, admitted: true }, true);
   }
 }

@@ -4,10 +4,10 @@ import { holdOf, SETTINGS } from '../../test/store-contracts/admission-fixtures'
 import { AdmissionStore } from '../store/admission/admission-store';
 import { TEST_DEFAULTS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryLeaseStore } from '../store/leases/in-memory-lease-store';
-import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
+import { InMemoryBillOutbox } from '../store/outbox/in-memory-bill-outbox';
 import { openInMemoryStores } from '../store/in-memory-stores';
 import { LeaseRecord } from '../store/leases/lease-store';
-import { HoldRenewer, RequestLeases } from './request-leases';
+import { RequestLeases } from './request-leases';
 
 const quiet = createLogger('quota-service-test', 'error', () => undefined);
 const TTL = 30_000;
@@ -15,8 +15,6 @@ const TTL = 30_000;
 describe('RequestLeases', () => {
   let nowMs = 1_000_000;
   let store: InMemoryLeaseStore;
-  let renewedHolds: string[][];
-  let holds: HoldRenewer;
   let leases: RequestLeases;
   let admission: AdmissionStore;
   const lease = (requestId: string, overrides: Partial<LeaseRecord> = {}): LeaseRecord => ({
@@ -33,19 +31,16 @@ describe('RequestLeases', () => {
   beforeEach(() => {
     const stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
     store = stores.leases;
-    renewedHolds = [];
-    holds = { renewHolds: async (ids) => void renewedHolds.push(ids) };
     admission = stores.admission;
-    leases = new RequestLeases(store, admission, TTL, holds, quiet);
+    leases = new RequestLeases(store, admission, TTL, quiet);
   });
 
-  it('keeps the last renewal of each running request, marked estimated, and renews the holds of the paid ones', async () => {
+  it('keeps the last renewal of each running request, marked estimated', async () => {
     await leases.start(lease('paid-1'));
     await leases.start(lease('free-1', { payment: 'free' }));
     expect(await leases.renew([lease('paid-1', { completionTokens: 60 }), lease('free-1', { payment: 'free' }), lease('gone')])).toEqual([
       'gone',
     ]);
-    expect(renewedHolds).toEqual([['paid-1']]);
     nowMs += TTL;
     expect(await store.claimLapsed(10, TTL)).toEqual([
       lease('paid-1', { completionTokens: 60, usageEstimated: true }),
@@ -53,7 +48,7 @@ describe('RequestLeases', () => {
     ]);
   });
 
-  it('recreates the lost lease of a paid request admitted by Admit from its renewal, unless it was finished, and renews no hold of it', async () => {
+  it('recreates the lost lease of a paid request admitted by Admit from its renewal, unless it was finished', async () => {
     const admitted = (requestId: string) => lease(requestId, { hold: holdOf(5000), maxTokens: 1000 });
     await admission.finish({
       accountId: 'a',
@@ -68,7 +63,6 @@ describe('RequestLeases', () => {
     });
     expect(await leases.renew([admitted('lost'), admitted('finished'), lease('older-lost')])).toEqual(['finished', 'older-lost']);
     expect(await leases.renew([admitted('lost')])).toEqual([]);
-    expect(renewedHolds).toEqual([]);
     nowMs += TTL;
     expect(await store.claimLapsed(10, TTL)).toEqual([{ ...admitted('lost'), usageEstimated: true }]);
   });
@@ -78,13 +72,13 @@ describe('RequestLeases', () => {
       lease(requestId, { hold: holdOf(5000), maxTokens: 1000, ...overrides });
     const final = (requestId: string, overrides: Partial<LeaseRecord> = {}) => admitted(requestId, { ...overrides, final: true });
     const outbox = () => openedOutbox;
-    let openedOutbox: InMemorySettleOutbox;
+    let openedOutbox: InMemoryBillOutbox;
     beforeEach(() => {
       const stores = openInMemoryStores(SETTINGS, TEST_DEFAULTS, () => nowMs);
       store = stores.leases;
       admission = stores.admission;
       openedOutbox = stores.outbox;
-      leases = new RequestLeases(store, admission, TTL, holds, quiet);
+      leases = new RequestLeases(store, admission, TTL, quiet);
     });
     const finishOf = (requestId: string, tokens: number, billed: boolean) =>
       admission.finish({
@@ -193,12 +187,6 @@ describe('RequestLeases', () => {
     ]) {
       expect(grpcCodeOf(await leases.renew([bad]).catch((e: unknown) => e))).toBe(status.INVALID_ARGUMENT);
     }
-  });
-
-  it('renews the leases even when billing-service cannot renew the holds now', async () => {
-    holds.renewHolds = () => Promise.reject(Object.assign(new Error('down'), { code: status.UNAVAILABLE }));
-    await leases.start(lease('paid-2'));
-    expect(await leases.renew([lease('paid-2')])).toEqual([]);
   });
 
   it('refuses a lease without ids or model, or with bad token counts, and too many at once', async () => {

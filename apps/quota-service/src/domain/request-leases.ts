@@ -4,12 +4,13 @@ import { leaseRenewals } from '../quota-metrics';
 import { AdmissionStore } from '../store/admission/admission-store';
 import { isAdmitted, LeaseRecord, LeaseRef, LeaseStore } from '../store/leases/lease-store';
 import { requireHold, requireModel, requireUsage } from './field-checks';
-import { admittedFinishOf } from './request-finisher';
+import { finishStepOf } from './request-finisher';
 import { DomainError } from '@gw/errors';
 
-/** billing-service as the leases see it: keeps the holds of running paid requests from its sweeper. */
-export interface HoldRenewer {
-  renewHolds(requestIds: string[]): Promise<void>;
+/** What a renewal also does for the leases of the older release's path (legacy/older-hold-renewals.ts), while it is served. */
+export interface OlderRenewals {
+  /** Told the running leases just renewed (those the store still had); never throws. */
+  renewed(leases: LeaseRecord[]): Promise<void>;
 }
 
 /**
@@ -32,8 +33,8 @@ export function requireLease(lease: LeaseRecord): LeaseRecord {
 /**
  * The leases of the edge's running requests (docs/architecture.md#nothing-lost-when-a-process-dies). A lease starts with
  * the request's place (or its admission) and carries the bill the request would come to if it
- * ended now; the edge renews it, and with it an older paid request's hold at billing-service,
- * until FinishRequest ends it. One not renewed within `ttlMs` lapses (LeaseReaper). The lease of
+ * ended now; the edge renews it until FinishRequest ends it (an older paid request's hold at
+ * billing-service is renewed with it by `older`). One not renewed within `ttlMs` lapses (LeaseReaper). The lease of
  * a paid request admitted by Admit that the store lost (unknown, and its id not finished) is
  * recreated from the renewal, so that the request is still billed should its edge die.
  */
@@ -42,8 +43,8 @@ export class RequestLeases {
     private readonly store: LeaseStore,
     private readonly admission: AdmissionStore,
     private readonly ttlMs: number,
-    private readonly holds: HoldRenewer,
     private readonly logger: Logger,
+    private readonly older?: OlderRenewals,
   ) {}
 
   /** Starts the lease of a request being given a place. */
@@ -58,9 +59,7 @@ export class RequestLeases {
 
   /**
    * Renews the leases that still exist, and recreates those of admitted paid requests the store
-   * lost; returns the request ids that have none. The holds of older paid requests are renewed
-   * too, on a best-effort basis: a billing-service that cannot be reached now sweeps nothing
-   * either, and the next renewal comes in a few seconds.
+   * lost; returns the request ids that have none.
    */
   async renew(leases: LeaseRecord[]): Promise<string[]> {
     if (leases.length > MAX_BATCH) throw new DomainError('invalid-argument', `at most ${MAX_BATCH} leases in one call`);
@@ -88,7 +87,7 @@ export class RequestLeases {
     const stateOf = new Map(admitted.map((lease, i) => [lease, known[i]]));
     const states = finals.map((lease) => stateOf.get(lease) ?? 'applied');
     const lost = finals.filter((_, i) => states[i] === 'unfinished');
-    await Promise.all(lost.map((lease) => this.admission.finish(admittedFinishOf({ ...lease, usageEstimated: false, admitted: true }))));
+    await Promise.all(lost.map((lease) => this.admission.finish(finishStepOf({ ...lease, usageEstimated: false, admitted: true }))));
     for (const lease of lost)
       this.logger.warn('finished request unknown to the store, finished again from its final lease', {
         billingId: lease.requestId,
@@ -117,18 +116,11 @@ export class RequestLeases {
         });
     });
     const unknown = [...gone];
-    const paid = checked
-      .filter((lease) => lease.payment === 'paid' && !isAdmitted(lease) && !gone.has(lease.requestId))
-      .map((lease) => lease.requestId);
     const resurrected = outcomes.filter((o) => o === 'resurrected').length;
     leaseRenewals.inc({ outcome: 'renewed' }, checked.length - gone.size - resurrected);
     leaseRenewals.inc({ outcome: 'resurrected' }, resurrected);
     leaseRenewals.inc({ outcome: 'unknown' }, gone.size);
-    if (paid.length > 0) {
-      await this.holds
-        .renewHolds(paid)
-        .catch((err: unknown) => this.logger.warn('holds of running requests not renewed, next renewal will', { err, holds: paid.length }));
-    }
+    await this.older?.renewed(checked.filter((lease) => !gone.has(lease.requestId)));
     return unknown;
   }
 }

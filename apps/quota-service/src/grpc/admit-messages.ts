@@ -1,7 +1,7 @@
 import { quotaV1 } from '@gw/contracts';
 import { AdmitDecision, AdmitRequest } from '../domain/admission';
-import { AdmittedEnd } from '../domain/request-finisher';
-import { toFreeRefusal, toSettleRecord } from './free-tier-messages';
+import { FinishReport } from '../domain/request-finisher';
+import { toFreeRefusal, toRequestUsage } from './free-tier-messages';
 import { toHold, toHoldTerms } from './hold-message';
 
 const Outcome = quotaV1.AdmitOutcome;
@@ -49,9 +49,9 @@ export function toAdmitResponse(decision: AdmitDecision): quotaV1.AdmitResponse 
  * A FinishRequest of an admitted request (`admitted` set) as the domain takes it. One not admitted
  * (its edge never had the Admit answer, so may not know how it would have been paid) needs no payment.
  */
-export function toAdmittedEnd(req: quotaV1.FinishRequestRequest & { admitted: boolean }): AdmittedEnd {
+export function toFinishReport(req: quotaV1.FinishRequestRequest & { admitted: boolean }): FinishReport {
   const unpaid = !req.admitted && req.payment === quotaV1.Payment.PAYMENT_UNSPECIFIED;
-  const record = toSettleRecord(unpaid ? { ...req, payment: quotaV1.Payment.PAYMENT_PAID } : req);
+  const record = toRequestUsage(unpaid ? { ...req, payment: quotaV1.Payment.PAYMENT_PAID } : req);
   return {
     ...record,
     admitted: req.admitted,

@@ -1,5 +1,5 @@
 import { quotaV1 } from '@gw/contracts';
-import { EndReason } from '../store/outbox/settle-outbox';
+import { EndReason } from '../store/outbox/bill-outbox';
 
 const { EndReason: Wire } = quotaV1;
 

@@ -6,7 +6,7 @@ import { FreeDecision } from '../domain/free-tier-gate';
 import { FreeRefusal } from '../domain/free-request';
 import { FreeTierSettings } from '../store/free-tier/free-tier-store';
 import { LeaseRecord } from '../store/leases/lease-store';
-import { Payment, SettleRecord } from '../store/outbox/settle-outbox';
+import { Payment, RequestUsage } from '../store/outbox/bill-outbox';
 import { endReasonOf } from './end-reason-wire';
 import { toHoldTerms } from './hold-message';
 
@@ -69,7 +69,7 @@ export function toLeaseRecord(lease: quotaV1.Lease): LeaseRecord {
 }
 
 /** A FinishRequest as the bill it queues; INVALID_ARGUMENT without a payment. */
-export function toSettleRecord(req: quotaV1.FinishRequestRequest): SettleRecord {
+export function toRequestUsage(req: quotaV1.FinishRequestRequest): RequestUsage {
   const payment = paymentOf(req.payment);
   return {
     requestId: req.requestId,

@@ -1,5 +1,5 @@
 import { quotaV1 } from '@gw/contracts';
-import { HoldTerms } from '../store/outbox/settle-outbox';
+import { HoldTerms } from '../store/outbox/bill-outbox';
 
 /** A quota.v1 Hold as the domain keeps it. */
 export function toHoldTerms(hold: quotaV1.Hold): HoldTerms {

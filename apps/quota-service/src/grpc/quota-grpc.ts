@@ -1,14 +1,13 @@
+import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { DomainError } from '@gw/errors';
 import {
   auditActor,
   callStreamHandler,
-  chained,
-  eachOnItsOwn,
-  isCaller,
   Logger,
   MoneyAudit,
   ONEOF_DISPATCHING,
+  RpcError,
   RpcHandlers,
   rpcService,
   ServedService,
@@ -18,19 +17,18 @@ import { Admission, AdmitDecision } from '../domain/admission';
 import { FreeTierGate, FreeTierTrail } from '../domain/free-tier-gate';
 import { StoreAuditReport, StoreViolation } from '../domain/store-audit';
 import { LineReturner } from '../domain/line-returner';
-import { QuotaLedger } from '../domain/quota-ledger';
+import { AccountLimits } from '../domain/account-limits';
 import { RequestFinisher } from '../domain/request-finisher';
 import { RequestLeases } from '../domain/request-leases';
 import { admits, freeRefusalKind, refusals } from '../quota-metrics';
-import { toAdmitRequest, toAdmitResponse, toAdmittedEnd } from './admit-messages';
-import { toLeaseRecord, toReserveFreeResponse, toSettingsChange, toSettleRecord } from './free-tier-messages';
+import { toAdmitRequest, toAdmitResponse, toFinishReport } from './admit-messages';
+import { toLeaseRecord, toSettingsChange } from './free-tier-messages';
 import { isChatTurn, placeAsk, placeCaller } from './place-caller';
-import { placeLease } from './place-lease';
 import { storeUnavailableStep } from './store-unavailable-step';
 
 /** The rules quota.v1.Quota serves. */
 export interface QuotaDomain {
-  ledger: QuotaLedger;
+  limits: AccountLimits;
   freeTier: FreeTierGate;
   finisher: RequestFinisher;
   leases: RequestLeases;
@@ -40,6 +38,15 @@ export interface QuotaDomain {
   storeAudit?: MoneyAudit<StoreViolation, StoreAuditReport>;
   freeTierTrail: FreeTierTrail;
 }
+
+type Handlers = RpcHandlers<quotaV1.QuotaService>;
+
+/** The calls of an older release, served on top of the current ones while that release is (legacy/older-edge-calls.ts). */
+export type OlderCalls = (current: Handlers, domain: QuotaDomain) => Handlers;
+
+/** A method of the contract kept only for an older release, once no older release is served. */
+const notServed = (): Promise<never> =>
+  Promise.reject(new RpcError(status.UNIMPLEMENTED, 'a method of an older release, no longer served'));
 
 /** The refusal an Admit decision counts in quota_refusals_total, if any. */
 function refusalKind(decision: AdmitDecision): string | undefined {
@@ -54,62 +61,33 @@ function refusalKind(decision: AdmitDecision): string | undefined {
  * chain, with quota-service's own step: a store that cannot answer becomes UNAVAILABLE. Refusals
  * are counted here, where every decision passes.
  */
-export function quotaGrpc(
-  { ledger, freeTier, finisher, leases, admission, lines, storeAudit, freeTierTrail }: QuotaDomain,
-  logger: Logger,
-): ServedService {
-  // A FinishRequest without `admitted` is an older edge's: today's path, exactly.
-  const finishRequest = (req: quotaV1.FinishRequestRequest): Promise<quotaV1.FinishRequestResponse> => {
-    const { admitted } = req;
-    return admitted === undefined ? finisher.finish(toSettleRecord(req)) : finisher.finishAdmitted(toAdmittedEnd({ ...req, admitted }));
-  };
-
+export function quotaGrpc(domain: QuotaDomain, logger: Logger, withOlder: OlderCalls = (current) => current): ServedService {
+  const { limits, freeTier, finisher, leases, admission, lines, storeAudit, freeTierTrail } = domain;
   const storeStep = storeUnavailableStep(logger);
-  // Each of a batch's finishes fails as its own FinishRequest would.
-  const finishOne = chained([storeStep], finishRequest);
 
-  const handlers: RpcHandlers<quotaV1.QuotaService> = {
+  const handlers: Handlers = {
     async countRequest(req, { metadata }) {
-      const counted = await ledger.countRequest(req.accountId, isChatTurn(metadata));
+      const counted = await limits.countRequest(req.accountId, isChatTurn(metadata));
       if (!counted.allowed) refusals.inc({ kind: 'per_minute' });
       return counted;
     },
     async acquirePlace(req, { metadata }) {
-      const lease = placeLease(req, isCaller(metadata, 'edge'));
-      // The lease starts beside the place, in the same write to the store rather than a round trip
-      // after it, and ends again when no place is given (also when the id's place is another
-      // caller's). Should the store fail, the edge finishes the request unbilled, which gives back both.
-      const [placed, started] = await Promise.allSettled([
-        ledger.acquirePlace(req.accountId, req.requestId, placeAsk(metadata)),
-        lease && leases.start(lease),
-      ]);
-      if (placed.status === 'rejected') {
-        if (lease && started.status === 'fulfilled' && placed.reason instanceof DomainError) await leases.end(lease);
-        throw placed.reason;
-      }
-      if (started.status === 'rejected') throw started.reason;
-      const place = placed.value;
-      if (!place.granted) {
-        refusals.inc({ kind: place.rateLimited ? 'per_minute' : 'concurrency' });
-        if (lease) await leases.end(lease);
-      }
+      const place = await limits.acquirePlace(req.accountId, req.requestId, placeAsk(metadata));
+      if (!place.granted) refusals.inc({ kind: place.rateLimited ? 'per_minute' : 'concurrency' });
       return place;
     },
     releasePlace: (req, { metadata }) =>
-      ledger.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens, placeCaller(metadata)),
-    getUsage: (req) => ledger.getUsage(req.accountId),
-    async reserveFree(req) {
-      const decision = await freeTier.reserve(req);
-      if (!decision.granted) refusals.inc({ kind: freeRefusalKind(decision.refusal) });
-      return toReserveFreeResponse(decision);
-    },
+      limits.releasePlace(req.accountId, req.requestId, req.promptTokens, req.completionTokens, placeCaller(metadata)),
+    getUsage: (req) => limits.getUsage(req.accountId),
+    reserveFree: notServed,
     getFreeAllowance: (req) => freeTier.allowance(req.accountId),
-    finishRequest,
-    async finishRequests(req, context) {
-      const asSingle = { ...context, method: 'FinishRequest' };
-      const outcomes = await eachOnItsOwn(req.requests, (one) => finishOne(one, asSingle), logger, 'FinishRequests');
-      return { outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ finished: result, errorCode, errorMessage })) };
+    async finishRequest(req) {
+      const { admitted } = req;
+      if (admitted === undefined)
+        throw new RpcError(status.INVALID_ARGUMENT, 'admitted must be set: the request was admitted by Admit or not');
+      return finisher.finishAdmitted(toFinishReport({ ...req, admitted }));
     },
+    finishRequests: notServed,
     renewLeases: async (req) => ({ unknownRequestIds: await leases.renew(req.leases.map(toLeaseRecord)) }),
     async admit(req, { callerGone }) {
       try {
@@ -138,7 +116,7 @@ export function quotaGrpc(
     },
   };
 
-  return rpcService(quotaV1.QuotaService, handlers, serverChain(logger, [storeStep]), (methods) => ({
+  return rpcService(quotaV1.QuotaService, withOlder(handlers, domain), serverChain(logger, [storeStep]), (methods) => ({
     edgeCalls: callStreamHandler('EdgeCalls', methods, ONEOF_DISPATCHING),
   }));
 }

@@ -3,14 +3,14 @@ import { InMemoryAdmissionStore } from './admission/in-memory-admission-store';
 import { InMemoryFreeTierStore } from './free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from './leases/in-memory-lease-store';
 import { InMemoryLimitStore } from './limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from './outbox/in-memory-settle-outbox';
+import { InMemoryBillOutbox } from './outbox/in-memory-bill-outbox';
 import { LimitSettings } from './limits/limit-store';
 
 /** Every store of quota-service in this process's memory, sharing their state as the Redis ones share keys. */
 export interface InMemoryStoreSet {
   limits: InMemoryLimitStore;
   freeTier: InMemoryFreeTierStore;
-  outbox: InMemorySettleOutbox;
+  outbox: InMemoryBillOutbox;
   leases: InMemoryLeaseStore;
   admission: InMemoryAdmissionStore;
 }
@@ -24,7 +24,7 @@ export function openInMemoryStores(
   const stores = {
     limits: new InMemoryLimitStore(settings, now),
     freeTier: new InMemoryFreeTierStore(freeTierDefaults, now),
-    outbox: new InMemorySettleOutbox(),
+    outbox: new InMemoryBillOutbox(),
     leases: new InMemoryLeaseStore(now),
   };
   return { ...stores, admission: new InMemoryAdmissionStore(stores, settings, now) };

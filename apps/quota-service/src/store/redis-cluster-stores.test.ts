@@ -22,8 +22,8 @@ import { RedisFreeTierStore } from './free-tier/redis-free-tier-store';
 import { RedisKeys, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './leases/redis-lease-store';
 import { RedisLimitStore } from './limits/redis-limit-store';
-import { RedisSettleOutbox } from './outbox/redis-settle-outbox';
-import { describeSettleOutboxContract } from '../../test/store-contracts/settle-outbox.contract';
+import { RedisBillOutbox } from './outbox/redis-bill-outbox';
+import { describeBillOutboxContract } from '../../test/store-contracts/bill-outbox.contract';
 
 /*
  * Every store contract on a Redis Cluster (REDIS_CLUSTER_NODES, else one of the test's own: 3
@@ -67,7 +67,7 @@ const admissionStores: AdmissionStoresFactory = async (_settings, now) => {
     admission: new RedisAdmissionStore(client, SETTINGS, { keys, now }),
     limits: new RedisLimitStore(client, SETTINGS, { keys, now }),
     leases: new RedisLeaseStore(client, { keys, now }),
-    outbox: new RedisSettleOutbox(client, { keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    outbox: new RedisBillOutbox(client, { keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
     freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, { keys, now }),
   };
 };
@@ -86,9 +86,9 @@ describeLeaseStoreContract('redis cluster', async (now) => {
   const { client, keys } = await connect();
   return new RedisLeaseStore(client, { keys, now });
 });
-describeSettleOutboxContract('redis cluster', async () => {
+describeBillOutboxContract('redis cluster', async () => {
   const { client, keys } = await connect();
-  return new RedisSettleOutbox(client, { keys, consumer: 'replica-1', claimIdleMs: 30_000 });
+  return new RedisBillOutbox(client, { keys, consumer: 'replica-1', claimIdleMs: 30_000 });
 });
 describeFreeTierDecisions('redis cluster', async (defaults, now) => {
   const { client, keys } = await connect();

@@ -19,7 +19,7 @@ import { RedisFreeTierStore } from './free-tier/redis-free-tier-store';
 import { KeyLayout, redisKeys } from './redis/redis-keys';
 import { RedisLeaseStore } from './leases/redis-lease-store';
 import { RedisLimitStore } from './limits/redis-limit-store';
-import { RedisSettleOutbox } from './outbox/redis-settle-outbox';
+import { RedisBillOutbox } from './outbox/redis-bill-outbox';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const SCRIPTS = [admissionScripts, freeTierScripts, leaseScripts, limitScripts, outboxScripts]
@@ -61,7 +61,7 @@ async function everyOperation(layout: KeyLayout): Promise<SentCommand[]> {
   const freeTier = new RedisFreeTierStore(client, TEST_DEFAULTS, { keys, now });
   const leases = new RedisLeaseStore(client, { keys, now });
   const admission = new RedisAdmissionStore(client, SETTINGS, { keys, now });
-  const [outbox, other] = ['a', 'b'].map((consumer) => new RedisSettleOutbox(client, { keys, consumer, claimIdleMs: 0 }));
+  const [outbox, other] = ['a', 'b'].map((consumer) => new RedisBillOutbox(client, { keys, consumer, claimIdleMs: 0 }));
   const account = `acct_${randomUUID()}`;
   const { sent } = await meter.record(prefix, async () => {
     await limits.countRequest(account);

@@ -4,14 +4,14 @@ import { AdmissionStore, AdmitStep } from '../../src/store/admission/admission-s
 import { FreeTierStore } from '../../src/store/free-tier/free-tier-store';
 import { LeaseRecord, LeaseStore } from '../../src/store/leases/lease-store';
 import { LimitSettings, LimitStore } from '../../src/store/limits/limit-store';
-import { BillRecord, HoldTerms, OutboxRecord, SettleOutbox } from '../../src/store/outbox/settle-outbox';
+import { OutboxBill, HoldTerms, OutboxRecord, BillOutbox } from '../../src/store/outbox/bill-outbox';
 
 /** An admission store and the stores it shares its state with, as one backend (Redis or memory) opens them. */
 export interface AdmissionStores {
   admission: AdmissionStore;
   limits: LimitStore;
   leases: LeaseStore;
-  outbox: SettleOutbox;
+  outbox: BillOutbox;
   freeTier: FreeTierStore;
 }
 
@@ -81,7 +81,7 @@ export function paidBill(
   prompt: number,
   completion: number,
   chargeMicro: number,
-): BillRecord {
+): OutboxBill {
   return {
     kind: 'bill',
     requestId,
@@ -97,7 +97,7 @@ export function paidBill(
 }
 
 /** The records of the outbox that concern `accountId` (the outbox is shared by the tests). */
-export async function outboxOf(outbox: SettleOutbox, accountId: string): Promise<OutboxRecord[]> {
+export async function outboxOf(outbox: BillOutbox, accountId: string): Promise<OutboxRecord[]> {
   return (await outbox.claim(10_000)).map((c) => c.record).filter((r) => r.accountId === accountId);
 }
 

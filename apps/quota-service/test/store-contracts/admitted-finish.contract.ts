@@ -15,8 +15,8 @@ import {
   paidStep,
   SETTINGS,
 } from './admission-fixtures';
-import { AdmittedFinish } from '../../src/store/admission/admission-store';
-import { BillRecord, NO_HOLD } from '../../src/store/outbox/settle-outbox';
+import { FinishStep } from '../../src/store/admission/admission-store';
+import { OutboxBill, NO_HOLD } from '../../src/store/outbox/bill-outbox';
 
 /**
  * The end of an admitted request, the return of a line and the resurrection of a lost lease
@@ -31,9 +31,9 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       requestId: string,
       tokens: number,
       chargeMicro: number,
-      bill: BillRecord | undefined,
-      usage: Partial<AdmittedFinish> = {},
-    ): AdmittedFinish => ({
+      bill: OutboxBill | undefined,
+      usage: Partial<FinishStep> = {},
+    ): FinishStep => ({
       accountId: account,
       requestId,
       admitted: true,
@@ -47,7 +47,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
     });
 
     // A bill queued without its admitted time gets its admission's (every test admits at MINUTE_START).
-    const stamped = <T extends BillRecord>(bill: T): T => ({ ...bill, admittedAtMs: MINUTE_START });
+    const stamped = <T extends OutboxBill>(bill: T): T => ({ ...bill, admittedAtMs: MINUTE_START });
 
     beforeAll(async () => {
       s = await open(SETTINGS, () => nowMs);
@@ -105,7 +105,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       await s.admission.admit(step);
       const forged = paidBill(account, step.requestId, 1, 1000, 500, 1);
       const restated = { payment: 'paid' as const, model: 'vendor-v4-flash', hold: holdOf(6000) };
-      const attempts: [Partial<AdmittedFinish>, string][] = [
+      const attempts: [Partial<FinishStep>, string][] = [
         [{ restated: { ...restated, hold: { amountMicro: 6000, inputMicroPerMillion: 0, outputMicroPerMillion: 0 } } }, 'hold'],
         [{ restated: { ...restated, hold: holdOf(1) } }, 'hold'],
         [{ restated: { ...restated, payment: 'free', hold: undefined }, payment: 'free' }, 'payment'],
@@ -153,7 +153,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
         ttlMs: 900_000,
       });
       await s.admission.admit(step);
-      const bill: BillRecord = { ...paidBill(account, step.requestId, 0, 100, 20, 0), payment: 'free' };
+      const bill: OutboxBill = { ...paidBill(account, step.requestId, 0, 100, 20, 0), payment: 'free' };
       await s.admission.finish({
         accountId: account,
         requestId: step.requestId,
@@ -176,7 +176,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       await s.admission.admit(step);
       // The edge's renewal carries the admitted time: it had the answer, and its reply began.
       await s.leases.renew([{ ...step.lease, promptTokens: 1000, completionTokens: 400, admittedAtMs: MINUTE_START }], 30_000);
-      const abandon: AdmittedFinish = {
+      const abandon: FinishStep = {
         accountId: account,
         requestId: step.requestId,
         admitted: false,
@@ -315,7 +315,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       const lapsed = freeStep(account);
       const empty = freeStep(account);
       for (const step of [lapsed, empty]) await s.admission.admit(step);
-      const freeBill = (requestId: string, completion: number, usageEstimated: boolean): BillRecord => ({
+      const freeBill = (requestId: string, completion: number, usageEstimated: boolean): OutboxBill => ({
         kind: 'bill',
         requestId,
         accountId: account,
@@ -327,12 +327,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
         hold: NO_HOLD,
         chargeMicro: 0,
       });
-      const freeFinish = (
-        requestId: string,
-        tokens: number,
-        bill: BillRecord | undefined,
-        usage: Partial<AdmittedFinish>,
-      ): AdmittedFinish => ({
+      const freeFinish = (requestId: string, tokens: number, bill: OutboxBill | undefined, usage: Partial<FinishStep>): FinishStep => ({
         accountId: account,
         requestId,
         admitted: true,
@@ -368,7 +363,7 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       for (const step of [billed, empty, free]) await s.admission.admit(step);
       expect((await s.admission.billStates([billed.lease]))[0]).toBe('unfinished');
       const bill = paidBill(account, billed.requestId, 3000, 1000, 0, 1000);
-      const freeBill: BillRecord = { ...paidBill(account, free.requestId, 0, 100, 20, 0), payment: 'free' };
+      const freeBill: OutboxBill = { ...paidBill(account, free.requestId, 0, 100, 20, 0), payment: 'free' };
       await s.admission.finish(paidFinish(billed.requestId, 1000, 1000, bill));
       await s.admission.finish(paidFinish(empty.requestId, 0, 0, undefined));
       await s.admission.finish({

@@ -15,7 +15,7 @@ import {
   SETTINGS,
 } from './admission-fixtures';
 import { LeaseReaper } from '../../src/domain/lease-reaper';
-import { AdmittedEnd, RequestFinisher } from '../../src/domain/request-finisher';
+import { FinishReport, RequestFinisher } from '../../src/domain/request-finisher';
 import { lapseShortfallMicro } from '../../src/quota-metrics';
 import { AdmitStep } from '../../src/store/admission/admission-store';
 
@@ -44,7 +44,7 @@ export function describeLapseGraceContract(name: string, open: AdmissionStoresFa
       expect(await s.leases.renew([{ ...step.lease, promptTokens: 1000, completionTokens: 250 }], LEASE_TTL)).toEqual([]);
       return step;
     };
-    const realEnd = (requestId: string, completionTokens: number): AdmittedEnd => ({
+    const realEnd = (requestId: string, completionTokens: number): FinishReport => ({
       requestId,
       accountId: account,
       model: 'vendor-v4-flash',

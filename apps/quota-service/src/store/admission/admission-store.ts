@@ -1,6 +1,6 @@
 import { LeaseRecord, LeaseRef } from '../leases/lease-store';
 import { FinishedRequest, MinuteCount } from '../limits/limit-store';
-import { BillRecord, HoldTerms, Payment } from '../outbox/settle-outbox';
+import { OutboxBill, HoldTerms, Payment } from '../outbox/bill-outbox';
 
 /** An account's credit line as quota-service keeps it: cumulative micro-LYD, each only growing but `held`. */
 export interface CreditTotals {
@@ -85,8 +85,8 @@ export type AdmitResult =
   | { outcome: 'not-covered'; count: MinuteCount; credit: CreditTotals }
   | { outcome: 'no-place'; count: MinuteCount; placeLimit: number };
 
-/** The end of an admitted request (FinishRequest with `admitted` set, or its lapsed lease). */
-export interface AdmittedFinish {
+/** The store step that ends an admitted request (its FinishReport, checked and charged: request-finisher.ts finishStepOf). */
+export interface FinishStep {
   accountId: string;
   requestId: string;
   /** False when the edge never had the Admit answer: whatever the admission took is given back, no bill. */
@@ -101,7 +101,7 @@ export interface AdmittedFinish {
   /** Paid: the charge added to the line's `charged`, micro-LYD. */
   chargeMicro: number;
   /** The bill queued for billing-service; undefined when there is nothing to bill. */
-  bill: BillRecord | undefined;
+  bill: OutboxBill | undefined;
   /**
    * The terms the caller restated (its payment, model, hold, admitted time): when the store has
    * the request's admission record and any of them disagrees, the finish is refused, nothing
@@ -111,7 +111,7 @@ export interface AdmittedFinish {
 }
 
 /** What an admitted finish did: a real bill correcting an estimate may leave a shortfall, the part of its correction the line could not carry (micro-LYD, else 0). */
-export type AdmittedFinished = FinishedRequest & { shortfallMicro: number; refused?: TermsField };
+export type FinishStepDone = FinishedRequest & { shortfallMicro: number; refused?: TermsField };
 
 /** What giving a line back did, micro-LYD. */
 export interface LineReturn {
@@ -159,7 +159,7 @@ export interface AdmissionStore {
    * a paid request the reaper finished from an estimate queues the real bill (billing-service
    * corrects the row) and adds to `charged` what the real charge has beyond the estimate.
    */
-  finish(finish: AdmittedFinish): Promise<AdmittedFinished>;
+  finish(finish: FinishStep): Promise<FinishStepDone>;
   /**
    * Gives back the unheld part of the account's line (adds it to `returned` and queues the new
    * cumulative total for billing-service). With `idleMs`, only when the account had no paid

@@ -4,8 +4,8 @@ import {
   AdmissionTerms,
   AdmitResult,
   AdmitStep,
-  AdmittedFinish,
-  AdmittedFinished,
+  FinishStep,
+  FinishStepDone,
   BillState,
   CreditTotals,
   LineReturn,
@@ -16,7 +16,7 @@ import { minuteCountAt } from '../clock-windows';
 import { InMemoryFreeTierStore } from '../free-tier/in-memory-free-tier-store';
 import { InMemoryLeaseStore } from '../leases/in-memory-lease-store';
 import { InMemoryLimitStore } from '../limits/in-memory-limit-store';
-import { InMemorySettleOutbox } from '../outbox/in-memory-settle-outbox';
+import { InMemoryBillOutbox } from '../outbox/in-memory-bill-outbox';
 import { LeaseRecord, LeaseRef } from '../leases/lease-store';
 import { LimitSettings } from '../limits/limit-store';
 
@@ -24,7 +24,7 @@ import { LimitSettings } from '../limits/limit-store';
 export interface InMemoryStores {
   limits: InMemoryLimitStore;
   leases: InMemoryLeaseStore;
-  outbox: InMemorySettleOutbox;
+  outbox: InMemoryBillOutbox;
   freeTier: InMemoryFreeTierStore;
 }
 
@@ -106,7 +106,7 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     return terms && { ...terms };
   }
 
-  async finish(f: AdmittedFinish): Promise<AdmittedFinished> {
+  async finish(f: FinishStep): Promise<FinishStepDone> {
     const { limits, leases, outbox, freeTier } = this.stores;
     const now = this.now();
     const record = this.admissions.get(f.requestId);

@@ -27,7 +27,7 @@ import { RedisFreeTierStore } from '../free-tier/redis-free-tier-store';
 import { KeyLayout, redisKeys } from '../redis/redis-keys';
 import { RedisLeaseStore } from '../leases/redis-lease-store';
 import { RedisLimitStore } from '../limits/redis-limit-store';
-import { RedisSettleOutbox } from '../outbox/redis-settle-outbox';
+import { RedisBillOutbox } from '../outbox/redis-bill-outbox';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
@@ -46,7 +46,7 @@ async function openStores(layout: KeyLayout, now?: () => number, url = testRedis
     admission: new RedisAdmissionStore(client, SETTINGS, options),
     limits: new RedisLimitStore(client, SETTINGS, options),
     leases: new RedisLeaseStore(client, options),
-    outbox: new RedisSettleOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    outbox: new RedisBillOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
     freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, options),
   };
   opened.push(stores);

@@ -17,8 +17,8 @@ import {
   AdmissionTerms,
   AdmitResult,
   AdmitStep,
-  AdmittedFinish,
-  AdmittedFinished,
+  FinishStep,
+  FinishStepDone,
   BillState,
   CreditTotals,
   LineReturn,
@@ -30,10 +30,10 @@ import { minuteCountAt } from '../clock-windows';
 import { SETTLE_BUDGET } from '../free-tier/free-tier-scripts';
 import { LeaseRecord, LeaseRef } from '../leases/lease-store';
 import { FINISH_MEMORY_MS, LimitSettings } from '../limits/limit-store';
-import { LuaScript } from '../redis/lua-script';
+import { DeclaredScript, Named } from '../redis/lua-script';
 import { poolHoldId } from '../free-tier/pool-hold-id';
 import { RedisKeys } from '../redis/redis-keys';
-import { runScript } from '../redis/run-script';
+import { runScript, ScriptRest } from '../redis/run-script';
 import { lowestOf, scoredMembers } from '../redis/shard-walk';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
@@ -69,37 +69,37 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async admit(step: AdmitStep): Promise<AdmitResult> {
     const a = this.options.keys.account(step.accountId);
-    const keys = [
-      a.minute,
-      a.places,
-      a.lastGrant,
-      a.credit,
-      a.creditHolds,
-      a.finished,
-      a.shard.leases.lapse,
-      a.shard.leases.data,
-      a.shard.activeLines,
-      a.unbilled,
-      a.admissions,
-    ];
+    const keys = {
+      minute: a.minute,
+      places: a.places,
+      last_grant: a.lastGrant,
+      credit: a.credit,
+      credit_holds: a.creditHolds,
+      finished: a.finished,
+      lease_lapse: a.shard.leases.lapse,
+      lease_data: a.shard.leases.data,
+      active_lines: a.shard.activeLines,
+      unbilled: a.unbilled,
+      admissions: a.admissions,
+    };
     const merge = step.merge;
-    const args = [
-      step.requestId,
-      step.accountId,
-      step.mode,
-      this.settings.requestsPerMinute,
-      this.settings.concurrentPlaces,
-      this.settings.placeRecoveryMs,
-      step.leaseTtlMs,
-      step.payment,
-      step.worstMicro,
-      merge?.granted ?? '',
-      merge?.charged ?? '',
-      merge?.returned ?? '',
-      JSON.stringify(step.lease),
-      FINISH_MEMORY_MS,
-      JSON.stringify(termsOf(step)),
-    ];
+    const args = {
+      rid: step.requestId,
+      account: step.accountId,
+      mode: step.mode,
+      per_minute: this.settings.requestsPerMinute,
+      place_limit: this.settings.concurrentPlaces,
+      recovery_ms: this.settings.placeRecoveryMs,
+      lease_ttl: step.leaseTtlMs,
+      payment: step.payment,
+      worst_micro: step.worstMicro,
+      merge_granted: merge?.granted ?? '',
+      merge_charged: merge?.charged ?? '',
+      merge_returned: merge?.returned ?? '',
+      lease_json: JSON.stringify(step.lease),
+      memory_ms: FINISH_MEMORY_MS,
+      terms_json: JSON.stringify(termsOf(step)),
+    };
     const reply = await this.run(ADMIT, keys, args, 3);
     const [answer, countNow, now] = reply;
     const count = minuteCountAt(answer !== ADMIT_REPLY.rateLimited, countNow, this.settings.requestsPerMinute, now);
@@ -131,39 +131,38 @@ export class RedisAdmissionStore implements AdmissionStore {
     return text === null ? undefined : parseAdmissionTerms(text);
   }
 
-  async finish(f: AdmittedFinish): Promise<AdmittedFinished> {
+  async finish(f: FinishStep): Promise<FinishStepDone> {
     const a = this.options.keys.account(f.accountId);
-    const keys = [
-      a.places,
-      a.lastGrant,
-      a.usageToday,
-      a.usageTotal,
-      a.finished,
-      a.credit,
-      a.creditHolds,
-      a.shard.leases.lapse,
-      a.shard.leases.data,
-      a.shard.outbox,
-      a.freeBudget,
-      a.freeHolds,
-      a.freeExpiry,
-      a.lapseEstimates,
-      a.unbilled,
-      a.admissions,
-    ];
-    const usage = f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real';
-    const args = [
-      f.requestId,
-      f.tokens,
-      this.settings.placeRecoveryMs,
-      FINISH_MEMORY_MS,
-      f.payment,
-      f.admitted ? 1 : 0,
-      f.chargeMicro,
-      f.bill ? JSON.stringify(f.bill) : '',
-      usage,
-      f.restated ? JSON.stringify(f.restated) : '',
-    ];
+    const keys = {
+      places: a.places,
+      last_grant: a.lastGrant,
+      today: a.usageToday,
+      total: a.usageTotal,
+      finished: a.finished,
+      credit: a.credit,
+      credit_holds: a.creditHolds,
+      lease_lapse: a.shard.leases.lapse,
+      lease_data: a.shard.leases.data,
+      outbox: a.shard.outbox,
+      free_budget: a.freeBudget,
+      free_holds: a.freeHolds,
+      free_expiry: a.freeExpiry,
+      lapse_estimates: a.lapseEstimates,
+      unbilled: a.unbilled,
+      admissions: a.admissions,
+    };
+    const args = {
+      rid: f.requestId,
+      tokens_used: f.tokens,
+      recovery: this.settings.placeRecoveryMs,
+      memory_ms: FINISH_MEMORY_MS,
+      payment: f.payment,
+      admitted: f.admitted ? 1 : 0,
+      charge_micro: f.chargeMicro,
+      bill_json: f.bill ? JSON.stringify(f.bill) : '',
+      usage: f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real',
+      restated: f.restated ? JSON.stringify(f.restated) : '',
+    };
     const [released, repeated, shortfallMicro, refused] = await this.run(FINISH_ADMITTED, keys, args, 4);
     if (refused > 0) return { released: false, repeated: false, shortfallMicro: 0, refused: REFUSED_FIELDS[refused] };
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
@@ -172,8 +171,8 @@ export class RedisAdmissionStore implements AdmissionStore {
       const pool = this.options.keys.freeTier;
       await this.run(
         SETTLE_BUDGET,
-        [pool.poolBudget, pool.poolHolds, pool.poolExpiry],
-        [poolHoldId(f.accountId, f.requestId), f.admitted ? f.tokens : 0],
+        { budget: pool.poolBudget, holds: pool.poolHolds, expiry: pool.poolExpiry },
+        { id: poolHoldId(f.accountId, f.requestId), tokens: f.admitted ? f.tokens : 0 },
         1,
       );
     }
@@ -182,23 +181,19 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async returnLine(accountId: string, idleMs?: number): Promise<LineReturn> {
     const a = this.options.keys.account(accountId);
-    const keys = [a.credit, a.shard.activeLines, a.shard.outbox];
-    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(
-      RETURN_LINE,
-      keys,
-      [accountId, JSON.stringify(accountId), idleMs ?? ''],
-      3,
-    );
+    const keys = { credit: a.credit, active_lines: a.shard.activeLines, outbox: a.shard.outbox };
+    const args = { account: accountId, account_json: JSON.stringify(accountId), idle_ms: idleMs ?? '' };
+    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(RETURN_LINE, keys, args, 3);
     return { returnedMicro, heldMicro, returnedTotalMicro };
   }
 
   /** Every shard's idle lines, asked at once; the `max` longest idle of them all. */
   async idleLines(idleMs: number, max: number): Promise<string[]> {
-    const args = [idleMs, max, ...(this.options.now ? [Math.floor(this.options.now())] : [])];
+    const args = IDLE_LINES.argList({ idle_ms: idleMs, max }, this.options.now ? [Math.floor(this.options.now())] : []);
     try {
       const idle = await Promise.all(
         this.options.keys.shards.map(async (shard) =>
-          scoredMembers(shard.index, await IDLE_LINES.run(this.redis, [shard.activeLines], args)),
+          scoredMembers(shard.index, await IDLE_LINES.run(this.redis, IDLE_LINES.keyList({ active_lines: shard.activeLines }), args)),
         ),
       );
       return lowestOf(idle, max).map((line) => line.member);
@@ -209,14 +204,23 @@ export class RedisAdmissionStore implements AdmissionStore {
 
   async resurrect(lease: LeaseRecord, ttlMs: number): Promise<ResurrectOutcome> {
     const a = this.options.keys.account(lease.accountId);
-    const keys = [a.finished, a.shard.leases.lapse, a.shard.leases.data, a.credit, a.creditHolds, a.shard.activeLines];
-    const hold = lease.payment === 'paid' && lease.hold ? lease.hold.amountMicro : '';
-    const [outcome] = await this.run(
-      RESURRECT_LEASE,
-      keys,
-      [lease.requestId, ttlMs, JSON.stringify(lease), FINISH_MEMORY_MS, hold, lease.accountId],
-      1,
-    );
+    const keys = {
+      finished: a.finished,
+      lease_lapse: a.shard.leases.lapse,
+      lease_data: a.shard.leases.data,
+      credit: a.credit,
+      credit_holds: a.creditHolds,
+      active_lines: a.shard.activeLines,
+    };
+    const args = {
+      rid: lease.requestId,
+      lease_ttl: ttlMs,
+      lease_json: JSON.stringify(lease),
+      memory_ms: FINISH_MEMORY_MS,
+      hold_micro: lease.payment === 'paid' && lease.hold ? lease.hold.amountMicro : '',
+      account: lease.accountId,
+    };
+    const [outcome] = await this.run(RESURRECT_LEASE, keys, args, 1);
     return RESURRECTED[outcome];
   }
 
@@ -224,8 +228,8 @@ export class RedisAdmissionStore implements AdmissionStore {
     const a = this.options.keys.account(accountId);
     const [adopted] = await this.run(
       ADOPT_LINE,
-      [a.credit, a.shard.activeLines, a.unbilled],
-      [accountId, totals.granted, totals.charged, totals.returned],
+      { credit: a.credit, active_lines: a.shard.activeLines, unbilled: a.unbilled },
+      { account: accountId, granted: totals.granted, charged: totals.charged, returned: totals.returned },
       1,
     );
     return adopted === 1;
@@ -245,7 +249,8 @@ export class RedisAdmissionStore implements AdmissionStore {
           const a = this.options.keys.account(requests[i].accountId);
           return [a.finished, a.unbilled];
         });
-        const replies = await this.run(BILL_STATES, keys, [FINISH_MEMORY_MS, ...indexes.map((i) => requests[i].requestId)], indexes.length);
+        const ids = indexes.map((i) => requests[i].requestId);
+        const replies = await this.run(BILL_STATES, {}, { memory_ms: FINISH_MEMORY_MS }, indexes.length, { keys, args: ids });
         indexes.forEach((i, k) => (states[i] = BILL_STATE_NAMES[replies[k]]));
       }),
     );
@@ -253,11 +258,17 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async credit(accountId: string): Promise<CreditTotals> {
-    const [granted, charged, returned, held] = await this.run(READ_CREDIT, [this.options.keys.account(accountId).credit], [], 4);
+    const [granted, charged, returned, held] = await this.run(READ_CREDIT, { credit: this.options.keys.account(accountId).credit }, {}, 4);
     return { granted, charged, returned, held };
   }
 
-  private run(script: LuaScript, keys: string[], args: (string | number)[], replyLength: number): Promise<number[]> {
-    return runScript(this.redis, script, keys, args, replyLength, this.options.now);
+  private run<K extends string, A extends string>(
+    script: DeclaredScript<K, A>,
+    keys: Named<K, string>,
+    args: Named<A, string | number>,
+    replyLength: number,
+    rest?: ScriptRest,
+  ): Promise<number[]> {
+    return runScript(this.redis, script, keys, args, replyLength, this.options.now, rest);
   }
 }

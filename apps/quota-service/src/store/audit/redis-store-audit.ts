@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { CreditTotals } from '../admission/admission-store';
-import { LuaScript } from '../redis/lua-script';
+import { defineScript } from '../redis/lua-script';
 import type { RedisConnection } from '../redis/redis-connection';
 import { accountOfKey, RedisKeys } from '../redis/redis-keys';
-import { parseLeaseRecord } from '../outbox/settle-record-json';
+import { parseLeaseRecord } from '../outbox/outbox-record-json';
 import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-source';
 
 /**
@@ -11,21 +11,22 @@ import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-sour
  * its bills wait for billing-service, in one atomic look (Admit and Finish change a hold and its
  * lease in one script, so that reading them apart would see one without the other).
  */
-const ACCOUNT_FACTS = new LuaScript(
-  'account_facts',
-  `
-local credit = redis.call('HMGET', KEYS[1], 'gr', 'ch', 'rt', 'hd')
-local holds = redis.call('HGETALL', KEYS[2])
-local places = redis.call('HGETALL', KEYS[3])
+const ACCOUNT_FACTS = defineScript('account_facts', {
+  keys: ['credit', 'credit_holds', 'places', 'lease_data', 'unbilled'],
+  args: [],
+  body: `
+local line = redis.call('HMGET', credit, 'gr', 'ch', 'rt', 'hd')
+local held = redis.call('HGETALL', credit_holds)
+local placed = redis.call('HGETALL', places)
 local leased = {}
-for _, list in ipairs({holds, places}) do
+for _, list in ipairs({held, placed}) do
   for i = 1, #list, 2 do
-    if redis.call('HEXISTS', KEYS[4], list[i]) == 1 then leased[#leased + 1] = list[i] end
+    if redis.call('HEXISTS', lease_data, list[i]) == 1 then leased[#leased + 1] = list[i] end
   end
 end
-return {credit, holds, places, leased, redis.call('HLEN', KEYS[5])}
+return {line, held, placed, leased, redis.call('HLEN', unbilled)}
 `,
-);
+});
 
 const SCAN_COUNT = 500;
 
@@ -117,11 +118,14 @@ export class RedisStoreAudit implements StoreAuditSource {
 
   private async accountFacts(accountId: string): Promise<AccountFacts> {
     const keys = this.keys.account(accountId);
-    const reply = (await ACCOUNT_FACTS.run(
-      this.redis,
-      [keys.credit, keys.creditHolds, keys.places, keys.shard.leases.data, keys.unbilled],
-      [],
-    )) as unknown[];
+    const scriptKeys = ACCOUNT_FACTS.keyList({
+      credit: keys.credit,
+      credit_holds: keys.creditHolds,
+      places: keys.places,
+      lease_data: keys.shard.leases.data,
+      unbilled: keys.unbilled,
+    });
+    const reply = (await ACCOUNT_FACTS.run(this.redis, scriptKeys, [])) as unknown[];
     const stored = reply[0] as (string | null)[];
     const [granted, charged, returned, held] = stored.map((v) => Number(v ?? 0));
     const credit: CreditTotals = { granted, charged, returned, held };

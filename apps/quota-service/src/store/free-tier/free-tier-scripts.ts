@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../redis/redis-connection';
 import { NOW } from '../redis/lua-clock';
-import { LuaScript } from '../redis/lua-script';
+import { defineScript } from '../redis/lua-script';
 
 /**
  * Lua for daily budgets. A daily budget is three keys in one slot: a hash {day, used}, a hash {hold id: tokens} and a
@@ -41,52 +41,52 @@ local function settle_budget(budget, holds, expiry, id, tokens, now)
 end
 `;
 
+/** The three keys of a daily budget, in the scripts' order. */
+const BUDGET_KEYS = ['budget', 'holds', 'expiry'] as const;
+
 /**
- * KEYS: budget, holds, expiry. ARGV: hold id, tokens, limit, ttl ms, [now ms].
  * Reserves `tokens` unless the limit is reached or too close; a hold id that exists answers
  * reserved again. Returns {1 reserved, 0 used up (used >= limit), -1 too small}.
  */
-export const RESERVE_BUDGET = new LuaScript(
-  'reserve_budget',
-  `${NOW}${BUDGET}
-local now = now_ms(ARGV[5])
-catch_up(KEYS[1], KEYS[2], KEYS[3], now)
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {1} end
-local tokens = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-local used = tonumber(redis.call('HGET', KEYS[1], 'used'))
-if used >= limit then return {0} end
-if limit - used < tokens then return {-1} end
-redis.call('HINCRBY', KEYS[1], 'used', tokens)
-redis.call('HSET', KEYS[2], ARGV[1], tokens)
-redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[1])
-keep(KEYS[1], KEYS[2], KEYS[3])
+export const RESERVE_BUDGET = defineScript('reserve_budget', {
+  keys: BUDGET_KEYS,
+  args: ['id', 'tokens', 'limit', 'ttl'],
+  uses: `${NOW}${BUDGET}`,
+  body: `
+local now = now_ms(clock)
+catch_up(budget, holds, expiry, now)
+if redis.call('HEXISTS', holds, id) == 1 then return {1} end
+local used = tonumber(redis.call('HGET', budget, 'used'))
+if used >= tonumber(limit) then return {0} end
+if tonumber(limit) - used < tonumber(tokens) then return {-1} end
+redis.call('HINCRBY', budget, 'used', tokens)
+redis.call('HSET', holds, id, tokens)
+redis.call('ZADD', expiry, now + tonumber(ttl), id)
+keep(budget, holds, expiry)
 return {1}
 `,
-);
+});
 
-/**
- * KEYS: budget, holds, expiry. ARGV: hold id, tokens, [now ms].
- * Replaces the hold (live or expired) by the real tokens and forgets it. Returns {settled 0/1}.
- */
-export const SETTLE_BUDGET = new LuaScript(
-  'settle_budget',
-  `${NOW}${BUDGET}
-return {settle_budget(KEYS[1], KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2]), now_ms(ARGV[3]))}
+/** Replaces the hold (live or expired) by the real tokens and forgets it. Returns {settled 0/1}. */
+export const SETTLE_BUDGET = defineScript('settle_budget', {
+  keys: BUDGET_KEYS,
+  args: ['id', 'tokens'],
+  uses: `${NOW}${BUDGET}`,
+  body: `
+return {settle_budget(budget, holds, expiry, id, tonumber(tokens), now_ms(clock))}
 `,
-);
+});
 
-/**
- * KEYS: budget, holds, expiry. ARGV: [now ms].
- * The tokens used today, live reservations included (expired ones given back first). Returns {used}.
- */
-export const USED_BUDGET = new LuaScript(
-  'used_budget',
-  `${NOW}${BUDGET}
-catch_up(KEYS[1], KEYS[2], KEYS[3], now_ms(ARGV[1]))
-return {tonumber(redis.call('HGET', KEYS[1], 'used'))}
+/** The tokens used today, live reservations included (expired ones given back first). Returns {used}. */
+export const USED_BUDGET = defineScript('used_budget', {
+  keys: BUDGET_KEYS,
+  args: [],
+  uses: `${NOW}${BUDGET}`,
+  body: `
+catch_up(budget, holds, expiry, now_ms(clock))
+return {tonumber(redis.call('HGET', budget, 'used'))}
 `,
-);
+});
 
 /** Reads the four settings of the settings hash as numbers, -1 for one never set. */
 const READ_SETTINGS = `
@@ -97,33 +97,34 @@ local function read_settings(key)
 end
 `;
 
-/**
- * KEYS: settings hash. ARGV: [now ms].
- * Returns {daily tokens, pool tokens, paused 0/1, enabled 0/1 (each -1 when never set), now ms}.
- */
-export const FREE_TIER_SNAPSHOT = new LuaScript(
-  'free_tier_snapshot',
-  `${NOW}${READ_SETTINGS}
-local values = read_settings(KEYS[1])
-values[5] = now_ms(ARGV[1])
+/** Returns {daily tokens, pool tokens, paused 0/1, enabled 0/1 (each -1 when never set), now ms}. */
+export const FREE_TIER_SNAPSHOT = defineScript('free_tier_snapshot', {
+  keys: ['settings'],
+  args: [],
+  uses: `${NOW}${READ_SETTINGS}`,
+  body: `
+local values = read_settings(settings)
+values[5] = now_ms(clock)
 return values
 `,
-);
+});
 
 /**
- * KEYS: settings hash. ARGV: daily tokens, pool tokens, paused 0/1, enabled 0/1 (each '' to leave it).
- * Returns the settings as FREE_TIER_SNAPSHOT does, without the time.
+ * Sets each setting given ('' leaves it). Returns the settings as FREE_TIER_SNAPSHOT does,
+ * without the time.
  */
-export const UPDATE_FREE_TIER = new LuaScript(
-  'update_free_tier',
-  `${READ_SETTINGS}
-local fields = {'daily_tokens', 'pool_tokens', 'paused', 'enabled'}
-for i = 1, 4 do
-  if ARGV[i] ~= '' then redis.call('HSET', KEYS[1], fields[i], ARGV[i]) end
+export const UPDATE_FREE_TIER = defineScript('update_free_tier', {
+  keys: ['settings'],
+  args: ['daily_tokens', 'pool_tokens', 'paused', 'enabled'],
+  uses: READ_SETTINGS,
+  body: `
+local given = {daily_tokens = daily_tokens, pool_tokens = pool_tokens, paused = paused, enabled = enabled}
+for _, field in ipairs({'daily_tokens', 'pool_tokens', 'paused', 'enabled'}) do
+  if given[field] ~= '' then redis.call('HSET', settings, field, given[field]) end
 end
-return read_settings(KEYS[1])
+return read_settings(settings)
 `,
-);
+});
 
 /** SCRIPT LOAD of every script above, on each new connection. */
 export async function loadFreeTierScripts(redis: RedisConnection): Promise<void> {

@@ -1,4 +1,4 @@
-import { HoldTerms, SettleRecord } from '../outbox/settle-outbox';
+import { HoldTerms, RequestUsage } from '../outbox/bill-outbox';
 
 /**
  * A running API request as its last lease renewal left it: the bill it would come to if it
@@ -9,7 +9,7 @@ import { HoldTerms, SettleRecord } from '../outbox/settle-outbox';
  * line is kept beside the line (AdmissionStore), so that a lease recreated after the store lost
  * it holds nothing there.
  */
-export type LeaseRecord = SettleRecord & {
+export type LeaseRecord = RequestUsage & {
   hold?: HoldTerms;
   maxTokens?: number;
   /** Admit's time of the request (AdmitResponse.admitted_at_ms), as the edge carries it: used when the store lost its admission record. */

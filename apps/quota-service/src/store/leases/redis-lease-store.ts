@@ -3,10 +3,10 @@ import { CLAIM_LAPSED, END_LEASE, HOLD_LAPSED, LAPSED_LEASES, RENEW_LEASES, STAR
 import { LapseHold, LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
 
 const LAPSE_HOLDS: Record<number, LapseHold> = { 0: 'gone', 1: 'held', 2: 'renewed' };
-import { LuaScript } from '../redis/lua-script';
+import { DeclaredScript, Named } from '../redis/lua-script';
 import { RedisKeys, ShardKeys } from '../redis/redis-keys';
 import { groupBy, lowestOf, scoredMembers } from '../redis/shard-walk';
-import { parseLeaseRecord } from '../outbox/settle-record-json';
+import { parseLeaseRecord } from '../outbox/outbox-record-json';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Options of a RedisLeaseStore. */
@@ -35,33 +35,43 @@ export class RedisLeaseStore implements LeaseStore {
   ) {}
 
   async start(lease: LeaseRecord, ttlMs: number): Promise<void> {
-    await this.run(this.shardOf(lease), START_LEASE, [this.clock(), ttlMs, lease.requestId, JSON.stringify(lease)]);
+    await this.run(this.shardOf(lease), START_LEASE, {
+      clock: this.clock(),
+      ttl: ttlMs,
+      rid: lease.requestId,
+      json: JSON.stringify(lease),
+    });
   }
 
   async renew(leases: LeaseRecord[], ttlMs: number): Promise<string[]> {
     const clock = this.clock();
     const unknown = await Promise.all(
       [...groupBy(leases, (lease) => this.shardOf(lease))].map(([shard, own]) =>
-        this.run(shard, RENEW_LEASES, [clock, ttlMs, ...own.flatMap((lease) => [lease.requestId, JSON.stringify(lease)])]),
+        this.run(
+          shard,
+          RENEW_LEASES,
+          { clock, ttl: ttlMs },
+          own.flatMap((lease) => [lease.requestId, JSON.stringify(lease)]),
+        ),
       ),
     );
     return unknown.flat().map(String);
   }
 
   async end(lease: LeaseRef): Promise<void> {
-    await this.run(this.shardOf(lease), END_LEASE, [lease.requestId]);
+    await this.run(this.shardOf(lease), END_LEASE, { rid: lease.requestId });
   }
 
   async claimLapsed(max: number, claimMs: number): Promise<LeaseRecord[]> {
     const clock = this.clock();
     const shards = this.options.keys.shards;
     const lapsed = await Promise.all(
-      shards.map(async (shard) => scoredMembers(shard.index, await this.run(shard, LAPSED_LEASES, [clock, max]))),
+      shards.map(async (shard) => scoredMembers(shard.index, await this.run(shard, LAPSED_LEASES, { clock, max }))),
     );
     const oldest = lowestOf(lapsed, max);
     const claimed = await Promise.all(
       [...groupBy(oldest, (lapse) => lapse.shard)].map(([shard, own]) =>
-        this.run(shards[shard], CLAIM_LAPSED, [clock, own.length, claimMs]),
+        this.run(shards[shard], CLAIM_LAPSED, { clock, max: own.length, claim: claimMs }),
       ),
     );
     // Oldest first across shards; a lease claimed that the first read did not see (lapsed since) goes last.
@@ -80,7 +90,12 @@ export class RedisLeaseStore implements LeaseStore {
 
   async holdLapsed(lease: LeaseRecord, graceMs: number): Promise<LapseHold> {
     const claimed = this.claimedText.get(lease) ?? JSON.stringify(lease);
-    const [outcome] = await this.run(this.shardOf(lease), HOLD_LAPSED, [this.clock(), graceMs, lease.requestId, claimed]);
+    const [outcome] = await this.run(this.shardOf(lease), HOLD_LAPSED, {
+      clock: this.clock(),
+      grace: graceMs,
+      rid: lease.requestId,
+      claimed,
+    });
     return LAPSE_HOLDS[Number(outcome)];
   }
 
@@ -92,9 +107,15 @@ export class RedisLeaseStore implements LeaseStore {
     return this.options.now ? Math.floor(this.options.now()) : '';
   }
 
-  private async run(shard: ShardKeys, script: LuaScript, args: (string | number)[]): Promise<unknown[]> {
+  private async run<A extends string>(
+    shard: ShardKeys,
+    script: DeclaredScript<'lapse' | 'data', A>,
+    args: Named<A, string | number>,
+    rest: (string | number)[] = [],
+  ): Promise<unknown[]> {
     try {
-      const reply = await script.run(this.redis, [shard.leases.lapse, shard.leases.data], args);
+      const keys = script.keyList({ lapse: shard.leases.lapse, data: shard.leases.data });
+      const reply = await script.run(this.redis, keys, script.argList(args, rest));
       if (!Array.isArray(reply)) throw new Error('unexpected script reply');
       return reply;
     } catch (err) {

@@ -5,7 +5,7 @@ import { createTestRedis, TestRedis } from '@gw/testing';
 import { loadLimitScripts } from './limit-scripts';
 import { describeFinishRequestContract } from '../../../test/store-contracts/finish-request.contract';
 import { describeLimitStoreContract } from '../../../test/store-contracts/limit-store.contract';
-import { LuaScript } from '../redis/lua-script';
+import { defineScript } from '../redis/lua-script';
 import { openRedisClient } from '../redis/open-redis-client';
 import { KeyLayout, redisKeys } from '../redis/redis-keys';
 import { RedisLimitStore } from './redis-limit-store';
@@ -82,9 +82,9 @@ describe('RedisLimitStore', () => {
   });
 
   it('runs a script that the server does not have cached (NOSCRIPT falls back to EVAL)', async () => {
-    const script = new LuaScript('probe', `return {tonumber(ARGV[1]) + 1} -- ${randomUUID()}`);
+    const script = defineScript('probe', { keys: [], args: ['n'], body: `return {tonumber(n) + 1} -- ${randomUUID()}` });
     expect(await redis.script('EXISTS', script.sha)).toEqual([0]);
-    expect(await script.run(redis, [], [41])).toEqual([42]);
+    expect(await script.run(redis, [], script.argList({ n: 41 }))).toEqual([42]);
     expect(await redis.script('EXISTS', script.sha)).toEqual([1]);
     await script.load(redis);
   });

@@ -15,7 +15,7 @@ import {
   UsageTotals,
 } from './limit-store';
 import { EDGE_ASK, placeGrant } from './place-grant';
-import { LuaScript } from '../redis/lua-script';
+import { DeclaredScript, Named } from '../redis/lua-script';
 import { RedisKeys } from '../redis/redis-keys';
 import { runScript } from '../redis/run-script';
 
@@ -47,7 +47,7 @@ export class RedisLimitStore implements LimitStore {
   async countRequest(accountId: string, chatTurn = false): Promise<MinuteCount> {
     const keys = this.options.keys.account(accountId);
     const limit = this.settings.requestsPerMinute;
-    const [allowed, count, now] = await this.run(COUNT_REQUEST, [keys.minute], [limit, chatTurn ? 'turn' : ''], 3);
+    const [allowed, count, now] = await this.run(COUNT_REQUEST, { minute: keys.minute }, { limit, turn: chatTurn ? 'turn' : '' }, 3);
     return minuteCountAt(allowed === 1, count, limit, now);
   }
 
@@ -55,8 +55,9 @@ export class RedisLimitStore implements LimitStore {
     const keys = this.options.keys.account(accountId);
     const limit = this.settings.concurrentPlaces;
     const perMinute = ask.countsTurn ? this.settings.requestsPerMinute : 0;
-    const args = [requestId, limit, this.settings.placeRecoveryMs, ask.caller, perMinute];
-    const [outcome, count, now] = await this.run(ACQUIRE_PLACE, [keys.places, keys.lastGrant, keys.minute], args, 3);
+    const scriptKeys = { places: keys.places, last_grant: keys.lastGrant, minute: keys.minute };
+    const args = { rid: requestId, limit, recovery: this.settings.placeRecoveryMs, caller: ask.caller, per_minute: perMinute };
+    const [outcome, count, now] = await this.run(ACQUIRE_PLACE, scriptKeys, args, 3);
     const refused = PLACE_OUTCOMES[outcome];
     const counted = ask.countsTurn && refused !== 'another-callers';
     return placeGrant(refused, limit, counted ? minuteCountAt(refused !== 'rate-limited', count, perMinute, now) : undefined);
@@ -64,22 +65,29 @@ export class RedisLimitStore implements LimitStore {
 
   async releasePlace(accountId: string, requestId: string, tokens: number, caller: PlaceCaller = ANY_CALLER): Promise<ReleasedPlace> {
     const keys = this.options.keys.account(accountId);
-    const args = [requestId, tokens, this.settings.placeRecoveryMs, caller];
-    const [released, refused] = await this.run(RELEASE_PLACE, [keys.places, keys.lastGrant, keys.usageToday, keys.usageTotal], args, 2);
+    const scriptKeys = { places: keys.places, last_grant: keys.lastGrant, today: keys.usageToday, total: keys.usageTotal };
+    const args = { rid: requestId, tokens, recovery: this.settings.placeRecoveryMs, caller };
+    const [released, refused] = await this.run(RELEASE_PLACE, scriptKeys, args, 2);
     return { released: released === 1, refused: refused === 1 };
   }
 
   async finishRequest(accountId: string, requestId: string, tokens: number): Promise<FinishedRequest> {
     const keys = this.options.keys.account(accountId);
-    const args = [requestId, tokens, this.settings.placeRecoveryMs, FINISH_MEMORY_MS];
-    const scriptKeys = [keys.places, keys.lastGrant, keys.usageToday, keys.usageTotal, keys.finished];
+    const args = { rid: requestId, tokens, recovery: this.settings.placeRecoveryMs, memory: FINISH_MEMORY_MS };
+    const scriptKeys = {
+      places: keys.places,
+      last_grant: keys.lastGrant,
+      today: keys.usageToday,
+      total: keys.usageTotal,
+      finished: keys.finished,
+    };
     const [released, repeated] = await this.run(FINISH_REQUEST, scriptKeys, args, 2);
     return { released: released === 1, repeated: repeated === 1 };
   }
 
   async getUsage(accountId: string): Promise<UsageTotals> {
     const keys = this.options.keys.account(accountId);
-    const [todayTokens, totalTokens] = await this.run(GET_USAGE, [keys.usageToday, keys.usageTotal], [], 2);
+    const [todayTokens, totalTokens] = await this.run(GET_USAGE, { today: keys.usageToday, total: keys.usageTotal }, {}, 2);
     return { todayTokens, totalTokens };
   }
 
@@ -101,7 +109,12 @@ export class RedisLimitStore implements LimitStore {
     if (this.redis.status !== 'end') this.redis.disconnect();
   }
 
-  private run(script: LuaScript, keys: string[], args: (string | number)[], replyLength: number): Promise<number[]> {
+  private run<K extends string, A extends string>(
+    script: DeclaredScript<K, A>,
+    keys: Named<K, string>,
+    args: Named<A, string | number>,
+    replyLength: number,
+  ): Promise<number[]> {
     return runScript(this.redis, script, keys, args, replyLength, this.options.now);
   }
 }

@@ -1,5 +1,5 @@
 import type { RedisConnection } from './redis-connection';
-import { LuaScript } from './lua-script';
+import { DeclaredScript, Named } from './lua-script';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Reads a script reply that must be an array of at least `length` whole numbers. */
@@ -12,22 +12,31 @@ function numbers(reply: unknown, length: number): number[] {
   });
 }
 
+/** The keys and arguments that follow a script's declared ones (its restKeys and restArgs). */
+export interface ScriptRest {
+  keys?: readonly string[];
+  args?: readonly (string | number)[];
+}
+
 /**
- * Runs a script whose reply is an array of at least `replyLength` whole numbers. With a test
- * clock `now`, its time (ms) is passed as the last argument, which every script reads instead
- * of Redis TIME. Any failure, or a reply of another shape, becomes StoreUnavailableError.
+ * Runs a script whose reply is an array of at least `replyLength` whole numbers, with its keys
+ * and arguments by name (then `rest`). With a test clock `now`, its time (ms) is passed last (the
+ * script's `clock`), which every script reads instead of Redis TIME. Any failure,
+ * or a reply of another shape, becomes StoreUnavailableError.
  */
-export async function runScript(
+export async function runScript<K extends string, A extends string>(
   redis: RedisConnection,
-  script: LuaScript,
-  keys: string[],
-  args: (string | number)[],
+  script: DeclaredScript<K, A>,
+  keys: Named<K, string>,
+  args: Named<A, string | number>,
   replyLength: number,
   now?: () => number,
+  rest: ScriptRest = {},
 ): Promise<number[]> {
-  const withClock = now ? [...args, Math.floor(now())] : args;
+  const clock = now ? [Math.floor(now())] : [];
   try {
-    return numbers(await script.run(redis, keys, withClock), replyLength);
+    const keyList = script.keyList(keys, rest.keys);
+    return numbers(await script.run(redis, keyList, script.argList(args, [...(rest.args ?? []), ...clock])), replyLength);
   } catch (err) {
     throw new StoreUnavailableError(err);
   }

@@ -209,9 +209,13 @@ export interface AcquirePlaceRequest {
    * a call with one from any caller but the edge is refused with PERMISSION_DENIED. From any
    * caller, a lease whose account_id or request_id is not this call's is refused with
    * INVALID_ARGUMENT. A refused call changes nothing: no place taken, no lease started.
+   * Only the edge of the older release (before Admit) sends one: goes in the first release after
+   * the one that brings Admit.
    * From the chat product, the call also counts the turn in the account's clock minute, in the
    * same step as the place (see count below). A request id whose place another caller took is
    * refused with PERMISSION_DENIED: nothing is counted or taken, and the place stays its taker's.
+   *
+   * @deprecated
    */
   lease?: Lease | undefined;
 }
@@ -711,7 +715,11 @@ export interface EdgeCall {
    * still running past it is one whose caller has gone.
    */
   timeoutMs: number;
-  /** The call, exactly as the unary method of the same name takes it. */
+  /**
+   * The call, exactly as the unary method of the same name takes it. acquire_place and
+   * reserve_free are the older release's edge's only (before Admit): they go in the first release
+   * after the one that brings Admit, as in EdgeAnswer.
+   */
   request?:
     | { $case: "countRequest"; value: CountRequestRequest }
     | { $case: "acquirePlace"; value: AcquirePlaceRequest }
@@ -4263,7 +4271,10 @@ export const EdgeCallsResponse: MessageFns<EdgeCallsResponse> = {
 /** Per-account limits and usage counters, and the API's free tier. */
 export type QuotaService = typeof QuotaService;
 export const QuotaService = {
-  /** Counts a request in the account's current clock minute. */
+  /**
+   * Counts a request in the account's current clock minute: the chat product's contract
+   * (docs/chat-product.md), and the edge's for a request it refuses itself.
+   */
   countRequest: {
     path: "/quota.v1.Quota/CountRequest" as const,
     requestStream: false as const,
@@ -4274,7 +4285,10 @@ export const QuotaService = {
       Buffer.from(CountRequestResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CountRequestResponse => CountRequestResponse.decode(value),
   },
-  /** Takes a concurrency place; from the chat product, also counts the turn. */
+  /**
+   * Takes a concurrency place; from the chat product, also counts the turn. The chat product's
+   * contract (docs/chat-product.md); the edge of the older release (before Admit) calls it with a lease.
+   */
   acquirePlace: {
     path: "/quota.v1.Quota/AcquirePlace" as const,
     requestStream: false as const,
@@ -4318,7 +4332,12 @@ export const QuotaService = {
       Buffer.from(GetFreeAllowanceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetFreeAllowanceResponse => GetFreeAllowanceResponse.decode(value),
   },
-  /** The edge: decides and reserves a free request. */
+  /**
+   * The edge of the older release (before Admit): decides and reserves a free request. Goes in the
+   * first release after the one that brings Admit (docs/architecture.md, "Older releases").
+   *
+   * @deprecated
+   */
   reserveFree: {
     path: "/quota.v1.Quota/ReserveFree" as const,
     requestStream: false as const,
@@ -4339,7 +4358,12 @@ export const QuotaService = {
       Buffer.from(FinishRequestResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FinishRequestResponse => FinishRequestResponse.decode(value),
   },
-  /** The edge: ends several requests in one call, each as FinishRequest would. */
+  /**
+   * The edge of the older release (before Admit): ends several requests in one call, each as
+   * FinishRequest would. Goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
   finishRequests: {
     path: "/quota.v1.Quota/FinishRequests" as const,
     requestStream: false as const,
@@ -4362,7 +4386,7 @@ export const QuotaService = {
     responseDeserialize: (value: Buffer): RenewLeasesResponse => RenewLeasesResponse.decode(value),
   },
   /**
-   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and an older edge's
+   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and the older release's
    * AcquirePlace and ReserveFree: the EdgeCall oneof) on one long-lived stream, in batches, each
    * answered as its unary method would answer it. A unary call costs a new HTTP/2 stream with its
    * headers; a message on an open one costs a fraction of that. The edge opens a few, ends each after a while (so that new replicas get
@@ -4435,9 +4459,15 @@ export const QuotaService = {
 } as const;
 
 export interface QuotaServer extends UntypedServiceImplementation {
-  /** Counts a request in the account's current clock minute. */
+  /**
+   * Counts a request in the account's current clock minute: the chat product's contract
+   * (docs/chat-product.md), and the edge's for a request it refuses itself.
+   */
   countRequest: handleUnaryCall<CountRequestRequest, CountRequestResponse>;
-  /** Takes a concurrency place; from the chat product, also counts the turn. */
+  /**
+   * Takes a concurrency place; from the chat product, also counts the turn. The chat product's
+   * contract (docs/chat-product.md); the edge of the older release (before Admit) calls it with a lease.
+   */
   acquirePlace: handleUnaryCall<AcquirePlaceRequest, AcquirePlaceResponse>;
   /** Gives a place back, only to the caller that took it, and adds the tokens used to the usage counters. */
   releasePlace: handleUnaryCall<ReleasePlaceRequest, ReleasePlaceResponse>;
@@ -4445,16 +4475,26 @@ export interface QuotaServer extends UntypedServiceImplementation {
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
   /** The console: an account's free allowance today. */
   getFreeAllowance: handleUnaryCall<GetFreeAllowanceRequest, GetFreeAllowanceResponse>;
-  /** The edge: decides and reserves a free request. */
+  /**
+   * The edge of the older release (before Admit): decides and reserves a free request. Goes in the
+   * first release after the one that brings Admit (docs/architecture.md, "Older releases").
+   *
+   * @deprecated
+   */
   reserveFree: handleUnaryCall<ReserveFreeRequest, ReserveFreeResponse>;
   /** The edge: ends a request (place, usage, free reservation, durable bill). */
   finishRequest: handleUnaryCall<FinishRequestRequest, FinishRequestResponse>;
-  /** The edge: ends several requests in one call, each as FinishRequest would. */
+  /**
+   * The edge of the older release (before Admit): ends several requests in one call, each as
+   * FinishRequest would. Goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
   finishRequests: handleUnaryCall<FinishRequestsRequest, FinishRequestsResponse>;
   /** The edge: renews the leases of its running requests. */
   renewLeases: handleUnaryCall<RenewLeasesRequest, RenewLeasesResponse>;
   /**
-   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and an older edge's
+   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and the older release's
    * AcquirePlace and ReserveFree: the EdgeCall oneof) on one long-lived stream, in batches, each
    * answered as its unary method would answer it. A unary call costs a new HTTP/2 stream with its
    * headers; a message on an open one costs a fraction of that. The edge opens a few, ends each after a while (so that new replicas get
@@ -4475,7 +4515,10 @@ export interface QuotaServer extends UntypedServiceImplementation {
 }
 
 export interface QuotaClient extends Client {
-  /** Counts a request in the account's current clock minute. */
+  /**
+   * Counts a request in the account's current clock minute: the chat product's contract
+   * (docs/chat-product.md), and the edge's for a request it refuses itself.
+   */
   countRequest(
     request: CountRequestRequest,
     callback: (error: ServiceError | null, response: CountRequestResponse) => void,
@@ -4491,7 +4534,10 @@ export interface QuotaClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CountRequestResponse) => void,
   ): ClientUnaryCall;
-  /** Takes a concurrency place; from the chat product, also counts the turn. */
+  /**
+   * Takes a concurrency place; from the chat product, also counts the turn. The chat product's
+   * contract (docs/chat-product.md); the edge of the older release (before Admit) calls it with a lease.
+   */
   acquirePlace(
     request: AcquirePlaceRequest,
     callback: (error: ServiceError | null, response: AcquirePlaceResponse) => void,
@@ -4555,7 +4601,12 @@ export interface QuotaClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetFreeAllowanceResponse) => void,
   ): ClientUnaryCall;
-  /** The edge: decides and reserves a free request. */
+  /**
+   * The edge of the older release (before Admit): decides and reserves a free request. Goes in the
+   * first release after the one that brings Admit (docs/architecture.md, "Older releases").
+   *
+   * @deprecated
+   */
   reserveFree(
     request: ReserveFreeRequest,
     callback: (error: ServiceError | null, response: ReserveFreeResponse) => void,
@@ -4587,7 +4638,12 @@ export interface QuotaClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FinishRequestResponse) => void,
   ): ClientUnaryCall;
-  /** The edge: ends several requests in one call, each as FinishRequest would. */
+  /**
+   * The edge of the older release (before Admit): ends several requests in one call, each as
+   * FinishRequest would. Goes in the first release after the one that brings Admit.
+   *
+   * @deprecated
+   */
   finishRequests(
     request: FinishRequestsRequest,
     callback: (error: ServiceError | null, response: FinishRequestsResponse) => void,
@@ -4620,7 +4676,7 @@ export interface QuotaClient extends Client {
     callback: (error: ServiceError | null, response: RenewLeasesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and an older edge's
+   * The edge: its per-request calls (Admit, CountRequest, FinishRequest, and the older release's
    * AcquirePlace and ReserveFree: the EdgeCall oneof) on one long-lived stream, in batches, each
    * answered as its unary method would answer it. A unary call costs a new HTTP/2 stream with its
    * headers; a message on an open one costs a fraction of that. The edge opens a few, ends each after a while (so that new replicas get

@@ -1,24 +1,26 @@
 import { billingV1 } from '@gw/contracts';
 import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, eventually, freePort, TestDatabase } from '@gw/testing';
-import { BillingClient } from '../src/clients/billing-client';
-import { SettleForwarder } from '../src/domain/settle-forwarder';
-import { InMemorySettleOutbox } from '../src/store/outbox/in-memory-settle-outbox';
-import { settleRecord } from './store-contracts/settle-outbox.contract';
-import { BillingProcess, startBillingProcess } from './billing-process';
+import { BillingClient } from '../../src/clients/billing-client';
+import { OlderBillingCalls } from '../../src/clients/legacy/older-billing-calls';
+import { OlderBillDeliveries } from '../../src/domain/legacy/older-bill-deliveries';
+import { BillForwarder } from '../../src/domain/bill-forwarder';
+import { InMemoryBillOutbox } from '../../src/store/outbox/in-memory-bill-outbox';
+import { olderOutboxBill } from '../store-contracts/bill-outbox.contract';
+import { BillingProcess, startBillingProcess } from '../billing-process';
 
 const DEADLINE_MS = 5000;
 const OPTIONS = { pollMs: 10, maxBackoffMs: 50, batchSize: 50 };
 
-describe('SettleForwarder delivering to a real billing-service (its own process, Postgres)', () => {
+describe("BillForwarder delivering the older release's bills to a real billing-service (its own process, Postgres)", () => {
   let testDb: TestDatabase;
   let db: Database;
   let billingService: BillingProcess;
   let billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
   let sink: BillingClient;
-  let outbox: InMemorySettleOutbox;
+  let outbox: InMemoryBillOutbox;
   let logs: string[];
-  let forwarder: SettleForwarder;
+  let forwarder: BillForwarder;
   let seq = 0;
 
   const logger = () => createLogger('quota-service-test', 'warn', (line) => logs.push(line));
@@ -46,8 +48,8 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   });
   beforeEach(() => {
     logs = [];
-    outbox = new InMemorySettleOutbox();
-    forwarder = new SettleForwarder(outbox, sink, OPTIONS, logger());
+    outbox = new InMemoryBillOutbox();
+    forwarder = new BillForwarder(outbox, sink, OPTIONS, logger(), new OlderBillDeliveries(new OlderBillingCalls(sink.rpc)));
   });
   afterAll(async () => {
     sink?.close();
@@ -59,7 +61,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
 
   it('settles a paid request once, however often its bill is queued', async () => {
     const { accountId, requestId } = await authorized();
-    const bill = settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 500 });
+    const bill = olderOutboxBill({ accountId, requestId, promptTokens: 1000, completionTokens: 500 });
     await outbox.append(bill);
     await outbox.append(bill);
     expect(await forwarder.forwardOnce()).toEqual({ delivered: 2, failed: 0 });
@@ -71,7 +73,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   });
 
   it('records a free request in the ledger once, with its estimated flag', async () => {
-    const bill = settleRecord({ accountId: 'acct_free', requestId: `req_free_${++seq}`, payment: 'free', usageEstimated: true });
+    const bill = olderOutboxBill({ accountId: 'acct_free', requestId: `req_free_${++seq}`, payment: 'free', usageEstimated: true });
     await outbox.append(bill);
     await outbox.append(bill);
     expect(await forwarder.forwardOnce()).toEqual({ delivered: 2, failed: 0 });
@@ -80,7 +82,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
 
   it('releases the hold of a paid request that used no tokens, without a ledger row', async () => {
     const { accountId, requestId } = await authorized();
-    await outbox.append(settleRecord({ accountId, requestId, promptTokens: 0, completionTokens: 0 }));
+    await outbox.append(olderOutboxBill({ accountId, requestId, promptTokens: 0, completionTokens: 0 }));
     await forwarder.forwardOnce();
     expect(await ledger(requestId)).toEqual([]);
     const whole = { requestId: `${requestId}-all`, accountId, model: 'vendor-v4-flash', promptTokens: 100_000, maxTokens: 0 };
@@ -93,8 +95,14 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   it('keeps the bill while billing-service cannot be reached, and delivers it once it can', async () => {
     const { accountId, requestId } = await authorized();
     const unreachable = new BillingClient(`127.0.0.1:${await freePort()}`, { kind: 'insecure' }, 300);
-    const blocked = new SettleForwarder(outbox, unreachable, OPTIONS, logger());
-    await outbox.append(settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
+    const blocked = new BillForwarder(
+      outbox,
+      unreachable,
+      OPTIONS,
+      logger(),
+      new OlderBillDeliveries(new OlderBillingCalls(unreachable.rpc)),
+    );
+    await outbox.append(olderOutboxBill({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
     expect(await blocked.forwardOnce()).toEqual({ delivered: 0, failed: 1 });
     expect(await blocked.forwardOnce()).toEqual({ delivered: 0, failed: 1 });
     unreachable.close();
@@ -105,7 +113,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   });
 
   it('drops a bill billing-service refuses for good, logging all of it', async () => {
-    const bill = settleRecord({ requestId: 'req_never_authorized' });
+    const bill = olderOutboxBill({ requestId: 'req_never_authorized' });
     await outbox.append(bill);
     expect(await forwarder.forwardOnce()).toEqual({ delivered: 1, failed: 0 });
     const dropped = logs.map((line) => JSON.parse(line)).find((event) => event.msg === 'bill refused by billing-service, dropped');
@@ -115,7 +123,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
   it('runs on its own once started, and delivers what is left when stopped', async () => {
     const { accountId, requestId } = await authorized();
     forwarder.start();
-    await outbox.append(settleRecord({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
+    await outbox.append(olderOutboxBill({ accountId, requestId, promptTokens: 1000, completionTokens: 0 }));
     expect(
       await eventually(
         () => balance(accountId),
@@ -126,7 +134,7 @@ describe('SettleForwarder delivering to a real billing-service (its own process,
 
     const second = await authorized();
     await forwarder.stop();
-    await outbox.append(settleRecord({ ...second, promptTokens: 2000, completionTokens: 0 }));
+    await outbox.append(olderOutboxBill({ ...second, promptTokens: 2000, completionTokens: 0 }));
     await forwarder.stop(5000);
     expect(await balance(second.accountId)).toBe(98_000);
   });

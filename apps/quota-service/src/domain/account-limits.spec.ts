@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { InMemoryLimitStore } from '../store/limits/in-memory-limit-store';
 import { MAX_ID_LENGTH } from '@gw/bounds';
-import { QuotaLedger } from './quota-ledger';
+import { AccountLimits } from './account-limits';
 import { PlaceAsk } from '../store/limits/limit-store';
 import { DomainError } from '@gw/errors';
 import { grpcCodeOf } from '@gw/service-kit';
@@ -10,13 +10,15 @@ const MINUTE_START = Date.UTC(2031, 4, 6, 10, 0, 0);
 const CHAT: PlaceAsk = { caller: 'chat-product', countsTurn: true };
 const EDGE: PlaceAsk = { caller: 'edge', countsTurn: false };
 
-describe('QuotaLedger', () => {
+describe('AccountLimits', () => {
   let nowMs: number;
-  let ledger: QuotaLedger;
+  let ledger: AccountLimits;
 
   beforeEach(() => {
     nowMs = MINUTE_START + 20_000;
-    ledger = new QuotaLedger(new InMemoryLimitStore({ requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 }, () => nowMs));
+    ledger = new AccountLimits(
+      new InMemoryLimitStore({ requestsPerMinute: 30, concurrentPlaces: 3, placeRecoveryMs: 130_000 }, () => nowMs),
+    );
   });
 
   const rejectsWith = async (work: Promise<unknown>, code: status) => {

@@ -1,22 +1,20 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger, RpcError } from '@gw/service-kit';
 import { holdOf, paidBill } from '../../test/store-contracts/admission-fixtures';
-import { InMemorySettleOutbox } from '../store/outbox/in-memory-settle-outbox';
-import { settleRecord } from '../../test/store-contracts/settle-outbox.contract';
-import { BillRecord, LineReturnRecord, SettleRecord } from '../store/outbox/settle-outbox';
-import { BILL_SET_ASIDE, BillingSink, SettleForwarder } from './settle-forwarder';
+import { InMemoryBillOutbox } from '../store/outbox/in-memory-bill-outbox';
+import { OutboxBill, OutboxLineReturn } from '../store/outbox/bill-outbox';
+import { BILL_SET_ASIDE, BillingSink, BillForwarder } from './bill-forwarder';
 import { outboxDeliveries } from '../quota-metrics';
 
 /** A billing-service that records what it is sent; `refuse` names bills it refuses for good, `fail` may fail a whole call. */
 class FakeBilling implements BillingSink {
-  calls: { bills: string[]; returns: LineReturnRecord[] }[] = [];
-  older: string[] = [];
+  calls: { bills: string[]; returns: OutboxLineReturn[] }[] = [];
   refuse = new Set<string>();
   setAside = new Set<string>();
-  fail: (bills: string[], returns: LineReturnRecord[]) => RpcError | undefined = () => undefined;
+  fail: (bills: string[], returns: OutboxLineReturn[]) => RpcError | undefined = () => undefined;
   applied: string[] = [];
 
-  async applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]> {
+  async applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]> {
     const ids = bills.map((b) => b.requestId);
     this.calls.push({ bills: ids, returns });
     const failed = this.fail(ids, returns);
@@ -27,33 +25,23 @@ class FakeBilling implements BillingSink {
       return this.refuse.has(b.requestId) ? new RpcError(status.INVALID_ARGUMENT, 'charge does not follow') : undefined;
     });
   }
-  async settleMany(records: SettleRecord[]): Promise<unknown[]> {
-    this.older.push(...records.map((r) => `settle:${r.requestId}`));
-    return records.map(() => undefined);
-  }
-  async recordFree(record: SettleRecord): Promise<void> {
-    this.older.push(`free:${record.requestId}`);
-  }
-  async releaseHold(requestId: string): Promise<void> {
-    this.older.push(`release:${requestId}`);
-  }
 }
 
 const bill = (requestId: string) => paidBill('acct', requestId, 6000, 1000, 100, 1400);
-const lineReturn = (total: number): LineReturnRecord => ({ kind: 'return', accountId: 'acct', returnedTotalMicro: total });
+const lineReturn = (total: number): OutboxLineReturn => ({ kind: 'return', accountId: 'acct', returnedTotalMicro: total });
 
-describe('SettleForwarder delivering bills and line returns (ApplyBills)', () => {
-  let outbox: InMemorySettleOutbox;
+describe('BillForwarder delivering bills and line returns (ApplyBills)', () => {
+  let outbox: InMemoryBillOutbox;
   let billing: FakeBilling;
   let logs: string[];
-  let forwarder: SettleForwarder;
+  let forwarder: BillForwarder;
   const waiting = async () => (await outbox.claim(10_000)).length;
 
   beforeEach(() => {
-    outbox = new InMemorySettleOutbox();
+    outbox = new InMemoryBillOutbox();
     billing = new FakeBilling();
     logs = [];
-    forwarder = new SettleForwarder(
+    forwarder = new BillForwarder(
       outbox,
       billing,
       { pollMs: 60_000, maxBackoffMs: 60_000, batchSize: 256 },
@@ -65,13 +53,10 @@ describe('SettleForwarder delivering bills and line returns (ApplyBills)', () =>
     jest.useRealTimers();
   });
 
-  it('applies the bills and returns of a batch in one call, and delivers older records as before', async () => {
-    const older = settleRecord({ requestId: 'older-paid' });
-    for (const record of [bill('b1'), lineReturn(500), older, bill('b2'), settleRecord({ requestId: 'older-free', payment: 'free' })])
-      await outbox.append(record);
-    expect(await forwarder.forwardOnce()).toEqual({ delivered: 5, failed: 0 });
+  it('applies the bills and returns of a batch in one call', async () => {
+    for (const record of [bill('b1'), lineReturn(500), bill('b2')]) await outbox.append(record);
+    expect(await forwarder.forwardOnce()).toEqual({ delivered: 3, failed: 0 });
     expect(billing.calls).toEqual([{ bills: ['b1', 'b2'], returns: [lineReturn(500)] }]);
-    expect(billing.older.sort()).toEqual(['free:older-free', 'settle:older-paid']);
     expect(await waiting()).toBe(0);
   });
 

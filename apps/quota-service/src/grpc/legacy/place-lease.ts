@@ -1,9 +1,9 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { RpcError } from '@gw/service-kit';
-import { requireLease } from '../domain/request-leases';
-import { SettleRecord } from '../store/outbox/settle-outbox';
-import { toLeaseRecord } from './free-tier-messages';
+import { requireLease } from '../../domain/request-leases';
+import { OlderOutboxBill } from '../../store/outbox/bill-outbox';
+import { toLeaseRecord } from '../free-tier-messages';
 
 /**
  * The lease an AcquirePlace starts, if it carries one. A lease is a bill in waiting (its payment
@@ -14,7 +14,7 @@ import { toLeaseRecord } from './free-tier-messages';
  * call bills an account other than the one whose place it takes. The lease is checked whole
  * (requireLease) before the place is asked for: a refused call changes nothing.
  */
-export function placeLease(req: quotaV1.AcquirePlaceRequest, fromEdge: boolean): SettleRecord | undefined {
+export function placeLease(req: quotaV1.AcquirePlaceRequest, fromEdge: boolean): OlderOutboxBill | undefined {
   if (!req.lease) return undefined;
   if (!fromEdge) throw new RpcError(status.PERMISSION_DENIED, 'only the edge may start a lease: leave lease unset');
   if (req.lease.accountId !== req.accountId) throw new RpcError(status.INVALID_ARGUMENT, 'the lease is of another account than the call');

@@ -4,9 +4,9 @@ import { createLogger } from '@gw/service-kit';
 import { createTestRedis, eventually, TestRedis } from '@gw/testing';
 import { openRedisClient } from '../redis/open-redis-client';
 import { KeyLayout, redisKeys } from '../redis/redis-keys';
-import { RedisSettleOutbox } from './redis-settle-outbox';
-import { OutboxRecord } from './settle-outbox';
-import { describeSettleOutboxContract, settleRecord } from '../../../test/store-contracts/settle-outbox.contract';
+import { RedisBillOutbox } from './redis-bill-outbox';
+import { OutboxRecord } from './bill-outbox';
+import { describeBillOutboxContract, olderOutboxBill } from '../../../test/store-contracts/bill-outbox.contract';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
@@ -24,20 +24,20 @@ afterAll(async () => {
 
 const newPrefix = () => `${testRedis.keyPrefix}${randomUUID()}:`;
 const outboxAt = (keyPrefix: string, consumer: string, claimIdleMs: number, layout: KeyLayout) =>
-  new RedisSettleOutbox(redis, { keys: redisKeys(layout, keyPrefix), consumer, claimIdleMs });
+  new RedisBillOutbox(redis, { keys: redisKeys(layout, keyPrefix), consumer, claimIdleMs });
 
 for (const layout of ['account', 'shard'] as const) {
-  describeSettleOutboxContract(`redis, ${layout} layout`, async () => outboxAt(newPrefix(), 'replica-1', 30_000, layout));
+  describeBillOutboxContract(`redis, ${layout} layout`, async () => outboxAt(newPrefix(), 'replica-1', 30_000, layout));
 
-  describe(`RedisSettleOutbox, ${layout} layout`, () => {
+  describe(`RedisBillOutbox, ${layout} layout`, () => {
     const keysOf = (prefix: string) => redisKeys(layout, prefix);
-    /** The stream that settleRecord()'s account appends to. */
-    const streamOf = (prefix: string) => keysOf(prefix).shardOfAccount(settleRecord().accountId).outbox;
+    /** The stream that olderOutboxBill()'s account appends to. */
+    const streamOf = (prefix: string) => keysOf(prefix).shardOfAccount(olderOutboxBill().accountId).outbox;
 
     it("appends each record to its account's shard, counts them all as waiting, and hands each to one of two replicas at once", async () => {
       const prefix = newPrefix();
       const [a, b] = [outboxAt(prefix, 'a', 30_000, layout), outboxAt(prefix, 'b', 30_000, layout)];
-      const appended = Array.from({ length: 60 }, (_, i) => settleRecord({ accountId: `acct_${i % 20}` }));
+      const appended = Array.from({ length: 60 }, (_, i) => olderOutboxBill({ accountId: `acct_${i % 20}` }));
       for (const record of appended) await a.append(record);
       const perStream = new Map<string, number>();
       for (const { accountId } of appended) {
@@ -64,7 +64,7 @@ for (const layout of ['account', 'shard'] as const) {
     it("hands out each account's records in the order they were appended", async () => {
       const prefix = newPrefix();
       const outbox = outboxAt(prefix, 'a', 30_000, layout);
-      const appended = Array.from({ length: 40 }, (_, i) => settleRecord({ accountId: `acct_${i % 8}` }));
+      const appended = Array.from({ length: 40 }, (_, i) => olderOutboxBill({ accountId: `acct_${i % 8}` }));
       for (const record of appended) await outbox.append(record);
       const handed: OutboxRecord[] = [];
       for (let claimed = await outbox.claim(5); claimed.length > 0; claimed = await outbox.claim(5)) {
@@ -79,7 +79,7 @@ for (const layout of ['account', 'shard'] as const) {
       const prefix = newPrefix();
       const dead = outboxAt(prefix, 'dead', 50, layout);
       const alive = outboxAt(prefix, 'alive', 50, layout);
-      const record = settleRecord();
+      const record = olderOutboxBill();
       await dead.append(record);
       expect((await dead.claim(10)).map((c) => c.record)).toEqual([record]);
       expect(await alive.claim(10)).toEqual([]);
@@ -97,10 +97,10 @@ for (const layout of ['account', 'shard'] as const) {
     it('creates its consumer group again when the stream was deleted, and skips entries it cannot read', async () => {
       const prefix = newPrefix();
       const outbox = outboxAt(prefix, 'replica-1', 30_000, layout);
-      await outbox.append(settleRecord());
+      await outbox.append(olderOutboxBill());
       await outbox.claim(10);
       await redis.del(streamOf(prefix));
-      const record = settleRecord();
+      const record = olderOutboxBill();
       await redis.xadd(streamOf(prefix), '*', 'r', '{"not":"a record"}');
       await outbox.append(record);
       expect((await outbox.claim(10)).map((c) => c.record)).toEqual([record]);
@@ -111,11 +111,11 @@ for (const layout of ['account', 'shard'] as const) {
   });
 }
 
-describe('RedisSettleOutbox', () => {
+describe('RedisBillOutbox', () => {
   it('rejects with StoreUnavailableError when Redis cannot be reached', async () => {
     const down = await openRedisClient({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 200 }, silent);
-    const outbox = new RedisSettleOutbox(down, { keys: redisKeys('shard', newPrefix()), consumer: 'x', claimIdleMs: 1000 });
-    await expect(outbox.append(settleRecord())).rejects.toBeInstanceOf(StoreUnavailableError);
+    const outbox = new RedisBillOutbox(down, { keys: redisKeys('shard', newPrefix()), consumer: 'x', claimIdleMs: 1000 });
+    await expect(outbox.append(olderOutboxBill())).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(outbox.claim(1)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(outbox.ack(['0/1-0'])).rejects.toBeInstanceOf(StoreUnavailableError);
     down.disconnect();

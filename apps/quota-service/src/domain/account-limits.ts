@@ -51,7 +51,7 @@ function anotherCallersPlace(requestId: string): DomainError {
  * the UTC clock minute, a fixed number of concurrency places, usage by UTC day and all time.
  * Being over a limit is an answer, not an error; the store's own failures pass through.
  */
-export class QuotaLedger {
+export class AccountLimits {
   constructor(private readonly store: LimitStore) {}
 
   /**

@@ -1,13 +1,13 @@
 import type { RedisConnection } from '../redis/redis-connection';
 import { ACK_DELIVERED } from './outbox-scripts';
 import { RedisKeys, ShardKeys } from '../redis/redis-keys';
-import { parseOutboxRecord } from './settle-record-json';
+import { parseOutboxRecord } from './outbox-record-json';
 import { groupBy } from '../redis/shard-walk';
-import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
+import { ClaimedRecord, OutboxBacklog, OutboxRecord, BillOutbox } from './bill-outbox';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
-/** Options of a RedisSettleOutbox. */
-export interface RedisSettleOutboxOptions {
+/** Options of a RedisBillOutbox. */
+export interface RedisBillOutboxOptions {
   /** The key names (QUOTA_KEY_LAYOUT, REDIS_KEY_PREFIX): one stream per shard. */
   keys: RedisKeys;
   /** This replica's name in the consumer groups; unique per process. */
@@ -20,7 +20,7 @@ export interface RedisSettleOutboxOptions {
 export const OUTBOX_FIELD = 'r';
 
 /** The consumer group every quota-service replica reads each shard's stream in. */
-export const SETTLE_GROUP = 'billing';
+export const BILLING_GROUP = 'billing';
 
 type StreamEntry = [id: string, fields: string[] | null];
 
@@ -45,7 +45,7 @@ function byEntryId(a: ShardEntry, b: ShardEntry): number {
 }
 
 /**
- * A SettleOutbox on Redis streams, one per shard (beside the accounts whose scripts append to it),
+ * A BillOutbox on Redis streams, one per shard (beside the accounts whose scripts append to it),
  * each with one consumer group shared by every replica: each replica reads under its own consumer
  * name, a record stays pending until acknowledged, and records a dead replica left pending are
  * taken over after `claimIdleMs` (XAUTOCLAIM). Acknowledged records are deleted from the stream, so
@@ -54,7 +54,7 @@ function byEntryId(a: ShardEntry, b: ShardEntry): number {
  * sent at once (one pipelined write). Entries that cannot be read (not written by this code) are
  * acknowledged and skipped. The client is shared; RedisLimitStore closes it.
  */
-export class RedisSettleOutbox implements SettleOutbox {
+export class RedisBillOutbox implements BillOutbox {
   /** The bills this consumer was handed and has not acknowledged: claimed id -> its request, whose unbilled mark ack clears. */
   private readonly claimedBills = new Map<string, { accountId: string; requestId: string }>();
   /** Ids handed out by claims and not acknowledged: while any are, a claim reads this consumer's pending entries first. */
@@ -66,7 +66,7 @@ export class RedisSettleOutbox implements SettleOutbox {
 
   constructor(
     private readonly redis: RedisConnection,
-    private readonly options: RedisSettleOutboxOptions,
+    private readonly options: RedisBillOutboxOptions,
   ) {}
 
   async append(record: OutboxRecord): Promise<void> {
@@ -74,14 +74,14 @@ export class RedisSettleOutbox implements SettleOutbox {
     await this.call(() => this.redis.xadd(stream, '*', OUTBOX_FIELD, JSON.stringify(record)));
   }
 
-  async claim(max: number): Promise<ClaimedSettle[]> {
+  async claim(max: number): Promise<ClaimedRecord[]> {
     const shards = this.options.keys.shards;
     const entries = await this.call(async () => {
       const lengths = await Promise.all(shards.map((shard) => this.redis.xlen(shard.outbox)));
       const waiting = shards.filter((_, i) => lengths[i] > 0);
       return waiting.length === 0 ? [] : this.pendingOrNew(waiting, max);
     });
-    const claimed: ClaimedSettle[] = [];
+    const claimed: ClaimedRecord[] = [];
     const unreadable: string[] = [];
     for (const { shard, entry } of entries) {
       const id = `${shard.index}/${entry[0]}`;
@@ -114,14 +114,10 @@ export class RedisSettleOutbox implements SettleOutbox {
               (bill) => bill.accountId,
             ),
           ];
-          const keys = [shard.outbox, ...bills.map(([accountId]) => this.options.keys.account(accountId).unbilled)];
-          const args = [
-            SETTLE_GROUP,
-            entryIds.length,
-            ...entryIds,
-            ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)]),
-          ];
-          await ACK_DELIVERED.run(this.redis, keys, args);
+          const unbilled = bills.map(([accountId]) => this.options.keys.account(accountId).unbilled);
+          const items = [...entryIds, ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)])];
+          const keys = ACK_DELIVERED.keyList({ outbox: shard.outbox }, unbilled);
+          await ACK_DELIVERED.run(this.redis, keys, ACK_DELIVERED.argList({ group: BILLING_GROUP, count: entryIds.length }, items));
           for (const [id] of own) {
             this.claimedBills.delete(id);
             this.handedOut.delete(id);
@@ -167,7 +163,7 @@ export class RedisSettleOutbox implements SettleOutbox {
       const orphans = await this.fromEach(shards, room, async (shard, count) => {
         const [, orphaned] = (await this.redis.xautoclaim(
           shard.outbox,
-          SETTLE_GROUP,
+          BILLING_GROUP,
           this.options.consumer,
           this.options.claimIdleMs,
           '0-0',
@@ -206,7 +202,7 @@ export class RedisSettleOutbox implements SettleOutbox {
   private async read(shard: ShardKeys, max: number, from: '0' | '>'): Promise<StreamEntry[]> {
     const reply = (await this.redis.xreadgroup(
       'GROUP',
-      SETTLE_GROUP,
+      BILLING_GROUP,
       this.options.consumer,
       'COUNT',
       max,
@@ -223,7 +219,7 @@ export class RedisSettleOutbox implements SettleOutbox {
       return await work();
     } catch (err) {
       if (!isNoGroup(err)) throw err;
-      await this.redis.xgroup('CREATE', shard.outbox, SETTLE_GROUP, '0', 'MKSTREAM').catch((e: unknown) => {
+      await this.redis.xgroup('CREATE', shard.outbox, BILLING_GROUP, '0', 'MKSTREAM').catch((e: unknown) => {
         if (!(e instanceof Error && e.message.startsWith('BUSYGROUP'))) throw e;
       });
       return work();

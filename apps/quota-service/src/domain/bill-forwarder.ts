@@ -1,7 +1,7 @@
 import { isFinalFailure, Logger, PassOutcome, PeriodicTask } from '@gw/service-kit';
 import { inLinkedSpan } from '@gw/telemetry';
 import { outboxDeliveries, storeUnavailable } from '../quota-metrics';
-import { BillRecord, LineReturnRecord, OutboxRecord, SettleOutbox, SettleRecord } from '../store/outbox/settle-outbox';
+import { BillOutbox, OlderOutboxBill, OutboxBill, OutboxLineReturn, OutboxRecord } from '../store/outbox/bill-outbox';
 
 /**
  * A bill's answer when billing-service set it aside instead of filing it (its admitted time too
@@ -12,17 +12,11 @@ export const BILL_SET_ASIDE = Symbol('bill set aside by billing-service');
 
 /** billing-service as the forwarder sees it; each call is idempotent per request id. */
 export interface BillingSink {
-  /** billing.v1.SettleMany: charges paid requests against their holds; each record's error, or undefined once settled. */
-  settleMany(records: SettleRecord[]): Promise<unknown[]>;
-  /** billing.v1.RecordFree: the ledger row of a free request. */
-  recordFree(record: SettleRecord): Promise<void>;
-  /** billing.v1.ReleaseHold: a paid request that used no tokens is not billed. */
-  releaseHold(requestId: string): Promise<void>;
   /**
    * billing.v1.ApplyBills: bills of admitted requests and line returns, in one transaction; each
    * bill's error, undefined once applied, or BILL_SET_ASIDE (a return has no outcome of its own: the call's).
    */
-  applyBills(bills: BillRecord[], returns: LineReturnRecord[]): Promise<unknown[]>;
+  applyBills(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<unknown[]>;
 }
 
 /** Timing of the forwarder. */
@@ -35,17 +29,22 @@ export interface ForwarderOptions {
   batchSize: number;
 }
 
-type DeliveryKind = 'settle' | 'free' | 'release' | 'bill' | 'return';
+/** What a delivery is counted under (quota_outbox_deliveries_total's `kind`). */
+type DeliveryKind = string;
 
-/**
- * How a record is delivered: an admitted request's bill or a line return applied (ApplyBills);
- * an older request's free bill recorded, a paid one settled, or its hold released when it used no tokens.
- */
-function kindOf(record: OutboxRecord): DeliveryKind {
-  if (record.kind !== undefined) return record.kind;
-  if (record.payment === 'free') return 'free';
-  return record.promptTokens + record.completionTokens > 0 ? 'settle' : 'release';
+/** One delivery's kind and its error, undefined once delivered. */
+export interface Delivered {
+  kind: DeliveryKind;
+  err: unknown;
 }
+
+/** Delivers the records of the older release's path (no `kind`), while that path is served (legacy/older-bill-deliveries.ts). */
+export interface OlderDeliveries {
+  /** For each record, in order, how its delivery went. */
+  deliver(records: OlderOutboxBill[]): Promise<Delivered[]>;
+}
+
+const NO_OLDER_DELIVERY = new Error('no delivery for a record of the older release');
 
 const traceOf = (record: OutboxRecord) => (record.kind !== 'return' && record.traceContext ? [record.traceContext] : []);
 type Retry = { err: unknown } | undefined;
@@ -59,8 +58,7 @@ export interface ForwardPass {
 /**
  * Delivers the bills of finished requests and the line returns from the outbox to billing-service,
  * until each lands: bills of admitted requests and returns are applied in batches (ApplyBills);
- * an older request's paid bill is settled (or its hold released when it used no tokens), its free
- * one recorded. Passes are pollMs apart, so that bills gather into batches (at 500 paid requests/s
+ * the older release's records go to `older`. Passes are pollMs apart, so that bills gather into batches (at 500 paid requests/s
  * about 125 per transaction, where sending the next batch as soon as one is answered gave 9); a
  * full pass is followed at once. Delivery is at least once;
  * billing-service applies each request id once, so a record delivered twice (a lost answer, a
@@ -69,20 +67,21 @@ export interface ForwardPass {
  * (isFinalFailure, backoffMs): only a record billing-service refused for good is dropped, with a
  * metric and an error log carrying all of it so that an operator can apply it by hand.
  */
-export class SettleForwarder {
+export class BillForwarder {
   private readonly loop: PeriodicTask;
 
   constructor(
-    private readonly outbox: SettleOutbox,
+    private readonly outbox: BillOutbox,
     private readonly billing: BillingSink,
     private readonly options: ForwarderOptions,
     private readonly logger: Logger,
+    private readonly older?: OlderDeliveries,
   ) {
     // A pass never throws: it logs its own failures (forwardOnce).
     this.loop = new PeriodicTask(() => this.pass(), {
       intervalMs: options.pollMs,
       backoff: { firstMs: options.pollMs, maxMs: options.maxBackoffMs },
-      failed: (err) => this.logger.warn('settle forwarding failed, will retry', { err }),
+      failed: (err) => this.logger.warn('bill forwarding failed, will retry', { err }),
     });
   }
 
@@ -112,7 +111,8 @@ export class SettleForwarder {
       const retries =
         records.length === 0
           ? []
-          : await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap(traceOf), () =>
+          : // The span keeps the name traces are searched by.
+            await inLinkedSpan('settle outbox delivery', { 'gateway.bills': records.length }, records.flatMap(traceOf), () =>
               this.deliverAll(records),
             );
       const done = batch.filter((_, i) => retries[i] === undefined).map((claimed) => claimed.id);
@@ -122,34 +122,31 @@ export class SettleForwarder {
       return { delivered: done.length, failed };
     } catch (err) {
       storeUnavailable.inc({ operation: 'SettleOutbox' });
-      this.logger.warn('settle outbox unavailable', { err });
+      this.logger.warn('bill outbox unavailable', { err });
       return { delivered: 0, failed: 1 };
     }
   }
 
   /** For each record: undefined when done with (delivered, or refused for good and logged), else why to retry it. */
   private async deliverAll(records: OutboxRecord[]): Promise<Retry[]> {
-    const kinds = records.map(kindOf);
-    const of = (kind: DeliveryKind) => records.filter((_, i) => kinds[i] === kind);
-    const settles = of('settle') as SettleRecord[];
-    const [settleErrors, applyErrors] = await Promise.all([
-      settles.length > 0 ? this.billing.settleMany(settles) : [],
-      this.apply(of('bill') as BillRecord[], of('return') as LineReturnRecord[]),
+    const olderRecords = records.filter((record): record is OlderOutboxBill => record.kind === undefined);
+    const bills = records.filter((record): record is OutboxBill => record.kind === 'bill');
+    const returns = records.filter((record): record is OutboxLineReturn => record.kind === 'return');
+    const [olderDelivered, applyErrors] = await Promise.all([this.deliverOlder(olderRecords), this.apply(bills, returns)]);
+    const deliveredOf = new Map<OutboxRecord, Delivered>([
+      ...olderRecords.map((record, i) => [record, olderDelivered[i]] as const),
+      ...applyErrors.map(([record, err]) => [record, { kind: record.kind as DeliveryKind, err }] as const),
     ]);
-    const errorOf = new Map<OutboxRecord, unknown>([...settles.map((record, i) => [record, settleErrors[i]] as const), ...applyErrors]);
-    return Promise.all(
-      records.map(async (record, i) => {
-        const kind = kinds[i];
-        if (record.kind !== undefined || kind === 'settle') return this.judge(record, kind, errorOf.get(record));
-        try {
-          if (kind === 'free') await this.billing.recordFree(record);
-          else await this.billing.releaseHold(record.requestId);
-          return this.judge(record, kind, undefined);
-        } catch (err) {
-          return this.judge(record, kind, err);
-        }
-      }),
-    );
+    return records.map((record) => {
+      const { kind, err } = deliveredOf.get(record) as Delivered;
+      return this.judge(record, kind, err);
+    });
+  }
+
+  private async deliverOlder(records: OlderOutboxBill[]): Promise<Delivered[]> {
+    if (records.length === 0) return [];
+    if (!this.older) return records.map(() => ({ kind: 'older', err: NO_OLDER_DELIVERY }));
+    return this.older.deliver(records);
   }
 
   /**
@@ -157,7 +154,7 @@ export class SettleForwarder {
    * call refused for good as a whole is tried again one record per call, so that one bill
    * billing-service refuses does not take the others with it.
    */
-  private async apply(bills: BillRecord[], returns: LineReturnRecord[]): Promise<[OutboxRecord, unknown][]> {
+  private async apply(bills: OutboxBill[], returns: OutboxLineReturn[]): Promise<[OutboxRecord, unknown][]> {
     if (bills.length + returns.length === 0) return [];
     try {
       const errors = await this.billing.applyBills(bills, returns);
@@ -169,7 +166,7 @@ export class SettleForwarder {
       const all: OutboxRecord[] = [...bills, ...returns];
       if (!isFinalFailure(err) || all.length === 1) return all.map((record) => [record, err]);
       const alone = await Promise.all(
-        all.map((record) => (record.kind === 'bill' ? this.apply([record], []) : this.apply([], [record as LineReturnRecord]))),
+        all.map((record) => (record.kind === 'bill' ? this.apply([record], []) : this.apply([], [record as OutboxLineReturn]))),
       );
       return alone.flat();
     }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { SettleOutbox, SettleRecord } from '../../src/store/outbox/settle-outbox';
+import { BillOutbox, OlderOutboxBill } from '../../src/store/outbox/bill-outbox';
 
-/** Opens an empty SettleOutbox of its own. */
-export type SettleOutboxFactory = () => Promise<SettleOutbox>;
+/** Opens an empty BillOutbox of its own. */
+export type BillOutboxFactory = () => Promise<BillOutbox>;
 
 /** A bill with a fresh request id. */
-export function settleRecord(overrides: Partial<SettleRecord> = {}): SettleRecord {
+export function olderOutboxBill(overrides: Partial<OlderOutboxBill> = {}): OlderOutboxBill {
   return {
     requestId: `req_${randomUUID()}`,
     accountId: 'acct_outbox',
@@ -18,10 +18,10 @@ export function settleRecord(overrides: Partial<SettleRecord> = {}): SettleRecor
   };
 }
 
-/** The behaviour every SettleOutbox must have, run against each implementation. */
-export function describeSettleOutboxContract(name: string, open: SettleOutboxFactory): void {
-  describe(`SettleOutbox contract: ${name}`, () => {
-    let outbox: SettleOutbox;
+/** The behaviour every BillOutbox must have, run against each implementation. */
+export function describeBillOutboxContract(name: string, open: BillOutboxFactory): void {
+  describe(`BillOutbox contract: ${name}`, () => {
+    let outbox: BillOutbox;
     const records = async (max = 100) => (await outbox.claim(max)).map((c) => c.record);
 
     beforeEach(async () => {
@@ -34,9 +34,9 @@ export function describeSettleOutboxContract(name: string, open: SettleOutboxFac
 
     it('hands out every record as appended, oldest first, up to max', async () => {
       const appended = [
-        settleRecord(),
-        settleRecord({ payment: 'free', usageEstimated: true }),
-        settleRecord({ promptTokens: 0, completionTokens: 0 }),
+        olderOutboxBill(),
+        olderOutboxBill({ payment: 'free', usageEstimated: true }),
+        olderOutboxBill({ promptTokens: 0, completionTokens: 0 }),
       ];
       for (const record of appended) await outbox.append(record);
       expect(await records(2)).toEqual(appended.slice(0, 2));
@@ -44,7 +44,7 @@ export function describeSettleOutboxContract(name: string, open: SettleOutboxFac
     });
 
     it('hands a record out again until it is acknowledged, then never again', async () => {
-      const [first, second] = [settleRecord(), settleRecord()];
+      const [first, second] = [olderOutboxBill(), olderOutboxBill()];
       await outbox.append(first);
       await outbox.append(second);
       const claimed = await outbox.claim(10);
@@ -57,10 +57,10 @@ export function describeSettleOutboxContract(name: string, open: SettleOutboxFac
     });
 
     it('keeps records appended while others are being delivered', async () => {
-      const first = settleRecord();
+      const first = olderOutboxBill();
       await outbox.append(first);
       const claimed = await outbox.claim(10);
-      const later = settleRecord();
+      const later = olderOutboxBill();
       await outbox.append(later);
       await outbox.ack(claimed.map((c) => c.id));
       expect(await records()).toEqual([later]);
@@ -68,10 +68,10 @@ export function describeSettleOutboxContract(name: string, open: SettleOutboxFac
 
     it('tells how many records wait and how old the oldest is, handed out or not, until acknowledged', async () => {
       expect(await outbox.backlog()).toEqual({ records: 0, oldestAgeSeconds: 0 });
-      await outbox.append(settleRecord());
+      await outbox.append(olderOutboxBill());
       // The oldest record's age is the scenario: it is 60 ms older than the next.
       await new Promise((resolve) => setTimeout(resolve, 60));
-      await outbox.append(settleRecord());
+      await outbox.append(olderOutboxBill());
       const claimed = await outbox.claim(1);
       const waiting = await outbox.backlog();
       expect(waiting.records).toBe(2);

@@ -8,8 +8,8 @@ export type EndReason = 'complete' | 'caller-left' | 'provider-broke-off' | 'rec
 /** Every end reason, in quota.v1 EndReason's order (1 to 4). */
 export const END_REASONS: readonly EndReason[] = ['complete', 'caller-left', 'provider-broke-off', 'recovered'];
 
-/** What a finished API request used, and how it is paid for. */
-interface RequestUsage {
+/** What a finished API request used, and how it is paid for: the part every bill, lease and finish report shares. */
+export interface RequestUsage {
   requestId: string;
   accountId: string;
   model: string;
@@ -24,10 +24,10 @@ interface RequestUsage {
 }
 
 /**
- * The bill of one finished API request of the older path (its hold at billing-service), on its
- * way to billing-service: settled, recorded free, or its hold released.
+ * In the outbox, the bill of one finished API request of the older release's path (its hold at
+ * billing-service), on its way to billing-service: settled, recorded free, or its hold released.
  */
-export interface SettleRecord extends RequestUsage {
+export interface OlderOutboxBill extends RequestUsage {
   kind?: undefined;
 }
 
@@ -42,11 +42,11 @@ export interface HoldTerms {
 export const NO_HOLD: HoldTerms = Object.freeze({ amountMicro: 0, inputMicroPerMillion: 0, outputMicroPerMillion: 0 });
 
 /**
- * The bill of an admitted request (billing.v1 Bill), charged within the account's credit line
+ * In the outbox, the bill of an admitted request (sent as billing.v1 Bill), charged within the account's credit line
  * when paid: `chargeMicro` is min(cost of the tokens at the hold's prices, the hold); a free
  * request's bill has no hold and no charge.
  */
-export interface BillRecord extends RequestUsage {
+export interface OutboxBill extends RequestUsage {
   kind: 'bill';
   hold: HoldTerms;
   chargeMicro: number;
@@ -55,17 +55,17 @@ export interface BillRecord extends RequestUsage {
 }
 
 /** Line given back to billing-service: the account's cumulative total returned (billing.v1 LineReturn). */
-export interface LineReturnRecord {
+export interface OutboxLineReturn {
   kind: 'return';
   accountId: string;
   returnedTotalMicro: number;
 }
 
 /** What the outbox carries to billing-service. */
-export type OutboxRecord = SettleRecord | BillRecord | LineReturnRecord;
+export type OutboxRecord = OlderOutboxBill | OutboxBill | OutboxLineReturn;
 
 /** A record handed out for delivery; `id` acknowledges it. */
-export interface ClaimedSettle {
+export interface ClaimedRecord {
   id: string;
   record: OutboxRecord;
 }
@@ -73,17 +73,17 @@ export interface ClaimedSettle {
 /**
  * A durable queue of bills (and line returns) between the end of a request and billing-service:
  * every record appended is handed out until acknowledged (at least once; the receiver applies each request
- * id once). Implementations behave identically (see test/store-contracts/settle-outbox.contract.ts); a store that
+ * id once). Implementations behave identically (see test/store-contracts/bill-outbox.contract.ts); a store that
  * cannot answer rejects with StoreUnavailableError.
  */
-export interface SettleOutbox {
+export interface BillOutbox {
   append(record: OutboxRecord): Promise<void>;
   /**
    * Up to `max` records to deliver: first those this consumer was handed and did not
    * acknowledge, then those another consumer left unacknowledged for too long (it died), then
    * new ones, each group oldest first.
    */
-  claim(max: number): Promise<ClaimedSettle[]>;
+  claim(max: number): Promise<ClaimedRecord[]>;
   /** Removes delivered records for good. */
   ack(ids: string[]): Promise<void>;
   /** Records not yet delivered, and the age of the oldest of them in seconds (0 when none). */

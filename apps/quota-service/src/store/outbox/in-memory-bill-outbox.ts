@@ -1,10 +1,10 @@
-import { ClaimedSettle, OutboxBacklog, OutboxRecord, SettleOutbox } from './settle-outbox';
+import { ClaimedRecord, OutboxBacklog, OutboxRecord, BillOutbox } from './bill-outbox';
 
 /**
- * A SettleOutbox in this process's memory, for development (no REDIS_URL): bills survive a
+ * A BillOutbox in this process's memory, for development (no REDIS_URL): bills survive a
  * failure of billing-service but not a restart of this process. One consumer only.
  */
-export class InMemorySettleOutbox implements SettleOutbox {
+export class InMemoryBillOutbox implements BillOutbox {
   private readonly queue = new Map<string, OutboxRecord>();
   private readonly appendedAt = new Map<string, number>();
   private seq = 0;
@@ -23,8 +23,8 @@ export class InMemorySettleOutbox implements SettleOutbox {
     this.appendedAt.set(id, Date.now());
   }
 
-  async claim(max: number): Promise<ClaimedSettle[]> {
-    const claimed: ClaimedSettle[] = [];
+  async claim(max: number): Promise<ClaimedRecord[]> {
+    const claimed: ClaimedRecord[] = [];
     for (const [id, record] of this.queue) {
       if (claimed.length >= max) break;
       claimed.push({ id, record: { ...record } });

@@ -1,5 +1,5 @@
 import { LeaseRecord } from '../leases/lease-store';
-import { BillRecord, END_REASONS, EndReason, HoldTerms, LineReturnRecord, OutboxRecord, SettleRecord } from './settle-outbox';
+import { END_REASONS, EndReason, HoldTerms, OlderOutboxBill, OutboxBill, OutboxLineReturn, OutboxRecord } from './bill-outbox';
 
 type Fields = Record<string, unknown>;
 
@@ -22,9 +22,9 @@ function isUsage(r: Fields): boolean {
 const isHold = (value: unknown): value is HoldTerms =>
   isObject(value) && isCount(value.amountMicro) && isCount(value.inputMicroPerMillion) && isCount(value.outputMicroPerMillion);
 
-const isSettleRecord = (r: Fields): r is Fields & SettleRecord => r.kind === undefined && isUsage(r);
-const isBillRecord = (r: Fields): r is Fields & BillRecord => r.kind === 'bill' && isUsage(r) && isHold(r.hold) && isCount(r.chargeMicro);
-const isLineReturn = (r: Fields): r is Fields & LineReturnRecord =>
+const isUsageRecord = (r: Fields): r is Fields & OlderOutboxBill => r.kind === undefined && isUsage(r);
+const isOutboxBill = (r: Fields): r is Fields & OutboxBill => r.kind === 'bill' && isUsage(r) && isHold(r.hold) && isCount(r.chargeMicro);
+const isLineReturn = (r: Fields): r is Fields & OutboxLineReturn =>
   r.kind === 'return' && typeof r.accountId === 'string' && isCount(r.returnedTotalMicro);
 
 const isStringMap = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === 'string');
@@ -44,13 +44,13 @@ function parseObject(text: string): Fields | undefined {
 /** An outbox record as Redis keeps it (JSON), or undefined when the text is not one (not written by this code). */
 export function parseOutboxRecord(text: string): OutboxRecord | undefined {
   const r = parseObject(text);
-  return r && (isSettleRecord(r) || isBillRecord(r) || isLineReturn(r)) ? r : undefined;
+  return r && (isUsageRecord(r) || isOutboxBill(r) || isLineReturn(r)) ? r : undefined;
 }
 
 /** A lease as Redis keeps it (JSON), or undefined when the text is not one; a hold or max_tokens of the wrong shape makes it none. */
 export function parseLeaseRecord(text: string): LeaseRecord | undefined {
   const r = parseObject(text);
-  if (!r || !isSettleRecord(r)) return undefined;
+  if (!r || !isUsageRecord(r)) return undefined;
   if (r.hold !== undefined && !isHold(r.hold)) return undefined;
   if (r.maxTokens !== undefined && !isCount(r.maxTokens)) return undefined;
   return r as LeaseRecord;

@@ -1,0 +1,213 @@
+import { status } from '@grpc/grpc-js';
+import { billingV1, quotaV1 } from '@gw/contracts';
+import { clientChain, createLogger, Database, Env, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
+import { createTestDatabase, createTestRedis, eventually, freePort, TestDatabase, TestRedis } from '@gw/testing';
+import { loadConfig } from '../../src/config';
+import { QuotaApp, startQuotaApp } from '../../src/quota-app';
+import { BillingProcess, startBillingProcess } from '../billing-process';
+
+const silent = createLogger('quota-service-test', 'error', () => undefined);
+const DEADLINE_MS = 3000;
+const INSECURE: GrpcSecurity = { kind: 'insecure' };
+const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+const { PAYMENT_PAID, PAYMENT_FREE, PAYMENT_UNSPECIFIED } = quotaV1.Payment;
+const Refusal = quotaV1.FreeRefusal;
+
+describe("quota-service over gRPC: the older release's free requests and finishes, billed through the outbox", () => {
+  let redis: TestRedis;
+  let testDb: TestDatabase;
+  let db: Database;
+  let billingService: BillingProcess;
+  let billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  const apps: QuotaApp[] = [];
+  const clients: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>[] = [];
+  let seq = 0;
+
+  const startApp = async (env: Env = {}) => {
+    const config = loadConfig({
+      QUOTA_METRICS_PORT: '0',
+      QUOTA_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GRPC_INSECURE: 'true',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.keyPrefix,
+      BILLING_ADDR: billingService.address,
+      SETTLE_POLL_MS: '20',
+      SETTLE_MAX_BACKOFF_MS: '100',
+      SETTLE_CLAIM_IDLE_MS: '200',
+      SHUTDOWN_GRACE_MS: '1000',
+      ...env,
+    });
+    const app = await startQuotaApp(config, silent);
+    const client = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, INSECURE, 'quota-service', SETTINGS);
+    apps.push(app);
+    clients.push(client);
+    return { app, quota: client };
+  };
+  const ledger = async (requestId: string) =>
+    (
+      await db.query(
+        'SELECT account_id, amount_micro::int AS amount, paid, prompt_tokens::int AS prompt FROM billing.ledger WHERE request_id = $1',
+        [requestId],
+      )
+    ).rows;
+  /** Waits until the request's ledger rows are `expected`. */
+  const billedAs = async <T>(read: () => Promise<T>, expected: T) =>
+    expect(await eventually(read, (value) => JSON.stringify(value) === JSON.stringify(expected), { intervalMs: 20 })).toEqual(expected);
+  const freeRequest = (accountId: string, overrides: Partial<quotaV1.ReserveFreeRequest> = {}): quotaV1.ReserveFreeRequest => ({
+    accountId,
+    requestId: `req_${++seq}`,
+    model: 'vendor-v4-flash',
+    thinking: false,
+    textPromptTokens: 1000,
+    imageCount: 0,
+    newMessageTokens: 10,
+    jsonBytes: 2000,
+    maxTokens: 8192,
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    [redis, testDb] = await Promise.all([createTestRedis(), createTestDatabase()]);
+    billingService = await startBillingProcess(testDb.url);
+    billing = rpcClient(billingV1.BillingClient, billingService.address, INSECURE, 'billing-service', SETTINGS);
+    db = await openDatabase(testDb.url, '');
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    for (const app of apps) await app.stop();
+    billing?.close();
+    await db?.close();
+    await billingService?.stop();
+    await Promise.all([redis?.cleanup(), testDb?.drop()]);
+  });
+
+  it('grants a free request with max_tokens 2,048, refuses with the cause, and settles it with FinishRequest', async () => {
+    const { quota } = await startApp();
+    const reserve = (req: quotaV1.ReserveFreeRequest) => quota.reserveFree(req);
+    const accountId = `acct_free_${Date.now()}`;
+    const request = freeRequest(accountId);
+    expect(await reserve(request)).toEqual({
+      granted: true,
+      refusal: Refusal.FREE_REFUSAL_UNSPECIFIED,
+      maxTokens: 2048,
+      reservedTokens: 1100 + 2048,
+    });
+    expect(await reserve(freeRequest(accountId, { model: 'vendor-v4-pro' }))).toEqual({
+      granted: false,
+      refusal: Refusal.FREE_REFUSAL_MODEL,
+      maxTokens: 0,
+      reservedTokens: 0,
+    });
+    expect(await reserve(freeRequest(accountId, { thinking: true }))).toMatchObject({ refusal: Refusal.FREE_REFUSAL_THINKING });
+    expect(await reserve(freeRequest(accountId, { jsonBytes: 320_001 }))).toMatchObject({
+      refusal: Refusal.FREE_REFUSAL_REQUEST_TOO_LARGE,
+    });
+    await expect(reserve(freeRequest(accountId, { maxTokens: 0 }))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+
+    await quota.acquirePlace({ accountId, requestId: request.requestId, lease: undefined });
+    const finish = {
+      accountId,
+      requestId: request.requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_FREE,
+      promptTokens: 1000,
+      completionTokens: 234,
+      usageEstimated: false,
+    };
+    expect(await quota.finishRequest(finish)).toEqual({ released: true, repeated: false });
+    expect(await quota.finishRequest(finish)).toEqual({ released: false, repeated: true });
+    expect(await quota.getUsage({ accountId })).toEqual({ todayTokens: 1234, totalTokens: 1234 });
+    await billedAs(() => ledger(request.requestId), [{ account_id: accountId, amount: 0, paid: false, prompt: 1000 }]);
+  });
+
+  it('settles a paid request in billing-service once, from the one FinishRequest', async () => {
+    const { quota } = await startApp();
+    const accountId = `acct_paid_${Date.now()}`;
+    const requestId = `req_${++seq}`;
+    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+    const finish = {
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_PAID,
+      promptTokens: 1000,
+      completionTokens: 250,
+      usageEstimated: true,
+    };
+    await quota.finishRequest(finish);
+    await quota.finishRequest(finish);
+    await billedAs(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
+    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 98_000 });
+    await expect(quota.finishRequest({ ...finish, payment: PAYMENT_UNSPECIFIED })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+  });
+
+  it('finishes several requests in one FinishRequests, each on its own: a bad one fails alone, the rest are billed once', async () => {
+    const { quota } = await startApp();
+    const accountId = `acct_many_${Date.now()}`;
+    const requestIds = [`req_${++seq}`, `req_${++seq}`];
+    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    for (const requestId of requestIds) {
+      await quota.acquirePlace({ accountId, requestId, lease: undefined });
+      await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+    }
+    const finish = (requestId: string) => ({
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_PAID,
+      promptTokens: 1000,
+      completionTokens: 250,
+      usageEstimated: false,
+    });
+    const requests = [finish(requestIds[0]), { ...finish(`req_${++seq}`), payment: PAYMENT_UNSPECIFIED }, finish(requestIds[1])];
+    const first = await quota.finishRequests({ requests });
+    expect(first.outcomes).toEqual([
+      { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
+      { finished: undefined, errorCode: status.INVALID_ARGUMENT, errorMessage: expect.any(String) },
+      { finished: { released: true, repeated: false }, errorCode: 0, errorMessage: '' },
+    ]);
+    const again = await quota.finishRequests({ requests: [requests[0], requests[2]] });
+    expect(again.outcomes.map((o) => o.finished)).toEqual([
+      { released: false, repeated: true },
+      { released: false, repeated: true },
+    ]);
+    for (const requestId of requestIds)
+      await billedAs(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
+    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 96_000 });
+    const tooMany = Array.from({ length: 257 }, () => requests[0]);
+    await expect(quota.finishRequests({ requests: tooMany })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+  });
+
+  it('keeps a bill in Redis while billing-service is unreachable, and a restarted quota-service delivers it', async () => {
+    // A key space of its own, so that no replica started by another test delivers the bill.
+    const REDIS_KEY_PREFIX = `${redis.keyPrefix}outage:`;
+    const { app, quota } = await startApp({ REDIS_KEY_PREFIX, BILLING_ADDR: `127.0.0.1:${await freePort()}` });
+    const accountId = `acct_outage_${Date.now()}`;
+    const requestId = `req_${++seq}`;
+    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+    const finish = {
+      accountId,
+      requestId,
+      model: 'vendor-v4-flash',
+      payment: PAYMENT_PAID,
+      promptTokens: 3000,
+      completionTokens: 0,
+      usageEstimated: false,
+    };
+    await quota.finishRequest(finish);
+    // Nothing to wait for: a while passes in which no bill may arrive.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await app.stop();
+    expect(await ledger(requestId)).toEqual([]);
+
+    await startApp({ REDIS_KEY_PREFIX });
+    await billedAs(() => ledger(requestId), [{ account_id: accountId, amount: 3000, paid: true, prompt: 3000 }]);
+  });
+});
