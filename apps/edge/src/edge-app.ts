@@ -10,7 +10,7 @@ import { CachedKeyLookup } from './domain/cached-key-lookup';
 import { KeyCache } from './domain/key-cache';
 import { LeaseKeeper } from './domain/lease-keeper';
 import { MinuteRefusals } from './domain/minute-refusals';
-import { Settlement } from './domain/settlement';
+import { FinishSender } from './domain/finish-sender';
 import { ChatAdmission } from './admission/chat-admission';
 import { olderReleaseAdmission } from './legacy/older-release-admission';
 import { BodyBudget } from './http/guards/body-budget';
@@ -30,7 +30,7 @@ import { ProviderClient } from './upstream/provider-client';
 export interface EdgeApp {
   port: number;
   adminPort: number;
-  /** Not ready, stop accepting, let requests finish, settle their bills, close connections. */
+  /** Not ready, stop accepting, let requests finish, send their finishes, close connections. */
   stop(): Promise<void>;
 }
 
@@ -63,9 +63,9 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     logger,
   );
   const leases = new LeaseKeeper(quota, config.leaseRenewMs, logger, config.finalBillsMax);
-  const settlement = new Settlement(quota, leases, logger);
+  const finishSender = new FinishSender(quota, leases, logger);
   const minuteRefusals = new MinuteRefusals(MINUTE_REFUSAL_ENTRIES);
-  const olderRelease = olderReleaseAdmission(config, { quota, minuteRefusals, settlement });
+  const olderRelease = olderReleaseAdmission(config, { quota, minuteRefusals, finishSender });
 
   const app = express();
   app.disable('x-powered-by');
@@ -81,9 +81,9 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
     '/v1/chat/completions',
     chatCompletionsRoute({
       auth,
-      admission: olderRelease.admission(new ChatAdmission({ quota, minuteRefusals, settlement })),
+      admission: olderRelease.admission(new ChatAdmission({ quota, minuteRefusals, finishSender })),
       provider,
-      settlement,
+      finishSender,
       leases,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyBudget: new BodyBudget(config.guard.bodyBudgetBytes),
@@ -115,13 +115,13 @@ export async function startEdgeApp(config: EdgeConfig, logger: Logger): Promise<
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       connections.closeUnused();
       // Past the grace time, callers are cut off and provider replies still being read are
-      // abandoned (billed as broken off), so that the settlements below can land.
+      // abandoned (billed as broken off), so that the finishes below can land.
       const grace = setTimeout(() => {
         server.closeAllConnections();
         void provider.close();
       }, config.shutdownGraceMs);
       await closed;
-      await settlement.drain();
+      await finishSender.drain();
       await leases.stop();
       clearTimeout(grace);
       await Promise.all([provider.close(), admin.close()]);

@@ -65,19 +65,19 @@ export const localRateRefusals = counter(
 export const openStreams = gauge('edge_open_streams', 'Event streams open to callers now.');
 
 /** FinishRequest calls that ended: `ok`, or `dropped` when quota-service refused the request for good (not retried). */
-export const settlements = counter(
+export const finishesSent = counter(
   'edge_settlements_total',
   'Settlements (FinishRequest calls) of finished requests, by outcome: ok, or dropped (refused for good).',
   ['outcome'],
 );
 
 /** FinishRequest calls that failed and are tried again. */
-export const settlementRetries = counter(
+export const finishRetries = counter(
   'edge_settlement_retries_total',
   'FinishRequest calls that failed for a reason that may pass, and are retried.',
 );
 
-/** Requests settled with an estimate of their usage (the reply broke off before reporting it). */
+/** Requests finished with an estimate of their usage (the reply broke off before reporting it). */
 export const estimatedCharges = counter(
   'edge_estimated_charges_total',
   'Requests settled with usage_estimated (no usage reported), by payment: paid or free.',

@@ -1,7 +1,7 @@
 import { quotaV1 } from '@gw/contracts';
 import { AppError } from '@gw/errors';
 import { MinuteRefusals } from '../domain/minute-refusals';
-import { FinishedRequest } from '../domain/settlement';
+import { FinishedRequest } from '../domain/finish-sender';
 import { AdmissionQuestion } from './admission';
 import { ChatAdmission } from './chat-admission';
 import { admitAnswer, countOf, FakeQuota, unavailable } from '../../test/fake-quota';
@@ -25,8 +25,8 @@ const question: AdmissionQuestion = {
 
 function admissionWith(quota: FakeQuota) {
   const finishes: Array<FinishedRequest | Promise<FinishedRequest>> = [];
-  const settlement = { finish: (done: FinishedRequest | Promise<FinishedRequest>) => void finishes.push(done) };
-  const admission = new ChatAdmission({ quota, minuteRefusals: new MinuteRefusals(10), settlement });
+  const finishSender = { finish: (done: FinishedRequest | Promise<FinishedRequest>) => void finishes.push(done) };
+  const admission = new ChatAdmission({ quota, minuteRefusals: new MinuteRefusals(10), finishSender });
   return { admission, finishes };
 }
 

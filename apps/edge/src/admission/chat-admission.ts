@@ -5,7 +5,7 @@ import { asksThinking } from '../domain/asks-thinking';
 import { capReplyTokens } from '../domain/cap-reply-tokens';
 import { freeTierRefusal } from '../domain/free-tier-refusal';
 import { MinuteRefusals } from '../domain/minute-refusals';
-import { Settlement } from '../domain/settlement';
+import { FinishSender } from '../domain/finish-sender';
 import { localRateRefusals } from '../edge-metrics';
 import { Admission, AdmissionQuestion, Admitted } from './admission';
 import { unbilled } from './unbilled';
@@ -24,7 +24,7 @@ export interface AdmissionCalls {
 export interface ChatAdmissionDeps {
   quota: AdmissionCalls;
   minuteRefusals: MinuteRefusals;
-  settlement: Pick<Settlement, 'finish'>;
+  finishSender: Pick<FinishSender, 'finish'>;
 }
 
 /** service-kit's answer to a call on a stream that it could not read. */
@@ -114,7 +114,7 @@ export class ChatAdmission implements Admission {
       if (answer.count) this.deps.minuteRefusals.remember(q.accountId, answer.count, ticket);
       return answer;
     } catch (err) {
-      if (!notRun(err)) this.deps.settlement.finish({ ...unbilled(q, PAID), admitted: false });
+      if (!notRun(err)) this.deps.finishSender.finish({ ...unbilled(q, PAID), admitted: false });
       throw err;
     }
   }

@@ -1,5 +1,5 @@
 import { quotaV1 } from '@gw/contracts';
-import { FinishedRequest } from '../domain/settlement';
+import { FinishedRequest } from '../domain/finish-sender';
 import { AdmissionQuestion } from './admission';
 
 /** The end of a request that bills nothing: gives back its hold or free reservation, and its place. */

@@ -175,7 +175,7 @@ export class LeaseKeeper {
   }
 
   /**
-   * Stops the timers (at shutdown, once every request has settled) and waits for the renewals on
+   * Stops the timers (at shutdown, once every request has finished) and waits for the renewals on
    * the wire. The final bills still kept are let go with the process: saying how many tells an
    * operator what rests on quota-service's outbox alone.
    */

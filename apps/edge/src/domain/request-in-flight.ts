@@ -2,7 +2,7 @@ import { quotaV1 } from '@gw/contracts';
 import { BillableUsage, billableUsage, ReplyOutcome } from './billable-usage';
 import { CallerEnd, endReasonOf } from './end-reason';
 import { ReplyProgress } from './reply-progress';
-import { FinishedRequest } from './settlement';
+import { FinishedRequest } from './finish-sender';
 
 /** What a request was admitted as; primitives only, so that neither it nor its lease keeps the body alive. */
 export interface AdmittedTerms {
@@ -26,7 +26,7 @@ export interface AdmittedTerms {
 /**
  * One admitted request from its provider call to its finish: what its lease carries at each
  * renewal (what it would be billed if it broke off now; once the reply is read, its final bill
- * and why it ended) and the finish that settles it. The lease keeper asks it for its lease.
+ * and why it ended) and the finish that bills it. The lease keeper asks it for its lease.
  */
 export class RequestInFlight {
   /** How far the provider's reply has come, as the relay reads it. */

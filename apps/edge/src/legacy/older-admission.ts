@@ -7,7 +7,7 @@ import { asksThinking } from '../domain/asks-thinking';
 import { capReplyTokens } from '../domain/cap-reply-tokens';
 import { freeTierRefusal } from '../domain/free-tier-refusal';
 import { MinuteRefusals } from '../domain/minute-refusals';
-import { Settlement } from '../domain/settlement';
+import { FinishSender } from '../domain/finish-sender';
 import { BillingClient } from './billing-client';
 import { OlderQuotaCalls } from './older-quota-calls';
 
@@ -19,7 +19,7 @@ export interface OlderAdmissionDeps {
   olderQuota: OlderQuotaCalls;
   billing: BillingClient;
   minuteRefusals: MinuteRefusals;
-  settlement: Pick<Settlement, 'finish'>;
+  finishSender: Pick<FinishSender, 'finish'>;
 }
 
 type Paying = Omit<Admitted, 'byAdmit'>;
@@ -44,11 +44,11 @@ export class OlderAdmission {
     if (paying instanceof AppError) return { headers, refused: paying };
     const place = await this.deps.olderQuota.acquirePlace(q.accountId, q.billingId, placeLease(q, paying)).catch((err: unknown) => {
       // The limits cannot be checked: refuse (fail closed), and give back what was taken.
-      this.deps.settlement.finish(unbilled(q, paying.payment));
+      this.deps.finishSender.finish(unbilled(q, paying.payment));
       throw err;
     });
     if (!place.granted) {
-      this.deps.settlement.finish(unbilled(q, paying.payment));
+      this.deps.finishSender.finish(unbilled(q, paying.payment));
       return { headers, refused: new AppError('concurrency_limit', `Too many requests at once: at most ${place.limit}.`) };
     }
     return { headers, passed: { ...paying, byAdmit: false } };
@@ -60,7 +60,7 @@ export class OlderAdmission {
    */
   private async pay(q: AdmissionQuestion): Promise<Paying | AppError> {
     const giveBack = (payment: quotaV1.Payment) => (err: unknown) => {
-      this.deps.settlement.finish(unbilled(q, payment));
+      this.deps.finishSender.finish(unbilled(q, payment));
       throw err;
     };
     const hold = await this.deps.billing

@@ -2,7 +2,7 @@ import { Admission } from '../admission/admission';
 import { QuotaClient } from '../clients/quota-client';
 import { EdgeConfig } from '../config';
 import { MinuteRefusals } from '../domain/minute-refusals';
-import { Settlement } from '../domain/settlement';
+import { FinishSender } from '../domain/finish-sender';
 import { BillingClient } from './billing-client';
 import { OlderAdmission } from './older-admission';
 import { OlderQuotaCalls } from './older-quota-calls';
@@ -16,7 +16,7 @@ import { OlderQuotaFallback } from './older-quota-fallback';
  */
 export function olderReleaseAdmission(
   config: Pick<EdgeConfig, 'billingAddr' | 'grpcSecurity' | 'grpcTimeoutMs'>,
-  deps: { quota: QuotaClient; minuteRefusals: MinuteRefusals; settlement: Settlement },
+  deps: { quota: QuotaClient; minuteRefusals: MinuteRefusals; finishSender: FinishSender },
 ): { admission(current: Admission): Admission; close(): void } {
   const billing = new BillingClient(config.billingAddr, config.grpcSecurity, config.grpcTimeoutMs);
   const older = new OlderAdmission({ ...deps, olderQuota: new OlderQuotaCalls(deps.quota), billing });

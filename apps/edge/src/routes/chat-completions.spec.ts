@@ -7,7 +7,7 @@ import { admitAnswer, countOf, FakeQuota, unavailable } from '../../test/fake-qu
 import { ChatAdmission } from '../admission/chat-admission';
 import { LeasedRequest } from '../domain/lease-keeper';
 import { MinuteRefusals } from '../domain/minute-refusals';
-import { FinishedRequest } from '../domain/settlement';
+import { FinishedRequest } from '../domain/finish-sender';
 import { BodyBudget } from '../http/guards/body-budget';
 import { callerRequestId } from '../http/logging/request-id';
 import { requestLog } from '../http/logging/request-log';
@@ -49,7 +49,7 @@ async function edgeWith(quota: FakeQuota) {
   const finishes: Promise<FinishedRequest>[] = [];
   const kept: LeasedRequest[] = [];
   const provider = new FakeProvider();
-  const settlement = { finish: (done: FinishedRequest | Promise<FinishedRequest>) => void finishes.push(Promise.resolve(done)) };
+  const finishSender = { finish: (done: FinishedRequest | Promise<FinishedRequest>) => void finishes.push(Promise.resolve(done)) };
   const app = express();
   app.use(requestLog(logger));
   app.use(callerRequestId);
@@ -57,9 +57,9 @@ async function edgeWith(quota: FakeQuota) {
     '/v1/chat/completions',
     chatCompletionsRoute({
       auth,
-      admission: new ChatAdmission({ quota, minuteRefusals: new MinuteRefusals(10), settlement }),
+      admission: new ChatAdmission({ quota, minuteRefusals: new MinuteRefusals(10), finishSender }),
       provider,
-      settlement,
+      finishSender,
       leases: { keep: (request) => void kept.push(request), replyBegan: () => undefined },
       bodyLimitBytes: 2_000_000,
       bodyBudget: new BodyBudget(10_000_000),

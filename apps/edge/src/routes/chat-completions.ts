@@ -7,7 +7,7 @@ import { LeaseKeeper } from '../domain/lease-keeper';
 import { KeyDirectory } from '../domain/ports';
 import { measurePrompt, promptTokensToHold } from '../domain/prompt-estimate';
 import { RequestInFlight } from '../domain/request-in-flight';
-import { Settlement } from '../domain/settlement';
+import { FinishSender } from '../domain/finish-sender';
 import { authenticateCaller, Caller } from '../http/guards/authenticate-caller';
 import { BodyBudget } from '../http/guards/body-budget';
 import { declaredTooLarge } from '../http/guards/declared-too-large';
@@ -25,7 +25,7 @@ export interface ChatCompletionsDeps {
   /** Counts, holds or reserves, and places each request. */
   admission: Admission;
   provider: Pick<ProviderClient, 'send'>;
-  settlement: Pick<Settlement, 'finish'>;
+  finishSender: Pick<FinishSender, 'finish'>;
   leases: Pick<LeaseKeeper, 'keep' | 'replyBegan'>;
   bodyLimitBytes: number;
   /** The bytes of bodies the edge reads at once, shared by every request. */
@@ -38,7 +38,7 @@ export interface ChatCompletionsDeps {
  * POST /v1/chat/completions: the request's story from key to bill (docs/architecture.md#one-request-start-to-end):
  * authenticate, read the body, admit, relay the provider's reply, finish. Every refusal is
  * thrown as an error and written by the one error handler. Once admitted, the provider's reply
- * is read to its end and settled exactly once, whatever the caller does. What becomes known
+ * is read to its end and finished exactly once, whatever the caller does. What becomes known
  * (account, model, payment, billed usage, provider times) goes to the request's record for its
  * log line and metrics; its replies carry the overhead header.
  */
@@ -78,7 +78,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
       return finish;
     });
     record.awaits(finished);
-    deps.settlement.finish(finished);
+    deps.finishSender.finish(finished);
     await reply.done;
   };
 }

@@ -16,7 +16,7 @@ const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 type Quota = RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
 
 /**
- * The chat product shares the API's count and places (SPEC section 8 rule 3): a chat turn is
+ * The chat product shares the API's count and places (docs/api.md#rate-limits): a chat turn is
  * counted when it takes its place, and a place is given back only by the caller that took it.
  * Real quota-service and billing-service over mutual TLS, the edge and the chat product each with
  * its own certificate.
