@@ -24,7 +24,7 @@ export async function ensureDemoAccount(
   security: GrpcSecurity,
 ): Promise<DemoAccount> {
   const marker = join(dataDir, 'demo-account.json');
-  const settings = { timeoutMs: TIMEOUT_MS, chain: clientChain() };
+  const settings = { timeoutMs: TIMEOUT_MS, chain: clientChain(), waitForReady: true };
   const auth = rpcClient(authV1.AuthClient, authAddr, security, 'auth-service', settings);
   const billing = rpcClient(billingV1.BillingClient, billingAddr, security, 'billing-service', settings);
   try {

@@ -11,7 +11,11 @@ export async function inviteDemoHolder(
   accountId: string,
   security: GrpcSecurity,
 ): Promise<consoleV1.CreateInviteResponse> {
-  const client = rpcClient(consoleV1.ConsoleClient, consoleAddr, security, 'console', { timeoutMs: TIMEOUT_MS, chain: clientChain() });
+  const client = rpcClient(consoleV1.ConsoleClient, consoleAddr, security, 'console', {
+    timeoutMs: TIMEOUT_MS,
+    chain: clientChain(),
+    waitForReady: true,
+  });
   try {
     return await client.createInvite({ accountId, email: DEMO_HOLDER_EMAIL });
   } finally {

@@ -43,6 +43,12 @@ function chainedCall(chain: ClientMiddleware[], send: ClientNext): ClientNext {
 export interface ClientSettings {
   timeoutMs: number;
   chain: ClientMiddleware[];
+  /**
+   * A call waits, up to its deadline, for a connection the channel could not make yet, instead of
+   * failing UNAVAILABLE at once: for one-shot tools (ctl, the launcher) that have nothing better to
+   * do; the services fail fast and let their callers retry.
+   */
+  waitForReady?: boolean;
 }
 
 export interface RpcCallOptions {
@@ -96,11 +102,11 @@ export function rpcClient<C extends Client, D extends RpcDefinition>(
     // Through the generated method, which the gRPC instrumentation wraps (its span and metadata).
     const unary = (grpc as unknown as Record<string, UnaryMethod>)[key].bind(grpc);
     const send: ClientNext = (request, context) =>
-      new Promise((resolve, reject) =>
-        unary(request, context.metadata ?? new Metadata(), { deadline: Date.now() + context.timeoutMs }, (err, response) =>
-          err ? reject(err) : resolve(response),
-        ),
-      );
+      new Promise((resolve, reject) => {
+        const metadata = context.metadata ?? new Metadata();
+        if (settings.waitForReady) metadata.setOptions({ waitForReady: true });
+        unary(request, metadata, { deadline: Date.now() + context.timeoutMs }, (err, response) => (err ? reject(err) : resolve(response)));
+      });
     calls[key] = callerOf(rpcNameOf(method), chainedCall(settings.chain, send), settings.timeoutMs, false);
   }
   return calls as RpcClient<C, D>;
