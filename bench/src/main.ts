@@ -15,7 +15,7 @@ import { closedLoop, openLoop } from './open-loop';
 import { clusterSpreadRun } from './cluster-spread-run';
 import { memoryPerOpenStream } from './open-streams';
 import { PauseReading, PhasePauses, pausesBetween, readServicePauses } from './process-pauses';
-import { childPids, cpuSeconds, storePids } from './process-stats';
+import { childPids, cpuSeconds, postgresPids } from './process-stats';
 import { commandsPerSecond, perRequest as perRequestCounts, StoreCounter, StoreCounts } from './store-counts';
 import { streamTiming } from './stream-timing';
 import { Target, targetPool } from './target';
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
       // are listed again after the run, and one that appeared during it counts from zero.
       const processes = (): Record<string, number[]> => ({
         ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, [pid]])),
-        postgres: storePids().postgres,
+        postgres: postgresPids(db.name),
         redis: [redisPid],
       });
       const cpuBefore = new Map(
