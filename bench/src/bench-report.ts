@@ -52,6 +52,14 @@ export function describeMachine(): string {
 
 const f = (n: number) => n.toFixed(3);
 
+const sumOf = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
+/** The six busiest commands of a by-command rate list (busiest first), as `command rate` pairs. */
+const busiest = (rates: Record<string, number>) =>
+  Object.entries(rates)
+    .slice(0, 6)
+    .map(([command, rate]) => `${command} ${rate.toFixed(1)}`)
+    .join(', ') || 'none';
+
 /** The Redis Cluster run: each master's share of the commands, and what one master carries. */
 function clusterLines(c: ClusterSpread | undefined): string[] {
   if (!c) return [];
@@ -60,6 +68,7 @@ function clusterLines(c: ClusterSpread | undefined): string[] {
     `On a Redis Cluster of ${c.masters.length} masters (a replica each), ${c.accounts.toLocaleString('en')} accounts, 500 paid req/s (${c.requests} requests, ${c.errors} errors): ` +
       `${c.commandsPerRequest.toFixed(1)} commands run and ${c.roundTripsPerRequest.toFixed(2)} round trips per paid request; ` +
       `the busiest master ran ${c.maxOverMean.toFixed(2)}× the mean of the commands, the idlest ${c.minOverMean.toFixed(2)}× (target: within 1.5×). ` +
+      `With no load after the run, the masters ran ${sumOf(c.idleCommandsPerSecond).toFixed(1)} commands a second in all (target: none when no background pass has work): ${busiest(c.idleCommandsPerSecond)}. ` +
       `The masters spent ${f(c.redisCpuMsPerRequest)} ms of CPU per paid request in all: one master (one core) carries about ${Math.floor(1000 / c.redisCpuMsPerRequest).toLocaleString('en')} paid requests/s, and each added master as much again.`,
     '',
     '| master | commands | CPU ms |',
@@ -101,11 +110,8 @@ export function markdownReport(r: BenchResults): string {
   const floorAt200 = r.floor.rates.find((x) => x.rate === 200);
   const gatewayAdded200 = at200 ? added(at200, 'p50', at200.gateway) : NaN;
   const floorAdded200 = floorAt200 ? added(floorAt200, 'p50', floorAt200.floor) : NaN;
-  const idleCommands = Object.values(r.idleRedis.commandsPerSecond).reduce((a, b) => a + b, 0);
-  const idleBusiest = Object.entries(r.idleRedis.commandsPerSecond)
-    .slice(0, 6)
-    .map(([command, rate]) => `${command} ${rate.toFixed(1)}`)
-    .join(', ');
+  const idleCommands = sumOf(r.idleRedis.commandsPerSecond);
+  const idleBusiest = busiest(r.idleRedis.commandsPerSecond);
   const gatewayAdded50 = at500 ? added(at500, 'p50', at500.gateway) : NaN;
   const floorAdded50 = floorAt500 ? added(floorAt500, 'p50', floorAt500.floor) : NaN;
   const s = r.storesPerRequest;

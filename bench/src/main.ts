@@ -17,6 +17,7 @@ import { memoryPerOpenStream } from './open-streams';
 import { PauseReading, PhasePauses, pausesBetween, readServicePauses } from './process-pauses';
 import { childPids, cpuSeconds, postgresPids } from './process-stats';
 import { commandsPerSecond, perRequest as perRequestCounts, StoreCounter, StoreCounts } from './store-counts';
+import { warningsByMessage } from './stack-warnings';
 import { streamTiming } from './stream-timing';
 import { Target, targetPool } from './target';
 
@@ -55,22 +56,6 @@ const percentiles = (h: LatencyHistogram): Percentiles => ({
   count: h.count,
   errors: h.errors,
 });
-
-/** Warning and error log lines counted by service, message and error message. */
-function warningsByMessage(logs: string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const line of logs) {
-    if (!/"level":"(warn|error)"/.test(line)) continue;
-    try {
-      const event = JSON.parse(line) as { service?: string; msg?: string; err?: { message?: string } };
-      const what = `${event.service}: ${event.msg}${event.err?.message ? ` (${event.err.message})` : ''}`;
-      counts[what] = (counts[what] ?? 0) + 1;
-    } catch {
-      // not a JSON line
-    }
-  }
-  return counts;
-}
 
 /**
  * `npm run bench`: the stack on real Postgres and Redis with provider-sim answering at once,
