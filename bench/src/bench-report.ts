@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import type { ClusterSpread } from './cluster-spread-run';
+import type { PhasePauses } from './process-pauses';
 import type { StoreCounts } from './store-counts';
 
 /** Everything one run measured. */
@@ -7,14 +8,26 @@ export interface BenchResults {
   date: string;
   machine: string;
   rates: { rate: number; gateway: Percentiles; direct: Percentiles }[];
-  saturation: { gatewayRps: number; directRps: number; gatewayErrors: number };
-  streams: { addedTtfbP50Ms: number; addedPieceGapP50Ms: number; gatewayTtfbP50Ms: number; directTtfbP50Ms: number };
+  /** Closed loop, 64 in flight: the gateway, provider-sim directly and the floor proxy. */
+  saturation: { gatewayRps: number; directRps: number; floorRps: number; gatewayErrors: number; floorErrors: number };
+  streams: {
+    addedTtfbP50Ms: number;
+    addedPieceGapP50Ms: number;
+    gatewayTtfbP50Ms: number;
+    directTtfbP50Ms: number;
+    /** The floor proxy's time to first byte over provider-sim's. */
+    floorAddedTtfbP50Ms: number;
+  };
   openStreams: { opened: number; kbPerStream: number };
   cpuMsPerRequest: Record<string, number>;
   /** The floor proxy (no accounting) measured like the gateway: open loop, and its CPU per request at 500 req/s. */
   floor: { rates: { rate: number; floor: Percentiles; direct: Percentiles }[]; cpuMsPerRequest: number };
   /** Store work per paid request at 500 req/s. */
   storesPerRequest: StoreCounts;
+  /** Event-loop delay and GC pauses of each service during the gateway's 500 req/s phase, and of the floor proxy during its own. */
+  pausesAt500: Record<string, PhasePauses>;
+  /** Redis commands per second, by command, of the stack with no load. */
+  idleRedis: { seconds: number; commandsPerSecond: Record<string, number> };
   /** The second load shape: 20 accounts with their limits raised, 500 req/s. */
   hotAccounts: { gateway: Percentiles; direct: Percentiles } | undefined;
   /** The third load shape: 3,000 accounts on a Redis Cluster of 3 masters, 500 req/s. */
@@ -39,6 +52,14 @@ export function describeMachine(): string {
 
 const f = (n: number) => n.toFixed(3);
 
+const sumOf = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
+/** The six busiest commands of a by-command rate list (busiest first), as `command rate` pairs. */
+const busiest = (rates: Record<string, number>) =>
+  Object.entries(rates)
+    .slice(0, 6)
+    .map(([command, rate]) => `${command} ${rate.toFixed(1)}`)
+    .join(', ') || 'none';
+
 /** The Redis Cluster run: each master's share of the commands, and what one master carries. */
 function clusterLines(c: ClusterSpread | undefined): string[] {
   if (!c) return [];
@@ -47,6 +68,7 @@ function clusterLines(c: ClusterSpread | undefined): string[] {
     `On a Redis Cluster of ${c.masters.length} masters (a replica each), ${c.accounts.toLocaleString('en')} accounts, 500 paid req/s (${c.requests} requests, ${c.errors} errors): ` +
       `${c.commandsPerRequest.toFixed(1)} commands run and ${c.roundTripsPerRequest.toFixed(2)} round trips per paid request; ` +
       `the busiest master ran ${c.maxOverMean.toFixed(2)}× the mean of the commands, the idlest ${c.minOverMean.toFixed(2)}× (target: within 1.5×). ` +
+      `With no load after the run, the masters ran ${sumOf(c.idleCommandsPerSecond).toFixed(1)} commands a second in all (target: none when no background pass has work): ${busiest(c.idleCommandsPerSecond)}. ` +
       `The masters spent ${f(c.redisCpuMsPerRequest)} ms of CPU per paid request in all: one master (one core) carries about ${Math.floor(1000 / c.redisCpuMsPerRequest).toLocaleString('en')} paid requests/s, and each added master as much again.`,
     '',
     '| master | commands | CPU ms |',
@@ -55,7 +77,25 @@ function clusterLines(c: ClusterSpread | undefined): string[] {
   ];
 }
 
-/** The Markdown report of a run, with the targets of issue 23 beside the figures. */
+/** Event-loop delay and GC pauses of each process during its 500 req/s phase, the floor proxy last. */
+function pauseLines(pauses: Record<string, PhasePauses>): string[] {
+  const rows = Object.entries(pauses).sort(([a], [b]) => Number(a === 'floor proxy') - Number(b === 'floor proxy'));
+  return [
+    '| 500 req/s phase | event-loop delay p99 / max (ms) | GC pauses | GC total (ms) | longest GC pause (ms) | GC per request (ms) |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      ([name, p]) =>
+        `| ${name} | ${p.loopDelayP99Ms.toFixed(1)} / ${p.loopDelayMaxMs.toFixed(1)} | ${p.gcPauses} | ${p.gcTotalMs.toFixed(1)} | ` +
+        `${p.gcMaxMs.toFixed(2)} | ${(p.gcTotalMs / Math.max(1, p.requests)).toFixed(3)} |`,
+    ),
+    '',
+    'Event-loop delay as perf_hooks.monitorEventLoopDelay samples it every 10 ms (the p99 of those samples, not of requests), ' +
+      'read by each service (its /metrics) and by the floor proxy; every GC pause counted (a PerformanceObserver), in wall time, ' +
+      'so a pause during which the machine ran another process counts whole.',
+  ];
+}
+
+/** The Markdown report of a run, with the targets of issues 23 and 35 beside the figures. */
 export function markdownReport(r: BenchResults): string {
   const at500 = r.rates.find((x) => x.rate === 500);
   const at200 = r.rates.find((x) => x.rate === 200);
@@ -64,6 +104,14 @@ export function markdownReport(r: BenchResults): string {
   const stackCpu = STACK.reduce((sum, name) => sum + (r.cpuMsPerRequest[name] ?? 0), 0);
   const added = (x: { direct: Percentiles }, p: 'p50' | 'p99', own: Percentiles) => own[p] - x.direct[p];
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(1)}×` : '-');
+  const ratio2 = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '-');
+  const floorCpu = r.floor.cpuMsPerRequest;
+  const cpuOf = (name: string) => r.cpuMsPerRequest[name] ?? 0;
+  const floorAt200 = r.floor.rates.find((x) => x.rate === 200);
+  const gatewayAdded200 = at200 ? added(at200, 'p50', at200.gateway) : NaN;
+  const floorAdded200 = floorAt200 ? added(floorAt200, 'p50', floorAt200.floor) : NaN;
+  const idleCommands = sumOf(r.idleRedis.commandsPerSecond);
+  const idleBusiest = busiest(r.idleRedis.commandsPerSecond);
   const gatewayAdded50 = at500 ? added(at500, 'p50', at500.gateway) : NaN;
   const floorAdded50 = floorAt500 ? added(floorAt500, 'p50', floorAt500.floor) : NaN;
   const s = r.storesPerRequest;
@@ -104,12 +152,28 @@ export function markdownReport(r: BenchResults): string {
       `${s.redisRoundTrips.toFixed(2)} Redis commands sent by the services (round trips) and ${s.redisCommands.toFixed(2)} run by Redis (those its scripts run counted too). At this run's CPU per request, one Postgres core carries about ${perCore(r.cpuMsPerRequest.postgres)} paid requests/s ` +
       `and Redis (one thread) about ${perCore(r.cpuMsPerRequest.redis)}.`,
     '',
+    'CPU per paid request at 500 req/s against the floor proxy in this run:',
+    '',
+    '| ratio, this run | result | target |',
+    '|---|---|---|',
+    `| stack (edge, auth-, quota-, billing-service, Postgres, Redis) ÷ floor proxy | ${ratio2(stackCpu, floorCpu)} (${f(stackCpu)} / ${f(floorCpu)} ms) | <= 3× |`,
+    `| edge ÷ floor proxy | ${ratio2(cpuOf('edge'), floorCpu)} (${f(cpuOf('edge'))} ms) | <= 1.6× |`,
+    `| quota-service ÷ floor proxy | ${ratio2(cpuOf('quota-service'), floorCpu)} (${f(cpuOf('quota-service'))} ms) | <= 0.6× |`,
+    `| Redis ÷ floor proxy | ${ratio2(cpuOf('redis'), floorCpu)} (${f(cpuOf('redis'))} ms) | <= 0.3× |`,
+    `| saturation (closed loop, 64 in flight): gateway as a share of the floor proxy | ${r.saturation.floorRps > 0 ? `${((100 * r.saturation.gatewayRps) / r.saturation.floorRps).toFixed(0)}%` : '-'} (${r.saturation.gatewayRps.toFixed(0)} / ${r.saturation.floorRps.toFixed(0)} req/s) | reported |`,
+    `| added time to first byte of a stream, p50: gateway ÷ floor proxy | ${ratio(r.streams.addedTtfbP50Ms, r.streams.floorAddedTtfbP50Ms)} (${f(r.streams.addedTtfbP50Ms)} / ${f(r.streams.floorAddedTtfbP50Ms)} ms) | reported |`,
+    `| added p50 at 200 req/s: gateway ÷ floor proxy | ${ratio(gatewayAdded200, floorAdded200)} (${f(gatewayAdded200)} / ${f(floorAdded200)} ms) | reported |`,
+    `| Redis commands a second, idle stack (${r.idleRedis.seconds} s with no load) | ${idleCommands.toFixed(1)} | 0 when no pass has work |`,
+    '',
+    `Idle stack, Redis commands a second, busiest first: ${idleBusiest || 'none'}.`,
+    '',
+    ...pauseLines(r.pausesAt500),
+    '',
     '| measure | result | target |',
     '|---|---|---|',
-    `| CPU per paid request of the stack, at 500 req/s | ${f(stackCpu)} ms | <= 1.2 ms |`,
     `| added p50 / p99 at 500 req/s | ${at500 ? `${f(added(at500, 'p50', at500.gateway))} / ${f(added(at500, 'p99', at500.gateway))}` : '-'} ms | <= 1.5 / <= 5 ms |`,
     `| added p50 / p99 at 200 req/s | ${at200 ? `${f(added(at200, 'p50', at200.gateway))} / ${f(added(at200, 'p99', at200.gateway))}` : '-'} ms | <= 1.0 / <= 3 ms |`,
-    `| saturation, paid path (closed loop) | ${r.saturation.gatewayRps.toFixed(0)} req/s (direct ${r.saturation.directRps.toFixed(0)}) | >= 1,800 req/s |`,
+    `| saturation, paid path (closed loop) | ${r.saturation.gatewayRps.toFixed(0)} req/s (direct ${r.saturation.directRps.toFixed(0)}, floor proxy ${r.saturation.floorRps.toFixed(0)}) | >= 1,800 req/s |`,
     `| added time to first byte of a stream, p50 | ${f(r.streams.addedTtfbP50Ms)} ms | <= 1.2 ms |`,
     `| Redis round trips / Postgres transactions per paid request | ${s.redisRoundTrips.toFixed(2)} / ${s.pgTransactions.toFixed(3)} | <= 2 / <= 0.05 |`,
     `| added delay per piece, p50 | ${f(r.streams.addedPieceGapP50Ms)} ms | <= 0.2 ms |`,

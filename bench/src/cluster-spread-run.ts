@@ -4,6 +4,8 @@ import { createTestDatabase, startRedisCluster } from '@gw/testing';
 import { AccountPool } from './account-pool';
 import { firstPaidRequests } from './first-paid-requests';
 import { openLoop } from './open-loop';
+import { warningsByMessage } from './stack-warnings';
+import { commandsPerSecond } from './store-counts';
 import { Target, targetPool } from './target';
 
 /** What one master of the cluster did during the run. */
@@ -14,6 +16,9 @@ export interface MasterWork {
   /** CPU it spent, ms (INFO cpu, user + system). */
   cpuMs: number;
 }
+
+/** A master's counters at one reading, and its calls of each command but INFO (the bench's own readings). */
+type MasterReading = MasterWork & { calls: Record<string, number> };
 
 /** The paid path on a Redis Cluster: how evenly the masters share the work, and what a master carries. */
 export interface ClusterSpread {
@@ -29,18 +34,26 @@ export interface ClusterSpread {
   roundTripsPerRequest: number;
   /** CPU of all masters per paid request, ms; one master (one core) carries 1,000 ÷ this paid requests/s. */
   redisCpuMsPerRequest: number;
+  /** Commands a second all masters ran with no load (IDLE_SECONDS, SETTLE_SECONDS after the last request), by command, busiest first. */
+  idleCommandsPerSecond: Record<string, number>;
 }
 
-async function readMaster(node: string): Promise<MasterWork> {
+const SETTLE_SECONDS = 2;
+const IDLE_SECONDS = 5;
+const sleep = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000));
+
+async function readMaster(node: string): Promise<MasterReading> {
   const client = new Redis(`redis://${node}/0`, { maxRetriesPerRequest: 1 });
   try {
     const stats = await client.info('commandstats');
     const cpu = await client.info('cpu');
     const seconds = (field: string) => Number(new RegExp(`${field}:([\\d.]+)`).exec(cpu)?.[1] ?? 0);
+    const calls = [...stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)];
     return {
       node,
-      commands: [...stats.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0),
+      commands: calls.reduce((sum, m) => sum + Number(m[2]), 0),
       cpuMs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000,
+      calls: Object.fromEntries(calls.filter((m) => m[1] !== 'info').map((m) => [m[1], Number(m[2])])),
     };
   } finally {
     client.disconnect();
@@ -94,10 +107,27 @@ export async function clusterSpreadRun(body: string, accounts: number, rate: num
     const before = await Promise.all(masters.map(readMaster));
     const tripsBefore = await roundTrips(stack.metricsUrls['quota-service']);
     const run = await openLoop(gateway, body, rate, seconds);
+    if (run.errors > 0) {
+      process.stdout.write(`[bench] ${run.errors} requests failed; the stack's warnings and errors, by message:\n`);
+      for (const [what, n] of Object.entries(warningsByMessage(stack.logs))) process.stdout.write(`[bench]   ${n} × ${what}\n`);
+    }
     const after = await Promise.all(masters.map(readMaster));
     const trips = (await roundTrips(stack.metricsUrls['quota-service'])) - tripsBefore;
     await gateway.pool.close();
-    const work = after.map((a, i) => ({ node: a.node, commands: a.commands - before[i].commands, cpuMs: a.cpuMs - before[i].cpuMs }));
+    await sleep(SETTLE_SECONDS);
+    const idleBefore = await Promise.all(masters.map(readMaster));
+    await sleep(IDLE_SECONDS);
+    const idleAfter = await Promise.all(masters.map(readMaster));
+    const summed = (readings: MasterReading[]) => {
+      const calls: Record<string, number> = {};
+      for (const r of readings) for (const [command, n] of Object.entries(r.calls)) calls[command] = (calls[command] ?? 0) + n;
+      return calls;
+    };
+    const work = after.map((a, i) => ({
+      node: a.node,
+      commands: a.commands - before[i].commands,
+      cpuMs: a.cpuMs - before[i].cpuMs,
+    }));
     const mean = work.reduce((sum, w) => sum + w.commands, 0) / work.length;
     const requests = Math.max(1, run.count);
     return {
@@ -110,6 +140,7 @@ export async function clusterSpreadRun(body: string, accounts: number, rate: num
       commandsPerRequest: (mean * work.length) / requests,
       roundTripsPerRequest: trips / requests,
       redisCpuMsPerRequest: work.reduce((sum, w) => sum + w.cpuMs, 0) / requests,
+      idleCommandsPerSecond: commandsPerSecond(summed(idleBefore), summed(idleAfter), IDLE_SECONDS),
     };
   } finally {
     await stack.stop();

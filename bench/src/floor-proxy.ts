@@ -1,10 +1,12 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
+import { startPauseMonitor } from './pause-monitor';
 
 /**
  * The floor the gateway is held against: a proxy that does no accounting at all. node:http in
  * front, undici behind, the request's JSON parsed and written again, a whole reply's JSON parsed
- * and written again, a stream passed on piece by piece. Run by the bench as its own process.
+ * and written again, a stream passed on piece by piece. Run by the bench as its own process, which
+ * asks it for its pauses over the IPC channel (off the request path).
  */
 const port = Number(process.env.FLOOR_PORT ?? 0);
 const upstream = new URL(process.env.FLOOR_UPSTREAM ?? 'http://127.0.0.1:8090/v1');
@@ -46,5 +48,9 @@ server.keepAliveTimeout = 65_000;
 server.listen(port, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
+});
+const pauses = startPauseMonitor();
+process.on('message', (message) => {
+  if (message === 'pauses') process.send?.(pauses.read());
 });
 process.on('SIGTERM', () => server.close(() => void pool.close().then(() => process.exit(0))));

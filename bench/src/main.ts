@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { startStack } from '@gw/test-stack';
-import { createTestDatabase, createTestRedis } from '@gw/testing';
+import { createTestDatabase, startOwnRedisServer } from '@gw/testing';
 import { AccountPool } from './account-pool';
 import { BenchResults, describeMachine, markdownReport, Percentiles } from './bench-report';
 import { startFloorProxy } from './floor-process';
@@ -13,15 +14,24 @@ import { writeLatencyChart } from './latency-chart';
 import { closedLoop, openLoop } from './open-loop';
 import { clusterSpreadRun } from './cluster-spread-run';
 import { memoryPerOpenStream } from './open-streams';
-import { childPids, cpuSeconds, storePids } from './process-stats';
-import { perRequest as perRequestCounts, StoreCounter, StoreCounts } from './store-counts';
+import { PauseReading, PhasePauses, pausesBetween, readServicePauses } from './process-pauses';
+import { childPids, cpuSeconds, postgresPids } from './process-stats';
+import { commandsPerSecond, perRequest as perRequestCounts, StoreCounter, StoreCounts } from './store-counts';
+import { warningsByMessage } from './stack-warnings';
 import { streamTiming } from './stream-timing';
 import { Target, targetPool } from './target';
 
+// `npm run bench -- --quick`: 2 s a phase and only the first load shape, to try the bench itself; its figures are rough.
+const QUICK = process.argv.includes('--quick');
 const RATES = [200, 500, 1000];
 /** The floor proxy is measured where the gateway's targets are: 200 and 500 req/s. */
 const FLOOR_RATES = [200, 500];
-const SECONDS_PER_RATE = 8;
+const SECONDS_PER_RATE = QUICK ? 2 : 8;
+/** A stack with no load: after this long without requests, its Redis commands are counted for IDLE_SECONDS. */
+const SETTLE_SECONDS = 2;
+const IDLE_SECONDS = 5;
+/** The services whose pauses are read from their /metrics around the 500 req/s phase. */
+const SERVICES = ['edge', 'auth-service', 'quota-service', 'billing-service'] as const;
 const RESULTS = join(__dirname, '..', '..', 'bench', 'results');
 const PAID = JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 16, messages: [{ role: 'user', content: 'Hello there' }] });
 const STREAM = JSON.stringify({
@@ -38,6 +48,7 @@ const HELD_OPEN = JSON.stringify({
 });
 
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+const sleep = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000));
 const percentiles = (h: LatencyHistogram): Percentiles => ({
   p50: h.ms(50),
   p99: h.ms(99),
@@ -51,13 +62,18 @@ const percentiles = (h: LatencyHistogram): Percentiles => ({
  * measured against provider-sim called directly in the same run. Writes bench/results/.
  */
 async function main(): Promise<void> {
-  const [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+  // A Redis server of the bench's own: its commands and CPU are the stack's alone on a shared machine.
+  const [db, redis] = await Promise.all([createTestDatabase(), startOwnRedisServer()]);
+  // Without an append-only file, as the shared test Redis the earlier runs measured.
+  const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  await admin.config('SET', 'appendonly', 'no');
+  admin.disconnect();
   // `npm run bench -- --profile`: every process writes a V8 CPU profile to bench/results/profiles/ as it exits.
   const cpuProfileDir = process.argv.includes('--profile') ? join(RESULTS, 'profiles') : undefined;
   const stack = await startStack({
     databaseUrl: db.url,
     redisUrl: redis.url,
-    redisKeyPrefix: redis.keyPrefix,
+    redisKeyPrefix: 'bench:',
     env: { LOG_LEVEL: 'warn' },
     cpuProfileDir,
   });
@@ -99,7 +115,10 @@ async function main(): Promise<void> {
     // First, while the edge is fresh: its resident size after load says more about the GC than the streams.
     say('1,000 streams open at once');
     const open = await memoryPerOpenStream(gateway, HELD_OPEN, 1000, pids.edge);
-    if (open.opened < 1000) say(`not opened: ${JSON.stringify(open.notOpened)}`);
+    if (open.opened < 1000) {
+      say(`not opened: ${JSON.stringify(open.notOpened)}; the stack's warnings and errors so far, by message:`);
+      for (const [what, n] of Object.entries(warningsByMessage(stack.logs))) say(`  ${n} × ${what}`);
+    }
 
     say('warming up');
     await openLoop(direct, PAID, 200, 2);
@@ -110,27 +129,37 @@ async function main(): Promise<void> {
     const floorRates: BenchResults['floor']['rates'] = [];
     let cpuMsPerRequest: Record<string, number> = {};
     let floorCpuMsPerRequest = 0;
+    const pausesAt500: Record<string, PhasePauses> = {};
     let storesPerRequest: StoreCounts = { pgTransactions: 0, pgStatements: 0, redisCommands: 0, redisRoundTrips: 0 };
     const stores = await StoreCounter.open(db.url, redis.url, [
       stack.metricsUrls['auth-service'],
       stack.metricsUrls['billing-service'],
       stack.metricsUrls['quota-service'],
     ]);
+    const redisPid = await stores.redisPid();
     for (const rate of RATES) {
       say(`open loop at ${rate} req/s`);
       const directRun = await openLoop(direct, PAID, rate, SECONDS_PER_RATE);
       if (FLOOR_RATES.includes(rate)) {
+        const floorPausesBefore = await floorProxy.pauses();
         const floorCpuBefore = cpuSeconds(floorProxy.pid);
         const floorRun = await openLoop(floor, PAID, rate, SECONDS_PER_RATE);
         floorRates.push({ rate, floor: percentiles(floorRun), direct: percentiles(directRun) });
-        if (rate === 500) floorCpuMsPerRequest = ((cpuSeconds(floorProxy.pid) - floorCpuBefore) * 1000) / Math.max(1, floorRun.count);
+        if (rate === 500) {
+          floorCpuMsPerRequest = ((cpuSeconds(floorProxy.pid) - floorCpuBefore) * 1000) / Math.max(1, floorRun.count);
+          pausesAt500['floor proxy'] = pausesBetween(floorPausesBefore, await floorProxy.pauses(), floorRun.count);
+        }
       }
       const storesBefore = rate === 500 ? await stores.read() : undefined;
+      // Read before the CPU counts start and after they end, so that rendering /metrics is not counted.
+      const servicePauses = () => Promise.all(SERVICES.map((name) => readServicePauses(stack.metricsUrls[name])));
+      const pausesBefore: PauseReading[] | undefined = rate === 500 ? await servicePauses() : undefined;
       // Postgres forks a backend for each new connection (pools let idle ones go): the processes
       // are listed again after the run, and one that appeared during it counts from zero.
       const processes = (): Record<string, number[]> => ({
         ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, [pid]])),
-        ...storePids(),
+        postgres: postgresPids(db.name),
+        redis: [redisPid],
       });
       const cpuBefore = new Map(
         Object.values(processes())
@@ -145,6 +174,10 @@ async function main(): Promise<void> {
         const own = process.cpuUsage(ownBefore);
         cpuMsPerRequest = Object.fromEntries(Object.entries(processes()).map(([name, list]) => [name, perRequest(cpuDuring(list))]));
         cpuMsPerRequest['load generator'] = perRequest((own.user + own.system) / 1e6);
+        if (pausesBefore) {
+          const pausesAfter = await servicePauses();
+          SERVICES.forEach((name, i) => (pausesAt500[name] = pausesBetween(pausesBefore[i], pausesAfter[i], gatewayRun.count)));
+        }
         if (storesBefore) storesPerRequest = perRequestCounts(storesBefore, await stores.read(), gatewayRun.count);
       }
       rates.push({ rate, gateway: percentiles(gatewayRun), direct: percentiles(directRun) });
@@ -153,10 +186,18 @@ async function main(): Promise<void> {
     say('saturation (closed loop, 64 in flight)');
     const directSat = await closedLoop(direct, PAID, 64, SECONDS_PER_RATE);
     const gatewaySat = await closedLoop(gateway, PAID, 64, SECONDS_PER_RATE);
+    const floorSat = await closedLoop(floor, PAID, 64, SECONDS_PER_RATE);
 
     say('streams');
     const directStreams = await streamTiming(direct, STREAM, 100, 4);
     const gatewayStreams = await streamTiming(gateway, STREAM, 100, 4);
+    const floorStreams = await streamTiming(floor, STREAM, 100, 4);
+
+    say(`Redis commands of the idle stack (${IDLE_SECONDS} s, ${SETTLE_SECONDS} s after the last request)`);
+    await sleep(SETTLE_SECONDS);
+    const idleBefore = await stores.redisCallsByCommand();
+    await sleep(IDLE_SECONDS);
+    const idleRedis = commandsPerSecond(idleBefore, await stores.redisCallsByCommand(), IDLE_SECONDS);
 
     await Promise.all([floorProxy.stop(), stores.close()]);
     say('one gRPC call, alone');
@@ -170,17 +211,26 @@ async function main(): Promise<void> {
       date: new Date().toISOString().slice(0, 10),
       machine: describeMachine(),
       rates,
-      saturation: { gatewayRps: gatewaySat.rps, directRps: directSat.rps, gatewayErrors: gatewaySat.errors },
+      saturation: {
+        gatewayRps: gatewaySat.rps,
+        directRps: directSat.rps,
+        floorRps: floorSat.rps,
+        gatewayErrors: gatewaySat.errors,
+        floorErrors: floorSat.errors,
+      },
       streams: {
         gatewayTtfbP50Ms: gatewayStreams.ttfb.ms(50),
         directTtfbP50Ms: directStreams.ttfb.ms(50),
         addedTtfbP50Ms: gatewayStreams.ttfb.ms(50) - directStreams.ttfb.ms(50),
         addedPieceGapP50Ms: gatewayStreams.pieceGap.ms(50) - directStreams.pieceGap.ms(50),
+        floorAddedTtfbP50Ms: floorStreams.ttfb.ms(50) - directStreams.ttfb.ms(50),
       },
       openStreams: open,
       cpuMsPerRequest,
       floor: { rates: floorRates, cpuMsPerRequest: floorCpuMsPerRequest },
       storesPerRequest,
+      pausesAt500,
+      idleRedis: { seconds: IDLE_SECONDS, commandsPerSecond: idleRedis },
       hotAccounts: undefined,
       clusterSpread: undefined,
       grpcCall,
@@ -194,11 +244,13 @@ async function main(): Promise<void> {
     ]);
     await Promise.all([gateway.pool.close(), direct.pool.close(), floor.pool.close()]);
     await stack.stop();
-    say('20 accounts, limits raised, 500 req/s (a stack of its own)');
-    const hot = await hotAccountsRun(PAID, 500, SECONDS_PER_RATE);
-    results.hotAccounts = { gateway: percentiles(hot.gateway), direct: percentiles(hot.direct) };
-    say('3,000 accounts on a Redis Cluster of 3 masters, 500 req/s (a stack of its own)');
-    results.clusterSpread = await clusterSpreadRun(PAID, 3000, 500, SECONDS_PER_RATE);
+    if (!QUICK) {
+      say('20 accounts, limits raised, 500 req/s (a stack of its own)');
+      const hot = await hotAccountsRun(PAID, 500, SECONDS_PER_RATE);
+      results.hotAccounts = { gateway: percentiles(hot.gateway), direct: percentiles(hot.direct) };
+      say('3,000 accounts on a Redis Cluster of 3 masters, 500 req/s (a stack of its own)');
+      results.clusterSpread = await clusterSpreadRun(PAID, 3000, 500, SECONDS_PER_RATE);
+    }
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
     const table = markdownReport(results);
@@ -206,7 +258,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${table}`);
   } finally {
     await stack.stop();
-    await Promise.all([db.drop(), redis.cleanup()]);
+    await Promise.all([db.drop(), redis.stop()]);
   }
 }
 

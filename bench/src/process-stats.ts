@@ -20,15 +20,20 @@ export function childPids(): Record<string, number> {
   return pids;
 }
 
-/** The pids of the stores the stack runs on (every postgres and redis-server process of the machine), by store. */
-export function storePids(): Record<'postgres' | 'redis', number[]> {
-  const pids: Record<'postgres' | 'redis', number[]> = { postgres: [], redis: [] };
+/**
+ * The Postgres processes that work for `database`: its backends ("postgres: 15/main: user <database>
+ * 127.0.0.1(port) ...") and the server's own (WAL writer, checkpointer...), not the backends of
+ * other databases on the same server (other test runs on a shared machine).
+ */
+export function postgresPids(database: string): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const name = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (name === 'postgres') pids.postgres.push(Number(entry));
-      else if (name === 'redis-server') pids.redis.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      const words = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').split(/\s+/);
+      const backend = words.some((w) => /\(\d+\)$/.test(w) || w === '[local]');
+      if (!backend || words.includes(database)) pids.push(Number(entry));
     } catch {
       // The process ended while being read.
     }

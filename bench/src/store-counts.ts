@@ -51,6 +51,19 @@ export class StoreCounter {
     return { pgTransactions: Number(rows[0]?.n ?? 0), pgStatements, redisCommands, redisRoundTrips };
   }
 
+  /** The Redis server's process id (INFO server). */
+  async redisPid(): Promise<number> {
+    return Number(/process_id:(\d+)/.exec(await this.redis.info('server'))?.[1] ?? 0);
+  }
+
+  /** Calls of each command Redis has run so far (INFO commandstats), the bench's own INFO left out. */
+  async redisCallsByCommand(): Promise<Record<string, number>> {
+    const stats = await this.redis.info('commandstats');
+    const calls: Record<string, number> = {};
+    for (const [, command, n] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (command !== 'info') calls[command] = Number(n);
+    return calls;
+  }
+
   async close(): Promise<void> {
     await this.pg.end().catch(() => undefined);
     this.redis.disconnect();
@@ -66,4 +79,13 @@ export function perRequest(before: StoreCounts, after: StoreCounts, requests: nu
     redisCommands: per('redisCommands'),
     redisRoundTrips: per('redisRoundTrips'),
   };
+}
+
+/** Commands per second of each command Redis ran between two readings of redisCallsByCommand, busiest first. */
+export function commandsPerSecond(before: Record<string, number>, after: Record<string, number>, seconds: number): Record<string, number> {
+  const rates = Object.entries(after)
+    .map(([command, n]): [string, number] => [command, (n - (before[command] ?? 0)) / seconds])
+    .filter(([, rate]) => rate > 0)
+    .sort((a, b) => b[1] - a[1]);
+  return Object.fromEntries(rates);
 }

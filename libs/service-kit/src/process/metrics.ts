@@ -1,10 +1,12 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
+import { collectGcPauses } from './gc-pauses';
 
 /** Every process's metrics live in prom-client's default registry; this adds the process defaults once. */
 let defaultsCollected = false;
 function ensureDefaults(): void {
   if (defaultsCollected) return;
   collectDefaultMetrics();
+  collectGcPauses();
   defaultsCollected = true;
 }
 
