@@ -69,8 +69,10 @@ export function serviceError(code: status, details: string): ServiceError {
 }
 
 /**
- * Unary calls carried on a few long-lived bidirectional streams: the calls made in one turn of
- * the event loop go together in one message, and each is answered on its own. A call has a
+ * Unary calls carried on a few long-lived bidirectional streams: the first calls of a turn of the
+ * event loop (those made together, in one callback and its promise work) go in one message at
+ * once, the calls made after them in that turn together in one more, and each is answered on
+ * its own. A call has a
  * deadline as a unary call does (DEADLINE_EXCEEDED, and the server is told the call is
  * cancelled, as a unary call's RST_STREAM would tell it). A stream that fails fails every call
  * on it still unanswered with its status, as unary calls would fail; one the server ends well (it
@@ -83,6 +85,8 @@ export class CallStreamClient<Q, A> {
   private next = 0;
   private nextCallId = 1;
   private queued: { stream: OpenStream<Q, A>; calls: StreamedCall<Q>[] } | undefined;
+  /** A batch was written in this turn of the event loop: the next ones wait for its check phase. */
+  private sentThisTurn = false;
   private closed = false;
 
   constructor(
@@ -122,7 +126,16 @@ export class CallStreamClient<Q, A> {
   private enqueue(entry: Pending<Q, A>): void {
     if (!this.queued) {
       this.queued = { stream: this.streamForBatch(), calls: [] };
-      setImmediate(() => this.flush());
+      if (this.sentThisTurn) setImmediate(() => this.flush());
+      else {
+        // Node's HTTP/2 sends what it was given in the loop's next check phase: a batch written
+        // as soon as its callback's promise work is done leaves in this turn; one written from
+        // setImmediate (in that check phase) leaves a turn later. So the first batch of a turn
+        // goes at once, and the calls made after it in the same turn wait to go together.
+        this.sentThisTurn = true;
+        setImmediate(() => (this.sentThisTurn = false));
+        queueMicrotask(() => this.flush());
+      }
     }
     entry.stream = this.queued.stream;
     this.queued.calls.push({
