@@ -35,10 +35,7 @@ describe('one-call admission across 2 edges, 2 quota-services and the chat produ
     // This file counts and bills exactly under bursts of 200: the services' own deadlines far
     // above what a loaded 2-core machine stretches a call to (a clean-clone CI answered most of
     // a burst 500, every Admit past the 1 s default), so a reply is the rules', not the load's.
-    gw = await startGateway(
-      { FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50', GRPC_TIMEOUT_MS: '15000', REDIS_TIMEOUT_MS: '5000' },
-      { replicas: { edge: 2, quota: 2 } },
-    );
+    gw = await startGateway({ FREE_PEAK_HOURS_UTC: '0-0', SETTLE_POLL_MS: '50' }, { replicas: { edge: 2, quota: 2 } });
     stack = gw.stack;
     await ctl('freetier', 'set', '--enabled', 'false');
     pg = new PgClient({ connectionString: stack.env.DATABASE_URL });

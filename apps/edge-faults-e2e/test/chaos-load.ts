@@ -1,4 +1,4 @@
-import { RunningStack } from '@gw/test-stack';
+import { PRODUCTION_DEADLINES, RunningStack } from '@gw/test-stack';
 import { CallRecord, ChaosKind, sendChaosCall } from './chaos-caller';
 
 /** An account the load sends requests for. */
@@ -16,6 +16,8 @@ export interface LoadAccount {
  * until applied) and lapse after 3 s; a lapsed request keeps its hold and place 3 s more.
  */
 export const FAULT_STACK_ENV = {
+  // How soon a call to a crashed service gives up is part of what is tried.
+  ...PRODUCTION_DEADLINES,
   HOLD_TTL_SECONDS: '20',
   HOLD_SWEEP_INTERVAL_MS: '1000',
   FREE_RESERVATION_TTL_SECONDS: '20',

@@ -20,7 +20,7 @@ describe('the first paid requests of 1,000 accounts at once', () => {
   let accounts: FundedAccount[];
 
   beforeAll(async () => {
-    gw = await startGateway({ SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn', GRPC_TIMEOUT_MS: '15000', REDIS_TIMEOUT_MS: '5000' });
+    gw = await startGateway({ SETTLE_POLL_MS: '50', LOG_LEVEL: 'warn' });
     stack = gw.stack;
     pg = new PgClient({ connectionString: stack.env.DATABASE_URL });
     await pg.connect();

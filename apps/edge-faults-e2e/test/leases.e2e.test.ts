@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { GatewayUnderTest, startGateway, eventually } from '@gw/test-stack';
+import { GatewayUnderTest, PRODUCTION_DEADLINES, startGateway, eventually } from '@gw/test-stack';
 
 interface LedgerRow {
   amount_micro: string;
@@ -49,6 +49,7 @@ describe('leases of running requests (docs/architecture.md#nothing-lost-when-a-p
     // 1 s later (the grace); holds unrenewed for 3 s are swept (the hold TTL must exceed the lease
     // time and grace, so that an orphan's bill finds its hold).
     gateway = await startGateway({
+      ...PRODUCTION_DEADLINES,
       LEASE_RENEW_MS: '200',
       LEASE_TTL_MS: '1000',
       LAPSE_GRACE_MS: '1000',
@@ -122,7 +123,7 @@ describe('a hold whose Authorize timed out is given back (billing-service paused
   let pg: PgClient;
 
   beforeAll(async () => {
-    gateway = await startGateway({ GRPC_TIMEOUT_MS: '1000', SETTLE_POLL_MS: '50', SETTLE_MAX_BACKOFF_MS: '500' });
+    gateway = await startGateway({ ...PRODUCTION_DEADLINES, SETTLE_POLL_MS: '50', SETTLE_MAX_BACKOFF_MS: '500' });
     pg = new PgClient({ connectionString: gateway.stack.env.DATABASE_URL });
     await pg.connect();
   }, 90_000);

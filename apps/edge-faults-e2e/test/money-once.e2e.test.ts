@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
-import { GatewayUnderTest, readEvents, scrapeMetrics, startGateway, eventually } from '@gw/test-stack';
+import { eventually, GatewayUnderTest, PRODUCTION_DEADLINES, readEvents, scrapeMetrics, startGateway } from '@gw/test-stack';
 
 interface LedgerRow {
   request_id: string;
@@ -62,7 +62,7 @@ describe('an edge stalled past its lease while another edge serves the same acco
     // Renewals every 200 ms, a lease lapses 1 s after the last; a lapsed request keeps its hold
     // and place for a minute, far longer than the stalls below.
     gateway = await startGateway(
-      { LEASE_RENEW_MS: '200', LEASE_TTL_MS: '1000', LAPSE_GRACE_MS: '60000', SETTLE_POLL_MS: '50' },
+      { ...PRODUCTION_DEADLINES, LEASE_RENEW_MS: '200', LEASE_TTL_MS: '1000', LAPSE_GRACE_MS: '60000', SETTLE_POLL_MS: '50' },
       { replicas: { edge: 2 } },
     );
     pg = new PgClient({ connectionString: gateway.stack.env.DATABASE_URL });

@@ -12,10 +12,6 @@ describe('a silent or failing provider: 504 after silence, and the circuit break
   beforeAll(async () => {
     gw = await startGateway({
       RATE_LIMIT_PER_MINUTE: '10000',
-      // This file is about the provider's faults: the services' own deadlines far above what a
-      // loaded 2-core machine can stretch an Admit to (a CI run answered its first request 500).
-      GRPC_TIMEOUT_MS: '15000',
-      REDIS_TIMEOUT_MS: '5000',
       PROVIDER_SILENCE_MS: '1000',
       BREAKER_FAILURE_THRESHOLD: '3',
       BREAKER_COOLDOWN_MS: '1500',

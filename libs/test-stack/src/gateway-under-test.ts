@@ -35,8 +35,20 @@ export interface GatewayUnderTest {
 }
 
 /**
+ * The services' deadlines in a stack under test unless a test sets its own: far above what a
+ * loaded 2-core machine stretches a call to (bursts of hundreds of requests, several stacks at
+ * once), so that a reply is the rules', not the load's. Tests of the deadlines themselves, and of
+ * faults whose timing they shape, set PRODUCTION_DEADLINES.
+ */
+export const PATIENT_DEADLINES = { GRPC_TIMEOUT_MS: '15000', REDIS_TIMEOUT_MS: '5000' };
+
+/** The services' own defaults, for the tests whose faults they shape. */
+export const PRODUCTION_DEADLINES = { GRPC_TIMEOUT_MS: '1000', REDIS_TIMEOUT_MS: '200' };
+
+/**
  * Starts the whole stack on a database and Redis key space of its own (on a Redis Cluster with
- * `onCluster`); `processOptions` are passed to startStack as they are.
+ * `onCluster`), with PATIENT_DEADLINES unless `env` names others; `processOptions` are passed to
+ * startStack as they are.
  */
 export async function startGateway(
   env: Record<string, string> = {},
@@ -46,6 +58,7 @@ export async function startGateway(
   let db: TestDatabase | undefined;
   let redis: { cleanup(): Promise<void> } | undefined;
   let stack: RunningStack | undefined;
+  env = { ...PATIENT_DEADLINES, ...env };
   const cleanup = async () => {
     await stack?.stop();
     await Promise.all([db?.drop(), redis?.cleanup()]);
