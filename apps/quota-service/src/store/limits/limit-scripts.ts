@@ -140,17 +140,18 @@ return {1, count, now}
 });
 
 /**
- * Lua: adds `tokens` to today (restarting it on a new UTC day; the key lives 2 days past its last
- * write) and to the total.
+ * Lua: adds `tokens` to today (restarting it on a new UTC day; the key lives 2 days past its day's
+ * first write, which is a day past its day's end at least: only clean-up, as readers compare the
+ * day) and to the total.
  */
 export const ADD_USAGE = `
 local function add_usage(today, total, tokens, now)
   local day = math.floor(now / 86400000)
   if tonumber(redis.call('HGET', today, 'day')) ~= day then
     redis.call('HSET', today, 'day', day, 'tokens', 0)
+    redis.call('EXPIRE', today, 172800)
   end
   redis.call('HINCRBY', today, 'tokens', tokens)
-  redis.call('EXPIRE', today, 172800)
   redis.call('INCRBY', total, tokens)
 end
 `;
