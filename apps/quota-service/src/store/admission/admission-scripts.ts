@@ -199,7 +199,8 @@ end
 local charge = tonumber(charge_micro)
 local tokens = tonumber(tokens_used)
 redis.call('ZREMRANGEBYSCORE', finished, '-inf', now - memory)
-if redis.call('ZSCORE', finished, rid) then
+-- Marks the id finished unless it is already (NX: a repeat writes nothing there).
+if redis.call('ZADD', finished, 'NX', now, rid) == 0 then
   local estimated = usage == 'real' and tonumber(redis.call('HGET', lapse_estimates, rid))
   if not estimated then return {0, 1, 0, 0} end
   local estimated_tokens = redis.call('HGET', lapse_estimates, rid .. ':tokens')
@@ -219,7 +220,6 @@ if redis.call('ZSCORE', finished, rid) then
   if bill_json ~= '' then queue_bill() end
   return {0, 1, shortfall, 0}
 end
-redis.call('ZADD', finished, now, rid)
 redis.call('PEXPIRE', finished, memory)
 local held = tonumber(redis.call('HGET', credit_holds, rid))
 if held then

@@ -236,7 +236,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async billStates(requests: readonly LeaseRef[]): Promise<BillState[]> {
-    // One script per shard (one slot each), all sent in one pipelined write.
+    // One script per shard (one slot each), all sent at once.
     const byShard = new Map<string, number[]>();
     requests.forEach((request, i) => {
       const shard = this.options.keys.account(request.accountId).shard.activeLines;

@@ -23,7 +23,8 @@ end
 /**
  * Lua, the minute hash {minute, count}: `minute_count` is the count of the current UTC minute (0
  * when the hash is of an earlier one); `count_one` counts one more request in it and returns the
- * new count, the key expiring at the minute's end.
+ * new count, the key expiring at the minute's end (set by the minute's first count: a later one
+ * would set the same end).
  */
 export const MINUTE_COUNT = `
 local function minute_count(key, now)
@@ -34,7 +35,7 @@ end
 local function count_one(key, count, now)
   local minute = math.floor(now / 60000)
   redis.call('HSET', key, 'minute', minute, 'count', count + 1)
-  redis.call('PEXPIRE', key, (minute + 1) * 60000 - now)
+  if count == 0 then redis.call('PEXPIRE', key, (minute + 1) * 60000 - now) end
   return count + 1
 end
 `;
@@ -139,17 +140,18 @@ return {1, count, now}
 });
 
 /**
- * Lua: adds `tokens` to today (restarting it on a new UTC day; the key lives 2 days past its last
- * write) and to the total.
+ * Lua: adds `tokens` to today (restarting it on a new UTC day; the key lives 2 days past its day's
+ * first write, which is a day past its day's end at least: only clean-up, as readers compare the
+ * day) and to the total.
  */
 export const ADD_USAGE = `
 local function add_usage(today, total, tokens, now)
   local day = math.floor(now / 86400000)
   if tonumber(redis.call('HGET', today, 'day')) ~= day then
     redis.call('HSET', today, 'day', day, 'tokens', 0)
+    redis.call('EXPIRE', today, 172800)
   end
   redis.call('HINCRBY', today, 'tokens', tokens)
-  redis.call('EXPIRE', today, 172800)
   redis.call('INCRBY', total, tokens)
 end
 `;

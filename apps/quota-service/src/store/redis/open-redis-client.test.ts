@@ -13,12 +13,12 @@ beforeAll(async () => {
 afterAll(() => testRedis.cleanup());
 
 describe('openRedisClient', () => {
-  it('counts each command sent, those pipelined together in one write too', async () => {
+  it('counts each command sent, those sent in one turn of the event loop too', async () => {
     const client = await openRedisClient({ url: testRedis.url, commandTimeoutMs: 1000 }, silent);
     try {
       const before = await sent();
       await client.set(`${testRedis.keyPrefix}k`, '1');
-      // Auto-pipelined: one write, three commands.
+      // Three commands sent in one turn.
       await Promise.all([
         client.get(`${testRedis.keyPrefix}k`),
         client.get(`${testRedis.keyPrefix}k`),

@@ -1,6 +1,6 @@
 /*
  * What the Redis stores need to work on several shards at once (redis-keys.ts): the work of each
- * shard is sent together (one pipelined write), and their answers merged here.
+ * shard is sent at once (its commands in flight together), and their answers merged here.
  */
 
 /** `items` by the key `keyOf` gives each, in the order first seen. */
