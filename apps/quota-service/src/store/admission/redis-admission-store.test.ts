@@ -42,11 +42,12 @@ const opened: AdmissionStores[] = [];
 async function openStores(layout: KeyLayout, now?: () => number, url = testRedis.url): Promise<AdmissionStores> {
   const client = await openRedisClient({ url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);
   const options = { keys: redisKeys(layout, testRedis.keyPrefix), now };
+  const outbox = new RedisBillOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 });
   const stores = {
-    admission: new RedisAdmissionStore(client, SETTINGS, options),
+    admission: new RedisAdmissionStore(client, SETTINGS, { ...options, outboxAppends: outbox }),
     limits: new RedisLimitStore(client, SETTINGS, options),
     leases: new RedisLeaseStore(client, options),
-    outbox: new RedisBillOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    outbox,
     freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, options),
   };
   opened.push(stores);
