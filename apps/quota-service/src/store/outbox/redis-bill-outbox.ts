@@ -165,21 +165,21 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
     );
   }
 
-  /** Entries left in the streams are the ones not yet delivered (delivered ones are deleted); ids are their append times. */
+  /**
+   * Entries left in the streams are the ones not yet delivered (delivered ones are deleted); ids
+   * are their append times. The oldest entry is read only of the streams that have one.
+   */
   async backlog(): Promise<OutboxBacklog> {
-    const shards = await this.call(() =>
-      Promise.all(
-        this.options.keys.shards.map((shard) =>
-          Promise.all([this.redis.xlen(shard.outbox), this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)]),
-        ),
-      ),
-    );
-    let records = 0;
+    const shards = this.options.keys.shards;
+    const { lengths, oldest } = await this.call(async () => {
+      const lengths = await Promise.all(shards.map((shard) => this.redis.xlen(shard.outbox)));
+      const waiting = shards.filter((_, i) => lengths[i] > 0);
+      const oldest = await Promise.all(waiting.map((shard) => this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)));
+      return { lengths, oldest };
+    });
+    const records = lengths.reduce((sum, length) => sum + length, 0);
     let appendedMs = Infinity;
-    for (const [length, oldest] of shards) {
-      records += length;
-      if (oldest.length > 0) appendedMs = Math.min(appendedMs, Number(oldest[0][0].split('-')[0]));
-    }
+    for (const first of oldest) if (first.length > 0) appendedMs = Math.min(appendedMs, Number(first[0][0].split('-')[0]));
     return { records, oldestAgeSeconds: appendedMs === Infinity ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
   }
 
