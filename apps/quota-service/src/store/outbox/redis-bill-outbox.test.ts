@@ -134,9 +134,9 @@ describe('RedisBillOutbox', () => {
       await replica.append(mine);
       const own = await replica.claim(10);
       expect(own.map((c) => c.record)).toEqual([mine]);
-      expect(lengthsAsked.mock.calls.map(([stream]) => stream)).toEqual([keys.shardOfAccount(mine.accountId).outbox]);
+      expect(lengthsAsked).not.toHaveBeenCalled();
       await replica.ack(own.map((c) => c.id));
-      // The next claim asks that shard once more, finds it empty, and the one after asks none.
+      // The next claim asks that shard's length, finds it empty, and the one after asks none.
       lengthsAsked.mockClear();
       expect(await replica.claim(10)).toEqual([]);
       expect(await replica.claim(10)).toEqual([]);

@@ -55,8 +55,9 @@ function byEntryId(a: ShardEntry, b: ShardEntry): number {
  * each with one consumer group shared by every replica: each replica reads under its own consumer
  * name, a record stays pending until acknowledged, and records a dead replica left pending are
  * taken over after `claimIdleMs` (XAUTOCLAIM). Acknowledged records are deleted from the stream, so
- * a stream's length is what waits in it. A claim first asks the shards how much waits, then reads
- * only the shards with something, `max` shared among them; each step is one command per shard, all
+ * a stream's length is what waits in it. A claim first asks the shards how much waits (not those
+ * this replica appended to since, which have something), then reads only the shards with
+ * something, `max` shared among them; each step is one command per shard, all
  * sent at once (one pipelined write). Entries that cannot be read (not written by this code) are
  * acknowledged and skipped. The client is shared; RedisLimitStore closes it.
  *
@@ -104,17 +105,20 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
 
   async claim(max: number): Promise<ClaimedRecord[]> {
     const lookAll = Date.now() >= this.nextLookAllMs;
-    const shards = this.shardsToAsk(lookAll);
+    const { shards, appended } = this.shardsToAsk(lookAll);
     if (shards.length === 0) return [];
     const entries = await this.call(async () => {
+      // A shard this replica appended to has records (unless another replica took them): read without asking its length.
       const lengths = await Promise.all(
-        shards.map((shard) => this.redis.xlen(shard.outbox)).map((length) => length.catch((err: unknown) => err as Error)),
+        shards.map((shard) =>
+          appended.has(shard.index) ? undefined : this.redis.xlen(shard.outbox).catch((err: unknown) => err as Error),
+        ),
       );
       // A shard whose length is unknown is asked again at the next claim.
       shards.forEach((shard, i) => (lengths[i] === 0 ? this.notEmpty.delete(shard.index) : this.notEmpty.add(shard.index)));
       const failed = lengths.find((length): length is Error => length instanceof Error);
       if (failed) throw failed;
-      const waiting = shards.filter((_, i) => (lengths[i] as number) > 0);
+      const waiting = shards.filter((_, i) => lengths[i] !== 0);
       if (waiting.length > 0) return this.pendingOrNew(waiting, max, lookAll);
       if (lookAll) this.nextLookAllMs = Date.now() + this.options.claimIdleMs / 2;
       return [];
@@ -183,13 +187,18 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
     return { records, oldestAgeSeconds: appendedMs === Infinity ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
   }
 
-  /** Every shard when `all`, else those appended to since asked, and those that had entries (see the class comment). */
-  private shardsToAsk(all: boolean): readonly ShardKeys[] {
-    const shards = this.options.keys.shards;
-    const asked = all ? shards : shards.filter((shard) => this.appended.has(shard.index) || this.notEmpty.has(shard.index));
-    // Cleared before the lengths are asked: an append told after this is asked at the next claim.
+  /**
+   * Every shard when `all`, else those appended to since asked, and those that had entries (see
+   * the class comment); and which of them were appended to.
+   */
+  private shardsToAsk(all: boolean): { shards: readonly ShardKeys[]; appended: ReadonlySet<number> } {
+    const appended = new Set(this.appended);
+    const shards = all
+      ? this.options.keys.shards
+      : this.options.keys.shards.filter((s) => appended.has(s.index) || this.notEmpty.has(s.index));
+    // Cleared before anything is asked: an append told after this is asked at the next claim.
     this.appended.clear();
-    return asked;
+    return { shards, appended };
   }
 
   /**
