@@ -5,6 +5,7 @@ import { Logger } from '@gw/service-kit';
 import { QuotaConfig } from './config';
 import { loadAdmissionScripts } from './store/admission/admission-scripts';
 import { loadOutboxScripts } from './store/outbox/outbox-scripts';
+import { DUE_MEMBERS } from './store/redis/due-members';
 import { AdmissionStore } from './store/admission/admission-store';
 import { loadFreeTierScripts } from './store/free-tier/free-tier-scripts';
 import { openInMemoryStores } from './store/in-memory-stores';
@@ -39,6 +40,9 @@ export interface QuotaStores {
   close(): Promise<void>;
 }
 
+/** The shortest time from its write that a lease is set to lapse in: the lease time, the claim time, or the grace when there is one. */
+const shortestLapseMs = ({ ttlMs, claimMs, graceMs }: QuotaConfig['leases']) => Math.min(ttlMs, claimMs, graceMs > 0 ? graceMs : ttlMs);
+
 /** Opens the stores in Redis at REDIS_URL, or in the Redis Cluster of REDIS_CLUSTER_NODES, with the keys of QUOTA_KEY_LAYOUT; in memory when neither is set (one replica only). */
 export async function openQuotaStores(config: QuotaConfig, logger: Logger): Promise<QuotaStores> {
   const settings: LimitSettings = {
@@ -60,6 +64,7 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
       loadLeaseScripts(client),
       loadAdmissionScripts(client),
       loadOutboxScripts(client),
+      DUE_MEMBERS.load(client),
     ]);
   };
   const client = config.redisClusterNodes
@@ -67,16 +72,17 @@ export async function openQuotaStores(config: QuotaConfig, logger: Logger): Prom
     : await openRedisClient({ url: config.redisUrl as string, commandTimeoutMs: config.redisTimeoutMs, onReady }, logger);
   const keys = redisKeys(config.redisKeyLayout, config.redisKeyPrefix);
   const limits = new RedisLimitStore(client, settings, { keys });
+  const outbox = new RedisBillOutbox(client, {
+    keys,
+    consumer: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    claimIdleMs: config.billDelivery.claimIdleMs,
+  });
   return {
     limits,
     freeTier: new RedisFreeTierStore(client, config.freeTierDefaults, { keys }),
-    outbox: new RedisBillOutbox(client, {
-      keys,
-      consumer: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-      claimIdleMs: config.billDelivery.claimIdleMs,
-    }),
-    leases: new RedisLeaseStore(client, { keys }),
-    admission: new RedisAdmissionStore(client, settings, { keys }),
+    outbox,
+    leases: new RedisLeaseStore(client, { keys, shortestLapseMs: shortestLapseMs(config.leases) }),
+    admission: new RedisAdmissionStore(client, settings, { keys, outboxAppends: outbox }),
     audit: new RedisStoreAudit(client, keys, config.redisKeyPrefix),
     durable: true,
     close: () => limits.close(),

@@ -63,11 +63,12 @@ afterAll(async () => {
 
 const admissionStores: AdmissionStoresFactory = async (_settings, now) => {
   const { client, keys } = await connect();
+  const outbox = new RedisBillOutbox(client, { keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 });
   return {
-    admission: new RedisAdmissionStore(client, SETTINGS, { keys, now }),
+    admission: new RedisAdmissionStore(client, SETTINGS, { keys, now, outboxAppends: outbox }),
     limits: new RedisLimitStore(client, SETTINGS, { keys, now }),
     leases: new RedisLeaseStore(client, { keys, now }),
-    outbox: new RedisBillOutbox(client, { keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    outbox,
     freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, { keys, now }),
   };
 };

@@ -286,20 +286,6 @@ return {returned, hd, rt}
 });
 
 /**
- * Up to `max` accounts idle `idle_ms`, longest
- * idle first, each followed by the ms of its last admission or grant (to merge several shards').
- */
-export const IDLE_LINES = defineScript('idle_lines', {
-  keys: ['active_lines'],
-  args: ['idle_ms', 'max'],
-  uses: NOW,
-  body: `
-local now = now_ms(clock)
-return redis.call('ZRANGEBYSCORE', active_lines, '-inf', now - tonumber(idle_ms), 'WITHSCORES', 'LIMIT', 0, tonumber(max))
-`,
-});
-
-/**
  * `hold_micro`: '' for none.
  * Recreates a lease the store lost, unless its id was finished (0) or is leased (1). A paid
  * request's hold is held again in its account's line (unless the store still has it), since
@@ -404,8 +390,6 @@ return t
 /** SCRIPT LOAD of every admission script, on each new connection. */
 export async function loadAdmissionScripts(redis: RedisConnection): Promise<void> {
   await Promise.all(
-    [ADMIT, FINISH_ADMITTED, RETURN_LINE, IDLE_LINES, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT].map((script) =>
-      script.load(redis),
-    ),
+    [ADMIT, FINISH_ADMITTED, RETURN_LINE, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT].map((script) => script.load(redis)),
   );
 }

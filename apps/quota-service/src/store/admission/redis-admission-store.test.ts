@@ -25,6 +25,7 @@ import { openRedisClient } from '../redis/open-redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisFreeTierStore } from '../free-tier/redis-free-tier-store';
 import { KeyLayout, redisKeys } from '../redis/redis-keys';
+import { DUE_MEMBERS } from '../redis/due-members';
 import { RedisLeaseStore } from '../leases/redis-lease-store';
 import { RedisLimitStore } from '../limits/redis-limit-store';
 import { RedisBillOutbox } from '../outbox/redis-bill-outbox';
@@ -42,11 +43,12 @@ const opened: AdmissionStores[] = [];
 async function openStores(layout: KeyLayout, now?: () => number, url = testRedis.url): Promise<AdmissionStores> {
   const client = await openRedisClient({ url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);
   const options = { keys: redisKeys(layout, testRedis.keyPrefix), now };
+  const outbox = new RedisBillOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 });
   const stores = {
-    admission: new RedisAdmissionStore(client, SETTINGS, options),
+    admission: new RedisAdmissionStore(client, SETTINGS, { ...options, outboxAppends: outbox }),
     limits: new RedisLimitStore(client, SETTINGS, options),
     leases: new RedisLeaseStore(client, options),
-    outbox: new RedisBillOutbox(client, { keys: options.keys, consumer: `test-${randomUUID()}`, claimIdleMs: 60_000 }),
+    outbox,
     freeTier: new RedisFreeTierStore(client, TEST_DEFAULTS, options),
   };
   opened.push(stores);
@@ -108,6 +110,60 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
     expect(finished.result).toEqual({ released: true, repeated: false, shortfallMicro: 0 });
     expect(finished.commands.roundTrips).toEqual(['evalsha']);
     expect(finished.commands.scriptCommands).toContain('xadd');
+  });
+
+  it("tells the outbox the account of each finish and line return (whose scripts append to its shard's outbox), before and after", async () => {
+    const told: string[] = [];
+    const client = await openRedisClient({ url: testRedis.url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);
+    const keys = redisKeys(layout, testRedis.keyPrefix);
+    const admission = new RedisAdmissionStore(client, SETTINGS, { keys, outboxAppends: { noteAppend: (id) => told.push(id) } });
+    try {
+      await grantLine(admission, account, 100_000);
+      const step = paidStep(account, 6000);
+      await admission.admit(step);
+      expect(told).toEqual([]);
+      const bill = paidBill(account, step.requestId, 6000, 1000, 100, 1400);
+      const finish = { accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false };
+      await admission.finish({ ...finish, payment: 'paid', tokens: 1100, chargeMicro: 1400, bill });
+      expect(told).toEqual([account, account]);
+      await admission.returnLine(account);
+      expect(told).toEqual([account, account, account, account]);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('looks for idle lines in a shard again only once a line there can be idle, and every half idle time at least', async () => {
+    let nowMs = Date.UTC(2031, 4, 6, 10, 0, 0);
+    const idleMs = 600_000;
+    const client = await openRedisClient({ url: testRedis.url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);
+    const keys = redisKeys(layout, `${testRedis.keyPrefix}${randomUUID()}:`);
+    const admission = new RedisAdmissionStore(client, SETTINGS, { keys, now: () => nowMs });
+    const scriptsSent = jest.spyOn(client, 'evalsha');
+    const reads = () => scriptsSent.mock.calls.filter(([sha]) => sha === DUE_MEMBERS.sha).length;
+    const shards = keys.shards.length;
+    try {
+      expect(await admission.idleLines(idleMs, 10)).toEqual([]);
+      expect(reads()).toBe(shards);
+      nowMs += 100_000;
+      await grantLine(admission, account, 100_000);
+      nowMs += 199_999;
+      expect(await admission.idleLines(idleMs, 10)).toEqual([]);
+      expect(reads()).toBe(shards);
+      nowMs += 1;
+      expect(await admission.idleLines(idleMs, 10)).toEqual([]);
+      expect(reads()).toBe(2 * shards);
+      nowMs += 300_000;
+      expect(await admission.idleLines(idleMs, 10)).toEqual([]);
+      expect(reads()).toBe(3 * shards);
+      // Idle 600 s after its grant: its shard alone is read (the others at 900 s).
+      nowMs += 100_000;
+      expect(await admission.idleLines(idleMs, 10)).toEqual([account]);
+      expect(reads()).toBe(3 * shards + 1);
+    } finally {
+      scriptsSent.mockRestore();
+      client.disconnect();
+    }
   });
 
   it('takes a second round trip, for the pool, only to finish a free or abandoned request', async () => {

@@ -6,7 +6,6 @@ import {
   BILL_STATES,
   BILL_STATE_REPLY,
   FINISH_ADMITTED,
-  IDLE_LINES,
   READ_CREDIT,
   RESURRECT_LEASE,
   RETURN_LINE,
@@ -33,8 +32,11 @@ import { FINISH_MEMORY_MS, LimitSettings } from '../limits/limit-store';
 import { DeclaredScript, Named } from '../redis/lua-script';
 import { poolHoldId } from '../free-tier/pool-hold-id';
 import { RedisKeys } from '../redis/redis-keys';
+import type { OutboxAppends } from '../outbox/redis-bill-outbox';
 import { runScript, ScriptRest } from '../redis/run-script';
-import { lowestOf, scoredMembers } from '../redis/shard-walk';
+import { lowestOf } from '../redis/shard-walk';
+import { readDue } from '../redis/due-members';
+import { ShardDueTimes } from '../redis/shard-due-times';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
 /** Options of a RedisAdmissionStore. */
@@ -43,6 +45,11 @@ export interface RedisAdmissionStoreOptions {
   keys: RedisKeys;
   /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
   now?: () => number;
+  /**
+   * Told the account before and after each script that can append to its shard's outbox (a
+   * finish, a line's return) is run, whatever it answers: the outbox looks there at its next claim.
+   */
+  outboxAppends?: OutboxAppends;
 }
 
 const REFUSED_FIELDS: Record<number, TermsField> = { 1: 'payment', 2: 'model', 3: 'hold', 4: 'admitted_at', 5: 'admitted' };
@@ -57,15 +64,21 @@ const BILL_STATE_NAMES: Record<number, BillState> = {
  * An AdmissionStore in Redis, shared by every replica: each step is one script (admission-scripts.ts),
  * one round trip, on the account's keys and its shard's indexes; a free request's end takes a
  * second one for the free tier's pool, in its own slot. The keys of each script are named here
- * (store/redis/redis-keys.ts), none inside the scripts. Idle lines are looked for in every shard at once. The
- * client is shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
+ * (store/redis/redis-keys.ts), none inside the scripts. Idle lines are looked for in every shard that
+ * can have one at once (ShardDueTimes). The client is shared; RedisLimitStore closes it. Any
+ * failure becomes StoreUnavailableError.
  */
 export class RedisAdmissionStore implements AdmissionStore {
+  /** When each shard can next have an idle line. */
+  private readonly idleTimes: ShardDueTimes;
+
   constructor(
     private readonly redis: RedisConnection,
     private readonly settings: Readonly<LimitSettings>,
     private readonly options: RedisAdmissionStoreOptions,
-  ) {}
+  ) {
+    this.idleTimes = new ShardDueTimes(options.keys.shards.length, options.now);
+  }
 
   async admit(step: AdmitStep): Promise<AdmitResult> {
     const a = this.options.keys.account(step.accountId);
@@ -163,7 +176,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       usage: f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real',
       restated: f.restated ? JSON.stringify(f.restated) : '',
     };
-    const [released, repeated, shortfallMicro, refused] = await this.run(FINISH_ADMITTED, keys, args, 4);
+    const [released, repeated, shortfallMicro, refused] = await this.appending(f.accountId, () => this.run(FINISH_ADMITTED, keys, args, 4));
     if (refused > 0) return { released: false, repeated: false, shortfallMicro: 0, refused: REFUSED_FIELDS[refused] };
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
     // retried after this step failed completes it (settling a reservation is once per request id).
@@ -183,18 +196,26 @@ export class RedisAdmissionStore implements AdmissionStore {
     const a = this.options.keys.account(accountId);
     const keys = { credit: a.credit, active_lines: a.shard.activeLines, outbox: a.shard.outbox };
     const args = { account: accountId, account_json: JSON.stringify(accountId), idle_ms: idleMs ?? '' };
-    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.run(RETURN_LINE, keys, args, 3);
+    const [returnedMicro, heldMicro, returnedTotalMicro] = await this.appending(accountId, () => this.run(RETURN_LINE, keys, args, 3));
     return { returnedMicro, heldMicro, returnedTotalMicro };
   }
 
-  /** Every shard's idle lines, asked at once; the `max` longest idle of them all. */
+  /**
+   * The idle lines of every shard that can have one (a line is scored with the time of its last
+   * admission or grant, never earlier: a shard is read again once its oldest line can be idle, and
+   * every half idle time at least), asked at once; the `max` longest idle of them all.
+   */
   async idleLines(idleMs: number, max: number): Promise<string[]> {
-    const args = IDLE_LINES.argList({ idle_ms: idleMs, max }, this.options.now ? [Math.floor(this.options.now())] : []);
+    const clock = this.options.now ? Math.floor(this.options.now()) : undefined;
+    const shards = this.options.keys.shards;
     try {
       const idle = await Promise.all(
-        this.options.keys.shards.map(async (shard) =>
-          scoredMembers(shard.index, await IDLE_LINES.run(this.redis, IDLE_LINES.keyList({ active_lines: shard.activeLines }), args)),
-        ),
+        this.idleTimes.due().map(async (index) => {
+          const sentAt = this.idleTimes.clock();
+          const read = await readDue(this.redis, index, shards[index].activeLines, idleMs, max, clock);
+          this.idleTimes.read(index, sentAt, read, Math.floor(idleMs / 2));
+          return read.due;
+        }),
       );
       return lowestOf(idle, max).map((line) => line.member);
     } catch (err) {
@@ -260,6 +281,16 @@ export class RedisAdmissionStore implements AdmissionStore {
   async credit(accountId: string): Promise<CreditTotals> {
     const [granted, charged, returned, held] = await this.run(READ_CREDIT, { credit: this.options.keys.account(accountId).credit }, {}, 4);
     return { granted, charged, returned, held };
+  }
+
+  /** Runs a script that can append to the account's outbox, telling the outbox before and after. */
+  private async appending<T>(accountId: string, script: () => Promise<T>): Promise<T> {
+    this.options.outboxAppends?.noteAppend(accountId);
+    try {
+      return await script();
+    } finally {
+      this.options.outboxAppends?.noteAppend(accountId);
+    }
   }
 
   private run<K extends string, A extends string>(

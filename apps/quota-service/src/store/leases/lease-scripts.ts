@@ -98,20 +98,7 @@ return {1}
 `,
 });
 
-/**
- * Writes nothing: up to `max` request ids lapsed by now, oldest first, each followed by its lapse
- * ms, so that a claim over several shards can take the oldest of all.
- */
-export const LAPSED_LEASES = defineScript('lapsed_leases', {
-  keys: LEASE_KEYS,
-  args: ['clock', 'max'],
-  uses: NOW,
-  body: `
-return redis.call('ZRANGEBYSCORE', lapse, '-inf', now_ms(clock), 'WITHSCORES', 'LIMIT', 0, tonumber(max))
-`,
-});
-
 /** SCRIPT LOAD of every lease script; run on each new connection. */
 export async function loadLeaseScripts(redis: RedisConnection): Promise<void> {
-  await Promise.all([START_LEASE, RENEW_LEASES, END_LEASE, CLAIM_LAPSED, HOLD_LAPSED, LAPSED_LEASES].map((script) => script.load(redis)));
+  await Promise.all([START_LEASE, RENEW_LEASES, END_LEASE, CLAIM_LAPSED, HOLD_LAPSED].map((script) => script.load(redis)));
 }

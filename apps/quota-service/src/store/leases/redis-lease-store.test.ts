@@ -6,6 +6,7 @@ import { loadLeaseScripts } from './lease-scripts';
 import { LeaseRecord } from './lease-store';
 import { describeLeaseStoreContract } from '../../../test/store-contracts/lease-store.contract';
 import { openRedisClient } from '../redis/open-redis-client';
+import { DUE_MEMBERS } from '../redis/due-members';
 import { redisKeys } from '../redis/redis-keys';
 import { RedisLeaseStore } from './redis-lease-store';
 import { StoreUnavailableError } from '../store-unavailable-error';
@@ -34,6 +35,11 @@ for (const layout of ['account', 'shard'] as const) {
     async (now) => new RedisLeaseStore(await connect(), { keys: redisKeys(layout, testRedis.keyPrefix), now }),
   );
 }
+// The contract's shortest lapse is its lease time (30 s): the same behaviour when claims skip the shards not due.
+describeLeaseStoreContract(
+  'redis, shard layout, reading only the shards due',
+  async (now) => new RedisLeaseStore(await connect(), { keys: redisKeys('shard', testRedis.keyPrefix), now, shortestLapseMs: 30_000 }),
+);
 
 const lease = (accountId: string): LeaseRecord => ({
   requestId: randomUUID(),
@@ -89,6 +95,44 @@ describe('RedisLeaseStore', () => {
     const rest = await one.claimLapsed(1000, 60_000);
     const claimedIds = [...byOne, ...byTwo, ...rest].map((l) => l.requestId).sort();
     expect(claimedIds).toEqual(leases.slice(10).map((l) => l.requestId));
+  });
+
+  it('reads a shard again only once a lease there can have lapsed, and every shortest lapse time at least', async () => {
+    let nowMs = Date.UTC(2031, 4, 6, 10, 0, 0);
+    const client = await connect();
+    const keys = redisKeys('shard', `${testRedis.keyPrefix}${randomUUID()}:`);
+    const store = new RedisLeaseStore(client, { keys, now: () => nowMs, shortestLapseMs: 30_000 });
+    const scriptsSent = jest.spyOn(client, 'evalsha');
+    const reads = () => scriptsSent.mock.calls.filter(([sha]) => sha === DUE_MEMBERS.sha).length;
+    const shards = keys.shards.length;
+    // The first claim reads every shard; then none is due for the shortest lapse time.
+    expect(await store.claimLapsed(10, 30_000)).toEqual([]);
+    expect(reads()).toBe(shards);
+    nowMs += 10_000;
+    const running = lease('acct_running');
+    await store.start(running, 30_000);
+    nowMs += 19_999;
+    expect(await store.claimLapsed(10, 30_000)).toEqual([]);
+    expect(reads()).toBe(shards);
+    // Each shard is read again once the shortest lapse time has run out...
+    nowMs += 1;
+    expect(await store.claimLapsed(10, 30_000)).toEqual([]);
+    expect(reads()).toBe(2 * shards);
+    // ...and a shard as soon as a lease there can have lapsed: the running lease's alone.
+    nowMs += 10_000;
+    expect(await store.claimLapsed(10, 30_000)).toEqual([running]);
+    expect(reads()).toBe(2 * shards + 1);
+
+    // A lease written behind the store's back with an earlier lapse (as a failover to an older
+    // replica could leave) is found once its shard's quiet time runs out.
+    const stray = lease('acct_stray');
+    const shard = keys.shardOfAccount(stray.accountId);
+    await client.zadd(shard.leases.lapse, nowMs - 1, stray.requestId);
+    await client.hset(shard.leases.data, stray.requestId, JSON.stringify(stray));
+    expect(await store.claimLapsed(10, 30_000)).toEqual([]);
+    nowMs += 20_000;
+    expect(await store.claimLapsed(10, 30_000)).toEqual([stray]);
+    scriptsSent.mockRestore();
   });
 
   it('rejects with StoreUnavailableError when Redis does not answer', async () => {

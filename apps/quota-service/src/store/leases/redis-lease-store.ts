@@ -1,11 +1,13 @@
 import type { RedisConnection } from '../redis/redis-connection';
-import { CLAIM_LAPSED, END_LEASE, HOLD_LAPSED, LAPSED_LEASES, RENEW_LEASES, START_LEASE } from './lease-scripts';
+import { CLAIM_LAPSED, END_LEASE, HOLD_LAPSED, RENEW_LEASES, START_LEASE } from './lease-scripts';
 import { LapseHold, LeaseRecord, LeaseRef, LeaseStore } from './lease-store';
 
 const LAPSE_HOLDS: Record<number, LapseHold> = { 0: 'gone', 1: 'held', 2: 'renewed' };
 import { DeclaredScript, Named } from '../redis/lua-script';
 import { RedisKeys, ShardKeys } from '../redis/redis-keys';
-import { groupBy, lowestOf, scoredMembers } from '../redis/shard-walk';
+import { groupBy, lowestOf } from '../redis/shard-walk';
+import { readDue } from '../redis/due-members';
+import { ShardDueTimes } from '../redis/shard-due-times';
 import { parseLeaseRecord } from '../outbox/outbox-record-json';
 import { StoreUnavailableError } from '../store-unavailable-error';
 
@@ -15,6 +17,12 @@ export interface RedisLeaseStoreOptions {
   keys: RedisKeys;
   /** Tests only: a clock (ms) passed to the scripts instead of Redis TIME. */
   now?: () => number;
+  /**
+   * The shortest time from its write that any lease is set to lapse in, by every replica (the
+   * lease time, the claim time, the grace): a claim reads a shard again only once a lease there
+   * can have lapsed, and at least this often (ShardDueTimes). Unset: every shard at every claim.
+   */
+  shortestLapseMs?: number;
 }
 
 /**
@@ -22,17 +30,22 @@ export interface RedisLeaseStoreOptions {
  * the account's keys, so that admission scripts start and end it), and each operation is one Lua
  * script per shard it concerns, its time from Redis TIME. Work on several shards is sent at once
  * (one pipelined write): a renewal of many accounts' leases, and a claim, which first reads what
- * lapsed in every shard, then claims the oldest `max` of them all where they are. The client is
- * shared; RedisLimitStore closes it. Any failure becomes StoreUnavailableError.
+ * lapsed in every shard that can have a lapsed lease (with `shortestLapseMs`: see ShardDueTimes),
+ * then claims the oldest `max` of them all where they are. The client is shared; RedisLimitStore
+ * closes it. Any failure becomes StoreUnavailableError.
  */
 export class RedisLeaseStore implements LeaseStore {
   /** The text each claimed lease had in the store, so that holdLapsed marks it only if no renewal replaced it. */
   private readonly claimedText = new WeakMap<LeaseRecord, string>();
+  /** When each shard can next have a lapsed lease. */
+  private readonly lapses: ShardDueTimes;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly options: RedisLeaseStoreOptions,
-  ) {}
+  ) {
+    this.lapses = new ShardDueTimes(options.keys.shards.length, options.now);
+  }
 
   async start(lease: LeaseRecord, ttlMs: number): Promise<void> {
     await this.run(this.shardOf(lease), START_LEASE, {
@@ -66,7 +79,14 @@ export class RedisLeaseStore implements LeaseStore {
     const clock = this.clock();
     const shards = this.options.keys.shards;
     const lapsed = await Promise.all(
-      shards.map(async (shard) => scoredMembers(shard.index, await this.run(shard, LAPSED_LEASES, { clock, max }))),
+      this.lapses.due().map(async (index) => {
+        const sentAt = this.lapses.clock();
+        const read = await this.call(() =>
+          readDue(this.redis, index, shards[index].leases.lapse, 0, max, clock === '' ? undefined : clock),
+        );
+        this.lapses.read(index, sentAt, read, this.options.shortestLapseMs);
+        return read.due;
+      }),
     );
     const oldest = lowestOf(lapsed, max);
     const claimed = await Promise.all(
@@ -105,6 +125,14 @@ export class RedisLeaseStore implements LeaseStore {
 
   private clock(): number | '' {
     return this.options.now ? Math.floor(this.options.now()) : '';
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw new StoreUnavailableError(err);
+    }
   }
 
   private async run<A extends string>(

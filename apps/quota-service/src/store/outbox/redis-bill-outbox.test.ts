@@ -112,6 +112,49 @@ for (const layout of ['account', 'shard'] as const) {
 }
 
 describe('RedisBillOutbox', () => {
+  it('asks only the shards it appended to or that had entries, and every shard each half claim time, finding what another replica left', async () => {
+    const prefix = newPrefix();
+    const keys = redisKeys('shard', prefix);
+    const [replica, other] = [outboxAt(prefix, 'replica', 60_000, 'shard'), outboxAt(prefix, 'other', 60_000, 'shard')];
+    const [mine, left] = [olderOutboxBill({ accountId: 'acct_mine' }), olderOutboxBill({ accountId: 'acct_left' })];
+    expect(keys.shardOfAccount(mine.accountId)).not.toBe(keys.shardOfAccount(left.accountId));
+    let nowMs = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => nowMs);
+    const lengthsAsked = jest.spyOn(redis, 'xlen');
+    try {
+      // The first claim asks every shard; an idle one after it asks none.
+      expect(await replica.claim(10)).toEqual([]);
+      expect(lengthsAsked).toHaveBeenCalledTimes(keys.shards.length);
+      lengthsAsked.mockClear();
+      expect(await replica.claim(10)).toEqual([]);
+      expect(lengthsAsked).not.toHaveBeenCalled();
+
+      // Another replica appends and dies before reading it; this one appends too, and reads its own at once.
+      await other.append(left);
+      await replica.append(mine);
+      const own = await replica.claim(10);
+      expect(own.map((c) => c.record)).toEqual([mine]);
+      expect(lengthsAsked).not.toHaveBeenCalled();
+      await replica.ack(own.map((c) => c.id));
+      // The next claim asks that shard's length, finds it empty, and the one after asks none.
+      lengthsAsked.mockClear();
+      expect(await replica.claim(10)).toEqual([]);
+      expect(await replica.claim(10)).toEqual([]);
+      expect(lengthsAsked).toHaveBeenCalledTimes(1);
+
+      // Half the claim time later it asks every shard, and finds what the other left.
+      lengthsAsked.mockClear();
+      nowMs += 30_000;
+      const found = await replica.claim(10);
+      expect(found.map((c) => c.record)).toEqual([left]);
+      expect(lengthsAsked).toHaveBeenCalledTimes(keys.shards.length);
+      await replica.ack(found.map((c) => c.id));
+    } finally {
+      lengthsAsked.mockRestore();
+      clock.mockRestore();
+    }
+  });
+
   it('rejects with StoreUnavailableError when Redis cannot be reached', async () => {
     const down = await openRedisClient({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 200 }, silent);
     const outbox = new RedisBillOutbox(down, { keys: redisKeys('shard', newPrefix()), consumer: 'x', claimIdleMs: 1000 });

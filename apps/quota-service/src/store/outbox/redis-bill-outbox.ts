@@ -16,6 +16,12 @@ export interface RedisBillOutboxOptions {
   claimIdleMs: number;
 }
 
+/** What a script that appends to an account's outbox tells the outbox (RedisAdmissionStore's `outboxAppends`). */
+export interface OutboxAppends {
+  /** A script that can append to the account's shard runs (told before it is sent and after it answers). */
+  noteAppend(accountId: string): void;
+}
+
 /** The field of a stream entry that holds the record's JSON (scripts that append to the stream write it too). */
 export const OUTBOX_FIELD = 'r';
 
@@ -49,20 +55,34 @@ function byEntryId(a: ShardEntry, b: ShardEntry): number {
  * each with one consumer group shared by every replica: each replica reads under its own consumer
  * name, a record stays pending until acknowledged, and records a dead replica left pending are
  * taken over after `claimIdleMs` (XAUTOCLAIM). Acknowledged records are deleted from the stream, so
- * a stream's length is what waits in it. A claim first asks every shard how much waits, then reads
- * only the shards with something, `max` shared among them; each step is one command per shard, all
+ * a stream's length is what waits in it. A claim first asks the shards how much waits (not those
+ * this replica appended to since, which have something), then reads only the shards with
+ * something, `max` shared among them; each step is one command per shard, all
  * sent at once (one pipelined write). Entries that cannot be read (not written by this code) are
  * acknowledged and skipped. The client is shared; RedisLimitStore closes it.
+ *
+ * Which shards a claim asks: those this replica appended to since it last looked (`append`, and
+ * the scripts that tell `noteAppend`), and those whose last look found entries, until a look finds
+ * none; every `claimIdleMs / 2` (or at once while the last look for orphans filled its share) all
+ * of them, when it also takes over what dead consumers left pending. So an idle outbox costs one
+ * command per shard per half claim time, and a bill is still delivered by the replica that
+ * appended it at its next pass; what only another replica appended is found by this one's next look
+ * at all shards (that replica delivers it itself while it lives; one that died before reading it
+ * leaves it to that look, sooner than what it left pending, which waits `claimIdleMs`).
  */
-export class RedisBillOutbox implements BillOutbox {
+export class RedisBillOutbox implements BillOutbox, OutboxAppends {
   /** The bills this consumer was handed and has not acknowledged: claimed id -> its request, whose unbilled mark ack clears. */
   private readonly claimedBills = new Map<string, { accountId: string; requestId: string }>();
   /** Ids handed out by claims and not acknowledged: while any are, a claim reads this consumer's pending entries first. */
   private readonly handedOut = new Set<string>();
   /** The last pending read filled its share: more of this consumer's entries may be pending. */
   private morePending = false;
-  /** When to look next for entries that other (dead) consumers left pending. */
-  private nextOrphanLookMs = 0;
+  /** When to look next at every shard, and for entries that other (dead) consumers left pending. */
+  private nextLookAllMs = 0;
+  /** Shards (by index) this replica appended to, or ran a script that can, since a claim last asked them. */
+  private readonly appended = new Set<number>();
+  /** Shards whose stream had entries at their last look (waiting, or pending with some consumer). */
+  private readonly notEmpty = new Set<number>();
 
   constructor(
     private readonly redis: RedisConnection,
@@ -70,16 +90,38 @@ export class RedisBillOutbox implements BillOutbox {
   ) {}
 
   async append(record: OutboxRecord): Promise<void> {
-    const stream = this.options.keys.shardOfAccount(record.accountId).outbox;
-    await this.call(() => this.redis.xadd(stream, '*', OUTBOX_FIELD, JSON.stringify(record)));
+    const shard = this.options.keys.shardOfAccount(record.accountId);
+    this.appended.add(shard.index);
+    try {
+      await this.call(() => this.redis.xadd(shard.outbox, '*', OUTBOX_FIELD, JSON.stringify(record)));
+    } finally {
+      this.appended.add(shard.index);
+    }
+  }
+
+  noteAppend(accountId: string): void {
+    this.appended.add(this.options.keys.shardOfAccount(accountId).index);
   }
 
   async claim(max: number): Promise<ClaimedRecord[]> {
-    const shards = this.options.keys.shards;
+    const lookAll = Date.now() >= this.nextLookAllMs;
+    const { shards, appended } = this.shardsToAsk(lookAll);
+    if (shards.length === 0) return [];
     const entries = await this.call(async () => {
-      const lengths = await Promise.all(shards.map((shard) => this.redis.xlen(shard.outbox)));
-      const waiting = shards.filter((_, i) => lengths[i] > 0);
-      return waiting.length === 0 ? [] : this.pendingOrNew(waiting, max);
+      // A shard this replica appended to has records (unless another replica took them): read without asking its length.
+      const lengths = await Promise.all(
+        shards.map((shard) =>
+          appended.has(shard.index) ? undefined : this.redis.xlen(shard.outbox).catch((err: unknown) => err as Error),
+        ),
+      );
+      // A shard whose length is unknown is asked again at the next claim.
+      shards.forEach((shard, i) => (lengths[i] === 0 ? this.notEmpty.delete(shard.index) : this.notEmpty.add(shard.index)));
+      const failed = lengths.find((length): length is Error => length instanceof Error);
+      if (failed) throw failed;
+      const waiting = shards.filter((_, i) => lengths[i] !== 0);
+      if (waiting.length > 0) return this.pendingOrNew(waiting, max, lookAll);
+      if (lookAll) this.nextLookAllMs = Date.now() + this.options.claimIdleMs / 2;
+      return [];
     });
     const claimed: ClaimedRecord[] = [];
     const unreadable: string[] = [];
@@ -127,38 +169,52 @@ export class RedisBillOutbox implements BillOutbox {
     );
   }
 
-  /** Entries left in the streams are the ones not yet delivered (delivered ones are deleted); ids are their append times. */
+  /**
+   * Entries left in the streams are the ones not yet delivered (delivered ones are deleted); ids
+   * are their append times. The oldest entry is read only of the streams that have one.
+   */
   async backlog(): Promise<OutboxBacklog> {
-    const shards = await this.call(() =>
-      Promise.all(
-        this.options.keys.shards.map((shard) =>
-          Promise.all([this.redis.xlen(shard.outbox), this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)]),
-        ),
-      ),
-    );
-    let records = 0;
+    const shards = this.options.keys.shards;
+    const { lengths, oldest } = await this.call(async () => {
+      const lengths = await Promise.all(shards.map((shard) => this.redis.xlen(shard.outbox)));
+      const waiting = shards.filter((_, i) => lengths[i] > 0);
+      const oldest = await Promise.all(waiting.map((shard) => this.redis.xrange(shard.outbox, '-', '+', 'COUNT', 1)));
+      return { lengths, oldest };
+    });
+    const records = lengths.reduce((sum, length) => sum + length, 0);
     let appendedMs = Infinity;
-    for (const [length, oldest] of shards) {
-      records += length;
-      if (oldest.length > 0) appendedMs = Math.min(appendedMs, Number(oldest[0][0].split('-')[0]));
-    }
+    for (const first of oldest) if (first.length > 0) appendedMs = Math.min(appendedMs, Number(first[0][0].split('-')[0]));
     return { records, oldestAgeSeconds: appendedMs === Infinity ? 0 : Math.max(0, (Date.now() - appendedMs) / 1000) };
   }
 
   /**
+   * Every shard when `all`, else those appended to since asked, and those that had entries (see
+   * the class comment); and which of them were appended to.
+   */
+  private shardsToAsk(all: boolean): { shards: readonly ShardKeys[]; appended: ReadonlySet<number> } {
+    const appended = new Set(this.appended);
+    const shards = all
+      ? this.options.keys.shards
+      : this.options.keys.shards.filter((s) => appended.has(s.index) || this.notEmpty.has(s.index));
+    // Cleared before anything is asked: an append told after this is asked at the next claim.
+    this.appended.clear();
+    return { shards, appended };
+  }
+
+  /**
    * This consumer's pending entries (only while some it handed out were not acknowledged: a
-   * delivery failed), then those others left too long (looked for every claimIdleMs / 2, or at
-   * once while the last look filled its share), then new ones: each step over every shard at
+   * delivery failed), then those others left too long (when `orphans`: every claimIdleMs / 2, or
+   * at once while the last look filled its share), then new ones: each step over every shard at
    * once, each group oldest first.
    */
-  private async pendingOrNew(shards: ShardKeys[], max: number): Promise<ShardEntry[]> {
+  private async pendingOrNew(shards: ShardKeys[], max: number, orphans: boolean): Promise<ShardEntry[]> {
     const entries: ShardEntry[] = [];
     if (this.handedOut.size > 0 || this.morePending) {
       this.handedOut.clear();
       entries.push(...(await this.fromEach(shards, max, (shard, count) => this.read(shard, count, '0'))));
       this.morePending = entries.length >= max;
     }
-    if (entries.length < max && Date.now() >= this.nextOrphanLookMs) {
+    if (entries.length < max && orphans) {
       const room = max - entries.length;
       const orphans = await this.fromEach(shards, room, async (shard, count) => {
         const [, orphaned] = (await this.redis.xautoclaim(
@@ -172,7 +228,7 @@ export class RedisBillOutbox implements BillOutbox {
         )) as [string, StreamEntry[]];
         return orphaned;
       });
-      if (orphans.length < room) this.nextOrphanLookMs = Date.now() + this.options.claimIdleMs / 2;
+      if (orphans.length < room) this.nextLookAllMs = Date.now() + this.options.claimIdleMs / 2;
       entries.push(...orphans);
     }
     if (entries.length < max)

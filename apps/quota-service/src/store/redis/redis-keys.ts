@@ -24,8 +24,9 @@ export type KeyLayout = 'account' | 'shard';
 /**
  * The shards of the `shard` layout. 64 spreads a cluster over up to 64 primaries (the
  * throughput targets need one Redis; a cluster of a few primaries gets 10 to 22 shards each), while every
- * background pass (reaper, forwarder, idle lines, outbox gauges) sends one command per shard per
- * look, pipelined. Fixed: another count names every account's keys anew (a key migration).
+ * background pass (reaper, forwarder, idle lines, outbox gauges) sends one command per shard it
+ * looks at, pipelined (the passes look only at the shards that can have work: ShardDueTimes,
+ * RedisBillOutbox). Fixed: another count names every account's keys anew (a key migration).
  */
 export const SHARD_COUNT = 64;
 
