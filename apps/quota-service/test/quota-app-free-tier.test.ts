@@ -1,47 +1,11 @@
 import { status } from '@grpc/grpc-js';
-import { billingV1, quotaV1 } from '@gw/contracts';
-import { clientChain, createLogger, Database, Env, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis } from '@gw/testing';
-import { loadConfig } from '../src/config';
-import { QuotaApp, startQuotaApp } from '../src/quota-app';
-import { BillingProcess, startBillingProcess } from './billing-process';
-
-const silent = createLogger('quota-service-test', 'error', () => undefined);
-const DEADLINE_MS = 3000;
-const INSECURE: GrpcSecurity = { kind: 'insecure' };
-const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
+import { quotaV1 } from '@gw/contracts';
+import { quotaBesideBilling } from './quota-beside-billing';
 
 describe('quota-service over gRPC: free tier and the end of a request, billed through the outbox', () => {
-  let redis: TestRedis;
-  let testDb: TestDatabase;
-  let db: Database;
-  let billingService: BillingProcess;
-  let billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
-  const apps: QuotaApp[] = [];
-  const clients: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>[] = [];
+  const stack = quotaBesideBilling();
+  const { startApp } = stack;
   let seq = 0;
-
-  const startApp = async (env: Env = {}) => {
-    const config = loadConfig({
-      QUOTA_METRICS_PORT: '0',
-      QUOTA_PORT: '0',
-      BIND_HOST: '127.0.0.1',
-      GRPC_INSECURE: 'true',
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: redis.keyPrefix,
-      BILLING_ADDR: billingService.address,
-      SETTLE_POLL_MS: '20',
-      SETTLE_MAX_BACKOFF_MS: '100',
-      SETTLE_CLAIM_IDLE_MS: '200',
-      SHUTDOWN_GRACE_MS: '1000',
-      ...env,
-    });
-    const app = await startQuotaApp(config, silent);
-    const client = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, INSECURE, 'quota-service', SETTINGS);
-    apps.push(app);
-    clients.push(client);
-    return { app, quota: client };
-  };
   const freeRequest = (accountId: string, overrides: Partial<quotaV1.ReserveFreeRequest> = {}): quotaV1.ReserveFreeRequest => ({
     accountId,
     requestId: `req_${++seq}`,
@@ -53,21 +17,6 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     jsonBytes: 2000,
     maxTokens: 8192,
     ...overrides,
-  });
-
-  beforeAll(async () => {
-    [redis, testDb] = await Promise.all([createTestRedis(), createTestDatabase()]);
-    billingService = await startBillingProcess(testDb.url);
-    billing = rpcClient(billingV1.BillingClient, billingService.address, INSECURE, 'billing-service', SETTINGS);
-    db = await openDatabase(testDb.url, '');
-  });
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    for (const app of apps) await app.stop();
-    billing?.close();
-    await db?.close();
-    await billingService?.stop();
-    await Promise.all([redis?.cleanup(), testDb?.drop()]);
   });
 
   it('reads and changes the free-tier settings', async () => {

@@ -1,52 +1,18 @@
 import { status } from '@grpc/grpc-js';
-import { billingV1, quotaV1 } from '@gw/contracts';
-import { clientChain, createLogger, Database, Env, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
-import { createTestDatabase, createTestRedis, eventually, freePort, TestDatabase, TestRedis } from '@gw/testing';
-import { loadConfig } from '../../src/config';
-import { QuotaApp, startQuotaApp } from '../../src/quota-app';
-import { BillingProcess, startBillingProcess } from '../billing-process';
+import { quotaV1 } from '@gw/contracts';
+import { eventually, freePort } from '@gw/testing';
+import { quotaBesideBilling } from '../quota-beside-billing';
 
-const silent = createLogger('quota-service-test', 'error', () => undefined);
-const DEADLINE_MS = 3000;
-const INSECURE: GrpcSecurity = { kind: 'insecure' };
-const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
 const { PAYMENT_PAID, PAYMENT_FREE, PAYMENT_UNSPECIFIED } = quotaV1.Payment;
 const Refusal = quotaV1.FreeRefusal;
 
 describe("quota-service over gRPC: the older release's free requests and finishes, billed through the outbox", () => {
-  let redis: TestRedis;
-  let testDb: TestDatabase;
-  let db: Database;
-  let billingService: BillingProcess;
-  let billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
-  const apps: QuotaApp[] = [];
-  const clients: RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>[] = [];
+  const stack = quotaBesideBilling();
+  const { startApp } = stack;
   let seq = 0;
-
-  const startApp = async (env: Env = {}) => {
-    const config = loadConfig({
-      QUOTA_METRICS_PORT: '0',
-      QUOTA_PORT: '0',
-      BIND_HOST: '127.0.0.1',
-      GRPC_INSECURE: 'true',
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: redis.keyPrefix,
-      BILLING_ADDR: billingService.address,
-      SETTLE_POLL_MS: '20',
-      SETTLE_MAX_BACKOFF_MS: '100',
-      SETTLE_CLAIM_IDLE_MS: '200',
-      SHUTDOWN_GRACE_MS: '1000',
-      ...env,
-    });
-    const app = await startQuotaApp(config, silent);
-    const client = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, INSECURE, 'quota-service', SETTINGS);
-    apps.push(app);
-    clients.push(client);
-    return { app, quota: client };
-  };
   const ledger = async (requestId: string) =>
     (
-      await db.query(
+      await stack.db.query(
         'SELECT account_id, amount_micro::int AS amount, paid, prompt_tokens::int AS prompt FROM billing.ledger WHERE request_id = $1',
         [requestId],
       )
@@ -65,21 +31,6 @@ describe("quota-service over gRPC: the older release's free requests and finishe
     jsonBytes: 2000,
     maxTokens: 8192,
     ...overrides,
-  });
-
-  beforeAll(async () => {
-    [redis, testDb] = await Promise.all([createTestRedis(), createTestDatabase()]);
-    billingService = await startBillingProcess(testDb.url);
-    billing = rpcClient(billingV1.BillingClient, billingService.address, INSECURE, 'billing-service', SETTINGS);
-    db = await openDatabase(testDb.url, '');
-  });
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    for (const app of apps) await app.stop();
-    billing?.close();
-    await db?.close();
-    await billingService?.stop();
-    await Promise.all([redis?.cleanup(), testDb?.drop()]);
   });
 
   it('grants a free request with max_tokens 2,048, refuses with the cause, and settles it with FinishRequest', async () => {
@@ -125,8 +76,8 @@ describe("quota-service over gRPC: the older release's free requests and finishe
     const { quota } = await startApp();
     const accountId = `acct_paid_${Date.now()}`;
     const requestId = `req_${++seq}`;
-    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
-    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+    await stack.billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    await stack.billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     const finish = {
       accountId,
       requestId,
@@ -139,7 +90,7 @@ describe("quota-service over gRPC: the older release's free requests and finishe
     await quota.finishRequest(finish);
     await quota.finishRequest(finish);
     await billedAs(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
-    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 98_000 });
+    expect(await stack.billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 98_000 });
     await expect(quota.finishRequest({ ...finish, payment: PAYMENT_UNSPECIFIED })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
@@ -149,10 +100,10 @@ describe("quota-service over gRPC: the older release's free requests and finishe
     const { quota } = await startApp();
     const accountId = `acct_many_${Date.now()}`;
     const requestIds = [`req_${++seq}`, `req_${++seq}`];
-    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    await stack.billing.addBalance({ accountId, amountMicroLyd: 100_000 });
     for (const requestId of requestIds) {
       await quota.acquirePlace({ accountId, requestId, lease: undefined });
-      await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+      await stack.billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     }
     const finish = (requestId: string) => ({
       accountId,
@@ -177,7 +128,7 @@ describe("quota-service over gRPC: the older release's free requests and finishe
     ]);
     for (const requestId of requestIds)
       await billedAs(() => ledger(requestId), [{ account_id: accountId, amount: 2000, paid: true, prompt: 1000 }]);
-    expect(await billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 96_000 });
+    expect(await stack.billing.getBalance({ accountId })).toEqual({ balanceMicroLyd: 96_000 });
     const tooMany = Array.from({ length: 257 }, () => requests[0]);
     await expect(quota.finishRequests({ requests: tooMany })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
@@ -186,12 +137,12 @@ describe("quota-service over gRPC: the older release's free requests and finishe
 
   it('keeps a bill in Redis while billing-service is unreachable, and a restarted quota-service delivers it', async () => {
     // A key space of its own, so that no replica started by another test delivers the bill.
-    const REDIS_KEY_PREFIX = `${redis.keyPrefix}outage:`;
+    const REDIS_KEY_PREFIX = `${stack.redis.keyPrefix}outage:`;
     const { app, quota } = await startApp({ REDIS_KEY_PREFIX, BILLING_ADDR: `127.0.0.1:${await freePort()}` });
     const accountId = `acct_outage_${Date.now()}`;
     const requestId = `req_${++seq}`;
-    await billing.addBalance({ accountId, amountMicroLyd: 100_000 });
-    await billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
+    await stack.billing.addBalance({ accountId, amountMicroLyd: 100_000 });
+    await stack.billing.authorize({ requestId, accountId, model: 'vendor-v4-flash', promptTokens: 1000, maxTokens: 1000 });
     const finish = {
       accountId,
       requestId,
