@@ -1,21 +1,18 @@
 import { credentials, status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
-import { clientChain, createLogger, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
+import { clientChain, createLogger, rpcClient } from '@gw/service-kit';
 import { ChatProductQuota } from '@gw/quota-client';
-import { createTestDatabase, createTestRedis, TestDatabase, TestRedis, testTlsDir } from '@gw/testing';
+import { testTlsDir } from '@gw/testing';
 import { loadConfig } from '../src/config';
-import { QuotaApp, startQuotaApp } from '../src/quota-app';
+import { startQuotaApp } from '../src/quota-app';
 import { admitRequest, awayFromMinuteEnd } from './admission-stack';
-import { BillingProcess, startBillingProcess } from './billing-process';
+import { chatTurnsStack } from './chat-turns-stack';
 
 const silent = createLogger('quota-service-test', 'error', () => undefined);
 const DEADLINE_MS = 3000;
 const { ADMIT_OUTCOME_FREE: FREE, ADMIT_OUTCOME_NO_PLACE: NO_PLACE, ADMIT_OUTCOME_RATE_LIMITED: RATE_LIMITED } = quotaV1.AdmitOutcome;
 const { PAYMENT_FREE } = quotaV1.Payment;
-const mtls = (identity: string): GrpcSecurity => ({ kind: 'mtls', dir: testTlsDir(identity), refreshMs: 60_000 });
 const SETTINGS = { timeoutMs: DEADLINE_MS, chain: clientChain() };
-
-type Quota = RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
 
 /**
  * The chat product shares the API's count and places (docs/api.md#rate-limits): a chat turn is
@@ -24,44 +21,12 @@ type Quota = RpcClient<quotaV1.QuotaClient, quotaV1.QuotaService>;
  * its own certificate.
  */
 describe('quota-service over mutual TLS: the chat product counts its turns and frees only its own places', () => {
-  let redis: TestRedis;
-  let testDb: TestDatabase;
-  let billingService: BillingProcess;
-  let app: QuotaApp;
-  let edge: Quota;
-  let chat: Quota;
+  const stack = chatTurnsStack();
   let seq = 0;
   const newAccount = (name: string) => `acct_${name}_${process.pid}_${++seq}`;
-  const turn = (accountId: string, requestId: string) => chat.acquirePlace({ accountId, requestId, lease: undefined });
+  const turn = (accountId: string, requestId: string) => stack.chat.acquirePlace({ accountId, requestId, lease: undefined });
   const release = (accountId: string, requestId: string, tokens = 1) =>
-    chat.releasePlace({ accountId, requestId, promptTokens: tokens, completionTokens: 0 });
-
-  beforeAll(async () => {
-    [redis, testDb] = await Promise.all([createTestRedis(), createTestDatabase()]);
-    billingService = await startBillingProcess(testDb.url, testTlsDir('billing-service'));
-    const config = loadConfig({
-      QUOTA_METRICS_PORT: '0',
-      QUOTA_PORT: '0',
-      BIND_HOST: '127.0.0.1',
-      TLS_DIR: testTlsDir('quota-service'),
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: redis.keyPrefix,
-      BILLING_ADDR: billingService.address,
-      SETTLE_POLL_MS: '20',
-      SHUTDOWN_GRACE_MS: '1000',
-    });
-    app = await startQuotaApp(config, silent);
-    edge = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, mtls('edge'), 'quota-service', SETTINGS);
-    chat = rpcClient(quotaV1.QuotaClient, `127.0.0.1:${app.port}`, mtls('chat-product'), 'quota-service', SETTINGS);
-  }, 60_000);
-
-  afterAll(async () => {
-    edge?.close();
-    chat?.close();
-    await app?.stop();
-    await billingService?.stop();
-    await Promise.all([redis?.cleanup(), testDb?.drop()]);
-  });
+    stack.chat.releasePlace({ accountId, requestId, promptTokens: tokens, completionTokens: 0 });
 
   beforeEach(() => awayFromMinuteEnd(10_000));
 
@@ -69,7 +34,8 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     const accountId = newAccount('api');
     // Request ids are unique across accounts, as the edge makes them.
     const apiRequests = [1, 2, 3].map((n) => `${accountId}_api_${n}`);
-    for (const requestId of apiRequests) expect(await edge.admit(admitRequest(accountId, requestId))).toMatchObject({ outcome: FREE });
+    for (const requestId of apiRequests)
+      expect(await stack.edge.admit(admitRequest(accountId, requestId))).toMatchObject({ outcome: FREE });
 
     // The attack as found: ReleasePlace on the billing ids of the running API requests.
     for (const requestId of apiRequests)
@@ -79,8 +45,8 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
 
     // Every place is still the API's: neither a chat turn nor a 4th API request runs.
     expect(await turn(accountId, 'chat_1')).toMatchObject({ granted: false, limit: 3, rateLimited: false });
-    expect(await edge.admit(admitRequest(accountId, `${accountId}_api_4`))).toMatchObject({ outcome: NO_PLACE });
-    expect(await chat.getUsage({ accountId })).toEqual({ todayTokens: 0, totalTokens: 0 });
+    expect(await stack.edge.admit(admitRequest(accountId, `${accountId}_api_4`))).toMatchObject({ outcome: NO_PLACE });
+    expect(await stack.chat.getUsage({ accountId })).toEqual({ todayTokens: 0, totalTokens: 0 });
 
     // The edge's own finish still frees an API request's place, and then the chat turn runs.
     const finish = {
@@ -91,9 +57,9 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
       promptTokens: 10,
       completionTokens: 5,
     };
-    expect(await edge.finishRequest({ ...finish, usageEstimated: false, admitted: true })).toMatchObject({ released: true });
+    expect(await stack.edge.finishRequest({ ...finish, usageEstimated: false, admitted: true })).toMatchObject({ released: true });
     expect(await turn(accountId, 'chat_2')).toMatchObject({ granted: true });
-    expect(await edge.admit(admitRequest(accountId, `${accountId}_api_5`))).toMatchObject({ outcome: NO_PLACE });
+    expect(await stack.edge.admit(admitRequest(accountId, `${accountId}_api_5`))).toMatchObject({ outcome: NO_PLACE });
     expect(await release(accountId, 'chat_2', 7)).toEqual({ released: true });
   });
 
@@ -109,17 +75,17 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     expect(answers[30]).toMatchObject({ granted: false, rateLimited: true, count: { allowed: false, limit: 30, remaining: 0 } });
     expect(answers[30].count?.retryAfterSeconds).toBeGreaterThan(0);
     // The count is the API's too.
-    expect(await edge.admit(admitRequest(accountId, `${accountId}_api`))).toMatchObject({ outcome: RATE_LIMITED });
+    expect(await stack.edge.admit(admitRequest(accountId, `${accountId}_api`))).toMatchObject({ outcome: RATE_LIMITED });
   });
 
   it('counts a turn of an older chat product (CountRequest, then AcquirePlace) once', async () => {
     const accountId = newAccount('older');
     for (let n = 1; n <= 30; n++) {
-      expect(await chat.countRequest({ accountId })).toMatchObject({ allowed: true, remaining: 30 - n });
+      expect(await stack.chat.countRequest({ accountId })).toMatchObject({ allowed: true, remaining: 30 - n });
       expect(await turn(accountId, `turn_${n}`)).toMatchObject({ granted: true, count: { allowed: true, remaining: 30 - n } });
       expect(await release(accountId, `turn_${n}`)).toEqual({ released: true });
     }
-    expect(await chat.countRequest({ accountId })).toMatchObject({ allowed: false });
+    expect(await stack.chat.countRequest({ accountId })).toMatchObject({ allowed: false });
     expect(await turn(accountId, 'turn_31')).toMatchObject({ granted: false, rateLimited: true });
   });
 
@@ -129,11 +95,11 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     // Asking again for a place it holds is not a second turn.
     expect(await turn(accountId, 'chat_1')).toMatchObject({ granted: true, count: { remaining: 29 } });
     // The edge's AcquirePlace counts nothing (it counted with Admit or CountRequest).
-    const edgePlace = await edge.acquirePlace({ accountId, requestId: `${accountId}_edge`, lease: undefined });
+    const edgePlace = await stack.edge.acquirePlace({ accountId, requestId: `${accountId}_edge`, lease: undefined });
     expect(edgePlace).toEqual({ granted: true, limit: 3 });
     expect(await release(accountId, 'chat_1', 40)).toEqual({ released: true });
     expect(await release(accountId, 'chat_1', 2)).toEqual({ released: false });
-    expect(await chat.getUsage({ accountId })).toEqual({ todayTokens: 42, totalTokens: 42 });
+    expect(await stack.chat.getUsage({ accountId })).toEqual({ todayTokens: 42, totalTokens: 42 });
   });
 
   it("keeps the chat product's place when the edge finishes an admitted request of the same id (the finish itself still lands)", async () => {
@@ -141,14 +107,21 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     const requestId = `${accountId}_turn_1`;
     expect(await turn(accountId, requestId)).toMatchObject({ granted: true });
     const finish = { accountId, requestId, model: 'vendor-v4-flash', payment: PAYMENT_FREE, promptTokens: 1, completionTokens: 1 };
-    expect(await edge.finishRequest({ ...finish, usageEstimated: false, admitted: true })).toEqual({ released: false, repeated: false });
+    expect(await stack.edge.finishRequest({ ...finish, usageEstimated: false, admitted: true })).toEqual({
+      released: false,
+      repeated: false,
+    });
     expect(await release(accountId, requestId)).toEqual({ released: true });
   });
 
   describe('through @chat-gateway/quota-client', () => {
     let client: ChatProductQuota;
     beforeAll(() => {
-      client = new ChatProductQuota({ address: `localhost:${app.port}`, tlsDir: testTlsDir('chat-product'), deadlineMs: DEADLINE_MS });
+      client = new ChatProductQuota({
+        address: `localhost:${stack.app.port}`,
+        tlsDir: testTlsDir('chat-product'),
+        deadlineMs: DEADLINE_MS,
+      });
     });
     afterAll(() => client?.close());
 
@@ -180,9 +153,9 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
           QUOTA_PORT: '0',
           BIND_HOST: '127.0.0.1',
           GRPC_INSECURE: 'true',
-          REDIS_URL: redis.url,
-          REDIS_KEY_PREFIX: `${redis.keyPrefix}older:`,
-          BILLING_ADDR: billingService.address,
+          REDIS_URL: stack.redis.url,
+          REDIS_KEY_PREFIX: `${stack.redis.keyPrefix}older:`,
+          BILLING_ADDR: stack.billingService.address,
           SHUTDOWN_GRACE_MS: '1000',
         }),
         silent,
@@ -216,7 +189,7 @@ describe('quota-service over mutual TLS: the chat product counts its turns and f
     it("cannot give back an API request's place (PERMISSION_DENIED), which stays", async () => {
       const accountId = newAccount('client_api');
       const requestId = `${accountId}_api`;
-      expect(await edge.admit(admitRequest(accountId, requestId))).toMatchObject({ outcome: FREE });
+      expect(await stack.edge.admit(admitRequest(accountId, requestId))).toMatchObject({ outcome: FREE });
       await expect(client.givePlaceBack(accountId, requestId, { promptTokens: 0, completionTokens: 0 })).rejects.toMatchObject({
         code: status.PERMISSION_DENIED,
       });

@@ -1,10 +1,14 @@
 import { status } from '@grpc/grpc-js';
 import { quotaV1 } from '@gw/contracts';
 import { eventually, freePort } from '@gw/testing';
+import { outboxDeliveries } from '../../src/quota-metrics';
 import { quotaBesideBilling } from '../quota-beside-billing';
 
 const { PAYMENT_PAID, PAYMENT_FREE, PAYMENT_UNSPECIFIED } = quotaV1.Payment;
 const Refusal = quotaV1.FreeRefusal;
+/** Deliveries of `kind` this process's replicas failed and kept to try again. */
+const outboxRetries = async (kind: string) =>
+  (await outboxDeliveries.get()).values.find((v) => v.labels.kind === kind && v.labels.outcome === 'retry')?.value ?? 0;
 
 describe("quota-service over gRPC: the older release's free requests and finishes, billed through the outbox", () => {
   const stack = quotaBesideBilling();
@@ -152,9 +156,11 @@ describe("quota-service over gRPC: the older release's free requests and finishe
       completionTokens: 0,
       usageEstimated: false,
     };
+    const retries = () => outboxRetries('settle');
+    const before = await retries();
     await quota.finishRequest(finish);
-    // Nothing to wait for: a while passes in which no bill may arrive.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Its replica tried to deliver the bill to the billing-service it cannot reach, and kept it.
+    await eventually(retries, (n) => n > before);
     await app.stop();
     expect(await ledger(requestId)).toEqual([]);
 
