@@ -102,6 +102,24 @@ async function waitForKeyCache(adminPort: number, timeoutMs = 10_000): Promise<v
   await eventually(trusted, { timeoutMs, intervalMs: 100, what: `edge on admin port ${adminPort}: key cache trusted` });
 }
 
+/**
+ * Waits until a quota-service holds billing-service's price table (quota_price_watch_up 1): its
+ * channel to billing-service is up. All processes start at once, so a quota-service can be ready
+ * before billing-service listens, and until its channel's next try its calls to billing-service
+ * (an operator's audited change) fail at once.
+ */
+async function waitForPriceWatch(metricsUrl: string, timeoutMs = 15_000): Promise<void> {
+  const up = async () => {
+    const text = await fetch(metricsUrl).then(
+      (res) => res.text(),
+      () => '',
+    );
+    // A quota-service of an older release has no price watch: nothing to wait for.
+    return /^quota_price_watch_up 1$/m.test(text) || (text !== '' && !/^quota_price_watch_up /m.test(text));
+  };
+  await eventually(up, { timeoutMs, intervalMs: 100, what: `quota-service at ${metricsUrl}: price watch up` });
+}
+
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const readyz = (port: number, host = '127.0.0.1'): Readiness => readyzAt(host, port);
 
@@ -279,6 +297,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // Until an edge has heard from auth-service's change stream, it asks about every key: tests that
     // count Authenticate calls would depend on that race.
     await Promise.all(adminPorts.map((port) => waitForKeyCache(port)));
+    // Only against this build's billing-service: an older one may have no price watch to offer.
+    if (!options.distOf?.('billing-service', 0))
+      await Promise.all(quotaMetrics.map((port, i) => waitForPriceWatch(`http://${spread?.bindHosts[i] ?? '127.0.0.1'}:${port}/metrics`)));
   } catch (err) {
     await stop();
     throw err;
