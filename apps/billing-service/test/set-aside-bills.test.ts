@@ -273,7 +273,8 @@ describe('set-aside bills over billing.v1', () => {
       chain: clientChain(),
     });
     try {
-      const at = monthStart(-4) + 3 * DAY_MS;
+      // Two months back: never the month the test before archived (100 days back, three or four months).
+      const at = monthStart(-2) + 3 * DAY_MS;
       const early = [0, 1, 2].map((k) => bill(uuid7At(at + k), accountId, 10 + k));
       expect((await late.applyBills({ bills: early, returns: [] })).outcomes.every((o) => o.applied)).toBe(true);
       // Each bill is sent until it is answered (quota-service retries a call that failed).
