@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { checkStatement, StatementReader } from './statement-reader';
 import { signatureLine, signingKeyFromSeed, statementKeyId } from './statement-signature';
 import { StatementHead, StatementMovement, StatementWriter } from './statement-writer';
@@ -98,8 +98,8 @@ describe('a statement file', () => {
     expect(signed(HEAD, MOVEMENTS)).toBe(text);
   });
 
-  it('checks with the key that signed it, and says what it comes to', () => {
-    expect(checkStatement(text, KEY)).toEqual({
+  it('checks with the public key of the key that signed it, and says what it comes to', () => {
+    expect(checkStatement(text, createPublicKey(KEY))).toEqual({
       ok: true,
       summary: {
         accountId: 'acct_1',

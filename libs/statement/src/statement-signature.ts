@@ -15,13 +15,16 @@ export function signingKeyFromSeed(hex: string): KeyObject {
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'pkcs8' });
 }
 
-/** The public key of `key` (itself when public) as PEM (SPKI), as holders are given it. */
-export const publicKeyPem = (key: KeyObject): string => createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
+/** The public key of a private key, or the key itself when public. */
+const publicOf = (key: KeyObject): KeyObject => (key.type === 'public' ? key : createPublicKey(key));
+
+/** The public key of `key` as PEM (SPKI), as holders are given it. */
+export const publicKeyPem = (key: KeyObject): string => publicOf(key).export({ type: 'spki', format: 'pem' }).toString();
 
 /** A key's short name: the first 16 hex characters of the SHA-256 of its public key's SPKI encoding. */
 export const statementKeyId = (key: KeyObject): string =>
   createHash('sha256')
-    .update(createPublicKey(key).export({ type: 'spki', format: 'der' }))
+    .update(publicOf(key).export({ type: 'spki', format: 'der' }))
     .digest('hex')
     .slice(0, 16);
 
