@@ -24,7 +24,7 @@ import { billingGrpc } from './grpc/billing-grpc';
 import { ServedBeside } from './grpc/served-beside';
 import { olderReleaseBilling } from './legacy/older-release';
 import { BILLING_MIGRATIONS } from './store/migrations/billing-migrations';
-import { PgAccountStatement } from './store/pg-account-statement';
+import { PgAccountMoneyReads } from './store/pg-account-money-reads';
 import { PgBillingAudit } from './store/pg-billing-audit';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
@@ -90,7 +90,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
           history: new PgPriceHistory(db),
           propagationMs: config.pricePropagationMs,
         }),
-        statement: new PgAccountStatement(db),
+        moneyReads: new PgAccountMoneyReads(db),
         statements: new MonthlyStatements(statementStore, statementKey.key, lateWindowMs),
         priceHub: hub,
         archive: new LedgerArchive(months, lateWindowMs),

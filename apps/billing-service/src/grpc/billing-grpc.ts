@@ -17,7 +17,7 @@ import { LedgerArchive } from '../domain/ledger-archive';
 import { MonthlyStatements } from '../domain/monthly-statements';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { SetAsideBills } from '../domain/set-aside-bills';
-import { AccountStatement } from '../store/account-statement';
+import { AccountMoneyReads } from '../store/account-money-reads';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
 import { LedgerBill, CreditLineExtension } from '../store/credit-line-records';
@@ -32,7 +32,7 @@ import { watchPrices } from './watch-prices';
 export interface BillingParts {
   ledger: BillingLedger;
   creditLines: CreditLines;
-  statement: AccountStatement;
+  moneyReads: AccountMoneyReads;
   statements: MonthlyStatements;
   priceHub: PriceWatchHub;
   archive: LedgerArchive;
@@ -86,7 +86,7 @@ const MAX_DAYS = 366;
 
 /** The unary methods of this release: translation only, the rules are in the domain. */
 function currentHandlers(
-  { ledger, creditLines, statement, statements, archive, setAside, moneyAudit, audit }: BillingParts,
+  { ledger, creditLines, moneyReads, statements, archive, setAside, moneyAudit, audit }: BillingParts,
   logger: Logger,
 ) {
   return {
@@ -182,7 +182,7 @@ function currentHandlers(
       requireCount('limit', req.limit, MAX_CHARGES_PAGE, 1);
       optionalId('before', req.before);
       // One more than asked tells whether an older page exists.
-      const rows = await statement.charges(req.accountId, req.limit + 1, req.before || undefined);
+      const rows = await moneyReads.charges(req.accountId, req.limit + 1, req.before || undefined);
       const page = rows.slice(0, req.limit);
       return {
         charges: page.map((c) => ({
@@ -203,14 +203,14 @@ function currentHandlers(
       requireId('account_id', req.accountId);
       requireCount('days', req.days, MAX_DAYS, 1);
       return {
-        days: (await statement.dailyTotals(req.accountId, req.days)).map((d) => ({
+        days: (await moneyReads.dailyTotals(req.accountId, req.days)).map((d) => ({
           day: d.day,
           tokens: d.tokens,
           amountMicroLyd: d.amountMicro,
         })),
       };
     },
-    listPrices: async () => ({ prices: (await statement.prices()).map(toPrice) }),
+    listPrices: async () => ({ prices: (await moneyReads.prices()).map(toPrice) }),
     listStatements: async (req) => ({
       months: (await statements.months(req.accountId)).map((m) => ({ month: m.month, provisional: m.status === 'provisional' })),
     }),
