@@ -52,7 +52,8 @@ describe('ctl statement (real stack)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ctl-statement-'));
-    gw = await startGateway();
+    // A late-bill window of a minute: last month is final at once, whatever the day of this month.
+    gw = await startGateway({ BILL_LATE_WINDOW_MS: '60000' });
     stack = gw.stack;
     accountId = ((await stack.ctl('account', 'create', '--name', 'Statement', '--balance', '5')).json as { accountId: string }).accountId;
     const { key } = (await stack.ctl('key', 'create', '--account', accountId)).json as { key: string };
