@@ -91,7 +91,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
           propagationMs: config.pricePropagationMs,
         }),
         moneyReads: new PgAccountMoneyReads(db),
-        statements: new MonthlyStatements(statementStore, statementKey.key, lateWindowMs),
+        statements: new MonthlyStatements(statementStore, statementKey.key, lateWindowMs, await statementStore.begin()),
         priceHub: hub,
         archive: new LedgerArchive(months, lateWindowMs),
         setAside: new SetAsideBills(new PgSetAsideBills(db, links)),

@@ -39,7 +39,7 @@ const at = (iso: string) => () => Date.parse(iso);
 
 describe('MonthlyStatements', () => {
   it('makes a month final once the late-bill window after it has passed, and refuses one not begun or not YYYY-MM', () => {
-    const statements = (now: string) => new MonthlyStatements(new FakeStore(), KEY, MINUTE, at(now));
+    const statements = (now: string) => new MonthlyStatements(new FakeStore(), KEY, MINUTE, undefined, at(now));
     expect(statements('2026-12-01T00:00:59.999Z').statusOf('2026-11')).toBe('provisional');
     expect(statements('2026-12-01T00:01:00.000Z').statusOf('2026-11')).toBe('final');
     expect(statements('2026-12-01T00:01:00.000Z').statusOf('2026-12')).toBe('provisional');
@@ -49,7 +49,7 @@ describe('MonthlyStatements', () => {
 
   it('sends a final month as kept, keeping it the first time, and an open one as made now; each ends with its signature', async () => {
     const store = new FakeStore();
-    const statements = new MonthlyStatements(store, KEY, MINUTE, at('2026-12-05T00:00:00Z'));
+    const statements = new MonthlyStatements(store, KEY, MINUTE, undefined, at('2026-12-05T00:00:00Z'));
     const read = async (month: string) => {
       let text = '';
       await statements.send('acct_1', month, async (part) => {
@@ -74,18 +74,27 @@ describe('MonthlyStatements', () => {
 
   it('lists the months from the first in which the balance moved to this one, newest first', async () => {
     const now = at('2027-01-10T00:00:00Z');
-    expect(await new MonthlyStatements(new FakeStore('2026-11'), KEY, 10 * 24 * 60 * MINUTE, now).months('acct_1')).toEqual([
+    expect(await new MonthlyStatements(new FakeStore('2026-11'), KEY, 10 * 24 * 60 * MINUTE, undefined, now).months('acct_1')).toEqual([
       { month: '2027-01', status: 'provisional' },
       { month: '2026-12', status: 'provisional' },
       { month: '2026-11', status: 'final' },
     ]);
-    expect(await new MonthlyStatements(new FakeStore(), KEY, MINUTE, now).months('acct_1')).toEqual([
+    expect(await new MonthlyStatements(new FakeStore(), KEY, MINUTE, undefined, now).months('acct_1')).toEqual([
       { month: '2027-01', status: 'provisional' },
     ]);
     // A bill admitted a little ahead of this clock, into next month: this month still comes first.
-    expect(await new MonthlyStatements(new FakeStore('2027-02'), KEY, MINUTE, now).months('acct_1')).toEqual([
+    expect(await new MonthlyStatements(new FakeStore('2027-02'), KEY, MINUTE, undefined, now).months('acct_1')).toEqual([
       { month: '2027-01', status: 'provisional' },
     ]);
+  });
+});
+
+describe('MonthlyStatements after months archived before statements were kept', () => {
+  it('refuses the months before statements begin, and lists none of them', async () => {
+    const statements = new MonthlyStatements(new FakeStore('2026-05'), KEY, MINUTE, '2026-09', at('2026-11-10T00:00:00Z'));
+    expect(() => statements.statusOf('2026-08')).toThrow(expect.objectContaining({ kind: 'failed-precondition' }));
+    expect(statements.statusOf('2026-09')).toBe('final');
+    expect((await statements.months('acct_1')).map((m) => m.month)).toEqual(['2026-11', '2026-10', '2026-09']);
   });
 });
 

@@ -31,22 +31,32 @@ export class MonthlyStatements {
   readonly keyId: string;
   readonly publicKeyPem: string;
 
+  /**
+   * `begin`: the first month (YYYY-MM) with a statement, when months were archived before
+   * statements were kept (their rows are gone); undefined when every month has one.
+   */
   constructor(
     private readonly store: StatementStore,
     private readonly signingKey: KeyObject,
     private readonly lateWindowMs: number,
+    private readonly begin: string | undefined,
     private readonly now: () => number = Date.now,
   ) {
     this.keyId = statementKeyId(signingKey);
     this.publicKeyPem = publicKeyPem(signingKey);
   }
 
-  /** Whether YYYY-MM is final or provisional; refused when it is not a month, or has not begun. */
+  /** Whether YYYY-MM is final or provisional; refused when it is not a month, has not begun, or was archived before statements were kept. */
   statusOf(month: string): StatementStatus {
     if (!MONTH.test(month)) throw new DomainError('invalid-argument', 'month must be YYYY-MM');
     const { start, end } = monthBounds(month);
     const now = this.now();
     if (Date.parse(start) > now) throw new DomainError('invalid-argument', `${month} has not begun`);
+    if (this.begin && month < this.begin)
+      throw new DomainError(
+        'failed-precondition',
+        `${month} was archived before statements were kept: its rows are in that archive's file; statements begin with ${this.begin}`,
+      );
     return Date.parse(end) + this.lateWindowMs <= now ? 'final' : 'provisional';
   }
 
@@ -67,12 +77,13 @@ export class MonthlyStatements {
     await send(`${signatureLine({ accountId, month }, hash.digest(), this.signingKey)}\n`);
   }
 
-  /** The months of the account's statements, newest first: from the first in which its balance moved (else this one) to this one. */
+  /** The months of the account's statements, newest first: from the first in which its balance moved (else this one, and none before statements begin) to this one. */
   async months(accountId: string): Promise<StatementMonth[]> {
     requireId('account_id', accountId);
     const last = monthOf(this.now());
     const moved = (await this.store.firstMonth(accountId)) ?? last;
-    const first = moved < last ? moved : last;
+    const from = this.begin && this.begin > moved ? this.begin : moved;
+    const first = from < last ? from : last;
     const months: StatementMonth[] = [];
     for (let month = last; month >= first; month = monthOf(Date.parse(monthBounds(month).start) - 1))
       months.push({ month, status: this.statusOf(month) });

@@ -109,6 +109,12 @@ export class PgStatements implements StatementStore {
     });
   }
 
+  /** The first month with a statement when months were archived before statements were kept (migration 040), else undefined. */
+  async begin(): Promise<string | undefined> {
+    const { rows } = await this.db.query<{ month: string }>(`SELECT to_char(month, 'YYYY-MM') AS month FROM billing.statements_begin`);
+    return rows[0]?.month;
+  }
+
   async firstMonth(accountId: string): Promise<string | undefined> {
     const { rows } = await this.db.query<{ month: string | null }>(
       `SELECT to_char(least(

@@ -10,7 +10,9 @@ const UTC_TIME = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYY
 // An account's balance at a moment ($2): the closing of its last statement kept before it, and
 // every movement since, each in the month the statement lists it in (a balance entry and a
 // correction of an estimate when they were made, a charge when its request was admitted, at what
-// it was first charged). So a month opens where the month before it closed.
+// it was first charged); with no statement kept before it, less what was charged in the months
+// archived before statements were kept (migration 040). So a month opens where the month before
+// it closed.
 const OPENING = `
   WITH kept AS (
     SELECT k.month, k.closing_micro FROM billing.kept_statements k
@@ -23,7 +25,9 @@ const OPENING = `
         LEFT JOIN billing.charge_corrections k ON k.request_id = l.request_id AND k.request_at = l.request_at
         WHERE l.account_id = $1 AND l.request_at >= since.t AND l.request_at < $2), 0)
     - coalesce((SELECT sum(k.amount_after - k.amount_before) FROM billing.charge_corrections k, since
-        WHERE k.account_id = $1 AND k.created_at >= since.t AND k.created_at < $2), 0))::text AS opening`;
+        WHERE k.account_id = $1 AND k.created_at >= since.t AND k.created_at < $2), 0)
+    - coalesce((SELECT c.amount_micro FROM billing.charged_before_statements c
+        WHERE c.account_id = $1 AND NOT EXISTS (SELECT 1 FROM kept)), 0))::text AS opening`;
 
 // Every movement of the account in [$2, $3), in time order (then balance entries, charges,
 // corrections, then by id): a charge as first billed (an estimate later corrected keeps its
