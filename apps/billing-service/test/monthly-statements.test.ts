@@ -1,19 +1,17 @@
 import { createHash, createPublicKey, KeyObject, randomBytes } from 'node:crypto';
-import { Metadata, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { checkStatement, StatementReader, StatementRow } from '@gw/statement';
-import { clientChain, createLogger, Database, Env, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
+import { clientChain, createLogger, Database, Env, openDatabase, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
-import { codeOf, TEST_AUDIT_KEY } from './billing-test-db';
+import { BillingTestClient, codeOf, readStatement, TEST_AUDIT_KEY } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
 const SIGNING_SEED = 'a7'.repeat(32);
-
-type Client = RpcClient<billingV1.BillingClient, billingV1.BillingService>;
 
 function uuid7At(ms: number): string {
   const hex = ms.toString(16).padStart(12, '0') + randomBytes(10).toString('hex');
@@ -27,18 +25,6 @@ const monthStart = (offset: number) => {
 };
 const monthName = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 const [M3, M2, M1, M0] = [monthStart(-3), monthStart(-2), monthStart(-1), monthStart(0)];
-
-/** A statement's text and, when the call failed, its status code. */
-async function readStatement(client: Client, accountId: string, month: string): Promise<{ text: string; code?: status }> {
-  const call = client.streams.readStatement({ accountId, month }, new Metadata(), { deadline: Date.now() + DEADLINE_MS });
-  let text = '';
-  try {
-    for await (const part of call as AsyncIterable<billingV1.ReadStatementResponse>) text += part.text;
-    return { text };
-  } catch (err) {
-    return { text, code: (err as { code: status }).code };
-  }
-}
 
 /**
  * Holders' monthly statements over billing.v1 on Postgres: every kind of movement in the month it
@@ -56,13 +42,13 @@ describe('monthly statements over billing.v1', () => {
   let testDb: TestDatabase;
   let db: Database;
   const apps: BillingApp[] = [];
-  let filing: Client;
-  let reading: Client;
+  let filing: BillingTestClient;
+  let reading: BillingTestClient;
   let publicKey: KeyObject;
   const holder = `acct_${randomBytes(4).toString('hex')}`;
   const ids = { c1: uuid7At(M3 + DAY_MS + HOUR_MS), e2: uuid7At(M3 + DAY_MS + 2 * HOUR_MS), free: '', e4: '', c6: '' };
 
-  const start = async (env: Env): Promise<Client> => {
+  const start = async (env: Env): Promise<BillingTestClient> => {
     const config = loadConfig({
       BILLING_METRICS_PORT: '0',
       BILLING_PORT: '0',

@@ -1,13 +1,13 @@
 import { createPublicKey } from 'node:crypto';
-import { Metadata, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
 import { checkStatement } from '@gw/statement';
-import { clientChain, createLogger, Database, openDatabase, RpcClient, rpcClient, runMigrations } from '@gw/service-kit';
+import { clientChain, createLogger, Database, openDatabase, rpcClient, runMigrations } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
 import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
-import { TEST_AUDIT_KEY } from './billing-test-db';
+import { BillingTestClient, readStatement, TEST_AUDIT_KEY } from './billing-test-db';
 
 const DAY_MS = 24 * 3600_000;
 const monthStart = (offset: number) => {
@@ -27,19 +27,10 @@ describe('statements after months archived before they were kept', () => {
   let testDb: TestDatabase;
   let db: Database;
   let app: BillingApp | undefined;
-  let client: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
+  let client: BillingTestClient;
   const accountId = 'acct_upgraded';
 
-  const read = async (month: string) => {
-    const call = client.streams.readStatement({ accountId, month }, new Metadata(), { deadline: Date.now() + 10_000 });
-    let text = '';
-    try {
-      for await (const part of call as AsyncIterable<billingV1.ReadStatementResponse>) text += part.text;
-      return { text };
-    } catch (err) {
-      return { text, code: (err as { code: status }).code };
-    }
-  };
+  const read = (month: string) => readStatement(client, accountId, month);
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
