@@ -178,12 +178,16 @@ describe('ctl statement (real stack)', () => {
     expect((await run([script, join(dir, 'dropped.csv'), keyFile()])).stdout).toContain('does not add up');
   });
 
-  it('refuses a month that is not one or has not begun, a file that exists, and a file that cannot be read', async () => {
+  it('refuses a month that is not one or has not begun, a file that exists, an unknown account, and a file that cannot be read', async () => {
     expect(await stack.ctl('statement', '--account', accountId, '--month', '2026-13')).toEqual(refusal('INVALID_ARGUMENT'));
     expect(await stack.ctl('statement', '--account', accountId, '--month', monthName(1))).toEqual(
       refusal('INVALID_ARGUMENT', /has not begun/),
     );
     expect(await stack.ctl('statement', '--account', accountId, '--month', month, '--to', file())).toEqual(refusal('USAGE', /exists/));
+    expect(await stack.ctl('statement', '--account', 'acct_nobody', '--month', month, '--to', join(dir, 'nobody.csv'))).toEqual(
+      refusal('NOT_FOUND'),
+    );
+    expect(existsSync(join(dir, 'nobody.csv'))).toBe(false);
     const missing = join(dir, 'missing.csv');
     expect(await stack.ctl('statement', 'verify', missing)).toEqual(refusal('USAGE', `FILE ${missing} cannot be read: ENOENT`));
     expect(existsSync(missing)).toBe(false);

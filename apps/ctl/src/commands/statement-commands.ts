@@ -49,13 +49,15 @@ async function readStatement(c: CtlClients, accountId: string, month: string, wr
 /**
  * `statement --account ID --month YYYY-MM [--to FILE]`: the account holder's signed statement of
  * the month (docs/statements.md), summed up; the file itself in `statement`, or written to a new
- * FILE (an existing one is left alone, a part-written one removed).
+ * FILE (an existing one is left alone, a part-written one removed). billing-service keeps money
+ * for any id, so an unknown account is refused here first (auth-service's NOT_FOUND).
  */
 export const statement: Command = async (flags, c) => {
   const accountId = required(flags, 'account');
   const month = required(flags, 'month');
   const path = flags.get('to');
   if (path === undefined) {
+    await c.auth.getAccount({ accountId });
     let text = '';
     const summary = await readStatement(c, accountId, month, async (part) => {
       text += part;
@@ -66,6 +68,7 @@ export const statement: Command = async (flags, c) => {
   try {
     let summary: ReturnType<typeof summaryOf>;
     try {
+      await c.auth.getAccount({ accountId });
       summary = await readStatement(c, accountId, month, async (part) => {
         await file.write(part);
       });
