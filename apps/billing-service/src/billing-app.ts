@@ -14,6 +14,7 @@ import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
 import { LedgerArchive } from './domain/ledger-archive';
+import { MonthlyStatements } from './domain/monthly-statements';
 import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
 import { moneyAuditOf } from './domain/money-audit';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
@@ -23,7 +24,7 @@ import { billingGrpc } from './grpc/billing-grpc';
 import { ServedBeside } from './grpc/served-beside';
 import { olderReleaseBilling } from './legacy/older-release';
 import { BILLING_MIGRATIONS } from './store/migrations/billing-migrations';
-import { PgAccountStatement } from './store/pg-account-statement';
+import { PgAccountMoneyReads } from './store/pg-account-money-reads';
 import { PgBillingAudit } from './store/pg-billing-audit';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
@@ -34,6 +35,8 @@ import { PgMoneyLinks } from './store/pg-money-links';
 import { PgPriceFeed } from './store/pg-price-feed';
 import { PgPriceHistory } from './store/pg-price-history';
 import { PgSetAsideBills } from './store/pg-set-aside-bills';
+import { PgStatements } from './store/pg-statements';
+import { loadStatementKey } from './statement-key';
 
 /** A running billing-service. */
 export interface BillingApp {
@@ -59,6 +62,9 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const { key, from } = loadAuditKey(config.auditKey);
     if (from === 'file' && config.databaseUrl)
       logger.warn("AUDIT_KEY is unset: the audit chain is keyed with this machine's key file", { file: config.auditKey.file });
+    const statementKey = loadStatementKey(config.statementKey);
+    if (statementKey.from === 'file' && config.databaseUrl)
+      logger.warn("STATEMENT_SIGNING_KEY is unset: statements are signed with this machine's key file", { file: config.statementKey.file });
     const trail = new PgAuditTrail('billing', key, undefined, config.auditUnkeyedEntries);
     const links = new PgMoneyLinks(trail);
     const opened = await links.linkEarlierBooks(db);
@@ -70,7 +76,9 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
       ? await PgPriceFeed.start(config.databaseUrl, db, store, hub, config.priceAckTimeoutMs, logger)
       : await LocalPriceFeed.start(store, hub);
     feed = priceFeed;
-    const months = new PgLedgerMonths(db, links);
+    const { lateWindowMs, aheadMs } = config.filingWindow;
+    const statementStore = new PgStatements(db, key, lateWindowMs + aheadMs);
+    const months = new PgLedgerMonths(db, links, statementStore);
     monthKeeper = await startLedgerMonthKeeper(months, logger);
     moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
@@ -82,9 +90,10 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
           history: new PgPriceHistory(db),
           propagationMs: config.pricePropagationMs,
         }),
-        statement: new PgAccountStatement(db),
+        moneyReads: new PgAccountMoneyReads(db),
+        statements: new MonthlyStatements(statementStore, statementKey.key, lateWindowMs, await statementStore.begin()),
         priceHub: hub,
-        archive: new LedgerArchive(months, config.filingWindow.lateWindowMs),
+        archive: new LedgerArchive(months, lateWindowMs),
         setAside: new SetAsideBills(new PgSetAsideBills(db, links)),
         moneyAudit,
         audit: new PgBillingAudit(db, trail),

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       auditKey: { value: undefined, file: '.data/audit.key' },
       auditCheckpointIntervalMs: 600_000,
       auditUnkeyedEntries: 0,
+      statementKey: { value: undefined, file: '.data/statement.key' },
       shutdownGraceMs: 10000,
       logLevel: 'info',
     });

@@ -1,5 +1,6 @@
 import { BILLING_SETTINGS } from '@gw/app-settings';
 import { FilingWindow } from './domain/bill-time';
+import { StatementKeySource } from './statement-key';
 import { AuditKeySource, Env, GrpcServerSettings, LogLevel, readGrpcServerSettings, readSettings } from '@gw/service-kit';
 
 /** billing-service settings, each default beside its variable. */
@@ -36,6 +37,8 @@ export interface BillingConfig extends GrpcServerSettings {
   auditCheckpointIntervalMs: number;
   /** How many first entries of the chain were written before its links were keyed (AUDIT_UNKEYED_ENTRIES). */
   auditUnkeyedEntries: number;
+  /** The key that signs statements: STATEMENT_SIGNING_KEY, or the file kept beside the embedded data (loadStatementKey). */
+  statementKey: StatementKeySource;
   shutdownGraceMs: number;
   logLevel: LogLevel;
 }
@@ -56,6 +59,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
     auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
     auditUnkeyedEntries: s.AUDIT_UNKEYED_ENTRIES,
+    statementKey: { value: s.STATEMENT_SIGNING_KEY, file: `${s.DATA_DIR}/statement.key` },
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     logLevel: s.LOG_LEVEL as LogLevel,
   });

@@ -1,9 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { billingV1 } from '@gw/contracts';
+import { checkStatement } from '@gw/statement';
 import { clientChain, RpcClient, rpcClient } from '@gw/service-kit';
 
 // PGlite loads Node built-ins with dynamic import(), which Jest's module sandbox cannot run, so
@@ -29,6 +31,8 @@ function startService(mainJs: string, dataDir: string): Promise<RunningService> 
       BILLING_METRICS_PORT: '0',
       BIND_HOST: '127.0.0.1',
       GRPC_INSECURE: 'true',
+      // Last month final whatever the day: its statement is kept when first read.
+      BILL_LATE_WINDOW_MS: '60000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -143,6 +147,29 @@ describe('billing-service on the embedded PGlite', () => {
       const table = await new Promise<billingV1.WatchPricesResponse>((resolve) => watch.once('data', resolve));
       watch.cancel();
       expect(table).toMatchObject({ full: true, prices: expect.arrayContaining([expect.objectContaining({ model: 'vendor-v4-lite' })]) });
+      // Statements: this month's made from the books, last month's kept when first read and then given as kept; signed with the key made in DATA_DIR.
+      const publicKey = createPublicKey((await client.getStatementKey({})).publicKeyPem);
+      const read = async (month: string) => {
+        let text = '';
+        for await (const part of client.streams.readStatement({
+          accountId: 'acct_p',
+          month,
+        }) as AsyncIterable<billingV1.ReadStatementResponse>)
+          text += part.text;
+        return text;
+      };
+      const now = new Date();
+      const [thisMonth, lastMonth] = [0, -1].map((k) =>
+        new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + k, 1)).toISOString().slice(0, 7),
+      );
+      expect(checkStatement(await read(thisMonth), publicKey)).toMatchObject({
+        ok: true,
+        summary: { status: 'provisional', closingMicro: (await client.getBalance({ accountId: 'acct_p' })).balanceMicroLyd },
+      });
+      const last = await read(lastMonth);
+      expect(checkStatement(last, publicKey)).toMatchObject({ ok: true, summary: { status: 'final', movements: 0 } });
+      expect(await read(lastMonth)).toBe(last);
+      expect(existsSync(path.join(dataDir, 'statement.key'))).toBe(true);
     });
     expect(await stopService(running)).toBe(0);
   }, 120_000);

@@ -1,3 +1,4 @@
+import { Metadata, status } from '@grpc/grpc-js';
 import { Client as PgClient } from 'pg';
 import { billingV1 } from '@gw/contracts';
 import {
@@ -111,6 +112,18 @@ export async function startBillingTestApps(count: number, env: Env, timeoutMs: n
       }
     },
   };
+}
+
+/** An account's statement of a month read over billing.v1 ReadStatement: its text and, when the call failed, its status code. */
+export async function readStatement(client: BillingTestClient, accountId: string, month: string): Promise<{ text: string; code?: status }> {
+  const call = client.streams.readStatement({ accountId, month }, new Metadata(), { deadline: Date.now() + 10_000 });
+  let text = '';
+  try {
+    for await (const part of call as AsyncIterable<billingV1.ReadStatementResponse>) text += part.text;
+    return { text };
+  } catch (err) {
+    return { text, code: (err as { code: status }).code };
+  }
 }
 
 /** Resolves to the gRPC status code a refusal stands for (a domain refusal's by its kind, or a grpc-js ServiceError's). */

@@ -10,7 +10,7 @@ import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
 import { loadConfig } from '../src/config';
 import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
-import { PgAccountStatement } from '../src/store/pg-account-statement';
+import { PgAccountMoneyReads } from '../src/store/pg-account-money-reads';
 import { codeOf } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
@@ -34,8 +34,8 @@ const partitionOf = (ms: number) => `billing.ledger_${monthName(ms).replace('-',
 /**
  * The ledger by month: an existing ledger moved into its months row for row,
  * a request id billed at most once in the whole ledger, and months archived over billing.v1
- * (ReadLedgerArchive, DropLedgerMonths) only when the archive matches, the statement of the months
- * kept unchanged.
+ * (ReadLedgerArchive, DropLedgerMonths) only when the archive matches, the charges of the months
+ * kept read unchanged.
  */
 describe('billing.ledger by month', () => {
   let testDb: TestDatabase;
@@ -171,9 +171,9 @@ describe('billing.ledger by month', () => {
 
   it('archives the months before one: the pages are the rows, the drop needs their digest, the months kept read as before', async () => {
     const before = monthName(monthStart(-1));
-    const statement = new PgAccountStatement(db);
-    const chargesBefore = await statement.charges('acct_old', 100, undefined);
-    const daysBefore = await statement.dailyTotals('acct_old', 120);
+    const reads = new PgAccountMoneyReads(db);
+    const chargesBefore = await reads.charges('acct_old', 100, undefined);
+    const daysBefore = await reads.dailyTotals('acct_old', 120);
     const read = async (after: string) => client.readLedgerArchive({ before, after, limit: 2 });
     let page = await read('');
     const lines = [page.header, ...page.lines];
@@ -239,12 +239,12 @@ describe('billing.ledger by month', () => {
       { details: expect.objectContaining({ fileRows: 4, sha256, amountMicro: String(14 + 15 + 16 + 25) }) },
     ]);
     expect((await client.auditMoney({})).violations).toEqual([]);
-    expect(await statement.charges('acct_old', 100, undefined)).toEqual(
+    expect(await reads.charges('acct_old', 100, undefined)).toEqual(
       chargesBefore.filter((c) => !archived.some((a) => a.request_id === c.requestId)),
     );
     const keptDay = monthName(monthStart(-1));
     const kept = (days: typeof daysBefore) => days.filter((d) => d.day >= `${keptDay}-01`);
-    expect(kept(await statement.dailyTotals('acct_old', 120))).toEqual(kept(daysBefore));
+    expect(kept(await reads.dailyTotals('acct_old', 120))).toEqual(kept(daysBefore));
 
     // A bill of an archived month is not filed, and not taken as billed either: it is set aside; its month is not made again.
     const lateId = uuid7At(monthStart(-3) + DAY_MS);

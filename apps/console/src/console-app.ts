@@ -2,6 +2,7 @@ import { AddressInfo } from 'node:net';
 import { Logger, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthClient } from './clients/auth-client';
 import { MoneyClients } from './clients/money-clients';
+import { StatementClient } from './clients/statement-client';
 import { ConsoleConfig } from './config';
 import { HolderAccess } from './domain/holder-access';
 import { SignInGuard, signInLimits } from './domain/sign-in-guard';
@@ -37,6 +38,7 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const access = new HolderAccess(store, guard, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
     const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
+    const statements = new StatementClient(config.billingAddr, config.security, config.grpcTimeoutMs);
     const grpc = await startGrpcServer(config, [consoleGrpc(access, auth, logger)], logger);
     const thresholds = new PgLowBalanceStore(db);
     const web = await startConsoleServer(
@@ -44,6 +46,7 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
         access,
         auth,
         money,
+        statements,
         thresholds,
         sessionTtlMs: config.sessionTtlMs,
         secureCookies: config.secureCookies,
@@ -73,6 +76,7 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
         await grpc.stop(config.shutdownGraceMs);
         auth.close();
         money.close();
+        statements.close();
         await db.close();
       },
     };

@@ -4,6 +4,7 @@ import { createLogger, Database, openDatabase, runMigrations } from '@gw/service
 import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { AuthClient } from '../src/clients/auth-client';
 import { MoneyClients } from '../src/clients/money-clients';
+import { StatementClient } from '../src/clients/statement-client';
 import { HolderAccess } from '../src/domain/holder-access';
 import { SignInGuard, signInLimits } from '../src/domain/sign-in-guard';
 import { startConsoleServer } from '../src/http/console-server';
@@ -41,12 +42,13 @@ describe('sign-in attempts by client address (POST /sign-in)', () => {
       new SignInGuard(new PgSignInAttemptStore(db), signInLimits(2, 60_000, 60_000)),
       { sessionTtlMs: 60_000, publicUrl: 'http://x' },
     );
-    const unused = {} as AuthClient & MoneyClients & LowBalanceStore;
+    const unused = {} as AuthClient & MoneyClients & StatementClient & LowBalanceStore;
     const server = await startConsoleServer(
       {
         access,
         auth: unused,
         money: unused,
+        statements: unused,
         thresholds: unused,
         sessionTtlMs: 60_000,
         secureCookies: false,

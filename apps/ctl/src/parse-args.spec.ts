@@ -30,7 +30,15 @@ describe('parseArgs', () => {
     expect(() => parseArgs(argv)).toThrow(new CtlUsageError(`--${flag} is given more than once`));
   });
 
-  it('refuses a stray argument', () => {
-    expect(() => parseArgs(['key', 'list', 'acct_1'])).toThrow(CtlUsageError);
+  it('reads the arguments between the verb and the first flag, and refuses one after a flag or an empty one', () => {
+    expect(parseArgs(['statement', 'verify', 'a.csv', '--key', 'k.pem'])).toMatchObject({
+      noun: 'statement',
+      verb: 'verify',
+      operands: ['a.csv'],
+      flags: new Map([['key', 'k.pem']]),
+    });
+    expect(parseArgs(['audit']).operands).toEqual([]);
+    expect(() => parseArgs(['key', 'list', '--account', 'a', 'acct_1'])).toThrow(new CtlUsageError('unexpected argument "acct_1"'));
+    expect(() => parseArgs(['statement', 'verify', ''])).toThrow(new CtlUsageError('an argument is empty: give it a value'));
   });
 });

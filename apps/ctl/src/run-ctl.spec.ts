@@ -73,6 +73,28 @@ describe('runCtl refuses a wrong command line as USAGE, before calling anything'
     }
   });
 
+  it('refuses a statement file that cannot be written, read or checked with the key given, before asking for anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctl-statement-'));
+    try {
+      const aFile = join(dir, 'a-file');
+      writeFileSync(aFile, 'not a statement\n');
+      expect(await ctl('statement', '--account', 'acct_1', '--month', '2026-01', '--to', '/no/such/dir/s.csv')).toEqual(
+        usage('--to /no/such/dir/s.csv cannot be written: its directory does not exist'),
+      );
+      expect(await ctl('statement', '--account', 'acct_1', '--month', '2026-01', '--to', aFile)).toEqual(usage(/exists/));
+      expect(await ctl('statement', 'verify')).toEqual(usage('FILE is required; usage: statement verify FILE [--key PEM_FILE]'));
+      expect(await ctl('statement', 'verify', aFile, aFile)).toEqual(usage(/^unexpected argument/));
+      expect(await ctl('statement', 'verify', join(dir, 'none.csv'))).toEqual(
+        usage(`FILE ${join(dir, 'none.csv')} cannot be read: ENOENT`),
+      );
+      expect(await ctl('statement', 'verify', aFile, '--key', join(dir, 'none.pem'))).toEqual(usage(/^--key .* cannot be read: ENOENT$/));
+      expect(await ctl('statement', 'verify', aFile, '--key', aFile)).toEqual(usage(`--key ${aFile} is not a PEM public key`));
+      expect(await ctl('statement', 'verify', '--key', aFile)).toEqual(usage(/^FILE is required/));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('still reaches the service for a good command line (here: none is there)', async () => {
     expect(await ctl('balance', 'add', '--account', 'acct_1', '--amount', '-0.000001', '--idempotency-key', 'k1')).toEqual({
       exitCode: 1,

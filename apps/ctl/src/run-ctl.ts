@@ -25,10 +25,10 @@ export async function runCtl(argv: readonly string[], config: CtlConfig): Promis
     const command = COMMANDS[name];
     if (!local && !command)
       return fail('USAGE', `unknown command "${name}"; known: ${[...Object.keys(COMMANDS), ...Object.keys(LOCAL_COMMANDS)].join(', ')}`);
-    checkFlags((local ?? command).usage, parsed);
-    if (local) return { output: JSON.stringify(await local.run(parsed.flags, config)), exitCode: 0 };
+    const flags = checkFlags((local ?? command).usage, parsed);
+    if (local) return { output: JSON.stringify(await local.run(flags, config)), exitCode: 0 };
     clients = connectClients(config);
-    return { output: JSON.stringify(await command.run(parsed.flags, clients)), exitCode: 0 };
+    return { output: JSON.stringify(await command.run(flags, clients)), exitCode: 0 };
   } catch (err) {
     if (err instanceof CtlUsageError) return fail(err.code, err.message);
     if (err instanceof CtlCheckFailed) return { output: JSON.stringify(err.report), exitCode: 1 };

@@ -36,6 +36,9 @@ export const BILLING_SETTINGS = defineSettings({
   AUDIT_KEY,
   AUDIT_CHECKPOINT_INTERVAL_MS,
   AUDIT_UNKEYED_ENTRIES,
+  STATEMENT_SIGNING_KEY: setting.optional(
+    "the Ed25519 private key that signs holders' monthly statements, as its 32-byte seed in 64 hex characters: a deployment secret, the same for every replica; unset: $DATA_DIR/statement.key, made on the first start",
+  ),
   SHUTDOWN_GRACE_MS,
   LOG_LEVEL,
 });

@@ -1,4 +1,4 @@
-import { MAX_MICRO_LYD, microToLyd, parseLyd, readLyd } from './lyd';
+import { lydText, MAX_MICRO_LYD, microToLyd, parseLyd, readLyd } from './lyd';
 
 describe('parseLyd', () => {
   it.each([
@@ -61,5 +61,23 @@ describe('microToLyd', () => {
 
   it('round-trips with parseLyd', () => {
     for (const micro of [1, 999_999, 123_456_789, 30_000_001]) expect(parseLyd(String(microToLyd(micro)))).toBe(micro);
+  });
+});
+
+describe('lydText', () => {
+  it.each([
+    [12_500_000, '12.500000'],
+    [1, '0.000001'],
+    [-1, '-0.000001'],
+    [0, '0.000000'],
+    [-3_250_000, '-3.250000'],
+    [MAX_MICRO_LYD, '9007199254.740991'],
+    [-MAX_MICRO_LYD, '-9007199254.740991'],
+  ])('%i -> %s', (micro, text) => {
+    expect(lydText(micro)).toBe(text);
+  });
+
+  it('reads back to the same micro-LYD, to the last digit of the largest amount', () => {
+    for (const micro of [1, -999_999, 123_456_789, MAX_MICRO_LYD - 1]) expect(readLyd(lydText(micro))).toEqual({ ok: true, micro });
   });
 });

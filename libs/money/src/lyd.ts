@@ -16,7 +16,15 @@ export const MAX_MICRO_LYD = Number.MAX_SAFE_INTEGER;
  */
 export const MAX_PRICE_MICRO_LYD_PER_MILLION = 1_000_000_000;
 // Written out with integer arithmetic: microToLyd's number would round the last decimal.
-const MAX_LYD_TEXT = `${Math.floor(MAX_MICRO_LYD / MICRO_PER_LYD)}.${String(MAX_MICRO_LYD % MICRO_PER_LYD).padStart(MICRO_DIGITS, '0')}`;
+
+/** micro-LYD as an LYD decimal with exactly 6 decimals ("12.500000", "-0.000001", "0.000000"), from the integer, no float. */
+export function lydText(micro: number): string {
+  const sign = micro < 0 ? '-' : '';
+  const abs = Math.abs(micro);
+  return `${sign}${Math.floor(abs / MICRO_PER_LYD)}.${String(abs % MICRO_PER_LYD).padStart(MICRO_DIGITS, '0')}`;
+}
+
+const MAX_LYD_TEXT = lydText(MAX_MICRO_LYD);
 
 /** An LYD amount read from text: integer micro-LYD, or why the text is not one. */
 export type LydReading = { ok: true; micro: number } | { ok: false; problem: string };
@@ -46,7 +54,5 @@ export function parseLyd(text: string): number | undefined {
 
 /** micro-LYD as the LYD number shown in JSON replies; for display only, never computed on. */
 export function microToLyd(micro: number): number {
-  const sign = micro < 0 ? '-' : '';
-  const abs = Math.abs(micro);
-  return Number(`${sign}${Math.floor(abs / MICRO_PER_LYD)}.${String(abs % MICRO_PER_LYD).padStart(MICRO_DIGITS, '0')}`);
+  return Number(lydText(micro));
 }

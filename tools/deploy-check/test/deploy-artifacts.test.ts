@@ -56,7 +56,7 @@ const APPS: AppSpec[] = [
     portVar: 'BILLING_PORT',
     health: 'admin',
     adminPortVar: 'BILLING_METRICS_PORT',
-    required: ['DATABASE_URL', 'AUDIT_KEY', 'BILLING_METRICS_PORT', 'TLS_DIR', GRACE],
+    required: ['DATABASE_URL', 'AUDIT_KEY', 'STATEMENT_SIGNING_KEY', 'BILLING_METRICS_PORT', 'TLS_DIR', GRACE],
     autoscaled: false,
     mtls: true,
     headless: true,

@@ -81,6 +81,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
           'money',
           'quota-client',
           'service-kit',
+          'statement',
           'telemetry',
           'test-stack',
           'testing',
@@ -100,7 +101,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       graph: { nodes: Record<string, { data: { root: string } }> };
     };
     const roots = Object.values(graph.nodes).map((node) => node.data.root);
-    expect(roots).toHaveLength(30);
+    expect(roots).toHaveLength(31);
     const rootProgram = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
     for (const root of roots) {
       const base = join(relativeTo(root), 'tsconfig.base.json');

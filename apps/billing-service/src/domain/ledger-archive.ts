@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { requireCount } from '@gw/service-kit';
 import { DroppedMonths, LEDGER_ARCHIVE_COLUMNS, LedgerCursor, LedgerMonthsStore, LedgerTextRow } from '../store/ledger-months-store';
 import { DomainError } from '@gw/errors';
+import { csvLine, MONTH } from '@gw/statement';
 
 /** The archive's header line. */
 export const LEDGER_ARCHIVE_HEADER = LEDGER_ARCHIVE_COLUMNS.join(',');
@@ -9,12 +10,8 @@ export const LEDGER_ARCHIVE_HEADER = LEDGER_ARCHIVE_COLUMNS.join(',');
 /** A page's largest size. */
 export const MAX_ARCHIVE_PAGE = 10_000;
 
-const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
-
-const csvField = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
-
 /** A row as one CSV line (RFC 4180 quoting, no line end). */
-export const ledgerCsvLine = (row: LedgerTextRow): string => LEDGER_ARCHIVE_COLUMNS.map((c) => csvField(row[c])).join(',');
+export const ledgerCsvLine = (row: LedgerTextRow): string => csvLine(LEDGER_ARCHIVE_COLUMNS.map((c) => row[c]));
 
 const encodeCursor = (row: LedgerTextRow): string => `${row.request_at}|${row.request_id}`;
 

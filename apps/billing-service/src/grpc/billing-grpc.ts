@@ -14,15 +14,17 @@ import {
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
+import { MonthlyStatements } from '../domain/monthly-statements';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { SetAsideBills } from '../domain/set-aside-bills';
-import { AccountStatement } from '../store/account-statement';
+import { AccountMoneyReads } from '../store/account-money-reads';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
 import { LedgerBill, CreditLineExtension } from '../store/credit-line-records';
 import { auditTrailGrpc } from './audit-trail-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
+import { readStatement } from './read-statement';
 import { BillingHandlers, BillingStreamHandlers, ServedBeside } from './served-beside';
 import { watchPrices } from './watch-prices';
 
@@ -30,7 +32,8 @@ import { watchPrices } from './watch-prices';
 export interface BillingParts {
   ledger: BillingLedger;
   creditLines: CreditLines;
-  statement: AccountStatement;
+  moneyReads: AccountMoneyReads;
+  statements: MonthlyStatements;
   priceHub: PriceWatchHub;
   archive: LedgerArchive;
   setAside: SetAsideBills;
@@ -82,7 +85,10 @@ const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
 /** The unary methods of this release: translation only, the rules are in the domain. */
-function currentHandlers({ ledger, creditLines, statement, archive, setAside, moneyAudit, audit }: BillingParts, logger: Logger) {
+function currentHandlers(
+  { ledger, creditLines, moneyReads, statements, archive, setAside, moneyAudit, audit }: BillingParts,
+  logger: Logger,
+) {
   return {
     extendCreditLine: async (req) => toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
     async extendCreditLines(req) {
@@ -176,7 +182,7 @@ function currentHandlers({ ledger, creditLines, statement, archive, setAside, mo
       requireCount('limit', req.limit, MAX_CHARGES_PAGE, 1);
       optionalId('before', req.before);
       // One more than asked tells whether an older page exists.
-      const rows = await statement.charges(req.accountId, req.limit + 1, req.before || undefined);
+      const rows = await moneyReads.charges(req.accountId, req.limit + 1, req.before || undefined);
       const page = rows.slice(0, req.limit);
       return {
         charges: page.map((c) => ({
@@ -197,14 +203,18 @@ function currentHandlers({ ledger, creditLines, statement, archive, setAside, mo
       requireId('account_id', req.accountId);
       requireCount('days', req.days, MAX_DAYS, 1);
       return {
-        days: (await statement.dailyTotals(req.accountId, req.days)).map((d) => ({
+        days: (await moneyReads.dailyTotals(req.accountId, req.days)).map((d) => ({
           day: d.day,
           tokens: d.tokens,
           amountMicroLyd: d.amountMicro,
         })),
       };
     },
-    listPrices: async () => ({ prices: (await statement.prices()).map(toPrice) }),
+    listPrices: async () => ({ prices: (await moneyReads.prices()).map(toPrice) }),
+    listStatements: async (req) => ({
+      months: (await statements.months(req.accountId)).map((m) => ({ month: m.month, provisional: m.status === 'provisional' })),
+    }),
+    getStatementKey: async () => ({ keyId: statements.keyId, publicKeyPem: statements.publicKeyPem }),
     async setPrice(req, { metadata }) {
       const price = req.price ?? { model: '', inputMicroLydPerMillion: 0, outputMicroLydPerMillion: 0 };
       const by = auditActor(metadata, { reason: req.reason });
@@ -223,7 +233,7 @@ export type CurrentBillingHandlers = ReturnType<typeof currentHandlers>;
 
 /**
  * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
- * PriceWatchHub, LedgerArchive, SetAsideBills). Every call passes the server chain. The methods
+ * PriceWatchHub, LedgerArchive, SetAsideBills, MonthlyStatements). Every call passes the server chain. The methods
  * served `beside` complete the contract (those kept for the older release); a method served
  * by neither is answered UNIMPLEMENTED.
  */
@@ -235,6 +245,9 @@ export function billingGrpc(parts: BillingParts, logger: Logger, beside: ServedB
     served,
     serverChain(logger),
     (methods) =>
-      Object.assign({ watchPrices: watchPrices(parts.priceHub) }, ...beside.map((b) => b.streams(methods))) as BillingStreamHandlers,
+      Object.assign(
+        { watchPrices: watchPrices(parts.priceHub), readStatement: readStatement(parts.statements, logger) },
+        ...beside.map((b) => b.streams(methods)),
+      ) as BillingStreamHandlers,
   );
 }

@@ -42,7 +42,8 @@ export interface LedgerMonthsStore {
   /**
    * In one transaction: stops writes to the months before `before`, lets `matches` read their
    * rows (pages in readRows' order), and drops them only when it answers true, recording each
-   * month in billing.ledger_archives with `sha256`. Undefined when `matches` answered false.
+   * month in billing.ledger_archives with `sha256`, after keeping the statement of each account
+   * with a charge in them. Undefined when `matches` answered false.
    */
   dropMonths(
     before: Date,

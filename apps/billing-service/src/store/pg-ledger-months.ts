@@ -3,6 +3,7 @@ import { DroppedMonths, LEDGER_ARCHIVE_COLUMNS, LedgerCursor, LedgerMonthsStore,
 import { linkLedgerArchive } from './ledger-archive-link';
 import { Int8, toSafeInt } from './pg-billing-rows';
 import { PgMoneyLinks } from './pg-money-links';
+import { PgStatements } from './pg-statements';
 
 const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const TEXT_COLUMNS = LEDGER_ARCHIVE_COLUMNS.map((c) =>
@@ -45,6 +46,7 @@ export class PgLedgerMonths implements LedgerMonthsStore {
   constructor(
     private readonly db: Database,
     private readonly links: PgMoneyLinks,
+    private readonly statements: PgStatements,
   ) {}
 
   async ensureMonths(monthsAhead: number): Promise<number> {
@@ -69,6 +71,8 @@ export class PgLedgerMonths implements LedgerMonthsStore {
       // Writes to these months (and to ledger_other) wait until the drop commits; reads go on.
       for (const m of [...months.map((p) => p.name), 'ledger_other']) await tx.query(`LOCK TABLE billing.${m} IN EXCLUSIVE MODE`);
       if (!(await matches(pages(tx, before)))) return undefined;
+      // The holders' statements of these months are kept before their charges go: they stay the same, byte for byte.
+      await this.statements.keepBefore(tx, before);
       const totals = await tx.query<{ rows: Int8; amount: Int8 }>(
         'SELECT count(*) AS rows, coalesce(sum(amount_micro), 0) AS amount FROM billing.ledger WHERE request_at < $1',
         [before],

@@ -3,6 +3,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { MoneyClients } from '../clients/money-clients';
+import { StatementClient } from '../clients/statement-client';
 import { HolderAccess } from '../domain/holder-access';
 import { LowBalanceStore } from '../store/low-balance-store';
 import { activityRoutes } from './activity-routes';
@@ -13,12 +14,14 @@ import { html } from './html';
 import { page } from './page';
 import { refusalOf } from './refused-request';
 import { signInRoutes } from './sign-in-routes';
+import { statementRoutes } from './statement-routes';
 
 /** What the web pages need. */
 export interface ConsoleServerDeps {
   access: HolderAccess;
   auth: AuthClient;
   money: MoneyClients;
+  statements: StatementClient;
   thresholds: LowBalanceStore;
   sessionTtlMs: number;
   secureCookies: boolean;
@@ -52,6 +55,7 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.use(keyRoutes(deps.access, deps.auth, deps));
   app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.thresholds, deps.logger));
   app.use(activityRoutes(deps.access, deps.auth, deps.money));
+  app.use(statementRoutes(deps.access, deps.statements));
   app.use((_req, res) =>
     res
       .status(404)

@@ -41,7 +41,8 @@ export function page(title: string, body: SafeHtml, signed?: Signed): SafeHtml {
           <strong>Gateway console</strong>${
             signed
               ? html`<nav aria-label="Pages">
-                    <a href="/keys">Keys</a> · <a href="/usage">Money and use</a> · <a href="/activity">Activity</a>
+                    <a href="/keys">Keys</a> · <a href="/usage">Money and use</a> · <a href="/statements">Statements</a> ·
+                    <a href="/activity">Activity</a>
                   </nav>
                   <form class="inline" method="post" action="/sign-out">
                     <span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}" /><button

@@ -15,6 +15,7 @@ describe('declaredFlags', () => {
       paused: { required: false, value: 'true/false' },
     });
     expect(declaredFlags('audit').size).toBe(0);
+    expect(declaredFlags('statement verify FILE [--key PEM_FILE]')).toEqual(new Map([['key', { required: false, value: 'PEM_FILE' }]]));
   });
 
   it.each([
@@ -22,6 +23,7 @@ describe('declaredFlags', () => {
     ['an unclosed bracket', 'model add [--id M'],
     ['a flag declared twice', 'key list --account ID [--account ID]'],
     ['words after the flags', 'key list --account ID please'],
+    ['an argument after the flags', 'statement verify --key PEM FILE'],
   ])('throws on a usage line with %s (a mistake in the table)', (_what, usage) => {
     expect(() => declaredFlags(usage)).toThrow(Error);
   });
@@ -50,5 +52,21 @@ describe('checkFlags', () => {
 
   it('refuses a command without a required flag', () => {
     expect(check(BALANCE_ADD, '--account', 'a')).toThrow(`--amount is required; usage: ${BALANCE_ADD}`);
+  });
+
+  it('takes the arguments a usage line declares, by their names in lower case, and no other', () => {
+    const VERIFY = 'statement verify FILE [--key PEM_FILE]';
+    const given = (...argv: string[]) => checkFlags(VERIFY, parseArgs(['statement', 'verify', ...argv]));
+    expect(given('s.csv', '--key', 'k.pem')).toEqual(
+      new Map([
+        ['key', 'k.pem'],
+        ['file', 's.csv'],
+      ]),
+    );
+    expect(() => given()).toThrow(`FILE is required; usage: ${VERIFY}`);
+    expect(() => given('a.csv', 'b.csv')).toThrow(`unexpected argument "b.csv"; usage: ${VERIFY}`);
+    expect(() => checkFlags('key list --account ID', parseArgs(['key', 'list', 'acct_1', '--account', 'a']))).toThrow(
+      'unexpected argument "acct_1"; usage: key list --account ID',
+    );
   });
 });

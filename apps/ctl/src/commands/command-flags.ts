@@ -9,10 +9,13 @@ export interface DeclaredFlag {
 /** `--name VALUE` (required), `[--name VALUE]` (optional), `[--name]` (a switch: no value, or true/false). */
 const FLAG = /(\[?)--([a-z][a-z0-9-]*)(?: ([^\s[\]-][^\s[\]]*))?(\]?)/g;
 
+/** `NOUN [VERB] [ARGUMENT ...]`: what a usage line holds besides its flags, an argument in capitals. */
+const COMMAND = /^[a-z][a-z-]*( [a-z][a-z-]*)?( [A-Z][A-Z_]*)*$/;
+
 /**
  * The flags a usage line declares, as docs/operator-cli.md writes it:
  * `balance add --account ID --amount LYD [--reason TEXT] [--idempotency-key K]`. A line that is
- * not `NOUN [VERB]` followed by such flags is a mistake in the command table, thrown as one.
+ * not `NOUN [VERB] [ARGUMENT ...]` followed by such flags is a mistake in the command table, thrown as one.
  */
 export function declaredFlags(usage: string): Map<string, DeclaredFlag> {
   const declared = new Map<string, DeclaredFlag>();
@@ -22,17 +25,30 @@ export function declaredFlags(usage: string): Map<string, DeclaredFlag> {
     if (!open && value === undefined) throw new Error(`usage "${usage}": a switch (--${name}) is optional: [--${name}]`);
     declared.set(name, { required: !open, value });
   }
-  const command = usage.replace(FLAG, '').trim();
-  if (!/^[a-z][a-z-]*( [a-z][a-z-]*)?$/.test(command)) throw new Error(`usage "${usage}": not NOUN [VERB] and flags`);
+  if (!COMMAND.test(usage.replace(FLAG, '').trim())) throw new Error(`usage "${usage}": not NOUN [VERB] [ARGUMENT ...] and flags`);
   return declared;
 }
 
+/** The arguments a usage line declares, in order: `statement verify FILE` declares FILE. */
+export const declaredOperands = (usage: string): string[] =>
+  usage
+    .replace(FLAG, '')
+    .trim()
+    .split(' ')
+    .filter((word) => /^[A-Z]/.test(word));
+
 /**
- * The one check of every command's flags against its usage line, before it runs (so before
- * anything is changed): no flag it does not declare (the message gives the usage), a value for
- * each flag that takes one, none or true/false for a switch, every required flag given.
+ * The one check of every command's flags and arguments against its usage line, before it runs
+ * (so before anything is changed): each argument it declares and no other, no flag it does not
+ * declare (the message gives the usage), a value for each flag that takes one, none or true/false
+ * for a switch, every required flag given. Answers the flags, and the arguments by their names
+ * in lower case (FILE: `file`).
  */
-export function checkFlags(usage: string, given: Pick<ParsedArgs, 'flags' | 'bare'>): void {
+export function checkFlags(usage: string, given: Pick<ParsedArgs, 'operands' | 'flags' | 'bare'>): Map<string, string> {
+  const operands = declaredOperands(usage);
+  if (given.operands.length > operands.length)
+    throw new CtlUsageError(`unexpected argument "${given.operands[operands.length]}"; usage: ${usage}`);
+  if (given.operands.length < operands.length) throw new CtlUsageError(`${operands[given.operands.length]} is required; usage: ${usage}`);
   const declared = declaredFlags(usage);
   for (const [name, text] of given.flags) {
     const flag = declared.get(name);
@@ -45,4 +61,5 @@ export function checkFlags(usage: string, given: Pick<ParsedArgs, 'flags' | 'bar
   }
   for (const [name, flag] of declared)
     if (flag.required && !given.flags.has(name)) throw new CtlUsageError(`--${name} is required; usage: ${usage}`);
+  return new Map([...given.flags, ...operands.map((name, i): [string, string] => [name.toLowerCase(), given.operands[i]])]);
 }

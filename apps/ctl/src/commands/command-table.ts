@@ -10,13 +10,14 @@ import {
   modelAdd,
 } from './account-commands';
 import { billsFile, billsSetAside, billsWriteOff } from './bills-commands';
-import { Command, Declared } from './command';
+import { Command, Declared, LocalCommand } from './command';
 import { consoleInvite } from './console-commands';
 import { freeTierSet } from './free-tier-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
 import { ledgerArchive } from './ledger-commands';
 import { balanceAdd, priceSet, usageShow } from './money-commands';
-import { LocalCommand, tlsInit, tlsIssue } from './tls-commands';
+import { statement, statementKey, statementVerify } from './statement-commands';
+import { tlsInit, tlsIssue } from './tls-commands';
 
 /**
  * Every `NOUN VERB` the CLI knows, each with its usage line: the flags it declares there are the
@@ -40,6 +41,8 @@ export const COMMANDS: Readonly<Record<string, Declared<Command>>> = {
   'bills set-aside': { usage: 'bills set-aside', run: billsSetAside },
   'bills file': { usage: 'bills file --request ID [--reason TEXT]', run: billsFile },
   'bills write-off': { usage: 'bills write-off --request ID --reason TEXT', run: billsWriteOff },
+  statement: { usage: 'statement --account ID --month YYYY-MM [--to FILE]', run: statement },
+  'statement key': { usage: 'statement key', run: statementKey },
   audit: { usage: 'audit', run: audit },
   'audit-log verify': { usage: 'audit-log verify [--checkpoint FILE]', run: auditLogVerify },
   'audit-log checkpoint': { usage: 'audit-log checkpoint', run: auditLogCheckpoint },
@@ -54,4 +57,5 @@ export const COMMANDS: Readonly<Record<string, Declared<Command>>> = {
 export const LOCAL_COMMANDS: Readonly<Record<string, Declared<LocalCommand>>> = {
   'tls init': { usage: 'tls init [--dir D]', run: tlsInit },
   'tls issue': { usage: 'tls issue --identity NAME [--dir D]', run: tlsIssue },
+  'statement verify': { usage: 'statement verify FILE [--key PEM_FILE]', run: statementVerify },
 };

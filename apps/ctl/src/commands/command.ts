@@ -1,4 +1,5 @@
 import { readLyd } from '@gw/money';
+import { CtlConfig } from '../config';
 import { CtlClients } from '../ctl-clients';
 import { CtlUsageError } from '../parse-args';
 
@@ -11,6 +12,9 @@ export class CtlCheckFailed extends Error {
 
 /** One `NOUN VERB`: takes the flags, returns the JSON document to print. */
 export type Command = (flags: Map<string, string>, clients: CtlClients) => Promise<unknown>;
+
+/** A command that works on local files and connects to no service unless it has to, from the configuration. */
+export type LocalCommand = (flags: Map<string, string>, config: CtlConfig) => Promise<unknown>;
 
 /**
  * An entry of the command table: its usage line, as docs/operator-cli.md shows it, which declares

@@ -4,11 +4,8 @@ import { join, resolve } from 'node:path';
 import { ensureDevCertificates } from '@gw/dev-pki';
 import { GATEWAY_IDENTITIES } from '@gw/identity';
 import { CtlUsageError } from '../parse-args';
-import { required } from './command';
+import { LocalCommand, required } from './command';
 import { notWritable } from './new-file';
-
-/** A command that works on local files only and reaches no service. */
-export type LocalCommand = (flags: Map<string, string>, defaults: { tlsRoot: string }) => Promise<unknown>;
 
 const IDENTITY = /^[a-z][a-z0-9-]{0,62}$/;
 

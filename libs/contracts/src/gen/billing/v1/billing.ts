@@ -12,8 +12,10 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -611,6 +613,62 @@ export interface WriteOffSetAsideBillRequest {
 export interface WriteOffSetAsideBillResponse {
   /** The charge not taken, micro-LYD. */
   chargeMicroLyd: number;
+}
+
+/**
+ * Reads an account holder's statement of a month (docs/statements.md): a CSV file of the opening
+ * balance, every movement of the month in time order with the balance after it, and the closing
+ * balance, ended by a row that signs every byte before it with the service's Ed25519 key
+ * (GetStatementKey). A month is final once BILL_LATE_WINDOW_MS has passed after it: its statement
+ * never changes, byte for byte, its month archived or not; a month before that is provisional.
+ * INVALID_ARGUMENT for a month that is not YYYY-MM or has not begun.
+ */
+export interface ReadStatementRequest {
+  /** The account. */
+  accountId: string;
+  /** The month, YYYY-MM (UTC). */
+  month: string;
+}
+
+/** A part of the statement file: the parts of one call, in order, are the file, byte for byte. */
+export interface ReadStatementResponse {
+  /** Whole lines of UTF-8 text, each ending with a line feed; the last part ends with the signature row. */
+  text: string;
+}
+
+/** Lists the months of an account's statements. */
+export interface ListStatementsRequest {
+  /** The account. */
+  accountId: string;
+}
+
+/** A month of an account's statements. */
+export interface StatementMonth {
+  /** YYYY-MM (UTC). */
+  month: string;
+  /** True while the month may still take bills (until BILL_LATE_WINDOW_MS after it ends). */
+  provisional: boolean;
+}
+
+/** The months, newest first: this month back to the first in which the account's balance moved. */
+export interface ListStatementsResponse {
+  /** Newest first; at least this month. */
+  months: StatementMonth[];
+}
+
+/** Asks for the public key that statements are signed with. */
+export interface GetStatementKeyRequest {
+}
+
+/** The key holders check statements with. */
+export interface GetStatementKeyResponse {
+  /**
+   * The key's short name, as a statement's signature row gives it: the first 16 hex characters of
+   * the SHA-256 of its SPKI encoding.
+   */
+  keyId: string;
+  /** The Ed25519 public key, PEM (SPKI). */
+  publicKeyPem: string;
 }
 
 /** Holds the worst-case cost of a request against the account's balance, in one atomic step. */
@@ -4626,6 +4684,415 @@ export const WriteOffSetAsideBillResponse: MessageFns<WriteOffSetAsideBillRespon
   },
 };
 
+function createBaseReadStatementRequest(): ReadStatementRequest {
+  return { accountId: "", month: "" };
+}
+
+export const ReadStatementRequest: MessageFns<ReadStatementRequest> = {
+  encode(message: ReadStatementRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.month !== "") {
+      writer.uint32(18).string(message.month);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadStatementRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadStatementRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.month = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReadStatementRequest>, I>>(base?: I): ReadStatementRequest {
+    return ReadStatementRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadStatementRequest>, I>>(object: I): ReadStatementRequest {
+    const message = createBaseReadStatementRequest();
+    message.accountId = object.accountId ?? "";
+    message.month = object.month ?? "";
+    return message;
+  },
+};
+
+function createBaseReadStatementResponse(): ReadStatementResponse {
+  return { text: "" };
+}
+
+export const ReadStatementResponse: MessageFns<ReadStatementResponse> = {
+  encode(message: ReadStatementResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.text !== "") {
+      writer.uint32(10).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadStatementResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadStatementResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReadStatementResponse>, I>>(base?: I): ReadStatementResponse {
+    return ReadStatementResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadStatementResponse>, I>>(object: I): ReadStatementResponse {
+    const message = createBaseReadStatementResponse();
+    message.text = object.text ?? "";
+    return message;
+  },
+};
+
+function createBaseListStatementsRequest(): ListStatementsRequest {
+  return { accountId: "" };
+}
+
+export const ListStatementsRequest: MessageFns<ListStatementsRequest> = {
+  encode(message: ListStatementsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStatementsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStatementsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListStatementsRequest>, I>>(base?: I): ListStatementsRequest {
+    return ListStatementsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStatementsRequest>, I>>(object: I): ListStatementsRequest {
+    const message = createBaseListStatementsRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseStatementMonth(): StatementMonth {
+  return { month: "", provisional: false };
+}
+
+export const StatementMonth: MessageFns<StatementMonth> = {
+  encode(message: StatementMonth, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.month !== "") {
+      writer.uint32(10).string(message.month);
+    }
+    if (message.provisional !== false) {
+      writer.uint32(16).bool(message.provisional);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StatementMonth {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStatementMonth();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.month = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.provisional = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<StatementMonth>, I>>(base?: I): StatementMonth {
+    return StatementMonth.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StatementMonth>, I>>(object: I): StatementMonth {
+    const message = createBaseStatementMonth();
+    message.month = object.month ?? "";
+    message.provisional = object.provisional ?? false;
+    return message;
+  },
+};
+
+function createBaseListStatementsResponse(): ListStatementsResponse {
+  return { months: [] };
+}
+
+export const ListStatementsResponse: MessageFns<ListStatementsResponse> = {
+  encode(message: ListStatementsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.months) {
+      StatementMonth.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStatementsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStatementsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.months.push(StatementMonth.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListStatementsResponse>, I>>(base?: I): ListStatementsResponse {
+    return ListStatementsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStatementsResponse>, I>>(object: I): ListStatementsResponse {
+    const message = createBaseListStatementsResponse();
+    message.months = object.months?.map((e) => StatementMonth.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetStatementKeyRequest(): GetStatementKeyRequest {
+  return {};
+}
+
+export const GetStatementKeyRequest: MessageFns<GetStatementKeyRequest> = {
+  encode(_: GetStatementKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStatementKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStatementKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetStatementKeyRequest>, I>>(base?: I): GetStatementKeyRequest {
+    return GetStatementKeyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetStatementKeyRequest>, I>>(_: I): GetStatementKeyRequest {
+    const message = createBaseGetStatementKeyRequest();
+    return message;
+  },
+};
+
+function createBaseGetStatementKeyResponse(): GetStatementKeyResponse {
+  return { keyId: "", publicKeyPem: "" };
+}
+
+export const GetStatementKeyResponse: MessageFns<GetStatementKeyResponse> = {
+  encode(message: GetStatementKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.publicKeyPem !== "") {
+      writer.uint32(18).string(message.publicKeyPem);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStatementKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStatementKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.publicKeyPem = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetStatementKeyResponse>, I>>(base?: I): GetStatementKeyResponse {
+    return GetStatementKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetStatementKeyResponse>, I>>(object: I): GetStatementKeyResponse {
+    const message = createBaseGetStatementKeyResponse();
+    message.keyId = object.keyId ?? "";
+    message.publicKeyPem = object.publicKeyPem ?? "";
+    return message;
+  },
+};
+
 function createBaseAuthorizeRequest(): AuthorizeRequest {
   return { requestId: "", accountId: "", model: "", promptTokens: 0, maxTokens: 0 };
 }
@@ -6187,6 +6654,41 @@ export const BillingService = {
       Buffer.from(WriteOffSetAsideBillResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WriteOffSetAsideBillResponse => WriteOffSetAsideBillResponse.decode(value),
   },
+  /** An account's signed statement of a month, in parts. */
+  readStatement: {
+    path: "/billing.v1.Billing/ReadStatement" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ReadStatementRequest): Buffer => Buffer.from(ReadStatementRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReadStatementRequest => ReadStatementRequest.decode(value),
+    responseSerialize: (value: ReadStatementResponse): Buffer =>
+      Buffer.from(ReadStatementResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReadStatementResponse => ReadStatementResponse.decode(value),
+  },
+  /** The months of an account's statements. */
+  listStatements: {
+    path: "/billing.v1.Billing/ListStatements" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListStatementsRequest): Buffer =>
+      Buffer.from(ListStatementsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListStatementsRequest => ListStatementsRequest.decode(value),
+    responseSerialize: (value: ListStatementsResponse): Buffer =>
+      Buffer.from(ListStatementsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListStatementsResponse => ListStatementsResponse.decode(value),
+  },
+  /** The public key statements are signed with. */
+  getStatementKey: {
+    path: "/billing.v1.Billing/GetStatementKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetStatementKeyRequest): Buffer =>
+      Buffer.from(GetStatementKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetStatementKeyRequest => GetStatementKeyRequest.decode(value),
+    responseSerialize: (value: GetStatementKeyResponse): Buffer =>
+      Buffer.from(GetStatementKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetStatementKeyResponse => GetStatementKeyResponse.decode(value),
+  },
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
@@ -6347,6 +6849,12 @@ export interface BillingServer extends UntypedServiceImplementation {
   fileSetAsideBill: handleUnaryCall<FileSetAsideBillRequest, FileSetAsideBillResponse>;
   /** Writes a set-aside bill off (never charged); the decision is kept with it. */
   writeOffSetAsideBill: handleUnaryCall<WriteOffSetAsideBillRequest, WriteOffSetAsideBillResponse>;
+  /** An account's signed statement of a month, in parts. */
+  readStatement: handleServerStreamingCall<ReadStatementRequest, ReadStatementResponse>;
+  /** The months of an account's statements. */
+  listStatements: handleUnaryCall<ListStatementsRequest, ListStatementsResponse>;
+  /** The public key statements are signed with. */
+  getStatementKey: handleUnaryCall<GetStatementKeyRequest, GetStatementKeyResponse>;
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
@@ -6719,6 +7227,48 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WriteOffSetAsideBillResponse) => void,
+  ): ClientUnaryCall;
+  /** An account's signed statement of a month, in parts. */
+  readStatement(
+    request: ReadStatementRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ReadStatementResponse>;
+  readStatement(
+    request: ReadStatementRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ReadStatementResponse>;
+  /** The months of an account's statements. */
+  listStatements(
+    request: ListStatementsRequest,
+    callback: (error: ServiceError | null, response: ListStatementsResponse) => void,
+  ): ClientUnaryCall;
+  listStatements(
+    request: ListStatementsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListStatementsResponse) => void,
+  ): ClientUnaryCall;
+  listStatements(
+    request: ListStatementsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListStatementsResponse) => void,
+  ): ClientUnaryCall;
+  /** The public key statements are signed with. */
+  getStatementKey(
+    request: GetStatementKeyRequest,
+    callback: (error: ServiceError | null, response: GetStatementKeyResponse) => void,
+  ): ClientUnaryCall;
+  getStatementKey(
+    request: GetStatementKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetStatementKeyResponse) => void,
+  ): ClientUnaryCall;
+  getStatementKey(
+    request: GetStatementKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetStatementKeyResponse) => void,
   ): ClientUnaryCall;
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has

@@ -1,6 +1,6 @@
 import { Database } from '@gw/service-kit';
 import { PriceRecord } from './billing-records';
-import { AccountStatement, ChargeRecord, DayTotalRecord } from './account-statement';
+import { AccountMoneyReads, ChargeRecord, DayTotalRecord } from './account-money-reads';
 import { EndReason } from './credit-line-records';
 import { Int8, PRICE_COLUMNS, PriceRow, toPrice, toSafeInt } from './pg-billing-rows';
 
@@ -17,8 +17,8 @@ interface ChargeRow {
   corrected: boolean;
 }
 
-/** AccountStatement on Postgres (or PGlite), from billing.ledger (indexed by account and time) and billing.prices. */
-export class PgAccountStatement implements AccountStatement {
+/** AccountMoneyReads on Postgres (or PGlite), from billing.ledger (indexed by account and time) and billing.prices. */
+export class PgAccountMoneyReads implements AccountMoneyReads {
   constructor(private readonly db: Database) {}
 
   async charges(accountId: string, limit: number, before: string | undefined): Promise<ChargeRecord[]> {

@@ -25,7 +25,7 @@ export interface DayTotalRecord {
 }
 
 /** What the console reads of an account's money: read only, from the ledger and the prices. */
-export interface AccountStatement {
+export interface AccountMoneyReads {
   /** Up to `limit` charges, newest first, older than the charge of request `before` when given. */
   charges(accountId: string, limit: number, before: string | undefined): Promise<ChargeRecord[]>;
   /** The last `days` UTC days, today included, oldest first, zeros for days without charges. */
