@@ -184,13 +184,13 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
     expect(finished.commands.roundTrips).toEqual(['evalsha', 'evalsha']);
   });
 
-  it('keeps the credit line and holds without expiry', async () => {
+  it('keeps the credit line and the admission records (the holds) without expiry', async () => {
     await grantLine(stores.admission, account, 100_000);
     await stores.admission.admit(paidStep(account, 6000));
     const keys = redisKeys(layout, testRedis.keyPrefix).account(account);
     const plain = new Redis(testRedis.url);
     try {
-      for (const key of [keys.credit, keys.creditHolds]) {
+      for (const key of [keys.credit, keys.admissions]) {
         expect(await plain.hlen(key)).toBeGreaterThan(0);
         expect(await plain.pttl(key)).toBe(-1);
       }
