@@ -180,7 +180,20 @@ describe.each(['account', 'shard'] as KeyLayout[])(
         .zrem(keysOf(account).shard.leases.lapse, 'forgotten-unbilled')
         .exec();
       await forget();
-      expect(await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).toEqual({ unknownRequestIds: [] });
+      // This replica's outbox acknowledged the bill of 'forgotten-applied': applied, whatever Redis forgot.
+      expect(await renew(final('forgotten-applied', 500))).toEqual({ unknownRequestIds: ['forgotten-applied'] });
+      // Another replica asks Redis, which has no trace of it: finished again from its final lease, billed once.
+      const other = await stack.replica({ LEASE_TTL_MS: '300', LAPSE_GRACE_MS: '2000', QUOTA_KEY_LAYOUT: layout });
+      try {
+        expect(await other.quota.renewLeases({ leases: [final('forgotten-applied', 500)] })).toEqual({ unknownRequestIds: [] });
+        await stack.expectEventually(
+          async () => (await other.quota.renewLeases({ leases: [final('forgotten-applied', 500)] })).unknownRequestIds,
+          ['forgotten-applied'],
+        );
+      } finally {
+        await stack.stopReplica(other);
+      }
+      expect(await renew(final('forgotten-unbilled', 250))).toEqual({ unknownRequestIds: [] });
       await stack.expectEventually(
         () => stack.ledger('forgotten-unbilled'),
         [{ amount: 2000, paid: true, estimated: false, prompt: 1000, completion: 250 }],

@@ -49,6 +49,7 @@ export interface RedisAdmissionStoreOptions {
   /**
    * Told the account before and after each script that can append to its shard's outbox (a
    * finish, a line's return) is run, whatever it answers: the outbox looks there at its next claim.
+   * A bill it acknowledged lately stands applied without asking Redis (billStates).
    */
   outboxAppends?: OutboxAppends;
 }
@@ -184,6 +185,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       said_hold: said?.hold ? `${said.hold.amountMicro} ${said.hold.inputMicroPerMillion} ${said.hold.outputMicroPerMillion}` : '',
       said_at: said?.admittedAtMs ?? '',
     };
+    if (f.bill) this.options.outboxAppends?.noteBill(f.requestId);
     const [released, repeated, shortfallMicro, refused] = await this.appending(f.accountId, () => this.run(FINISH_ADMITTED, keys, args, 4));
     if (refused > 0) return { released: false, repeated: false, shortfallMicro: 0, refused: REFUSED_FIELDS[refused] };
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
@@ -265,13 +267,18 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async billStates(requests: readonly LeaseRef[]): Promise<BillState[]> {
-    // One script per shard (one slot each), all sent at once.
+    // A bill this replica's outbox acknowledged lately is applied (its unbilled mark cleared);
+    // the others by one script per shard (one slot each), all sent at once.
+    const states = new Array<BillState>(requests.length);
     const byShard = new Map<string, number[]>();
     requests.forEach((request, i) => {
+      if (this.options.outboxAppends?.acknowledged(request.requestId)) {
+        states[i] = 'applied';
+        return;
+      }
       const shard = this.options.keys.account(request.accountId).shard.activeLines;
       byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
     });
-    const states = new Array<BillState>(requests.length);
     await Promise.all(
       [...byShard.values()].map(async (indexes) => {
         const keys = indexes.flatMap((i) => {
