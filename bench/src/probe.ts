@@ -10,11 +10,13 @@ import { childPids, cpuSeconds, postgresPids } from './process-stats';
 import { Target, targetPool } from './target';
 
 /**
- * `npm run bench:probe -- [--rounds N] [--seconds S] [--rate R] [--profile]`: the CPU per paid
- * request of each process of this checkout's build and of the floor proxy, in alternating rounds
- * on one stack, with the median of the rounds. A change is measured by running it on two builds
- * in turn (each checkout runs its own dist/); far quicker than `npm run bench`, and the median of
- * rounds is steadier than one phase.
+ * `npm run bench:probe -- [--rounds N] [--seconds S] [--rate R] [--profile] [--apps DIR]`: the CPU
+ * per paid request of each process of this checkout's build and of the floor proxy, in
+ * alternating rounds on one stack, with the median of the rounds, and the commands Redis ran per
+ * paid request (INFO commandstats, those scripts run counted too). A change is measured by running
+ * it on two builds in turn (each checkout runs its own dist/); far quicker than `npm run bench`,
+ * and the median of rounds is steadier than one phase. `--apps` runs the apps of another build
+ * (its dist/apps) under this probe, for a figure an older probe does not print.
  */
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -28,6 +30,16 @@ const PAID = JSON.stringify({ model: 'vendor-v4-flash', max_tokens: 16, messages
 const STACK = ['edge', 'auth-service', 'quota-service', 'billing-service', 'postgres', 'redis'];
 const say = (line: string) => process.stderr.write(`[probe] ${line}\n`);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const appsAt = process.argv.indexOf('--apps');
+const APPS = appsAt >= 0 ? process.argv[appsAt + 1] : undefined;
+
+/** Commands Redis has run so far (INFO commandstats, scripts' own commands too), INFO itself left out. */
+async function redisCommands(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  let calls = 0;
+  for (const [, command, n] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (command !== 'info') calls += Number(n);
+  return calls;
+}
 
 async function main(): Promise<void> {
   const [db, redis] = await Promise.all([createTestDatabase(), startOwnRedisServer()]);
@@ -41,6 +53,7 @@ async function main(): Promise<void> {
     redisKeyPrefix: 'probe:',
     env: { LOG_LEVEL: 'warn' },
     cpuProfileDir,
+    distOf: APPS ? () => APPS : undefined,
   });
   try {
     say('creating accounts');
@@ -62,7 +75,6 @@ async function main(): Promise<void> {
     const pids = childPids();
     const asker = new Redis(redis.url);
     const redisPid = Number(/process_id:(\d+)/.exec(await asker.info('server'))?.[1]);
-    asker.disconnect();
     const rounds: Record<string, number>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const floorBefore = cpuSeconds(floorProxy.pid);
@@ -78,13 +90,16 @@ async function main(): Promise<void> {
           .flat()
           .map((pid) => [pid, cpuSeconds(pid)]),
       );
+      const commandsBefore = await redisCommands(asker);
       const run = await openLoop(gateway, PAID, RATE, SECONDS);
+      const commands = (await redisCommands(asker)) - commandsBefore;
       const after = { ...processes, postgres: postgresPids(db.name) };
       const perRequest: Record<string, number> = { floor: floorMs };
       for (const [name, list] of Object.entries(after))
         perRequest[name] = (list.reduce((sum, pid) => sum + cpuSeconds(pid) - (before.get(pid) ?? 0), 0) * 1000) / run.count;
       perRequest.stack = STACK.reduce((sum, name) => sum + (perRequest[name] ?? 0), 0);
       perRequest.errors = run.errors + floorRun.errors;
+      perRequest['redis-commands'] = commands / run.count;
       rounds.push(perRequest);
       say(
         `round ${round + 1}: ${Object.entries(perRequest)
@@ -100,6 +115,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `${JSON.stringify({ rate: RATE, seconds: SECONDS, rounds: rounds.length, medianMsPerRequest: medians, medianRatioToFloor: ratios })}\n`,
     );
+    asker.disconnect();
     await Promise.all([floorProxy.stop(), gateway.pool.close(), floor.pool.close()]);
   } finally {
     await stack.stop();

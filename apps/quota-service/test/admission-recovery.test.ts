@@ -128,7 +128,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
           .multi()
           .hdel(leases.data, requestId)
           .zrem(leases.lapse, requestId)
-          .hdel(keys.creditHolds, requestId)
+          .hdel(keys.admissions, requestId)
           .hdel(keys.places, requestId)
           .exec();
       }
@@ -159,7 +159,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       /** Redis lost every trace of the account's requests: restarted empty, or failed over. */
       const forget = async () => {
         const keys = keysOf(account);
-        await redis.del(keys.finished, keys.unbilled, keys.creditHolds, keys.places, keys.credit, keys.usageToday, keys.usageTotal);
+        await redis.del(keys.finished, keys.unbilled, keys.admissions, keys.places, keys.credit, keys.usageToday, keys.usageTotal);
       };
       for (const requestId of ['applied', 'forgotten-applied', 'forgotten-unbilled'])
         expect(await admit(requestId)).toMatchObject({ outcome: PAID });
@@ -180,7 +180,20 @@ describe.each(['account', 'shard'] as KeyLayout[])(
         .zrem(keysOf(account).shard.leases.lapse, 'forgotten-unbilled')
         .exec();
       await forget();
-      expect(await renew(final('forgotten-applied', 500), final('forgotten-unbilled', 250))).toEqual({ unknownRequestIds: [] });
+      // This replica's outbox acknowledged the bill of 'forgotten-applied': applied, whatever Redis forgot.
+      expect(await renew(final('forgotten-applied', 500))).toEqual({ unknownRequestIds: ['forgotten-applied'] });
+      // Another replica asks Redis, which has no trace of it: finished again from its final lease, billed once.
+      const other = await stack.replica({ LEASE_TTL_MS: '300', LAPSE_GRACE_MS: '2000', QUOTA_KEY_LAYOUT: layout });
+      try {
+        expect(await other.quota.renewLeases({ leases: [final('forgotten-applied', 500)] })).toEqual({ unknownRequestIds: [] });
+        await stack.expectEventually(
+          async () => (await other.quota.renewLeases({ leases: [final('forgotten-applied', 500)] })).unknownRequestIds,
+          ['forgotten-applied'],
+        );
+      } finally {
+        await stack.stopReplica(other);
+      }
+      expect(await renew(final('forgotten-unbilled', 250))).toEqual({ unknownRequestIds: [] });
       await stack.expectEventually(
         () => stack.ledger('forgotten-unbilled'),
         [{ amount: 2000, paid: true, estimated: false, prompt: 1000, completion: 250 }],
@@ -247,7 +260,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       // Redis lost everything of the account: its line, holds, leases, and its place among the active lines.
       await redis
         .multi()
-        .del(keys.credit, keys.creditHolds, keys.places, keys.finished)
+        .del(keys.credit, keys.admissions, keys.places, keys.finished)
         .zrem(keys.shard.activeLines, account)
         .hdel(keys.shard.leases.data, 'lost-running')
         .zrem(keys.shard.leases.lapse, 'lost-running')

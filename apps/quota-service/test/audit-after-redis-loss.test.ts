@@ -95,7 +95,7 @@ describe.each(['account', 'shard'] as KeyLayout[])('The store audit after Redis 
     // The line lost (being repaired), and its one request holding more than billing-service lent.
     await redis.hdel(credit, 'gr', 'rt');
     await redis.hset(credit, 'hd', 6000);
-    await redis.hset(keysOf(account).creditHolds, 'held', 6000);
+    await redis.hset(keysOf(account).admissions, 'held', JSON.stringify({ hold: { amountMicro: 6000 } }));
     const found = await audit();
     expect(found.violations).toEqual([
       expect.objectContaining({ kind: 'held-beyond-line', accountId: account, detail: 'held 6000 micro-LYD, billing-service lent 5000' }),

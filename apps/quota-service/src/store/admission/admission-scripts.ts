@@ -17,35 +17,23 @@ export const ADMIT_REPLY = { admitted: 1, rateLimited: 2, notCovered: 3, noPlace
 
 /**
  * Keys: the minute hash, the places hash, the last-grant string, the credit hash {gr, ch, rt,
- * hd}, the credit holds {request id: micro}, the finished zset, the shard's lease lapse zset and
- * lease data hash, its active lines zset, the unbilled hash and the admissions hash. `mode` is
- * 'count' or 'nocount', `payment` 'paid' or 'free'; `merge_granted`, `merge_charged` and
- * `merge_returned` are totals to merge ('' for none); `terms_json` is the admission record without
- * its time.
+ * hd}, the finished zset, the shard's lease lapse zset and lease data hash, its active lines
+ * zset, the unbilled hash and the admissions hash (the record of each running request, a paid
+ * one's hold in it). `mode` is 'count' or 'nocount', `payment` 'paid' or 'free';
+ * `merge_granted`, `merge_charged` and `merge_returned` are totals to merge ('' for none);
+ * `terms_json` is the admission record without its time.
  * In this order, all or nothing: a request id leased already answers admitted again (not counted
  * again); the count (a refusal writes nothing); a finished id answers gone; a paid request needs
  * gr - ch - rt - hd >= worst after the merge (a line the store lost, no gr, while bills it queued
  * again wait: billing's totals judged with ch added to billing's, not kept, as ADOPT_LINE says
- * why); a place (as ACQUIRE_PLACE); then the hold, the place, the last grant, the lease, the
- * active-lines entry and the admission record (the terms with admittedAtMs = now) are written
- * together.
+ * why); a place (as ACQUIRE_PLACE); then the hold (in hd, and in the record), the place, the last
+ * grant, the lease, the active-lines entry and the admission record (the terms with admittedAtMs
+ * = now) are written together.
  * Returns {1, count, now, repeated 0/1, repeated: hold or -1, admitted ms (a repeat's: its
  * record's, else now)} | {2|4|5, count, now} | {3, count, now, gr, ch, rt, hd}.
  */
 export const ADMIT = defineScript('admit', {
-  keys: [
-    'minute',
-    'places',
-    'last_grant',
-    'credit',
-    'credit_holds',
-    'finished',
-    'lease_lapse',
-    'lease_data',
-    'active_lines',
-    'unbilled',
-    'admissions',
-  ],
+  keys: ['minute', 'places', 'last_grant', 'credit', 'finished', 'lease_lapse', 'lease_data', 'active_lines', 'unbilled', 'admissions'],
   args: [
     'rid',
     'account',
@@ -68,8 +56,8 @@ export const ADMIT = defineScript('admit', {
 local now = now_ms(clock)
 if redis.call('HEXISTS', lease_data, rid) == 1 then
   local record = redis.call('HGET', admissions, rid)
-  local at = record and tonumber(string.match(record, '"admittedAtMs":(%d+)')) or now
-  return {1, minute_count(minute, now), now, 1, tonumber(redis.call('HGET', credit_holds, rid)) or -1, at}
+  local r = record and cjson.decode(record) or {}
+  return {1, minute_count(minute, now), now, 1, r.hold and r.hold.amountMicro or -1, r.admittedAtMs or now}
 end
 local count = minute_count(minute, now)
 if mode == 'count' then
@@ -104,7 +92,6 @@ live_places(places, last_grant, now, recovery)
 if redis.call('HLEN', places) >= tonumber(place_limit) then return {4, count, now} end
 if paid then
   redis.call('HINCRBY', credit, 'hd', worst)
-  redis.call('HSET', credit_holds, rid, worst)
   redis.call('ZADD', active_lines, now, account)
 end
 redis.call('HSET', places, rid, now)
@@ -113,25 +100,26 @@ redis.call('SET', last_grant, now, 'PX', recovery)
 redis.call('ZADD', lease_lapse, now + tonumber(lease_ttl), rid)
 redis.call('HSET', lease_data, rid, lease_json)
 redis.call('HSET', admissions, rid, string.sub(terms_json, 1, -2) .. ',"admittedAtMs":' .. string.format('%.0f', now) .. '}')
-redis.call('PEXPIRE', admissions, tonumber(memory_ms))
 return {1, count, now, 0, -1, now}
 `,
 });
 
 /**
  * Keys: the places hash, the last-grant string, usage today and total, the finished zset, the
- * credit hash and holds, the shard's lease lapse zset, lease data hash and outbox stream, the
- * account's free allowance (budget, holds, expiry), the lapse estimates {request id: charge,
- * request id + ':tokens': tokens}, the unbilled hash and the admissions hash. `admitted` is 1 or 0,
- * `bill_json` the bill or '', `usage` 'lapse' (the reaper's estimate at the end of the grace),
- * 'real' (usage the provider reported) or '', `restated` the terms the caller restated, JSON
- * {payment, model, hold?, admittedAtMs?}, or '' (none to check).
- * Once per request id (a repeat changes nothing): the request's hold leaves hd, its place is freed
- * (when the edge took it: the chat product's place under the same id stays)
- * and its lease ended; admitted: the usage counted, then paid: the charge added to ch, free: the
- * allowance settled with the tokens; the bill appended. Not admitted: the allowance reservation is
- * returned whole and nothing else happens (the id stays finished). The admission record goes with
- * the finish, but an estimate's, which the real bill correcting it reads. The one repeat that
+ * credit hash, the shard's lease lapse zset, lease data hash and outbox stream, the account's free
+ * allowance (budget, holds, expiry), the lapse estimates {request id: charge, request id +
+ * ':tokens': tokens, request id + ':terms': its admission record}, the unbilled hash and the
+ * admissions hash. `admitted` is 1 or 0, `bill_json` the bill or '', `usage` 'lapse' (the reaper's
+ * estimate at the end of the grace), 'real' (usage the provider reported) or ''; `said_payment`,
+ * `said_model`, `said_hold` (amount, input and output prices, space-separated) and `said_at` the
+ * terms the caller restated, each '' when not restated (`said_payment` '': none to check).
+ * Once per request id (a repeat changes nothing): the request's hold (its admission record's)
+ * leaves hd, its place is freed (when the edge took it: the chat product's place under the same
+ * id stays) and its lease ended; admitted: the usage counted, then paid: the charge added to ch,
+ * free: the allowance settled with the tokens; the bill appended. Not admitted: the allowance
+ * reservation is returned whole and nothing else happens (the id stays finished). The admission
+ * record goes with the finish, but an estimate's, which moves beside the estimate for the real
+ * bill correcting it to read. The one repeat that
  * does something is a real bill of a request the reaper finished from an estimate (paid or free,
  * also an estimate of nothing, which queued no bill): its bill is queued (billing-service corrects
  * the row, or writes it), usage moves by the tokens it has beyond the estimate's and, paid, ch
@@ -143,7 +131,9 @@ return {1, count, now, 0, -1, now}
  * First of all, restated terms that disagree with the admission record refuse the finish, nothing
  * changed (refused: 1 payment, 2 model, 3 hold, 4 admitted time), and so does "never admitted"
  * from an edge whose renewals carried the admitted time, which only Admit's answer gives (5); a
- * bill without its admitted time gets the record's. Returns {released 0/1, repeated 0/1,
+ * bill without its admitted time gets the record's. A record that holds only a hold (a lease
+ * recreated, RESURRECT_LEASE) fixes no terms. Finished ids over the memory are trimmed now and
+ * then (readers compare the time they were finished). Returns {released 0/1, repeated 0/1,
  * shortfall micro, refused 0-5}.
  */
 export const FINISH_ADMITTED = defineScript('finish_admitted', {
@@ -154,7 +144,6 @@ export const FINISH_ADMITTED = defineScript('finish_admitted', {
     'total',
     'finished',
     'credit',
-    'credit_holds',
     'lease_lapse',
     'lease_data',
     'outbox',
@@ -165,32 +154,48 @@ export const FINISH_ADMITTED = defineScript('finish_admitted', {
     'unbilled',
     'admissions',
   ],
-  args: ['rid', 'tokens_used', 'recovery', 'memory_ms', 'payment', 'admitted', 'charge_micro', 'bill_json', 'usage', 'restated'],
+  args: [
+    'rid',
+    'tokens_used',
+    'recovery',
+    'memory_ms',
+    'payment',
+    'admitted',
+    'charge_micro',
+    'bill_json',
+    'usage',
+    'said_payment',
+    'said_model',
+    'said_hold',
+    'said_at',
+  ],
   uses: `${NOW}${LIVE_PLACES}${ADD_USAGE}${BUDGET}${PLACE_OWNER}`,
   body: `
 local now = now_ms(clock)
 local memory = tonumber(memory_ms)
 local bill = bill_json
-local stored_terms = redis.call('HGET', admissions, rid)
-if stored_terms and restated ~= '' then
-  local r, g = cjson.decode(stored_terms), cjson.decode(restated)
-  if r.payment ~= g.payment then return {0, 0, 0, 1} end
-  if r.model ~= g.model then return {0, 0, 0, 2} end
-  if g.hold ~= nil then
-    if type(r.hold) ~= 'table' then return {0, 0, 0, 3} end
-    for _, f in ipairs({'amountMicro', 'inputMicroPerMillion', 'outputMicroPerMillion'}) do
-      if r.hold[f] ~= g.hold[f] then return {0, 0, 0, 3} end
-    end
+local record = redis.call('HGET', admissions, rid)
+-- No running record: an estimate's, kept beside it.
+local kept = not record and redis.call('HGET', lapse_estimates, rid .. ':terms')
+local r = (record or kept) and cjson.decode(record or kept)
+local terms = r and r.payment and r
+if terms and said_payment ~= '' then
+  if terms.payment ~= said_payment then return {0, 0, 0, 1} end
+  if terms.model ~= said_model then return {0, 0, 0, 2} end
+  if said_hold ~= '' then
+    if type(terms.hold) ~= 'table' then return {0, 0, 0, 3} end
+    local amount, input, output = string.match(said_hold, '^(%d+) (%d+) (%d+)$')
+    if terms.hold.amountMicro ~= tonumber(amount) or terms.hold.inputMicroPerMillion ~= tonumber(input)
+      or terms.hold.outputMicroPerMillion ~= tonumber(output) then return {0, 0, 0, 3} end
   end
-  if g.admittedAtMs ~= nil and g.admittedAtMs ~= r.admittedAtMs then return {0, 0, 0, 4} end
+  if said_at ~= '' and tonumber(said_at) ~= terms.admittedAtMs then return {0, 0, 0, 4} end
 end
 if admitted == '0' then
   local renewed = redis.call('HGET', lease_data, rid)
   if renewed and string.find(renewed, '"admittedAtMs":', 1, true) then return {0, 0, 0, 5} end
 end
-if stored_terms and bill ~= '' and not string.find(bill, '"admittedAtMs":', 1, true) then
-  local at = string.match(stored_terms, '"admittedAtMs":(%d+)')
-  if at then bill = string.sub(bill, 1, -2) .. ',"admittedAtMs":' .. at .. '}' end
+if terms and terms.admittedAtMs and bill ~= '' and not string.find(bill, '"admittedAtMs":', 1, true) then
+  bill = string.sub(bill, 1, -2) .. ',"admittedAtMs":' .. string.format('%.0f', terms.admittedAtMs) .. '}'
 end
 local function queue_bill()
   redis.call('XADD', outbox, '*', '${OUTBOX_FIELD}', bill)
@@ -198,14 +203,18 @@ local function queue_bill()
 end
 local charge = tonumber(charge_micro)
 local tokens = tonumber(tokens_used)
-redis.call('ZREMRANGEBYSCORE', finished, '-inf', now - memory)
--- Marks the id finished unless it is already (NX: a repeat writes nothing there).
-if redis.call('ZADD', finished, 'NX', now, rid) == 0 then
+if now % 16 == 0 then redis.call('ZREMRANGEBYSCORE', finished, '-inf', now - memory) end
+-- Marks the id finished unless it is already, less than the memory ago (NX: a repeat writes nothing there).
+local first = redis.call('ZADD', finished, 'NX', now, rid) == 1
+if not first and now - tonumber(redis.call('ZSCORE', finished, rid)) >= memory then
+  redis.call('ZADD', finished, now, rid)
+  first = true
+end
+if not first then
   local estimated = usage == 'real' and tonumber(redis.call('HGET', lapse_estimates, rid))
   if not estimated then return {0, 1, 0, 0} end
   local estimated_tokens = redis.call('HGET', lapse_estimates, rid .. ':tokens')
-  redis.call('HDEL', lapse_estimates, rid, rid .. ':tokens')
-  redis.call('HDEL', admissions, rid)
+  redis.call('HDEL', lapse_estimates, rid, rid .. ':tokens', rid .. ':terms')
   if estimated_tokens then add_usage(today, total, tokens - tonumber(estimated_tokens), now) end
   local shortfall = 0
   if payment == 'paid' and charge > estimated then
@@ -221,20 +230,14 @@ if redis.call('ZADD', finished, 'NX', now, rid) == 0 then
   return {0, 1, shortfall, 0}
 end
 redis.call('PEXPIRE', finished, memory)
-local held = tonumber(redis.call('HGET', credit_holds, rid))
-if held then
-  redis.call('HDEL', credit_holds, rid)
-  redis.call('HINCRBY', credit, 'hd', -held)
-end
+local held = record and r.hold and r.hold.amountMicro
+if held then redis.call('HINCRBY', credit, 'hd', -held) end
 local released = 0
 if live_places(places, last_grant, now, tonumber(recovery)) and not another_callers(places, rid, 'edge') then released = redis.call('HDEL', places, rid) end
 redis.call('ZREM', lease_lapse, rid)
 redis.call('HDEL', lease_data, rid)
-if usage == 'lapse' and admitted == '1' then
-  redis.call('PEXPIRE', admissions, memory)
-else
-  redis.call('HDEL', admissions, rid)
-end
+if record then redis.call('HDEL', admissions, rid) end
+if kept then redis.call('HDEL', lapse_estimates, rid .. ':terms') end
 if admitted == '0' then
   settle_budget(free_budget, free_holds, free_expiry, rid, 0, now)
   return {released, 0, 0, 0}
@@ -246,7 +249,11 @@ else
   settle_budget(free_budget, free_holds, free_expiry, rid, tokens, now)
 end
 if usage == 'lapse' then
-  redis.call('HSET', lapse_estimates, rid, charge, rid .. ':tokens', tokens)
+  if record and terms then
+    redis.call('HSET', lapse_estimates, rid, charge, rid .. ':tokens', tokens, rid .. ':terms', record)
+  else
+    redis.call('HSET', lapse_estimates, rid, charge, rid .. ':tokens', tokens)
+  end
   redis.call('PEXPIRE', lapse_estimates, memory)
 end
 if bill_json ~= '' then queue_bill() end
@@ -288,13 +295,14 @@ return {returned, hd, rt}
 /**
  * `hold_micro`: '' for none.
  * Recreates a lease the store lost, unless its id was finished (0) or is leased (1). A paid
- * request's hold is held again in its account's line (unless the store still has it), since
- * billing-service lent that money and the request will be charged from it: so that the line is
- * never given back, nor lent again to another request, while the request holds it. Returns {2}
- * when recreated.
+ * request's hold is held again in its account's line (unless the store still has its admission
+ * record, which holds it), since billing-service lent that money and the request will be charged
+ * from it: so that the line is never given back, nor lent again to another request, while the
+ * request holds it. The hold is kept in a record of its own, which fixes no terms (the request's
+ * are lost with its record). Returns {2} when recreated.
  */
 export const RESURRECT_LEASE = defineScript('resurrect_lease', {
-  keys: ['finished', 'lease_lapse', 'lease_data', 'credit', 'credit_holds', 'active_lines'],
+  keys: ['finished', 'lease_lapse', 'lease_data', 'credit', 'admissions', 'active_lines'],
   args: ['rid', 'lease_ttl', 'lease_json', 'memory_ms', 'hold_micro', 'account'],
   uses: NOW,
   body: `
@@ -305,7 +313,7 @@ if redis.call('HEXISTS', lease_data, rid) == 1 then return {1} end
 redis.call('ZADD', lease_lapse, now + tonumber(lease_ttl), rid)
 redis.call('HSET', lease_data, rid, lease_json)
 local hold = tonumber(hold_micro)
-if hold and redis.call('HSETNX', credit_holds, rid, hold) == 1 then
+if hold and redis.call('HSETNX', admissions, rid, '{"hold":{"amountMicro":' .. string.format('%.0f', hold) .. '}}') == 1 then
   redis.call('HINCRBY', credit, 'hd', hold)
   redis.call('ZADD', active_lines, now, account)
 end
@@ -387,9 +395,20 @@ return t
 `,
 });
 
+/** A request's admission record: its running request's, else the one kept beside its lapse estimate. Returns it, or nil. */
+export const READ_TERMS = defineScript('read_terms', {
+  keys: ['admissions', 'lapse_estimates'],
+  args: ['rid'],
+  body: `
+return redis.call('HGET', admissions, rid) or redis.call('HGET', lapse_estimates, rid .. ':terms')
+`,
+});
+
 /** SCRIPT LOAD of every admission script, on each new connection. */
 export async function loadAdmissionScripts(redis: RedisConnection): Promise<void> {
   await Promise.all(
-    [ADMIT, FINISH_ADMITTED, RETURN_LINE, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT].map((script) => script.load(redis)),
+    [ADMIT, FINISH_ADMITTED, RETURN_LINE, RESURRECT_LEASE, ADOPT_LINE, BILL_STATES, READ_CREDIT, READ_TERMS].map((script) =>
+      script.load(redis),
+    ),
   );
 }

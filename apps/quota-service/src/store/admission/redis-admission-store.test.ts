@@ -112,11 +112,37 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
     expect(finished.commands.scriptCommands).toContain('xadd');
   });
 
+  it("answers applied without a round trip the bill its own outbox acknowledged; another replica's outbox's from Redis", async () => {
+    await grantLine(stores.admission, account, 100_000);
+    const other = await openStores(layout);
+    const [theirs, mine] = [paidStep(account, 6000), paidStep(account, 6000)];
+    // Delivered by the other replica, then by this one.
+    for (const [outbox, step] of [
+      [other.outbox, theirs],
+      [stores.outbox, mine],
+    ] as const) {
+      await stores.admission.admit(step);
+      const bill = paidBill(account, step.requestId, 6000, 1000, 100, 1400);
+      const finish = { accountId: account, requestId: step.requestId, admitted: true, usageEstimated: false, lapsed: false };
+      await stores.admission.finish({ ...finish, payment: 'paid', tokens: 1100, chargeMicro: 1400, bill });
+      const claimed = (await outbox.claim(10_000)).filter((c) => c.record.kind === 'bill' && c.record.requestId === step.requestId);
+      expect(claimed).toHaveLength(1);
+      await outbox.ack(claimed.map((c) => c.id));
+    }
+    const asked = await meter.measure(account, () => stores.admission.billStates([mine.lease]));
+    expect(asked.result).toEqual(['applied']);
+    expect(asked.commands.roundTrips).toEqual([]);
+    const askedRedis = await meter.measure(account, () => stores.admission.billStates([theirs.lease]));
+    expect(askedRedis.result).toEqual(['applied']);
+    expect(askedRedis.commands.roundTrips).toEqual(['evalsha']);
+  });
+
   it("tells the outbox the account of each finish and line return (whose scripts append to its shard's outbox), before and after", async () => {
     const told: string[] = [];
     const client = await openRedisClient({ url: testRedis.url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);
     const keys = redisKeys(layout, testRedis.keyPrefix);
-    const admission = new RedisAdmissionStore(client, SETTINGS, { keys, outboxAppends: { noteAppend: (id) => told.push(id) } });
+    const outboxAppends = { noteAppend: (id: string) => told.push(id), acknowledged: () => false, noteBill: () => undefined };
+    const admission = new RedisAdmissionStore(client, SETTINGS, { keys, outboxAppends });
     try {
       await grantLine(admission, account, 100_000);
       const step = paidStep(account, 6000);
@@ -184,13 +210,13 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
     expect(finished.commands.roundTrips).toEqual(['evalsha', 'evalsha']);
   });
 
-  it('keeps the credit line and holds without expiry', async () => {
+  it('keeps the credit line and the admission records (the holds) without expiry', async () => {
     await grantLine(stores.admission, account, 100_000);
     await stores.admission.admit(paidStep(account, 6000));
     const keys = redisKeys(layout, testRedis.keyPrefix).account(account);
     const plain = new Redis(testRedis.url);
     try {
-      for (const key of [keys.credit, keys.creditHolds]) {
+      for (const key of [keys.credit, keys.admissions]) {
         expect(await plain.hlen(key)).toBeGreaterThan(0);
         expect(await plain.pttl(key)).toBe(-1);
       }

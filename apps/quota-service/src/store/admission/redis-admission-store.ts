@@ -7,6 +7,7 @@ import {
   BILL_STATE_REPLY,
   FINISH_ADMITTED,
   READ_CREDIT,
+  READ_TERMS,
   RESURRECT_LEASE,
   RETURN_LINE,
 } from './admission-scripts';
@@ -48,6 +49,7 @@ export interface RedisAdmissionStoreOptions {
   /**
    * Told the account before and after each script that can append to its shard's outbox (a
    * finish, a line's return) is run, whatever it answers: the outbox looks there at its next claim.
+   * A bill it acknowledged lately stands applied without asking Redis (billStates).
    */
   outboxAppends?: OutboxAppends;
 }
@@ -87,7 +89,6 @@ export class RedisAdmissionStore implements AdmissionStore {
       places: a.places,
       last_grant: a.lastGrant,
       credit: a.credit,
-      credit_holds: a.creditHolds,
       finished: a.finished,
       lease_lapse: a.shard.leases.lapse,
       lease_data: a.shard.leases.data,
@@ -135,13 +136,18 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async terms(request: LeaseRef): Promise<AdmissionTerms | undefined> {
-    let text: string | null;
+    const a = this.options.keys.account(request.accountId);
+    let text: unknown;
     try {
-      text = await this.redis.hget(this.options.keys.account(request.accountId).admissions, request.requestId);
+      text = await READ_TERMS.run(
+        this.redis,
+        READ_TERMS.keyList({ admissions: a.admissions, lapse_estimates: a.lapseEstimates }),
+        READ_TERMS.argList({ rid: request.requestId }),
+      );
     } catch (err) {
       throw new StoreUnavailableError(err);
     }
-    return text === null ? undefined : parseAdmissionTerms(text);
+    return typeof text === 'string' ? parseAdmissionTerms(text) : undefined;
   }
 
   async finish(f: FinishStep): Promise<FinishStepDone> {
@@ -153,7 +159,6 @@ export class RedisAdmissionStore implements AdmissionStore {
       total: a.usageTotal,
       finished: a.finished,
       credit: a.credit,
-      credit_holds: a.creditHolds,
       lease_lapse: a.shard.leases.lapse,
       lease_data: a.shard.leases.data,
       outbox: a.shard.outbox,
@@ -164,6 +169,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       unbilled: a.unbilled,
       admissions: a.admissions,
     };
+    const said = f.restated;
     const args = {
       rid: f.requestId,
       tokens_used: f.tokens,
@@ -174,8 +180,12 @@ export class RedisAdmissionStore implements AdmissionStore {
       charge_micro: f.chargeMicro,
       bill_json: f.bill ? JSON.stringify(f.bill) : '',
       usage: f.lapsed ? 'lapse' : f.usageEstimated ? '' : 'real',
-      restated: f.restated ? JSON.stringify(f.restated) : '',
+      said_payment: said?.payment ?? '',
+      said_model: said?.model ?? '',
+      said_hold: said?.hold ? `${said.hold.amountMicro} ${said.hold.inputMicroPerMillion} ${said.hold.outputMicroPerMillion}` : '',
+      said_at: said?.admittedAtMs ?? '',
     };
+    if (f.bill) this.options.outboxAppends?.noteBill(f.requestId);
     const [released, repeated, shortfallMicro, refused] = await this.appending(f.accountId, () => this.run(FINISH_ADMITTED, keys, args, 4));
     if (refused > 0) return { released: false, repeated: false, shortfallMicro: 0, refused: REFUSED_FIELDS[refused] };
     // The pool is in its own slot: a second script. It runs again on a repeat, so that a finish
@@ -230,7 +240,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       lease_lapse: a.shard.leases.lapse,
       lease_data: a.shard.leases.data,
       credit: a.credit,
-      credit_holds: a.creditHolds,
+      admissions: a.admissions,
       active_lines: a.shard.activeLines,
     };
     const args = {
@@ -257,13 +267,18 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async billStates(requests: readonly LeaseRef[]): Promise<BillState[]> {
-    // One script per shard (one slot each), all sent at once.
+    // A bill this replica's outbox acknowledged lately is applied (its unbilled mark cleared);
+    // the others by one script per shard (one slot each), all sent at once.
+    const states = new Array<BillState>(requests.length);
     const byShard = new Map<string, number[]>();
     requests.forEach((request, i) => {
+      if (this.options.outboxAppends?.acknowledged(request.requestId)) {
+        states[i] = 'applied';
+        return;
+      }
       const shard = this.options.keys.account(request.accountId).shard.activeLines;
       byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
     });
-    const states = new Array<BillState>(requests.length);
     await Promise.all(
       [...byShard.values()].map(async (indexes) => {
         const keys = indexes.flatMap((i) => {

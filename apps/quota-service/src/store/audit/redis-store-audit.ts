@@ -7,16 +7,24 @@ import { parseLeaseRecord } from '../outbox/outbox-record-json';
 import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-source';
 
 /**
- * One account's credit, holds and places, which of their requests have a lease, and how many of
- * its bills wait for billing-service, in one atomic look (Admit and Finish change a hold and its
+ * One account's credit, holds (those of its admission records) and places, which of their
+ * requests have a lease, and how many of its bills wait for billing-service, in one atomic look (Admit and Finish change a hold and its
  * lease in one script, so that reading them apart would see one without the other).
  */
 const ACCOUNT_FACTS = defineScript('account_facts', {
-  keys: ['credit', 'credit_holds', 'places', 'lease_data', 'unbilled'],
+  keys: ['credit', 'admissions', 'places', 'lease_data', 'unbilled'],
   args: [],
   body: `
 local line = redis.call('HMGET', credit, 'gr', 'ch', 'rt', 'hd')
-local held = redis.call('HGETALL', credit_holds)
+local records = redis.call('HGETALL', admissions)
+local held = {}
+for i = 1, #records, 2 do
+  local hold = cjson.decode(records[i + 1]).hold
+  if hold then
+    held[#held + 1] = records[i]
+    held[#held + 1] = string.format('%.0f', hold.amountMicro)
+  end
+end
 local placed = redis.call('HGETALL', places)
 local leased = {}
 for _, list in ipairs({held, placed}) do
@@ -120,7 +128,7 @@ export class RedisStoreAudit implements StoreAuditSource {
     const keys = this.keys.account(accountId);
     const scriptKeys = ACCOUNT_FACTS.keyList({
       credit: keys.credit,
-      credit_holds: keys.creditHolds,
+      admissions: keys.admissions,
       places: keys.places,
       lease_data: keys.shard.leases.data,
       unbilled: keys.unbilled,

@@ -16,11 +16,25 @@ export interface RedisBillOutboxOptions {
   claimIdleMs: number;
 }
 
-/** What a script that appends to an account's outbox tells the outbox (RedisAdmissionStore's `outboxAppends`). */
+/** What a script that appends to an account's outbox tells the outbox, and what it asks of it (RedisAdmissionStore's `outboxAppends`). */
 export interface OutboxAppends {
   /** A script that can append to the account's shard runs (told before it is sent and after it answers). */
   noteAppend(accountId: string): void;
+  /**
+   * Whether this replica acknowledged the request's bill lately (its delivery done with: applied,
+   * set aside or dropped), which cleared its unbilled mark: its bill stands applied, unless a
+   * bill of it was queued again since (told by `noteBill` before its script is sent).
+   */
+  acknowledged(requestId: string): boolean;
+  /** A script that can queue a bill of the request (a finish: a real bill correcting an estimate, or one finished again) runs. */
+  noteBill(requestId: string): void;
 }
+
+/**
+ * The request ids of the bills acknowledged last that the outbox remembers: about half a minute
+ * of bills at 500 paid requests/s, beyond the 5 s between an edge's renewals of a final bill.
+ */
+const ACKNOWLEDGED_KEPT = 16_384;
 
 /** The field of a stream entry that holds the record's JSON (scripts that append to the stream write it too). */
 export const OUTBOX_FIELD = 'r';
@@ -83,6 +97,8 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
   private readonly appended = new Set<number>();
   /** Shards whose stream had entries at their last look (waiting, or pending with some consumer). */
   private readonly notEmpty = new Set<number>();
+  /** The request ids of the bills acknowledged last, oldest first (at most ACKNOWLEDGED_KEPT). */
+  private readonly acknowledgedBills = new Set<string>();
 
   constructor(
     private readonly redis: RedisConnection,
@@ -101,6 +117,21 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
 
   noteAppend(accountId: string): void {
     this.appended.add(this.options.keys.shardOfAccount(accountId).index);
+  }
+
+  acknowledged(requestId: string): boolean {
+    return this.acknowledgedBills.has(requestId);
+  }
+
+  noteBill(requestId: string): void {
+    this.acknowledgedBills.delete(requestId);
+  }
+
+  private rememberAcknowledged(requestId: string): void {
+    this.acknowledgedBills.delete(requestId);
+    this.acknowledgedBills.add(requestId);
+    if (this.acknowledgedBills.size > ACKNOWLEDGED_KEPT)
+      this.acknowledgedBills.delete(this.acknowledgedBills.values().next().value as string);
   }
 
   async claim(max: number): Promise<ClaimedRecord[]> {
@@ -160,6 +191,7 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
           const items = [...entryIds, ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)])];
           const keys = ACK_DELIVERED.keyList({ outbox: shard.outbox }, unbilled);
           await ACK_DELIVERED.run(this.redis, keys, ACK_DELIVERED.argList({ group: BILLING_GROUP, count: entryIds.length }, items));
+          for (const [, billed] of bills) for (const bill of billed) this.rememberAcknowledged(bill.requestId);
           for (const [id] of own) {
             this.claimedBills.delete(id);
             this.handedOut.delete(id);

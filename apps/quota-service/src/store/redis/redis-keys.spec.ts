@@ -20,7 +20,6 @@ describe('redisKeys', () => {
       freeHolds: 'gw:{acct_1}:free:holds',
       freeExpiry: 'gw:{acct_1}:free:expiry',
       credit: 'gw:{acct_1}:credit',
-      creditHolds: 'gw:{acct_1}:credit:holds',
       lapseEstimates: 'gw:{acct_1}:credit:estimates',
       admissions: 'gw:{acct_1}:admissions',
       unbilled: 'gw:{acct_1}:credit:unbilled',

@@ -77,21 +77,22 @@ export interface AccountKeys {
   /**
    * Hash {gr, ch, rt, hd}: the account's credit line, cumulative micro-LYD: granted by
    * billing-service, charged by finished requests, returned to billing-service, and held now by
-   * running requests. Available = gr - ch - rt - hd. No expiry.
+   * running requests (the holds of `admissions`). Available = gr - ch - rt - hd. No expiry.
    */
   credit: string;
-  /** Hash {request id: micro-LYD}: the hold of each running paid request, whose sum is `hd`. */
-  creditHolds: string;
   /**
-   * Hash {request id: micro-LYD, request id + ':tokens': tokens}: the charge (0 when free) and the
-   * tokens of each request the reaper finished from an estimate in the last hour.
+   * Hash {request id: micro-LYD, request id + ':tokens': tokens, request id + ':terms': its
+   * admission record}: the charge (0 when free), the tokens and the terms of each request the
+   * reaper finished from an estimate in the last hour, for the real bill that may correct it.
    */
   lapseEstimates: string;
   /**
-   * Hash {request id: JSON of its admission terms (payment, model, hold, max_tokens, admittedAtMs)}:
-   * what Admit fixed, read by every step that later moves the request's money. Deleted with its
-   * finish (kept past an estimate, for the real bill that corrects it); the hash expires a finish
-   * memory after the last admission or lapse.
+   * Hash {request id: JSON of its admission terms (payment, model, hold, max_tokens, admittedAtMs)}
+   * of each running request: what Admit fixed, read by every step that later moves the request's
+   * money, and a paid request's hold (`hold.amountMicro`), whose sum over the hash is `hd`. A lease
+   * recreated after the store lost it holds its hold in a record of that alone,
+   * `{"hold":{"amountMicro":...}}`. Deleted with its finish (an estimate's moves to
+   * `lapseEstimates`). No expiry.
    */
   admissions: string;
   /**
@@ -140,7 +141,6 @@ function accountKeysAt(base: string, shard: ShardKeys): AccountKeys {
     freeHolds: `${base}free:holds`,
     freeExpiry: `${base}free:expiry`,
     credit: `${base}credit`,
-    creditHolds: `${base}credit:holds`,
     lapseEstimates: `${base}credit:estimates`,
     admissions: `${base}admissions`,
     unbilled: `${base}credit:unbilled`,
