@@ -37,3 +37,8 @@ export const AUDIT_CHECKPOINT_INTERVAL_MS = setting.int(
   "how often the audit chain's last link is logged at info as a checkpoint to keep outside the database",
   { min: 1000 },
 );
+export const HOLDER_EVENTS_POLL_MS = setting.int(
+  5000,
+  "while the notifier follows the service's holder events, how often they are looked at besides the notification of each commit",
+  { min: 100 },
+);

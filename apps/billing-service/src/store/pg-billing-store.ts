@@ -2,6 +2,7 @@ import { AuditActor, Database } from '@gw/service-kit';
 import { BalanceRecord, PriceChange, PriceRecord, PriceTable } from './billing-records';
 import { BalanceChange, BalanceChangeOutcome, BillingStore } from './billing-store';
 import { CreditLineRecord } from './credit-line-records';
+import { PgBalanceEvents } from './pg-balance-events';
 import { readBalance, readCreditLine, readPriceTable } from './pg-billing-reads';
 import { Int8, toSafeInt } from './pg-billing-rows';
 import { PgMoneyLinks } from './pg-money-links';
@@ -14,6 +15,7 @@ export class PgBillingStore implements BillingStore {
   constructor(
     private readonly db: Database,
     private readonly links: PgMoneyLinks,
+    private readonly balanceEvents: PgBalanceEvents,
   ) {}
 
   setPrice(price: PriceRecord, by: AuditActor): Promise<PriceChange> {
@@ -67,6 +69,7 @@ export class PgBillingStore implements BillingStore {
           { accountId: change.accountId, action: 'balance-changed', details, actor: change.madeBy || 'unknown', reason: change.reason },
           [{ kind: 'entry', accountId: change.accountId, entryId, amountMicro: change.amountMicro }],
         );
+        await this.balanceEvents.balanceChanged(tx, change.accountId, change.amountMicro, balanceMicro);
       }
       return { kind: outcome, balanceMicro };
     });

@@ -671,6 +671,8 @@ export interface GetLowBalanceThresholdResponse {
     | undefined;
   /** The balance, micro-LYD. */
   balanceMicroLyd: number;
+  /** The balance is at or below the threshold (the console's low-balance banner). */
+  low: boolean;
 }
 
 /**
@@ -4945,7 +4947,7 @@ export const GetLowBalanceThresholdRequest: MessageFns<GetLowBalanceThresholdReq
 };
 
 function createBaseGetLowBalanceThresholdResponse(): GetLowBalanceThresholdResponse {
-  return { thresholdMicroLyd: undefined, balanceMicroLyd: 0 };
+  return { thresholdMicroLyd: undefined, balanceMicroLyd: 0, low: false };
 }
 
 export const GetLowBalanceThresholdResponse: MessageFns<GetLowBalanceThresholdResponse> = {
@@ -4955,6 +4957,9 @@ export const GetLowBalanceThresholdResponse: MessageFns<GetLowBalanceThresholdRe
     }
     if (message.balanceMicroLyd !== 0) {
       writer.uint32(16).int64(message.balanceMicroLyd);
+    }
+    if (message.low !== false) {
+      writer.uint32(24).bool(message.low);
     }
     return writer;
   },
@@ -4988,6 +4993,14 @@ export const GetLowBalanceThresholdResponse: MessageFns<GetLowBalanceThresholdRe
             message.balanceMicroLyd = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.low = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5009,6 +5022,7 @@ export const GetLowBalanceThresholdResponse: MessageFns<GetLowBalanceThresholdRe
     const message = createBaseGetLowBalanceThresholdResponse();
     message.thresholdMicroLyd = object.thresholdMicroLyd ?? undefined;
     message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    message.low = object.low ?? false;
     return message;
   },
 };
