@@ -50,7 +50,11 @@ async function readAll(events: PgHolderEvents, db: Database, cursor: HolderEvent
  * test's) holds back what committed after it began.
  */
 const readSettled = (events: PgHolderEvents, db: Database, cursor: HolderEventCursor) =>
-  eventually(() => readAll(events, db, cursor), (r) => !r.held, { what: 'no event held back' });
+  eventually(
+    () => readAll(events, db, cursor),
+    (r) => !r.held,
+    { what: 'no event held back' },
+  );
 
 describe('holder events on Postgres', () => {
   let testDb: TestDatabase;
