@@ -60,6 +60,11 @@ async function announce(plan: ReturnType<typeof planLaunch>): Promise<void> {
   say(
     `the web console is at ${plan.consoleUrl}; the demo account's holder sets a password at ${invite.link} (works once, until ${invite.expires})`,
   );
+  say(
+    plan.env.SMTP_URL
+      ? "holders' mail goes out through SMTP_URL"
+      : `holders' mail is kept in the notifier's outbox, not sent (SMTP_URL unset): the console shows it at ${plan.consoleUrl}/mail`,
+  );
   say(`the API is at ${plan.edgeUrl}  (Ctrl-C stops everything)`);
   say(
     `try: curl ${plan.edgeUrl}/chat/completions -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" -d '{"model":"vendor-v4-flash","messages":[{"role":"user","content":"Hello"}]}'`,
