@@ -64,11 +64,8 @@ export async function startMailStack(): Promise<MailStack> {
     pg,
     keptMails,
     async sentMail(accountId, kind, timeoutMs = 20_000) {
-      const kept = (await eventually(
-        async () => (await keptMails(accountId)).find((m) => m.kind === kind),
-        (m) => m?.state === 'sent',
-        { timeoutMs, what: `the ${kind} mail of ${accountId} sent` },
-      ))!;
+      const sent = async () => (await keptMails(accountId)).filter((m) => m.kind === kind && m.state === 'sent');
+      const [kept] = await eventually(sent, (found) => found.length > 0, { timeoutMs, what: `the ${kind} mail of ${accountId} sent` });
       return { kept, caught: catcher.byMessageId(kept.messageId) };
     },
     stop: async () => {

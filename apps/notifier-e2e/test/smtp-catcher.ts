@@ -49,7 +49,8 @@ export class SmtpCatcher {
   static async start(): Promise<SmtpCatcher> {
     const root = testTlsRoot();
     ensureDevCertificates(root, ['smtp-test']);
-    let catcher: SmtpCatcher | undefined;
+    // The server's handlers reach the catcher made around it.
+    const made: { catcher?: SmtpCatcher } = {};
     const server = new SMTPServer({
       key: readFileSync(join(root, 'smtp-test', 'tls.key')),
       cert: readFileSync(join(root, 'smtp-test', 'tls.crt')),
@@ -59,15 +60,15 @@ export class SmtpCatcher {
         auth.username === SMTP_USER && auth.password === SMTP_PASSWORD
           ? done(null, { user: auth.username })
           : done(Object.assign(new Error('Invalid username or password'), { responseCode: 535 })),
-      onClose: (session) => catcher?.closed.add(session.id),
-      onData: (stream, session, done) => void catcher?.take(stream, session, done),
+      onClose: (session) => made.catcher?.closed.add(session.id),
+      onData: (stream, session, done) => void made.catcher?.take(stream, session, done),
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    catcher = new SmtpCatcher(server, (server.server.address() as AddressInfo).port);
-    return catcher;
+    made.catcher = new SmtpCatcher(server, (server.server.address() as AddressInfo).port);
+    return made.catcher;
   }
 
   /** SMTP_URL of the catcher (STARTTLS, its certificate names localhost), with the user and password it takes. */

@@ -99,11 +99,11 @@ export class PgMailStore implements MailStore {
 
   async nextDueInMs(): Promise<number | undefined> {
     const { rows } = await this.db.query<{ ms: string | number | null }>(
-      `SELECT greatest(0, extract(epoch FROM min(greatest(next_attempt_at, coalesce(claimed_until, next_attempt_at))) - now()) * 1000) AS ms
+      `SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(claimed_until, next_attempt_at))) - now()) * 1000 AS ms
        FROM notifier.mails WHERE state = 'pending'`,
     );
     const ms = rows[0]?.ms;
-    return ms === null || ms === undefined ? undefined : Math.ceil(Number(ms));
+    return ms === null || ms === undefined ? undefined : Math.max(0, Math.ceil(Number(ms)));
   }
 
   async forAccount(accountId: string, limit: number): Promise<MailRecord[]> {

@@ -30,15 +30,8 @@ export function watchHolderEvents(feed: HolderEventFeed): (call: WatchCall) => v
       return;
     }
     let open = true;
-    let watch: HolderEventWatch | undefined;
-    const close = () => {
-      open = false;
-      watch?.remove();
-    };
-    call.on('cancelled', close);
-    call.on('error', close);
-    call.on('close', close);
-    watch = feed.add(cursor, {
+    // The feed reads before it sends: nothing below is called before `watch` is set.
+    const watch: HolderEventWatch = feed.add(cursor, {
       send: (events) =>
         new Promise<void>((resolve) => {
           if (!open) return resolve();
@@ -57,5 +50,12 @@ export function watchHolderEvents(feed: HolderEventFeed): (call: WatchCall) => v
         call.emit('error', { code: status.UNAVAILABLE, details: reason });
       },
     });
+    function close() {
+      open = false;
+      watch.remove();
+    }
+    call.on('cancelled', close);
+    call.on('error', close);
+    call.on('close', close);
   };
 }
