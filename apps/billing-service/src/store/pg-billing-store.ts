@@ -64,12 +64,13 @@ export class PgBillingStore implements BillingStore {
         const entry = await tx.query<{ id: Int8 }>(`SELECT currval(pg_get_serial_sequence('billing.balance_entries', 'id')) AS id`);
         const entryId = toSafeInt(entry.rows[0].id);
         const details = { amountMicro: change.amountMicro, balanceMicro, idempotencyKey: change.idempotencyKey ?? null, entryId };
+        // Before the link: its append holds the chain's head until commit, so every change waits its turn there.
+        await this.balanceEvents.balanceChanged(tx, change.accountId, change.amountMicro, balanceMicro);
         await this.links.append(
           tx,
           { accountId: change.accountId, action: 'balance-changed', details, actor: change.madeBy || 'unknown', reason: change.reason },
           [{ kind: 'entry', accountId: change.accountId, entryId, amountMicro: change.amountMicro }],
         );
-        await this.balanceEvents.balanceChanged(tx, change.accountId, change.amountMicro, balanceMicro);
       }
       return { kind: outcome, balanceMicro };
     });

@@ -122,14 +122,15 @@ export class PgCreditLineStore implements CreditLineStore {
             ]
           : [],
       );
-      const { draft, rows } = chargesLink(charges, returns, 'apply-bills');
-      // One link per batch that moved money or lines; a batch of repeats and set-aside bills moved nothing.
-      if (rows.length || returns.length) await this.links.append(tx, draft, rows);
+      // Before the link, which holds the chain's head until commit.
       await this.balanceEvents.balancesMoved(
         tx,
         charges.map((c) => c.accountId),
         false,
       );
+      const { draft, rows } = chargesLink(charges, returns, 'apply-bills');
+      // One link per batch that moved money or lines; a batch of repeats and set-aside bills moved nothing.
+      if (rows.length || returns.length) await this.links.append(tx, draft, rows);
       return applied;
     });
   }
