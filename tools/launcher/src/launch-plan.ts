@@ -7,6 +7,8 @@ export interface PlannedProcess {
   app: string;
   /** Every port it listens on. */
   ports: NamedPort[];
+  /** Started at once with the process before it, not after it is ready (it needs nothing of it to start). */
+  withPrevious?: boolean;
 }
 
 /** Everything `npm start` starts, in order, and the environment they all get. */
@@ -94,7 +96,8 @@ export function planLaunch(env: Env): LaunchPlan {
     { app: 'billing-service', ports: named('BILLING_PORT', 'BILLING_METRICS_PORT') },
     { app: 'edge', ports: named('EDGE_PORT', 'EDGE_ADMIN_PORT') },
     { app: 'console', ports: named('CONSOLE_PORT', 'CONSOLE_GRPC_PORT', 'CONSOLE_METRICS_PORT') },
-    { app: 'notifier', ports: named('NOTIFIER_PORT', 'NOTIFIER_METRICS_PORT') },
+    // Its embedded database is made while the console makes its own.
+    { app: 'notifier', ports: named('NOTIFIER_PORT', 'NOTIFIER_METRICS_PORT'), withPrevious: true },
   );
   const dataDir = readString(env, 'DATA_DIR', '.data');
   const ctlSecurity = readGrpcSecurity(env, 'ctl');

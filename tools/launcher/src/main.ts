@@ -38,12 +38,19 @@ async function main(): Promise<void> {
       const made = ensureDevCertificates(plan.tlsRoot);
       if (made.length) say(`made development certificates under ${plan.tlsRoot} for ${made.join(', ')}`);
     }
-    for (const { app } of plan.processes) {
+    const start = async (app: string) => {
       await group.start(app, join(__dirname, '..', '..', 'apps', app, 'main.js'), plan.env, READY_TIMEOUT_MS).catch((err: Error) => {
         throw new Error(`${app}: ${err.message}`);
       });
       say(`${app} is ready`);
+    };
+    // Each process after the one before it is ready, unless it may start with it.
+    const steps: string[][] = [];
+    for (const { app, withPrevious } of plan.processes) {
+      if (withPrevious && steps.length) steps[steps.length - 1].push(app);
+      else steps.push([app]);
     }
+    for (const step of steps) await Promise.all(step.map(start));
     await announce(plan);
   } catch (err) {
     stop(`start failed: ${(err as Error).message}`, 1);
