@@ -1,4 +1,5 @@
 import {
+  HolderEventFeed,
   loadAuditKey,
   logAuditCheckpoints,
   Logger,
@@ -6,6 +7,7 @@ import {
   openDatabase,
   PeriodicTask,
   PgAuditTrail,
+  PgHolderEvents,
   runMigrations,
   startGrpcServer,
 } from '@gw/service-kit';
@@ -14,6 +16,7 @@ import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
 import { LedgerArchive } from './domain/ledger-archive';
+import { LowBalanceThresholds } from './domain/low-balance-thresholds';
 import { MonthlyStatements } from './domain/monthly-statements';
 import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
 import { moneyAuditOf } from './domain/money-audit';
@@ -24,6 +27,7 @@ import { billingGrpc } from './grpc/billing-grpc';
 import { ServedBeside } from './grpc/served-beside';
 import { olderReleaseBilling } from './legacy/older-release';
 import { BILLING_MIGRATIONS } from './store/migrations/billing-migrations';
+import { PgBalanceEvents } from './store/pg-balance-events';
 import { PgAccountMoneyReads } from './store/pg-account-money-reads';
 import { PgBillingAudit } from './store/pg-billing-audit';
 import { PgBillingStore } from './store/pg-billing-store';
@@ -69,7 +73,9 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const links = new PgMoneyLinks(trail);
     const opened = await links.linkEarlierBooks(db);
     if (opened) logger.info('linked the movements kept before links were', { seq: opened.seq, rows: opened.details.rows });
-    const store = new PgBillingStore(db, links);
+    const holderEvents = new PgHolderEvents('billing');
+    const balanceEvents = new PgBalanceEvents(db, holderEvents);
+    const store = new PgBillingStore(db, links, balanceEvents);
     watchSetAsideBills(db);
     const hub = new PriceWatchHub(config.priceAckTimeoutMs);
     const priceFeed = config.databaseUrl
@@ -82,11 +88,12 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     monthKeeper = await startLedgerMonthKeeper(months, logger);
     moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
+    const eventFeed = new HolderEventFeed(db, holderEvents, config.holderEventsPollMs, logger);
     const beside: ServedBeside[] = [olderReleaseBilling(db, links, config, logger)];
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
-        creditLines: new CreditLines(new PgCreditLineStore(db, links), config.filingWindow, {
+        creditLines: new CreditLines(new PgCreditLineStore(db, links, balanceEvents), config.filingWindow, {
           history: new PgPriceHistory(db),
           propagationMs: config.pricePropagationMs,
         }),
@@ -97,6 +104,8 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         setAside: new SetAsideBills(new PgSetAsideBills(db, links)),
         moneyAudit,
         audit: new PgBillingAudit(db, trail),
+        thresholds: new LowBalanceThresholds(balanceEvents),
+        holderEvents: eventFeed,
       },
       logger,
       beside,
@@ -111,6 +120,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         server.setNotServing();
         // The watch streams would hold the server open: ended, each watcher resyncs elsewhere.
         hub.endAll('billing-service stopping');
+        eventFeed.endAll('billing-service stopping');
         await priceFeed.stop();
         await Promise.all(beside.map((served) => served.stop()));
         await monthKeeper?.stop();

@@ -9,7 +9,8 @@ import { HolderAccess } from '../src/domain/holder-access';
 import { SignInGuard, signInLimits } from '../src/domain/sign-in-guard';
 import { startConsoleServer } from '../src/http/console-server';
 import { CONSOLE_MIGRATIONS } from '../src/store/console-migrations';
-import { LowBalanceStore } from '../src/store/low-balance-store';
+import { NotifierClient } from '../src/clients/notifier-client';
+import { MailSwitchStore } from '../src/store/mail-switch-store';
 import { PgConsoleStore } from '../src/store/pg-console-store';
 import { PgSignInAttemptStore } from '../src/store/pg-sign-in-attempt-store';
 
@@ -42,14 +43,15 @@ describe('sign-in attempts by client address (POST /sign-in)', () => {
       new SignInGuard(new PgSignInAttemptStore(db), signInLimits(2, 60_000, 60_000)),
       { sessionTtlMs: 60_000, publicUrl: 'http://x' },
     );
-    const unused = {} as AuthClient & MoneyClients & StatementClient & LowBalanceStore;
+    const unused = {} as AuthClient & MoneyClients & StatementClient & NotifierClient & MailSwitchStore;
     const server = await startConsoleServer(
       {
         access,
         auth: unused,
         money: unused,
         statements: unused,
-        thresholds: unused,
+        notifier: unused,
+        mailSwitches: unused,
         sessionTtlMs: 60_000,
         secureCookies: false,
         trustProxyHops: hops,

@@ -5,10 +5,12 @@ import { AuthClient } from '../clients/auth-client';
 import { MoneyClients } from '../clients/money-clients';
 import { StatementClient } from '../clients/statement-client';
 import { HolderAccess } from '../domain/holder-access';
-import { LowBalanceStore } from '../store/low-balance-store';
+import { NotifierClient } from '../clients/notifier-client';
+import { MailSwitchStore } from '../store/mail-switch-store';
 import { activityRoutes } from './activity-routes';
 import { CONSOLE_SCRIPT } from './console-script';
 import { keyRoutes } from './key-routes';
+import { mailRoutes } from './mail-routes';
 import { moneyRoutes } from './money-routes';
 import { html } from './html';
 import { page } from './page';
@@ -22,7 +24,8 @@ export interface ConsoleServerDeps {
   auth: AuthClient;
   money: MoneyClients;
   statements: StatementClient;
-  thresholds: LowBalanceStore;
+  notifier: NotifierClient;
+  mailSwitches: MailSwitchStore;
   sessionTtlMs: number;
   secureCookies: boolean;
   trustProxyHops: number;
@@ -53,8 +56,9 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.get('/healthz', (_req, res) => res.type('text/plain').send('ok'));
   app.use(signInRoutes(deps));
   app.use(keyRoutes(deps.access, deps.auth, deps));
-  app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.thresholds, deps.logger));
+  app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.logger));
   app.use(activityRoutes(deps.access, deps.auth, deps.money));
+  app.use(mailRoutes(deps.access, deps.notifier, deps.mailSwitches, deps.logger));
   app.use(statementRoutes(deps.access, deps.statements));
   app.use((_req, res) =>
     res

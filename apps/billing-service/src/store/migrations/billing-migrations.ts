@@ -32,12 +32,15 @@ import { migration as m034 } from './034-audit-trail-keyed';
 import { migration as m035 } from './035-link-rows';
 import { migration as m036 } from './036-price-history';
 import { migration as m037 } from './037-set-price-history';
+import { migration as m038 } from './038-holder-events';
+import { migration as m039 } from './039-balance-alerts';
 import { migration as m040 } from './040-kept-statements';
 
 /**
  * The `billing` schema, one migration per file, in id order: balances, prices, holds and the
  * ledger, then credit lines, the price table's versions, the ledger by month, balance entries,
- * end reasons, the audit trail, set-aside bills, money links, the price history and the statements kept. Money
+ * end reasons, the audit trail, set-aside bills, money links, the price history, holder events,
+ * balance alerts and the statements kept. Money
  * columns are BIGINT micro-LYD. The row invariant `0 <= held_micro <= balance_micro` means what is
  * held is really there, so no charge can take a balance below zero.
  *
@@ -81,5 +84,7 @@ export const BILLING_MIGRATIONS: Migration[] = [
   m035,
   m036,
   m037,
+  m038,
+  m039,
   m040,
 ];
