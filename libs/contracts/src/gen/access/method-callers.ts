@@ -39,6 +39,8 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/billing.v1.Billing/ListSetAsideBills': ['ctl'],
   '/billing.v1.Billing/FileSetAsideBill': ['ctl'],
   '/billing.v1.Billing/WriteOffSetAsideBill': ['ctl'],
+  '/billing.v1.Billing/ListSpendAlerts': ['console', 'ctl'],
+  '/billing.v1.Billing/CloseSpendAlerts': ['console', 'ctl'],
   '/billing.v1.Billing/Authorize': ['edge'],
   '/billing.v1.Billing/AuthorizeCalls': ['edge'],
   '/billing.v1.Billing/Settle': ['quota-service'],
