@@ -9,7 +9,8 @@ import {
   runMigrations,
   startGrpcServer,
 } from '@gw/service-kit';
-import { watchSetAsideBills } from './billing-metrics';
+import { SPEND_RULE } from '@gw/money';
+import { watchSetAsideBills, watchSpendAlerts } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
@@ -19,6 +20,9 @@ import { moneyAuditOf } from './domain/money-audit';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
 import { SetAsideBills } from './domain/set-aside-bills';
+import { SpendAlerts } from './domain/spend-alerts';
+import { startSpendPruner } from './domain/spend-pruner';
+import { SpendWatch } from './domain/spend-watch';
 import { billingGrpc } from './grpc/billing-grpc';
 import { ServedBeside } from './grpc/served-beside';
 import { olderReleaseBilling } from './legacy/older-release';
@@ -34,6 +38,8 @@ import { PgMoneyLinks } from './store/pg-money-links';
 import { PgPriceFeed } from './store/pg-price-feed';
 import { PgPriceHistory } from './store/pg-price-history';
 import { PgSetAsideBills } from './store/pg-set-aside-bills';
+import { PgSpendAlerts } from './store/pg-spend-alerts';
+import { PgSpendBooks } from './store/pg-spend-books';
 
 /** A running billing-service. */
 export interface BillingApp {
@@ -53,6 +59,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
   let monthKeeper: PeriodicTask | undefined;
   let moneyAudit: MoneyAudit<MoneyViolation> | undefined;
   let checkpoints: PeriodicTask | undefined;
+  let spendPruner: PeriodicTask | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
@@ -75,10 +82,15 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
     const beside: ServedBeside[] = [olderReleaseBilling(db, links, config, logger)];
+    const spendBooks = new PgSpendBooks(db);
+    const spendAlertStore = new PgSpendAlerts(db);
+    const spendWatch = new SpendWatch(spendBooks, spendAlertStore, SPEND_RULE, logger);
+    watchSpendAlerts(db);
+    spendPruner = startSpendPruner(spendBooks, logger);
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
-        creditLines: new CreditLines(new PgCreditLineStore(db, links), config.filingWindow, {
+        creditLines: new CreditLines(new PgCreditLineStore(db, links, spendWatch), config.filingWindow, {
           history: new PgPriceHistory(db),
           propagationMs: config.pricePropagationMs,
         }),
@@ -88,6 +100,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         setAside: new SetAsideBills(new PgSetAsideBills(db, links)),
         moneyAudit,
         audit: new PgBillingAudit(db, trail),
+        spendAlerts: new SpendAlerts(spendAlertStore),
       },
       logger,
       beside,
@@ -107,6 +120,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         await monthKeeper?.stop();
         await moneyAudit?.stop();
         await checkpoints?.stop();
+        await spendPruner?.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },
@@ -116,6 +130,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     await monthKeeper?.stop();
     await moneyAudit?.stop();
     await checkpoints?.stop();
+    await spendPruner?.stop();
     await db.close().catch(() => undefined);
     throw err;
   }

@@ -16,11 +16,13 @@ import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { SetAsideBills } from '../domain/set-aside-bills';
+import { SpendAlerts } from '../domain/spend-alerts';
 import { AccountStatement } from '../store/account-statement';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
 import { LedgerBill, CreditLineExtension } from '../store/credit-line-records';
 import { auditTrailGrpc } from './audit-trail-grpc';
+import { spendAlertsGrpc } from './spend-alerts-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
 import { BillingHandlers, BillingStreamHandlers, ServedBeside } from './served-beside';
@@ -36,6 +38,7 @@ export interface BillingParts {
   setAside: SetAsideBills;
   moneyAudit: MoneyAudit<MoneyViolation>;
   audit: PgBillingAudit;
+  spendAlerts: SpendAlerts;
 }
 
 const toBill = (b: billingV1.Bill): LedgerBill => ({
@@ -52,6 +55,7 @@ const toBill = (b: billingV1.Bill): LedgerBill => ({
   chargeMicro: b.chargeMicroLyd,
   endReason: fromEndReasonWire(b.endReason),
   ...(b.admittedAtMs !== undefined ? { admittedAtMs: b.admittedAtMs } : {}),
+  ...(b.keyId !== undefined ? { keyId: b.keyId } : {}),
 });
 
 const toWireBill = (b: LedgerBill): billingV1.Bill => ({
@@ -68,6 +72,7 @@ const toWireBill = (b: LedgerBill): billingV1.Bill => ({
   chargeMicroLyd: b.chargeMicro,
   endReason: toEndReasonWire(b.endReason),
   admittedAtMs: b.admittedAtMs,
+  keyId: b.keyId,
 });
 
 const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse => ({
@@ -82,7 +87,10 @@ const MAX_CHARGES_PAGE = 100;
 const MAX_DAYS = 366;
 
 /** The unary methods of this release: translation only, the rules are in the domain. */
-function currentHandlers({ ledger, creditLines, statement, archive, setAside, moneyAudit, audit }: BillingParts, logger: Logger) {
+function currentHandlers(
+  { ledger, creditLines, statement, archive, setAside, moneyAudit, audit, spendAlerts }: BillingParts,
+  logger: Logger,
+) {
   return {
     extendCreditLine: async (req) => toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
     async extendCreditLines(req) {
@@ -215,6 +223,7 @@ function currentHandlers({ ledger, creditLines, statement, archive, setAside, mo
       return { price: toPrice(stored) };
     },
     ...auditTrailGrpc(audit),
+    ...spendAlertsGrpc(spendAlerts),
   } satisfies Partial<BillingHandlers>;
 }
 

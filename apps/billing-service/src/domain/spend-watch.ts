@@ -1,0 +1,90 @@
+import {
+  HOUR_MS,
+  hourStart,
+  judgeSpend,
+  mayAlert,
+  SLOT_MS,
+  slotStart,
+  SpendAlert,
+  SpendRule,
+  UsualSpend,
+  usualSpendOf,
+  WINDOW_SLOTS,
+} from '@gw/money';
+import { Logger, Queryable } from '@gw/service-kit';
+import { countSpendAlert } from '../billing-metrics';
+import { SpendAlertStore } from '../store/spend-alert-store';
+import { SpendBooksStore } from '../store/spend-books-store';
+import { KeyedCharge, SpendAlertRecord } from '../store/spend-records';
+
+/**
+ * Watches each key's spend for a leak (docs/architecture.md#a-leaked-key-caught-early), in the
+ * transaction of each applied batch of bills: the batch's paid charges go into their buckets, and
+ * the rule (@gw/money's SpendRule) is applied to the batch's accounts alone, so an account that
+ * spends nothing costs nothing. An account's usual hour is read from its history only when its
+ * last hour passed the floor (or a key woke), and once per clock hour (kept in spend_usual).
+ */
+export class SpendWatch {
+  constructor(
+    private readonly books: SpendBooksStore,
+    private readonly alerts: SpendAlertStore,
+    private readonly rule: SpendRule,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Records the batch's charges and raises the alerts the rule finds, in `tx`; the alerts raised. */
+  async charged(tx: Queryable, charges: readonly KeyedCharge[]): Promise<SpendAlertRecord[]> {
+    if (charges.length === 0) return [];
+    await this.books.record(tx, charges);
+    const nowMs = this.now();
+    const accountIds = [...new Set(charges.map((c) => c.accountId))].sort();
+    const read = await this.books.read(tx, accountIds, {
+      recentFromMs: slotStart(nowMs) - (WINDOW_SLOTS - 1) * SLOT_MS,
+      wokeAfterMs: nowMs - HOUR_MS,
+      raisedAfterMs: nowMs - this.rule.coolDownMs,
+    });
+    const due = accountIds.flatMap((accountId) => {
+      const r = read.get(accountId);
+      const facts = r && { nowMs, recent: r.recent, wakes: r.wakes, raised: r.raised };
+      return facts && mayAlert(facts, this.rule) ? [{ accountId, facts, usual: r.usual }] : [];
+    });
+    if (due.length === 0) return [];
+    const stale = due.filter((d) => d.usual?.hourMs !== hourStart(nowMs)).map((d) => d.accountId);
+    const fresh = await this.usualHours(tx, stale, nowMs);
+    const found = due.flatMap(({ accountId, facts, usual: kept }): { accountId: string; alert: SpendAlert }[] => {
+      const usual = fresh.get(accountId) ?? kept;
+      const alert = usual && judgeSpend(facts, usual, this.rule);
+      return alert ? [{ accountId, alert }] : [];
+    });
+    return this.alerts.raise(tx, found);
+  }
+
+  /** Counts and logs alerts once their batch is committed. */
+  committed(raised: readonly SpendAlertRecord[]): void {
+    for (const a of raised) {
+      countSpendAlert(a.reason);
+      this.logger.warn('a key may have leaked: spend alert raised for the holder', {
+        alertId: a.alertId,
+        accountId: a.accountId,
+        keyId: a.keyId,
+        reason: a.reason,
+        lastHourMicro: a.lastHourMicro,
+        usualMicro: a.usualMicro,
+        thresholdMicro: a.thresholdMicro,
+        restedMs: a.restedMs,
+      });
+    }
+  }
+
+  /** The usual hour of each account at `nowMs`, read from its history and kept for the rest of the clock hour. */
+  private async usualHours(tx: Queryable, accountIds: string[], nowMs: number): Promise<Map<string, UsualSpend>> {
+    const usual = new Map<string, UsualSpend>();
+    if (accountIds.length === 0) return usual;
+    const hourMs = hourStart(nowMs);
+    const history = await this.books.history(tx, accountIds, hourMs - this.rule.historyDays * 24 * HOUR_MS, hourMs);
+    for (const id of accountIds) usual.set(id, usualSpendOf(history.get(id) ?? [], nowMs, this.rule));
+    await this.books.keepUsual(tx, usual);
+    return usual;
+  }
+}
