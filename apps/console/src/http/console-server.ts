@@ -13,6 +13,7 @@ import { html } from './html';
 import { page } from './page';
 import { refusalOf } from './refused-request';
 import { signInRoutes } from './sign-in-routes';
+import { spendAlertRoutes } from './spend-alert-routes';
 
 /** What the web pages need. */
 export interface ConsoleServerDeps {
@@ -52,6 +53,7 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.use(keyRoutes(deps.access, deps.auth, deps));
   app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.thresholds, deps.logger));
   app.use(activityRoutes(deps.access, deps.auth, deps.money));
+  app.use(spendAlertRoutes(deps.access, deps.money));
   app.use((_req, res) =>
     res
       .status(404)

@@ -9,6 +9,7 @@ import { LowBalanceStore } from '../store/low-balance-store';
 import { suspensionBanner, when } from './account-view';
 import { html, SafeHtml } from './html';
 import { lowBalanceBannerOf } from './low-balance-banner';
+import { openSpendAlerts, spendAlertsBanner } from './spend-alerts-banner';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
 
@@ -56,7 +57,10 @@ export interface KeyPageMoney {
   logger: Logger;
 }
 
-/** GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account. */
+/**
+ * GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account.
+ * The account's open spend alerts come first; revoking a key closes its alerts.
+ */
 export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, thresholds, logger }: KeyPageMoney): Router {
   const router = Router();
   // Every page under /keys, /keys/:id/revoke included: one session lookup per request.
@@ -68,7 +72,12 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, thres
       logger.warn('low-balance banner left out: threshold or balance not read', { err });
       return '' as const;
     });
-    const [account, keys, banner] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId), lowBalance]);
+    const [account, keys, banner, alerts] = await Promise.all([
+      auth.getAccount(holder.accountId),
+      auth.listKeys(holder.accountId),
+      lowBalance,
+      openSpendAlerts(holder.accountId, money, logger),
+    ]);
     const blocked = cannotCreate(account);
     res.setHeader('Cache-Control', 'no-store');
     res
@@ -77,7 +86,7 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, thres
       .send(
         page(
           `Keys of ${account.name}`,
-          html`${suspensionBanner(account)}${banner}
+          html`${spendAlertsBanner(alerts, keys, csrfToken, '/keys')}${suspensionBanner(account)}${banner}
             ${
               created
                 ? html`<section class="notice" role="status" id="new-key">
@@ -152,9 +161,18 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, thres
     // Only a key of the signed-in holder's account: auth-service answers NOT_FOUND for another's.
     // An id no key can have (INVALID_ARGUMENT) is as unknown as another account's key.
     const { holder } = sessionOf(res);
-    await auth.revokeKey(holder.accountId, req.params.id, holder.email).catch((err: { code?: number }) => {
-      if (err.code !== status.NOT_FOUND && err.code !== status.INVALID_ARGUMENT) throw err;
-    });
+    const revoked = await auth.revokeKey(holder.accountId, req.params.id, holder.email).then(
+      () => true,
+      (err: { code?: number }) => {
+        if (err.code !== status.NOT_FOUND && err.code !== status.INVALID_ARGUMENT) throw err;
+        return false;
+      },
+    );
+    // The key's spend alerts close with it; one left open (billing-service not answering) shows the key as no longer active.
+    if (revoked)
+      await money.closeSpendAlerts(holder.accountId, { keyId: req.params.id }, holder.email).catch((err: unknown) => {
+        logger.warn('spend alerts of a revoked key left open: billing-service did not answer', { err });
+      });
     res.redirect(303, '/keys');
   });
   return router;

@@ -11,6 +11,7 @@ import { lyd, suspensionBanner, when } from './account-view';
 import { dayChart } from './day-chart';
 import { html, SafeHtml } from './html';
 import { lowBalanceBanner } from './low-balance-banner';
+import { openSpendAlerts, spendAlertsBanner } from './spend-alerts-banner';
 import { lowBalanceForm, moneyFigures, ThresholdProblem } from './money-summary';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
@@ -110,7 +111,7 @@ export function moneyRoutes(
     const { holder, csrfToken } = sessionOf(res);
     const accountId = holder.accountId;
     const before = typeof req.query.before === 'string' ? req.query.before : '';
-    const [account, balance, held, threshold, allowance, usage, days, page1, models, prices] = await Promise.all([
+    const [account, balance, held, threshold, allowance, usage, days, page1, models, prices, alerts] = await Promise.all([
       auth.getAccount(accountId),
       money.balanceMicro(accountId),
       money.heldMicro(accountId),
@@ -121,7 +122,10 @@ export function moneyRoutes(
       money.charges(accountId, PAGE_SIZE, before),
       auth.listModels(accountId),
       money.prices(),
+      openSpendAlerts(accountId, money, logger),
     ]);
+    // The keys only to name those of spend alerts.
+    const alertKeys = alerts.length ? await auth.listKeys(accountId) : [];
     const spending = spendingOf(
       days.map((d) => ({ day: d.day, amountMicro: d.amountMicroLyd })),
       balance,
@@ -133,8 +137,8 @@ export function moneyRoutes(
       .send(
         page(
           'Money and use',
-          html`${suspensionBanner(account)}${lowBalanceBanner(balance, threshold)} ${moneyFigures(balance, held, spending)}
-            ${lowBalanceForm(threshold, csrfToken, refused)}
+          html`${spendAlertsBanner(alerts, alertKeys, csrfToken, '/usage')}${suspensionBanner(account)}${lowBalanceBanner(balance, threshold)}
+            ${moneyFigures(balance, held, spending)} ${lowBalanceForm(threshold, csrfToken, refused)}
             <section>
               <h2>Use</h2>
               <dl>
