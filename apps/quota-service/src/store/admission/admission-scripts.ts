@@ -143,7 +143,7 @@ return {1, count, now, 0, -1, now}
  * First of all, restated terms that disagree with the admission record refuse the finish, nothing
  * changed (refused: 1 payment, 2 model, 3 hold, 4 admitted time), and so does "never admitted"
  * from an edge whose renewals carried the admitted time, which only Admit's answer gives (5); a
- * bill without its admitted time gets the record's. Returns {released 0/1, repeated 0/1,
+ * bill without its admitted time gets the record's, and one without a key the record's key. Returns {released 0/1, repeated 0/1,
  * shortfall micro, refused 0-5}.
  */
 export const FINISH_ADMITTED = defineScript('finish_admitted', {
@@ -191,6 +191,10 @@ end
 if stored_terms and bill ~= '' and not string.find(bill, '"admittedAtMs":', 1, true) then
   local at = string.match(stored_terms, '"admittedAtMs":(%d+)')
   if at then bill = string.sub(bill, 1, -2) .. ',"admittedAtMs":' .. at .. '}' end
+end
+if stored_terms and bill ~= '' and not string.find(bill, '"keyId":', 1, true) then
+  local key = string.match(stored_terms, '"keyId":"([%w_.:%-]+)"')
+  if key then bill = string.sub(bill, 1, -2) .. ',"keyId":"' .. key .. '"}' end
 end
 local function queue_bill()
   redis.call('XADD', outbox, '*', '${OUTBOX_FIELD}', bill)

@@ -592,9 +592,10 @@ export interface AdmitRequest {
   /** As ReserveFreeRequest.json_bytes. */
   jsonBytes: number;
   /**
-   * The API key the request came with (auth-service's key id, at most 200 characters): a term of the
-   * admission like its prices, carried to its bill, so that billing-service knows which key spent
-   * what. Empty from an older edge (its bill then names no key).
+   * The API key the request came with (auth-service's key id: at most 200 of A-Z a-z 0-9 _ . : -,
+   * another is refused with INVALID_ARGUMENT): a term of the admission like its prices, carried to
+   * its bill, so that billing-service knows which key spent what. Empty from an older edge (its bill
+   * then names no key).
    */
   keyId: string;
 }
