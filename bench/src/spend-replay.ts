@@ -16,7 +16,7 @@ import { candidateRules, ReplayTally } from './spend-replay-tally';
 
 /*
  * The replay that chose the leaked-key rule (docs/architecture.md#a-leaked-key-caught-early).
- * Synthetic accounts of each traffic pattern run for 28 days of history and 91 measured days,
+ * Synthetic accounts of each traffic pattern run for 35 days of history and 91 measured days,
  * their bills kept in the buckets billing-service keeps and judged by the same functions
  * (@gw/money's mayAlert, usualSpendOf and judgeSpend): every alert on an account's own traffic is a
  * false alarm. Then, from a moment at random in the measured days, a leak spends at the limit
@@ -25,15 +25,18 @@ import { candidateRules, ReplayTally } from './spend-replay-tally';
  * it spent by then.
  *
  *   npm run -s bench:spend-replay -- [--accounts 700] [--seed 1] [--grid]
+ *     [--multiple N] [--quantile Q] [--spread H] [--history-days D] [--floor LYD] [--wake-floor LYD]
  *
  * --grid replays the candidate rules around the chosen one (spend-replay-tally.ts) and prints a
- * line each; without it, the chosen rule (SPEND_RULE) alone, with its figures per pattern.
+ * line each; without it, the chosen rule (SPEND_RULE, or with the parameters given) alone, with
+ * its figures per pattern.
  */
 
-const HISTORY_DAYS = 28;
+/** Days replayed before the measured ones: history enough for any rule of the grid. */
+const WARM_UP_DAYS = 35;
 const MEASURED_DAYS = 91;
 const DAY_MINUTES = 1440;
-const MINUTES = (HISTORY_DAYS + MEASURED_DAYS) * DAY_MINUTES;
+const MINUTES = (WARM_UP_DAYS + MEASURED_DAYS) * DAY_MINUTES;
 const LEAK_MINUTES = DAY_MINUTES;
 
 /** What a leak sends, at the limit: chat-sized requests (replies of about 5 s, so 3 at a time allow 30 a minute) to one model. */
@@ -49,19 +52,35 @@ export const LEAKS = [
   { name: 'key idle for weeks, flash', key: OLD_KEY, sizes: LEAK_SIZES.flash },
 ] as const;
 
-function flag(name: string, fallback: number): number {
+function flag(name: string, fallback: number): number;
+function flag(name: string, fallback: undefined): number | undefined;
+function flag(name: string, fallback: number | undefined): number | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** SPEND_RULE with the parameters the command line gives. */
+function ruleOfFlags(): SpendRule {
+  const spread = flag('spread', undefined);
+  return {
+    ...SPEND_RULE,
+    multiple: flag('multiple', SPEND_RULE.multiple),
+    historyDays: flag('history-days', SPEND_RULE.historyDays),
+    quantile: flag('quantile', SPEND_RULE.quantile),
+    sameHourSpread: spread ?? SPEND_RULE.sameHourSpread,
+    floorMicro: Math.round(flag('floor', SPEND_RULE.floorMicro / 1e6) * 1e6),
+    wakeFloorMicro: Math.round(flag('wake-floor', SPEND_RULE.wakeFloorMicro / 1e6) * 1e6),
+  };
 }
 
 /** Replays one account under every rule: its false alarms over the measured days, then each leak. */
 function replayAccount(index: number, seed: number, rules: SpendRule[], tally: ReplayTally): void {
   const rng = seeded(seed * 1_000_003 + index);
   const pattern: Pattern = PATTERNS[index % PATTERNS.length];
-  const plan = planAccount(rng, pattern, HISTORY_DAYS + MEASURED_DAYS, HISTORY_DAYS);
+  const plan = planAccount(rng, pattern, WARM_UP_DAYS + MEASURED_DAYS, WARM_UP_DAYS);
   const keys = keysOf(plan);
   const traffic = legitTraffic(rng, plan, MINUTES);
-  const measuredFrom = Math.max(HISTORY_DAYS * DAY_MINUTES, plan.start?.minute ?? 0);
+  const measuredFrom = Math.max(WARM_UP_DAYS * DAY_MINUTES, plan.start?.minute ?? 0);
   const leaks = LEAKS.filter((l) => l.key !== OLD_KEY || keys.includes(OLD_KEY)).map((leak) => ({
     leak,
     start: Math.floor(measuredFrom + rng() * (MINUTES - LEAK_MINUTES - measuredFrom)),
@@ -111,7 +130,7 @@ function main(): void {
   const accounts = flag('accounts', 700);
   const seed = flag('seed', 1);
   const grid = process.argv.includes('--grid');
-  const rules = grid ? candidateRules() : [SPEND_RULE];
+  const rules = grid ? candidateRules() : [ruleOfFlags()];
   const tally = new ReplayTally(
     rules,
     LEAKS.map((l) => l.name),

@@ -11,9 +11,10 @@ export type SpendAlertReason = 'spend-jump' | 'idle-key';
  *   times its usual hour (UsualSpend); the key named is the one furthest above its part of it;
  * - `idle-key`: a key billed again after `idleMs` without a bill spent `wakeFloorMicro` or more
  *   within the hour since.
- * A spend-jump alert is not raised again for the account while one is open, nor within
- * `coolDownMs` of its last one; an idle-key alert never again for its key (a key that wakes after
- * weeks and was let be, as a monthly job's, is known to).
+ * A spend-jump alert is not raised while an alert of the account is open, nor within `coolDownMs`
+ * of its last one (one event, one alert: a key that woke is not flagged again for the jump it
+ * makes); an idle-key alert never again for its key (a key that wakes after weeks and was let be,
+ * as a monthly job's, is known to).
  */
 export interface SpendRule extends UsualHourRule {
   multiple: number;
@@ -39,7 +40,7 @@ export interface SpendFacts {
   recent: readonly SpendBucket[];
   /** Its keys billed again after a rest. */
   wakes: readonly KeyWake[];
-  /** Its spend-jump alerts open or raised within the cool-down, and its idle-key alerts. */
+  /** Its alerts open or raised within the cool-down, and its idle-key alerts. */
   raised: readonly RaisedAlert[];
 }
 
@@ -77,7 +78,7 @@ export function mayAlert(facts: SpendFacts, rule: SpendRule): boolean {
 }
 
 const jumpCooling = (facts: SpendFacts, rule: SpendRule) =>
-  facts.raised.some((r) => r.reason === 'spend-jump' && (r.open || r.raisedAtMs > facts.nowMs - rule.coolDownMs));
+  facts.raised.some((r) => r.open || r.raisedAtMs > facts.nowMs - rule.coolDownMs);
 const wokeBefore = (facts: SpendFacts, keyId: string) => facts.raised.some((r) => r.reason === 'idle-key' && r.keyId === keyId);
 
 /**
