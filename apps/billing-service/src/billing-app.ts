@@ -21,7 +21,7 @@ import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
 import { SetAsideBills } from './domain/set-aside-bills';
 import { SpendAlerts } from './domain/spend-alerts';
-import { startSpendPruner } from './domain/spend-pruner';
+import { startSpendRollUp } from './domain/spend-roll-up';
 import { SpendWatch } from './domain/spend-watch';
 import { billingGrpc } from './grpc/billing-grpc';
 import { ServedBeside } from './grpc/served-beside';
@@ -59,7 +59,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
   let monthKeeper: PeriodicTask | undefined;
   let moneyAudit: MoneyAudit<MoneyViolation> | undefined;
   let checkpoints: PeriodicTask | undefined;
-  let spendPruner: PeriodicTask | undefined;
+  let spendRollUp: PeriodicTask | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
@@ -86,7 +86,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const spendAlertStore = new PgSpendAlerts(db);
     const spendWatch = new SpendWatch(spendBooks, spendAlertStore, SPEND_RULE, logger);
     watchSpendAlerts(db);
-    spendPruner = startSpendPruner(spendBooks, logger);
+    spendRollUp = startSpendRollUp(spendBooks, logger);
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
@@ -120,7 +120,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         await monthKeeper?.stop();
         await moneyAudit?.stop();
         await checkpoints?.stop();
-        await spendPruner?.stop();
+        await spendRollUp?.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },
@@ -130,7 +130,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     await monthKeeper?.stop();
     await moneyAudit?.stop();
     await checkpoints?.stop();
-    await spendPruner?.stop();
+    await spendRollUp?.stop();
     await db.close().catch(() => undefined);
     throw err;
   }

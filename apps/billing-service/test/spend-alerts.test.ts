@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { billingV1 } from '@gw/contracts';
-import { SPEND_RULE } from '@gw/money';
+import { HOUR_MS, SPEND_RULE } from '@gw/money';
 import { renderMetrics } from '@gw/service-kit';
+import { PgSpendBooks } from '../src/store/pg-spend-books';
 import { BillingTestApps, codeOf, startBillingTestApps } from './billing-test-db';
 
 const DEADLINE_MS = 10_000;
@@ -61,7 +62,7 @@ describe('spend alerts: which key spent what, and a leaked key caught, over bill
     return found ? Number(found.split(' ').pop()) : 0;
   };
 
-  it("keeps each bill's key in the ledger and each key's spend in its buckets; a bill naming no key (an older release's) goes under none", async () => {
+  it("keeps each bill's key in the ledger and each key's spend in its buckets, rolled up into hours once; a bill naming no key (an older release's) goes under none", async () => {
     const accountId = await funded();
     const [a1, a2, b, none] = [bill(accountId, 'key-a'), bill(accountId, 'key-a'), bill(accountId, 'key-b'), bill(accountId, undefined)];
     expect((await apply([a1, a2, b, none])).every((o) => o.applied)).toBe(true);
@@ -75,34 +76,40 @@ describe('spend alerts: which key spent what, and a leaked key caught, over bill
       [b.requestId]: 'key-b',
       [none.requestId]: null,
     });
-    for (const table of ['spend_slots', 'spend_hours']) {
-      const { rows } = await t.db.query<{ key_id: string; spend: string; requests: string }>(
-        `SELECT key_id, sum(spend_micro)::text AS spend, sum(requests)::text AS requests FROM billing.${table}
-         WHERE account_id = $1 GROUP BY key_id ORDER BY key_id`,
-        [accountId],
-      );
-      expect({ table, rows }).toEqual({
-        table,
-        rows: [
-          { key_id: '', spend: `${BIG_BILL_MICRO}`, requests: '1' },
-          { key_id: 'key-a', spend: `${2 * BIG_BILL_MICRO}`, requests: '2' },
-          { key_id: 'key-b', spend: `${BIG_BILL_MICRO}`, requests: '1' },
-        ],
-      });
-    }
+    const byKey = async (table: string) =>
+      (
+        await t.db.query<{ key_id: string; spend: string; requests: string }>(
+          `SELECT key_id, sum(spend_micro)::text AS spend, sum(requests)::text AS requests FROM billing.${table}
+           WHERE account_id = $1 GROUP BY key_id ORDER BY key_id`,
+          [accountId],
+        )
+      ).rows;
+    const spent = [
+      { key_id: '', spend: `${BIG_BILL_MICRO}`, requests: '1' },
+      { key_id: 'key-a', spend: `${2 * BIG_BILL_MICRO}`, requests: '2' },
+      { key_id: 'key-b', spend: `${BIG_BILL_MICRO}`, requests: '1' },
+    ];
+    expect(await byKey('spend_slots')).toEqual(spent);
     // Sent again, a bill is repeated: its spend is not counted twice.
     expect(await apply([a1])).toMatchObject([{ applied: false, repeated: true }]);
-    const { rows } = await t.db.query<{ spend: string }>(
-      `SELECT spend_micro::text AS spend FROM billing.spend_hours WHERE account_id = $1 AND key_id = 'key-a'`,
-      [accountId],
-    );
-    expect(rows).toEqual([{ spend: `${2 * BIG_BILL_MICRO}` }]);
+    expect(await byKey('spend_slots')).toEqual(spent);
+    // Rolled up into their hours once old enough (here: every bucket), each once, also by two replicas at once.
+    const books = new PgSpendBooks(t.db);
+    await Promise.all([books.rollUp(Date.now() + HOUR_MS, 0), books.rollUp(Date.now() + HOUR_MS, 0)]);
+    expect(await byKey('spend_slots')).toEqual([]);
+    expect(await byKey('spend_hours')).toEqual(spent);
   });
 
   it('raises one alert naming the key whose spend jumped past the usual hour, with its figures, counted once, however many batches and replicas', async () => {
     const accountId = await funded();
-    const usualMicro = 20_000;
-    await history(accountId, 'key-steady', usualMicro);
+    await history(accountId, 'key-steady', 20_000);
+    // Three hours ago, a 5-minute bucket not yet rolled up adds 10,000 to its hour: the busiest.
+    await t.db.query(
+      `INSERT INTO billing.spend_slots (account_id, slot_at, key_id, spend_micro, requests)
+       VALUES ($1, date_bin('1 hour', now(), timestamptz 'epoch') - interval '3 hours', 'key-steady', 10000, 1)`,
+      [accountId],
+    );
+    const usualMicro = 30_000;
     const raisedBefore = await metric('billing_spend_alerts_total{reason="spend-jump"}');
     // Under the floor nothing is raised: a few of the key's usual requests.
     await apply([bill(accountId, 'key-steady', { prompt: 1000, completion: 500 })]);
@@ -160,7 +167,10 @@ describe('spend alerts: which key spent what, and a leaked key caught, over bill
   it('flags a key unbilled for weeks that spends again; revoking the key closes it, and only the account itself may close its alerts', async () => {
     const accountId = await funded();
     await apply([bill(accountId, 'key-old', { prompt: 100, completion: 100 })]);
-    await t.db.query(`UPDATE billing.spend_keys SET last_billed_at = now() - interval '20 days' WHERE account_id = $1`, [accountId]);
+    await t.db.query(`UPDATE billing.spend_keys SET last_billed_at = now() - make_interval(secs => $2) WHERE account_id = $1`, [
+      accountId,
+      SPEND_RULE.idleMs / 1000 + DAY_MS / 1000,
+    ]);
     const idleBefore = await metric('billing_spend_alerts_total{reason="idle-key"}');
     // A little more than the wake floor, in one request.
     await apply([bill(accountId, 'key-old', { prompt: Math.ceil(SPEND_RULE.wakeFloorMicro / 4) + 1000, completion: 0 })]);

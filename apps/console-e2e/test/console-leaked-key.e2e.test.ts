@@ -8,6 +8,8 @@ import { ctlOk, SignedInHolder, signedInHolder } from './console-holder';
 
 /** The usual busy hour of the account's history, micro-LYD: a few requests an hour. */
 const USUAL_HOUR_MICRO = 20_000;
+/** How long the idle key rested: a day past the rule's idle time. */
+const RESTED_DAYS = SPEND_RULE.idleMs / 86_400_000 + 1;
 /** About 200 KB of prompt: some 50,000 tokens, 0.2 LYD of the pro model's input. */
 const BIG_PROMPT = 'Summarise these notes. '.repeat(9000);
 
@@ -161,10 +163,10 @@ describe('a leaked key flagged in the console, and revoked from there, in a real
     const billed = async () =>
       (await pg.query('SELECT 1 FROM billing.spend_keys WHERE account_id = $1 AND key_id = $2', [holder.accountId, old.id])).rowCount;
     await eventually(billed, (n) => n === 1, { timeoutMs: 15_000 });
-    await pg.query(`UPDATE billing.spend_keys SET last_billed_at = now() - interval '20 days' WHERE account_id = $1 AND key_id = $2`, [
-      holder.accountId,
-      old.id,
-    ]);
+    await pg.query(
+      `UPDATE billing.spend_keys SET last_billed_at = now() - make_interval(days => $3) WHERE account_id = $1 AND key_id = $2`,
+      [holder.accountId, old.id, RESTED_DAYS],
+    );
     expect(await chat(old.key, `${BIG_PROMPT} [[sim:words=300]]`)).toBe(200);
     const [alert] = await eventually(
       () => alerts(),
@@ -176,7 +178,7 @@ describe('a leaked key flagged in the console, and revoked from there, in a real
     const { page } = holder;
     await page.goto(`${stack.consoleUrl}/usage`);
     expect(await banner(page).innerText()).toContain('Key “old cron”');
-    expect(await banner(page).innerText()).toContain('had not been used for 20 days');
+    expect(await banner(page).innerText()).toContain(`had not been used for ${RESTED_DAYS} days`);
     await shot(page, '05-money-idle-key-flagged');
     await banner(page).getByRole('button', { name: 'Dismiss: this spending was ours' }).click();
     await page.waitForURL(/\/usage$/);

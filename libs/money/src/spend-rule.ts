@@ -120,13 +120,13 @@ const DAY_MS = 24 * HOUR_MS;
 
 /** The rule billing-service applies; its figures are the replay's choice (docs/architecture.md#a-leaked-key-caught-early). */
 export const SPEND_RULE: Readonly<SpendRule> = Object.freeze({
-  historyDays: 28,
-  quantile: 0.99,
+  historyDays: 35,
+  quantile: 1,
   sameHourSpread: undefined,
-  allHoursShare: 0.25,
+  allHoursShare: 0,
   multiple: 3,
   floorMicro: 1_000_000,
-  idleMs: 14 * DAY_MS,
+  idleMs: 35 * DAY_MS,
   wakeFloorMicro: 100_000,
   coolDownMs: DAY_MS,
 });

@@ -21,8 +21,9 @@ import { KeyedCharge, SpendAlertRecord } from '../store/spend-records';
  * Watches each key's spend for a leak (docs/architecture.md#a-leaked-key-caught-early), in the
  * transaction of each applied batch of bills: the batch's paid charges go into their buckets, and
  * the rule (@gw/money's SpendRule) is applied to the batch's accounts alone, so an account that
- * spends nothing costs nothing. An account's usual hour is read from its history only when its
- * last hour passed the floor (or a key woke), and once per clock hour (kept in spend_usual).
+ * spends nothing costs nothing. Only an account whose last hour passed the floor (or whose key woke)
+ * has its alerts and usual hour read, and its usual hour is read from its history once per clock
+ * hour (kept in spend_usual).
  */
 export class SpendWatch {
   constructor(
@@ -39,22 +40,22 @@ export class SpendWatch {
     await this.books.record(tx, charges);
     const nowMs = this.now();
     const accountIds = [...new Set(charges.map((c) => c.accountId))].sort();
-    const read = await this.books.read(tx, accountIds, {
+    const recent = await this.books.recent(tx, accountIds, {
       recentFromMs: slotStart(nowMs) - (WINDOW_SLOTS - 1) * SLOT_MS,
       wokeAfterMs: nowMs - HOUR_MS,
-      raisedAfterMs: nowMs - this.rule.coolDownMs,
     });
-    const due = accountIds.flatMap((accountId) => {
-      const r = read.get(accountId);
-      const facts = r && { nowMs, recent: r.recent, wakes: r.wakes, raised: r.raised };
-      return facts && mayAlert(facts, this.rule) ? [{ accountId, facts, usual: r.usual }] : [];
+    const due = accountIds.filter((id) => {
+      const r = recent.get(id);
+      return r !== undefined && mayAlert({ nowMs, ...r, raised: [] }, this.rule);
     });
     if (due.length === 0) return [];
-    const stale = due.filter((d) => d.usual?.hourMs !== hourStart(nowMs)).map((d) => d.accountId);
+    const judged = await this.books.judged(tx, due, nowMs - this.rule.coolDownMs);
+    const stale = due.filter((id) => judged.get(id)?.usual?.hourMs !== hourStart(nowMs));
     const fresh = await this.usualHours(tx, stale, nowMs);
-    const found = due.flatMap(({ accountId, facts, usual: kept }): { accountId: string; alert: SpendAlert }[] => {
-      const usual = fresh.get(accountId) ?? kept;
-      const alert = usual && judgeSpend(facts, usual, this.rule);
+    const found = due.flatMap((accountId): { accountId: string; alert: SpendAlert }[] => {
+      const [r, j] = [recent.get(accountId), judged.get(accountId)];
+      const usual = fresh.get(accountId) ?? j?.usual;
+      const alert = r && j && usual && judgeSpend({ nowMs, ...r, raised: j.raised }, usual, this.rule);
       return alert ? [{ accountId, alert }] : [];
     });
     return this.alerts.raise(tx, found);

@@ -6,11 +6,14 @@ import { AccountSpendRead, KeyedCharge } from './spend-records';
 
 /** A key billed again after this long without a bill is recorded as woken, with its rest: the rule decides which rests matter. */
 const REST = "interval '1 hour'";
+/** How far a key's last bill may lag behind: it is rewritten only when older than this, or when the key woke. */
+const LAST_BILLED_LAG = "interval '5 minutes'";
 
 /**
- * One statement: the batch's charges summed into their 5-minute and hourly buckets (UTC, each key
- * apart), and each key's first and last bill, its wake when it had rested. Rows in key order, as
- * every writer takes them, and the batch's accounts are locked by apply_bills before this.
+ * One statement: the batch's charges summed into their 5-minute buckets (UTC, each key apart), and
+ * each key's last bill (a few minutes' lag allowed, so that a key's row is not rewritten by every
+ * batch) and its wake when it had rested. Rows in key order; the batch's accounts are locked by
+ * apply_bills before this.
  */
 const RECORD = `
   WITH spent AS (
@@ -20,44 +23,48 @@ const RECORD = `
     SELECT account_id, date_bin('5 minutes', at, timestamptz 'epoch'), key_id, sum(spend), sum(requests) FROM spent
     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
     ON CONFLICT (account_id, slot_at, key_id) DO UPDATE
-      SET spend_micro = t.spend_micro + EXCLUDED.spend_micro, requests = t.requests + EXCLUDED.requests),
-  hours AS (
-    INSERT INTO billing.spend_hours AS t (account_id, hour_at, key_id, spend_micro, requests)
-    SELECT account_id, date_bin('1 hour', at, timestamptz 'epoch'), key_id, sum(spend), sum(requests) FROM spent
-    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (account_id, hour_at, key_id) DO UPDATE
       SET spend_micro = t.spend_micro + EXCLUDED.spend_micro, requests = t.requests + EXCLUDED.requests)
   INSERT INTO billing.spend_keys AS k (account_id, key_id, first_billed_at, last_billed_at)
   SELECT account_id, key_id, min(at), max(at) FROM spent WHERE requests > 0 GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (account_id, key_id) DO UPDATE SET
-    last_billed_at = greatest(k.last_billed_at, EXCLUDED.last_billed_at),
+    last_billed_at = EXCLUDED.last_billed_at,
     woke_at = CASE WHEN EXCLUDED.first_billed_at - k.last_billed_at >= ${REST} THEN EXCLUDED.first_billed_at ELSE k.woke_at END,
     rested_ms = CASE WHEN EXCLUDED.first_billed_at - k.last_billed_at >= ${REST}
-      THEN (extract(epoch FROM EXCLUDED.first_billed_at - k.last_billed_at) * 1000)::bigint ELSE k.rested_ms END`;
+      THEN (extract(epoch FROM EXCLUDED.first_billed_at - k.last_billed_at) * 1000)::bigint ELSE k.rested_ms END
+  WHERE EXCLUDED.last_billed_at > k.last_billed_at + ${LAST_BILLED_LAG}`;
 
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint`;
 
-/** One round trip: per account, its recent buckets, wakes, alerts that cool the rule down, and its usual hour as last read. */
-const READ = `
-  SELECT a.account_id,
-    (SELECT coalesce(json_agg(json_build_array(s.key_id, ${ms('s.slot_at')}, s.spend_micro, s.requests)), '[]')
-       FROM billing.spend_slots s WHERE s.account_id = a.account_id AND s.slot_at >= $2) AS recent,
-    (SELECT coalesce(json_agg(json_build_array(k.key_id, ${ms('k.woke_at')}, k.rested_ms)), '[]')
-       FROM billing.spend_keys k WHERE k.account_id = a.account_id AND k.woke_at > $3) AS wakes,
-    (SELECT coalesce(json_agg(json_build_array(r.key_id, r.reason, ${ms('r.raised_at')}, r.closed_at IS NULL)), '[]')
-       FROM billing.spend_alerts r
-       WHERE r.account_id = a.account_id AND (r.closed_at IS NULL OR r.reason = 'idle-key' OR r.raised_at > $4)) AS raised,
-    (SELECT json_build_array(${ms('u.hour_at')}, u.usual_micro, u.history_hours, u.key_shares)
-       FROM billing.spend_usual u WHERE u.account_id = a.account_id) AS usual
-  FROM unnest($1::text[]) AS a(account_id)`;
+/** The last hour's buckets and the recent wakes of the batch's accounts, as rows: a bucket (kind 0) or a wake (kind 1). */
+const RECENT = `
+  SELECT 0 AS kind, account_id, key_id, ${ms('slot_at')} AS at, spend_micro AS amount, requests FROM billing.spend_slots
+  WHERE account_id = ANY ($1::text[]) AND slot_at >= $2
+  UNION ALL
+  SELECT 1, account_id, key_id, ${ms('woke_at')}, rested_ms, 0 FROM billing.spend_keys
+  WHERE account_id = ANY ($1::text[]) AND woke_at > $3`;
 
-interface ReadRow {
+interface RecentRow {
+  kind: 0 | 1;
   account_id: string;
-  recent: [string, number, number, number][];
-  wakes: [string, number, number][];
-  raised: [string, SpendAlertReason, number, boolean][];
-  usual: [number, number, number, Record<string, number>] | null;
+  key_id: string;
+  at: Int8;
+  amount: Int8;
+  requests: Int8;
 }
+
+/**
+ * Moves 5-minute buckets into their hours in one statement: each is deleted and added once, also
+ * with replicas rolling up at once (the second waits for the first's rows, then finds them gone).
+ */
+const ROLL_UP = `
+  WITH moved AS (DELETE FROM billing.spend_slots WHERE slot_at < $1 RETURNING account_id, slot_at, key_id, spend_micro, requests)
+  INSERT INTO billing.spend_hours AS t (account_id, hour_at, key_id, spend_micro, requests)
+  SELECT account_id, date_bin('1 hour', slot_at, timestamptz 'epoch'), key_id, sum(spend_micro), sum(requests) FROM moved
+  GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (account_id, hour_at, key_id) DO UPDATE
+    SET spend_micro = t.spend_micro + EXCLUDED.spend_micro, requests = t.requests + EXCLUDED.requests`;
+
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** SpendBooksStore on Postgres (billing.spend_slots, spend_hours, spend_keys and spend_usual of migration 048). */
 export class PgSpendBooks implements SpendBooksStore {
@@ -74,34 +81,58 @@ export class PgSpendBooks implements SpendBooksStore {
     ]);
   }
 
-  async read(
+  async recent(
     tx: Queryable,
     accountIds: readonly string[],
-    window: { recentFromMs: number; wokeAfterMs: number; raisedAfterMs: number },
-  ): Promise<Map<string, AccountSpendRead>> {
-    const { rows } = await tx.query<ReadRow>(READ, [
-      accountIds,
-      new Date(window.recentFromMs),
-      new Date(window.wokeAfterMs),
-      new Date(window.raisedAfterMs),
-    ]);
-    return new Map(
-      rows.map((r) => [
-        r.account_id,
-        {
-          recent: r.recent.map(([keyId, startMs, spendMicro, requests]): SpendBucket => ({ keyId, startMs, spendMicro, requests })),
-          wakes: r.wakes.map(([keyId, wokeAtMs, restedMs]): KeyWake => ({ keyId, wokeAtMs, restedMs })),
-          raised: r.raised.map(([keyId, reason, raisedAtMs, open]): RaisedAlert => ({ keyId, reason, raisedAtMs, open })),
-          usual: r.usual ? { hourMs: r.usual[0], usualMicro: r.usual[1], hours: r.usual[2], keyShares: r.usual[3] } : undefined,
-        },
-      ]),
-    );
+    window: { recentFromMs: number; wokeAfterMs: number },
+  ): Promise<Map<string, Pick<AccountSpendRead, 'recent' | 'wakes'>>> {
+    const { rows } = await tx.query<RecentRow>(RECENT, [accountIds, new Date(window.recentFromMs), new Date(window.wokeAfterMs)]);
+    const read = new Map(accountIds.map((id) => [id, { recent: [] as SpendBucket[], wakes: [] as KeyWake[] }]));
+    for (const r of rows) {
+      const account = read.get(r.account_id);
+      if (!account) continue;
+      const [keyId, at, amount] = [r.key_id, toSafeInt(r.at), toSafeInt(r.amount)];
+      if (r.kind === 0) account.recent.push({ keyId, startMs: at, spendMicro: amount, requests: toSafeInt(r.requests) });
+      else account.wakes.push({ keyId, wokeAtMs: at, restedMs: amount });
+    }
+    return read;
+  }
+
+  async judged(
+    tx: Queryable,
+    accountIds: readonly string[],
+    raisedAfterMs: number,
+  ): Promise<Map<string, Pick<AccountSpendRead, 'raised' | 'usual'>>> {
+    const [alerts, usual] = [
+      await tx.query<{ account_id: string; key_id: string; reason: SpendAlertReason; at: Int8; open: boolean }>(
+        `SELECT account_id, key_id, reason, ${ms('raised_at')} AS at, closed_at IS NULL AS open FROM billing.spend_alerts
+         WHERE account_id = ANY ($1::text[]) AND (closed_at IS NULL OR reason = 'idle-key' OR raised_at > $2)`,
+        [accountIds, new Date(raisedAfterMs)],
+      ),
+      await tx.query<{ account_id: string; at: Int8; usual: Int8; hours: number; shares: Record<string, number> }>(
+        `SELECT account_id, ${ms('hour_at')} AS at, usual_micro AS usual, history_hours AS hours, key_shares AS shares
+         FROM billing.spend_usual WHERE account_id = ANY ($1::text[])`,
+        [accountIds],
+      ),
+    ];
+    const read = new Map(accountIds.map((id) => [id, { raised: [] as RaisedAlert[], usual: undefined as UsualSpend | undefined }]));
+    for (const r of alerts.rows)
+      read.get(r.account_id)?.raised.push({ keyId: r.key_id, reason: r.reason, raisedAtMs: toSafeInt(r.at), open: r.open });
+    for (const r of usual.rows) {
+      const account = read.get(r.account_id);
+      if (account) account.usual = { hourMs: toSafeInt(r.at), usualMicro: toSafeInt(r.usual), hours: r.hours, keyShares: r.shares };
+    }
+    return read;
   }
 
   async history(tx: Queryable, accountIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, SpendBucket[]>> {
+    // The hours rolled up, and the slots not yet (at most the last few hours'): an hour may be in both, summed.
     const { rows } = await tx.query<{ account_id: string; key_id: string; at: Int8; spend: Int8; requests: Int8 }>(
       `SELECT account_id, key_id, ${ms('hour_at')} AS at, spend_micro AS spend, requests FROM billing.spend_hours
-       WHERE account_id = ANY ($1::text[]) AND hour_at >= $2 AND hour_at < $3`,
+       WHERE account_id = ANY ($1::text[]) AND hour_at >= $2 AND hour_at < $3
+       UNION ALL
+       SELECT account_id, key_id, ${ms("date_bin('1 hour', slot_at, timestamptz 'epoch')")}, spend_micro, requests FROM billing.spend_slots
+       WHERE account_id = ANY ($1::text[]) AND slot_at >= $2 AND slot_at < $3`,
       [accountIds, new Date(fromMs), new Date(toMs)],
     );
     const history = new Map<string, SpendBucket[]>(accountIds.map((id) => [id, []]));
@@ -117,7 +148,7 @@ export class PgSpendBooks implements SpendBooksStore {
 
   async keepUsual(tx: Queryable, usual: ReadonlyMap<string, UsualSpend>): Promise<void> {
     if (usual.size === 0) return;
-    const kept = [...usual].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const kept = [...usual].sort(([a], [b]) => byId(a, b));
     await tx.query(
       `INSERT INTO billing.spend_usual AS u (account_id, hour_at, usual_micro, history_hours, key_shares)
        SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bigint[], $4::int[], $5::jsonb[])
@@ -133,8 +164,8 @@ export class PgSpendBooks implements SpendBooksStore {
     );
   }
 
-  async prune(slotsBeforeMs: number, hoursBeforeMs: number): Promise<void> {
-    await this.db.query('DELETE FROM billing.spend_slots WHERE slot_at < $1', [new Date(slotsBeforeMs)]);
+  async rollUp(slotsBeforeMs: number, hoursBeforeMs: number): Promise<void> {
+    await this.db.query(ROLL_UP, [new Date(slotsBeforeMs)]);
     await this.db.query('DELETE FROM billing.spend_hours WHERE hour_at < $1', [new Date(hoursBeforeMs)]);
   }
 }

@@ -14,7 +14,7 @@ export interface KeyedCharge {
   requests: number;
 }
 
-/** What the spend watch reads of one account after a batch (SpendFacts, and its usual hour as last read). */
+/** What the spend watch reads of one account after a batch (SpendFacts' parts, and its usual hour as last read). */
 export interface AccountSpendRead {
   recent: SpendBucket[];
   wakes: KeyWake[];

@@ -2,13 +2,14 @@ import { Migration } from '@gw/service-kit';
 
 /**
  * What billing-service keeps to catch a leaked key (docs/architecture.md#a-leaked-key-caught-early),
- * written in the transaction that applies a batch of bills, a few rows per account and key:
+ * written in the transaction that applies a batch of bills, a few rows per account and key (the
+ * 5-minute buckets with room in their pages, as each is rewritten by several batches):
  * - spend_slots: each key's paid spend and requests per 5 minutes (the last hour is read from
- *   them), kept 2 hours; spend_hours: the same per hour, kept 35 days (the history of an
- *   account's usual hour); a bill counts at its request's admitted time, a key '' for bills that
- *   named none;
- * - spend_keys: each key's first and last billed time, and when it was last billed after a rest of
- *   an hour or more (woke_at) with that rest;
+ *   them), rolled up after 2 hours into spend_hours, the same per hour, kept 42 days (the history
+ *   of an account's usual hour); a bill counts at its request's admitted time, a key '' for bills
+ *   that named none;
+ * - spend_keys: each key's first and last billed time (the last a few minutes behind at most), and
+ *   when it was last billed after a rest of an hour or more (woke_at) with that rest;
  * - spend_usual: each account's usual hour as last read (it holds for the clock hour it was read in)
  *   and each key's share of the spend it was read from;
  * - spend_alerts: the alerts raised, open until dismissed or their key is revoked.
@@ -24,7 +25,7 @@ export const migration: Migration = {
           spend_micro bigint NOT NULL,
           requests bigint NOT NULL,
           PRIMARY KEY (account_id, slot_at, key_id)
-        );
+        ) WITH (fillfactor = 70);
         CREATE INDEX spend_slots_at ON billing.spend_slots (slot_at);
         CREATE TABLE billing.spend_hours (
           account_id text NOT NULL,
