@@ -10,18 +10,20 @@ const MIX: Record<Pattern, number> = { steady: 0.2, daily: 0.2, weekly: 0.2, 'ba
 
 /**
  * The rules --grid replays: the way the usual hour is read and the multiple over it, at the
- * chosen floor; then each floor and each wake floor with the rest chosen.
+ * chosen floor; then each floor, wake floor and idle time with the rest chosen.
  */
 export function candidateRules(): SpendRule[] {
   const rules: SpendRule[] = [];
-  for (const [quantile, sameHourSpread] of [
-    [0.99, undefined],
-    [1, undefined],
-    [1, 1],
+  for (const [historyDays, quantile, sameHourSpread, allHoursShare] of [
+    [28, 1, undefined, 0],
+    [35, 0.99, undefined, 0],
+    [35, 1, undefined, 0],
+    [35, 1, 1, 0.25],
   ] as const)
-    for (const multiple of [2, 3, 4, 6]) rules.push({ ...SPEND_RULE, multiple, quantile, sameHourSpread });
+    for (const multiple of [2, 3, 4, 6]) rules.push({ ...SPEND_RULE, historyDays, quantile, sameHourSpread, allHoursShare, multiple });
   for (const floorMicro of [500_000, 2_000_000, 4_000_000]) rules.push({ ...SPEND_RULE, floorMicro });
   for (const wakeFloorMicro of [0, 1_000_000]) rules.push({ ...SPEND_RULE, wakeFloorMicro });
+  for (const idleDays of [7, 32]) rules.push({ ...SPEND_RULE, idleMs: idleDays * 86_400_000 });
   return rules;
 }
 
@@ -108,15 +110,26 @@ export class ReplayTally {
 
   /** One line per rule: its parameters, false alarms of the mix, and each leak's time to flag. */
   gridTable(): string {
-    const head = ['multiple', 'quantile', 'same hour ±', 'floor LYD', 'wake floor LYD', 'false alarms / account-month (jump + idle key)'];
+    const head = [
+      'days',
+      'quantile',
+      'same hour ±',
+      'multiple',
+      'floor LYD',
+      'idle days',
+      'wake floor LYD',
+      'false alarms / account-month (jump + idle key)',
+    ];
     const leakHead = this.leakNames.map((l) => `${l}: minutes to flag, median / p90; within an hour; not in a day`);
     const lines = this.rules.map((r, i) => {
       const fa = this.falseAlarms(i);
       return [
-        r.multiple,
+        r.historyDays,
         r.quantile,
         r.sameHourSpread ?? 'all hours',
+        r.multiple,
         lyd(r.floorMicro),
+        r.idleMs / DAY_MS,
         lyd(r.wakeFloorMicro),
         `${(fa.jump + fa.idle).toFixed(3)} (${fa.jump.toFixed(3)} + ${fa.idle.toFixed(3)})`,
         ...this.leakNames.map((l) => this.leakCells(i, l).slice(0, 3).join('; ')),
