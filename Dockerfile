@@ -3,7 +3,7 @@
 # One recipe, one small image per app. Pick the app with the APP build argument:
 #   docker build --build-arg APP=edge -t chat-gateway/edge:1.0.0 .
 # APP is a folder of apps/ with a src/main.ts: edge, auth-service, quota-service,
-# billing-service, provider-sim, console or ctl.
+# billing-service, provider-sim, console, notifier or ctl.
 #
 # The runtime image is distroless Node.js 22 on Debian 12 (the same Debian as the build stages):
 # no shell, no package manager, only node, the app's own production dependencies and its bundle,

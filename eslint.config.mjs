@@ -15,7 +15,7 @@ const TYPE_RULES = (testOnly) => [
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:test'] },
   { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:lib', 'type:test'] },
 ];
-const SCOPE_RULES = ['edge', 'auth', 'quota', 'billing', 'provider', 'console', 'ops']
+const SCOPE_RULES = ['edge', 'auth', 'quota', 'billing', 'provider', 'console', 'notifier', 'ops']
   .map((scope) => ({ sourceTag: `scope:${scope}`, onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'] }))
   .concat({ sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] });
 

@@ -1,4 +1,14 @@
-import { loadAuditKey, logAuditCheckpoints, Logger, openDatabase, PgAuditTrail, runMigrations, startGrpcServer } from '@gw/service-kit';
+import {
+  HolderEventFeed,
+  loadAuditKey,
+  logAuditCheckpoints,
+  Logger,
+  openDatabase,
+  PgAuditTrail,
+  PgHolderEvents,
+  runMigrations,
+  startGrpcServer,
+} from '@gw/service-kit';
 import { AuthConfig } from './config';
 import { AccountDirectory } from './domain/account-directory';
 import { IdentityChangeHub } from './domain/identity-change-hub';
@@ -19,7 +29,7 @@ export interface AuthApp {
   stop(): Promise<void>;
 }
 
-/** Opens the store, applies migrations and serves auth.v1.Auth plus health. */
+/** Opens the store, applies migrations and serves auth.v1.Auth (its holder events streamed to the notifier) plus health. */
 export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<AuthApp> {
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   const applied = await runMigrations(db, 'auth', AUTH_MIGRATIONS);
@@ -28,7 +38,9 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   if (from === 'file' && config.databaseUrl)
     logger.warn("AUDIT_KEY is unset: the audit chain is keyed with this machine's key file", { file: config.auditKey.file });
   const trail = new PgAuditTrail('auth', key, undefined, config.auditUnkeyedEntries);
-  const store = new PgIdentityStore(db, trail);
+  const holderEvents = new PgHolderEvents('auth');
+  const store = new PgIdentityStore(db, trail, holderEvents);
+  const eventFeed = new HolderEventFeed(db, holderEvents, config.holderEventsPollMs, logger);
   const lastUsed = new LastUsedRecorder(
     (batch) => store.touchKeys(batch),
     config.lastUsedFlushMs,
@@ -39,7 +51,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
     ? await PgIdentityFeed.start(config.databaseUrl, db, hub, logger)
     : new LocalIdentityFeed(hub, logger);
   const directory = new AccountDirectory(store, lastUsed, feed);
-  const server = await startGrpcServer(config, [authGrpc(directory, hub, config.suspensionWhatsapp, logger)], logger);
+  const server = await startGrpcServer(config, [authGrpc(directory, hub, eventFeed, config.suspensionWhatsapp, logger)], logger);
   logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
   const checkpoints = logAuditCheckpoints('auth-service', trail, db, key, config.auditCheckpointIntervalMs, logger);
   return {
@@ -48,6 +60,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
       server.setNotServing();
       // The edges' change streams would hold the server open: ended, each edge drops its cache.
       hub.endAll('auth-service stopping');
+      eventFeed.endAll('auth-service stopping');
       await feed.stop();
       await checkpoints.stop();
       await server.stop(config.shutdownGraceMs);

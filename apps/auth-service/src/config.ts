@@ -7,6 +7,8 @@ export interface AuthConfig extends GrpcServerSettings {
   dataDir: string;
   suspensionWhatsapp: string;
   lastUsedFlushMs: number;
+  /** While the notifier follows the holder events, how often they are looked at besides each commit's notification. */
+  holderEventsPollMs: number;
   /** The audit chain's key: AUDIT_KEY, or the file kept beside the embedded data (loadAuditKey). */
   auditKey: AuditKeySource;
   /** How often the chain's last link is logged as a checkpoint. */
@@ -26,6 +28,7 @@ export function loadConfig(env: Env): Readonly<AuthConfig> {
     dataDir: `${s.DATA_DIR}/auth`,
     suspensionWhatsapp: s.SUSPENSION_WHATSAPP,
     lastUsedFlushMs: s.LAST_USED_FLUSH_MS,
+    holderEventsPollMs: s.HOLDER_EVENTS_POLL_MS,
     auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
     auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,
     auditUnkeyedEntries: s.AUDIT_UNKEYED_ENTRIES,

@@ -1,4 +1,5 @@
 import {
+  HolderEventFeed,
   loadAuditKey,
   logAuditCheckpoints,
   Logger,
@@ -6,6 +7,7 @@ import {
   openDatabase,
   PeriodicTask,
   PgAuditTrail,
+  PgHolderEvents,
   runMigrations,
   startGrpcServer,
 } from '@gw/service-kit';
@@ -15,6 +17,7 @@ import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
 import { LedgerArchive } from './domain/ledger-archive';
+import { LowBalanceThresholds } from './domain/low-balance-thresholds';
 import { startLedgerMonthKeeper } from './domain/ledger-month-keeper';
 import { moneyAuditOf } from './domain/money-audit';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
@@ -28,6 +31,7 @@ import { ServedBeside } from './grpc/served-beside';
 import { olderReleaseBilling } from './legacy/older-release';
 import { BILLING_MIGRATIONS } from './store/migrations/billing-migrations';
 import { PgAccountStatement } from './store/pg-account-statement';
+import { PgBalanceEvents } from './store/pg-balance-events';
 import { PgBillingAudit } from './store/pg-billing-audit';
 import { PgBillingStore } from './store/pg-billing-store';
 import { PgCreditLineStore } from './store/pg-credit-line-store';
@@ -70,7 +74,9 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     const links = new PgMoneyLinks(trail);
     const opened = await links.linkEarlierBooks(db);
     if (opened) logger.info('linked the movements kept before links were', { seq: opened.seq, rows: opened.details.rows });
-    const store = new PgBillingStore(db, links);
+    const holderEvents = new PgHolderEvents('billing');
+    const balanceEvents = new PgBalanceEvents(db, holderEvents);
+    const store = new PgBillingStore(db, links, balanceEvents);
     watchSetAsideBills(db);
     const hub = new PriceWatchHub(config.priceAckTimeoutMs);
     const priceFeed = config.databaseUrl
@@ -81,16 +87,17 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     monthKeeper = await startLedgerMonthKeeper(months, logger);
     moneyAudit = moneyAuditOf(new PgMoneyAudit(db));
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
+    const eventFeed = new HolderEventFeed(db, holderEvents, config.holderEventsPollMs, logger);
     const beside: ServedBeside[] = [olderReleaseBilling(db, links, config, logger)];
     const spendBooks = new PgSpendBooks(db);
     const spendAlertStore = new PgSpendAlerts(db);
-    const spendWatch = new SpendWatch(spendBooks, spendAlertStore, SPEND_RULE, logger);
+    const spendWatch = new SpendWatch(spendBooks, spendAlertStore, holderEvents, SPEND_RULE, logger);
     watchSpendAlerts(db);
     spendRollUp = startSpendRollUp(spendBooks, logger);
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
-        creditLines: new CreditLines(new PgCreditLineStore(db, links, spendWatch), config.filingWindow, {
+        creditLines: new CreditLines(new PgCreditLineStore(db, links, balanceEvents, spendWatch), config.filingWindow, {
           history: new PgPriceHistory(db),
           propagationMs: config.pricePropagationMs,
         }),
@@ -100,6 +107,8 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         setAside: new SetAsideBills(new PgSetAsideBills(db, links)),
         moneyAudit,
         audit: new PgBillingAudit(db, trail),
+        thresholds: new LowBalanceThresholds(balanceEvents),
+        holderEvents: eventFeed,
         spendAlerts: new SpendAlerts(spendAlertStore),
       },
       logger,
@@ -115,6 +124,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         server.setNotServing();
         // The watch streams would hold the server open: ended, each watcher resyncs elsewhere.
         hub.endAll('billing-service stopping');
+        eventFeed.endAll('billing-service stopping');
         await priceFeed.stop();
         await Promise.all(beside.map((served) => served.stop()));
         await monthKeeper?.stop();

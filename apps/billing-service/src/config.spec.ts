@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       holdSweepIntervalMs: 60000,
       priceAckTimeoutMs: 5000,
       moneyAuditIntervalMs: 600_000,
+      holderEventsPollMs: 5000,
       filingWindow: { lateWindowMs: 90_000_000, aheadMs: 300_000 },
       pricePropagationMs: 30_000,
       auditKey: { value: undefined, file: '.data/audit.key' },

@@ -16,6 +16,8 @@ export interface BillingConfig extends GrpcServerSettings {
    * before its stream is ended, so that it refuses paid work until it has the whole table again.
    */
   priceAckTimeoutMs: number;
+  /** While the notifier follows the holder events, how often they are looked at besides each commit's notification. */
+  holderEventsPollMs: number;
   /** How often the books are audited for the money_audit_violations gauge. */
   moneyAuditIntervalMs: number;
   /**
@@ -51,6 +53,7 @@ export function loadConfig(env: Env): Readonly<BillingConfig> {
     holdSweepIntervalMs: s.HOLD_SWEEP_INTERVAL_MS,
     priceAckTimeoutMs: s.PRICE_ACK_TIMEOUT_MS,
     moneyAuditIntervalMs: s.MONEY_AUDIT_INTERVAL_MS,
+    holderEventsPollMs: s.HOLDER_EVENTS_POLL_MS,
     filingWindow: Object.freeze({ lateWindowMs: s.BILL_LATE_WINDOW_MS, aheadMs: s.BILL_AHEAD_MS }),
     pricePropagationMs: s.PRICE_PROPAGATION_MS,
     auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },

@@ -8,6 +8,7 @@ import {
   grpcCodeOf,
   openDatabase,
   PgAuditTrail,
+  PgHolderEvents,
   RpcClient,
   rpcClient,
   runMigrations,
@@ -19,6 +20,7 @@ import { BillingLedger } from '../src/domain/billing-ledger';
 import { LocalPriceFeed } from '../src/domain/price-feed';
 import { PriceWatchHub } from '../src/domain/price-watch-hub';
 import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
+import { PgBalanceEvents } from '../src/store/pg-balance-events';
 import { PgBillingStore } from '../src/store/pg-billing-store';
 import { PgMoneyLinks } from '../src/store/pg-money-links';
 
@@ -43,7 +45,7 @@ export async function openBillingTestDb(): Promise<BillingTestDb> {
   const testDb = await createTestDatabase();
   const db = await openDatabase(testDb.url, '');
   await runMigrations(db, 'billing', BILLING_MIGRATIONS);
-  const store = new PgBillingStore(db, testMoneyLinks());
+  const store = new PgBillingStore(db, testMoneyLinks(), new PgBalanceEvents(db, new PgHolderEvents('billing')));
   return {
     url: testDb.url,
     db,

@@ -133,6 +133,24 @@ describe('spend alerts: which key spent what, and a leaked key caught, over bill
     expect(alert.lastHourRequests).toBeGreaterThanOrEqual(4);
     expect(await metric('billing_spend_alerts_total{reason="spend-jump"}')).toBe(raisedBefore + 1);
     expect(await metric('billing_spend_alerts_open')).toBeGreaterThanOrEqual(1);
+    // Its holder event, for the holder's security mail, in the same transaction: one.
+    const { rows: events } = await t.db.query<{ details: Record<string, unknown> }>(
+      `SELECT details FROM billing.holder_events WHERE account_id = $1 AND kind = 'key-leak-suspected'`,
+      [accountId],
+    );
+    expect(events).toEqual([
+      {
+        details: {
+          keyId: 'key-leaked',
+          reason: "the account's last hour spent far more than its usual busy hour",
+          keyLastHourMicro: alert.keyLastHourMicroLyd,
+          lastHourMicro: alert.lastHourMicroLyd,
+          lastHourRequests: alert.lastHourRequests,
+          usualHourMicro: usualMicro,
+          thresholdMicro: alert.thresholdMicroLyd,
+        },
+      },
+    ]);
     // The operator sees it among every account's.
     const all = (await client(1).listSpendAlerts({ accountId: '', includeClosed: false, limit: 100 })).alerts;
     expect(all.map((a) => a.alertId)).toContain(alert.alertId);

@@ -105,9 +105,10 @@ describe('where the money goes, in a real browser, as the ledger has it', () => 
   };
   const storedThreshold = async () =>
     (
-      await pg.query<{ t: string }>('SELECT threshold_micro::text AS t FROM console.low_balance_thresholds WHERE account_id = $1', [
-        holder.accountId,
-      ])
+      await pg.query<{ t: string }>(
+        'SELECT threshold_micro::text AS t FROM billing.balance_alerts WHERE account_id = $1 AND threshold_micro IS NOT NULL',
+        [holder.accountId],
+      )
     ).rows.map((r) => Number(r.t));
 
   it("shows the balance, spent today, the 7 days' average and how long the balance lasts, as the ledger has them", async () => {

@@ -8,6 +8,8 @@ export interface ConsoleConfig extends GrpcServerSettings {
   authAddr: string;
   billingAddr: string;
   quotaAddr: string;
+  /** The notifier: the account's mails on the Mail page. */
+  notifierAddr: string;
   grpcTimeoutMs: number;
   /** The address holders reach the console at, for invitation links. */
   publicUrl: string;
@@ -42,6 +44,7 @@ export function loadConfig(env: Env): Readonly<ConsoleConfig> {
     authAddr: s.AUTH_ADDR,
     billingAddr: s.BILLING_ADDR,
     quotaAddr: s.QUOTA_ADDR,
+    notifierAddr: s.NOTIFIER_ADDR,
     grpcTimeoutMs: s.GRPC_TIMEOUT_MS,
     publicUrl: (s.CONSOLE_PUBLIC_URL ?? `http://127.0.0.1:${s.CONSOLE_PORT}`).replace(/\/+$/, ''),
     secureCookies: s.CONSOLE_SECURE_COOKIES,

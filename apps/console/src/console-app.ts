@@ -2,14 +2,17 @@ import { AddressInfo } from 'node:net';
 import { Logger, openDatabase, PeriodicTask, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { AuthClient } from './clients/auth-client';
 import { MoneyClients } from './clients/money-clients';
+import { NotifierClient } from './clients/notifier-client';
 import { ConsoleConfig } from './config';
 import { HolderAccess } from './domain/holder-access';
 import { SignInGuard, signInLimits } from './domain/sign-in-guard';
+import { ThresholdHandover } from './domain/threshold-handover';
 import { consoleGrpc } from './grpc/console-grpc';
 import { startConsoleServer } from './http/console-server';
 import { CONSOLE_MIGRATIONS } from './store/console-migrations';
 import { PgConsoleStore } from './store/pg-console-store';
-import { PgLowBalanceStore } from './store/pg-low-balance-store';
+import { PgKeptThresholdStore } from './store/pg-kept-threshold-store';
+import { PgMailSwitchStore } from './store/pg-mail-switch-store';
 import { PgSignInAttemptStore } from './store/pg-sign-in-attempt-store';
 
 const CLEANUP_MS = 10 * 60_000;
@@ -23,7 +26,10 @@ export interface ConsoleApp {
   stop(): Promise<void>;
 }
 
-/** Opens the store, applies migrations, serves the web pages and console.v1 (for ctl). */
+/**
+ * Opens the store, applies migrations, hands the low-balance thresholds it kept over to
+ * billing-service, serves the web pages and console.v1 (for ctl and the notifier).
+ */
 export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Promise<ConsoleApp> {
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   try {
@@ -37,14 +43,18 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
     const access = new HolderAccess(store, guard, { sessionTtlMs: config.sessionTtlMs, publicUrl: config.publicUrl });
     const auth = new AuthClient(config.authAddr, config.security, config.grpcTimeoutMs);
     const money = new MoneyClients(config, config.security, config.grpcTimeoutMs);
-    const grpc = await startGrpcServer(config, [consoleGrpc(access, auth, logger)], logger);
-    const thresholds = new PgLowBalanceStore(db);
+    const notifier = new NotifierClient(config.notifierAddr, config.security, config.grpcTimeoutMs);
+    const mailSwitches = new PgMailSwitchStore(db);
+    const grpc = await startGrpcServer(config, [consoleGrpc(access, auth, mailSwitches, logger)], logger);
+    const handover = new ThresholdHandover(new PgKeptThresholdStore(db), money, logger);
+    handover.start();
     const web = await startConsoleServer(
       {
         access,
         auth,
         money,
-        thresholds,
+        notifier,
+        mailSwitches,
         sessionTtlMs: config.sessionTtlMs,
         secureCookies: config.secureCookies,
         trustProxyHops: config.trustProxyHops,
@@ -68,11 +78,13 @@ export async function startConsoleApp(config: ConsoleConfig, logger: Logger): Pr
       stop: async () => {
         grpc.setNotServing();
         await cleanup.stop();
+        await handover.stop();
         web.closeIdleConnections();
         await new Promise<void>((resolve) => web.close(() => resolve()));
         await grpc.stop(config.shutdownGraceMs);
         auth.close();
         money.close();
+        notifier.close();
         await db.close();
       },
     };

@@ -8,7 +8,8 @@ import { HolderAccess } from '../src/domain/holder-access';
 import { SignInGuard, signInLimits } from '../src/domain/sign-in-guard';
 import { startConsoleServer } from '../src/http/console-server';
 import { CONSOLE_MIGRATIONS } from '../src/store/console-migrations';
-import { LowBalanceStore } from '../src/store/low-balance-store';
+import { NotifierClient } from '../src/clients/notifier-client';
+import { MailSwitchStore } from '../src/store/mail-switch-store';
 import { PgConsoleStore } from '../src/store/pg-console-store';
 import { PgSignInAttemptStore } from '../src/store/pg-sign-in-attempt-store';
 
@@ -41,13 +42,14 @@ describe('sign-in attempts by client address (POST /sign-in)', () => {
       new SignInGuard(new PgSignInAttemptStore(db), signInLimits(2, 60_000, 60_000)),
       { sessionTtlMs: 60_000, publicUrl: 'http://x' },
     );
-    const unused = {} as AuthClient & MoneyClients & LowBalanceStore;
+    const unused = {} as AuthClient & MoneyClients & NotifierClient & MailSwitchStore;
     const server = await startConsoleServer(
       {
         access,
         auth: unused,
         money: unused,
-        thresholds: unused,
+        notifier: unused,
+        mailSwitches: unused,
         sessionTtlMs: 60_000,
         secureCookies: false,
         trustProxyHops: hops,

@@ -39,10 +39,10 @@ describe('the metrics the dashboard and the alerts name', () => {
   }, 90_000);
   afterAll(() => gw?.stop(), 60_000);
 
-  it('are all exposed by the edge, auth-, quota- or billing-service', async () => {
+  it('are all exposed by the edge, auth-, quota-, billing-service or the notifier', async () => {
     const { key } = await gw.account('5');
     await readEvents(await gw.chat(key, { model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'hello' }], stream: true }));
-    const apps = ['edge', 'auth-service', 'quota-service', 'billing-service'] as const;
+    const apps = ['edge', 'auth-service', 'quota-service', 'billing-service', 'notifier'] as const;
     const exposed = new Set(
       (await Promise.all(apps.map(async (app) => declaredMetrics(await (await fetch(gw.stack.metricsUrls[app])).text())))).flat(),
     );

@@ -4,6 +4,7 @@ import { BILLING_SETTINGS } from './billing-service';
 import { CONSOLE_SETTINGS } from './console';
 import { CTL_SETTINGS } from './ctl';
 import { EDGE_SETTINGS } from './edge';
+import { NOTIFIER_SETTINGS } from './notifier';
 import { PROVIDER_SIM_SETTINGS } from './provider-sim';
 import { QUOTA_SETTINGS } from './quota-service';
 
@@ -19,6 +20,7 @@ export const APP_SETTINGS = {
   'billing-service': [BILLING_SETTINGS, GRPC_SECURITY_SETTINGS],
   'provider-sim': [PROVIDER_SIM_SETTINGS],
   console: [CONSOLE_SETTINGS, GRPC_SECURITY_SETTINGS],
+  notifier: [NOTIFIER_SETTINGS, GRPC_SECURITY_SETTINGS],
   ctl: [CTL_SETTINGS, GRPC_SECURITY_SETTINGS],
 } as const satisfies Record<string, readonly SettingsTable[]>;
 

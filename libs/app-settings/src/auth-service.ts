@@ -7,6 +7,7 @@ import {
   DATA_DIR,
   DATABASE_URL,
   GRPC_MAX_CONNECTION_AGE_MS,
+  HOLDER_EVENTS_POLL_MS,
   LOG_LEVEL,
   SHUTDOWN_GRACE_MS,
 } from './common';
@@ -21,6 +22,7 @@ export const AUTH_SETTINGS = defineSettings({
   DATA_DIR,
   SUSPENSION_WHATSAPP: setting.string('+218910000000', 'the contact in the suspension object'),
   LAST_USED_FLUSH_MS: setting.int(1000, 'how often the batched "last used" times of keys are written'),
+  HOLDER_EVENTS_POLL_MS,
   AUDIT_KEY,
   AUDIT_CHECKPOINT_INTERVAL_MS,
   AUDIT_UNKEYED_ENTRIES,

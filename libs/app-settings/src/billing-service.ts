@@ -7,6 +7,7 @@ import {
   DATA_DIR,
   DATABASE_URL,
   GRPC_MAX_CONNECTION_AGE_MS,
+  HOLDER_EVENTS_POLL_MS,
   LOG_LEVEL,
   SHUTDOWN_GRACE_MS,
 } from './common';
@@ -23,6 +24,7 @@ export const BILLING_SETTINGS = defineSettings({
   HOLD_SWEEP_INTERVAL_MS: setting.int(60_000, 'how often the sweeper looks for stale holds'),
   PRICE_ACK_TIMEOUT_MS: setting.int(5000, 'how long SetPrice waits for each price watcher to apply a price before cutting its watch'),
   MONEY_AUDIT_INTERVAL_MS: setting.int(600_000, 'how often the books are audited for the money_audit_violations gauge'),
+  HOLDER_EVENTS_POLL_MS,
   BILL_LATE_WINDOW_MS: setting.int(
     90_000_000,
     'a bill admitted longer ago than this is set aside, not filed; a month is archived only this long after it ends',

@@ -23,6 +23,17 @@ export const BILLING_ADDR = setting.string(
   '127.0.0.1:50053',
   "billing-service's address: host:port, or dns:///name:port for every address of the name",
 );
+export const CONSOLE_ADDR = setting.string(
+  '127.0.0.1:50054',
+  "the console's console.v1 address: host:port, or dns:///name:port for every address of the name",
+);
+export const NOTIFIER_ADDR = setting.string(
+  '127.0.0.1:50055',
+  "the notifier's notifier.v1 address: host:port, or dns:///name:port for every address of the name",
+);
+export const CONSOLE_PUBLIC_URL = setting.optional(
+  'the address holders reach the console at (invitation links, links in mail); unset: http://127.0.0.1:$CONSOLE_PORT',
+);
 export const SHUTDOWN_GRACE_MS = setting.int(10_000, 'the drain time on SIGTERM');
 export const AUDIT_KEY = setting.optional(
   "the audit chain's HMAC key, at least 32 characters: a deployment secret, the same for every replica, never in Postgres; unset: $DATA_DIR/audit.key, made on the first start",
@@ -36,4 +47,9 @@ export const AUDIT_CHECKPOINT_INTERVAL_MS = setting.int(
   600_000,
   "how often the audit chain's last link is logged at info as a checkpoint to keep outside the database",
   { min: 1000 },
+);
+export const HOLDER_EVENTS_POLL_MS = setting.int(
+  5000,
+  "while the notifier follows the service's holder events, how often they are looked at besides the notification of each commit",
+  { min: 100 },
 );

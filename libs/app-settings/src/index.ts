@@ -6,5 +6,6 @@ export { BILLING_SETTINGS } from './billing-service';
 export { CONSOLE_SETTINGS } from './console';
 export { CTL_SETTINGS } from './ctl';
 export { EDGE_SETTINGS } from './edge';
+export { NOTIFIER_SETTINGS } from './notifier';
 export { PROVIDER_SIM_SETTINGS } from './provider-sim';
 export { QUOTA_SETTINGS } from './quota-service';

@@ -5,3 +5,5 @@ export * as consoleV1 from './gen/console/v1/console';
 export * as healthV1 from './gen/grpc/health/v1/health';
 export { METHOD_CALLERS } from './gen/access/method-callers';
 export * as auditV1 from './gen/audit/v1/audit';
+export * as eventsV1 from './gen/events/v1/events';
+export * as notifierV1 from './gen/notifier/v1/notifier';

@@ -2,7 +2,16 @@
 export const TRUST_DOMAIN = 'chat-gateway';
 
 /** Every identity of the gateway's gRPC hops, each with a certificate of its own. */
-export const GATEWAY_IDENTITIES = ['edge', 'auth-service', 'quota-service', 'billing-service', 'ctl', 'console', 'chat-product'] as const;
+export const GATEWAY_IDENTITIES = [
+  'edge',
+  'auth-service',
+  'quota-service',
+  'billing-service',
+  'ctl',
+  'console',
+  'chat-product',
+  'notifier',
+] as const;
 
 /** One of GATEWAY_IDENTITIES. */
 export type GatewayIdentity = (typeof GATEWAY_IDENTITIES)[number];

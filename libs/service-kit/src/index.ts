@@ -32,7 +32,7 @@ export { callStreamHandler, drainCallStreams, oneMethodDispatching, ONEOF_DISPAT
 export type { CallDispatching } from './grpc/call-stream-handler';
 export { grpcClient, GRPC_OPTIONS } from './grpc/grpc-channel';
 export { onShutdown } from './process/shutdown';
-export type { Database, Queryable, QueryResult } from './db/database';
+export type { Database, Listening, Queryable, QueryResult } from './db/database';
 export { openDatabase } from './db/open-database';
 export { runMigrations } from './db/migrations';
 export type { Migration } from './db/migrations';
@@ -58,3 +58,18 @@ export { logAuditCheckpoints } from './audit/audit-checkpoints';
 export { auditActor, MAX_AUDIT_REASON_LENGTH } from './audit/audit-actor';
 export type { AuditActor } from './audit/audit-actor';
 export { fromCheckpointMessage, toAuditEntryMessage, toChainCheckMessage } from './audit/audit-messages';
+export {
+  fromHolderEventKindWire,
+  HOLDER_EVENT_KINDS,
+  isHolderEventKind,
+  SECURITY_EVENT_KINDS,
+  toHolderEventKindWire,
+} from './events/holder-event-kinds';
+export type { HolderEventKindName } from './events/holder-event-kinds';
+export { decodeCursor, encodeCursor, START_CURSOR } from './events/holder-event-cursor';
+export type { HolderEventCursor } from './events/holder-event-cursor';
+export { holderEventsChannel, holderEventsMigration, PgHolderEvents } from './events/pg-holder-events';
+export type { HolderEvent, HolderEventDraft, HolderEventPage, HolderEventValue } from './events/pg-holder-events';
+export { HolderEventFeed } from './events/holder-event-feed';
+export type { HolderEventSink, HolderEventWatch } from './events/holder-event-feed';
+export { toHolderEventMessage, watchHolderEvents } from './events/watch-holder-events';

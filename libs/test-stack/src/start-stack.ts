@@ -45,7 +45,7 @@ export interface RunningStack {
   /** The web console's address, `http://127.0.0.1:<port>`. */
   consoleUrl: string;
   /** The /metrics address of every process that has one, by app (first replica). */
-  metricsUrls: Record<'auth-service' | 'quota-service' | 'billing-service' | 'edge', string>;
+  metricsUrls: Record<'auth-service' | 'quota-service' | 'billing-service' | 'edge' | 'notifier', string>;
   /** The /metrics address of every replica of auth- or quota-service or of the edge, in start order. */
   replicaMetricsUrls: Record<'auth-service' | 'quota-service' | 'edge', string[]>;
   providerUrl: string;
@@ -124,8 +124,9 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const readyz = (port: number, host = '127.0.0.1'): Readiness => readyzAt(host, port);
 
 /**
- * Starts provider-sim, auth-, quota- and billing-service and the edge from `dist/` (built by the
- * Jest global setup) as separate processes, on free ports, against the given stores.
+ * Starts provider-sim, auth-, quota- and billing-service, the edge, the console and the notifier
+ * from `dist/` (built by the Jest global setup) as separate processes, on free ports, against the
+ * given stores. Without SMTP_URL in `env`, the notifier keeps holders' mail in its outbox.
  */
 export async function startStack(options: StackOptions): Promise<RunningStack> {
   const spread = options.quotaSpread;
@@ -140,7 +141,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     adminPorts,
     authPorts,
     quotaPorts,
-    [billing, sim, billingMetrics, consoleHttp, consoleGrpc, consoleMetrics],
+    [billing, sim, billingMetrics, consoleHttp, consoleGrpc, consoleMetrics, notifierGrpc, notifierMetrics],
     authMetrics,
     quotaMetrics,
   ] = await Promise.all([
@@ -148,7 +149,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     ports(count.edge),
     ports(count.auth),
     ports(count.quota),
-    ports(6),
+    ports(8),
     ports(count.auth),
     ports(count.quota),
   ]);
@@ -172,6 +173,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     QUOTA_ADDR: spread ? spread.address(quotaPorts[0]) : addr(quotaPorts[0]),
     BILLING_ADDR: addr(billing),
     CONSOLE_ADDR: addr(consoleGrpc),
+    NOTIFIER_ADDR: addr(notifierGrpc),
+    CONSOLE_PUBLIC_URL: `http://127.0.0.1:${consoleHttp}`,
     PROVIDER_BASE_URL: `http://127.0.0.1:${sim}/v1`,
     PROVIDER_API_KEY: 'gateway-own-provider-key',
     ...options.env,
@@ -206,6 +209,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         TLS_DIR: tlsDir('console'),
       },
       readiness: readyz(consoleMetrics),
+    },
+    {
+      app: 'notifier',
+      replica: 0,
+      env: { NOTIFIER_PORT: String(notifierGrpc), NOTIFIER_METRICS_PORT: String(notifierMetrics), TLS_DIR: tlsDir('notifier') },
+      readiness: readyz(notifierMetrics),
     },
     ...edgePorts.map((p, i) => ({
       app: 'edge',
@@ -314,6 +323,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       'quota-service': `http://${spread?.bindHosts[0] ?? '127.0.0.1'}:${quotaMetrics[0]}/metrics`,
       'billing-service': `http://127.0.0.1:${billingMetrics}/metrics`,
       edge: `http://127.0.0.1:${adminPorts[0]}/metrics`,
+      notifier: `http://127.0.0.1:${notifierMetrics}/metrics`,
     },
     replicaMetricsUrls: {
       'auth-service': authMetrics.map((p) => `http://127.0.0.1:${p}/metrics`),

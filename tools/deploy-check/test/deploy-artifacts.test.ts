@@ -68,9 +68,40 @@ const APPS: AppSpec[] = [
     portVar: 'CONSOLE_PORT',
     health: 'admin',
     adminPortVar: 'CONSOLE_METRICS_PORT',
-    required: ['DATABASE_URL', 'AUTH_ADDR', 'BILLING_ADDR', 'QUOTA_ADDR', 'CONSOLE_GRPC_PORT', 'CONSOLE_PUBLIC_URL', 'TLS_DIR', GRACE],
+    required: [
+      'DATABASE_URL',
+      'AUTH_ADDR',
+      'BILLING_ADDR',
+      'QUOTA_ADDR',
+      'NOTIFIER_ADDR',
+      'CONSOLE_GRPC_PORT',
+      'CONSOLE_PUBLIC_URL',
+      'TLS_DIR',
+      GRACE,
+    ],
     autoscaled: false,
     mtls: true,
+  },
+  {
+    name: 'notifier',
+    env: env('notifier'),
+    portVar: 'NOTIFIER_PORT',
+    health: 'admin',
+    adminPortVar: 'NOTIFIER_METRICS_PORT',
+    required: [
+      'DATABASE_URL',
+      'AUTH_ADDR',
+      'BILLING_ADDR',
+      'CONSOLE_ADDR',
+      'SMTP_URL',
+      'MAIL_FROM',
+      'CONSOLE_PUBLIC_URL',
+      'TLS_DIR',
+      GRACE,
+    ],
+    autoscaled: false,
+    mtls: true,
+    headless: true,
   },
 ];
 const PROD_APPS = APPS.filter((a) => a.name !== 'provider-sim');
@@ -83,20 +114,23 @@ const SERVERS = ['auth-service', 'quota-service', 'billing-service'];
  */
 const REACHABLE: Record<string, Record<string, string[]>> = {
   edge: { http: ['ingress controller'], admin: ['monitoring'] },
-  'auth-service': { grpc: ['console', 'ctl', 'edge'], metrics: ['monitoring'] },
+  'auth-service': { grpc: ['console', 'ctl', 'edge', 'notifier'], metrics: ['monitoring'] },
   'quota-service': { grpc: ['chat product', 'console', 'ctl', 'edge'], metrics: ['monitoring'] },
-  'billing-service': { grpc: ['console', 'ctl', 'edge', 'quota-service'], metrics: ['monitoring'] },
+  'billing-service': { grpc: ['console', 'ctl', 'edge', 'notifier', 'quota-service'], metrics: ['monitoring'] },
   'provider-sim': { http: ['edge'] },
-  console: { http: ['ingress controller'], grpc: ['ctl'], metrics: ['monitoring'] },
+  console: { http: ['ingress controller'], grpc: ['ctl', 'notifier'], metrics: ['monitoring'] },
+  notifier: { grpc: ['console'], metrics: ['monitoring'] },
 };
 const NAME = 'app.kubernetes.io/name';
 const namespaceNamed = (name: string) => ({ 'kubernetes.io/metadata.name': name });
 /** Pods of the gateway's namespace, by app label, and pods of other namespaces, by the labels of those (the placeholders of the policies). */
 const PEERS: Peer[] = [
-  ...['edge', 'auth-service', 'quota-service', 'billing-service', 'provider-sim', 'ctl', 'console', 'another-pod'].map((name) => ({
-    name,
-    podLabels: { [NAME]: name },
-  })),
+  ...['edge', 'auth-service', 'quota-service', 'billing-service', 'provider-sim', 'ctl', 'console', 'notifier', 'another-pod'].map(
+    (name) => ({
+      name,
+      podLabels: { [NAME]: name },
+    }),
+  ),
   { name: 'ingress controller', podLabels: { [NAME]: 'ingress-nginx' }, namespaceLabels: namespaceNamed('ingress-nginx') },
   { name: 'monitoring', podLabels: { [NAME]: 'prometheus' }, namespaceLabels: namespaceNamed('monitoring') },
   {
@@ -162,7 +196,16 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
   it("issues every identity from the namespace's own CA, with its SPIFFE ID, and the servers with their DNS names", () => {
     expect(certificateProblems(objects, SERVERS)).toEqual([]);
     const identities = objects.filter((o) => o.kind === 'Certificate' && !(o.spec as { isCA?: boolean }).isCA).map((o) => o.metadata.name);
-    expect(identities.sort()).toEqual(['auth-service', 'billing-service', 'chat-product', 'console', 'ctl', 'edge', 'quota-service']);
+    expect(identities.sort()).toEqual([
+      'auth-service',
+      'billing-service',
+      'chat-product',
+      'console',
+      'ctl',
+      'edge',
+      'notifier',
+      'quota-service',
+    ]);
     expect(objects.filter((o) => o.kind === 'ClusterIssuer')).toEqual([]);
   });
 
@@ -187,6 +230,7 @@ describe.each(overlayNames)('k8s/overlays/%s', (overlay) => {
       ['auth-service', 50051],
       ['quota-service', 50052],
       ['billing-service', 50053],
+      ['notifier', 50055],
     ] as const) {
       expect({
         name,

@@ -73,7 +73,7 @@ describe('k8s/overlays/prod/monitoring', () => {
     expect(monitoring.every((o) => o.metadata.namespace === 'chat-gateway')).toBe(true);
   });
 
-  it('alerts on errors, the outbox, the breaker, Redis, PostgreSQL, holds and leaked keys, each rule readable PromQL with a runbook in docs/operations.md', () => {
+  it('alerts on errors, the outbox, the breaker, Redis, PostgreSQL, holds, mail and leaked keys, each rule readable PromQL with a runbook in docs/operations.md', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
         'EdgeFinalBillsNearLimit',
@@ -83,6 +83,7 @@ describe('k8s/overlays/prod/monitoring', () => {
         'LapseCorrectionShortfall',
         'LeakedKeySuspected',
         'MoneyAuditViolation',
+        'NotifierMailFailing',
         'PostgresUnavailable',
         'ProviderBreakerOpen',
         'RedisUnavailable',
@@ -123,6 +124,7 @@ describe('k8s/overlays/prod/monitoring', () => {
     ],
     ['LapseCorrectionShortfall at a shortfall, and clears an hour after the last', 'lapse-shortfall-alert.promtool.yaml'],
     ['LeakedKeySuspected at a spend alert raised for a holder, and clears an hour after the last', 'leaked-key-alert.promtool.yaml'],
+    ['NotifierMailFailing while a mail waits past 15 minutes, and for an hour after one is given up', 'notifier-mail-alert.promtool.yaml'],
   ])('fires %s (promtool test rules)', (_alert, testFile) => {
     expect(promtoolTest(testFile)).toContain('SUCCESS');
   });
@@ -131,7 +133,7 @@ describe('k8s/overlays/prod/monitoring', () => {
     const prod = kustomizeBuild(k8s('overlays/prod'));
     const podMonitor = findObject(monitoring, 'PodMonitor', 'chat-gateway');
     const scrapedPorts = (podMonitor?.spec as { podMetricsEndpoints: { port: string }[] }).podMetricsEndpoints.map((e) => e.port);
-    for (const name of ['edge', 'auth-service', 'quota-service', 'billing-service', 'console']) {
+    for (const name of ['edge', 'auth-service', 'quota-service', 'billing-service', 'console', 'notifier']) {
       const template = podTemplate(findObject(prod, 'Deployment', name) as K8sObject);
       const ports = (template.spec.containers[0] as { ports: { name: string; containerPort: number }[] }).ports;
       const metricsPort = ports.find((p) => scrapedPorts.includes(p.name));
@@ -169,6 +171,7 @@ describe("docker compose's observability profile", () => {
     'quota-service': 'QUOTA_METRICS_PORT',
     'billing-service': 'BILLING_METRICS_PORT',
     console: 'CONSOLE_METRICS_PORT',
+    notifier: 'NOTIFIER_METRICS_PORT',
   };
 
   it('adds Jaeger, Prometheus and Grafana only with --profile observability', () => {
@@ -193,7 +196,15 @@ describe("docker compose's observability profile", () => {
   it('traces every gateway process to Jaeger with the tracing file, which is a valid compose file of the same services', () => {
     expect(composeErrors(tracing)).toEqual([]);
     const traced = tracing.services as Record<string, Service>;
-    expect(Object.keys(traced).sort()).toEqual(['auth-service', 'billing-service', 'console', 'edge', 'provider-sim', 'quota-service']);
+    expect(Object.keys(traced).sort()).toEqual([
+      'auth-service',
+      'billing-service',
+      'console',
+      'edge',
+      'notifier',
+      'provider-sim',
+      'quota-service',
+    ]);
     for (const [name, service] of Object.entries(traced)) {
       expect(services[name]).toBeDefined();
       expect({ name, endpoint: service.environment?.OTEL_EXPORTER_OTLP_ENDPOINT }).toEqual({ name, endpoint: 'http://jaeger:4318' });

@@ -19,6 +19,8 @@ export const PORT_VARIABLES = [
   'CONSOLE_PORT',
   'CONSOLE_GRPC_PORT',
   'CONSOLE_METRICS_PORT',
+  'NOTIFIER_PORT',
+  'NOTIFIER_METRICS_PORT',
 ] as const;
 
 /**

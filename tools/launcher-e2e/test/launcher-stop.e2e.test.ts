@@ -8,7 +8,7 @@ import { portsInUse } from './ports-in-use';
 import { killAll, processTree, survivors } from './process-tree';
 
 /** The services in the order the launcher stops them: each before those it calls. */
-const STOP_ORDER = ['console', 'edge', 'billing-service', 'quota-service', 'auth-service', 'provider-sim'];
+const STOP_ORDER = ['notifier', 'console', 'edge', 'billing-service', 'quota-service', 'auth-service', 'provider-sim'];
 const STOPPED_WITHIN_MS = 30_000;
 const START_TIMEOUT_MS = 120_000;
 

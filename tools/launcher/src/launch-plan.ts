@@ -7,6 +7,8 @@ export interface PlannedProcess {
   app: string;
   /** Every port it listens on. */
   ports: NamedPort[];
+  /** Started at once with the process before it, not after it is ready (it needs nothing of it to start). */
+  withPrevious?: boolean;
 }
 
 /** Everything `npm start` starts, in order, and the environment they all get. */
@@ -31,7 +33,8 @@ export interface LaunchPlan {
 
 /**
  * Plans the local stack on embedded defaults: provider-sim only when no PROVIDER_BASE_URL is set,
- * then the three services, then the edge, all on 127.0.0.1.
+ * then the three services, the edge, the console and the notifier (which keeps holders' mail in
+ * its outbox, shown by the console, unless SMTP_URL is set), all on 127.0.0.1.
  */
 export function planLaunch(env: Env): LaunchPlan {
   const ports = {
@@ -46,6 +49,8 @@ export function planLaunch(env: Env): LaunchPlan {
     console: readInt(env, 'CONSOLE_PORT', 8081),
     consoleGrpc: readInt(env, 'CONSOLE_GRPC_PORT', 50054),
     consoleMetrics: readInt(env, 'CONSOLE_METRICS_PORT', 9104),
+    notifier: readInt(env, 'NOTIFIER_PORT', 50055),
+    notifierMetrics: readInt(env, 'NOTIFIER_METRICS_PORT', 9105),
     sim: readInt(env, 'PROVIDER_SIM_PORT', 8090),
   };
   const host = '127.0.0.1';
@@ -53,6 +58,8 @@ export function planLaunch(env: Env): LaunchPlan {
   const quotaAddr = `${host}:${ports.quota}`;
   const billingAddr = `${host}:${ports.billing}`;
   const consoleAddr = `${host}:${ports.consoleGrpc}`;
+  const notifierAddr = `${host}:${ports.notifier}`;
+  const consoleUrl = `http://${host}:${ports.console}`;
   const providerBaseUrl = readOptional(env, 'PROVIDER_BASE_URL');
   const childEnv: Record<string, string> = {
     ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>),
@@ -68,11 +75,16 @@ export function planLaunch(env: Env): LaunchPlan {
     CONSOLE_PORT: String(ports.console),
     CONSOLE_GRPC_PORT: String(ports.consoleGrpc),
     CONSOLE_METRICS_PORT: String(ports.consoleMetrics),
+    NOTIFIER_PORT: String(ports.notifier),
+    NOTIFIER_METRICS_PORT: String(ports.notifierMetrics),
     PROVIDER_SIM_PORT: String(ports.sim),
     AUTH_ADDR: authAddr,
     QUOTA_ADDR: quotaAddr,
     BILLING_ADDR: billingAddr,
     CONSOLE_ADDR: consoleAddr,
+    NOTIFIER_ADDR: notifierAddr,
+    // The links in holders' mail lead to the console started here, unless it is reached elsewhere.
+    CONSOLE_PUBLIC_URL: readOptional(env, 'CONSOLE_PUBLIC_URL') ?? consoleUrl,
     PROVIDER_BASE_URL: providerBaseUrl ?? `http://${host}:${ports.sim}/v1`,
   };
   const named = (...names: string[]): NamedPort[] => names.map((name) => ({ name, port: Number(childEnv[name]) }));
@@ -84,6 +96,8 @@ export function planLaunch(env: Env): LaunchPlan {
     { app: 'billing-service', ports: named('BILLING_PORT', 'BILLING_METRICS_PORT') },
     { app: 'edge', ports: named('EDGE_PORT', 'EDGE_ADMIN_PORT') },
     { app: 'console', ports: named('CONSOLE_PORT', 'CONSOLE_GRPC_PORT', 'CONSOLE_METRICS_PORT') },
+    // Its embedded database is made while the console makes its own.
+    { app: 'notifier', ports: named('NOTIFIER_PORT', 'NOTIFIER_METRICS_PORT'), withPrevious: true },
   );
   const dataDir = readString(env, 'DATA_DIR', '.data');
   const ctlSecurity = readGrpcSecurity(env, 'ctl');
@@ -92,7 +106,7 @@ export function planLaunch(env: Env): LaunchPlan {
     env: childEnv,
     bindHost: childEnv.BIND_HOST,
     edgeUrl: `http://${host}:${ports.edge}/v1`,
-    consoleUrl: `http://${host}:${ports.console}`,
+    consoleUrl,
     consoleAddr,
     dataDir,
     tlsRoot: ctlSecurity.kind === 'mtls' ? join(dataDir, 'tls') : undefined,

@@ -38,12 +38,19 @@ async function main(): Promise<void> {
       const made = ensureDevCertificates(plan.tlsRoot);
       if (made.length) say(`made development certificates under ${plan.tlsRoot} for ${made.join(', ')}`);
     }
-    for (const { app } of plan.processes) {
+    const start = async (app: string) => {
       await group.start(app, join(__dirname, '..', '..', 'apps', app, 'main.js'), plan.env, READY_TIMEOUT_MS).catch((err: Error) => {
         throw new Error(`${app}: ${err.message}`);
       });
       say(`${app} is ready`);
+    };
+    // Each process after the one before it is ready, unless it may start with it.
+    const steps: string[][] = [];
+    for (const { app, withPrevious } of plan.processes) {
+      if (withPrevious && steps.length) steps[steps.length - 1].push(app);
+      else steps.push([app]);
     }
+    for (const step of steps) await Promise.all(step.map(start));
     await announce(plan);
   } catch (err) {
     stop(`start failed: ${(err as Error).message}`, 1);
@@ -59,6 +66,11 @@ async function announce(plan: ReturnType<typeof planLaunch>): Promise<void> {
   const invite = await inviteDemoHolder(plan.consoleAddr, demo.accountId, plan.ctlSecurity);
   say(
     `the web console is at ${plan.consoleUrl}; the demo account's holder sets a password at ${invite.link} (works once, until ${invite.expires})`,
+  );
+  say(
+    plan.env.SMTP_URL
+      ? "holders' mail goes out through SMTP_URL"
+      : `holders' mail is kept in the notifier's outbox, not sent (SMTP_URL unset): the console shows it at ${plan.consoleUrl}/mail`,
   );
   say(`the API is at ${plan.edgeUrl}  (Ctrl-C stops everything)`);
   say(

@@ -7,6 +7,7 @@ import {
   CONSOLE_SETTINGS,
   CTL_SETTINGS,
   EDGE_SETTINGS,
+  NOTIFIER_SETTINGS,
   PROVIDER_SIM_SETTINGS,
   QUOTA_SETTINGS,
 } from '@gw/app-settings';
@@ -23,6 +24,7 @@ const SECTIONS: Record<string, SettingsTable> = {
   'billing-service': BILLING_SETTINGS,
   'provider-sim': PROVIDER_SIM_SETTINGS,
   console: CONSOLE_SETTINGS,
+  notifier: NOTIFIER_SETTINGS,
   ctl: CTL_SETTINGS,
 };
 

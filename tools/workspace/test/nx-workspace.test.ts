@@ -12,7 +12,7 @@ const relativeTo = (root: string) =>
     .split('/')
     .map(() => '..')
     .join('/');
-const STACK = ['auth-service', 'billing-service', 'console', 'edge', 'provider-sim', 'quota-service'];
+const STACK = ['auth-service', 'billing-service', 'console', 'edge', 'notifier', 'provider-sim', 'quota-service'];
 
 /**
  * Nx is asked about a copy of the workspace (its files as git sees them, node_modules linked), in
@@ -85,12 +85,20 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
           'test-stack',
           'testing',
         ],
-        ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'edge-faults-e2e', 'launcher-e2e', 'quota-service-e2e'],
+        ...['console-e2e', 'ctl-e2e', 'edge-e2e', 'edge-faults-e2e', 'launcher-e2e', 'notifier-e2e', 'quota-service-e2e'],
         ...['bench', 'deploy-check', 'launcher', 'workspace'],
       ].sort(),
     );
     const e2eProjects = JSON.parse(nx('show', 'projects', '--with-target', 'e2e', '--json')) as string[];
-    expect(e2eProjects.sort()).toEqual(['console-e2e', 'ctl-e2e', 'edge-e2e', 'edge-faults-e2e', 'launcher-e2e', 'quota-service-e2e']);
+    expect(e2eProjects.sort()).toEqual([
+      'console-e2e',
+      'ctl-e2e',
+      'edge-e2e',
+      'edge-faults-e2e',
+      'launcher-e2e',
+      'notifier-e2e',
+      'quota-service-e2e',
+    ]);
     expect(JSON.parse(nx('show', 'projects', '--projects', 'tag:type:test', '--json')).sort()).toEqual(['test-stack', 'testing']);
   }, 60_000);
 
@@ -100,7 +108,7 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
       graph: { nodes: Record<string, { data: { root: string } }> };
     };
     const roots = Object.values(graph.nodes).map((node) => node.data.root);
-    expect(roots).toHaveLength(30);
+    expect(roots).toHaveLength(32);
     const rootProgram = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
     for (const root of roots) {
       const base = join(relativeTo(root), 'tsconfig.base.json');
@@ -158,8 +166,8 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
 
   it('serves a second build from the cache, and rebuilds only what a change reaches', () => {
     const builds = ['-t', 'build', '--output-style=static'];
-    expect(nx('run-many', ...builds)).toMatch(/Successfully ran target build for 10 projects/);
-    expect(nx('run-many', ...builds)).toMatch(/Nx read the output from the cache instead of running the command for 10 out of 10 tasks/);
+    expect(nx('run-many', ...builds)).toMatch(/Successfully ran target build for 11 projects/);
+    expect(nx('run-many', ...builds)).toMatch(/Nx read the output from the cache instead of running the command for 11 out of 11 tasks/);
 
     // chat-validation is the edge's (and quota-service's) alone: provider-sim and the client do not import it.
     appendFileSync(join(copy, 'libs/chat-validation/src/index.ts'), '\nexport const BUILD_CACHE_PROBE = 1;\n');
@@ -187,7 +195,8 @@ describe('the Nx workspace: projects, graph, affected and the build cache', () =
     expect(dependencies('edge')).not.toContain('pg');
     expect(dependencies('quota-service')).toEqual(expect.arrayContaining(['ioredis']));
     expect(dependencies('quota-service')).not.toContain('pg');
-    for (const app of ['auth-service', 'billing-service', 'console']) expect(dependencies(app)).toContain('pg');
+    for (const app of ['auth-service', 'billing-service', 'console', 'notifier']) expect(dependencies(app)).toContain('pg');
+    expect(dependencies('notifier')).toContain('nodemailer');
     for (const app of ['auth-service', 'billing-service', 'quota-service', 'provider-sim', 'ctl', 'console'])
       expect(dependencies(app)).not.toContain('gpt-tokenizer');
   }, 120_000);

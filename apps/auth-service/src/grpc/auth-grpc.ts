@@ -1,6 +1,7 @@
 import { authV1 } from '@gw/contracts';
 import {
   auditActor,
+  HolderEventFeed,
   Logger,
   RpcHandlers,
   rpcService,
@@ -9,6 +10,7 @@ import {
   toAuditEntryMessage,
   toChainCheckMessage,
   fromCheckpointMessage,
+  watchHolderEvents,
 } from '@gw/service-kit';
 import { AccountDirectory, isSuspendedNow } from '../domain/account-directory';
 import { IdentityChangeHub } from '../domain/identity-change-hub';
@@ -37,6 +39,7 @@ const toModel = (m: ModelRecord): authV1.Model => ({
 export function authGrpc(
   directory: AccountDirectory,
   hub: IdentityChangeHub,
+  holderEvents: HolderEventFeed,
   whatsapp: string,
   logger: Logger,
   now: () => Date = () => new Date(),
@@ -107,5 +110,6 @@ export function authGrpc(
 
   return rpcService(authV1.AuthService, handlers, serverChain(logger), () => ({
     watchIdentityChanges: watchIdentityChanges(hub),
+    watchHolderEvents: watchHolderEvents(holderEvents),
   }));
 }

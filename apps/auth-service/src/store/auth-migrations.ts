@@ -1,6 +1,9 @@
-import { auditTrailKeyMigration, auditTrailMigration, Migration } from '@gw/service-kit';
+import { auditTrailKeyMigration, auditTrailMigration, holderEventsMigration, Migration } from '@gw/service-kit';
 
-/** The `auth` schema: accounts, keys (hash and prefix only), models and grants, and the audit trail of their changes. */
+/**
+ * The `auth` schema: accounts, keys (hash and prefix only), models and grants, the audit trail of
+ * their changes, and the holder events the notifier mails (keys created and revoked, suspensions).
+ */
 export const AUTH_MIGRATIONS: Migration[] = [
   {
     id: '001-accounts-keys-models',
@@ -41,4 +44,5 @@ export const AUTH_MIGRATIONS: Migration[] = [
   },
   auditTrailMigration('002-audit-trail', 'auth'),
   auditTrailKeyMigration('003-audit-trail-keyed', 'auth'),
+  holderEventsMigration('004-holder-events', 'auth'),
 ];

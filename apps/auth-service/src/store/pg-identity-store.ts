@@ -1,4 +1,4 @@
-import { AuditActor, AuditEntry, ChainCheck, ChainPoint, Database, PgAuditTrail } from '@gw/service-kit';
+import { AuditActor, AuditEntry, ChainCheck, ChainPoint, Database, PgAuditTrail, PgHolderEvents } from '@gw/service-kit';
 import { AccountRecord, KeyOwnerRecord, KeyRecord, ModelRecord } from './identity-records';
 import { IdentityStore } from './identity-store';
 
@@ -66,12 +66,15 @@ const toModel = (r: ModelRow): ModelRecord => ({ id: r.id, vision: r.vision, pub
 
 /**
  * IdentityStore on Postgres (server or PGlite), schema `auth`. Every change is recorded in the
- * audit trail (auth.audit_log) in the transaction that makes it, and only when it changed something.
+ * audit trail (auth.audit_log) in the transaction that makes it, and only when it changed something;
+ * those the account's holders are mailed of (keys created and revoked, a suspension and its end)
+ * also as holder events (auth.holder_events), in the same transaction.
  */
 export class PgIdentityStore implements IdentityStore {
   constructor(
     private readonly db: Database,
     private readonly trail: PgAuditTrail,
+    private readonly events: PgHolderEvents,
   ) {}
 
   async createAccount(id: string, name: string): Promise<AccountRecord> {
@@ -91,12 +94,9 @@ export class PgIdentityStore implements IdentityStore {
         [key.id, key.accountId, keySha256, key.prefix, key.name],
       );
       // The key's id and prefix only: the key itself is never kept, nor its hash.
-      await this.trail.append(tx, {
-        accountId: key.accountId,
-        action: 'key-created',
-        details: { keyId: key.id, prefix: key.prefix, name: key.name },
-        ...by,
-      });
+      const details = { keyId: key.id, prefix: key.prefix, name: key.name };
+      await this.events.record(tx, { accountId: key.accountId, kind: 'key-created', details });
+      await this.trail.append(tx, { accountId: key.accountId, action: 'key-created', details, ...by });
       return toKey(rows[0]);
     });
   }
@@ -117,11 +117,16 @@ export class PgIdentityStore implements IdentityStore {
 
   revokeKey(id: string, accountId: string, by: AuditActor): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ account_id: string; prefix: string }>(
-        "UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL AND ($2 = '' OR account_id = $2) RETURNING account_id, prefix",
+      const { rows } = await tx.query<{ account_id: string; prefix: string; name: string }>(
+        "UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL AND ($2 = '' OR account_id = $2) RETURNING account_id, prefix, name",
         [id, accountId],
       );
       if (!rows[0]) return false;
+      await this.events.record(tx, {
+        accountId: rows[0].account_id,
+        kind: 'key-revoked',
+        details: { keyId: id, prefix: rows[0].prefix, name: rows[0].name },
+      });
       await this.trail.append(tx, {
         accountId: rows[0].account_id,
         action: 'key-revoked',
@@ -144,11 +149,18 @@ export class PgIdentityStore implements IdentityStore {
   setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null, by: AuditActor): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const until = suspension?.until?.toISOString() ?? null;
-      const { rowCount } = await tx.query(
-        'UPDATE auth.accounts SET suspended = $2, suspended_until = $3, suspension_reason = $4 WHERE id = $1',
-        [accountId, suspension !== null, until, suspension?.reason ?? null],
-      );
-      if (rowCount === 0) return false;
+      // The row before the change, locked: lifting a suspension that is not there tells no holder.
+      const { rows } = await tx.query<{ suspended: boolean }>('SELECT suspended FROM auth.accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      if (!rows[0]) return false;
+      await tx.query('UPDATE auth.accounts SET suspended = $2, suspended_until = $3, suspension_reason = $4 WHERE id = $1', [
+        accountId,
+        suspension !== null,
+        until,
+        suspension?.reason ?? null,
+      ]);
+      if (suspension)
+        await this.events.record(tx, { accountId, kind: 'account-suspended', details: { until, reason: suspension.reason ?? '' } });
+      else if (rows[0].suspended) await this.events.record(tx, { accountId, kind: 'account-unsuspended', details: {} });
       await this.trail.append(
         tx,
         suspension

@@ -25,10 +25,12 @@ export interface BillOutcome {
 }
 
 /** An extension's fields within billing.v1's bounds, else INVALID_ARGUMENT naming the field. */
-function requireAsk({ accountId, returnedTotalMicro, needMicro }: CreditLineAsk): void {
+function requireAsk({ accountId, returnedTotalMicro, needMicro, grantedTotalMicro, uncoveredMicro }: CreditLineAsk): void {
   requireId('account_id', accountId);
   requireAmount('returned_total_micro_lyd', returnedTotalMicro);
   requireAmount('need_micro_lyd', needMicro);
+  if (grantedTotalMicro !== undefined) requireAmount('granted_total_micro_lyd', grantedTotalMicro);
+  if (uncoveredMicro !== undefined) requireAmount('uncovered_micro_lyd', uncoveredMicro);
 }
 
 /** ListCreditLines' largest page. */
@@ -50,10 +52,13 @@ export class CreditLines {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Applies quota-service's returns, then lends the unheld rest of the balance (all, or at most `needMicro` when it is > 0). */
-  async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
-    requireAsk({ accountId, returnedTotalMicro, needMicro });
-    const extension = await this.store.extend(accountId, returnedTotalMicro, needMicro);
+  /**
+   * Applies quota-service's returns, then lends the unheld rest of the balance (all, or at most
+   * `needMicro` when it is > 0); a request it leaves uncovered tells the holders (once until a top-up).
+   */
+  async extend(ask: CreditLineAsk): Promise<CreditLineExtension> {
+    requireAsk(ask);
+    const extension = await this.store.extend(ask);
     countExtension(extension.lentNowMicro);
     return extension;
   }

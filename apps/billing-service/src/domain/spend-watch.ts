@@ -11,7 +11,7 @@ import {
   usualSpendOf,
   WINDOW_SLOTS,
 } from '@gw/money';
-import { Logger, Queryable } from '@gw/service-kit';
+import { HolderEventDraft, Logger, PgHolderEvents, Queryable } from '@gw/service-kit';
 import { countSpendAlert } from '../billing-metrics';
 import { SpendAlertStore } from '../store/spend-alert-store';
 import { SpendBooksStore } from '../store/spend-books-store';
@@ -29,12 +29,13 @@ export class SpendWatch {
   constructor(
     private readonly books: SpendBooksStore,
     private readonly alerts: SpendAlertStore,
+    private readonly events: Pick<PgHolderEvents, 'record'>,
     private readonly rule: SpendRule,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Records the batch's charges and raises the alerts the rule finds, in `tx`; the alerts raised. */
+  /** Records the batch's charges and raises the alerts the rule finds, each with its holder event, in `tx`; the alerts raised. */
   async charged(tx: Queryable, charges: readonly KeyedCharge[]): Promise<SpendAlertRecord[]> {
     if (charges.length === 0) return [];
     await this.books.record(tx, charges);
@@ -58,7 +59,9 @@ export class SpendWatch {
       const alert = r && j && usual && judgeSpend({ nowMs, ...r, raised: j.raised }, usual, this.rule);
       return alert ? [{ accountId, alert }] : [];
     });
-    return this.alerts.raise(tx, found);
+    const raised = await this.alerts.raise(tx, found);
+    await this.events.record(tx, ...raised.map(leakSuspected));
+    return raised;
   }
 
   /** Counts and logs alerts once their batch is committed. */
@@ -88,4 +91,29 @@ export class SpendWatch {
     await this.books.keepUsual(tx, usual);
     return usual;
   }
+}
+
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * The holder event of an alert (events.v1 KEY_LEAK_SUSPECTED): the key by its id (billing-service
+ * knows no key's prefix or name), why in words, and the figures, amounts in micro-LYD.
+ */
+function leakSuspected(a: SpendAlertRecord): HolderEventDraft {
+  const why =
+    a.reason === 'idle-key'
+      ? `it spent again after ${Math.floor((a.restedMs ?? 0) / DAY_MS)} days unused`
+      : "the account's last hour spent far more than its usual busy hour";
+  return {
+    accountId: a.accountId,
+    kind: 'key-leak-suspected',
+    details: {
+      keyId: a.keyId,
+      reason: why,
+      keyLastHourMicro: a.keyLastHourMicro,
+      lastHourMicro: a.lastHourMicro,
+      lastHourRequests: a.lastHourRequests,
+      ...(a.reason === 'spend-jump' ? { usualHourMicro: a.usualMicro, thresholdMicro: a.thresholdMicro } : {}),
+    },
+  };
 }

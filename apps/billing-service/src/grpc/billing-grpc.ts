@@ -1,6 +1,7 @@
 import { billingV1 } from '@gw/contracts';
 import {
   auditActor,
+  HolderEventFeed,
   Logger,
   MoneyAudit,
   optionalId,
@@ -10,17 +11,19 @@ import {
   ServedService,
   serverChain,
   verifiedCallerOf,
+  watchHolderEvents,
 } from '@gw/service-kit';
 import { BillingLedger } from '../domain/billing-ledger';
 import { CreditLines } from '../domain/credit-lines';
 import { LedgerArchive } from '../domain/ledger-archive';
+import { LowBalanceThresholds } from '../domain/low-balance-thresholds';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { SetAsideBills } from '../domain/set-aside-bills';
 import { SpendAlerts } from '../domain/spend-alerts';
 import { AccountStatement } from '../store/account-statement';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
-import { LedgerBill, CreditLineExtension } from '../store/credit-line-records';
+import { CreditLineAsk, CreditLineExtension, LedgerBill } from '../store/credit-line-records';
 import { auditTrailGrpc } from './audit-trail-grpc';
 import { spendAlertsGrpc } from './spend-alerts-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
@@ -38,6 +41,8 @@ export interface BillingParts {
   setAside: SetAsideBills;
   moneyAudit: MoneyAudit<MoneyViolation>;
   audit: PgBillingAudit;
+  thresholds: LowBalanceThresholds;
+  holderEvents: HolderEventFeed;
   spendAlerts: SpendAlerts;
 }
 
@@ -75,6 +80,14 @@ const toWireBill = (b: LedgerBill): billingV1.Bill => ({
   keyId: b.keyId,
 });
 
+const toAsk = (l: billingV1.ExtendCreditLineRequest): CreditLineAsk => ({
+  accountId: l.accountId,
+  returnedTotalMicro: l.returnedTotalMicroLyd,
+  needMicro: l.needMicroLyd,
+  grantedTotalMicro: l.grantedTotalMicroLyd,
+  uncoveredMicro: l.uncoveredMicroLyd,
+});
+
 const toLine = (line: CreditLineExtension): billingV1.ExtendCreditLineResponse => ({
   grantedTotalMicroLyd: line.grantedTotalMicro,
   balanceMicroLyd: line.balanceMicro,
@@ -88,18 +101,13 @@ const MAX_DAYS = 366;
 
 /** The unary methods of this release: translation only, the rules are in the domain. */
 function currentHandlers(
-  { ledger, creditLines, statement, archive, setAside, moneyAudit, audit, spendAlerts }: BillingParts,
+  { ledger, creditLines, statement, archive, setAside, moneyAudit, audit, thresholds, spendAlerts }: BillingParts,
   logger: Logger,
 ) {
   return {
-    extendCreditLine: async (req) => toLine(await creditLines.extend(req.accountId, req.returnedTotalMicroLyd, req.needMicroLyd)),
+    extendCreditLine: async (req) => toLine(await creditLines.extend(toAsk(req))),
     async extendCreditLines(req) {
-      const asks = req.lines.map((l) => ({
-        accountId: l.accountId,
-        returnedTotalMicro: l.returnedTotalMicroLyd,
-        needMicro: l.needMicroLyd,
-      }));
-      const outcomes = await creditLines.extendMany(asks);
+      const outcomes = await creditLines.extendMany(req.lines.map(toAsk));
       return {
         outcomes: outcomes.map(({ result, errorCode, errorMessage }) => ({ line: result && toLine(result), errorCode, errorMessage })),
       };
@@ -222,6 +230,13 @@ function currentHandlers(
       );
       return { price: toPrice(stored) };
     },
+    setLowBalanceThreshold: async (req) => ({
+      thresholdMicroLyd: await thresholds.set(req.accountId, req.thresholdMicroLyd, req.keepExisting, req.setBy),
+    }),
+    async getLowBalanceThreshold(req) {
+      const reading = await thresholds.get(req.accountId);
+      return { thresholdMicroLyd: reading.thresholdMicro, balanceMicroLyd: reading.balanceMicro, low: reading.low };
+    },
     ...auditTrailGrpc(audit),
     ...spendAlertsGrpc(spendAlerts),
   } satisfies Partial<BillingHandlers>;
@@ -232,7 +247,8 @@ export type CurrentBillingHandlers = ReturnType<typeof currentHandlers>;
 
 /**
  * billing.v1.Billing: translation only, the rules are in the domain (BillingLedger, CreditLines,
- * PriceWatchHub, LedgerArchive, SetAsideBills). Every call passes the server chain. The methods
+ * PriceWatchHub, LedgerArchive, SetAsideBills, LowBalanceThresholds); the holder events stream
+ * from HolderEventFeed. Every call passes the server chain. The methods
  * served `beside` complete the contract (those kept for the older release); a method served
  * by neither is answered UNIMPLEMENTED.
  */
@@ -244,6 +260,9 @@ export function billingGrpc(parts: BillingParts, logger: Logger, beside: ServedB
     served,
     serverChain(logger),
     (methods) =>
-      Object.assign({ watchPrices: watchPrices(parts.priceHub) }, ...beside.map((b) => b.streams(methods))) as BillingStreamHandlers,
+      Object.assign(
+        { watchPrices: watchPrices(parts.priceHub), watchHolderEvents: watchHolderEvents(parts.holderEvents) },
+        ...beside.map((b) => b.streams(methods)),
+      ) as BillingStreamHandlers,
   );
 }

@@ -18,7 +18,8 @@ export interface BillingStore {
   /**
    * Adds the change's amount (may be negative) to the balance, creating the row, and writes its
    * entry, at most once per idempotency key; a change made is recorded in the audit trail in the
-   * same transaction. Refused (and nothing changed) when the balance would
+   * same transaction, with its holder events (a top-up credited, the balance fallen below its
+   * low-balance threshold: PgBalanceEvents). Refused (and nothing changed) when the balance would
    * drop below what is held and lent as the credit line, or rise past 2^53 - 1 micro-LYD.
    */
   addBalance(change: BalanceChange): Promise<BalanceChangeOutcome>;

@@ -25,6 +25,10 @@ export interface CreditLineAsk {
   accountId: string;
   returnedTotalMicro: number;
   needMicro: number;
+  /** quota-service's granted total when it asked; undefined from an older quota-service. */
+  grantedTotalMicro?: number;
+  /** What the request that asked lacked in quota-service's line; undefined from an older quota-service. */
+  uncoveredMicro?: number;
 }
 
 /** What ExtendCreditLine did: what it lent now, and the account's money after it. */

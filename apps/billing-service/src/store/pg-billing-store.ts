@@ -2,6 +2,7 @@ import { AuditActor, Database } from '@gw/service-kit';
 import { BalanceRecord, PriceChange, PriceRecord, PriceTable } from './billing-records';
 import { BalanceChange, BalanceChangeOutcome, BillingStore } from './billing-store';
 import { CreditLineRecord } from './credit-line-records';
+import { PgBalanceEvents } from './pg-balance-events';
 import { readBalance, readCreditLine, readPriceTable } from './pg-billing-reads';
 import { Int8, toSafeInt } from './pg-billing-rows';
 import { PgMoneyLinks } from './pg-money-links';
@@ -14,6 +15,7 @@ export class PgBillingStore implements BillingStore {
   constructor(
     private readonly db: Database,
     private readonly links: PgMoneyLinks,
+    private readonly balanceEvents: PgBalanceEvents,
   ) {}
 
   setPrice(price: PriceRecord, by: AuditActor): Promise<PriceChange> {
@@ -62,6 +64,8 @@ export class PgBillingStore implements BillingStore {
         const entry = await tx.query<{ id: Int8 }>(`SELECT currval(pg_get_serial_sequence('billing.balance_entries', 'id')) AS id`);
         const entryId = toSafeInt(entry.rows[0].id);
         const details = { amountMicro: change.amountMicro, balanceMicro, idempotencyKey: change.idempotencyKey ?? null, entryId };
+        // Before the link: its append holds the chain's head until commit, so every change waits its turn there.
+        await this.balanceEvents.balanceChanged(tx, change.accountId, change.amountMicro, balanceMicro);
         await this.links.append(
           tx,
           { accountId: change.accountId, action: 'balance-changed', details, actor: change.madeBy || 'unknown', reason: change.reason },

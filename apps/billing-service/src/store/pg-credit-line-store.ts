@@ -8,10 +8,12 @@ import {
   LineReturnRecord,
   SetAsideReason,
 } from './credit-line-records';
+import { leftUncovered } from '../domain/balance-alerts';
 import { APPLY_BILLS, applyBillsArguments, applyBillsParameters } from './apply-bills-arguments';
 import { CreditLineStore } from './credit-line-store';
 import { chargesLink } from './money-link-drafts';
 import { Int8, toSafeInt } from './pg-billing-rows';
+import { PgBalanceEvents } from './pg-balance-events';
 import { PgMoneyLinks } from './pg-money-links';
 import { ChargesWatch, SpendAlertRecord } from './spend-records';
 
@@ -52,33 +54,36 @@ export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: L
 }
 
 /**
- * CreditLineStore on Postgres: each method one call of a billing function (migrations/sql-functions.md),
- * so one round trip and one transaction; a batch of bills also appends its link (chargesLink) and
- * gives its paid charges to the spend watch, in the same transaction.
+ * CreditLineStore on Postgres: each method one call of a billing function (migrations/sql-functions.md)
+ * in one transaction; a batch of bills also appends its link (chargesLink), and both record the
+ * holder events they make (PgBalanceEvents); a batch gives its paid charges to the spend watch.
  */
 export class PgCreditLineStore implements CreditLineStore {
   constructor(
     private readonly db: Database,
     private readonly links: PgMoneyLinks,
+    private readonly balanceEvents: PgBalanceEvents,
     private readonly watch: ChargesWatch,
   ) {}
 
-  async extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<CreditLineExtension> {
-    const { rows } = await this.db.query<ExtensionRow>('SELECT * FROM billing.extend_credit_line($1, $2, $3)', [
-      accountId,
-      returnedTotalMicro,
-      needMicro,
-    ]);
-    return toExtension(rows[0]);
+  async extend(ask: CreditLineAsk): Promise<CreditLineExtension> {
+    return (await this.extendMany([ask]))[0];
   }
 
   async extendMany(asks: CreditLineAsk[]): Promise<CreditLineExtension[]> {
     if (asks.length === 0) return [];
-    const { rows } = await this.db.query<ExtensionRow>(
-      'SELECT * FROM billing.extend_credit_lines($1::text[], $2::bigint[], $3::bigint[]) ORDER BY line_index',
-      [asks.map((a) => a.accountId), asks.map((a) => a.returnedTotalMicro), asks.map((a) => a.needMicro)],
-    );
-    return rows.map(toExtension);
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<ExtensionRow>(
+        'SELECT * FROM billing.extend_credit_lines($1::text[], $2::bigint[], $3::bigint[]) ORDER BY line_index',
+        [asks.map((a) => a.accountId), asks.map((a) => a.returnedTotalMicro), asks.map((a) => a.needMicro)],
+      );
+      const extensions = rows.map(toExtension);
+      await this.balanceEvents.uncovered(
+        tx,
+        asks.filter((ask, i) => leftUncovered(ask, extensions[i].grantedTotalMicro)).map((ask) => ask.accountId),
+      );
+      return extensions;
+    });
   }
 
   lentLines(afterAccountId: string, limit: number): Promise<LentLine[]> {
@@ -120,9 +125,12 @@ export class PgCreditLineStore implements CreditLineStore {
         chargedMicro,
         corrected,
       }));
-      const { draft, rows } = chargesLink(charges, returns, 'apply-bills');
-      // One link per batch that moved money or lines; a batch of repeats and set-aside bills moved nothing.
-      if (rows.length || returns.length) await this.links.append(tx, draft, rows);
+      // Before the link, which holds the chain's head until commit.
+      await this.balanceEvents.balancesMoved(
+        tx,
+        charges.map((c) => c.accountId),
+        false,
+      );
       raised = await this.watch.charged(
         tx,
         charged
@@ -135,6 +143,9 @@ export class PgCreditLineStore implements CreditLineStore {
             requests: corrected ? 0 : 1,
           })),
       );
+      const { draft, rows } = chargesLink(charges, returns, 'apply-bills');
+      // One link per batch that moved money or lines; a batch of repeats and set-aside bills moved nothing.
+      if (rows.length || returns.length) await this.links.append(tx, draft, rows);
       return applied;
     });
     this.watch.committed(raised);

@@ -20,6 +20,26 @@ export class MoneyClients {
     return (await this.billing.getBalance({ accountId })).balanceMicroLyd;
   }
 
+  /** The account's low-balance threshold (kept by billing-service, which judges each move of the balance against it), its balance, and whether it is low. */
+  async lowBalance(accountId: string): Promise<{ thresholdMicro: number | undefined; balanceMicro: number; low: boolean }> {
+    const reading = await this.billing.getLowBalanceThreshold({ accountId });
+    return { thresholdMicro: reading.thresholdMicroLyd, balanceMicro: reading.balanceMicroLyd, low: reading.low };
+  }
+
+  /**
+   * Sets (or removes, undefined) the account's low-balance threshold, kept with who set it; with
+   * `keepExisting`, only where none is set. The threshold in force after it.
+   */
+  async setThreshold(
+    accountId: string,
+    thresholdMicro: number | undefined,
+    setBy: string,
+    keepExisting = false,
+  ): Promise<number | undefined> {
+    return (await this.billing.setLowBalanceThreshold({ accountId, thresholdMicroLyd: thresholdMicro, keepExisting, setBy }))
+      .thresholdMicroLyd;
+  }
+
   charges(accountId: string, limit: number, before: string): Promise<billingV1.ListChargesResponse> {
     return this.billing.listCharges({ accountId, limit, before });
   }

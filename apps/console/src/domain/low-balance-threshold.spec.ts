@@ -1,4 +1,4 @@
-import { isLowBalance, readThreshold } from './low-balance-threshold';
+import { readThreshold } from './low-balance-threshold';
 
 describe('readThreshold', () => {
   it('reads LYD amounts of at least 0 with up to 6 decimals, exactly, as micro-LYD', () => {
@@ -38,15 +38,5 @@ describe('readThreshold', () => {
       ok: false,
       problem: 'The threshold is longer than 32 characters: write an amount in LYD, e.g. 12.5.',
     });
-  });
-});
-
-describe('isLowBalance', () => {
-  it('is low at or below the threshold, never without one', () => {
-    expect(isLowBalance(1_000_000, 1_000_000)).toBe(true);
-    expect(isLowBalance(999_999, 1_000_000)).toBe(true);
-    expect(isLowBalance(1_000_001, 1_000_000)).toBe(false);
-    expect(isLowBalance(0, 0)).toBe(true);
-    expect(isLowBalance(0, undefined)).toBe(false);
   });
 });

@@ -21,7 +21,3 @@ export function readThreshold(text: string): ThresholdReading {
   if (reading.micro < 0 || typed.startsWith('-')) return { ok: false, problem: 'The threshold cannot be below 0 LYD.' };
   return { ok: true, micro: reading.micro };
 }
-
-/** Whether the balance is low: at or below a threshold the holder set. */
-export const isLowBalance = (balanceMicro: number, thresholdMicro: number | undefined): boolean =>
-  thresholdMicro !== undefined && balanceMicro <= thresholdMicro;

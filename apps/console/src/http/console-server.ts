@@ -4,10 +4,12 @@ import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
-import { LowBalanceStore } from '../store/low-balance-store';
+import { NotifierClient } from '../clients/notifier-client';
+import { MailSwitchStore } from '../store/mail-switch-store';
 import { activityRoutes } from './activity-routes';
 import { CONSOLE_SCRIPT } from './console-script';
 import { keyRoutes } from './key-routes';
+import { mailRoutes } from './mail-routes';
 import { moneyRoutes } from './money-routes';
 import { html } from './html';
 import { page } from './page';
@@ -20,7 +22,8 @@ export interface ConsoleServerDeps {
   access: HolderAccess;
   auth: AuthClient;
   money: MoneyClients;
-  thresholds: LowBalanceStore;
+  notifier: NotifierClient;
+  mailSwitches: MailSwitchStore;
   sessionTtlMs: number;
   secureCookies: boolean;
   trustProxyHops: number;
@@ -51,8 +54,9 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.get('/healthz', (_req, res) => res.type('text/plain').send('ok'));
   app.use(signInRoutes(deps));
   app.use(keyRoutes(deps.access, deps.auth, deps));
-  app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.thresholds, deps.logger));
+  app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.logger));
   app.use(activityRoutes(deps.access, deps.auth, deps.money));
+  app.use(mailRoutes(deps.access, deps.notifier, deps.mailSwitches, deps.logger));
   app.use(spendAlertRoutes(deps.access, deps.money));
   app.use((_req, res) =>
     res

@@ -5,7 +5,6 @@ import { Logger } from '@gw/service-kit';
 import { AuthClient } from '../clients/auth-client';
 import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
-import { LowBalanceStore } from '../store/low-balance-store';
 import { suspensionBanner, when } from './account-view';
 import { html, SafeHtml } from './html';
 import { lowBalanceBannerOf } from './low-balance-banner';
@@ -53,7 +52,6 @@ function keyTable(keys: authV1.KeyInfo[]): SafeHtml {
 /** What the key pages need beyond auth-service: the low-balance banner's threshold and balance. */
 export interface KeyPageMoney {
   money: MoneyClients;
-  thresholds: LowBalanceStore;
   logger: Logger;
 }
 
@@ -61,14 +59,14 @@ export interface KeyPageMoney {
  * GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account.
  * The account's open spend alerts come first; revoking a key closes its alerts.
  */
-export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, thresholds, logger }: KeyPageMoney): Router {
+export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, logger }: KeyPageMoney): Router {
   const router = Router();
   // Every page under /keys, /keys/:id/revoke included: one session lookup per request.
   router.use('/keys', signedIn(access));
   const listPage = async (res: Response, created?: { key: string; name: string }, problem?: string, typedName = '') => {
     const { holder, csrfToken } = sessionOf(res);
     // Keys can be looked after while billing-service does not answer: the page goes without the banner then.
-    const lowBalance = lowBalanceBannerOf(holder.accountId, thresholds, money).catch((err: unknown) => {
+    const lowBalance = lowBalanceBannerOf(holder.accountId, money).catch((err: unknown) => {
       logger.warn('low-balance banner left out: threshold or balance not read', { err });
       return '' as const;
     });

@@ -1,12 +1,17 @@
 import { MoneyClients } from '../clients/money-clients';
-import { isLowBalance } from '../domain/low-balance-threshold';
-import { LowBalanceStore } from '../store/low-balance-store';
 import { lyd } from './account-view';
 import { html, SafeHtml } from './html';
 
+/** Where the balance stands against the holder's threshold, as billing-service reads it. */
+export interface LowBalanceReading {
+  thresholdMicro: number | undefined;
+  balanceMicro: number;
+  low: boolean;
+}
+
 /** The banner of an account whose balance is at or below the threshold its holder set; '' otherwise. */
-export function lowBalanceBanner(balanceMicro: number, thresholdMicro: number | undefined): SafeHtml | '' {
-  if (thresholdMicro === undefined || !isLowBalance(balanceMicro, thresholdMicro)) return '';
+export function lowBalanceBanner({ thresholdMicro, balanceMicro, low }: LowBalanceReading): SafeHtml | '' {
+  if (thresholdMicro === undefined || !low) return '';
   return html`<section class="notice" role="status" id="low-balance">
     <h2>Low balance</h2>
     <p>
@@ -17,8 +22,7 @@ export function lowBalanceBanner(balanceMicro: number, thresholdMicro: number | 
   </section>`;
 }
 
-/** The banner for a page that does not read the balance itself: billing-service is asked only when a threshold is set. */
-export async function lowBalanceBannerOf(accountId: string, thresholds: LowBalanceStore, money: MoneyClients): Promise<SafeHtml | ''> {
-  const threshold = await thresholds.threshold(accountId);
-  return threshold === undefined ? '' : lowBalanceBanner(await money.balanceMicro(accountId), threshold);
+/** The banner for a page that does not read the balance itself. */
+export async function lowBalanceBannerOf(accountId: string, money: MoneyClients): Promise<SafeHtml | ''> {
+  return lowBalanceBanner(await money.lowBalance(accountId));
 }

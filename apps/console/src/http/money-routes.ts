@@ -6,7 +6,6 @@ import { MoneyClients } from '../clients/money-clients';
 import { HolderAccess } from '../domain/holder-access';
 import { readThreshold } from '../domain/low-balance-threshold';
 import { spendingOf } from '../domain/spending';
-import { LowBalanceStore } from '../store/low-balance-store';
 import { lyd, suspensionBanner, when } from './account-view';
 import { dayChart } from './day-chart';
 import { html, SafeHtml } from './html';
@@ -98,24 +97,17 @@ function pricesTable(models: authV1.Model[], prices: billingV1.Price[]): SafeHtm
  * usage, a chart of 30 days, the requests billed (paged) and the prices. POST /usage/low-balance
  * sets the alert's threshold.
  */
-export function moneyRoutes(
-  access: HolderAccess,
-  auth: AuthClient,
-  money: MoneyClients,
-  thresholds: LowBalanceStore,
-  logger: Logger,
-): Router {
+export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: MoneyClients, logger: Logger): Router {
   const router = Router();
   router.use('/usage', signedIn(access));
   const usagePage = async (req: Request, res: Response, refused?: ThresholdProblem) => {
     const { holder, csrfToken } = sessionOf(res);
     const accountId = holder.accountId;
     const before = typeof req.query.before === 'string' ? req.query.before : '';
-    const [account, balance, held, threshold, allowance, usage, days, page1, models, prices, alerts] = await Promise.all([
+    const [account, lowBalance, held, allowance, usage, days, page1, models, prices, alerts] = await Promise.all([
       auth.getAccount(accountId),
-      money.balanceMicro(accountId),
+      money.lowBalance(accountId),
       money.heldMicro(accountId),
-      thresholds.threshold(accountId),
       money.freeAllowance(accountId),
       money.usage(accountId),
       money.dailyTotals(accountId, CHART_DAYS),
@@ -124,6 +116,7 @@ export function moneyRoutes(
       money.prices(),
       openSpendAlerts(accountId, money, logger),
     ]);
+    const { balanceMicro: balance, thresholdMicro: threshold } = lowBalance;
     // The keys only to name those of spend alerts.
     const alertKeys = alerts.length ? await auth.listKeys(accountId) : [];
     const spending = spendingOf(
@@ -137,7 +130,7 @@ export function moneyRoutes(
       .send(
         page(
           'Money and use',
-          html`${spendAlertsBanner(alerts, alertKeys, csrfToken, '/usage')}${suspensionBanner(account)}${lowBalanceBanner(balance, threshold)}
+          html`${spendAlertsBanner(alerts, alertKeys, csrfToken, '/usage')}${suspensionBanner(account)}${lowBalanceBanner(lowBalance)}
             ${moneyFigures(balance, held, spending)} ${lowBalanceForm(threshold, csrfToken, refused)}
             <section>
               <h2>Use</h2>
@@ -215,7 +208,7 @@ export function moneyRoutes(
     const reading = readThreshold(sent);
     if (!reading.ok) return usagePage(req, res, { problem: reading.problem, typed: sent });
     const { holder } = sessionOf(res);
-    await thresholds.setThreshold(holder.accountId, reading.micro, holder.id);
+    await money.setThreshold(holder.accountId, reading.micro, holder.email);
     logger.info('low-balance threshold set', { accountId: holder.accountId, holderId: holder.id, thresholdMicro: reading.micro ?? null });
     res.redirect(303, '/usage#low-balance-alert');
   });

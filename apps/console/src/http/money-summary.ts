@@ -66,7 +66,7 @@ export function lowBalanceForm(thresholdMicro: number | undefined, csrfToken: st
   return html`<section id="low-balance-alert">
     <h2>Low-balance alert</h2>
     <p id="threshold-now">
-      ${thresholdMicro === undefined ? 'No alert is set.' : html`A banner shows on your pages while the balance is at or below <strong>${lyd(thresholdMicro)}</strong>.`}
+      ${thresholdMicro === undefined ? 'No alert is set.' : html`A banner shows on your pages while the balance is at or below <strong>${lyd(thresholdMicro)}</strong>, and a mail tells you once each time it falls there.`}
     </p>
     ${refused ? html`<p class="error" role="alert" id="threshold-problem">${refused.problem}</p>` : ''}
     <form method="post" action="/usage/low-balance">

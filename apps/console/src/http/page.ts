@@ -13,7 +13,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.5rem;bo
 .banner{border-left:6px solid #b42318;background:#fdecea}.notice{border-left:6px solid #f5a623;background:#fff8e6}.error{color:#b42318;font-weight:600}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:.5rem;margin:0}.figures div{border:1px solid #e3e7eb;border-radius:6px;padding:.5rem .75rem}
 .figures dt{font-size:.875rem;color:#5b6875}.figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
-code,.key{font-family:ui-monospace,monospace;word-break:break-all}td code{word-break:normal;overflow-wrap:break-word}.inline{display:inline}dt{font-weight:600}dd{margin:0 0 .5rem}.muted{color:#5b6875}
+code,.key{font-family:ui-monospace,monospace;word-break:break-all}label.switch{font-weight:400}.mail-text{white-space:pre-wrap;font:14px/1.4 ui-monospace,monospace;background:#f6f7f9;padding:.5rem;border-radius:6px}td code{word-break:normal;overflow-wrap:break-word}.inline{display:inline}dt{font-weight:600}dd{margin:0 0 .5rem}.muted{color:#5b6875}
 @media (max-width:40rem){table,thead,tbody,tr,th,td{display:block}thead{display:none}td{border:0;padding:.2rem 0}tr{border-bottom:1px solid #e3e7eb;padding:.5rem 0}td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
 `;
 
@@ -41,7 +41,8 @@ export function page(title: string, body: SafeHtml, signed?: Signed): SafeHtml {
           <strong>Gateway console</strong>${
             signed
               ? html`<nav aria-label="Pages">
-                    <a href="/keys">Keys</a> · <a href="/usage">Money and use</a> · <a href="/activity">Activity</a>
+                    <a href="/keys">Keys</a> · <a href="/usage">Money and use</a> · <a href="/activity">Activity</a> ·
+                    <a href="/mail">Mail</a>
                   </nav>
                   <form class="inline" method="post" action="/sign-out">
                     <span>${signed.email}</span> <input type="hidden" name="_csrf" value="${signed.csrfToken}" /><button

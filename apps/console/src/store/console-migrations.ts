@@ -2,8 +2,9 @@ import { Migration } from '@gw/service-kit';
 
 /**
  * The `console` schema: holders (one per email, each looking after one account) with a
- * memory-hard hash of their password, one-time invitations, server-side sessions and each
- * account's low-balance threshold. Tokens (invitation links, session cookies) are kept only as
+ * memory-hard hash of their password, one-time invitations, server-side sessions, the kinds of
+ * mail each holder switched off, and the low-balance thresholds kept before billing-service kept
+ * them (handed over at start, then gone: ThresholdHandover). Tokens (invitation links, session cookies) are kept only as
  * their SHA-256. Several commands go in one DO block, as PGlite refuses several commands in one
  * prepared statement.
  */
@@ -68,6 +69,18 @@ export const CONSOLE_MIGRATIONS: Migration[] = [
         threshold_micro bigint NOT NULL CHECK (threshold_micro >= 0),
         set_by text NOT NULL,
         set_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
+  {
+    // The kinds of mail each holder switched off (every kind is on until switched off; a security
+    // kind never is: domain/mail-switches.ts).
+    id: '004-mail-switches',
+    sql: `
+      CREATE TABLE console.mail_switches (
+        holder_id text NOT NULL REFERENCES console.holders (id) ON DELETE CASCADE,
+        kind text NOT NULL,
+        PRIMARY KEY (holder_id, kind)
       );
     `,
   },

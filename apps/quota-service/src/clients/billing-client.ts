@@ -58,7 +58,13 @@ export class BillingClient implements BillingSink, BatchLender, FreeTierTrail {
 
   /** ExtendCreditLines; a billing-service without it (UNIMPLEMENTED: an older release) gets one ExtendCreditLine per line. */
   async extendMany(asks: LineAsk[]): Promise<ItemResult<LineExtension>[]> {
-    const lines = asks.map((a) => ({ accountId: a.accountId, returnedTotalMicroLyd: a.returnedTotalMicro, needMicroLyd: a.needMicro }));
+    const lines = asks.map((a) => ({
+      accountId: a.accountId,
+      returnedTotalMicroLyd: a.returnedTotalMicro,
+      needMicroLyd: a.needMicro,
+      grantedTotalMicroLyd: a.grantedTotalMicro,
+      uncoveredMicroLyd: a.uncoveredMicro,
+    }));
     return callBatch(
       lines,
       async (many) =>

@@ -4,7 +4,7 @@ import { admitRequest, SETTINGS } from '../../test/store-contracts/admission-fix
 import { EVENING, TEST_DEFAULTS, TEST_LIMITS } from '../../test/store-contracts/free-tier-fixtures';
 import { InMemoryStoreSet, openInMemoryStores } from '../store/in-memory-stores';
 import { AdmitRequest, Admission, CreditLinePolicy } from './admission';
-import { CreditLender, LineExtension } from './credit-lender';
+import { CreditLender, LineAsk, LineExtension } from './credit-lender';
 import { FreeTierGate } from './free-tier-gate';
 import { PriceBook } from './price-book';
 
@@ -17,11 +17,12 @@ class FakeLender implements CreditLender {
   granted = 0;
   charged = 0;
   returned = 0;
-  calls: { returnedTotal: number; need: number }[] = [];
+  calls: { returnedTotal: number; need: number; granted: number; uncovered: number }[] = [];
   down = false;
 
-  async extend(_accountId: string, returnedTotal: number, need: number): Promise<LineExtension> {
-    this.calls.push({ returnedTotal, need });
+  async extend(ask: LineAsk): Promise<LineExtension> {
+    const { returnedTotalMicro: returnedTotal, needMicro: need } = ask;
+    this.calls.push({ returnedTotal, need, granted: ask.grantedTotalMicro, uncovered: ask.uncoveredMicro });
     if (this.down) throw Object.assign(new Error('unavailable'), { code: status.UNAVAILABLE });
     this.line -= Math.max(0, returnedTotal - this.returned);
     this.returned = Math.max(this.returned, returnedTotal);
@@ -87,7 +88,8 @@ describe('Admission', () => {
       hold: { amountMicro: 5000, inputMicroPerMillion: 1_000_000, outputMicroPerMillion: 4_000_000 },
       admittedAtMs: EVENING,
     });
-    expect(billing.calls).toEqual([{ returnedTotal: 0, need: 0 }]);
+    // It tells what the request lacked, and the line it had, so that billing-service can judge the answer covers it.
+    expect(billing.calls).toEqual([{ returnedTotal: 0, need: 0, granted: 0, uncovered: 5000 }]);
     expect(await admit()).toMatchObject({ outcome: 'paid', count: { remaining: 28 } });
     expect(billing.calls).toHaveLength(1);
     expect(await stores.admission.credit('acct')).toEqual({ granted: 12_000, charged: 0, returned: 0, held: 10_000 });
@@ -156,7 +158,7 @@ describe('Admission', () => {
     billing.balance = 100_000;
     await admit();
     expect(await stores.admission.credit('acct')).toMatchObject({ granted: 5000, held: 5000 });
-    expect(billing.calls).toEqual([{ returnedTotal: 0, need: 5000 }]);
+    expect(billing.calls).toEqual([{ returnedTotal: 0, need: 5000, granted: 0, uncovered: 5000 }]);
   });
 
   it('tries a request the balance does not cover as a free request, placed with its reply capped', async () => {

@@ -120,9 +120,16 @@ export class Admission {
 
   /** Asks billing-service for more line; UNAVAILABLE when it does not answer (the line cannot be judged). */
   private async extend(accountId: string, credit: CreditTotals, worstMicro: number): Promise<LineExtension> {
-    const need = this.settings.linePolicy === 'need' ? worstMicro - available(credit) : 0;
+    const uncoveredMicro = worstMicro - available(credit);
+    const need = this.settings.linePolicy === 'need' ? uncoveredMicro : 0;
     try {
-      const line = await this.lender.extend(accountId, credit.returned, need);
+      const line = await this.lender.extend({
+        accountId,
+        returnedTotalMicro: credit.returned,
+        needMicro: need,
+        grantedTotalMicro: credit.granted,
+        uncoveredMicro,
+      });
       lineExtensions.inc({ outcome: line.grantedTotalMicro > credit.granted ? 'grown' : 'unchanged' });
       return line;
     } catch (err) {

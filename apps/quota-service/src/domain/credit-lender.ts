@@ -20,7 +20,7 @@ export interface CreditLender {
    * Applies what quota-service gave back (`returnedTotalMicro`, cumulative) and lends the
    * account's unheld balance: all of it (`needMicro` 0) or at most `needMicro`.
    */
-  extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<LineExtension>;
+  extend(ask: LineAsk): Promise<LineExtension>;
 }
 
 /** One extension asked of billing-service (billing.v1 ExtendCreditLineRequest). */
@@ -30,6 +30,13 @@ export interface LineAsk {
   returnedTotalMicro: number;
   /** 0: lend all the unheld balance; else at most this much. */
   needMicro: number;
+  /**
+   * The granted total here when asking, and what the request that asks lacks in the line: from
+   * them billing-service tells whether the line it lends covers the request, and tells the
+   * holders once when the balance no longer does.
+   */
+  grantedTotalMicro: number;
+  uncoveredMicro: number;
 }
 
 /** billing-service as the batched extensions see it. */

@@ -43,7 +43,8 @@ const calls = async () =>
 describe('LineExtensionBatcher', () => {
   let billing: HeldBilling;
   let batcher: LineExtensionBatcher;
-  const extend = (n: number, need = 0) => batcher.extend(`acct_${n}`, 0, need);
+  const extend = (n: number, need = 0) =>
+    batcher.extend({ accountId: `acct_${n}`, returnedTotalMicro: 0, needMicro: need, grantedTotalMicro: 0, uncoveredMicro: need });
 
   beforeEach(() => {
     billing = new HeldBilling();
@@ -74,9 +75,9 @@ describe('LineExtensionBatcher', () => {
     await turn();
     expect(billing.calls).toHaveLength(2);
     expect(billing.calls[1].asks).toEqual([
-      { accountId: 'acct_2', returnedTotalMicro: 0, needMicro: 0 },
-      { accountId: 'acct_3', returnedTotalMicro: 0, needMicro: 5 },
-      { accountId: 'acct_2', returnedTotalMicro: 0, needMicro: 7 },
+      { accountId: 'acct_2', returnedTotalMicro: 0, needMicro: 0, grantedTotalMicro: 0, uncoveredMicro: 0 },
+      { accountId: 'acct_3', returnedTotalMicro: 0, needMicro: 5, grantedTotalMicro: 0, uncoveredMicro: 5 },
+      { accountId: 'acct_2', returnedTotalMicro: 0, needMicro: 7, grantedTotalMicro: 0, uncoveredMicro: 7 },
     ]);
     billing.calls[1].end();
     expect((await Promise.all(waiting)).map((l) => l.grantedTotalMicro)).toEqual([2000, 3005, 2007]);
@@ -122,7 +123,7 @@ describe('LineExtensionBatcher', () => {
     const refused = Object.assign(new Error('account_id too long'), { code: status.INVALID_ARGUMENT });
     billing.calls[2].end([
       { ok: false, err: refused },
-      { ok: true, value: lineFor({ accountId: 'acct_5', returnedTotalMicro: 0, needMicro: 0 }) },
+      { ok: true, value: lineFor({ accountId: 'acct_5', returnedTotalMicro: 0, needMicro: 0, grantedTotalMicro: 0, uncoveredMicro: 0 }) },
     ]);
     expect(await Promise.all(mixed)).toEqual([{ err: refused }, { value: expect.objectContaining({ grantedTotalMicro: 5000 }) }]);
 
@@ -133,7 +134,9 @@ describe('LineExtensionBatcher', () => {
     billing.calls[3].end();
     await alone;
     await turn();
-    billing.calls[4].end([{ ok: true, value: lineFor({ accountId: 'acct_7', returnedTotalMicro: 0, needMicro: 0 }) }]);
+    billing.calls[4].end([
+      { ok: true, value: lineFor({ accountId: 'acct_7', returnedTotalMicro: 0, needMicro: 0, grantedTotalMicro: 0, uncoveredMicro: 0 }) },
+    ]);
     expect(await Promise.all(short)).toEqual([{ value: expect.objectContaining({ grantedTotalMicro: 7000 }) }, { err: expect.any(Error) }]);
   });
 });

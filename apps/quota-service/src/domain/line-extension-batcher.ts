@@ -29,9 +29,9 @@ export class LineExtensionBatcher implements CreditLender {
     private readonly maxBatch = MAX_BATCH,
   ) {}
 
-  extend(accountId: string, returnedTotalMicro: number, needMicro: number): Promise<LineExtension> {
+  extend(ask: LineAsk): Promise<LineExtension> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ ask: { accountId, returnedTotalMicro, needMicro }, carrier: currentTraceCarrier(), resolve, reject });
+      this.waiting.push({ ask, carrier: currentTraceCarrier(), resolve, reject });
       if (!this.sending) void this.sendWhileWaiting();
     });
   }

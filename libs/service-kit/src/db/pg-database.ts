@@ -1,5 +1,5 @@
-import { Pool } from 'pg';
-import { Database, QueryResult } from './database';
+import { Client, Pool } from 'pg';
+import { Database, Listening, QueryResult } from './database';
 import { counter } from '../process/metrics';
 
 const unavailable = counter(
@@ -83,6 +83,40 @@ export function openPgDatabase(url: string, options: { max?: number; statementTi
         client.release(broken);
       }
     },
+    listen: (channel, heard, lost) => listenOn(url, channel, heard, lost),
     close: () => pool.end(),
+  };
+}
+
+/** LISTEN on a connection of its own (Database.listen). */
+async function listenOn(url: string, channel: string, heard: () => void, lost: (err: unknown) => void): Promise<Listening> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+  const client = new Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: 5000 });
+  let closed = false;
+  const gone = (err: unknown) => {
+    if (closed) return;
+    closed = true;
+    client.end().catch(() => undefined);
+    lost(err);
+  };
+  client.on('notification', (n) => {
+    if (n.channel === channel) heard();
+  });
+  client.on('error', gone);
+  client.on('end', () => gone(new Error('connection ended')));
+  try {
+    await counted(() => client.connect());
+    await client.query(`LISTEN ${channel}`);
+  } catch (err) {
+    closed = true;
+    await client.end().catch(() => undefined);
+    throw err;
+  }
+  return {
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await client.end().catch(() => undefined);
+    },
   };
 }

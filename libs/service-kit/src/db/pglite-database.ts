@@ -36,6 +36,11 @@ export async function openPgliteDatabase(dataDir: string): Promise<Database> {
   return {
     ...wrap(db),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    // One process holds the embedded database: whatever notifies it is heard here.
+    listen: async (channel, heard) => {
+      const stop = await db.listen(channel, () => heard());
+      return { close: () => stop() };
+    },
     close: () => db.close(),
   };
 }

@@ -32,6 +32,8 @@ import { migration as m034 } from './034-audit-trail-keyed';
 import { migration as m035 } from './035-link-rows';
 import { migration as m036 } from './036-price-history';
 import { migration as m037 } from './037-set-price-history';
+import { migration as m038 } from './038-holder-events';
+import { migration as m039 } from './039-balance-alerts';
 import { migration as m045 } from './045-ledger-key-ids';
 import { migration as m046 } from './046-drop-apply-bills-033';
 import { migration as m047 } from './047-apply-bills-with-keys';
@@ -40,7 +42,8 @@ import { migration as m048 } from './048-spend-watch';
 /**
  * The `billing` schema, one migration per file, in id order: balances, prices, holds and the
  * ledger, then credit lines, the price table's versions, the ledger by month, balance entries,
- * end reasons, the audit trail, set-aside bills, money links, the price history, and each key's spend watched for a leak. Money
+ * end reasons, the audit trail, set-aside bills, money links, the price history, holder events
+ * and balance alerts, and each key's spend watched for a leak. Money
  * columns are BIGINT micro-LYD. The row invariant `0 <= held_micro <= balance_micro` means what is
  * held is really there, so no charge can take a balance below zero.
  *
@@ -84,6 +87,8 @@ export const BILLING_MIGRATIONS: Migration[] = [
   m035,
   m036,
   m037,
+  m038,
+  m039,
   m045,
   m046,
   m047,

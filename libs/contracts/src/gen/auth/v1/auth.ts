@@ -12,8 +12,10 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -21,6 +23,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { AuditEntry, ChainCheck, Checkpoint } from "../../audit/v1/audit";
+import { HolderEvent } from "../../events/v1/events";
 
 export const protobufPackage = "auth.v1";
 
@@ -383,6 +386,27 @@ export interface VerifyAuditTrailRequest {
 export interface VerifyAuditTrailResponse {
   /** The chain's check. */
   check?: ChainCheck | undefined;
+}
+
+/**
+ * Follows auth-service's holder events (keys created and revoked, suspensions and their end)
+ * from a cursor.
+ */
+export interface WatchHolderEventsRequest {
+  /**
+   * The cursor of the last event taken (HolderEvent.cursor); empty: from the first event kept.
+   * An unreadable cursor is refused with INVALID_ARGUMENT.
+   */
+  after: string;
+}
+
+/**
+ * Events after the cursor, in the order they are kept: every event once, none skipped (an event
+ * whose transaction commits late is sent once every earlier one is sent).
+ */
+export interface WatchHolderEventsResponse {
+  /** One or more events, in order. */
+  events: HolderEvent[];
 }
 
 function createBaseSuspension(): Suspension {
@@ -3065,6 +3089,116 @@ export const VerifyAuditTrailResponse: MessageFns<VerifyAuditTrailResponse> = {
   },
 };
 
+function createBaseWatchHolderEventsRequest(): WatchHolderEventsRequest {
+  return { after: "" };
+}
+
+export const WatchHolderEventsRequest: MessageFns<WatchHolderEventsRequest> = {
+  encode(message: WatchHolderEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.after !== "") {
+      writer.uint32(10).string(message.after);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchHolderEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchHolderEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.after = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchHolderEventsRequest>, I>>(base?: I): WatchHolderEventsRequest {
+    return WatchHolderEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchHolderEventsRequest>, I>>(object: I): WatchHolderEventsRequest {
+    const message = createBaseWatchHolderEventsRequest();
+    message.after = object.after ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchHolderEventsResponse(): WatchHolderEventsResponse {
+  return { events: [] };
+}
+
+export const WatchHolderEventsResponse: MessageFns<WatchHolderEventsResponse> = {
+  encode(message: WatchHolderEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      HolderEvent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchHolderEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchHolderEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(HolderEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchHolderEventsResponse>, I>>(base?: I): WatchHolderEventsResponse {
+    return WatchHolderEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchHolderEventsResponse>, I>>(object: I): WatchHolderEventsResponse {
+    const message = createBaseWatchHolderEventsResponse();
+    message.events = object.events?.map((e) => HolderEvent.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Identity service used by the edge and the operator CLI. */
 export type AuthService = typeof AuthService;
 export const AuthService = {
@@ -3263,6 +3397,21 @@ export const AuthService = {
       Buffer.from(VerifyAuditTrailResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): VerifyAuditTrailResponse => VerifyAuditTrailResponse.decode(value),
   },
+  /**
+   * The notifier: holder events after a cursor, then each new one as it commits. The stream ends
+   * only when auth-service stops (UNAVAILABLE); the caller resumes from its last cursor.
+   */
+  watchHolderEvents: {
+    path: "/auth.v1.Auth/WatchHolderEvents" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchHolderEventsRequest): Buffer =>
+      Buffer.from(WatchHolderEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchHolderEventsRequest => WatchHolderEventsRequest.decode(value),
+    responseSerialize: (value: WatchHolderEventsResponse): Buffer =>
+      Buffer.from(WatchHolderEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchHolderEventsResponse => WatchHolderEventsResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServer extends UntypedServiceImplementation {
@@ -3309,6 +3458,11 @@ export interface AuthServer extends UntypedServiceImplementation {
   listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
   /** The operator's check of the audit trail: every entry's hash recomputed, in order. */
   verifyAuditTrail: handleUnaryCall<VerifyAuditTrailRequest, VerifyAuditTrailResponse>;
+  /**
+   * The notifier: holder events after a cursor, then each new one as it commits. The stream ends
+   * only when auth-service stops (UNAVAILABLE); the caller resumes from its last cursor.
+   */
+  watchHolderEvents: handleServerStreamingCall<WatchHolderEventsRequest, WatchHolderEventsResponse>;
 }
 
 export interface AuthClient extends Client {
@@ -3586,6 +3740,19 @@ export interface AuthClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: VerifyAuditTrailResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The notifier: holder events after a cursor, then each new one as it commits. The stream ends
+   * only when auth-service stops (UNAVAILABLE); the caller resumes from its last cursor.
+   */
+  watchHolderEvents(
+    request: WatchHolderEventsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchHolderEventsResponse>;
+  watchHolderEvents(
+    request: WatchHolderEventsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchHolderEventsResponse>;
 }
 
 export const AuthClient = makeGenericClientConstructor(AuthService, "auth.v1.Auth") as unknown as {

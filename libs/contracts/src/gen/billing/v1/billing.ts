@@ -12,8 +12,10 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -21,6 +23,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { AuditEntry, ChainCheck, Checkpoint } from "../../audit/v1/audit";
+import { HolderEvent } from "../../events/v1/events";
 
 export const protobufPackage = "billing.v1";
 
@@ -216,6 +219,19 @@ export interface ExtendCreditLineRequest {
    * much (while older edges still hold money through Authorize, so that the rest stays theirs).
    */
   needMicroLyd: number;
+  /**
+   * quota-service's granted total when it asked, micro-LYD: with uncovered_micro_lyd, tells
+   * whether the line now covers the request that asked. Unset (an older quota-service): not judged.
+   */
+  grantedTotalMicroLyd?:
+    | number
+    | undefined;
+  /**
+   * What the request that asked lacked in quota-service's line, micro-LYD. When the line grew by
+   * less than this (granted total now less granted_total_micro_lyd), the balance can no longer
+   * pay for it: the holders are told once (events.v1 BALANCE_EXHAUSTED), until a top-up.
+   */
+  uncoveredMicroLyd?: number | undefined;
 }
 
 /** The line after the change; every total is cumulative and only grows. */
@@ -699,6 +715,73 @@ export interface CloseSpendAlertsRequest {
 export interface CloseSpendAlertsResponse {
   /** As they now stand. */
   alerts: SpendAlert[];
+}
+
+/**
+ * Sets (or removes) an account's low-balance threshold: its holders are told once when the balance
+ * falls to or below it (events.v1 LOW_BALANCE), again only after it went back above. A threshold
+ * set above the balance tells no one: the balance did not fall. INVALID_ARGUMENT for a threshold
+ * beyond 0 to 2^53 - 1 micro-LYD.
+ */
+export interface SetLowBalanceThresholdRequest {
+  /** The account. */
+  accountId: string;
+  /** micro-LYD; unset removes the threshold. */
+  thresholdMicroLyd?:
+    | number
+    | undefined;
+  /**
+   * Keep a threshold already set, setting this one only where none is (the console's one-time
+   * handover of the thresholds it kept before billing-service did).
+   */
+  keepExisting: boolean;
+  /** Who set it (the console's holder), kept with it. */
+  setBy: string;
+}
+
+/** The threshold in force after the call. */
+export interface SetLowBalanceThresholdResponse {
+  /** micro-LYD; unset when none. */
+  thresholdMicroLyd?: number | undefined;
+}
+
+/** Reads an account's low-balance threshold. */
+export interface GetLowBalanceThresholdRequest {
+  /** The account. */
+  accountId: string;
+}
+
+/** The threshold, and where the balance stands against it. */
+export interface GetLowBalanceThresholdResponse {
+  /** micro-LYD; unset when none. */
+  thresholdMicroLyd?:
+    | number
+    | undefined;
+  /** The balance, micro-LYD. */
+  balanceMicroLyd: number;
+  /** The balance is at or below the threshold (the console's low-balance banner). */
+  low: boolean;
+}
+
+/**
+ * Follows billing-service's holder events (top-ups, low balance, exhausted balance, suspected key
+ * leaks) from a cursor.
+ */
+export interface WatchHolderEventsRequest {
+  /**
+   * The cursor of the last event taken (HolderEvent.cursor); empty: from the first event kept.
+   * An unreadable cursor is refused with INVALID_ARGUMENT.
+   */
+  after: string;
+}
+
+/**
+ * Events after the cursor, in the order they are kept: every event once, none skipped (an event
+ * whose transaction commits late is sent once every earlier one is sent).
+ */
+export interface WatchHolderEventsResponse {
+  /** One or more events, in order. */
+  events: HolderEvent[];
 }
 
 /** Holds the worst-case cost of a request against the account's balance, in one atomic step. */
@@ -1922,7 +2005,13 @@ export const DailyTotalsResponse: MessageFns<DailyTotalsResponse> = {
 };
 
 function createBaseExtendCreditLineRequest(): ExtendCreditLineRequest {
-  return { accountId: "", returnedTotalMicroLyd: 0, needMicroLyd: 0 };
+  return {
+    accountId: "",
+    returnedTotalMicroLyd: 0,
+    needMicroLyd: 0,
+    grantedTotalMicroLyd: undefined,
+    uncoveredMicroLyd: undefined,
+  };
 }
 
 export const ExtendCreditLineRequest: MessageFns<ExtendCreditLineRequest> = {
@@ -1935,6 +2024,12 @@ export const ExtendCreditLineRequest: MessageFns<ExtendCreditLineRequest> = {
     }
     if (message.needMicroLyd !== 0) {
       writer.uint32(24).int64(message.needMicroLyd);
+    }
+    if (message.grantedTotalMicroLyd !== undefined) {
+      writer.uint32(32).int64(message.grantedTotalMicroLyd);
+    }
+    if (message.uncoveredMicroLyd !== undefined) {
+      writer.uint32(40).int64(message.uncoveredMicroLyd);
     }
     return writer;
   },
@@ -1976,6 +2071,22 @@ export const ExtendCreditLineRequest: MessageFns<ExtendCreditLineRequest> = {
             message.needMicroLyd = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.grantedTotalMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.uncoveredMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1996,6 +2107,8 @@ export const ExtendCreditLineRequest: MessageFns<ExtendCreditLineRequest> = {
     message.accountId = object.accountId ?? "";
     message.returnedTotalMicroLyd = object.returnedTotalMicroLyd ?? 0;
     message.needMicroLyd = object.needMicroLyd ?? 0;
+    message.grantedTotalMicroLyd = object.grantedTotalMicroLyd ?? undefined;
+    message.uncoveredMicroLyd = object.uncoveredMicroLyd ?? undefined;
     return message;
   },
 };
@@ -5258,6 +5371,404 @@ export const CloseSpendAlertsResponse: MessageFns<CloseSpendAlertsResponse> = {
   },
 };
 
+function createBaseSetLowBalanceThresholdRequest(): SetLowBalanceThresholdRequest {
+  return { accountId: "", thresholdMicroLyd: undefined, keepExisting: false, setBy: "" };
+}
+
+export const SetLowBalanceThresholdRequest: MessageFns<SetLowBalanceThresholdRequest> = {
+  encode(message: SetLowBalanceThresholdRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.thresholdMicroLyd !== undefined) {
+      writer.uint32(16).int64(message.thresholdMicroLyd);
+    }
+    if (message.keepExisting !== false) {
+      writer.uint32(24).bool(message.keepExisting);
+    }
+    if (message.setBy !== "") {
+      writer.uint32(34).string(message.setBy);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetLowBalanceThresholdRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetLowBalanceThresholdRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.thresholdMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.keepExisting = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.setBy = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetLowBalanceThresholdRequest>, I>>(base?: I): SetLowBalanceThresholdRequest {
+    return SetLowBalanceThresholdRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetLowBalanceThresholdRequest>, I>>(
+    object: I,
+  ): SetLowBalanceThresholdRequest {
+    const message = createBaseSetLowBalanceThresholdRequest();
+    message.accountId = object.accountId ?? "";
+    message.thresholdMicroLyd = object.thresholdMicroLyd ?? undefined;
+    message.keepExisting = object.keepExisting ?? false;
+    message.setBy = object.setBy ?? "";
+    return message;
+  },
+};
+
+function createBaseSetLowBalanceThresholdResponse(): SetLowBalanceThresholdResponse {
+  return { thresholdMicroLyd: undefined };
+}
+
+export const SetLowBalanceThresholdResponse: MessageFns<SetLowBalanceThresholdResponse> = {
+  encode(message: SetLowBalanceThresholdResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.thresholdMicroLyd !== undefined) {
+      writer.uint32(8).int64(message.thresholdMicroLyd);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetLowBalanceThresholdResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetLowBalanceThresholdResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.thresholdMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetLowBalanceThresholdResponse>, I>>(base?: I): SetLowBalanceThresholdResponse {
+    return SetLowBalanceThresholdResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetLowBalanceThresholdResponse>, I>>(
+    object: I,
+  ): SetLowBalanceThresholdResponse {
+    const message = createBaseSetLowBalanceThresholdResponse();
+    message.thresholdMicroLyd = object.thresholdMicroLyd ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetLowBalanceThresholdRequest(): GetLowBalanceThresholdRequest {
+  return { accountId: "" };
+}
+
+export const GetLowBalanceThresholdRequest: MessageFns<GetLowBalanceThresholdRequest> = {
+  encode(message: GetLowBalanceThresholdRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetLowBalanceThresholdRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetLowBalanceThresholdRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetLowBalanceThresholdRequest>, I>>(base?: I): GetLowBalanceThresholdRequest {
+    return GetLowBalanceThresholdRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetLowBalanceThresholdRequest>, I>>(
+    object: I,
+  ): GetLowBalanceThresholdRequest {
+    const message = createBaseGetLowBalanceThresholdRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetLowBalanceThresholdResponse(): GetLowBalanceThresholdResponse {
+  return { thresholdMicroLyd: undefined, balanceMicroLyd: 0, low: false };
+}
+
+export const GetLowBalanceThresholdResponse: MessageFns<GetLowBalanceThresholdResponse> = {
+  encode(message: GetLowBalanceThresholdResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.thresholdMicroLyd !== undefined) {
+      writer.uint32(8).int64(message.thresholdMicroLyd);
+    }
+    if (message.balanceMicroLyd !== 0) {
+      writer.uint32(16).int64(message.balanceMicroLyd);
+    }
+    if (message.low !== false) {
+      writer.uint32(24).bool(message.low);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetLowBalanceThresholdResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetLowBalanceThresholdResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.thresholdMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.balanceMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.low = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetLowBalanceThresholdResponse>, I>>(base?: I): GetLowBalanceThresholdResponse {
+    return GetLowBalanceThresholdResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetLowBalanceThresholdResponse>, I>>(
+    object: I,
+  ): GetLowBalanceThresholdResponse {
+    const message = createBaseGetLowBalanceThresholdResponse();
+    message.thresholdMicroLyd = object.thresholdMicroLyd ?? undefined;
+    message.balanceMicroLyd = object.balanceMicroLyd ?? 0;
+    message.low = object.low ?? false;
+    return message;
+  },
+};
+
+function createBaseWatchHolderEventsRequest(): WatchHolderEventsRequest {
+  return { after: "" };
+}
+
+export const WatchHolderEventsRequest: MessageFns<WatchHolderEventsRequest> = {
+  encode(message: WatchHolderEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.after !== "") {
+      writer.uint32(10).string(message.after);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchHolderEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchHolderEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.after = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchHolderEventsRequest>, I>>(base?: I): WatchHolderEventsRequest {
+    return WatchHolderEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchHolderEventsRequest>, I>>(object: I): WatchHolderEventsRequest {
+    const message = createBaseWatchHolderEventsRequest();
+    message.after = object.after ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchHolderEventsResponse(): WatchHolderEventsResponse {
+  return { events: [] };
+}
+
+export const WatchHolderEventsResponse: MessageFns<WatchHolderEventsResponse> = {
+  encode(message: WatchHolderEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      HolderEvent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchHolderEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchHolderEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(HolderEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchHolderEventsResponse>, I>>(base?: I): WatchHolderEventsResponse {
+    return WatchHolderEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchHolderEventsResponse>, I>>(object: I): WatchHolderEventsResponse {
+    const message = createBaseWatchHolderEventsResponse();
+    message.events = object.events?.map((e) => HolderEvent.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseAuthorizeRequest(): AuthorizeRequest {
   return { requestId: "", accountId: "", model: "", promptTokens: 0, maxTokens: 0 };
 }
@@ -6843,6 +7354,47 @@ export const BillingService = {
       Buffer.from(CloseSpendAlertsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CloseSpendAlertsResponse => CloseSpendAlertsResponse.decode(value),
   },
+  /** The console: sets an account's low-balance threshold (the holder's alert). */
+  setLowBalanceThreshold: {
+    path: "/billing.v1.Billing/SetLowBalanceThreshold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetLowBalanceThresholdRequest): Buffer =>
+      Buffer.from(SetLowBalanceThresholdRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetLowBalanceThresholdRequest => SetLowBalanceThresholdRequest.decode(value),
+    responseSerialize: (value: SetLowBalanceThresholdResponse): Buffer =>
+      Buffer.from(SetLowBalanceThresholdResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetLowBalanceThresholdResponse =>
+      SetLowBalanceThresholdResponse.decode(value),
+  },
+  /** The console: an account's low-balance threshold and balance (the low-balance banner). */
+  getLowBalanceThreshold: {
+    path: "/billing.v1.Billing/GetLowBalanceThreshold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetLowBalanceThresholdRequest): Buffer =>
+      Buffer.from(GetLowBalanceThresholdRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetLowBalanceThresholdRequest => GetLowBalanceThresholdRequest.decode(value),
+    responseSerialize: (value: GetLowBalanceThresholdResponse): Buffer =>
+      Buffer.from(GetLowBalanceThresholdResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetLowBalanceThresholdResponse =>
+      GetLowBalanceThresholdResponse.decode(value),
+  },
+  /**
+   * The notifier: holder events after a cursor, then each new one as it commits. The stream ends
+   * only when billing-service stops (UNAVAILABLE); the caller resumes from its last cursor.
+   */
+  watchHolderEvents: {
+    path: "/billing.v1.Billing/WatchHolderEvents" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchHolderEventsRequest): Buffer =>
+      Buffer.from(WatchHolderEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchHolderEventsRequest => WatchHolderEventsRequest.decode(value),
+    responseSerialize: (value: WatchHolderEventsResponse): Buffer =>
+      Buffer.from(WatchHolderEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchHolderEventsResponse => WatchHolderEventsResponse.decode(value),
+  },
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
@@ -7007,6 +7559,15 @@ export interface BillingServer extends UntypedServiceImplementation {
   listSpendAlerts: handleUnaryCall<ListSpendAlertsRequest, ListSpendAlertsResponse>;
   /** Closes spend alerts: dismissed by the holder or the operator, or closed by the key's revocation. */
   closeSpendAlerts: handleUnaryCall<CloseSpendAlertsRequest, CloseSpendAlertsResponse>;
+  /** The console: sets an account's low-balance threshold (the holder's alert). */
+  setLowBalanceThreshold: handleUnaryCall<SetLowBalanceThresholdRequest, SetLowBalanceThresholdResponse>;
+  /** The console: an account's low-balance threshold and balance (the low-balance banner). */
+  getLowBalanceThreshold: handleUnaryCall<GetLowBalanceThresholdRequest, GetLowBalanceThresholdResponse>;
+  /**
+   * The notifier: holder events after a cursor, then each new one as it commits. The stream ends
+   * only when billing-service stops (UNAVAILABLE); the caller resumes from its last cursor.
+   */
+  watchHolderEvents: handleServerStreamingCall<WatchHolderEventsRequest, WatchHolderEventsResponse>;
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.
@@ -7412,6 +7973,51 @@ export interface BillingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CloseSpendAlertsResponse) => void,
   ): ClientUnaryCall;
+  /** The console: sets an account's low-balance threshold (the holder's alert). */
+  setLowBalanceThreshold(
+    request: SetLowBalanceThresholdRequest,
+    callback: (error: ServiceError | null, response: SetLowBalanceThresholdResponse) => void,
+  ): ClientUnaryCall;
+  setLowBalanceThreshold(
+    request: SetLowBalanceThresholdRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetLowBalanceThresholdResponse) => void,
+  ): ClientUnaryCall;
+  setLowBalanceThreshold(
+    request: SetLowBalanceThresholdRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetLowBalanceThresholdResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: an account's low-balance threshold and balance (the low-balance banner). */
+  getLowBalanceThreshold(
+    request: GetLowBalanceThresholdRequest,
+    callback: (error: ServiceError | null, response: GetLowBalanceThresholdResponse) => void,
+  ): ClientUnaryCall;
+  getLowBalanceThreshold(
+    request: GetLowBalanceThresholdRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetLowBalanceThresholdResponse) => void,
+  ): ClientUnaryCall;
+  getLowBalanceThreshold(
+    request: GetLowBalanceThresholdRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetLowBalanceThresholdResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The notifier: holder events after a cursor, then each new one as it commits. The stream ends
+   * only when billing-service stops (UNAVAILABLE); the caller resumes from its last cursor.
+   */
+  watchHolderEvents(
+    request: WatchHolderEventsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchHolderEventsResponse>;
+  watchHolderEvents(
+    request: WatchHolderEventsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchHolderEventsResponse>;
   /**
    * Holds the worst-case cost of a request before the model is called. A call whose caller has
    * gone (cancelled, or past its deadline) leaves no hold: none is placed, or it is released.

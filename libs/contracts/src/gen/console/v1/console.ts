@@ -18,14 +18,16 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { HolderEventKind } from "../../events/v1/events";
 
 export const protobufPackage = "console.v1";
 
 export const protobufFileName = "console/v1/console.proto";
 
 /**
- * The web console's operator side: inviting an account's holder. Owned by the console, which
- * keeps holders, their password hashes, invitations and sessions in Postgres schema `console`.
+ * The web console's side for the other services: inviting an account's holder (the operator),
+ * and whom a holder event is mailed to (the notifier). Owned by the console, which keeps holders,
+ * their password hashes, invitations, sessions and mail switches in Postgres schema `console`.
  */
 
 /** Invites the holder of an account to the console. */
@@ -48,6 +50,29 @@ export interface CreateInviteResponse {
   link: string;
   /** When the link stops working (30 minutes), ISO-8601 UTC. */
   expires: string;
+}
+
+/** Whom an account's holder events are mailed to. */
+export interface ListMailRecipientsRequest {
+  /** The account (1 to 200 characters, else INVALID_ARGUMENT); one that has no holder answers none. */
+  accountId: string;
+}
+
+/** One holder of the account. */
+export interface MailRecipient {
+  /** The holder's email, their sign-in name. */
+  email: string;
+  /**
+   * The kinds of mail the holder switched off. Never a security kind (key created, key revoked,
+   * key leak suspected): those stay on.
+   */
+  switchedOff: HolderEventKind[];
+}
+
+/** The account's holders. */
+export interface ListMailRecipientsResponse {
+  /** Every holder of the account, by email. */
+  recipients: MailRecipient[];
 }
 
 function createBaseCreateInviteRequest(): CreateInviteRequest {
@@ -184,7 +209,198 @@ export const CreateInviteResponse: MessageFns<CreateInviteResponse> = {
   },
 };
 
-/** The console's methods for the operator. */
+function createBaseListMailRecipientsRequest(): ListMailRecipientsRequest {
+  return { accountId: "" };
+}
+
+export const ListMailRecipientsRequest: MessageFns<ListMailRecipientsRequest> = {
+  encode(message: ListMailRecipientsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMailRecipientsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMailRecipientsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListMailRecipientsRequest>, I>>(base?: I): ListMailRecipientsRequest {
+    return ListMailRecipientsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMailRecipientsRequest>, I>>(object: I): ListMailRecipientsRequest {
+    const message = createBaseListMailRecipientsRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseMailRecipient(): MailRecipient {
+  return { email: "", switchedOff: [] };
+}
+
+export const MailRecipient: MessageFns<MailRecipient> = {
+  encode(message: MailRecipient, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.switchedOff.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.switchedOff) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MailRecipient {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMailRecipient();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.switchedOff.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.switchedOff.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<MailRecipient>, I>>(base?: I): MailRecipient {
+    return MailRecipient.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MailRecipient>, I>>(object: I): MailRecipient {
+    const message = createBaseMailRecipient();
+    message.email = object.email ?? "";
+    message.switchedOff = object.switchedOff?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseListMailRecipientsResponse(): ListMailRecipientsResponse {
+  return { recipients: [] };
+}
+
+export const ListMailRecipientsResponse: MessageFns<ListMailRecipientsResponse> = {
+  encode(message: ListMailRecipientsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.recipients) {
+      MailRecipient.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMailRecipientsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMailRecipientsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.recipients.push(MailRecipient.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListMailRecipientsResponse>, I>>(base?: I): ListMailRecipientsResponse {
+    return ListMailRecipientsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMailRecipientsResponse>, I>>(object: I): ListMailRecipientsResponse {
+    const message = createBaseListMailRecipientsResponse();
+    message.recipients = object.recipients?.map((e) => MailRecipient.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+/** The console's methods for the operator and the notifier. */
 export type ConsoleService = typeof ConsoleService;
 export const ConsoleService = {
   /** Makes a one-time invitation link (valid 30 minutes, single use). */
@@ -198,11 +414,25 @@ export const ConsoleService = {
       Buffer.from(CreateInviteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateInviteResponse => CreateInviteResponse.decode(value),
   },
+  /** The holders a holder event of an account is mailed to, with the kinds each switched off. */
+  listMailRecipients: {
+    path: "/console.v1.Console/ListMailRecipients" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMailRecipientsRequest): Buffer =>
+      Buffer.from(ListMailRecipientsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMailRecipientsRequest => ListMailRecipientsRequest.decode(value),
+    responseSerialize: (value: ListMailRecipientsResponse): Buffer =>
+      Buffer.from(ListMailRecipientsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMailRecipientsResponse => ListMailRecipientsResponse.decode(value),
+  },
 } as const;
 
 export interface ConsoleServer extends UntypedServiceImplementation {
   /** Makes a one-time invitation link (valid 30 minutes, single use). */
   createInvite: handleUnaryCall<CreateInviteRequest, CreateInviteResponse>;
+  /** The holders a holder event of an account is mailed to, with the kinds each switched off. */
+  listMailRecipients: handleUnaryCall<ListMailRecipientsRequest, ListMailRecipientsResponse>;
 }
 
 export interface ConsoleClient extends Client {
@@ -221,6 +451,22 @@ export interface ConsoleClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateInviteResponse) => void,
+  ): ClientUnaryCall;
+  /** The holders a holder event of an account is mailed to, with the kinds each switched off. */
+  listMailRecipients(
+    request: ListMailRecipientsRequest,
+    callback: (error: ServiceError | null, response: ListMailRecipientsResponse) => void,
+  ): ClientUnaryCall;
+  listMailRecipients(
+    request: ListMailRecipientsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMailRecipientsResponse) => void,
+  ): ClientUnaryCall;
+  listMailRecipients(
+    request: ListMailRecipientsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMailRecipientsResponse) => void,
   ): ClientUnaryCall;
 }
 
