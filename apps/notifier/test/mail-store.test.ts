@@ -33,7 +33,10 @@ class TestTransport implements MailTransport {
     }
     this.taken.push(m);
   }
-  close(): void {}
+  closed = false;
+  close(): void {
+    this.closed = true;
+  }
 }
 
 /**
