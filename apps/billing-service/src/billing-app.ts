@@ -11,7 +11,8 @@ import {
   runMigrations,
   startGrpcServer,
 } from '@gw/service-kit';
-import { watchSetAsideBills } from './billing-metrics';
+import { SPEND_RULE } from '@gw/money';
+import { watchSetAsideBills, watchSpendAlerts } from './billing-metrics';
 import { BillingConfig } from './config';
 import { BillingLedger } from './domain/billing-ledger';
 import { CreditLines } from './domain/credit-lines';
@@ -23,6 +24,9 @@ import { moneyAuditOf } from './domain/money-audit';
 import { LocalPriceFeed, PriceFeed } from './domain/price-feed';
 import { PriceWatchHub } from './domain/price-watch-hub';
 import { SetAsideBills } from './domain/set-aside-bills';
+import { SpendAlerts } from './domain/spend-alerts';
+import { startSpendRollUp } from './domain/spend-roll-up';
+import { SpendWatch } from './domain/spend-watch';
 import { billingGrpc } from './grpc/billing-grpc';
 import { ServedBeside } from './grpc/served-beside';
 import { olderReleaseBilling } from './legacy/older-release';
@@ -39,6 +43,8 @@ import { PgMoneyLinks } from './store/pg-money-links';
 import { PgPriceFeed } from './store/pg-price-feed';
 import { PgPriceHistory } from './store/pg-price-history';
 import { PgSetAsideBills } from './store/pg-set-aside-bills';
+import { PgSpendAlerts } from './store/pg-spend-alerts';
+import { PgSpendBooks } from './store/pg-spend-books';
 import { PgStatements } from './store/pg-statements';
 import { loadStatementKey } from './statement-key';
 
@@ -60,6 +66,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
   let monthKeeper: PeriodicTask | undefined;
   let moneyAudit: MoneyAudit<MoneyViolation> | undefined;
   let checkpoints: PeriodicTask | undefined;
+  let spendRollUp: PeriodicTask | undefined;
   try {
     const applied = await runMigrations(db, 'billing', BILLING_MIGRATIONS);
     if (applied.length) logger.info('migrations applied', { applied });
@@ -90,10 +97,15 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     moneyAudit.watch(config.moneyAuditIntervalMs, logger);
     const eventFeed = new HolderEventFeed(db, holderEvents, config.holderEventsPollMs, logger);
     const beside: ServedBeside[] = [olderReleaseBilling(db, links, config, logger)];
+    const spendBooks = new PgSpendBooks(db);
+    const spendAlertStore = new PgSpendAlerts(db);
+    const spendWatch = new SpendWatch(spendBooks, spendAlertStore, holderEvents, SPEND_RULE, logger);
+    watchSpendAlerts(db);
+    spendRollUp = startSpendRollUp(spendBooks, logger);
     const billing = billingGrpc(
       {
         ledger: new BillingLedger(store, priceFeed),
-        creditLines: new CreditLines(new PgCreditLineStore(db, links, balanceEvents), config.filingWindow, {
+        creditLines: new CreditLines(new PgCreditLineStore(db, links, balanceEvents, spendWatch), config.filingWindow, {
           history: new PgPriceHistory(db),
           propagationMs: config.pricePropagationMs,
         }),
@@ -106,6 +118,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         audit: new PgBillingAudit(db, trail),
         thresholds: new LowBalanceThresholds(balanceEvents),
         holderEvents: eventFeed,
+        spendAlerts: new SpendAlerts(spendAlertStore),
       },
       logger,
       beside,
@@ -126,6 +139,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
         await monthKeeper?.stop();
         await moneyAudit?.stop();
         await checkpoints?.stop();
+        await spendRollUp?.stop();
         await server.stop(config.shutdownGraceMs);
         await db.close();
       },
@@ -135,6 +149,7 @@ export async function startBillingApp(config: BillingConfig, logger: Logger): Pr
     await monthKeeper?.stop();
     await moneyAudit?.stop();
     await checkpoints?.stop();
+    await spendRollUp?.stop();
     await db.close().catch(() => undefined);
     throw err;
   }

@@ -1,3 +1,4 @@
+import { SpendAlertReason } from '@gw/money';
 import { counter, Database, sampledGauge } from '@gw/service-kit';
 import { LedgerBill, SetAsideReason } from './store/credit-line-records';
 
@@ -144,6 +145,30 @@ export function watchSetAsideBills(db: Database): void {
 /** Counts a bill set aside instead of filed. */
 export function countBillSetAside(bill: Pick<LedgerBill, 'paid'>, reason: SetAsideReason): void {
   setAsideBills.inc({ payment: bill.paid ? 'paid' : 'free', reason });
+}
+
+/**
+ * Spend alerts raised for holders (a key that may have leaked: docs/architecture.md#a-leaked-key-caught-early),
+ * by `reason`: `spend-jump` (an account's last hour far above its usual hour) or `idle-key` (a key
+ * unbilled for weeks spending again). The operator's alert LeakedKeySuspected reads it.
+ */
+const spendAlerts = counter(
+  'billing_spend_alerts_total',
+  'Spend alerts raised for holders (a key that may have leaked), by reason (spend-jump, idle-key).',
+  ['reason'],
+);
+
+/** Counts a spend alert raised (its batch committed). */
+export function countSpendAlert(reason: SpendAlertReason): void {
+  spendAlerts.inc({ reason });
+}
+
+/** Spend alerts not yet dismissed nor closed by their key's revocation, read from the database when scraped. */
+export function watchSpendAlerts(db: Database): void {
+  sampledGauge('billing_spend_alerts_open', 'Spend alerts open: neither dismissed nor closed by revoking their key.', async () => {
+    const { rows } = await db.query<{ open: number }>('SELECT count(*)::int AS open FROM billing.spend_alerts WHERE closed_at IS NULL');
+    return rows[0].open;
+  });
 }
 
 /** Counts one extension (ExtendCreditLine, or a line of ExtendCreditLines) and what it lent. */

@@ -46,6 +46,19 @@ describe('Admit and FinishRequest over gRPC, with billing-service and Postgres: 
     await awayFromMinuteEnd();
   });
 
+  it("carries the caller's key from Admit to the ledger; an older edge's Admit, without one, bills none", async () => {
+    await stack.addBalance(account, 100_000);
+    await admit(admitRequest(account, 'keyed', { keyId: 'key_0a1b2c' }));
+    await admit(admitRequest(account, 'older', { keyId: '' }));
+    await finish(finished('keyed', 1000, 500, FLASH_HOLD));
+    await finish(finished('older', 1000, 500, FLASH_HOLD));
+    await stack.expectEventually(() => stack.ledgerKey('keyed'), 'key_0a1b2c');
+    await stack.expectEventually(() => stack.ledgerKey('older'), null);
+    await expect(admit(admitRequest(account, 'odd', { keyId: 'key with spaces' }))).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+  });
+
   it('admits a paid request in one Redis round trip, finishes it in one, and asks billing-service nothing while the line covers it', async () => {
     await stack.addBalance(account, 100_000);
     const before = Date.now();

@@ -149,6 +149,12 @@ export class AdmissionStack {
     return rows;
   }
 
+  /** The key the ledger says a request was made with (null when its bill named none), or undefined without a row. */
+  async ledgerKey(requestId: string): Promise<string | null | undefined> {
+    const { rows } = await this.db.query<{ key_id: string | null }>('SELECT key_id FROM billing.ledger WHERE request_id = $1', [requestId]);
+    return rows[0]?.key_id;
+  }
+
   /** Why the ledger says a request ended ('' when not recorded), or undefined without a row. */
   async endReason(requestId: string): Promise<string | undefined> {
     const { rows } = await this.db.query<{ end_reason: string }>('SELECT end_reason FROM billing.ledger WHERE request_id = $1', [

@@ -35,7 +35,7 @@ describe('quota-service over gRPC: free tier and the end of a request, billed th
     const allowance = (accountId: string) => quota.getFreeAllowance({ accountId });
     const accountId = `acct_allowance_${Date.now()}`;
     expect(await allowance(accountId)).toEqual({ dailyTokens: 10_000, usedTokens: 0, remainingTokens: 10_000, available: true });
-    const admitted = await quota.admit({ ...freeRequest(accountId), promptTokens: 1100 });
+    const admitted = await quota.admit({ ...freeRequest(accountId), promptTokens: 1100, keyId: '' });
     expect(admitted).toMatchObject({ outcome: quotaV1.AdmitOutcome.ADMIT_OUTCOME_FREE });
     expect(await allowance(accountId)).toEqual({
       dailyTokens: 10_000,

@@ -2,3 +2,9 @@ export { lydText, MAX_MICRO_LYD, MAX_PRICE_MICRO_LYD_PER_MILLION, microToLyd, pa
 export type { LydReading } from './lyd';
 export { chargeWithinHold, tokenCostMicro } from './token-cost';
 export type { TokenPrices } from './token-cost';
+export { HOUR_MS, hourStart, lastHourOf, SLOT_MS, slotStart, WINDOW_SLOTS } from './spend-buckets';
+export type { KeyWake, LastHour, SpendBucket } from './spend-buckets';
+export { usualSpendOf } from './spend-usual';
+export type { UsualHourRule, UsualSpend } from './spend-usual';
+export { judgeSpend, mayAlert, SPEND_RULE } from './spend-rule';
+export type { RaisedAlert, SpendAlert, SpendAlertReason, SpendFacts, SpendRule } from './spend-rule';

@@ -73,7 +73,7 @@ describe('k8s/overlays/prod/monitoring', () => {
     expect(monitoring.every((o) => o.metadata.namespace === 'chat-gateway')).toBe(true);
   });
 
-  it('alerts on errors, the outbox, the breaker, Redis, PostgreSQL, holds and mail, each rule readable PromQL with a runbook in docs/operations.md', () => {
+  it('alerts on errors, the outbox, the breaker, Redis, PostgreSQL, holds, mail and leaked keys, each rule readable PromQL with a runbook in docs/operations.md', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
         'EdgeFinalBillsNearLimit',
@@ -81,6 +81,7 @@ describe('k8s/overlays/prod/monitoring', () => {
         'BillsSetAside',
         'HoldsPilingUp',
         'LapseCorrectionShortfall',
+        'LeakedKeySuspected',
         'MoneyAuditViolation',
         'NotifierMailFailing',
         'PostgresUnavailable',
@@ -122,6 +123,7 @@ describe('k8s/overlays/prod/monitoring', () => {
       'bills-set-aside-alert.promtool.yaml',
     ],
     ['LapseCorrectionShortfall at a shortfall, and clears an hour after the last', 'lapse-shortfall-alert.promtool.yaml'],
+    ['LeakedKeySuspected at a spend alert raised for a holder, and clears an hour after the last', 'leaked-key-alert.promtool.yaml'],
     ['NotifierMailFailing while a mail waits past 15 minutes, and for an hour after one is given up', 'notifier-mail-alert.promtool.yaml'],
   ])('fires %s (promtool test rules)', (_alert, testFile) => {
     expect(promtoolTest(testFile)).toContain('SUCCESS');

@@ -23,6 +23,7 @@ export function checkBill(bill: LedgerBill): void {
   requirePrice('output_micro_lyd_per_million', bill.outputMicroPerMillion);
   requireAmount('charge_micro_lyd', bill.chargeMicro);
   if (bill.admittedAtMs !== undefined) requireCount('admitted_at_ms', bill.admittedAtMs, MAX_TIME_MS);
+  if (bill.keyId !== undefined) requireId('key_id', bill.keyId);
   if (!bill.paid) {
     if (bill.chargeMicro !== 0) throw new DomainError('invalid-argument', `a free bill charges nothing, not ${bill.chargeMicro}`);
     return;

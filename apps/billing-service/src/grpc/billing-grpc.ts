@@ -20,11 +20,13 @@ import { LowBalanceThresholds } from '../domain/low-balance-thresholds';
 import { MonthlyStatements } from '../domain/monthly-statements';
 import { PriceWatchHub } from '../domain/price-watch-hub';
 import { SetAsideBills } from '../domain/set-aside-bills';
+import { SpendAlerts } from '../domain/spend-alerts';
 import { AccountMoneyReads } from '../store/account-money-reads';
 import { MoneyViolation } from '../store/money-audit-store';
 import { PgBillingAudit } from '../store/pg-billing-audit';
 import { CreditLineAsk, CreditLineExtension, LedgerBill } from '../store/credit-line-records';
 import { auditTrailGrpc } from './audit-trail-grpc';
+import { spendAlertsGrpc } from './spend-alerts-grpc';
 import { fromEndReasonWire, toEndReasonWire } from './end-reason-wire';
 import { toPrice } from './price-wire';
 import { readStatement } from './read-statement';
@@ -44,6 +46,7 @@ export interface BillingParts {
   audit: PgBillingAudit;
   thresholds: LowBalanceThresholds;
   holderEvents: HolderEventFeed;
+  spendAlerts: SpendAlerts;
 }
 
 const toBill = (b: billingV1.Bill): LedgerBill => ({
@@ -60,6 +63,7 @@ const toBill = (b: billingV1.Bill): LedgerBill => ({
   chargeMicro: b.chargeMicroLyd,
   endReason: fromEndReasonWire(b.endReason),
   ...(b.admittedAtMs !== undefined ? { admittedAtMs: b.admittedAtMs } : {}),
+  ...(b.keyId !== undefined ? { keyId: b.keyId } : {}),
 });
 
 const toWireBill = (b: LedgerBill): billingV1.Bill => ({
@@ -76,6 +80,7 @@ const toWireBill = (b: LedgerBill): billingV1.Bill => ({
   chargeMicroLyd: b.chargeMicro,
   endReason: toEndReasonWire(b.endReason),
   admittedAtMs: b.admittedAtMs,
+  keyId: b.keyId,
 });
 
 const toAsk = (l: billingV1.ExtendCreditLineRequest): CreditLineAsk => ({
@@ -99,7 +104,7 @@ const MAX_DAYS = 366;
 
 /** The unary methods of this release: translation only, the rules are in the domain. */
 function currentHandlers(
-  { ledger, creditLines, moneyReads, statements, archive, setAside, moneyAudit, audit, thresholds }: BillingParts,
+  { ledger, creditLines, moneyReads, statements, archive, setAside, moneyAudit, audit, thresholds, spendAlerts }: BillingParts,
   logger: Logger,
 ) {
   return {
@@ -240,6 +245,7 @@ function currentHandlers(
       return { thresholdMicroLyd: reading.thresholdMicro, balanceMicroLyd: reading.balanceMicro, low: reading.low };
     },
     ...auditTrailGrpc(audit),
+    ...spendAlertsGrpc(spendAlerts),
   } satisfies Partial<BillingHandlers>;
 }
 

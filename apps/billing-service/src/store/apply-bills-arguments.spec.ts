@@ -26,6 +26,7 @@ const bill: FilingBill = {
   endReason: 'complete',
   requestAt: undefined,
   setAside: 'too-late',
+  keyId: 'key_1',
 };
 
 describe('apply_bills arguments', () => {
@@ -36,11 +37,13 @@ describe('apply_bills arguments', () => {
   it('put each field of the bills and returns in the array of its column', () => {
     const args = applyBillsArguments([bill], [{ accountId: 'acct_2', returnedTotalMicro: 7 }]);
     expect(args).toMatchObject({ requestId: ['req_1'], chargeMicro: [90], requestAt: [null], setAside: ['too-late'] });
-    expect(args).toMatchObject({ returnAccountId: ['acct_2'], returnedTotalMicro: [7], endReason: ['complete'] });
+    expect(args).toMatchObject({ returnAccountId: ['acct_2'], returnedTotalMicro: [7], endReason: ['complete'], keyId: ['key_1'] });
+    expect(applyBillsArguments([{ ...bill, keyId: undefined }], []).keyId).toEqual([null]);
     const parameters = applyBillsParameters(args);
-    expect(parameters).toHaveLength(16);
+    expect(parameters).toHaveLength(17);
     expect(parameters[0]).toEqual(['req_1']);
     expect(parameters[11]).toEqual(['acct_2']);
     expect(parameters[15]).toEqual(['too-late']);
+    expect(parameters[16]).toEqual(['key_1']);
   });
 });

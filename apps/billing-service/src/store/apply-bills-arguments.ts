@@ -23,6 +23,8 @@ export interface ApplyBillsArguments {
   requestAt: (Date | null)[];
   /** Why each bill is set aside; null: filed, unless its month is archived. */
   setAside: (string | null)[];
+  /** The key each bill's request was made with; null: none named. */
+  keyId: (string | null)[];
 }
 
 /** The arguments in the function's order (its current definition: migrations/sql-functions.md), each with its SQL type. */
@@ -43,6 +45,7 @@ export const APPLY_BILLS_ARGUMENT_ORDER: [keyof ApplyBillsArguments, string][] =
   ['endReason', 'text[]'],
   ['requestAt', 'timestamptz[]'],
   ['setAside', 'text[]'],
+  ['keyId', 'text[]'],
 ];
 
 /** The call of billing.apply_bills: its placeholders typed, its rows in the bills' order. */
@@ -71,8 +74,9 @@ export function applyBillsArguments(bills: FilingBill[], returns: LineReturnReco
     endReason: column((b) => b.endReason),
     requestAt: column((b) => b.requestAt ?? null),
     setAside: column((b) => b.setAside ?? null),
+    keyId: column((b) => b.keyId ?? null),
   };
 }
 
-/** The arguments as query parameters, $1 to $16 in APPLY_BILLS_ARGUMENT_ORDER. */
+/** The arguments as query parameters, $1 to $17 in APPLY_BILLS_ARGUMENT_ORDER. */
 export const applyBillsParameters = (args: ApplyBillsArguments): unknown[] => APPLY_BILLS_ARGUMENT_ORDER.map(([name]) => args[name]);

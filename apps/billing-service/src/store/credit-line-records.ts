@@ -63,6 +63,8 @@ export interface LedgerBill {
   endReason: EndReason;
   /** When quota-service admitted the request, Unix ms of its store's clock; undefined from an older quota-service. */
   admittedAtMs?: number;
+  /** The API key the request was made with (fixed at Admit); undefined from an older edge or quota-service. */
+  keyId?: string;
 }
 
 /** Why a bill was set aside instead of filed. */

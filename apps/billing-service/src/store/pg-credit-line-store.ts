@@ -15,6 +15,7 @@ import { chargesLink } from './money-link-drafts';
 import { Int8, toSafeInt } from './pg-billing-rows';
 import { PgBalanceEvents } from './pg-balance-events';
 import { PgMoneyLinks } from './pg-money-links';
+import { ChargesWatch, SpendAlertRecord } from './spend-records';
 
 interface ExtensionRow {
   lent_now: Int8;
@@ -55,13 +56,14 @@ export async function applyBillsOn(q: Queryable, bills: FilingBill[], returns: L
 /**
  * CreditLineStore on Postgres: each method one call of a billing function (migrations/sql-functions.md)
  * in one transaction; a batch of bills also appends its link (chargesLink), and both record the
- * holder events they make (PgBalanceEvents).
+ * holder events they make (PgBalanceEvents); a batch gives its paid charges to the spend watch.
  */
 export class PgCreditLineStore implements CreditLineStore {
   constructor(
     private readonly db: Database,
     private readonly links: PgMoneyLinks,
     private readonly balanceEvents: PgBalanceEvents,
+    private readonly watch: ChargesWatch,
   ) {}
 
   async extend(ask: CreditLineAsk): Promise<CreditLineExtension> {
@@ -108,30 +110,45 @@ export class PgCreditLineStore implements CreditLineStore {
 
   async applyBills(bills: FilingBill[], returns: LineReturnRecord[]): Promise<AppliedBill[]> {
     if (bills.length === 0 && returns.length === 0) return [];
-    return this.db.transaction(async (tx) => {
+    let raised: SpendAlertRecord[] = [];
+    const applied = await this.db.transaction(async (tx) => {
       const applied = await applyBillsOn(tx, bills, returns);
-      const charges = applied.flatMap((a, i) =>
+      const now = Date.now();
+      const charged = applied.flatMap((a, i) =>
         a.outcome === 'written' || a.outcome === 'corrected'
-          ? [
-              {
-                accountId: bills[i].accountId,
-                requestId: bills[i].requestId,
-                chargedMicro: a.chargedMicro,
-                corrected: a.outcome === 'corrected',
-              },
-            ]
+          ? [{ bill: bills[i], chargedMicro: a.chargedMicro, corrected: a.outcome === 'corrected' }]
           : [],
       );
+      const charges = charged.map(({ bill, chargedMicro, corrected }) => ({
+        accountId: bill.accountId,
+        requestId: bill.requestId,
+        chargedMicro,
+        corrected,
+      }));
       // Before the link, which holds the chain's head until commit.
       await this.balanceEvents.balancesMoved(
         tx,
         charges.map((c) => c.accountId),
         false,
       );
+      raised = await this.watch.charged(
+        tx,
+        charged
+          .filter(({ bill }) => bill.paid)
+          .map(({ bill, chargedMicro, corrected }) => ({
+            accountId: bill.accountId,
+            keyId: bill.keyId ?? '',
+            atMs: bill.requestAt?.getTime() ?? now,
+            spendMicro: chargedMicro,
+            requests: corrected ? 0 : 1,
+          })),
+      );
       const { draft, rows } = chargesLink(charges, returns, 'apply-bills');
       // One link per batch that moved money or lines; a batch of repeats and set-aside bills moved nothing.
       if (rows.length || returns.length) await this.links.append(tx, draft, rows);
       return applied;
     });
+    this.watch.committed(raised);
+    return applied;
   }
 }

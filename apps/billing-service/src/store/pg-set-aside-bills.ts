@@ -25,10 +25,11 @@ interface SetAsideRow {
   set_aside_at: Date;
   set_aside_at_text: string;
   decision: 'filed' | 'written-off' | null;
+  key_id: string | null;
 }
 
 const COLUMNS = `request_id, account_id, reason, admitted_at, model, paid, prompt_tokens, completion_tokens, usage_estimated, held_micro,
-  input_micro_per_million, output_micro_per_million, charge_micro, end_reason, deliveries, set_aside_at, decision,
+  input_micro_per_million, output_micro_per_million, charge_micro, end_reason, deliveries, set_aside_at, decision, key_id,
   to_char(set_aside_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS set_aside_at_text`;
 
 const toRecord = (r: SetAsideRow): SetAsideRecord => ({
@@ -46,6 +47,7 @@ const toRecord = (r: SetAsideRow): SetAsideRecord => ({
     chargeMicro: toSafeInt(r.charge_micro),
     endReason: r.end_reason,
     admittedAtMs: r.admitted_at.getTime(),
+    ...(r.key_id !== null ? { keyId: r.key_id } : {}),
   },
   reason: r.reason,
   setAsideAt: r.set_aside_at,

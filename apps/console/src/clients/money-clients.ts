@@ -2,6 +2,9 @@ import { status } from '@grpc/grpc-js';
 import { auditV1, billingV1, quotaV1 } from '@gw/contracts';
 import { clientChain, GrpcSecurity, RpcClient, rpcClient } from '@gw/service-kit';
 
+/** The most open spend alerts a page shows. */
+const MAX_SPEND_ALERTS = 20;
+
 /** The console's reads of an account's money (billing-service) and use (quota-service), each with a deadline. */
 export class MoneyClients {
   private readonly billing: RpcClient<billingV1.BillingClient, billingV1.BillingService>;
@@ -52,6 +55,26 @@ export class MoneyClients {
   /** The account's newest entries of billing-service's audit trail (its balance changes), newest first. */
   async auditEntries(accountId: string, limit: number): Promise<auditV1.AuditEntry[]> {
     return (await this.billing.listAuditEntries({ accountId, limit })).entries;
+  }
+
+  /** The account's open spend alerts (a key that may have leaked), newest first. */
+  async spendAlerts(accountId: string): Promise<billingV1.SpendAlert[]> {
+    return (await this.billing.listSpendAlerts({ accountId, includeClosed: false, limit: MAX_SPEND_ALERTS })).alerts;
+  }
+
+  /**
+   * Closes the account's open spend alerts: one the holder dismissed (`alertId`), or every one
+   * naming a key the holder revoked. NOT_FOUND for an alert that is not the account's.
+   */
+  async closeSpendAlerts(accountId: string, target: { alertId: number } | { keyId: string }, holderEmail: string): Promise<void> {
+    const byKey = 'keyId' in target;
+    await this.billing.closeSpendAlerts({
+      accountId,
+      alertId: byKey ? 0 : target.alertId,
+      keyId: byKey ? target.keyId : '',
+      closing: byKey ? 'key-revoked' : 'dismissed',
+      closedBy: holderEmail,
+    });
   }
 
   usage(accountId: string): Promise<quotaV1.GetUsageResponse> {

@@ -15,6 +15,7 @@ import { moneyRoutes } from './money-routes';
 import { html } from './html';
 import { page } from './page';
 import { refusalOf } from './refused-request';
+import { spendAlertRoutes } from './spend-alert-routes';
 import { signInRoutes } from './sign-in-routes';
 import { statementRoutes } from './statement-routes';
 
@@ -56,6 +57,7 @@ export async function startConsoleServer(deps: ConsoleServerDeps, host: string, 
   app.get('/healthz', (_req, res) => res.type('text/plain').send('ok'));
   app.use(signInRoutes(deps));
   app.use(keyRoutes(deps.access, deps.auth, deps));
+  app.use(spendAlertRoutes(deps.access, deps.money));
   app.use(moneyRoutes(deps.access, deps.auth, deps.money, deps.logger));
   app.use(activityRoutes(deps.access, deps.auth, deps.money));
   app.use(mailRoutes(deps.access, deps.notifier, deps.mailSwitches, deps.logger));

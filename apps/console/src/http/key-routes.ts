@@ -8,6 +8,7 @@ import { HolderAccess } from '../domain/holder-access';
 import { suspensionBanner, when } from './account-view';
 import { html, SafeHtml } from './html';
 import { lowBalanceBannerOf } from './low-balance-banner';
+import { openSpendAlerts, spendAlertsBanner } from './spend-alerts-banner';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
 
@@ -54,7 +55,10 @@ export interface KeyPageMoney {
   logger: Logger;
 }
 
-/** GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account. */
+/**
+ * GET /keys, POST /keys (create), GET+POST /keys/:id/revoke: only the signed-in holder's account.
+ * The account's open spend alerts come first; revoking a key closes its alerts.
+ */
 export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, logger }: KeyPageMoney): Router {
   const router = Router();
   // Every page under /keys, /keys/:id/revoke included: one session lookup per request.
@@ -66,7 +70,12 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, logge
       logger.warn('low-balance banner left out: threshold or balance not read', { err });
       return '' as const;
     });
-    const [account, keys, banner] = await Promise.all([auth.getAccount(holder.accountId), auth.listKeys(holder.accountId), lowBalance]);
+    const [account, keys, banner, alerts] = await Promise.all([
+      auth.getAccount(holder.accountId),
+      auth.listKeys(holder.accountId),
+      lowBalance,
+      openSpendAlerts(holder.accountId, money, logger),
+    ]);
     const blocked = cannotCreate(account);
     res.setHeader('Cache-Control', 'no-store');
     res
@@ -75,7 +84,7 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, logge
       .send(
         page(
           `Keys of ${account.name}`,
-          html`${suspensionBanner(account)}${banner}
+          html`${spendAlertsBanner(alerts, keys, csrfToken, '/keys')}${suspensionBanner(account)}${banner}
             ${
               created
                 ? html`<section class="notice" role="status" id="new-key">
@@ -150,9 +159,18 @@ export function keyRoutes(access: HolderAccess, auth: AuthClient, { money, logge
     // Only a key of the signed-in holder's account: auth-service answers NOT_FOUND for another's.
     // An id no key can have (INVALID_ARGUMENT) is as unknown as another account's key.
     const { holder } = sessionOf(res);
-    await auth.revokeKey(holder.accountId, req.params.id, holder.email).catch((err: { code?: number }) => {
-      if (err.code !== status.NOT_FOUND && err.code !== status.INVALID_ARGUMENT) throw err;
-    });
+    const revoked = await auth.revokeKey(holder.accountId, req.params.id, holder.email).then(
+      () => true,
+      (err: { code?: number }) => {
+        if (err.code !== status.NOT_FOUND && err.code !== status.INVALID_ARGUMENT) throw err;
+        return false;
+      },
+    );
+    // The key's spend alerts close with it; one left open (billing-service not answering) shows the key as no longer active.
+    if (revoked)
+      await money.closeSpendAlerts(holder.accountId, { keyId: req.params.id }, holder.email).catch((err: unknown) => {
+        logger.warn('spend alerts of a revoked key left open: billing-service did not answer', { err });
+      });
     res.redirect(303, '/keys');
   });
   return router;

@@ -10,6 +10,7 @@ import { lyd, suspensionBanner, when } from './account-view';
 import { dayChart } from './day-chart';
 import { html, SafeHtml } from './html';
 import { lowBalanceBanner } from './low-balance-banner';
+import { openSpendAlerts, spendAlertsBanner } from './spend-alerts-banner';
 import { lowBalanceForm, moneyFigures, ThresholdProblem } from './money-summary';
 import { page } from './page';
 import { sessionOf, signedIn } from './signed-in';
@@ -103,7 +104,7 @@ export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: Money
     const { holder, csrfToken } = sessionOf(res);
     const accountId = holder.accountId;
     const before = typeof req.query.before === 'string' ? req.query.before : '';
-    const [account, lowBalance, held, allowance, usage, days, page1, models, prices] = await Promise.all([
+    const [account, lowBalance, held, allowance, usage, days, page1, models, prices, alerts] = await Promise.all([
       auth.getAccount(accountId),
       money.lowBalance(accountId),
       money.heldMicro(accountId),
@@ -113,8 +114,11 @@ export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: Money
       money.charges(accountId, PAGE_SIZE, before),
       auth.listModels(accountId),
       money.prices(),
+      openSpendAlerts(accountId, money, logger),
     ]);
     const { balanceMicro: balance, thresholdMicro: threshold } = lowBalance;
+    // The keys only to name those of spend alerts.
+    const alertKeys = alerts.length ? await auth.listKeys(accountId) : [];
     const spending = spendingOf(
       days.map((d) => ({ day: d.day, amountMicro: d.amountMicroLyd })),
       balance,
@@ -126,8 +130,8 @@ export function moneyRoutes(access: HolderAccess, auth: AuthClient, money: Money
       .send(
         page(
           'Money and use',
-          html`${suspensionBanner(account)}${lowBalanceBanner(lowBalance)} ${moneyFigures(balance, held, spending)}
-            ${lowBalanceForm(threshold, csrfToken, refused)}
+          html`${spendAlertsBanner(alerts, alertKeys, csrfToken, '/usage')}${suspensionBanner(account)}${lowBalanceBanner(lowBalance)}
+            ${moneyFigures(balance, held, spending)} ${lowBalanceForm(threshold, csrfToken, refused)}
             <section>
               <h2>Use</h2>
               <dl>

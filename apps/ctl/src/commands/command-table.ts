@@ -1,3 +1,4 @@
+import { alertDismiss, alertList } from './alert-commands';
 import { audit } from './audit-commands';
 import { auditLogCheckpoint, auditLogVerify } from './audit-log-commands';
 import {
@@ -34,6 +35,8 @@ export const COMMANDS: Readonly<Record<string, Declared<Command>>> = {
   'key create': { usage: 'key create --account ID [--name N] [--reason TEXT]', run: keyCreate },
   'key list': { usage: 'key list --account ID', run: keyList },
   'key revoke': { usage: 'key revoke --id KEY_ID [--reason TEXT]', run: keyRevoke },
+  'alert list': { usage: 'alert list [--account ID] [--closed]', run: alertList },
+  'alert dismiss': { usage: 'alert dismiss --id ALERT_ID', run: alertDismiss },
   'balance add': { usage: 'balance add --account ID --amount LYD [--reason TEXT] [--idempotency-key K]', run: balanceAdd },
   'price set': { usage: 'price set --model M --input LYD_PER_MILLION --output LYD_PER_MILLION [--reason TEXT]', run: priceSet },
   'usage show': { usage: 'usage show --account ID', run: usageShow },

@@ -8,6 +8,8 @@ export interface AdmissionQuestion {
   /** The id it is held, placed and billed under (quota.v1's request_id). */
   billingId: string;
   accountId: string;
+  /** The key it came with (auth-service's key id): a term of its admission, carried to its bill. */
+  keyId: string;
   checked: CheckedChatRequest;
   prompt: PromptMeasure;
   /** Prompt tokens to hold: the estimate with its margin and images. */

@@ -11,6 +11,7 @@ const { AdmitOutcome, Payment, FreeRefusal } = quotaV1;
 const question: AdmissionQuestion = {
   billingId: 'b-1',
   accountId: 'acct-1',
+  keyId: 'key-1',
   checked: {
     body: { model: 'vendor-v4-flash' },
     model: 'vendor-v4-flash',
@@ -33,7 +34,7 @@ function admissionWith(quota: FakeQuota) {
 const RATE_HEADERS = { 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '29', 'X-RateLimit-Reset': '1900000060' };
 
 describe('ChatAdmission', () => {
-  it('passes a paid request with its hold and Admit time, and the rate headers of its count', async () => {
+  it('passes a paid request with its hold and Admit time, and the rate headers of its count; Admit carries the key as a term', async () => {
     const hold = { amountMicroLyd: 6000, inputMicroLydPerMillion: 1, outputMicroLydPerMillion: 4 };
     const quota = new FakeQuota(() => admitAnswer(AdmitOutcome.ADMIT_OUTCOME_PAID, 29, { hold }));
     const { admission } = admissionWith(quota);
@@ -42,7 +43,9 @@ describe('ChatAdmission', () => {
       headers: RATE_HEADERS,
       passed: { payment: Payment.PAYMENT_PAID, checked: question.checked, hold, byAdmit: true, admittedAtMs: 1_900_000_043_001 },
     });
-    expect(quota.admits).toEqual([expect.objectContaining({ accountId: 'acct-1', requestId: 'b-1', promptTokens: 12, maxTokens: 8192 })]);
+    expect(quota.admits).toEqual([
+      expect.objectContaining({ accountId: 'acct-1', requestId: 'b-1', promptTokens: 12, maxTokens: 8192, keyId: 'key-1' }),
+    ]);
   });
 
   it("passes a free request with its reply capped to Admit's max_tokens", async () => {

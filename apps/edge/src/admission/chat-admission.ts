@@ -110,6 +110,7 @@ export class ChatAdmission implements Admission {
         imageCount: q.prompt.imageCount,
         newMessageTokens: q.prompt.newMessageTokens,
         jsonBytes: q.prompt.jsonBytes,
+        keyId: q.keyId,
       });
       if (answer.count) this.deps.minuteRefusals.remember(q.accountId, answer.count, ticket);
       return answer;

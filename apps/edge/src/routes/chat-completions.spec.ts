@@ -105,7 +105,7 @@ describe('POST /v1/chat/completions, with quota-service and the provider in proc
     edge = undefined;
   });
 
-  it('relays an admitted paid stream to the caller and finishes it once, with its usage and why it ended', async () => {
+  it('relays an admitted paid stream to the caller and finishes it once, with its usage and why it ended; Admit names the caller key', async () => {
     const hold = { amountMicroLyd: 6000, inputMicroLydPerMillion: 1, outputMicroLydPerMillion: 4 };
     const quota = new FakeQuota(() => admitAnswer(AdmitOutcome.ADMIT_OUTCOME_PAID, 29, { hold }));
     edge = await edgeWith(quota);
@@ -117,6 +117,7 @@ describe('POST /v1/chat/completions, with quota-service and the provider in proc
     expect(edge.provider.sent).toEqual([{ body: expect.objectContaining({ model: 'vendor-v4-flash' }), callerRequestId: 'caller-1' }]);
 
     const [admitted] = quota.admits;
+    expect(admitted).toMatchObject({ accountId: 'acct-1', keyId: 'key-1' });
     expect(edge.finishes).toHaveLength(1);
     const finished = await edge.finishes[0];
     expect(finished).toEqual({

@@ -62,7 +62,7 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RequestHandler 
     const billingId = newBillingId();
     const admitted = passVerdict(
       res,
-      await deps.admission.admit({ billingId, accountId: caller.accountId, checked, prompt, promptTokens }),
+      await deps.admission.admit({ billingId, accountId: caller.accountId, keyId: caller.keyId, checked, prompt, promptTokens }),
     );
     record.payment = admitted.payment === quotaV1.Payment.PAYMENT_PAID ? 'paid' : 'free';
     record.billingId = billingId;

@@ -26,4 +26,10 @@ describe('toBill', () => {
     const sent = billingV1.Bill.decode(billingV1.Bill.encode(toBill(bill)).finish());
     expect(sent.admittedAtMs).toBeUndefined();
   });
+
+  it("sends the key the admission recorded as Bill.key_id, and none for a bill without one (an older edge's)", () => {
+    const keyed = billingV1.Bill.decode(billingV1.Bill.encode(toBill({ ...bill, keyId: 'key_0a1b' })).finish());
+    expect(keyed.keyId).toBe('key_0a1b');
+    expect(billingV1.Bill.decode(billingV1.Bill.encode(toBill(bill)).finish()).keyId).toBeUndefined();
+  });
 });

@@ -24,6 +24,7 @@ export function toBill(bill: OutboxBill): billingV1.Bill {
     outputMicroLydPerMillion: bill.hold.outputMicroPerMillion,
     chargeMicroLyd: bill.chargeMicro,
     ...(bill.admittedAtMs ? { admittedAtMs: bill.admittedAtMs } : {}),
+    ...(bill.keyId ? { keyId: bill.keyId } : {}),
     ...(bill.endReason ? { endReason: BILLING_END_REASON[bill.endReason] } : {}),
   };
 }

@@ -95,6 +95,21 @@ describe('Admission', () => {
     expect(await stores.admission.credit('acct')).toEqual({ granted: 12_000, charged: 0, returned: 0, held: 10_000 });
   });
 
+  it("records the caller's key among the admission's terms, paid or free; none from an older edge; a key id of other characters is refused", async () => {
+    const free = request({ keyId: 'key_free' });
+    expect(await admission.admit(free, () => false)).toMatchObject({ outcome: 'free' });
+    expect(await stores.admission.terms(free)).toMatchObject({ payment: 'free', keyId: 'key_free' });
+    billing.balance = 12_000;
+    const paid = request({ keyId: 'key_0123abcd' });
+    expect(await admission.admit(paid, () => false)).toMatchObject({ outcome: 'paid' });
+    expect(await stores.admission.terms(paid)).toMatchObject({ payment: 'paid', keyId: 'key_0123abcd' });
+    const older = request({ keyId: '' });
+    await admission.admit(older, () => false);
+    expect(await stores.admission.terms(older)).not.toHaveProperty('keyId');
+    await expect(admit({ keyId: 'key "quoted"' })).rejects.toMatchObject({ kind: 'invalid-argument' });
+    await expect(admit({ keyId: 'k'.repeat(201) })).rejects.toMatchObject({ kind: 'invalid-argument' });
+  });
+
   it('answers 402 figures such that not covered means balance < required: worst + held + charges not yet applied + held outside the line', async () => {
     billing.balance = 20_000;
     billing.held = 1000;

@@ -6,7 +6,7 @@ import { AdmissionStore, AdmitResult, AdmitStep, CreditTotals } from '../store/a
 import { LeaseRecord } from '../store/leases/lease-store';
 import { HoldTerms, Payment } from '../store/outbox/bill-outbox';
 import { CreditLender, LineExtension } from './credit-lender';
-import { requireModel } from './field-checks';
+import { requireKeyId, requireModel } from './field-checks';
 import { FreeTierGate, requireFreeRequest } from './free-tier-gate';
 import { FreeRefusal, FreeRequest } from './free-request';
 import { PriceBook } from './price-book';
@@ -24,9 +24,11 @@ export interface AdmissionSettings {
   priceWaitMs: number;
 }
 
-/** An API request to admit (quota.v1 AdmitRequest): the free tier's facts and the prompt tokens to hold. */
+/** An API request to admit (quota.v1 AdmitRequest): the free tier's facts, the prompt tokens to hold and the key it came with. */
 export interface AdmitRequest extends FreeRequest {
   promptTokens: number;
+  /** auth-service's key id; '' from an older edge (its bill then names no key). */
+  keyId: string;
 }
 
 /** What Admit answers; the count on every outcome. */
@@ -81,6 +83,7 @@ export class Admission {
     requireFreeRequest(request);
     requireModel(request.model);
     requireCount('prompt_tokens', request.promptTokens, MAX_PROMPT_TOKENS);
+    const keyId = requireKeyId(request.keyId);
     if (this.prices.version === undefined) await this.prices.wait(this.settings.priceWaitMs);
     const prices = this.prices.priceOf(request.model);
     const hold: HoldTerms = { amountMicro: Number(tokenCostMicro(request.promptTokens, request.maxTokens, prices)), ...prices };
@@ -93,6 +96,7 @@ export class Admission {
       worstMicro: hold.amountMicro,
       lease: leaseOf(request, 'paid', request.maxTokens, hold),
       leaseTtlMs: this.settings.leaseTtlMs,
+      keyId,
     };
     const first = await this.store.admit(paid);
     const count = toCountOutcome(first.count);
@@ -153,6 +157,7 @@ export class Admission {
       worstMicro: 0,
       lease,
       leaseTtlMs: this.settings.leaseTtlMs,
+      keyId: requireKeyId(request.keyId),
     });
     if (placed.outcome === 'admitted') return { outcome: 'free', count, maxTokens: decision.maxTokens, admittedAtMs: placed.admittedAtMs };
     await this.freeTier.giveBack(accountId, requestId);

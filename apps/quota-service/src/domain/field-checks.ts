@@ -32,3 +32,13 @@ export function requireHold(hold: HoldTerms | undefined): HoldTerms {
   requireCount('hold.output_micro_lyd_per_million', hold.outputMicroPerMillion, MAX_PRICE_MICRO_LYD_PER_MILLION);
   return hold;
 }
+
+/** A key id as auth-service makes them: plain characters only, so that the FINISH script can read it from the admission record. */
+const KEY_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+/** The key an Admit names (auth-service's key id), or undefined for none (''); INVALID_ARGUMENT for any other characters or past 200. */
+export function requireKeyId(keyId: string): string | undefined {
+  if (keyId === '') return undefined;
+  if (!KEY_ID.test(keyId)) throw new DomainError('invalid-argument', 'key_id must be at most 200 of A-Z a-z 0-9 _ . : -');
+  return keyId;
+}

@@ -79,6 +79,21 @@ describe('RequestFinisher, requests admitted by Admit', () => {
     ]);
   });
 
+  it('names in the bill the key its admission recorded, whether the finish restates its terms, leaves its hold out, or its lease lapsed', async () => {
+    // Another account's three places.
+    await grantLine(stores.admission, 'b', 100_000);
+    for (const requestId of ['k1', 'k2', 'k3']) await stores.admission.admit(paidStep('b', 6000, { requestId, keyId: 'key_b' }));
+    await finisher.finishAdmitted(end({ accountId: 'b', requestId: 'k1' }));
+    await finisher.finishAdmitted(end({ accountId: 'b', requestId: 'k2', hold: undefined }));
+    await finisher.finishLapsed({ ...paidStep('b', 6000, { requestId: 'k3' }).lease, promptTokens: 1000, completionTokens: 500 });
+    const bills = (await stores.outbox.claim(10)).map((c) => c.record);
+    expect(bills.map((b) => (b.kind === 'bill' ? [b.requestId, b.keyId] : b))).toEqual([
+      ['k1', 'key_b'],
+      ['k2', 'key_b'],
+      ['k3', 'key_b'],
+    ]);
+  });
+
   it('refuses a finish that restates its terms otherwise (prices 0, hold 1, free), charging nothing then the admitted terms', async () => {
     const refusedBy = async (field: string) => (await finishTermsRefused.get()).values.find((v) => v.labels.field === field)?.value ?? 0;
     const before = [await refusedBy('hold'), await refusedBy('payment'), await refusedBy('model')];

@@ -21,7 +21,8 @@ export type FinishReport = RequestUsage & { admitted: boolean; hold?: HoldTerms;
  * The store step (AdmissionStore.finish) that ends an admitted request: checked (INVALID_ARGUMENT
  * for a paid one without its hold), charged min(cost at the hold's prices, hold), billed when it
  * has tokens. The payment, model, hold and admitted time are the admission record's `terms` when
- * the store has it, else the ones the request carried (the store lost the record). Also what a
+ * the store has it, else the ones the request carried (the store lost the record); the key is the
+ * record's only (the store's finish step adds it when `terms` were not read). Also what a
  * final lease's renewal finishes again when the store lost the finish.
  */
 export function finishStepOf(end: FinishReport, lapsed = false, terms?: AdmissionTerms): FinishStep {
@@ -52,6 +53,7 @@ export function finishStepOf(end: FinishReport, lapsed = false, terms?: Admissio
           hold,
           chargeMicro,
           ...(admittedAtMs ? { admittedAtMs } : {}),
+          ...(terms?.keyId ? { keyId: terms.keyId } : {}),
           ...(end.traceContext ? { traceContext: end.traceContext } : {}),
         }
       : undefined;

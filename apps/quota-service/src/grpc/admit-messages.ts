@@ -8,8 +8,32 @@ const Outcome = quotaV1.AdmitOutcome;
 
 /** An AdmitRequest as the domain takes it (the same fields). */
 export function toAdmitRequest(req: quotaV1.AdmitRequest): AdmitRequest {
-  const { accountId, requestId, model, promptTokens, maxTokens, thinking, textPromptTokens, imageCount, newMessageTokens, jsonBytes } = req;
-  return { accountId, requestId, model, promptTokens, maxTokens, thinking, textPromptTokens, imageCount, newMessageTokens, jsonBytes };
+  const {
+    accountId,
+    requestId,
+    model,
+    promptTokens,
+    maxTokens,
+    thinking,
+    textPromptTokens,
+    imageCount,
+    newMessageTokens,
+    jsonBytes,
+    keyId,
+  } = req;
+  return {
+    accountId,
+    requestId,
+    model,
+    promptTokens,
+    maxTokens,
+    thinking,
+    textPromptTokens,
+    imageCount,
+    newMessageTokens,
+    jsonBytes,
+    keyId,
+  };
 }
 
 /** Admit's decision as quota.v1 answers it: the count always, and the fields of its outcome. */

@@ -124,8 +124,8 @@ export async function freePlaces(limits: LimitStore, accountId: string): Promise
 
 /**
  * An Admit of 1,000 prompt tokens and 1,000 max_tokens of vendor-v4-flash (at PRICES: 5,000
- * micro-LYD held), the free tier's facts those of a small request it grants (quota.v1 AdmitRequest
- * has the same fields).
+ * micro-LYD held) with key `key_fixture`, the free tier's facts those of a small request it grants
+ * (quota.v1 AdmitRequest has the same fields).
  */
 export function admitRequest(accountId: string, requestId: string, overrides: Partial<AdmitRequest> = {}): AdmitRequest {
   return {
@@ -139,6 +139,7 @@ export function admitRequest(accountId: string, requestId: string, overrides: Pa
     imageCount: 0,
     newMessageTokens: 100,
     jsonBytes: 5000,
+    keyId: 'key_fixture',
     ...overrides,
   };
 }

@@ -99,6 +99,20 @@ export function describeAdmittedFinishContract(name: string, open: AdmissionStor
       expect(await outboxOf(s.outbox, account)).toEqual([stamped(bill)]);
     });
 
+    it("names in the bill the key its admission recorded (a term, not the finish's); an older edge's admission, without one, bills none", async () => {
+      await grantLine(s.admission, account, 10_000);
+      const [keyed, older] = [paidStep(account, 3000, { keyId: 'key_0a1b-2.c:d' }), paidStep(account, 3000)];
+      await s.admission.admit(keyed);
+      await s.admission.admit(older);
+      expect(await s.admission.terms(keyed)).toMatchObject({ keyId: 'key_0a1b-2.c:d' });
+      expect(await s.admission.terms(older)).not.toHaveProperty('keyId');
+      const restated = { payment: 'paid' as const, model: 'vendor-v4-flash', hold: holdOf(3000) };
+      const [b1, b2] = [paidBill(account, keyed.requestId, 3000, 100, 100, 500), paidBill(account, older.requestId, 3000, 100, 100, 500)];
+      await s.admission.finish(paidFinish(keyed.requestId, 200, 500, b1, { restated }));
+      await s.admission.finish(paidFinish(older.requestId, 200, 500, b2, { restated }));
+      expect(await outboxOf(s.outbox, account)).toEqual([{ ...stamped(b1), keyId: 'key_0a1b-2.c:d' }, stamped(b2)]);
+    });
+
     it('refuses a finish whose restated terms disagree with its admission, changing nothing, and takes one that agrees', async () => {
       await grantLine(s.admission, account, 10_000);
       const step = paidStep(account, 6000);

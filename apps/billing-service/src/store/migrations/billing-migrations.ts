@@ -35,12 +35,16 @@ import { migration as m037 } from './037-set-price-history';
 import { migration as m038 } from './038-holder-events';
 import { migration as m039 } from './039-balance-alerts';
 import { migration as m040 } from './040-kept-statements';
+import { migration as m045 } from './045-ledger-key-ids';
+import { migration as m046 } from './046-drop-apply-bills-033';
+import { migration as m047 } from './047-apply-bills-with-keys';
+import { migration as m048 } from './048-spend-watch';
 
 /**
  * The `billing` schema, one migration per file, in id order: balances, prices, holds and the
  * ledger, then credit lines, the price table's versions, the ledger by month, balance entries,
  * end reasons, the audit trail, set-aside bills, money links, the price history, holder events,
- * balance alerts and the statements kept. Money
+ * balance alerts, the statements kept and each key's spend watched for a leak. Money
  * columns are BIGINT micro-LYD. The row invariant `0 <= held_micro <= balance_micro` means what is
  * held is really there, so no charge can take a balance below zero.
  *
@@ -87,4 +91,8 @@ export const BILLING_MIGRATIONS: Migration[] = [
   m038,
   m039,
   m040,
+  m045,
+  m046,
+  m047,
+  m048,
 ];

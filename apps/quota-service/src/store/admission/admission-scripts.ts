@@ -131,7 +131,7 @@ return {1, count, now, 0, -1, now}
  * First of all, restated terms that disagree with the admission record refuse the finish, nothing
  * changed (refused: 1 payment, 2 model, 3 hold, 4 admitted time), and so does "never admitted"
  * from an edge whose renewals carried the admitted time, which only Admit's answer gives (5); a
- * bill without its admitted time gets the record's. A record that holds only a hold (a lease
+ * bill without its admitted time gets the record's, and one without a key the record's key. A record that holds only a hold (a lease
  * recreated, RESURRECT_LEASE) fixes no terms. Finished ids over the memory are trimmed now and
  * then (readers compare the time they were finished). Returns {released 0/1, repeated 0/1,
  * shortfall micro, refused 0-5}.
@@ -196,6 +196,10 @@ if admitted == '0' then
 end
 if terms and terms.admittedAtMs and bill ~= '' and not string.find(bill, '"admittedAtMs":', 1, true) then
   bill = string.sub(bill, 1, -2) .. ',"admittedAtMs":' .. string.format('%.0f', terms.admittedAtMs) .. '}'
+end
+-- The key is a term of the admission too (its characters checked at Admit).
+if terms and terms.keyId and bill ~= '' and not string.find(bill, '"keyId":', 1, true) then
+  bill = string.sub(bill, 1, -2) .. ',"keyId":"' .. terms.keyId .. '"}'
 end
 local function queue_bill()
   redis.call('XADD', outbox, '*', '${OUTBOX_FIELD}', bill)

@@ -40,6 +40,8 @@ export interface AdmitStep {
   /** The lease started on admission (an admitted lease: `maxTokens` set). */
   lease: LeaseRecord;
   leaseTtlMs: number;
+  /** The key the request came with, a term of its admission record; undefined from an older edge. */
+  keyId?: string;
 }
 
 /**
@@ -55,6 +57,8 @@ export interface AdmissionTerms {
   maxTokens: number;
   /** The store's clock (Redis TIME) when it was admitted, ms: the time its bill is filed under. */
   admittedAtMs: number;
+  /** The key the request came with (auth-service's key id), which its bill names; undefined from an older edge. */
+  keyId?: string;
 }
 
 /** The terms a finish restates, checked against its admission record before anything changes. */
@@ -105,7 +109,7 @@ export interface FinishStep {
   /**
    * The terms the caller restated (its payment, model, hold, admitted time): when the store has
    * the request's admission record and any of them disagrees, the finish is refused, nothing
-   * changed. A bill without its admitted time gets the record's.
+   * changed. A bill without its admitted time gets the record's, and one without a key the record's key.
    */
   restated?: RestatedTerms;
 }

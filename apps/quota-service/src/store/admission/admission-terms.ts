@@ -8,6 +8,7 @@ export function termsOf(step: AdmitStep): Omit<AdmissionTerms, 'admittedAtMs'> {
     model: lease.model,
     ...(payment === 'paid' && lease.hold ? { hold: { ...lease.hold, amountMicro: step.worstMicro } } : {}),
     maxTokens: lease.maxTokens ?? 0,
+    ...(step.keyId ? { keyId: step.keyId } : {}),
   };
 }
 
@@ -27,6 +28,7 @@ export function parseAdmissionTerms(text: string): AdmissionTerms | undefined {
   const hold = r.hold as Record<string, unknown> | undefined;
   if (hold !== undefined && !(isCount(hold.amountMicro) && isCount(hold.inputMicroPerMillion) && isCount(hold.outputMicroPerMillion)))
     return undefined;
+  if (r.keyId !== undefined && typeof r.keyId !== 'string') return undefined;
   return {
     payment: r.payment,
     model: r.model,
@@ -41,6 +43,7 @@ export function parseAdmissionTerms(text: string): AdmissionTerms | undefined {
       : {}),
     maxTokens: r.maxTokens,
     admittedAtMs: r.admittedAtMs,
+    ...(r.keyId !== undefined ? { keyId: r.keyId } : {}),
   };
 }
 

@@ -113,7 +113,10 @@ export class InMemoryAdmissionStore implements AdmissionStore {
     const answered = !f.admitted && leases.get(f.requestId)?.admittedAtMs !== undefined;
     const refused = answered ? 'admitted' : record && f.restated && disagreement(record, f.restated);
     if (refused) return { released: false, repeated: false, shortfallMicro: 0, refused };
-    const bill = f.bill && record && f.bill.admittedAtMs === undefined ? { ...f.bill, admittedAtMs: record.admittedAtMs } : f.bill;
+    // A bill without its admitted time or its key gets the record's, as FINISH_ADMITTED gives them.
+    const keyId = f.bill?.keyId ?? record?.keyId;
+    const bill =
+      f.bill && record ? { ...f.bill, admittedAtMs: f.bill.admittedAtMs ?? record.admittedAtMs, ...(keyId ? { keyId } : {}) } : f.bill;
     f = { ...f, bill };
     if (limits.isFinished(f.accountId, f.requestId, now)) {
       if (f.payment === 'free' || !f.admitted) freeTier.settleAt(f.accountId, f.requestId, f.admitted ? f.tokens : 0, now);

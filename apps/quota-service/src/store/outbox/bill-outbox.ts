@@ -52,6 +52,8 @@ export interface OutboxBill extends RequestUsage {
   chargeMicro: number;
   /** quota-service's time of the request's admission (billing.v1 Bill.admitted_at_ms): the month it is filed under. */
   admittedAtMs?: number;
+  /** The key the request came with, from its admission record (billing.v1 Bill.key_id); undefined from an older edge. */
+  keyId?: string;
 }
 
 /** Line given back to billing-service: the account's cumulative total returned (billing.v1 LineReturn). */

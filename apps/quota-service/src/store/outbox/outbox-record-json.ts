@@ -23,7 +23,8 @@ const isHold = (value: unknown): value is HoldTerms =>
   isObject(value) && isCount(value.amountMicro) && isCount(value.inputMicroPerMillion) && isCount(value.outputMicroPerMillion);
 
 const isUsageRecord = (r: Fields): r is Fields & OlderOutboxBill => r.kind === undefined && isUsage(r);
-const isOutboxBill = (r: Fields): r is Fields & OutboxBill => r.kind === 'bill' && isUsage(r) && isHold(r.hold) && isCount(r.chargeMicro);
+const isOutboxBill = (r: Fields): r is Fields & OutboxBill =>
+  r.kind === 'bill' && isUsage(r) && isHold(r.hold) && isCount(r.chargeMicro) && (r.keyId === undefined || typeof r.keyId === 'string');
 const isLineReturn = (r: Fields): r is Fields & OutboxLineReturn =>
   r.kind === 'return' && typeof r.accountId === 'string' && isCount(r.returnedTotalMicro);
 

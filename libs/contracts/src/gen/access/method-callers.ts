@@ -43,6 +43,8 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/billing.v1.Billing/ReadStatement': ['ctl', 'console'],
   '/billing.v1.Billing/ListStatements': ['console'],
   '/billing.v1.Billing/GetStatementKey': ['ctl', 'console'],
+  '/billing.v1.Billing/ListSpendAlerts': ['console', 'ctl'],
+  '/billing.v1.Billing/CloseSpendAlerts': ['console', 'ctl'],
   '/billing.v1.Billing/SetLowBalanceThreshold': ['console'],
   '/billing.v1.Billing/GetLowBalanceThreshold': ['console'],
   '/billing.v1.Billing/WatchHolderEvents': ['notifier'],

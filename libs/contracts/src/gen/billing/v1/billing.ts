@@ -347,7 +347,15 @@ export interface Bill {
    * When quota-service admitted the request, Unix milliseconds of its store's clock: the ledger
    * month the bill is filed under. Unset from an older quota-service: the time inside request_id.
    */
-  admittedAtMs?: number | undefined;
+  admittedAtMs?:
+    | number
+    | undefined;
+  /**
+   * The API key the request was made with (auth-service's key id, 1 to 200 characters), fixed at
+   * Admit: the ledger keeps it and each key's spend is watched for a leak. Unset from an older edge
+   * or quota-service.
+   */
+  keyId?: string | undefined;
 }
 
 /** quota-service's cumulative total of line given back for one account. */
@@ -683,6 +691,86 @@ export interface GetStatementKeyResponse {
   keyId: string;
   /** The Ed25519 public key, PEM (SPKI). */
   publicKeyPem: string;
+}
+
+/**
+ * An account's spend that looked like a leaked key, as billing-service found it while applying bills
+ * (docs/architecture.md#a-leaked-key-caught-early): open until the holder or the operator lets it be,
+ * or the key is revoked.
+ */
+export interface SpendAlert {
+  /** The alert's id. */
+  alertId: number;
+  /** The account. */
+  accountId: string;
+  /** The key suspected (auth-service's key id); empty for bills that named no key (an older release's). */
+  keyId: string;
+  /**
+   * spend-jump: the account's last hour spent far more than its usual hour; idle-key: a key unbilled
+   * for weeks spends again.
+   */
+  reason: string;
+  /** When it was raised, ISO-8601 UTC. */
+  raisedAt: string;
+  /** The account's spend in the hour before, micro-LYD, and its paid requests. */
+  lastHourMicroLyd: number;
+  /** As above, paid requests. */
+  lastHourRequests: number;
+  /** The key's spend in that hour, micro-LYD. */
+  keyLastHourMicroLyd: number;
+  /** The account's usual busy hour, micro-LYD, read from this many hours of its history (0: none yet). */
+  usualHourMicroLyd: number;
+  /** As above, the hours of history. */
+  historyHours: number;
+  /** The bar the last hour crossed (spend-jump), micro-LYD. */
+  thresholdMicroLyd: number;
+  /** idle-key: how long the key had not been billed, seconds. */
+  restedSeconds: number;
+  /** When it was closed, ISO-8601 UTC; empty while it is open. */
+  closedAt: string;
+  /** dismissed (let be by the holder or the operator) or key-revoked; empty while it is open. */
+  closing: string;
+  /** Who closed it: holder:EMAIL (in the console), or the caller's identity (ctl). */
+  closedBy: string;
+}
+
+/** An account's spend alerts (or, without an account, every account's), newest first. */
+export interface ListSpendAlertsRequest {
+  /** The account; empty: every account (the operator). */
+  accountId: string;
+  /** True: the closed ones as well; false: only the open ones. */
+  includeClosed: boolean;
+  /** At most this many, 1 to 100. */
+  limit: number;
+}
+
+/** The alerts. */
+export interface ListSpendAlertsResponse {
+  /** Newest first. */
+  alerts: SpendAlert[];
+}
+
+/** Closes an account's open spend alerts: one by its id, or every one naming a key. */
+export interface CloseSpendAlertsRequest {
+  /** The account: only its alerts are closed (NOT_FOUND for an alert of another's). */
+  accountId: string;
+  /** The alert to close; 0 when key_id names the alerts. */
+  alertId: number;
+  /** Every open alert naming this key (auth-service's key id); empty when alert_id names the alert. */
+  keyId: string;
+  /** dismissed: let be, the spend was the holder's own; key-revoked: the key was revoked. */
+  closing: string;
+  /**
+   * The console: the holder who closes it, an email of at most 320 characters (kept as
+   * holder:EMAIL). Any other caller is named by its certificate (ctl).
+   */
+  closedBy: string;
+}
+
+/** The alerts closed now (none when they were closed already). */
+export interface CloseSpendAlertsResponse {
+  /** As they now stand. */
+  alerts: SpendAlert[];
 }
 
 /**
@@ -2621,6 +2709,7 @@ function createBaseBill(): Bill {
     chargeMicroLyd: 0,
     endReason: undefined,
     admittedAtMs: undefined,
+    keyId: undefined,
   };
 }
 
@@ -2664,6 +2753,9 @@ export const Bill: MessageFns<Bill> = {
     }
     if (message.admittedAtMs !== undefined) {
       writer.uint32(104).int64(message.admittedAtMs);
+    }
+    if (message.keyId !== undefined) {
+      writer.uint32(114).string(message.keyId);
     }
     return writer;
   },
@@ -2785,6 +2877,14 @@ export const Bill: MessageFns<Bill> = {
             message.admittedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2815,6 +2915,7 @@ export const Bill: MessageFns<Bill> = {
     message.chargeMicroLyd = object.chargeMicroLyd ?? 0;
     message.endReason = object.endReason ?? undefined;
     message.admittedAtMs = object.admittedAtMs ?? undefined;
+    message.keyId = object.keyId ?? undefined;
     return message;
   },
 };
@@ -5204,6 +5305,537 @@ export const GetStatementKeyResponse: MessageFns<GetStatementKeyResponse> = {
   },
 };
 
+function createBaseSpendAlert(): SpendAlert {
+  return {
+    alertId: 0,
+    accountId: "",
+    keyId: "",
+    reason: "",
+    raisedAt: "",
+    lastHourMicroLyd: 0,
+    lastHourRequests: 0,
+    keyLastHourMicroLyd: 0,
+    usualHourMicroLyd: 0,
+    historyHours: 0,
+    thresholdMicroLyd: 0,
+    restedSeconds: 0,
+    closedAt: "",
+    closing: "",
+    closedBy: "",
+  };
+}
+
+export const SpendAlert: MessageFns<SpendAlert> = {
+  encode(message: SpendAlert, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.alertId !== 0) {
+      writer.uint32(8).int64(message.alertId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(26).string(message.keyId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.raisedAt !== "") {
+      writer.uint32(42).string(message.raisedAt);
+    }
+    if (message.lastHourMicroLyd !== 0) {
+      writer.uint32(48).int64(message.lastHourMicroLyd);
+    }
+    if (message.lastHourRequests !== 0) {
+      writer.uint32(56).int64(message.lastHourRequests);
+    }
+    if (message.keyLastHourMicroLyd !== 0) {
+      writer.uint32(64).int64(message.keyLastHourMicroLyd);
+    }
+    if (message.usualHourMicroLyd !== 0) {
+      writer.uint32(72).int64(message.usualHourMicroLyd);
+    }
+    if (message.historyHours !== 0) {
+      writer.uint32(80).int64(message.historyHours);
+    }
+    if (message.thresholdMicroLyd !== 0) {
+      writer.uint32(88).int64(message.thresholdMicroLyd);
+    }
+    if (message.restedSeconds !== 0) {
+      writer.uint32(96).int64(message.restedSeconds);
+    }
+    if (message.closedAt !== "") {
+      writer.uint32(106).string(message.closedAt);
+    }
+    if (message.closing !== "") {
+      writer.uint32(114).string(message.closing);
+    }
+    if (message.closedBy !== "") {
+      writer.uint32(122).string(message.closedBy);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpendAlert {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpendAlert();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.alertId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.raisedAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.lastHourMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.lastHourRequests = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.keyLastHourMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.usualHourMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.historyHours = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.thresholdMicroLyd = longToNumber(reader.int64());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.restedSeconds = longToNumber(reader.int64());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.closedAt = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.closing = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.closedBy = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SpendAlert>, I>>(base?: I): SpendAlert {
+    return SpendAlert.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SpendAlert>, I>>(object: I): SpendAlert {
+    const message = createBaseSpendAlert();
+    message.alertId = object.alertId ?? 0;
+    message.accountId = object.accountId ?? "";
+    message.keyId = object.keyId ?? "";
+    message.reason = object.reason ?? "";
+    message.raisedAt = object.raisedAt ?? "";
+    message.lastHourMicroLyd = object.lastHourMicroLyd ?? 0;
+    message.lastHourRequests = object.lastHourRequests ?? 0;
+    message.keyLastHourMicroLyd = object.keyLastHourMicroLyd ?? 0;
+    message.usualHourMicroLyd = object.usualHourMicroLyd ?? 0;
+    message.historyHours = object.historyHours ?? 0;
+    message.thresholdMicroLyd = object.thresholdMicroLyd ?? 0;
+    message.restedSeconds = object.restedSeconds ?? 0;
+    message.closedAt = object.closedAt ?? "";
+    message.closing = object.closing ?? "";
+    message.closedBy = object.closedBy ?? "";
+    return message;
+  },
+};
+
+function createBaseListSpendAlertsRequest(): ListSpendAlertsRequest {
+  return { accountId: "", includeClosed: false, limit: 0 };
+}
+
+export const ListSpendAlertsRequest: MessageFns<ListSpendAlertsRequest> = {
+  encode(message: ListSpendAlertsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.includeClosed !== false) {
+      writer.uint32(16).bool(message.includeClosed);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSpendAlertsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSpendAlertsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.includeClosed = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListSpendAlertsRequest>, I>>(base?: I): ListSpendAlertsRequest {
+    return ListSpendAlertsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListSpendAlertsRequest>, I>>(object: I): ListSpendAlertsRequest {
+    const message = createBaseListSpendAlertsRequest();
+    message.accountId = object.accountId ?? "";
+    message.includeClosed = object.includeClosed ?? false;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListSpendAlertsResponse(): ListSpendAlertsResponse {
+  return { alerts: [] };
+}
+
+export const ListSpendAlertsResponse: MessageFns<ListSpendAlertsResponse> = {
+  encode(message: ListSpendAlertsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.alerts) {
+      SpendAlert.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSpendAlertsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSpendAlertsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.alerts.push(SpendAlert.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListSpendAlertsResponse>, I>>(base?: I): ListSpendAlertsResponse {
+    return ListSpendAlertsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListSpendAlertsResponse>, I>>(object: I): ListSpendAlertsResponse {
+    const message = createBaseListSpendAlertsResponse();
+    message.alerts = object.alerts?.map((e) => SpendAlert.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCloseSpendAlertsRequest(): CloseSpendAlertsRequest {
+  return { accountId: "", alertId: 0, keyId: "", closing: "", closedBy: "" };
+}
+
+export const CloseSpendAlertsRequest: MessageFns<CloseSpendAlertsRequest> = {
+  encode(message: CloseSpendAlertsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.alertId !== 0) {
+      writer.uint32(16).int64(message.alertId);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(26).string(message.keyId);
+    }
+    if (message.closing !== "") {
+      writer.uint32(34).string(message.closing);
+    }
+    if (message.closedBy !== "") {
+      writer.uint32(42).string(message.closedBy);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CloseSpendAlertsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCloseSpendAlertsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.alertId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.closing = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.closedBy = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CloseSpendAlertsRequest>, I>>(base?: I): CloseSpendAlertsRequest {
+    return CloseSpendAlertsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CloseSpendAlertsRequest>, I>>(object: I): CloseSpendAlertsRequest {
+    const message = createBaseCloseSpendAlertsRequest();
+    message.accountId = object.accountId ?? "";
+    message.alertId = object.alertId ?? 0;
+    message.keyId = object.keyId ?? "";
+    message.closing = object.closing ?? "";
+    message.closedBy = object.closedBy ?? "";
+    return message;
+  },
+};
+
+function createBaseCloseSpendAlertsResponse(): CloseSpendAlertsResponse {
+  return { alerts: [] };
+}
+
+export const CloseSpendAlertsResponse: MessageFns<CloseSpendAlertsResponse> = {
+  encode(message: CloseSpendAlertsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.alerts) {
+      SpendAlert.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CloseSpendAlertsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCloseSpendAlertsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.alerts.push(SpendAlert.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CloseSpendAlertsResponse>, I>>(base?: I): CloseSpendAlertsResponse {
+    return CloseSpendAlertsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CloseSpendAlertsResponse>, I>>(object: I): CloseSpendAlertsResponse {
+    const message = createBaseCloseSpendAlertsResponse();
+    message.alerts = object.alerts?.map((e) => SpendAlert.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseSetLowBalanceThresholdRequest(): SetLowBalanceThresholdRequest {
   return { accountId: "", thresholdMicroLyd: undefined, keepExisting: false, setBy: "" };
 }
@@ -7198,6 +7830,30 @@ export const BillingService = {
       Buffer.from(GetStatementKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetStatementKeyResponse => GetStatementKeyResponse.decode(value),
   },
+  /** An account's spend alerts (a key that may have leaked), or every account's for the operator. */
+  listSpendAlerts: {
+    path: "/billing.v1.Billing/ListSpendAlerts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListSpendAlertsRequest): Buffer =>
+      Buffer.from(ListSpendAlertsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSpendAlertsRequest => ListSpendAlertsRequest.decode(value),
+    responseSerialize: (value: ListSpendAlertsResponse): Buffer =>
+      Buffer.from(ListSpendAlertsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSpendAlertsResponse => ListSpendAlertsResponse.decode(value),
+  },
+  /** Closes spend alerts: dismissed by the holder or the operator, or closed by the key's revocation. */
+  closeSpendAlerts: {
+    path: "/billing.v1.Billing/CloseSpendAlerts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CloseSpendAlertsRequest): Buffer =>
+      Buffer.from(CloseSpendAlertsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CloseSpendAlertsRequest => CloseSpendAlertsRequest.decode(value),
+    responseSerialize: (value: CloseSpendAlertsResponse): Buffer =>
+      Buffer.from(CloseSpendAlertsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CloseSpendAlertsResponse => CloseSpendAlertsResponse.decode(value),
+  },
   /** The console: sets an account's low-balance threshold (the holder's alert). */
   setLowBalanceThreshold: {
     path: "/billing.v1.Billing/SetLowBalanceThreshold" as const,
@@ -7405,6 +8061,10 @@ export interface BillingServer extends UntypedServiceImplementation {
   listStatements: handleUnaryCall<ListStatementsRequest, ListStatementsResponse>;
   /** The public key statements are signed with. */
   getStatementKey: handleUnaryCall<GetStatementKeyRequest, GetStatementKeyResponse>;
+  /** An account's spend alerts (a key that may have leaked), or every account's for the operator. */
+  listSpendAlerts: handleUnaryCall<ListSpendAlertsRequest, ListSpendAlertsResponse>;
+  /** Closes spend alerts: dismissed by the holder or the operator, or closed by the key's revocation. */
+  closeSpendAlerts: handleUnaryCall<CloseSpendAlertsRequest, CloseSpendAlertsResponse>;
   /** The console: sets an account's low-balance threshold (the holder's alert). */
   setLowBalanceThreshold: handleUnaryCall<SetLowBalanceThresholdRequest, SetLowBalanceThresholdResponse>;
   /** The console: an account's low-balance threshold and balance (the low-balance banner). */
@@ -7828,6 +8488,38 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetStatementKeyResponse) => void,
+  ): ClientUnaryCall;
+  /** An account's spend alerts (a key that may have leaked), or every account's for the operator. */
+  listSpendAlerts(
+    request: ListSpendAlertsRequest,
+    callback: (error: ServiceError | null, response: ListSpendAlertsResponse) => void,
+  ): ClientUnaryCall;
+  listSpendAlerts(
+    request: ListSpendAlertsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListSpendAlertsResponse) => void,
+  ): ClientUnaryCall;
+  listSpendAlerts(
+    request: ListSpendAlertsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListSpendAlertsResponse) => void,
+  ): ClientUnaryCall;
+  /** Closes spend alerts: dismissed by the holder or the operator, or closed by the key's revocation. */
+  closeSpendAlerts(
+    request: CloseSpendAlertsRequest,
+    callback: (error: ServiceError | null, response: CloseSpendAlertsResponse) => void,
+  ): ClientUnaryCall;
+  closeSpendAlerts(
+    request: CloseSpendAlertsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CloseSpendAlertsResponse) => void,
+  ): ClientUnaryCall;
+  closeSpendAlerts(
+    request: CloseSpendAlertsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CloseSpendAlertsResponse) => void,
   ): ClientUnaryCall;
   /** The console: sets an account's low-balance threshold (the holder's alert). */
   setLowBalanceThreshold(

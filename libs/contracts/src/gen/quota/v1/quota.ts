@@ -591,6 +591,13 @@ export interface AdmitRequest {
   newMessageTokens: number;
   /** As ReserveFreeRequest.json_bytes. */
   jsonBytes: number;
+  /**
+   * The API key the request came with (auth-service's key id: at most 200 of A-Z a-z 0-9 _ . : -,
+   * another is refused with INVALID_ARGUMENT): a term of the admission like its prices, carried to
+   * its bill, so that billing-service knows which key spent what. Empty from an older edge (its bill
+   * then names no key).
+   */
+  keyId: string;
 }
 
 /** The decision on an Admit. */
@@ -2866,6 +2873,7 @@ function createBaseAdmitRequest(): AdmitRequest {
     imageCount: 0,
     newMessageTokens: 0,
     jsonBytes: 0,
+    keyId: "",
   };
 }
 
@@ -2900,6 +2908,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
     if (message.jsonBytes !== 0) {
       writer.uint32(80).int64(message.jsonBytes);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(90).string(message.keyId);
     }
     return writer;
   },
@@ -2997,6 +3008,14 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.jsonBytes = longToNumber(reader.int64());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3024,6 +3043,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     message.imageCount = object.imageCount ?? 0;
     message.newMessageTokens = object.newMessageTokens ?? 0;
     message.jsonBytes = object.jsonBytes ?? 0;
+    message.keyId = object.keyId ?? "";
     return message;
   },
 };
