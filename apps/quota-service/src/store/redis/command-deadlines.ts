@@ -12,10 +12,20 @@ const COMPACT_AT = 1024;
  * ("Command timed out", as ioredis's own deadline rejects it); a connection that has sent no data
  * for `socketTimeoutMs` since the oldest command it left unanswered was sent is destroyed, so that
  * the client reconnects rather than wait on it forever (as ioredis's `socketTimeout`).
+ *
+ * A deadline is that of one send of a command: a command can be sent again with a new promise
+ * (a Redis Cluster pipeline whose commands all failed alike, "Connection is closed." while a
+ * master is down, MOVED, sends them again, each with `initPromise`), and the deadline of its
+ * earlier send must not reject that new try. Rejected between two tries, a command goes out in
+ * the next one already settled: its reply is never counted, the pipeline never ends, and ioredis
+ * queues every later command for those nodes behind it (one auto-pipeline runs at a time), for
+ * good. ioredis's own timer is cleared when the command settles, so each try has its own deadline
+ * there too.
  */
 export function keepCommandDeadlines(client: Redis, commandTimeoutMs: number, socketTimeoutMs: number): void {
-  // Sent commands and their send times, oldest first, from `head` on.
+  // Sent commands, the promise each was sent with, and their send times, oldest first, from `head` on.
   const commands: Command[] = [];
+  const promises: Promise<unknown>[] = [];
   const sentAt: number[] = [];
   let head = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -33,12 +43,15 @@ export function keepCommandDeadlines(client: Redis, commandTimeoutMs: number, so
     timer.unref();
   };
 
+  /** Whether the send at `i` still waits for its reply: its command unsettled, and not sent again since with a new promise. */
+  const pending = (i: number) => !commands[i].isSettled && commands[i].promise === promises[i];
+
   function sweep(): void {
     timer = undefined;
     const now = Date.now();
-    while (head < commands.length && (commands[head].isSettled || now - sentAt[head] >= commandTimeoutMs)) {
+    while (head < commands.length && (!pending(head) || now - sentAt[head] >= commandTimeoutMs)) {
       const command = commands[head];
-      if (!command.isSettled) {
+      if (pending(head)) {
         if (lastDataMs < sentAt[head]) silentSince ??= sentAt[head];
         command.reject(new Error('Command timed out'));
       }
@@ -46,6 +59,7 @@ export function keepCommandDeadlines(client: Redis, commandTimeoutMs: number, so
     }
     if (head === commands.length || (head >= COMPACT_AT && head * 2 >= commands.length)) {
       commands.splice(0, head);
+      promises.splice(0, head);
       sentAt.splice(0, head);
       head = 0;
     }
@@ -64,6 +78,7 @@ export function keepCommandDeadlines(client: Redis, commandTimeoutMs: number, so
     if (!command.isSettled) {
       const now = Date.now();
       commands.push(command);
+      promises.push(command.promise);
       sentAt.push(now);
       if (timer === undefined) arm(now + commandTimeoutMs, now);
     }

@@ -68,9 +68,6 @@ function watch(client: Redis | Cluster, onReady: (() => Promise<unknown> | undef
  * MOVED and ASK redirections), with the same guarantees as openRedisClient: no offline queue, a
  * deadline on every command, reconnection in the background, and the commands of one turn of the
  * event loop sent together (per node). The scripts are loaded on every master at each ready.
- * Each node's connection keeps ioredis's own timers per command: with one deadline timer per
- * node connection (keepCommandDeadlines), edge-faults-e2e's failover under load lost bills
- * (delivered replies without a ledger row, three runs in three), which it never did with them.
  */
 export async function openRedisCluster(nodes: string[], options: Omit<RedisClientOptions, 'url'>, logger: Logger): Promise<Cluster> {
   const connectTimeoutMs = Math.max(options.commandTimeoutMs * 5, 1000);
@@ -84,13 +81,14 @@ export async function openRedisCluster(nodes: string[], options: Omit<RedisClien
       clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
       slotsRefreshTimeout: connectTimeoutMs,
       redisOptions: {
-        commandTimeout: options.commandTimeoutMs,
         connectTimeout: connectTimeoutMs,
-        socketTimeout: connectTimeoutMs,
         maxRetriesPerRequest: 1,
       },
     },
   );
+  // Each master's and replica's connection keeps its commands' deadlines, as openRedisClient's
+  // (each try of a command its own deadline: open-redis-cluster.test.ts kills a master under load).
+  client.on('+node', (node: Redis) => keepCommandDeadlines(node, options.commandTimeoutMs, connectTimeoutMs));
   const { onReady } = options;
   watch(client, onReady && (() => Promise.all(client.nodes('master').map(onReady))), logger);
   await client.connect().catch(() => undefined);
