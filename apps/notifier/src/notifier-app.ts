@@ -2,6 +2,7 @@ import { authV1, billingV1 } from '@gw/contracts';
 import { clientChain, Logger, openDatabase, rpcClient, runMigrations, startGrpcServer } from '@gw/service-kit';
 import { ConsoleClient } from './clients/console-client';
 import { EventSource, EventStreamFollower } from './clients/event-stream-follower';
+import { AuthKeyNames } from './clients/key-names';
 import { NotifierConfig } from './config';
 import { EventTaker } from './domain/event-taker';
 import { MailSender } from './domain/mail-sender';
@@ -40,13 +41,12 @@ export async function startNotifierApp(config: NotifierConfig, logger: Logger): 
         { retry: config.mailRetry, maxAttempts: config.mailMaxAttempts, claimMs: config.mailClaimMs },
         logger,
       );
-    const recipients = new ConsoleClient(config.consoleAddr, config.security, config.grpcTimeoutMs);
-    const taker = new EventTaker(store, recipients, { from: config.mailFrom, consoleUrl: config.consoleUrl, keepOnly: !transport }, () =>
-      sender?.wake(),
-    );
     const settings = { timeoutMs: config.grpcTimeoutMs, chain: clientChain() };
     const billing = rpcClient(billingV1.BillingClient, config.billingAddr, config.security, 'billing-service', settings);
     const auth = rpcClient(authV1.AuthClient, config.authAddr, config.security, 'auth-service', settings);
+    const recipients = new ConsoleClient(config.consoleAddr, config.security, config.grpcTimeoutMs);
+    const writing = { from: config.mailFrom, consoleUrl: config.consoleUrl, keepOnly: !transport };
+    const taker = new EventTaker(store, recipients, new AuthKeyNames(auth), writing, () => sender?.wake());
     const sources: EventSource[] = [
       { name: 'billing-service', open: (after) => billing.streams.watchHolderEvents({ after }) },
       { name: 'auth-service', open: (after) => auth.streams.watchHolderEvents({ after }) },

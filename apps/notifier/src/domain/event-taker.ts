@@ -16,6 +16,17 @@ export interface RecipientDirectory {
   recipients(accountId: string): Promise<Recipient[]>;
 }
 
+/** A key as its holders know it: its name and 12-character prefix. */
+export interface KeyName {
+  name: string;
+  prefix: string;
+}
+
+/** Names an account's key by its id (auth-service, auth.v1 ListKeys); undefined for a key no longer active. */
+export interface KeyNames {
+  nameOf(accountId: string, keyId: string): Promise<KeyName | undefined>;
+}
+
 /** How mails are written: the From address (for the Message-ID), the console's address (for the links), and whether they are only kept. */
 export interface MailWriting {
   from: string;
@@ -37,13 +48,14 @@ export class EventTaker {
   constructor(
     private readonly store: MailStore,
     private readonly directory: RecipientDirectory,
+    private readonly keys: KeyNames,
     private readonly writing: MailWriting,
     /** Mails were written to be sent. */
     private readonly written: () => void,
   ) {}
 
-  async take(notice: HolderNotice, cursor: string): Promise<void> {
-    const recipients = await this.directory.recipients(notice.accountId);
+  async take(event: HolderNotice, cursor: string): Promise<void> {
+    const [recipients, notice] = await Promise.all([this.directory.recipients(event.accountId), this.withKeyName(event)]);
     const { subject, text } = mailText(notice, this.writing.consoleUrl);
     const mails: MailDraft[] = recipients
       .filter((r) => mailsTo(r, notice.kind))
@@ -54,5 +66,17 @@ export class EventTaker {
     if (!fresh || mails.length === 0) return;
     mailsWritten.inc({ state }, mails.length);
     if (state === 'pending') this.written();
+  }
+
+  /**
+   * An event about a key that names it by id only (billing-service knows a bill's key id, not its
+   * name or prefix) gets the name and prefix auth-service has for it, so that the holder knows
+   * which key the mail is about; a key revoked meanwhile keeps its id.
+   */
+  private async withKeyName(notice: HolderNotice): Promise<HolderNotice> {
+    const { keyId, prefix } = notice.details;
+    if (typeof keyId !== 'string' || prefix !== undefined) return notice;
+    const key = await this.keys.nameOf(notice.accountId, keyId);
+    return key ? { ...notice, details: { ...notice.details, name: key.name, prefix: key.prefix } } : notice;
   }
 }

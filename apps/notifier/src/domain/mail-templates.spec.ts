@@ -58,6 +58,10 @@ describe('mail templates', () => {
     expect(mail.text).toContain(`revoke the key now: ${URL}/keys`);
   });
 
+  it('names a key by its id when its name and prefix are not known (a key revoked before the mail was written)', () => {
+    expect(notice('key-leak-suspected', { keyId: 'key_9', reason: 'spend jumped' }).subject).toBe('Security: key key_9 may have leaked');
+  });
+
   it('says how to switch a kind off, except for security mail, which stays on', () => {
     expect(notice('top-up-credited', { amountMicro: 1, balanceMicro: 1 }).text).toContain(`Choose what we mail you about: ${URL}/mail`);
     for (const kind of ['key-created', 'key-revoked', 'key-leak-suspected'] as const) {

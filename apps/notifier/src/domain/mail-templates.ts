@@ -14,8 +14,8 @@ const lyd = (micro: HolderEventValue) =>
   `${microToLyd(Number(micro)).toLocaleString('en-US', { maximumFractionDigits: 6, minimumFractionDigits: 2 })} LYD`;
 const when = (at: Date | string) => `${new Date(at).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 const text = (value: HolderEventValue) => (value === null ? '' : String(value));
-/** A key as a holder knows it: its name and 12-character prefix (never more of it). */
-const keyOf = (d: Details) => `${d.name ? `"${text(d.name)}" ` : ''}(${text(d.prefix)}…)`;
+/** A key as a holder knows it: its name and 12-character prefix (never more of it); its id when neither is known. */
+const keyOf = (d: Details) => (d.prefix ? `${d.name ? `"${text(d.name)}" ` : ''}(${text(d.prefix)}…)` : text(d.keyId));
 
 /** The fields of a kind's details that its template says in its own words; any other is listed as a figure. */
 const SAID: Partial<Record<HolderEventKindName, string[]>> = { 'key-leak-suspected': ['keyId', 'prefix', 'name', 'reason'] };

@@ -6,7 +6,7 @@ export const METHOD_CALLERS: Readonly<Record<string, readonly string[]>> = {
   '/auth.v1.Auth/CreateAccount': ['ctl'],
   '/auth.v1.Auth/GetAccount': ['ctl', 'console'],
   '/auth.v1.Auth/CreateKey': ['ctl', 'console'],
-  '/auth.v1.Auth/ListKeys': ['ctl', 'console'],
+  '/auth.v1.Auth/ListKeys': ['ctl', 'console', 'notifier'],
   '/auth.v1.Auth/RevokeKey': ['ctl', 'console'],
   '/auth.v1.Auth/ListModels': ['edge', 'ctl', 'console'],
   '/auth.v1.Auth/SuspendAccount': ['ctl'],

@@ -3244,7 +3244,7 @@ export const AuthService = {
     responseSerialize: (value: CreateKeyResponse): Buffer => Buffer.from(CreateKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateKeyResponse => CreateKeyResponse.decode(value),
   },
-  /** Lists an account's active keys. */
+  /** Lists an account's active keys (the notifier: to name a key its mail is about by its name and prefix). */
   listKeys: {
     path: "/auth.v1.Auth/ListKeys" as const,
     requestStream: false as const,
@@ -3423,7 +3423,7 @@ export interface AuthServer extends UntypedServiceImplementation {
   getAccount: handleUnaryCall<GetAccountRequest, GetAccountResponse>;
   /** Creates an API key and returns its value once. */
   createKey: handleUnaryCall<CreateKeyRequest, CreateKeyResponse>;
-  /** Lists an account's active keys. */
+  /** Lists an account's active keys (the notifier: to name a key its mail is about by its name and prefix). */
   listKeys: handleUnaryCall<ListKeysRequest, ListKeysResponse>;
   /** Revokes a key; the next request with it is refused. */
   revokeKey: handleUnaryCall<RevokeKeyRequest, RevokeKeyResponse>;
@@ -3530,7 +3530,7 @@ export interface AuthClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
   ): ClientUnaryCall;
-  /** Lists an account's active keys. */
+  /** Lists an account's active keys (the notifier: to name a key its mail is about by its name and prefix). */
   listKeys(
     request: ListKeysRequest,
     callback: (error: ServiceError | null, response: ListKeysResponse) => void,
