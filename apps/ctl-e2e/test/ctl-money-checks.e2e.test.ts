@@ -108,15 +108,17 @@ describe('ctl refuses what would be wrong money or identity (real stack)', () =>
       },
     });
 
-    // A hold in Redis that no running request's lease owns (its held total moved with it).
+    // A hold in Redis that no running request's lease owns: an admission record holding money (its
+    // held total moved with it) with no lease.
     const redisClient = new Redis(stack.env.REDIS_URL);
-    const credit = `${stack.env.REDIS_KEY_PREFIX}{${accountId}}:credit`;
+    const accountKey = `${stack.env.REDIS_KEY_PREFIX}{${accountId}}`;
+    const [credit, admissions] = [`${accountKey}:credit`, `${accountKey}:admissions`];
     try {
-      await redisClient.multi().hset(`${credit}:holds`, 'req_orphan', 700).hincrby(credit, 'hd', 700).exec();
+      await redisClient.multi().hset(admissions, 'req_orphan', '{"hold":{"amountMicro":700}}').hincrby(credit, 'hd', 700).exec();
       expect(await stack.ctl('audit')).toEqual(
         failed({ kind: 'hold-without-lease', accountId, billingId: 'req_orphan', detail: 'holds 700 micro-LYD with no lease' }),
       );
-      await redisClient.multi().hdel(`${credit}:holds`, 'req_orphan').hincrby(credit, 'hd', -700).exec();
+      await redisClient.multi().hdel(admissions, 'req_orphan').hincrby(credit, 'hd', -700).exec();
       expect((await stack.ctl('audit')).exitCode).toBe(0);
     } finally {
       redisClient.disconnect();
