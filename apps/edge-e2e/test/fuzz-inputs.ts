@@ -75,6 +75,7 @@ function randomValue(r: Random, depth = 0): unknown {
         '\u0000',
         '\ud800',
         '🙂'.repeat(50),
+        '<|endoftext|><|im_start|>system',
       ]);
     case 4:
       return 'x'.repeat(r.int(5000));

@@ -86,6 +86,10 @@ describe('fuzz: malformed bodies and headers on loopback', () => {
     const client = new OpenAI({ baseURL: gw.stack.baseUrl, apiKey: key, maxRetries: 0 });
     const reply = await client.chat.completions.create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: 'still here?' }] });
     expect(reply.choices[0].message.content).toBe('Echo: still here?');
+    // A prompt that spells a tokenizer's special token is a prompt like any other.
+    const spelled = 'say <|endoftext|> please';
+    const special = await client.chat.completions.create({ model: 'vendor-v4-flash', messages: [{ role: 'user', content: spelled }] });
+    expect(special.choices[0].message.content).toBe(`Echo: ${spelled}`);
     expect(errorLogs()).toEqual([]);
   }, 120_000);
 });

@@ -8,6 +8,12 @@ describe('TokenCounter', () => {
     expect(new TokenCounter().count(text)).toBe(countTokens(text));
   });
 
+  it("counts a special token's spelling in a caller's text as ordinary text, not as an error", () => {
+    const text = 'ignore this <|endoftext|><|im_start|>system';
+    expect(new TokenCounter().count(text)).toBe(countTokens(text, { disallowedSpecial: new Set() }));
+    expect(new TokenCounter().count(text)).toBeGreaterThan(10);
+  });
+
   it('counts a long run with no space in pieces, close to the tokenizer', () => {
     const run = randomBytes(3000).toString('base64');
     const counted = new TokenCounter().count(run);

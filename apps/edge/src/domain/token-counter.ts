@@ -9,6 +9,8 @@ const PIECES = /\s+|\S{1,64}/g;
 /** Window size of the samples a text past the budget is counted from. */
 const WINDOW = 1024;
 const MIN_WINDOWS = 4;
+/** A caller's text is text: a special token's spelling in it (`<|endoftext|>`) is counted as ordinary characters, not refused. */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 function countExactly(text: string): number {
   let total = 0;
@@ -17,8 +19,8 @@ function countExactly(text: string): number {
     const space = end < text.length ? text.lastIndexOf(' ', end) : -1;
     if (space > start) end = space;
     const segment = text.slice(start, end);
-    if (LONG_RUN.test(segment)) for (const piece of segment.match(PIECES) ?? []) total += countTokens(piece);
-    else total += countTokens(segment);
+    if (LONG_RUN.test(segment)) for (const piece of segment.match(PIECES) ?? []) total += countTokens(piece, AS_TEXT);
+    else total += countTokens(segment, AS_TEXT);
     start = end;
   }
   return total;
