@@ -34,6 +34,7 @@ export interface BenchResults {
   clusterSpread: ClusterSpread | undefined;
   /** One grpc-js unary call on loopback, client and server in one process: the floor under each hop. */
   grpcCall: { p50Ms: number; cpuMsPerCall: number; onStream: { p50Ms: number; cpuMsPerCall: number } };
+  redisCall: { p50Ms: number; cpuMsPerCall: number; redisCpuMsPerCall: number };
 }
 
 /** Latency percentiles in ms, and the requests that failed. */
@@ -195,6 +196,10 @@ export function markdownReport(r: BenchResults): string {
     `One grpc-js unary call alone on loopback with mutual TLS (client and server in one process) takes ${f(r.grpcCall.p50Ms)} ms at p50 and ` +
       `${f(r.grpcCall.cpuMsPerCall)} ms of CPU; a message answered on an open stream ${f(r.grpcCall.onStream.p50Ms)} ms and ${f(r.grpcCall.onStream.cpuMsPerCall)} ms. ` +
       'A paid request makes one call before the provider is called (Admit) and one after it (FinishRequest), each a message on a call stream; between processes each costs the wake-ups of its hops.',
+    `One script call alone with ioredis on loopback (EVALSHA of a one-read script, as quota-service sends its two a paid request) takes ${f(r.redisCall.p50Ms)} ms at p50, ` +
+      `${f(r.redisCall.cpuMsPerCall)} ms of the caller's CPU and ${f(r.redisCall.redisCpuMsPerCall)} ms of Redis's. ` +
+      `The layout's own floor for a paid request (two stream messages, two script calls, without any work in them): ` +
+      `${f(2 * r.grpcCall.onStream.cpuMsPerCall + 2 * r.redisCall.cpuMsPerCall)} ms of CPU in the edge and quota-service, ${f(2 * r.redisCall.redisCpuMsPerCall)} ms in Redis.`,
     '',
     'Chart `latency.png`: latency (ms, y) against rate (req/s, x); blue gateway p50, red gateway p99, green direct p50, orange direct p99.',
     ...clusterLines(r.clusterSpread),

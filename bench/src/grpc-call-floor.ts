@@ -7,7 +7,7 @@ import {
   ServiceError,
 } from '@grpc/grpc-js';
 import { channelCredentials, GRPC_OPTIONS, GrpcSecurity, serverCredentials } from '@gw/service-kit';
-import { LatencyHistogram } from './latency-histogram';
+import { CallCost, measureCalls } from './call-cost';
 
 const same = (b: Buffer) => b;
 const method = (name: string, streams: boolean) => ({
@@ -21,28 +21,9 @@ const method = (name: string, streams: boolean) => ({
 });
 const ECHO: ServiceDefinition = { echo: method('Echo', false), pipe: method('Pipe', true) };
 
-/** What one call costs on this machine: wall time, and CPU of client and server together. */
-export interface CallCost {
-  p50Ms: number;
-  cpuMsPerCall: number;
-}
-
 /** A unary call, and a message answered on an open bidirectional stream (how the edge's per-request calls travel). */
 export interface GrpcCallFloor extends CallCost {
   onStream: CallCost;
-}
-
-async function measure(calls: number, call: () => Promise<void>): Promise<CallCost> {
-  for (let i = 0; i < 200; i++) await call();
-  const histogram = new LatencyHistogram();
-  const cpuBefore = process.cpuUsage();
-  for (let i = 0; i < calls; i++) {
-    const start = process.hrtime.bigint();
-    await call();
-    histogram.record(Number(process.hrtime.bigint() - start) / 1000);
-  }
-  const cpu = process.cpuUsage(cpuBefore);
-  return { p50Ms: histogram.ms(50), cpuMsPerCall: (cpu.user + cpu.system) / 1000 / calls };
 }
 
 /**
@@ -78,11 +59,11 @@ export async function grpcCallFloor(
   const answered: (() => void)[] = [];
   pipe.on('data', () => answered.shift()?.());
   try {
-    const unary = await measure(
+    const unary = await measureCalls(
       calls,
       () => new Promise<void>((resolve, reject) => client.echo(payload, (err) => (err ? reject(err) : resolve()))),
     );
-    const onStream = await measure(calls, () => new Promise<void>((resolve) => (answered.push(resolve), pipe.write(payload))));
+    const onStream = await measureCalls(calls, () => new Promise<void>((resolve) => (answered.push(resolve), pipe.write(payload))));
     return { ...unary, onStream };
   } finally {
     pipe.end();

@@ -8,6 +8,7 @@ import { BenchResults, describeMachine, markdownReport, Percentiles } from './be
 import { startFloorProxy } from './floor-process';
 import { firstPaidRequests } from './first-paid-requests';
 import { grpcCallFloor } from './grpc-call-floor';
+import { redisCallFloor } from './redis-call-floor';
 import { hotAccountsRun } from './hot-accounts-run';
 import { LatencyHistogram } from './latency-histogram';
 import { writeLatencyChart } from './latency-chart';
@@ -206,6 +207,8 @@ async function main(): Promise<void> {
       client: stack.grpcSecurity('edge'),
       serverIdentity: 'quota-service',
     });
+    say('one Redis script call, alone');
+    const redisCall = await redisCallFloor(redis.url, 2000);
 
     const results: BenchResults = {
       date: new Date().toISOString().slice(0, 10),
@@ -234,6 +237,7 @@ async function main(): Promise<void> {
       hotAccounts: undefined,
       clusterSpread: undefined,
       grpcCall,
+      redisCall,
     };
     mkdirSync(RESULTS, { recursive: true });
     writeLatencyChart(join(RESULTS, 'latency.png'), [

@@ -10,13 +10,14 @@ import { childPids, cpuSeconds, postgresPids } from './process-stats';
 import { Target, targetPool } from './target';
 
 /**
- * `npm run bench:probe -- [--rounds N] [--seconds S] [--rate R] [--profile] [--apps DIR]`: the CPU
+ * `npm run bench:probe -- [--rounds N] [--seconds S] [--rate R] [--profile] [--apps DIR] [--node-option OPT]`: the CPU
  * per paid request of each process of this checkout's build and of the floor proxy, in
  * alternating rounds on one stack, with the median of the rounds, and the commands Redis ran per
  * paid request (INFO commandstats, those scripts run counted too). A change is measured by running
  * it on two builds in turn (each checkout runs its own dist/); far quicker than `npm run bench`,
  * and the median of rounds is steadier than one phase. `--apps` runs the apps of another build
- * (its dist/apps) under this probe, for a figure an older probe does not print.
+ * (its dist/apps) under this probe, for a figure an older probe does not print. `--node-option`
+ * (repeatable) starts every service of the stack with that Node option (a V8 flag to try, say).
  */
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -32,6 +33,7 @@ const say = (line: string) => process.stderr.write(`[probe] ${line}\n`);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const appsAt = process.argv.indexOf('--apps');
 const APPS = appsAt >= 0 ? process.argv[appsAt + 1] : undefined;
+const NODE_OPTIONS = process.argv.flatMap((arg, at) => (arg === '--node-option' ? [process.argv[at + 1]] : []));
 
 /** Commands Redis has run so far (INFO commandstats, scripts' own commands too), INFO itself left out. */
 async function redisCommands(redis: Redis): Promise<number> {
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
     env: { LOG_LEVEL: 'warn' },
     cpuProfileDir,
     distOf: APPS ? () => APPS : undefined,
+    execArgv: Object.fromEntries(STACK.map((app) => [app, NODE_OPTIONS])),
   });
   try {
     say('creating accounts');
