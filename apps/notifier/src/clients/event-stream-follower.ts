@@ -17,12 +17,19 @@ export interface NoticeTaker {
 
 /** The waits before a stream is opened again and before an event is taken again, after failures in a row. */
 const RETRY: Backoff = { firstMs: 250, maxMs: 10_000 };
+/**
+ * A stream that ran this long before it ended was not refused: it ended as a watch does, its
+ * connection past the server's maximum age (GRPC_MAX_CONNECTION_AGE_MS, every minute or so) or
+ * the service restarted. It is opened again after the first wait, without a warning.
+ */
+export const STREAM_LIVED_MS = 10_000;
 
 /**
  * Follows one service's holder events from the cursor kept in the store: each event is taken in
  * turn (the stream waits meanwhile), and one that cannot be taken yet (the console or the store
  * does not answer) is tried again until it is, never skipped. A stream that ends or fails (the
- * service restarted, a connection's age) is opened again from the kept cursor.
+ * service restarted, a connection's age) is opened again from the kept cursor: after the first
+ * wait when it had run a while (STREAM_LIVED_MS), after a longer wait each time it fails at once.
  */
 export class EventStreamFollower {
   private stopped = false;
@@ -35,6 +42,7 @@ export class EventStreamFollower {
     private readonly cursors: { cursor(source: string): Promise<string> },
     private readonly taker: NoticeTaker,
     private readonly logger: Logger,
+    private readonly livedMs = STREAM_LIVED_MS,
   ) {}
 
   start(): void {
@@ -51,13 +59,17 @@ export class EventStreamFollower {
 
   private async run(): Promise<void> {
     for (let failures = 0; !this.stopped;) {
+      const openedAt = Date.now();
       try {
         await this.followOnce();
         failures = 0;
       } catch (err) {
         if (this.stopped) break;
-        failures++;
-        this.logger.warn('holder events stream ended: opened again from the kept cursor', { source: this.source.name, err });
+        const livedMs = Date.now() - openedAt;
+        failures = livedMs >= this.livedMs ? 0 : failures + 1;
+        const fields = { source: this.source.name, livedMs, err };
+        if (failures === 0) this.logger.info('holder events stream ended: opened again from the kept cursor', fields);
+        else this.logger.warn('holder events stream failed: opened again from the kept cursor', fields);
       } finally {
         streamUp.set({ source: this.source.name }, 0);
       }
