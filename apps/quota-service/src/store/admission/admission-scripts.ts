@@ -4,6 +4,7 @@ import { ADD_USAGE, LIVE_PLACES, MINUTE_COUNT, PLACE_OWNER } from '../limits/lim
 import { NOW } from '../redis/lua-clock';
 import { defineScript } from '../redis/lua-script';
 import { OUTBOX_FIELD } from '../outbox/redis-bill-outbox';
+import { PREVIOUS_RELEASE_HOLDS } from './previous-release-holds';
 
 /*
  * The admission of API requests, one script per step. Every key is declared (none is built
@@ -33,7 +34,19 @@ export const ADMIT_REPLY = { admitted: 1, rateLimited: 2, notCovered: 3, noPlace
  * record's, else now)} | {2|4|5, count, now} | {3, count, now, gr, ch, rt, hd}.
  */
 export const ADMIT = defineScript('admit', {
-  keys: ['minute', 'places', 'last_grant', 'credit', 'finished', 'lease_lapse', 'lease_data', 'active_lines', 'unbilled', 'admissions'],
+  keys: [
+    'minute',
+    'places',
+    'last_grant',
+    'credit',
+    'finished',
+    'lease_lapse',
+    'lease_data',
+    'active_lines',
+    'unbilled',
+    'admissions',
+    'previous_holds',
+  ],
   args: [
     'rid',
     'account',
@@ -51,13 +64,14 @@ export const ADMIT = defineScript('admit', {
     'memory_ms',
     'terms_json',
   ],
-  uses: `${NOW}${LIVE_PLACES}${MINUTE_COUNT}`,
+  uses: `${NOW}${LIVE_PLACES}${MINUTE_COUNT}${PREVIOUS_RELEASE_HOLDS}`,
   body: `
 local now = now_ms(clock)
 if redis.call('HEXISTS', lease_data, rid) == 1 then
   local record = redis.call('HGET', admissions, rid)
   local r = record and cjson.decode(record) or {}
-  return {1, minute_count(minute, now), now, 1, r.hold and r.hold.amountMicro or -1, r.admittedAtMs or now}
+  local held = r.hold and r.hold.amountMicro or previous_release_hold(previous_holds, rid) or -1
+  return {1, minute_count(minute, now), now, 1, held, r.admittedAtMs or now}
 end
 local count = minute_count(minute, now)
 if mode == 'count' then
@@ -93,6 +107,7 @@ if redis.call('HLEN', places) >= tonumber(place_limit) then return {4, count, no
 if paid then
   redis.call('HINCRBY', credit, 'hd', worst)
   redis.call('ZADD', active_lines, now, account)
+  hold_for_previous_release(previous_holds, admissions, rid, worst)
 end
 redis.call('HSET', places, rid, now)
 redis.call('PEXPIRE', places, recovery)
@@ -153,6 +168,7 @@ export const FINISH_ADMITTED = defineScript('finish_admitted', {
     'lapse_estimates',
     'unbilled',
     'admissions',
+    'previous_holds',
   ],
   args: [
     'rid',
@@ -169,7 +185,7 @@ export const FINISH_ADMITTED = defineScript('finish_admitted', {
     'said_hold',
     'said_at',
   ],
-  uses: `${NOW}${LIVE_PLACES}${ADD_USAGE}${BUDGET}${PLACE_OWNER}`,
+  uses: `${NOW}${LIVE_PLACES}${ADD_USAGE}${BUDGET}${PLACE_OWNER}${PREVIOUS_RELEASE_HOLDS}`,
   body: `
 local now = now_ms(clock)
 local memory = tonumber(memory_ms)
@@ -219,6 +235,8 @@ if not first then
   if not estimated then return {0, 1, 0, 0} end
   local estimated_tokens = redis.call('HGET', lapse_estimates, rid .. ':tokens')
   redis.call('HDEL', lapse_estimates, rid, rid .. ':tokens', rid .. ':terms')
+  -- The previous release kept an estimate's record in the admissions hash.
+  if record then redis.call('HDEL', admissions, rid) end
   if estimated_tokens then add_usage(today, total, tokens - tonumber(estimated_tokens), now) end
   local shortfall = 0
   if payment == 'paid' and charge > estimated then
@@ -234,7 +252,7 @@ if not first then
   return {0, 1, shortfall, 0}
 end
 redis.call('PEXPIRE', finished, memory)
-local held = record and r.hold and r.hold.amountMicro
+local held = release_previous_hold(previous_holds, rid, record and r.hold and r.hold.amountMicro)
 if held then redis.call('HINCRBY', credit, 'hd', -held) end
 local released = 0
 if live_places(places, last_grant, now, tonumber(recovery)) and not another_callers(places, rid, 'edge') then released = redis.call('HDEL', places, rid) end
@@ -306,9 +324,9 @@ return {returned, hd, rt}
  * are lost with its record). Returns {2} when recreated.
  */
 export const RESURRECT_LEASE = defineScript('resurrect_lease', {
-  keys: ['finished', 'lease_lapse', 'lease_data', 'credit', 'admissions', 'active_lines'],
+  keys: ['finished', 'lease_lapse', 'lease_data', 'credit', 'admissions', 'active_lines', 'previous_holds'],
   args: ['rid', 'lease_ttl', 'lease_json', 'memory_ms', 'hold_micro', 'account'],
-  uses: NOW,
+  uses: `${NOW}${PREVIOUS_RELEASE_HOLDS}`,
   body: `
 local now = now_ms(clock)
 local finished = tonumber(redis.call('ZSCORE', finished, rid))
@@ -317,9 +335,11 @@ if redis.call('HEXISTS', lease_data, rid) == 1 then return {1} end
 redis.call('ZADD', lease_lapse, now + tonumber(lease_ttl), rid)
 redis.call('HSET', lease_data, rid, lease_json)
 local hold = tonumber(hold_micro)
-if hold and redis.call('HSETNX', admissions, rid, '{"hold":{"amountMicro":' .. string.format('%.0f', hold) .. '}}') == 1 then
+if hold and not previous_release_hold(previous_holds, rid)
+  and redis.call('HSETNX', admissions, rid, '{"hold":{"amountMicro":' .. string.format('%.0f', hold) .. '}}') == 1 then
   redis.call('HINCRBY', credit, 'hd', hold)
   redis.call('ZADD', active_lines, now, account)
+  hold_for_previous_release(previous_holds, admissions, rid, hold)
 end
 return {2}
 `,

@@ -225,6 +225,53 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
     }
   });
 
+  describe('beside replicas of the previous release (a rolling upgrade)', () => {
+    const finishPaid = (requestId: string) => ({
+      accountId: account,
+      requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'paid' as const,
+      tokens: 1100,
+      chargeMicro: 1400,
+      bill: paidBill(account, requestId, 6000, 1000, 100, 1400),
+    });
+    let plain: Redis;
+    beforeAll(() => {
+      plain = new Redis(testRedis.url);
+    });
+    afterAll(() => plain.disconnect());
+
+    it("keeps each hold also where the previous release's finish releases it, and takes away the expiry that release gave the records", async () => {
+      const keys = redisKeys(layout, testRedis.keyPrefix).account(account);
+      await grantLine(stores.admission, account, 100_000);
+      await stores.admission.admit(paidStep(account, 6000));
+      await plain.pexpire(keys.admissions, 3_600_000);
+      const step = paidStep(account, 5000);
+      await stores.admission.admit(step);
+      expect(await plain.pttl(keys.admissions)).toBe(-1);
+      expect(await plain.hget(keys.previousReleaseHolds, step.requestId)).toBe('5000');
+      expect(await plain.hget(keys.credit, 'hd')).toBe('11000');
+
+      await stores.admission.finish(finishPaid(step.requestId));
+      expect(await plain.hget(keys.previousReleaseHolds, step.requestId)).toBeNull();
+      expect(await plain.hmget(keys.credit, 'hd', 'ch')).toEqual(['6000', '1400']);
+    });
+
+    it('releases at the finish a hold that only the previous release holds (a lease it recreated, with no record)', async () => {
+      const keys = redisKeys(layout, testRedis.keyPrefix).account(account);
+      await grantLine(stores.admission, account, 100_000);
+      const step = paidStep(account, 6000);
+      await stores.admission.admit(step);
+      await plain.hdel(keys.admissions, step.requestId);
+
+      expect(await stores.admission.finish(finishPaid(step.requestId))).toEqual({ released: true, repeated: false, shortfallMicro: 0 });
+      expect(await plain.hmget(keys.credit, 'hd', 'ch')).toEqual(['0', '1400']);
+      expect(await plain.hlen(keys.previousReleaseHolds)).toBe(0);
+    });
+  });
+
   it('rejects with StoreUnavailableError when Redis cannot be reached', async () => {
     const down = await openStores(layout, undefined, 'redis://127.0.0.1:1');
     await expect(down.admission.admit(paidStep(account, 1))).rejects.toBeInstanceOf(StoreUnavailableError);

@@ -95,6 +95,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       active_lines: a.shard.activeLines,
       unbilled: a.unbilled,
       admissions: a.admissions,
+      previous_holds: a.previousReleaseHolds,
     };
     const merge = step.merge;
     const args = {
@@ -168,6 +169,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       lapse_estimates: a.lapseEstimates,
       unbilled: a.unbilled,
       admissions: a.admissions,
+      previous_holds: a.previousReleaseHolds,
     };
     const said = f.restated;
     const args = {
@@ -242,6 +244,7 @@ export class RedisAdmissionStore implements AdmissionStore {
       credit: a.credit,
       admissions: a.admissions,
       active_lines: a.shard.activeLines,
+      previous_holds: a.previousReleaseHolds,
     };
     const args = {
       rid: lease.requestId,

@@ -89,6 +89,38 @@ describe.each(['account', 'shard'] as const)('RedisStoreAudit, %s layout', (layo
     expect(orphaned.leased).toEqual(new Set());
   });
 
+  it("counts a hold that only the previous release's hash holds, and none of a record that release kept after its request finished", async () => {
+    const { keys, admission, audit } = await open(layout);
+    await grantLine(admission, 'acct_1', 100_000);
+    const [both, previousOnly, finished] = [paidStep('acct_1', 6000), paidStep('acct_1', 5000), paidStep('acct_1', 700)];
+    for (const step of [both, previousOnly, finished]) await admission.admit(step);
+    const a = keys.account('acct_1');
+    await plain.hdel(a.admissions, previousOnly.requestId);
+    const record = await plain.hget(a.admissions, finished.requestId);
+    await admission.finish({
+      accountId: 'acct_1',
+      requestId: finished.requestId,
+      admitted: true,
+      usageEstimated: false,
+      lapsed: false,
+      payment: 'paid',
+      tokens: 10,
+      chargeMicro: 100,
+      bill: undefined,
+    });
+    // The previous release kept a lapsed request's record in the admissions hash after its finish.
+    await plain.hset(a.admissions, finished.requestId, record as string);
+
+    const [facts] = await audit.facts(['acct_1']);
+    expect(facts.holds).toEqual(
+      new Map([
+        [both.requestId, 6000],
+        [previousOnly.requestId, 5000],
+      ]),
+    );
+    expect(facts.credit.held).toBe(11_000);
+  });
+
   it("reads whether the store knows the account's line and how many of its bills wait, in the same look", async () => {
     const { keys, admission, audit } = await open(layout);
     await grantLine(admission, 'acct_1', 100_000);

@@ -9,20 +9,32 @@ import { AccountFacts, OverdueLease, StoreAuditSource } from './store-audit-sour
 /**
  * One account's credit, holds (those of its admission records) and places, which of their
  * requests have a lease, and how many of its bills wait for billing-service, in one atomic look (Admit and Finish change a hold and its
- * lease in one script, so that reading them apart would see one without the other).
+ * lease in one script, so that reading them apart would see one without the other). Until the
+ * release after this one (previous-release-holds.ts): a hold only the previous release's hash
+ * holds is a hold too, and a record the previous release kept after its request finished (an
+ * estimate's) holds nothing.
  */
 const ACCOUNT_FACTS = defineScript('account_facts', {
-  keys: ['credit', 'admissions', 'places', 'lease_data', 'unbilled'],
+  keys: ['credit', 'admissions', 'places', 'lease_data', 'unbilled', 'previous_holds', 'finished'],
   args: [],
   body: `
 local line = redis.call('HMGET', credit, 'gr', 'ch', 'rt', 'hd')
 local records = redis.call('HGETALL', admissions)
 local held = {}
+local in_records = {}
 for i = 1, #records, 2 do
   local hold = cjson.decode(records[i + 1]).hold
-  if hold then
+  if hold and not redis.call('ZSCORE', finished, records[i]) then
     held[#held + 1] = records[i]
     held[#held + 1] = string.format('%.0f', hold.amountMicro)
+  end
+  in_records[records[i]] = true
+end
+local previous = redis.call('HGETALL', previous_holds)
+for i = 1, #previous, 2 do
+  if not in_records[previous[i]] then
+    held[#held + 1] = previous[i]
+    held[#held + 1] = previous[i + 1]
   end
 end
 local placed = redis.call('HGETALL', places)
@@ -132,6 +144,8 @@ export class RedisStoreAudit implements StoreAuditSource {
       places: keys.places,
       lease_data: keys.shard.leases.data,
       unbilled: keys.unbilled,
+      previous_holds: keys.previousReleaseHolds,
+      finished: keys.finished,
     });
     const reply = (await ACCOUNT_FACTS.run(this.redis, scriptKeys, [])) as unknown[];
     const stored = reply[0] as (string | null)[];

@@ -22,6 +22,7 @@ describe('redisKeys', () => {
       credit: 'gw:{acct_1}:credit',
       lapseEstimates: 'gw:{acct_1}:credit:estimates',
       admissions: 'gw:{acct_1}:admissions',
+      previousReleaseHolds: 'gw:{acct_1}:credit:holds',
       unbilled: 'gw:{acct_1}:credit:unbilled',
     });
     const global = {

@@ -95,6 +95,8 @@ export interface AccountKeys {
    * `lapseEstimates`). No expiry.
    */
   admissions: string;
+  /** Hash {request id: micro-LYD}: the previous release's holds (previous-release-holds.ts). */
+  previousReleaseHolds: string;
   /**
    * Hash {request id: 1}: the requests whose bill FINISH queued and billing-service has not yet
    * applied (the forwarder deletes a delivered bill's field), so that a final lease renewal can
@@ -143,6 +145,7 @@ function accountKeysAt(base: string, shard: ShardKeys): AccountKeys {
     credit: `${base}credit`,
     lapseEstimates: `${base}credit:estimates`,
     admissions: `${base}admissions`,
+    previousReleaseHolds: `${base}credit:holds`,
     unbilled: `${base}credit:unbilled`,
     shard,
   };
