@@ -129,6 +129,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
           .hdel(leases.data, requestId)
           .zrem(leases.lapse, requestId)
           .hdel(keys.admissions, requestId)
+          .hdel(keys.previousReleaseHolds, requestId)
           .hdel(keys.places, requestId)
           .exec();
       }
@@ -159,7 +160,16 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       /** Redis lost every trace of the account's requests: restarted empty, or failed over. */
       const forget = async () => {
         const keys = keysOf(account);
-        await redis.del(keys.finished, keys.unbilled, keys.admissions, keys.places, keys.credit, keys.usageToday, keys.usageTotal);
+        await redis.del(
+          keys.finished,
+          keys.unbilled,
+          keys.admissions,
+          keys.previousReleaseHolds,
+          keys.places,
+          keys.credit,
+          keys.usageToday,
+          keys.usageTotal,
+        );
       };
       for (const requestId of ['applied', 'forgotten-applied', 'forgotten-unbilled'])
         expect(await admit(requestId)).toMatchObject({ outcome: PAID });
@@ -260,7 +270,7 @@ describe.each(['account', 'shard'] as KeyLayout[])(
       // Redis lost everything of the account: its line, holds, leases, and its place among the active lines.
       await redis
         .multi()
-        .del(keys.credit, keys.admissions, keys.places, keys.finished)
+        .del(keys.credit, keys.admissions, keys.previousReleaseHolds, keys.places, keys.finished)
         .zrem(keys.shard.activeLines, account)
         .hdel(keys.shard.leases.data, 'lost-running')
         .zrem(keys.shard.leases.lapse, 'lost-running')
