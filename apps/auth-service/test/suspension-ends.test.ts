@@ -1,9 +1,10 @@
 import { Client } from 'pg';
-import { AuditActor, Database, openDatabase, PgAuditTrail, PgHolderEvents, runMigrations, START_CURSOR } from '@gw/service-kit';
-import { createTestDatabase, eventually, TestDatabase } from '@gw/testing';
+import { AuditActor, Database, openDatabase, PgAuditTrail, PgHolderEvents, runMigrations } from '@gw/service-kit';
+import { createTestDatabase, TestDatabase } from '@gw/testing';
 import { SUSPENSION_END_ACTOR } from '../src/domain/suspension-end-check';
 import { AUTH_MIGRATIONS } from '../src/store/auth-migrations';
 import { PgIdentityStore } from '../src/store/pg-identity-store';
+import { accountEvents } from './account-events';
 
 const KEY = Buffer.from('the suspension end tests audit key, 32 characters or more');
 const OPERATOR: AuditActor = { actor: 'ctl', reason: 'unpaid invoice' };
@@ -50,11 +51,7 @@ describe('suspensions ended at their end time (PgIdentityStore, Postgres)', () =
     await store.setSuspension(id, { until, reason: 'unpaid invoice' }, OPERATOR);
     return id;
   };
-  /** The kinds and details of the account's holder events, once none is held back. */
-  const eventsOf = async (accountId: string) =>
-    (await eventually(() => events.after(db, START_CURSOR, 1000), (page) => !page.held, { what: 'no event held back' })).events
-      .filter((e) => e.accountId === accountId)
-      .map((e) => ({ kind: e.kind, details: e.details }));
+  const eventsOf = (accountId: string) => accountEvents(db, accountId);
   const endedEvents = async (accountIds: string[]) =>
     (await Promise.all(accountIds.map(eventsOf))).flat().filter((e) => e.kind === 'account-unsuspended');
   const ended = (until: Date) => ({ kind: 'account-unsuspended', details: { endedAt: until.toISOString(), by: 'expiry' } });
