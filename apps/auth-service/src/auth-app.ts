@@ -14,6 +14,7 @@ import { AccountDirectory } from './domain/account-directory';
 import { IdentityChangeHub } from './domain/identity-change-hub';
 import { IdentityFeed, LocalIdentityFeed } from './domain/identity-feed';
 import { LastUsedRecorder } from './domain/last-used-recorder';
+import { startSuspensionEndCheck } from './domain/suspension-end-check';
 import { authGrpc } from './grpc/auth-grpc';
 import { AUTH_MIGRATIONS } from './store/auth-migrations';
 import { PgIdentityFeed } from './store/pg-identity-feed';
@@ -25,7 +26,7 @@ const ACK_TIMEOUT_MS = 2000;
 /** A running auth-service. */
 export interface AuthApp {
   port: number;
-  /** Health to NOT_SERVING, finish running calls, write pending last-used times, close the database. */
+  /** Health to NOT_SERVING, end the background passes, finish running calls, write pending last-used times, close the database. */
   stop(): Promise<void>;
 }
 
@@ -54,6 +55,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
   const server = await startGrpcServer(config, [authGrpc(directory, hub, eventFeed, config.suspensionWhatsapp, logger)], logger);
   logger.info('listening', { port: server.port, store: config.databaseUrl ? 'postgres' : 'pglite' });
   const checkpoints = logAuditCheckpoints('auth-service', trail, db, key, config.auditCheckpointIntervalMs, logger);
+  const suspensionEnds = startSuspensionEndCheck(store, config.suspensionEndCheckMs, logger);
   return {
     port: server.port,
     stop: async () => {
@@ -63,6 +65,7 @@ export async function startAuthApp(config: AuthConfig, logger: Logger): Promise<
       eventFeed.endAll('auth-service stopping');
       await feed.stop();
       await checkpoints.stop();
+      await suspensionEnds.stop();
       await server.stop(config.shutdownGraceMs);
       await lastUsed.stop();
       await db.close();

@@ -7,6 +7,8 @@ export interface AuthConfig extends GrpcServerSettings {
   dataDir: string;
   suspensionWhatsapp: string;
   lastUsedFlushMs: number;
+  /** How often suspensions whose end time passed are ended and their holders told. */
+  suspensionEndCheckMs: number;
   /** While the notifier follows the holder events, how often they are looked at besides each commit's notification. */
   holderEventsPollMs: number;
   /** The audit chain's key: AUDIT_KEY, or the file kept beside the embedded data (loadAuditKey). */
@@ -28,6 +30,7 @@ export function loadConfig(env: Env): Readonly<AuthConfig> {
     dataDir: `${s.DATA_DIR}/auth`,
     suspensionWhatsapp: s.SUSPENSION_WHATSAPP,
     lastUsedFlushMs: s.LAST_USED_FLUSH_MS,
+    suspensionEndCheckMs: s.SUSPENSION_END_CHECK_MS,
     holderEventsPollMs: s.HOLDER_EVENTS_POLL_MS,
     auditKey: { value: s.AUDIT_KEY, file: `${s.DATA_DIR}/audit.key` },
     auditCheckpointIntervalMs: s.AUDIT_CHECKPOINT_INTERVAL_MS,

@@ -1,18 +1,9 @@
 import { status } from '@grpc/grpc-js';
 import { authV1, eventsV1 } from '@gw/contracts';
-import {
-  clientChain,
-  createLogger,
-  Database,
-  GrpcSecurity,
-  openDatabase,
-  PgHolderEvents,
-  RpcClient,
-  rpcClient,
-  START_CURSOR,
-} from '@gw/service-kit';
+import { clientChain, createLogger, Database, GrpcSecurity, openDatabase, RpcClient, rpcClient } from '@gw/service-kit';
 import { createTestDatabase, eventually, TestDatabase, testTlsDir } from '@gw/testing';
 import { AuthApp, startAuthApp } from '../src/auth-app';
+import { accountEvents } from './account-events';
 import { loadConfig } from '../src/config';
 
 const DEADLINE_MS = 5000;
@@ -32,7 +23,6 @@ describe('auth-service holder events (gRPC over mutual TLS, Postgres)', () => {
   let ctl: RpcClient<authV1.AuthClient, authV1.AuthService>;
   let consoleAuth: RpcClient<authV1.AuthClient, authV1.AuthService>;
   let notifier: RpcClient<authV1.AuthClient, authV1.AuthService>;
-  const events = new PgHolderEvents('auth');
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -67,17 +57,7 @@ describe('auth-service holder events (gRPC over mutual TLS, Postgres)', () => {
   });
 
   const newAccount = async () => (await ctl.createAccount({ name: 'Told' })).account?.accountId ?? '';
-  /** The account's events, once none is held back (behind a transaction of any database of the server still running). */
-  const eventsOf = async (accountId: string) =>
-    (
-      await eventually(
-        () => events.after(db, START_CURSOR, 1000),
-        (page) => !page.held,
-        { what: 'no event held back' },
-      )
-    ).events
-      .filter((e) => e.accountId === accountId)
-      .map((e) => ({ kind: e.kind, details: e.details }));
+  const eventsOf = (accountId: string) => accountEvents(db, accountId);
 
   it('records a key created and revoked with its id, prefix and name, never the key', async () => {
     const accountId = await newAccount();

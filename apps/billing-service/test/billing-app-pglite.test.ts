@@ -1,4 +1,3 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,25 +6,17 @@ import path from 'node:path';
 import { billingV1 } from '@gw/contracts';
 import { checkStatement } from '@gw/statement';
 import { clientChain, RpcClient, rpcClient } from '@gw/service-kit';
+import { BuiltApp, startBuiltApp, stopBuiltApp } from '@gw/testing';
 
-// PGlite loads Node built-ins with dynamic import(), which Jest's module sandbox cannot run, so
-// the embedded store is tested the way it runs: the built bundle (the test target depends on the
-// build), in its own process.
-const MAIN_JS = path.resolve(__dirname, '../../../dist/apps/billing-service/main.js');
+// The embedded store is tested the way it runs: the built bundle (the test target depends on the
+// build), in its own process (startBuiltApp).
 const DEADLINE_MS = 10_000;
 
-interface RunningService {
-  port: number;
-  store: string;
-  child: ChildProcess;
-}
-
-function startService(mainJs: string, dataDir: string): Promise<RunningService> {
-  const child = spawn(process.execPath, [mainJs], {
-    cwd: path.dirname(dataDir),
-    // DATABASE_URL is left out on purpose: unset selects PGlite under DATA_DIR.
-    env: {
-      PATH: process.env.PATH,
+/** billing-service on PGlite under `dataDir`: DATABASE_URL is left out on purpose (unset selects PGlite). */
+const startService = (dataDir: string): Promise<BuiltApp> =>
+  startBuiltApp(
+    'billing-service',
+    {
       DATA_DIR: dataDir,
       BILLING_PORT: '0',
       BILLING_METRICS_PORT: '0',
@@ -34,43 +25,19 @@ function startService(mainJs: string, dataDir: string): Promise<RunningService> 
       // Last month final whatever the day: its statement is kept when first read.
       BILL_LATE_WINDOW_MS: '60000',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let pending = '';
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const lines = (pending + chunk.toString()).split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) {
-        if (!line.startsWith('{')) continue;
-        const event = JSON.parse(line) as { msg?: string; port?: number; store?: string };
-        if (event.msg === 'listening' && event.port) resolve({ port: event.port, store: event.store ?? '', child });
-      }
-    });
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`billing-service exited with ${code} before listening:\n${output}`)));
-  });
-}
-
-function stopService(service: RunningService): Promise<number | null> {
-  return new Promise((resolve) => {
-    service.child.once('exit', (code) => resolve(code));
-    service.child.kill('SIGTERM');
-  });
-}
+    path.dirname(dataDir),
+  );
 
 describe('billing-service on the embedded PGlite', () => {
   let workDir: string;
-  let running: RunningService | undefined;
+  let running: BuiltApp | undefined;
 
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'billing-pglite-'));
   });
 
   afterAll(async () => {
-    if (running && running.child.exitCode === null) await stopService(running);
+    if (running && running.child.exitCode === null) await stopBuiltApp(running);
     await rm(workDir, { recursive: true, force: true });
   });
 
@@ -89,17 +56,17 @@ describe('billing-service on the embedded PGlite', () => {
 
   it('keeps balances, prices and the audit trail across a stop and a new start on the same directory', async () => {
     const dataDir = path.join(workDir, 'data');
-    running = await startService(MAIN_JS, dataDir);
+    running = await startService(dataDir);
     expect(running.store).toBe('pglite');
     await withClient(running.port, async (client) => {
       await client.addBalance({ accountId: 'acct_p', amountMicroLyd: 1_000_000 });
       const price = { model: 'vendor-v4-lite', inputMicroLydPerMillion: 500_000, outputMicroLydPerMillion: 2_000_000 };
       await client.setPrice({ price });
     });
-    expect(await stopService(running)).toBe(0);
+    expect(await stopBuiltApp(running)).toBe(0);
     expect(existsSync(path.join(dataDir, 'billing', 'PG_VERSION'))).toBe(true);
 
-    running = await startService(MAIN_JS, dataDir);
+    running = await startService(dataDir);
     await withClient(running.port, async (client) => {
       expect(await client.getBalance({ accountId: 'acct_p' })).toEqual({ balanceMicroLyd: 1_000_000 });
       // The audit trail kept the balance change and the price, and still checks after the restart.
@@ -171,6 +138,6 @@ describe('billing-service on the embedded PGlite', () => {
       expect(await read(lastMonth)).toBe(last);
       expect(existsSync(path.join(dataDir, 'statement.key'))).toBe(true);
     });
-    expect(await stopService(running)).toBe(0);
+    expect(await stopBuiltApp(running)).toBe(0);
   }, 120_000);
 });

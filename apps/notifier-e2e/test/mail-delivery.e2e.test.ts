@@ -90,6 +90,26 @@ describe('holders are mailed what happens to their account', () => {
     expect((await mailOf('account-unsuspended')).text).toContain('requests with its keys are served again');
   });
 
+  it('mails that a suspension ended at the end it was set with, once, saying that end', async () => {
+    const until = new Date(Date.now() + 2000).toISOString();
+    await ctlOk(stack, 'account', 'suspend', '--account', ann.accountId, '--until', until, '--reason', 'cooling off');
+    // The lifted suspension's mail came first; this end's is the second of its kind.
+    const ends = async () => (await m.keptMails(ann.accountId)).filter((mail) => mail.kind === 'account-unsuspended');
+    const [, kept] = await eventually(ends, (found) => found.length === 2 && found[1].state === 'sent', {
+      timeoutMs: 20_000,
+      what: 'the mail of the suspension ended at its end time, sent',
+    });
+    const caught = m.catcher.byMessageId(kept.messageId);
+    expect(caught).toHaveLength(1);
+    expect(caught[0].subject).toBe('Account suspension ended');
+    expect(caught[0].text).toContain(
+      `ended at ${until.slice(0, 16).replace('T', ' ')} UTC, the end it was set with: requests with its keys are served again.`,
+    );
+    keepSample('account-unsuspended-at-its-end', caught[0]);
+    const row = await m.pg.query('SELECT suspended, suspended_until, suspension_reason FROM auth.accounts WHERE id = $1', [ann.accountId]);
+    expect(row.rows).toEqual([{ suspended: false, suspended_until: null, suspension_reason: null }]);
+  });
+
   it('mails once that the balance can no longer pay, when a request finds it short', async () => {
     // 0.1 LYD left (still below the alert: no second low-balance mail), and a request that would hold 0.52 LYD.
     await ctlOk(stack, 'balance', 'add', '--account', ann.accountId, '--amount', '-8.9');
@@ -149,9 +169,11 @@ describe('holders are mailed what happens to their account', () => {
     );
   });
 
-  it('sent every mail once', () => {
+  it('sent every mail once', async () => {
     const ids = m.catcher.mails.map((mail) => mail.messageId);
     expect(ids.length).toBeGreaterThanOrEqual(10);
     expect(new Set(ids).size).toBe(ids.length);
+    // The suspension that ended at its end was told once, however many checks ran since.
+    expect((await m.keptMails(ann.accountId)).filter((mail) => mail.kind === 'account-unsuspended')).toHaveLength(2);
   });
 });

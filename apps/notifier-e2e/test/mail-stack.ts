@@ -32,7 +32,8 @@ export interface MailStack {
 /**
  * Starts a catcher and the stack, the notifier sending to the catcher over STARTTLS (its
  * certificate checked against the test CA) with its user and password, retrying fast, and
- * giving a send that died 8 s before another replica may send it again.
+ * giving a send that died 8 s before another replica may send it again; auth-service ends the
+ * suspensions whose end time passed every 0.2 s.
  */
 export async function startMailStack(): Promise<MailStack> {
   const catcher = await SmtpCatcher.start();
@@ -45,6 +46,7 @@ export async function startMailStack(): Promise<MailStack> {
     MAIL_FROM,
     MAIL_RETRY_FIRST_MS: '200',
     MAIL_RETRY_MAX_MS: '1000',
+    SUSPENSION_END_CHECK_MS: '200',
   }).catch(async (err: unknown) => {
     await catcher.stop();
     throw err;

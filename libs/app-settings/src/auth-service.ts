@@ -22,6 +22,9 @@ export const AUTH_SETTINGS = defineSettings({
   DATA_DIR,
   SUSPENSION_WHATSAPP: setting.string('+218910000000', 'the contact in the suspension object'),
   LAST_USED_FLUSH_MS: setting.int(1000, 'how often the batched "last used" times of keys are written'),
+  SUSPENSION_END_CHECK_MS: setting.int(30_000, 'how often suspensions whose end time passed are ended and their holders told', {
+    min: 100,
+  }),
   HOLDER_EVENTS_POLL_MS,
   AUDIT_KEY,
   AUDIT_CHECKPOINT_INTERVAL_MS,

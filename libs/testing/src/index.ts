@@ -13,3 +13,4 @@ export { readPromql, type PromqlReading } from './promql';
 export { createTestRedisCluster, startRedisCluster, type TestRedisCluster, type TestRedisClusterSpace } from './redis-cluster';
 export { variablesRead } from './variables-read';
 export { rawUnaryCall, type RawUnaryMethod } from './raw-unary-call';
+export { startBuiltApp, stopBuiltApp, type BuiltApp } from './built-app';

@@ -2,7 +2,8 @@ import { auditTrailKeyMigration, auditTrailMigration, holderEventsMigration, Mig
 
 /**
  * The `auth` schema: accounts, keys (hash and prefix only), models and grants, the audit trail of
- * their changes, and the holder events the notifier mails (keys created and revoked, suspensions).
+ * their changes, the holder events the notifier mails (keys created and revoked, suspensions),
+ * and the index that finds the suspensions whose end has passed.
  */
 export const AUTH_MIGRATIONS: Migration[] = [
   {
@@ -45,4 +46,9 @@ export const AUTH_MIGRATIONS: Migration[] = [
   auditTrailMigration('002-audit-trail', 'auth'),
   auditTrailKeyMigration('003-audit-trail-keyed', 'auth'),
   holderEventsMigration('004-holder-events', 'auth'),
+  {
+    // The suspensions with an end, by their end: the check for ended ones reads only those due.
+    id: '005-suspension-ends',
+    sql: 'CREATE INDEX accounts_suspension_end ON auth.accounts (suspended_until) WHERE suspended AND suspended_until IS NOT NULL',
+  },
 ];

@@ -18,6 +18,13 @@ export interface IdentityStore {
   touchKeys(usedAt: Map<string, Date>): Promise<void>;
   /** Sets or clears the suspension; false for an unknown account. */
   setSuspension(accountId: string, suspension: { until: Date | null; reason: string | null } | null, by: AuditActor): Promise<boolean>;
+  /**
+   * Ends up to `limit` suspensions whose end has passed by the database's clock, in one
+   * transaction: each account unsuspended, its holders told (`account-unsuspended`, details
+   * endedAt and by: 'expiry') and the end recorded in the audit trail by `by`. A suspension a
+   * concurrent transaction holds is left to it. Returns how many were ended.
+   */
+  endDueSuspensions(limit: number, by: AuditActor): Promise<number>;
   /** Marks the account as scheduled for deletion (once); false for an unknown account. */
   scheduleDeletion(accountId: string, by: AuditActor): Promise<boolean>;
   /** Adds a model; false when the id is taken. */

@@ -45,6 +45,17 @@ const KEY_OWNER_SELECT = `
   FROM auth.api_keys k JOIN auth.accounts a ON a.id = k.account_id
   WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL`;
 
+// A suspension whose end has passed, by the database's clock (the partial index accounts_suspension_end).
+const SUSPENSION_DUE = 'suspended AND suspended_until IS NOT NULL AND suspended_until <= now()';
+// Rows another transaction holds are skipped: a replica changing or ending one now tells its holders, not this one.
+const END_DUE_SUSPENSIONS = `
+  WITH due AS (
+    SELECT id, suspended_until FROM auth.accounts WHERE ${SUSPENSION_DUE}
+    ORDER BY suspended_until, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+  UPDATE auth.accounts a SET suspended = false, suspended_until = NULL, suspension_reason = NULL
+  FROM due WHERE a.id = due.id
+  RETURNING a.id, due.suspended_until AS until`;
+
 const toAccount = (r: AccountRow): AccountRecord => ({
   id: r.id,
   name: r.name,
@@ -168,6 +179,21 @@ export class PgIdentityStore implements IdentityStore {
           : { accountId, action: 'account-unsuspended', details: {}, ...by },
       );
       return true;
+    });
+  }
+
+  async endDueSuspensions(limit: number, by: AuditActor): Promise<number> {
+    // Nothing due, the usual case: one indexed read, and no transaction.
+    const due = await this.db.query(`SELECT 1 FROM auth.accounts WHERE ${SUSPENSION_DUE} LIMIT 1`);
+    if (due.rowCount === 0) return 0;
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; until: Date }>(END_DUE_SUSPENSIONS, [limit]);
+      const ended = rows
+        .map((r) => ({ accountId: r.id, details: { endedAt: r.until.toISOString(), by: 'expiry' } }))
+        .sort((a, b) => a.details.endedAt.localeCompare(b.details.endedAt) || a.accountId.localeCompare(b.accountId));
+      await this.events.record(tx, ...ended.map((e) => ({ ...e, kind: 'account-unsuspended' as const })));
+      for (const e of ended) await this.trail.append(tx, { ...e, action: 'account-unsuspended', ...by });
+      return ended.length;
     });
   }
 

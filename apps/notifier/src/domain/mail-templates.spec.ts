@@ -41,6 +41,16 @@ describe('mail templates', () => {
     expect(until.text).toContain('Reason: unpaid invoice');
     expect(notice('account-suspended', { until: null, reason: '' }).text).toContain('until further notice.\nEvery API request');
     expect(notice('account-unsuspended', {}).subject).toBe('Account suspension ended');
+    expect(notice('account-unsuspended', {}).text).toContain('ended at 2026-11-28 14:03 UTC: requests with its keys are served again.');
+  });
+
+  it('tells of a suspension that ended at its end time, with that end rather than when it was noticed', () => {
+    const mail = notice('account-unsuspended', { endedAt: '2026-11-28T14:02:30.000Z', by: 'expiry' });
+    expect(mail.subject).toBe('Account suspension ended');
+    expect(mail.text).toContain(
+      'The suspension of account acct_42 ended at 2026-11-28 14:02 UTC, the end it was set with: requests with its keys are served again.',
+    );
+    expect(mail.text).toContain(`Your account: ${URL}/keys`);
   });
 
   it('tells of a suspected leak with the key, the reason and every figure, amounts in LYD', () => {

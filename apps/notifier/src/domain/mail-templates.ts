@@ -63,9 +63,12 @@ const TEMPLATES: Record<HolderEventKindName, (d: Details, at: string, account: s
       `Account ${account} was suspended at ${at}, ${d.until ? `until ${when(text(d.until))}` : 'until further notice'}.\n` +
       `${d.reason ? `Reason: ${text(d.reason)}\n` : ''}Every API request with its keys is refused meanwhile.\n\nYour account: ${url}/keys`,
   }),
-  'account-unsuspended': (_d, at, account, url) => ({
+  // Lifted by the operator: no details, it ended when told. Ended at its end time: endedAt is that end (the event comes a little after).
+  'account-unsuspended': (d, at, account, url) => ({
     subject: 'Account suspension ended',
-    text: `The suspension of account ${account} ended at ${at}: requests with its keys are served again.\n\nYour account: ${url}/keys`,
+    text:
+      `The suspension of account ${account} ${d.endedAt ? `ended at ${when(text(d.endedAt))}, the end it was set with` : `ended at ${at}`}: ` +
+      `requests with its keys are served again.\n\nYour account: ${url}/keys`,
   }),
   'key-leak-suspected': (d, at, account, url) => {
     const figures = Object.entries(d).filter(([name]) => !SAID['key-leak-suspected']?.includes(name));

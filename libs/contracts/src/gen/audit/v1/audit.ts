@@ -40,7 +40,8 @@ export interface AuditEntry {
   detailsJson: string;
   /**
    * Who made it: `holder:<email>` for a console session's holder, else the caller's certificate
-   * identity (`ctl` for the operator).
+   * identity (`ctl` for the operator), or the service's own name for what it does by itself
+   * (`auth-service` ending a suspension at its end time).
    */
   actor: string;
   /** Why, in the operator's words; empty when none was given. */

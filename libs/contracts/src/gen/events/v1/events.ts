@@ -43,7 +43,10 @@ export enum HolderEventKind {
   HOLDER_EVENT_KIND_KEY_REVOKED = 5,
   /** HOLDER_EVENT_KIND_ACCOUNT_SUSPENDED - auth-service: the account was suspended. Details: until (ISO-8601, or null: until lifted), reason. */
   HOLDER_EVENT_KIND_ACCOUNT_SUSPENDED = 6,
-  /** HOLDER_EVENT_KIND_ACCOUNT_UNSUSPENDED - auth-service: the account's suspension was lifted. */
+  /**
+   * HOLDER_EVENT_KIND_ACCOUNT_UNSUSPENDED - auth-service: the account's suspension ended: lifted (no details), or at the end it was set
+   * with (details: endedAt, that end, ISO-8601; by: "expiry").
+   */
   HOLDER_EVENT_KIND_ACCOUNT_UNSUSPENDED = 7,
   /**
    * HOLDER_EVENT_KIND_KEY_LEAK_SUSPECTED - billing-service: a key's spending looks like a leak. Details: keyId, prefix, reason, and the
