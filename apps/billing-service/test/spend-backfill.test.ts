@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { billingV1 } from '@gw/contracts';
 import { SPEND_RULE } from '@gw/money';
-import { clientChain, createLogger, Database, openDatabase, rpcClient, runMigrations } from '@gw/service-kit';
+import { Database, openDatabase, runMigrations } from '@gw/service-kit';
 import { createTestDatabase, TestDatabase } from '@gw/testing';
-import { BillingApp, startBillingApp } from '../src/billing-app';
-import { loadConfig } from '../src/config';
+import { BillingApp } from '../src/billing-app';
 import { BILLING_MIGRATIONS } from '../src/store/migrations/billing-migrations';
-import { BillingTestClient, TEST_AUDIT_KEY } from './billing-test-db';
+import { billingTestClient, billingTestConfig, BillingTestClient, startBillingTestApp } from './billing-test-db';
 
 const DAY_MS = 86_400_000;
 /** A steady account's bill every 10 minutes: 6 an hour, 2,000,004 micro-LYD in every clock hour. */
@@ -47,7 +46,7 @@ describe('the spend watch started from the ledger on upgrade (Postgres, gRPC)', 
       BILLING_MIGRATIONS.filter((m) => m.id < '048-spend-watch'),
     );
     // The months of the last 50 days, as the ledger of a running release has them.
-    await db.query("SELECT billing.add_ledger_month(now() - make_interval(days => d)) FROM generate_series(0, 50, 10) d");
+    await db.query('SELECT billing.add_ledger_month(now() - make_interval(days => d)) FROM generate_series(0, 50, 10) d');
     // 10 days at 2 LYD an hour, up to now: a bill every 10 minutes.
     await db.query(
       `INSERT INTO billing.ledger (request_id, account_id, model, prompt_tokens, completion_tokens, input_micro_per_million,
@@ -65,23 +64,8 @@ describe('the spend watch started from the ledger on upgrade (Postgres, gRPC)', 
     await ledgerRow(paused, '20 days', 200_000);
     await runMigrations(db, 'billing', BILLING_MIGRATIONS);
 
-    const config = loadConfig({
-      BILLING_METRICS_PORT: '0',
-      BILLING_PORT: '0',
-      BIND_HOST: '127.0.0.1',
-      GRPC_INSECURE: 'true',
-      DATABASE_URL: testDb.url,
-      SHUTDOWN_GRACE_MS: '500',
-      AUDIT_KEY: TEST_AUDIT_KEY,
-    });
-    app = await startBillingApp(
-      config,
-      createLogger('billing-service', 'error', () => undefined),
-    );
-    client = rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', {
-      timeoutMs: 10_000,
-      chain: clientChain(),
-    });
+    app = await startBillingTestApp(billingTestConfig(testDb.url));
+    client = billingTestClient(app, 10_000);
     for (const accountId of [steady, idle, paused]) await client.addBalance({ accountId, amountMicroLyd: 1000 * 1_000_000 });
   }, 30_000);
   afterAll(async () => {
