@@ -16,7 +16,7 @@ import {
 } from '@gw/service-kit';
 import { createTestDatabase, eventually } from '@gw/testing';
 import { BillingApp, startBillingApp } from '../src/billing-app';
-import { loadConfig } from '../src/config';
+import { BillingConfig, loadConfig } from '../src/config';
 import { BillingLedger } from '../src/domain/billing-ledger';
 import { LocalPriceFeed } from '../src/domain/price-feed';
 import { PriceWatchHub } from '../src/domain/price-watch-hub';
@@ -75,29 +75,43 @@ export interface BillingTestApps {
   close(): Promise<void>;
 }
 
+/** The settings of a test replica on the database at `url`: plain-text gRPC and metrics on ports of loopback; `env` adds to them. */
+export const billingTestConfig = (url: string, env: Env = {}): Readonly<BillingConfig> =>
+  loadConfig({
+    BILLING_METRICS_PORT: '0',
+    BILLING_PORT: '0',
+    BIND_HOST: '127.0.0.1',
+    GRPC_INSECURE: 'true',
+    DATABASE_URL: url,
+    SHUTDOWN_GRACE_MS: '500',
+    AUDIT_KEY: TEST_AUDIT_KEY,
+    ...env,
+  });
+
+/** Starts a replica with `config`, logging errors only. */
+export const startBillingTestApp = (config: Readonly<BillingConfig>): Promise<BillingApp> =>
+  startBillingApp(
+    config,
+    createLogger('billing-service', 'error', () => undefined),
+  );
+
+/** A client of the replica `app`, its calls with `timeoutMs` unless they give their own. */
+export const billingTestClient = (app: BillingApp, timeoutMs: number): BillingTestClient =>
+  rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', {
+    timeoutMs,
+    chain: clientChain(),
+  });
+
 /**
  * Starts `count` replicas over plain-text gRPC on loopback, on a fresh test database; `env` adds
  * to their settings; each client's calls have `timeoutMs` unless they give their own.
  */
 export async function startBillingTestApps(count: number, env: Env, timeoutMs: number): Promise<BillingTestApps> {
   const testDb = await createTestDatabase();
-  const config = loadConfig({
-    BILLING_METRICS_PORT: '0',
-    BILLING_PORT: '0',
-    BIND_HOST: '127.0.0.1',
-    GRPC_INSECURE: 'true',
-    DATABASE_URL: testDb.url,
-    SHUTDOWN_GRACE_MS: '500',
-    AUDIT_KEY: TEST_AUDIT_KEY,
-    ...env,
-  });
-  const logger = createLogger('billing-service', 'error', () => undefined);
+  const config = billingTestConfig(testDb.url, env);
   const apps: BillingApp[] = [];
-  for (let i = 0; i < count; i++) apps.push(await startBillingApp(config, logger));
-  const settings = { timeoutMs, chain: clientChain() };
-  const clients = apps.map((app) =>
-    rpcClient(billingV1.BillingClient, `127.0.0.1:${app.port}`, { kind: 'insecure' }, 'billing-service', settings),
-  );
+  for (let i = 0; i < count; i++) apps.push(await startBillingTestApp(config));
+  const clients = apps.map((app) => billingTestClient(app, timeoutMs));
   const db = await openDatabase(testDb.url, '');
   return {
     url: testDb.url,
