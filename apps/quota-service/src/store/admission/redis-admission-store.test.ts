@@ -137,6 +137,21 @@ describe.each(['account', 'shard'] as const)('RedisAdmissionStore, %s layout', (
     expect(askedRedis.commands.roundTrips).toEqual(['evalsha']);
   });
 
+  it('asks Redis where the bill stands of a request its outbox acknowledged a bill by estimate of (the real bill may come through another replica)', async () => {
+    await grantLine(stores.admission, account, 100_000);
+    const step = paidStep(account, 6000);
+    await stores.admission.admit(step);
+    const bill = { ...paidBill(account, step.requestId, 6000, 1000, 100, 1400), usageEstimated: true };
+    const finish = { accountId: account, requestId: step.requestId, admitted: true, usageEstimated: true, lapsed: true };
+    await stores.admission.finish({ ...finish, payment: 'paid', tokens: 1100, chargeMicro: 1400, bill });
+    const claimed = (await stores.outbox.claim(10_000)).filter((c) => c.record.kind === 'bill' && c.record.requestId === step.requestId);
+    expect(claimed).toHaveLength(1);
+    await stores.outbox.ack(claimed.map((c) => c.id));
+    const asked = await meter.measure(account, () => stores.admission.billStates([step.lease]));
+    expect(asked.result).toEqual(['applied']);
+    expect(asked.commands.roundTrips).toEqual(['evalsha']);
+  });
+
   it("tells the outbox the account of each finish and line return (whose scripts append to its shard's outbox), before and after", async () => {
     const told: string[] = [];
     const client = await openRedisClient({ url: testRedis.url, commandTimeoutMs: 1000, onReady: loadScripts }, silent);

@@ -21,9 +21,10 @@ export interface OutboxAppends {
   /** A script that can append to the account's shard runs (told before it is sent and after it answers). */
   noteAppend(accountId: string): void;
   /**
-   * Whether this replica acknowledged the request's bill lately (its delivery done with: applied,
-   * set aside or dropped), which cleared its unbilled mark: its bill stands applied, unless a
-   * bill of it was queued again since (told by `noteBill` before its script is sent).
+   * Whether this replica acknowledged the request's final bill lately (its delivery done with:
+   * applied, set aside or dropped), which cleared its unbilled mark: its bill stands applied,
+   * unless a bill of it was queued again since (told by `noteBill` before its script is sent). A
+   * bill by estimate is never answered from here (see claimedBills).
    */
   acknowledged(requestId: string): boolean;
   /** A script that can queue a bill of the request (a finish: a real bill correcting an estimate, or one finished again) runs. */
@@ -85,8 +86,13 @@ function byEntryId(a: ShardEntry, b: ShardEntry): number {
  * leaves it to that look, sooner than what it left pending, which waits `claimIdleMs`).
  */
 export class RedisBillOutbox implements BillOutbox, OutboxAppends {
-  /** The bills this consumer was handed and has not acknowledged: claimed id -> its request, whose unbilled mark ack clears. */
-  private readonly claimedBills = new Map<string, { accountId: string; requestId: string }>();
+  /**
+   * The bills this consumer was handed and has not acknowledged: claimed id -> its request, whose
+   * unbilled mark ack clears, and whether the bill is final: a bill by estimate (the reaper's) is
+   * not, as the real bill that corrects it may be queued through another replica, whose noteBill
+   * this one never hears of.
+   */
+  private readonly claimedBills = new Map<string, { accountId: string; requestId: string; final: boolean }>();
   /** Ids handed out by claims and not acknowledged: while any are, a claim reads this consumer's pending entries first. */
   private readonly handedOut = new Set<string>();
   /** The last pending read filled its share: more of this consumer's entries may be pending. */
@@ -163,7 +169,8 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
         claimed.push({ id, record });
         this.handedOut.add(id);
       } else unreadable.push(id);
-      if (record?.kind === 'bill') this.claimedBills.set(id, { accountId: record.accountId, requestId: record.requestId });
+      if (record?.kind === 'bill')
+        this.claimedBills.set(id, { accountId: record.accountId, requestId: record.requestId, final: !record.usageEstimated });
     }
     await this.ack(unreadable);
     return claimed;
@@ -191,7 +198,7 @@ export class RedisBillOutbox implements BillOutbox, OutboxAppends {
           const items = [...entryIds, ...bills.flatMap(([, billed]) => [billed.length, ...billed.map((bill) => bill.requestId)])];
           const keys = ACK_DELIVERED.keyList({ outbox: shard.outbox }, unbilled);
           await ACK_DELIVERED.run(this.redis, keys, ACK_DELIVERED.argList({ group: BILLING_GROUP, count: entryIds.length }, items));
-          for (const [, billed] of bills) for (const bill of billed) this.rememberAcknowledged(bill.requestId);
+          for (const [, billed] of bills) for (const bill of billed) if (bill.final) this.rememberAcknowledged(bill.requestId);
           for (const [id] of own) {
             this.claimedBills.delete(id);
             this.handedOut.delete(id);
