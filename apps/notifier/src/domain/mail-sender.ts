@@ -18,8 +18,12 @@ export interface SendSettings {
   claimMs: number;
 }
 
-/** Mails claimed per query. */
-const BATCH = 20;
+/**
+ * Mails claimed per query: one, so that each claim covers one send (MAIL_CLAIM_MS is checked to
+ * be at least four SMTP timeouts). Claimed 20 at a time and sent in turn behind a slow mail
+ * server, the later ones' claims could lapse before their turn, and another replica send them too.
+ */
+const BATCH = 1;
 /** The wait before a pass that failed on the store (not on a mail) is run again. */
 const STORE_RETRY_MS = 1000;
 /** The longest a failure's words are kept. */
