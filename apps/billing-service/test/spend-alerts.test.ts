@@ -209,6 +209,28 @@ describe('spend alerts: which key spent what, and a leaked key caught, over bill
     expect(await openAlerts(accountId)).toEqual([]);
   });
 
+  it("applies a batch's bills when its spend watch fails, undoing the watch alone; the next batch is watched again", async () => {
+    const accountId = await funded();
+    const slots = async () =>
+      Number((await t.db.query('SELECT count(*) AS n FROM billing.spend_slots WHERE account_id = $1', [accountId])).rows[0].n);
+    const balance = async () => Number((await client().getBalance({ accountId })).balanceMicroLyd);
+    // The watch's books gone: its first statement fails inside the batch's transaction.
+    const unwatched = bill(accountId, 'key-a');
+    await t.db.query('ALTER TABLE billing.spend_slots RENAME TO spend_slots_away');
+    try {
+      expect(await apply([unwatched])).toEqual([expect.objectContaining({ applied: true })]);
+    } finally {
+      await t.db.query('ALTER TABLE billing.spend_slots_away RENAME TO spend_slots');
+    }
+    expect(await balance()).toBe(1000_000_000 - BIG_BILL_MICRO);
+    expect((await t.db.query('SELECT 1 FROM billing.ledger WHERE request_id = $1', [unwatched.requestId])).rows).toHaveLength(1);
+    expect(await slots()).toBe(0);
+
+    expect((await apply([bill(accountId, 'key-a')])).every((o) => o.applied)).toBe(true);
+    expect(await slots()).toBe(1);
+    expect(await balance()).toBe(1000_000_000 - 2 * BIG_BILL_MICRO);
+  });
+
   it('still takes the 16 arguments of apply_bills an older replica passes, filing the bill under no key', async () => {
     const accountId = await funded();
     const b = bill(accountId, undefined);

@@ -64,6 +64,10 @@ export class SpendWatch {
     return raised;
   }
 
+  failed(err: unknown): void {
+    this.logger.error("spend watch failed: the batch's bills are applied, their spend is not watched", { err });
+  }
+
   /** Counts and logs alerts once their batch is committed. */
   committed(raised: readonly SpendAlertRecord[]): void {
     for (const a of raised) {

@@ -15,7 +15,7 @@ import { chargesLink } from './money-link-drafts';
 import { Int8, toSafeInt } from './pg-billing-rows';
 import { PgBalanceEvents } from './pg-balance-events';
 import { PgMoneyLinks } from './pg-money-links';
-import { ChargesWatch, SpendAlertRecord } from './spend-records';
+import { ChargesWatch, KeyedCharge, SpendAlertRecord } from './spend-records';
 
 interface ExtensionRow {
   lent_now: Int8;
@@ -131,7 +131,7 @@ export class PgCreditLineStore implements CreditLineStore {
         charges.map((c) => c.accountId),
         false,
       );
-      raised = await this.watch.charged(
+      raised = await this.watchSpend(
         tx,
         charged
           .filter(({ bill }) => bill.paid)
@@ -150,5 +150,23 @@ export class PgCreditLineStore implements CreditLineStore {
     });
     this.watch.committed(raised);
     return applied;
+  }
+
+  /**
+   * The spend watch in a savepoint of the batch's transaction: a failure of it is undone alone and
+   * logged, and the batch's money goes on, so that billing never waits on the watch.
+   */
+  private async watchSpend(tx: Queryable, charges: KeyedCharge[]): Promise<SpendAlertRecord[]> {
+    if (charges.length === 0) return [];
+    await tx.query('SAVEPOINT spend_watch');
+    try {
+      const raised = await this.watch.charged(tx, charges);
+      await tx.query('RELEASE SAVEPOINT spend_watch');
+      return raised;
+    } catch (err) {
+      await tx.query('ROLLBACK TO SAVEPOINT spend_watch');
+      this.watch.failed(err);
+      return [];
+    }
   }
 }

@@ -40,4 +40,6 @@ export interface ChargesWatch {
   charged(tx: Queryable, charges: readonly KeyedCharge[]): Promise<SpendAlertRecord[]>;
   /** After the batch's commit: the alerts it raised. */
   committed(raised: readonly SpendAlertRecord[]): void;
+  /** `charged` failed, and was undone apart from the batch, which went on (its charges unwatched). */
+  failed(err: unknown): void;
 }
