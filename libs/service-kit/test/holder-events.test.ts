@@ -131,8 +131,9 @@ describe('holder events on Postgres', () => {
         db.transaction(async (tx) => {
           for (let i = 0; i < perWriter; i++) {
             await events.record(tx, event(w * perWriter + i));
-            // Interleave: others insert (and commit) between this transaction's rows.
-            await new Promise((resolve) => setTimeout(resolve, (w * 7 + i * 3) % 11));
+            // Interleave: others insert (and commit) between this transaction's rows, each writer
+            // yielding a different number of turns (no timer: the order, not the time, matters).
+            for (let turn = (w * 7 + i * 3) % 11; turn >= 0; turn--) await new Promise((resolve) => setImmediate(resolve));
           }
         }),
       ),
